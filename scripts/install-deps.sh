@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the system tools stack's test suite and demo build use (Debian/Ubuntu).
+# Safe to rerun; skips apt when everything is already present.
+set -euo pipefail
+need=(cmake meson ninja-build autoconf automake libtool pkg-config make gcc g++ patch patchelf
+      squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree)
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,1 @@
+//! The `build` stage. See the crate documentation for where it sits in the pipeline.

@@ -1,0 +1,15 @@
+//! `stack image` (not implemented yet).
+
+use std::process::ExitCode;
+
+use super::{CliError, Global};
+
+/// Not implemented yet.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    Err(CliError::failure(miette::miette!(
+        "`stack image` is not implemented yet"
+    )))
+}

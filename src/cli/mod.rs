@@ -1,0 +1,147 @@
+//! Thin command-line layer: one file per subcommand, each with an `Args`
+//! struct (clap derive) and a `run` function that calls the library.
+//!
+//! Exit codes (documented in `docs/cli.md`):
+//! - 0: success, nothing to report
+//! - 1: the operation failed, or found problems (audit findings, build failure)
+//! - 2: bad input or usage (invalid recipe, unknown package, bad flags)
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+mod audit;
+mod build;
+mod check;
+mod completions;
+mod error;
+mod fetch;
+mod image;
+mod info;
+mod ldd;
+mod list;
+mod mirror;
+mod resolve;
+
+pub use error::CliError;
+
+/// Build self-contained HPC software stacks and ship them as uenv images.
+#[derive(Debug, Parser)]
+#[command(name = "stack", version, about, long_about = None, propagate_version = true)]
+#[command(
+    after_help = "Exit status: 0 success, 1 failure or findings, 2 bad input or usage.\n\
+Documentation: docs/ in the source tree (getting-started.md, recipes.md, cli.md, audit.md)."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Global {
+    /// More log output (-v info, -vv debug, -vvv trace). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// When to use colour. NO_COLOR in the environment means `never` for `auto`.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Check(check::Args),
+    List(list::Args),
+    Info(info::Args),
+    Resolve(resolve::Args),
+    Fetch(fetch::Args),
+    Mirror(mirror::Args),
+    Build(build::Args),
+    Image(image::Args),
+    Audit(audit::Args),
+    Ldd(ldd::Args),
+    Completions(completions::Args),
+}
+
+impl Global {
+    /// Whether to colour output on a stream that is (or is not) a terminal.
+    pub fn use_color(&self, is_tty: bool) -> bool {
+        match self.color {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
+}
+
+fn init_logging(global: &Global) {
+    use std::io::IsTerminal;
+    let level = match global.verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("stack={level}")));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(global.use_color(std::io::stderr().is_terminal()))
+        .with_target(false)
+        .without_time()
+        .try_init();
+}
+
+fn init_miette(global: &Global) {
+    use std::io::IsTerminal;
+    let color = global.use_color(std::io::stderr().is_terminal());
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .color(color)
+                .unicode(color)
+                .terminal_links(false)
+                .build(),
+        )
+    }));
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging(&cli.global);
+    init_miette(&cli.global);
+    let result = match cli.command {
+        Command::Check(a) => check::run(a, &cli.global),
+        Command::List(a) => list::run(a, &cli.global),
+        Command::Info(a) => info::run(a, &cli.global),
+        Command::Resolve(a) => resolve::run(a, &cli.global),
+        Command::Fetch(a) => fetch::run(a, &cli.global),
+        Command::Mirror(a) => mirror::run(a, &cli.global),
+        Command::Build(a) => build::run(a, &cli.global),
+        Command::Image(a) => image::run(a, &cli.global),
+        Command::Audit(a) => audit::run(a, &cli.global),
+        Command::Ldd(a) => ldd::run(a, &cli.global),
+        Command::Completions(a) => completions::run(a, &cli.global),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => err.render(),
+    }
+}

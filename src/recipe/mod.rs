@@ -1,0 +1,1 @@
+//! The `recipe` stage. See the crate documentation for where it sits in the pipeline.
