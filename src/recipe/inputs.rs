@@ -1,0 +1,391 @@
+//! Loading everything a build needs — stack recipe, cluster configuration,
+//! package repositories — and checking them against each other.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::cluster::{self, Cluster, Policies};
+use crate::diag::yaml::Cx;
+use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, did_you_mean};
+use crate::repo::{PackageRepo, RepoSearch, Source, SpecRef, check_spec};
+
+use super::load::load_stack_recipe;
+use super::model::StackRecipe;
+
+/// Where to find the inputs.
+#[derive(Clone, Debug, Default)]
+pub struct InputOptions {
+    /// The stack recipe file.
+    pub recipe: PathBuf,
+    /// The cluster configuration dir (or file); `None`: `cluster-configs/local`
+    /// found walking up from the recipe's dir (see [`cluster::find_default`]).
+    pub cluster: Option<PathBuf>,
+    /// `--repo` flags, searched first.
+    pub repos: Vec<PathBuf>,
+    /// The value of `STACK_REPOS`.
+    pub env_repos: Option<OsString>,
+    /// Do not add the source tree's `recipes/` (tests).
+    pub no_builtin: bool,
+}
+
+/// A stack recipe with its cluster and package repository, checked.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    pub recipe: StackRecipe,
+    pub cluster: Cluster,
+    pub repo: PackageRepo,
+    /// Every package reachable from the recipe's specs (through
+    /// dependencies, conditional ones included, and providers of virtuals).
+    pub packages: BTreeSet<String>,
+    /// Non-fatal diagnostics.
+    pub warnings: Diagnostics,
+}
+
+/// Load the stack recipe, its cluster configuration and the package
+/// repositories, and check all of them: every problem in every file is
+/// reported (sorted by file and position), not just the first.
+pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let (recipe, recipe_src) = match load_stack_recipe(&opts.recipe) {
+        Ok((r, src, warnings)) => {
+            diags.extend(warnings);
+            (Some(r), Some(src))
+        }
+        Err(d) => {
+            diags.extend(d);
+            (None, None)
+        }
+    };
+    let recipe_dir = match &recipe {
+        Some(r) => r.dir.clone(),
+        None => crate::repo::absolutize(
+            opts.recipe.parent().unwrap_or(Path::new(".")),
+            &std::env::current_dir().unwrap_or_default(),
+        ),
+    };
+    let cluster_dir = opts
+        .cluster
+        .clone()
+        .or_else(|| cluster::find_default(&recipe_dir));
+    let cluster = match cluster_dir {
+        Some(dir) => match cluster::load_cluster(&dir) {
+            Ok((c, warnings)) => {
+                diags.extend(warnings);
+                Some(c)
+            }
+            Err(d) => {
+                diags.extend(d);
+                None
+            }
+        },
+        None => {
+            diags.push(
+                Diagnostic::error(Code::Io, "no cluster configuration found")
+                    .with_help("pass `--cluster DIR` (a directory with cluster.yaml), or create cluster-configs/local/cluster.yaml"),
+            );
+            None
+        }
+    };
+    let (Some(recipe), Some(recipe_src), Some(cluster)) = (recipe, recipe_src, cluster) else {
+        diags.sort();
+        return Err(diags);
+    };
+
+    let search = RepoSearch {
+        flags: opts.repos.clone(),
+        env: opts.env_repos.clone(),
+        recipe_repos: recipe.repos.clone(),
+        start_dir: recipe.dir.clone(),
+        no_builtin: opts.no_builtin,
+    };
+    let repo = PackageRepo::load(search.dirs());
+    diags.extend(repo.problems().clone());
+    if repo.is_empty() {
+        diags.push(
+            Diagnostic::error(Code::Io, "no package recipes found")
+                .with_help("add `repos:` to the recipe, pass `--repo DIR`, or run from a tree with a `recipes/` directory"),
+        );
+    }
+
+    check_recipe(&recipe, &recipe_src, &cluster, &repo, &mut diags);
+    let cluster_src = SourceFile::read(&cluster.file).ok();
+    if let Some(src) = &cluster_src {
+        check_cluster(&cluster, src, &repo, &mut diags);
+    }
+    let packages = reachable(&recipe, &cluster, &repo);
+    for name in &packages {
+        diags.extend(repo.check(name));
+        if !recipe.allow_unverified {
+            check_verified(&repo, name, &mut diags);
+        }
+    }
+    diags.sort();
+    if diags.has_errors() {
+        return Err(diags);
+    }
+    Ok(Inputs {
+        recipe,
+        cluster,
+        repo,
+        packages,
+        warnings: diags,
+    })
+}
+
+/// The recipe against the cluster and the packages.
+fn check_recipe(
+    recipe: &StackRecipe,
+    src: &SourceFile,
+    cluster: &Cluster,
+    repo: &PackageRepo,
+    diags: &mut Diagnostics,
+) {
+    let mut cx = Cx::new(src, diags);
+    if let Some(c) = &recipe.compiler {
+        if cluster.find_compiler(&c.spec).is_none() {
+            let have: Vec<_> = cluster
+                .compilers
+                .iter()
+                .map(|c| c.spec.text.as_str())
+                .collect();
+            cx.error(
+                Code::UnknownCompiler,
+                &c.loc,
+                format!(
+                    "compiler `{}` is not provided by cluster `{}`",
+                    c.text, cluster.name.value
+                ),
+                "no matching cluster compiler",
+                Some(if have.is_empty() {
+                    "the cluster configuration lists no compilers".to_string()
+                } else {
+                    format!(
+                        "the cluster has: {} (see {})",
+                        have.join(", "),
+                        cluster.file.display()
+                    )
+                }),
+            );
+        }
+    }
+    let mut all_variants: BTreeSet<&str> = BTreeSet::new();
+    for p in repo.packages() {
+        all_variants.extend(p.variant_names());
+    }
+    for env in &recipe.environments {
+        for spec in &env.specs {
+            check_spec(&mut cx, repo, spec, None, "root spec");
+        }
+        if let Some(net) = &env.network {
+            for spec in net.mpi.iter().chain(&net.specs) {
+                check_spec(&mut cx, repo, spec, None, "network spec");
+            }
+        }
+        for v in &env.variants {
+            for name in v.spec.variants.keys() {
+                if !all_variants.contains(name.as_str()) {
+                    cx.error(
+                        Code::UnknownVariant,
+                        &v.loc,
+                        format!(
+                            "no package has a variant `{name}` (in `variants` of environment `{}`)",
+                            env.name.value
+                        ),
+                        "unknown variant",
+                        did_you_mean(name, &all_variants),
+                    );
+                }
+            }
+        }
+        check_policies(&mut cx, repo, &env.packages, true);
+        for (_, view) in recipe.views() {
+            for s in view.select.iter().chain(&view.exclude) {
+                if !repo.knows(&s.value) {
+                    cx.error(
+                        Code::UnknownPackage,
+                        &s.loc,
+                        format!(
+                            "unknown package `{}` in view `{}`",
+                            s.value, view.name.value
+                        ),
+                        "no recipe for this package",
+                        repo.suggest(&s.value)
+                            .map(|n| format!("did you mean `{n}`?")),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn check_cluster(cluster: &Cluster, src: &SourceFile, repo: &PackageRepo, diags: &mut Diagnostics) {
+    let mut cx = Cx::new(src, diags);
+    if let Some(net) = &cluster.network {
+        for spec in net.mpi.iter().chain(&net.specs) {
+            check_spec(&mut cx, repo, spec, None, "network spec");
+        }
+    }
+    check_policies(&mut cx, repo, &cluster.packages, false);
+}
+
+/// Policy keys name packages or virtuals (`all` too); their specs fit.
+/// Unknown names are errors in a stack recipe and warnings in a cluster
+/// configuration (which serves stacks with other repositories too).
+fn check_policies(cx: &mut Cx, repo: &PackageRepo, policies: &Policies, strict: bool) {
+    for (name, pol) in &policies.entries {
+        if name == "all" {
+            continue;
+        }
+        let pkg = repo.get(name);
+        if !repo.knows(name) {
+            let help = repo.suggest(name).map(|n| format!("did you mean `{n}`?"));
+            let msg = format!("`packages` names `{name}`, which is not a known package or virtual");
+            if strict {
+                cx.error(
+                    Code::UnknownPackage,
+                    &pol.loc,
+                    msg,
+                    "no recipe for this package",
+                    help,
+                );
+            } else {
+                cx.warn(
+                    Code::UnknownPackage,
+                    &pol.loc,
+                    msg,
+                    "no recipe for this package",
+                    help,
+                );
+            }
+            continue;
+        }
+        let specs = pol
+            .require
+            .iter()
+            .flatten()
+            .chain(pol.prefer.iter().flatten());
+        for s in specs {
+            check_policy_spec(cx, repo, name, pkg.map(|p| p.as_ref()), s);
+        }
+        for e in pol.externals.iter().flatten() {
+            check_spec(cx, repo, &e.spec, None, "external");
+        }
+    }
+}
+
+fn check_policy_spec(
+    cx: &mut Cx,
+    repo: &PackageRepo,
+    name: &str,
+    pkg: Option<&crate::repo::PackageRecipe>,
+    s: &SpecRef,
+) {
+    match (s.name(), pkg) {
+        // A virtual's requirement names a provider.
+        (Some(provider), None) => {
+            let providers: Vec<&str> = repo
+                .providers(name)
+                .iter()
+                .map(|p| p.package.as_str())
+                .collect();
+            if !providers.contains(&provider) {
+                cx.error(
+                    Code::UnknownPackage,
+                    &s.loc,
+                    format!("`{provider}` does not provide `{name}`"),
+                    "not a provider",
+                    Some(format!("providers of `{name}`: {}", providers.join(", "))),
+                );
+                return;
+            }
+            check_spec(cx, repo, s, None, "policy spec");
+        }
+        (Some(other), Some(_)) if other != name => {
+            cx.error(
+                Code::InvalidValue,
+                &s.loc,
+                format!("a policy for `{name}` names another package `{other}`"),
+                format!("expected constraints on `{name}`"),
+                Some(format!(
+                    "write the constraints only, e.g. `@1.2 +shared`, or `{name}@…`"
+                )),
+            );
+        }
+        _ => check_spec(cx, repo, s, pkg, "policy spec"),
+    }
+}
+
+/// Url sources need sha256 unless the stack allows unverified sources.
+fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
+    let Some(pkg) = repo.get(name) else { return };
+    for v in &pkg.versions {
+        if let Source::Archive(a) = &v.source {
+            if a.sha256.is_none() {
+                let mut d = Diagnostic::error(
+                    Code::BadChecksum,
+                    format!("version `{}` of `{name}` has a `url` but no `sha256`", v.text),
+                )
+                .at(&a.loc, "no checksum for this download")
+                .with_help("add `sha256: <64 hex digits>` (`sha256sum FILE`), or set `allow_unverified: true` in the stack recipe");
+                if let Ok(src) = SourceFile::read(&pkg.file) {
+                    d.attach_source(&src);
+                }
+                diags.push(d);
+            }
+        }
+    }
+}
+
+/// Names of all packages reachable from the recipe: root specs, network
+/// specs (with the cluster's defaults), `^dep` constraints, policy
+/// requirements and externals; then dependencies (all, conditional ones
+/// included) and every provider of every virtual met on the way.
+pub fn reachable(recipe: &StackRecipe, cluster: &Cluster, repo: &PackageRepo) -> BTreeSet<String> {
+    let mut queue: VecDeque<String> = VecDeque::new();
+    let push_spec = |q: &mut VecDeque<String>, s: &crate::spec::Spec| {
+        let mut stack = vec![s];
+        while let Some(s) = stack.pop() {
+            if let Some(n) = &s.name {
+                q.push_back(n.clone());
+            }
+            stack.extend(s.deps.iter());
+        }
+    };
+    for env in &recipe.environments {
+        for s in env.root_specs(cluster) {
+            push_spec(&mut queue, &s.spec);
+        }
+        let policies = env.policies(cluster);
+        for (name, pol) in &policies.entries {
+            if name == "all" || !repo.knows(name) {
+                continue;
+            }
+            if pol.require.is_some() || pol.externals.is_some() {
+                queue.push_back(name.clone());
+            }
+            for s in pol.require.iter().flatten() {
+                push_spec(&mut queue, &s.spec);
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut packages = BTreeSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        for p in repo.providers(&name) {
+            queue.push_back(p.package.clone());
+        }
+        if let Some(pkg) = repo.get(&name) {
+            packages.insert(name.clone());
+            for d in &pkg.dependencies {
+                push_spec(&mut queue, &d.spec.spec);
+            }
+        } else if repo.contains(&name) {
+            packages.insert(name);
+        }
+    }
+    packages
+}
