@@ -254,15 +254,6 @@ pub fn policies(cx: &mut Cx, node: &Node) -> Policies {
                 }
                 vs
             });
-            if pol.buildable == Some(false) && pol.externals.as_ref().is_none_or(Vec::is_empty) {
-                cx.warn(
-                    Code::MissingField,
-                    &pol.loc,
-                    format!("`{name}` is not buildable and has no externals here"),
-                    "`buildable: false` without `externals`",
-                    Some("add `externals: [{spec: …, prefix: …}]` unless another layer provides them".into()),
-                );
-            }
         }
         out.entries.insert(name, pol);
     }

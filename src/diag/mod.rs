@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Label, Severity};
 pub use source::SourceFile;
+pub use source::display_path;
 pub use suggest::{did_you_mean, nearest};
 
 /// A position in a source file: 1-based line and column (in characters), and

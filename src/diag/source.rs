@@ -115,6 +115,12 @@ impl SourceFile {
     }
 }
 
+/// A path for messages: relative to the current directory when it lies
+/// below it, else as is.
+pub fn display_path(path: &Path) -> String {
+    display_name(path)
+}
+
 fn display_name(path: &Path) -> String {
     if let Ok(cwd) = std::env::current_dir() {
         if let Ok(rel) = path.strip_prefix(&cwd) {

@@ -55,7 +55,10 @@ pub fn parse(src: &SourceFile) -> Result<Node, Box<Diagnostic>> {
             *m,
             "invalid YAML: the top level must be a mapping (`key: value` lines)".to_string(),
             "expected a mapping here",
-            None,
+            Some(
+                "these files are mappings: `name: …`, `description: …` lines at the top level"
+                    .into(),
+            ),
         ),
         LoadError::TopLevelMustBeSequence(m) => (
             *m,
@@ -103,6 +106,13 @@ pub fn parse(src: &SourceFile) -> Result<Node, Box<Diagnostic>> {
         .next()
         .filter(|c| *c != '\n')
         .map_or(0, char::len_utf8);
+    let help = help.or_else(|| {
+        Some(
+            "check the indentation here and on the lines above (an unclosed `[`, `{` or quote?); \
+             quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&`, `!`"
+                .to_string(),
+        )
+    });
     let d = Diagnostic::error(Code::YamlSyntax, message)
         .at(&src.loc(offset, len), label)
         .with_source(src)
@@ -282,7 +292,15 @@ impl<'a> Cx<'a> {
                 let Some(start) = node.span().start() else {
                     return self.src.start();
                 };
-                let offset = self.src.byte_of_char(start.character());
+                // A block mapping's marker sits after its first key; start at
+                // the key instead.
+                let mut first = start.character();
+                if let Node::Mapping(m) = node {
+                    if let Some(k) = m.keys().next().and_then(|k| k.span().start()) {
+                        first = first.min(k.character());
+                    }
+                }
+                let offset = self.src.byte_of_char(first);
                 let rest = &self.src.text()[offset..];
                 let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
                 let len = line.find(" #").unwrap_or(line.len());
@@ -392,7 +410,7 @@ impl<'a> Cx<'a> {
                 Code::MissingField,
                 &loc,
                 msg,
-                format!("`{key}` required here"),
+                format!("add `{key}` here"),
                 None,
             );
         }

@@ -5,12 +5,12 @@ use std::collections::{BTreeSet, VecDeque};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::cluster::{self, Cluster, Policies};
+use crate::cluster::{self, Cluster, Policies, parse_cluster};
 use crate::diag::yaml::Cx;
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, did_you_mean};
 use crate::repo::{PackageRepo, RepoSearch, Source, SpecRef, check_spec};
 
-use super::load::load_stack_recipe;
+use super::load::parse_stack_recipe;
 use super::model::StackRecipe;
 
 /// Where to find the inputs.
@@ -47,38 +47,47 @@ pub struct Inputs {
 /// reported (sorted by file and position), not just the first.
 pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     let mut diags = Diagnostics::new();
-    let (recipe, recipe_src) = match load_stack_recipe(&opts.recipe) {
-        Ok((r, src, warnings)) => {
-            diags.extend(warnings);
-            (Some(r), Some(src))
-        }
-        Err(d) => {
-            diags.extend(d);
-            (None, None)
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let recipe_path = crate::repo::absolutize(&opts.recipe, &cwd);
+    // Read as far as possible even when a file has errors, so that one run
+    // reports the problems of every file.
+    let recipe = match SourceFile::read(&recipe_path) {
+        Ok(src) => parse_stack_recipe(&src, &mut diags).map(|r| (r, src)),
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                Code::Io,
+                format!("cannot read the stack recipe: {e}"),
+            ));
+            None
         }
     };
-    let recipe_dir = match &recipe {
-        Some(r) => r.dir.clone(),
-        None => crate::repo::absolutize(
-            opts.recipe.parent().unwrap_or(Path::new(".")),
-            &std::env::current_dir().unwrap_or_default(),
-        ),
-    };
+    let recipe_dir = recipe_path.parent().unwrap_or(Path::new("/")).to_path_buf();
     let cluster_dir = opts
         .cluster
-        .clone()
+        .as_ref()
+        .map(|c| crate::repo::absolutize(c, &cwd))
         .or_else(|| cluster::find_default(&recipe_dir));
     let cluster = match cluster_dir {
-        Some(dir) => match cluster::load_cluster(&dir) {
-            Ok((c, warnings)) => {
-                diags.extend(warnings);
-                Some(c)
+        Some(dir) => {
+            let file = if dir.is_file() {
+                dir
+            } else {
+                dir.join(cluster::CLUSTER_FILE)
+            };
+            match SourceFile::read(&file) {
+                Ok(src) => parse_cluster(&src, &mut diags).map(|c| (c, src)),
+                Err(e) => {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::Io,
+                            format!("cannot read the cluster configuration: {e}"),
+                        )
+                        .with_help("`--cluster DIR` takes a directory holding cluster.yaml"),
+                    );
+                    None
+                }
             }
-            Err(d) => {
-                diags.extend(d);
-                None
-            }
-        },
+        }
         None => {
             diags.push(
                 Diagnostic::error(Code::Io, "no cluster configuration found")
@@ -87,16 +96,15 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
             None
         }
     };
-    let (Some(recipe), Some(recipe_src), Some(cluster)) = (recipe, recipe_src, cluster) else {
-        diags.sort();
-        return Err(diags);
-    };
 
     let search = RepoSearch {
         flags: opts.repos.clone(),
         env: opts.env_repos.clone(),
-        recipe_repos: recipe.repos.clone(),
-        start_dir: recipe.dir.clone(),
+        recipe_repos: recipe
+            .as_ref()
+            .map(|(r, _)| r.repos.clone())
+            .unwrap_or_default(),
+        start_dir: recipe_dir,
         no_builtin: opts.no_builtin,
     };
     let repo = PackageRepo::load(search.dirs());
@@ -108,41 +116,50 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
         );
     }
 
-    check_recipe(&recipe, &recipe_src, &cluster, &repo, &mut diags);
-    let cluster_src = SourceFile::read(&cluster.file).ok();
-    if let Some(src) = &cluster_src {
-        check_cluster(&cluster, src, &repo, &mut diags);
+    let cluster_ref = cluster.as_ref().map(|(c, _)| c);
+    if let Some((c, src)) = &cluster {
+        check_cluster(c, src, &repo, &mut diags);
     }
-    let packages = reachable(&recipe, &cluster, &repo);
-    for name in &packages {
-        diags.extend(repo.check(name));
-        if !recipe.allow_unverified {
-            check_verified(&repo, name, &mut diags);
+    let mut packages = BTreeSet::new();
+    if let Some((r, src)) = &recipe {
+        check_recipe(r, src, cluster_ref, &repo, &mut diags);
+        packages = reachable_with(
+            r,
+            cluster_ref.and_then(|c| c.network.as_ref()),
+            cluster_ref,
+            &repo,
+        );
+        for name in &packages {
+            diags.extend(repo.check(name));
+            if !r.allow_unverified {
+                check_verified(&repo, name, &mut diags);
+            }
         }
     }
     diags.sort();
-    if diags.has_errors() {
-        return Err(diags);
+    match (recipe, cluster) {
+        (Some((recipe, _)), Some((cluster, _))) if !diags.has_errors() => Ok(Inputs {
+            recipe,
+            cluster,
+            repo,
+            packages,
+            warnings: diags,
+        }),
+        _ => Err(diags),
     }
-    Ok(Inputs {
-        recipe,
-        cluster,
-        repo,
-        packages,
-        warnings: diags,
-    })
 }
 
 /// The recipe against the cluster and the packages.
 fn check_recipe(
     recipe: &StackRecipe,
     src: &SourceFile,
-    cluster: &Cluster,
+    cluster: Option<&Cluster>,
     repo: &PackageRepo,
     diags: &mut Diagnostics,
 ) {
     let mut cx = Cx::new(src, diags);
-    if let Some(c) = &recipe.compiler {
+    let cluster = cluster.filter(|c| !c.compilers.is_empty());
+    if let (Some(c), Some(cluster)) = (&recipe.compiler, cluster) {
         if cluster.find_compiler(&c.spec).is_none() {
             let have: Vec<_> = cluster
                 .compilers
@@ -163,7 +180,7 @@ fn check_recipe(
                     format!(
                         "the cluster has: {} (see {})",
                         have.join(", "),
-                        cluster.file.display()
+                        crate::diag::display_path(&cluster.file)
                     )
                 }),
             );
@@ -199,6 +216,23 @@ fn check_recipe(
             }
         }
         check_policies(&mut cx, repo, &env.packages, true);
+        if let Some(cluster) = cluster {
+            let merged = env.policies(cluster);
+            for (name, pol) in &merged.entries {
+                if pol.buildable == Some(false)
+                    && pol.externals.as_ref().is_none_or(Vec::is_empty)
+                    && repo.knows(name)
+                {
+                    let d = Diagnostic::warning(
+                        Code::MissingField,
+                        format!("`{name}` is not buildable and has no externals in environment `{}`", env.name.value),
+                    )
+                    .at(&pol.loc, "`buildable: false` without `externals`")
+                    .with_help("add `externals: [{spec: …, prefix: …}]` here or in the cluster configuration");
+                    cx.push(d);
+                }
+            }
+        }
         for (_, view) in recipe.views() {
             for s in view.select.iter().chain(&view.exclude) {
                 if !repo.knows(&s.value) {
@@ -342,6 +376,15 @@ fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
 /// requirements and externals; then dependencies (all, conditional ones
 /// included) and every provider of every virtual met on the way.
 pub fn reachable(recipe: &StackRecipe, cluster: &Cluster, repo: &PackageRepo) -> BTreeSet<String> {
+    reachable_with(recipe, cluster.network.as_ref(), Some(cluster), repo)
+}
+
+fn reachable_with(
+    recipe: &StackRecipe,
+    network: Option<&crate::cluster::Network>,
+    cluster: Option<&Cluster>,
+    repo: &PackageRepo,
+) -> BTreeSet<String> {
     let mut queue: VecDeque<String> = VecDeque::new();
     let push_spec = |q: &mut VecDeque<String>, s: &crate::spec::Spec| {
         let mut stack = vec![s];
@@ -353,10 +396,13 @@ pub fn reachable(recipe: &StackRecipe, cluster: &Cluster, repo: &PackageRepo) ->
         }
     };
     for env in &recipe.environments {
-        for s in env.root_specs(cluster) {
+        for s in env.root_specs_with(network) {
             push_spec(&mut queue, &s.spec);
         }
-        let policies = env.policies(cluster);
+        let policies = match cluster {
+            Some(c) => env.policies(c),
+            None => env.packages.clone(),
+        };
         for (name, pol) in &policies.entries {
             if name == "all" || !repo.knows(name) {
                 continue;

@@ -211,7 +211,7 @@ fn existing_path(cx: &mut Cx, node: &Node, what: &str, dir: bool) -> Option<Path
                 if dir { "directory" } else { "file" },
                 p.text
             ),
-            format!("expected {}", p.path.display()),
+            format!("expected {}", crate::diag::display_path(&p.path)),
             Some("relative paths start at the recipe's directory".into()),
         );
         return None;

@@ -75,10 +75,14 @@ impl Environment {
     /// The network specs in effect: the environment's own, or the cluster's
     /// defaults for fields it leaves empty. Empty without `network:`.
     pub fn network_specs<'a>(&'a self, cluster: &'a Cluster) -> Vec<&'a SpecRef> {
+        self.network_specs_with(cluster.network.as_ref())
+    }
+
+    /// [`Environment::network_specs`] with explicit defaults.
+    pub fn network_specs_with<'a>(&'a self, defaults: Option<&'a Network>) -> Vec<&'a SpecRef> {
         let Some(net) = &self.network else {
             return Vec::new();
         };
-        let defaults = cluster.network.as_ref();
         let mpi = net
             .mpi
             .as_ref()
@@ -95,9 +99,14 @@ impl Environment {
 
     /// All root specs: `specs:` then the network specs.
     pub fn root_specs<'a>(&'a self, cluster: &'a Cluster) -> Vec<&'a SpecRef> {
+        self.root_specs_with(cluster.network.as_ref())
+    }
+
+    /// [`Environment::root_specs`] with explicit network defaults.
+    pub fn root_specs_with<'a>(&'a self, defaults: Option<&'a Network>) -> Vec<&'a SpecRef> {
         self.specs
             .iter()
-            .chain(self.network_specs(cluster))
+            .chain(self.network_specs_with(defaults))
             .collect()
     }
 

@@ -6,8 +6,9 @@
 //! 3. the stack recipe's `repos:`, in order;
 //! 4. the nearest `recipes/` dir found walking up from the stack recipe's
 //!    directory (or the current directory for `stack list` / `stack info`);
-//! 5. the `recipes/` dir of the source tree `stack` was built from, when it
-//!    exists (so a development build finds the shipped recipes anywhere).
+//! 5. only when step 4 found nothing: the `recipes/` dir of the source tree
+//!    `stack` was built from, if it exists (so a development build finds the
+//!    shipped recipes from anywhere).
 //!
 //! Duplicates (the same directory reached twice) are dropped.
 
@@ -58,7 +59,7 @@ pub struct RepoSearch {
     pub recipe_repos: Vec<PathRef>,
     /// Where to start looking for `recipes/`: the stack recipe's dir, or cwd.
     pub start_dir: PathBuf,
-    /// Skip the source tree's `recipes/` (tests).
+    /// Never fall back to the source tree's `recipes/`.
     pub no_builtin: bool,
 }
 
@@ -98,13 +99,14 @@ impl RepoSearch {
         for r in &self.recipe_repos {
             add(r.path.clone(), RepoOrigin::Recipe(r.loc.clone()));
         }
-        if let Some(found) = find_upwards(&absolutize(&self.start_dir, &cwd), "recipes") {
-            add(found, RepoOrigin::Discovered);
-        }
-        if !self.no_builtin {
-            if let Some(builtin) = builtin_recipes() {
-                add(builtin, RepoOrigin::BuiltIn);
+        match find_upwards(&absolutize(&self.start_dir, &cwd), "recipes") {
+            Some(found) => add(found, RepoOrigin::Discovered),
+            None if !self.no_builtin => {
+                if let Some(builtin) = builtin_recipes() {
+                    add(builtin, RepoOrigin::BuiltIn);
+                }
             }
+            None => {}
         }
         out
     }

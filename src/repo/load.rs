@@ -6,7 +6,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::diag::yaml::{self, Cx, Map, Node};
-use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile, Spanned};
+use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile, Spanned, display_path};
 use crate::spec::Version;
 
 use super::build::{Build, BuildSystem};
@@ -570,7 +570,30 @@ fn dependencies(cx: &mut Cx, node: &Node) -> Vec<Dependency> {
     };
     let mut out = Vec::new();
     for item in items {
-        if let Node::Mapping(_) = item {
+        if let Node::Mapping(mm) = item {
+            // `- libgreet@1: +shared` is a one-entry mapping to YAML.
+            if mm.len() == 1
+                && mm.get_node("spec").is_none()
+                && mm.get_node("type").is_none()
+                && mm.get_node("when").is_none()
+            {
+                let (k, v) = mm.iter().next().expect("one entry");
+                let loc = cx.scalar_loc(k);
+                let text = match v {
+                    Node::Scalar(s) => format!("{}: {}", k.as_str(), s.as_str()),
+                    _ => k.as_str().to_string(),
+                };
+                cx.error(
+                    Code::WrongType,
+                    &loc,
+                    format!("the dependency `{text}` reads as a mapping because of `: `"),
+                    "YAML splits this at `: `",
+                    Some(format!(
+                        "quote the spec: `- \"{text}\"`, or write `{{spec: …, when: …}}`"
+                    )),
+                );
+                continue;
+            }
             let Some(m) = cx.map(item, "a dependency", &["spec", "type", "when"]) else {
                 continue;
             };
@@ -729,10 +752,10 @@ fn check_patch_file(
                 Code::PatchMissing,
                 &text.loc,
                 format!("patch file `{}` not found", text.value),
-                format!("expected {}", path.display()),
+                format!("expected {}", display_path(path)),
                 Some(format!(
-                    "patch files live in the `patches/` directory beside the repository: {}",
-                    patch_dir.display()
+                    "`file:` is relative to {}/, the `patches/` directory beside the repository",
+                    display_path(patch_dir)
                 )),
             );
         }

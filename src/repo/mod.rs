@@ -89,7 +89,7 @@ impl PackageRepo {
                         Code::BadPath,
                         format!(
                             "package repository {} cannot be read: {e}",
-                            dir.path.display()
+                            crate::diag::display_path(&dir.path)
                         ),
                     );
                     if let RepoOrigin::Recipe(loc) = &dir.origin {

@@ -45,7 +45,13 @@ pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
 /// values (checked while reading the file).
 pub(crate) fn check_own_conditions(recipe: &PackageRecipe, cx: &mut Cx) {
     for when in conditions(recipe) {
-        check_variants(cx, &when.spec, recipe, when, "this package");
+        check_variants(
+            cx,
+            &when.spec,
+            recipe,
+            when,
+            &format!("package `{}`", recipe.name),
+        );
     }
 }
 
@@ -165,7 +171,7 @@ fn check_variants(cx: &mut Cx, spec: &Spec, pkg: &PackageRecipe, written: &SpecR
             let allowed = def
                 .allowed_values()
                 .map(|v| v.join(", "))
-                .unwrap_or_default();
+                .unwrap_or_else(|| "any value".into());
             let (msg, label, help) = match e {
                 VariantValueError::NotBool => (
                     format!("variant `{name}` of `{}` is a bool variant", pkg.name),
