@@ -38,6 +38,8 @@ mod version;
 
 #[cfg(test)]
 mod proptests;
+#[cfg(test)]
+mod syntax_tests;
 
 pub use constraint::{VersionConstraint, VersionRange};
 pub use error::{SpecConflict, SpecError, SpecParseError};
