@@ -313,3 +313,60 @@ fn rendered_errors() {
         insta::assert_snapshot!(name, render(text), text);
     }
 }
+
+#[test]
+fn documented_examples_parse_and_round_trip() {
+    for text in [
+        "libfabric@2.2.0 fabrics=cxi,shm,tcp,rxm +cuda",
+        "libfabric@main fabrics=cxi,shm,lnx +cuda ^libcxi@main",
+        "nccl@2.29.7-1 cuda_arch=90",
+        "cray-mpich@8.1.30 +cuda %gcc@12: target=neoverse_v2",
+        "aws-ofi-nccl@master ^nccl fabrics=auto",
+        "libfuse@2.9.9 target=aarch64:",
+        "mukautuva ^mpich@4:",
+        "+cuda",
+        "@:2 target=aarch64:",
+        "fabrics=cxi",
+        "^libcxi@main",
+        "",
+        "libfabric@git.v2.3.0rc1=2.3.0",
+        "foo@1.2+cuda~mpi%gcc@12^bar",
+    ] {
+        let spec = s(text);
+        assert_eq!(s(&spec.to_string()), spec, "{text}");
+    }
+    let gitv = s("libfabric@git.v2.3.0rc1=2.3.0");
+    assert!(gitv.satisfies(&s("@2.3:")));
+    assert!(gitv.satisfies(&s("@2.3")));
+    let concrete = s("libfabric@=2.2.0 +cuda fabrics=cxi,shm target=neoverse_v2");
+    assert!(concrete.satisfies(&s("@2: fabrics=cxi target=aarch64:")));
+}
+
+#[test]
+fn dependencies_are_found_and_serialised() {
+    let x = s("aws-ofi-nccl@master ^nccl fabrics=auto ^libfabric@main");
+    assert_eq!(
+        x.dep("nccl").map(|d| d.to_string()),
+        Some("nccl fabrics=auto".into())
+    );
+    assert!(x.dep("mpi").is_none());
+    let json = serde_json::to_string(&x).unwrap();
+    assert_eq!(
+        json,
+        "\"aws-ofi-nccl@master ^libfabric@main ^nccl fabrics=auto\""
+    );
+    let back: Spec = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, x);
+    assert!(serde_json::from_str::<Spec>("\"foo@\"").is_err());
+}
+
+#[test]
+fn nested_dependencies_print_flat() {
+    let mut root = Spec::named("a");
+    let mut b = Spec::named("b");
+    b.deps.push(s("c@1"));
+    root.deps.push(b);
+    assert_eq!(root.to_string(), "a ^b ^c@1");
+    assert!(root.satisfies(&s("a ^c@1")));
+    assert_eq!(s(&root.to_string()).deps.len(), 2);
+}

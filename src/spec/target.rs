@@ -290,12 +290,19 @@ impl TargetConstraint {
 
     /// Whether some target meets both.
     pub fn intersects(&self, other: &TargetConstraint) -> bool {
-        self.targets().iter().any(|t| other.satisfied_by(t))
+        match (self.is_exact(), other.is_exact()) {
+            (Some(t), _) => other.satisfied_by(t),
+            (_, Some(t)) => self.satisfied_by(t),
+            _ => self.targets().iter().any(|t| other.satisfied_by(t)),
+        }
     }
 
     /// Whether every target of `self` meets `other`.
     pub fn is_subset_of(&self, other: &TargetConstraint) -> bool {
-        self.targets().iter().all(|t| other.satisfied_by(t))
+        match self.is_exact() {
+            Some(t) => other.satisfied_by(t),
+            None => self.targets().iter().all(|t| other.satisfied_by(t)),
+        }
     }
 
     /// The targets in both, or `None`. Keeps the spelling of one side when
