@@ -74,7 +74,10 @@ pub(super) fn load_repo(flags: Vec<PathBuf>) -> PackageRepo {
 /// The version `stack list` shows: preferred, else newest non-branch, else newest.
 pub(super) fn latest(r: &PackageRecipe) -> Option<&VersionEntry> {
     let sorted = r.versions_newest_first();
-    let is_branch = |v: &&VersionEntry| matches!(&v.source, Source::Git(g) if matches!(g.reference, GitRef::Branch(_)));
+    let is_branch = |v: &&VersionEntry| {
+        v.version.is_branch()
+            || matches!(&v.source, Source::Git(g) if matches!(g.reference, GitRef::Branch(_)))
+    };
     sorted
         .iter()
         .find(|v| v.preferred)

@@ -118,29 +118,16 @@ fn check_target(cx: &mut Cx, t: &Spanned<String>) {
             &t.loc,
             format!("unknown target `{}`", t.value),
             "not in the target table",
-            crate::diag::did_you_mean(t, KNOWN_TARGET_HINTS).or_else(|| {
-                Some(format!(
-                    "known targets include {}",
-                    KNOWN_TARGET_HINTS.join(", ")
-                ))
+            Some(match crate::spec::suggest_target(t) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
+                    "known targets: {}",
+                    crate::spec::known_targets().collect::<Vec<_>>().join(", ")
+                ),
             }),
         );
     }
 }
-
-/// Targets named in suggestions (the spec module decides what is known).
-const KNOWN_TARGET_HINTS: &[&str] = &[
-    "x86_64",
-    "x86_64_v2",
-    "x86_64_v3",
-    "x86_64_v4",
-    "zen2",
-    "zen3",
-    "zen4",
-    "aarch64",
-    "neoverse_v1",
-    "neoverse_v2",
-];
 
 fn compilers(cx: &mut Cx, node: &Node) -> Vec<Compiler> {
     let Some(items) = cx.seq(node, "`compilers`") else {
@@ -165,7 +152,7 @@ fn compilers(cx: &mut Cx, node: &Node) -> Vec<Compiler> {
             .required(&m, "spec", "a compiler")
             .and_then(|n| read::spec(cx, n, "a compiler", Named::Required));
         if let Some(s) = &spec {
-            if s.spec.versions == Default::default() {
+            if s.spec.versions.is_any() {
                 cx.error(
                     Code::InvalidValue,
                     &s.loc,
@@ -246,7 +233,7 @@ pub fn policies(cx: &mut Cx, node: &Node) -> Policies {
                         cx.error(
                             Code::InvalidValue,
                             &v.loc,
-                            format!("invalid version `{}`: {}", v.value, e.message),
+                            format!("invalid version `{}`: {}", v.value, e.reason()),
                             "expected a version",
                             None,
                         );
@@ -286,7 +273,7 @@ fn externals(cx: &mut Cx, node: &Node, package: &str) -> Vec<External> {
                     None,
                 );
             }
-            if s.spec.versions == Default::default() {
+            if s.spec.versions.is_any() {
                 cx.error(
                     Code::InvalidValue,
                     &s.loc,

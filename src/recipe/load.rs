@@ -318,10 +318,11 @@ fn variants(cx: &mut Cx, node: &Node) -> Vec<SpecRef> {
             continue;
         };
         let sp = &spec.spec;
-        if sp.versions != Default::default()
+        if !sp.versions.is_any()
             || sp.compiler.is_some()
             || sp.target.is_some()
             || sp.platform.is_some()
+            || sp.os.is_some()
             || !sp.deps.is_empty()
             || sp.variants.is_empty()
         {

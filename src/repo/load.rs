@@ -248,7 +248,7 @@ fn version_entry(cx: &mut Cx, m: &Map) -> Option<VersionEntry> {
             cx.error(
                 Code::InvalidValue,
                 &t.loc,
-                format!("invalid version `{}`: {}", t.value, e.message),
+                format!("invalid version `{}`: {}", t.value, e.reason()),
                 "expected a version such as `1.2.3`, `2.29.7-1` or `main`",
                 None,
             );

@@ -24,12 +24,17 @@ pub fn spec_from(cx: &mut Cx, text: &Spanned<String>, what: &str, named: Named) 
         Ok(spec) => spec,
         Err(e) => {
             let loc = cx.sub_loc(&text.loc, text, e.offset, e.len.max(1));
+            let help = e.help.clone().unwrap_or_else(|| {
+                "spec syntax: name@version +variant ~variant key=value %compiler target=T ^dep \
+                 (see docs/spec-syntax.md)"
+                    .into()
+            });
             cx.error(
                 Code::BadSpec,
                 &loc,
                 format!("invalid spec `{}` in {what}: {}", text.value, e.message),
-                e.message.clone(),
-                Some("spec syntax: name@version +variant ~variant key=value %compiler target=T ^dep (see docs/spec.md)".into()),
+                e.label().to_string(),
+                Some(help),
             );
             return None;
         }
