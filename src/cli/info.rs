@@ -298,7 +298,13 @@ fn describe_build(out: &mut String, b: &Build) {
                 let _ = writeln!(out, "    rpath to: {}", names.join(", "));
             }
             for n in &rl.needed {
-                let _ = writeln!(out, "    add NEEDED {} to {}", n.add, n.file);
+                let _ = writeln!(
+                    out,
+                    "    add NEEDED {} to {}{}",
+                    n.add,
+                    n.file,
+                    when_suffix(n.when.as_ref())
+                );
             }
             for (k, v) in &rl.placeholders {
                 let _ = writeln!(out, "    replace {k} with {v}");

@@ -147,11 +147,12 @@ pub struct Relocate {
 }
 
 /// Add `add` (a soname) to the NEEDED list of files matching `file` (a glob
-/// relative to the prefix).
+/// relative to the prefix), when `when` holds.
 #[derive(Clone, Debug)]
 pub struct NeededEntry {
     pub file: String,
     pub add: String,
+    pub when: Option<When>,
     pub loc: Loc,
 }
 

@@ -339,7 +339,7 @@ fn relocate(cx: &mut Cx, node: &Node) -> Relocate {
     let mut needed = Vec::new();
     if let Some(items) = m.get("needed").and_then(|n| cx.seq(n, "`needed`")) {
         for item in items {
-            let Some(nm) = cx.map(item, "a `needed` entry", &["file", "add"]) else {
+            let Some(nm) = cx.map(item, "a `needed` entry", &["file", "add", "when"]) else {
                 continue;
             };
             let file = cx
@@ -348,10 +348,12 @@ fn relocate(cx: &mut Cx, node: &Node) -> Relocate {
             let add = cx
                 .required(&nm, "add", "a `needed` entry")
                 .and_then(|n| cx.nonempty_string(n, "`add`"));
+            let when = nm.get("when").and_then(|n| read::when(cx, n));
             if let (Some(file), Some(add)) = (file, add) {
                 needed.push(NeededEntry {
                     file: file.value,
                     add: add.value,
+                    when,
                     loc: nm.loc.clone(),
                 });
             }

@@ -33,7 +33,11 @@ pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
         BuildSystem::Cmake(c) => vec![&c.cmake_args],
         BuildSystem::Meson(m) => vec![&m.meson_args],
         BuildSystem::Makefile(m) => vec![&m.make_args],
-        BuildSystem::Generic | BuildSystem::Binary(_) => vec![],
+        BuildSystem::Binary(b) => {
+            out.extend(b.relocate.needed.iter().filter_map(|n| n.when.as_ref()));
+            vec![]
+        }
+        BuildSystem::Generic => vec![],
     };
     for list in args {
         out.extend(list.iter().filter_map(|c| c.when.as_ref()));
