@@ -199,6 +199,15 @@ fn check_recipe(
                 check_spec(&mut cx, repo, spec, None, "network spec");
             }
         }
+        if let Some(cluster) = cluster {
+            let net = env
+                .network
+                .iter()
+                .flat_map(|n| n.mpi.iter().chain(&n.specs));
+            for spec in env.specs.iter().chain(net) {
+                check_compilers(&mut cx, cluster, spec);
+            }
+        }
         for v in &env.variants {
             for name in v.spec.variants.keys() {
                 if !all_variants.contains(name.as_str()) {
@@ -250,6 +259,42 @@ fn check_recipe(
                 }
             }
         }
+    }
+}
+
+/// `%compiler` parts of a stack's specs must match a cluster compiler.
+fn check_compilers(cx: &mut Cx, cluster: &Cluster, spec: &SpecRef) {
+    let mut stack = vec![&spec.spec];
+    while let Some(s) = stack.pop() {
+        stack.extend(s.deps.iter());
+        let Some(c) = &s.compiler else { continue };
+        let found = cluster.compilers.iter().any(|cc| {
+            cc.spec.spec.name.as_deref() == Some(c.name.as_str())
+                && cc.spec.spec.versions.intersects(&c.versions)
+        });
+        if found || cluster.compilers.is_empty() {
+            continue;
+        }
+        let text = format!("%{c}");
+        let loc = match spec.text.find(&format!("%{}", c.name)) {
+            Some(at) => cx.sub_loc(&spec.loc, &spec.text, at, c.name.len() + 1),
+            None => spec.loc.clone(),
+        };
+        let have: Vec<_> = cluster
+            .compilers
+            .iter()
+            .map(|c| c.spec.text.as_str())
+            .collect();
+        cx.error(
+            Code::UnknownCompiler,
+            &loc,
+            format!(
+                "`{text}` in `{}` matches no compiler of cluster `{}`",
+                spec.text, cluster.name.value
+            ),
+            "no such cluster compiler",
+            Some(format!("the cluster has: {}", have.join(", "))),
+        );
     }
 }
 
