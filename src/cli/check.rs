@@ -10,11 +10,11 @@ use stack::recipe::{InputOptions, load_inputs};
 
 use super::{CliError, Global};
 
-/// Validate a stack recipe, its cluster configuration and every package
-/// recipe reachable from its specs (through dependencies, conditional ones
-/// included, and the providers of virtuals).
+/// Validate a stack recipe, its cluster configuration and its packages.
 ///
-/// All problems are reported at once, each with file:line:col, what was
+/// Checks the stack recipe, the cluster configuration and every package
+/// recipe reachable from the recipe's specs (through dependencies,
+/// conditional ones included, and the providers of virtuals). All problems are reported at once, each with file:line:col, what was
 /// expected and, where possible, a suggestion.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\

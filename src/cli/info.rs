@@ -11,10 +11,11 @@ use super::check::{check_repo_flags, render};
 use super::list::{latest, load_repo};
 use super::{CliError, Global};
 
-/// Show a package: description, homepage, versions with their sources,
-/// variants (defaults, allowed values, conditions), dependencies (types,
-/// conditions), conflicts, patches, provided virtuals, build system and
-/// arguments, run environment.
+/// Show everything a package recipe says.
+///
+/// Description, homepage, versions with their sources, variants (defaults,
+/// allowed values, conditions), dependencies (types, conditions), conflicts,
+/// patches, provided virtuals, build system and arguments, run environment.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -93,12 +94,12 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
     if let Some(h) = &r.homepage {
         let _ = writeln!(out, "Homepage:      {h}");
     }
-    let _ = writeln!(out, "Recipe:        {}", r.file.display());
+    let _ = writeln!(out, "Recipe:        {}", stack::diag::display_path(&r.file));
     if let Some(v) = latest(r) {
         let _ = writeln!(out, "Latest:        {}", v.text);
     }
     for s in repo.shadowed(&r.name) {
-        let _ = writeln!(out, "Hides:         {}", s.display());
+        let _ = writeln!(out, "Hides:         {}", stack::diag::display_path(s));
     }
 
     let _ = writeln!(out, "\nVersions:");

@@ -9,8 +9,9 @@ use stack::repo::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, Versio
 use super::check::{check_repo_flags, cwd};
 use super::{CliError, Global};
 
-/// List the available packages: name, latest version and description, sorted
-/// by name.
+/// List the available packages (name, latest version, description).
+///
+/// One line per package, sorted by name.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:

@@ -1,8 +1,10 @@
 //! "Did you mean …?" suggestions for misspelt names.
 
 /// The candidate closest to `word`, if it is close enough to be a plausible
-/// typo (Jaro-Winkler similarity ≥ 0.8, or a case-insensitive match, or a
-/// Levenshtein distance of at most a third of the word).
+/// typo: a case-insensitive match first, then a candidate that extends the
+/// word or is extended by it (`make` → `makefile`), then the best
+/// Jaro-Winkler similarity ≥ 0.8 or Levenshtein distance of at most a third
+/// of the word.
 pub fn nearest<'a, I, S>(word: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a S>,
@@ -15,8 +17,14 @@ where
         if cand == word {
             continue;
         }
-        let score = if cand.to_lowercase() == lower {
+        let cand_lower = cand.to_lowercase();
+        let score = if cand_lower == lower {
             2.0
+        } else if lower.len() >= 3
+            && (cand_lower.starts_with(&lower) || lower.starts_with(&cand_lower))
+        {
+            // `make` → `makefile`, `libfabrics` → `libfabric`
+            1.5 - (cand_lower.len().abs_diff(lower.len()) as f64) / 100.0
         } else {
             let jw = strsim::jaro_winkler(&lower, &cand.to_lowercase());
             let lev = strsim::levenshtein(&lower, &cand.to_lowercase());
@@ -52,6 +60,7 @@ mod tests {
         assert_eq!(nearest("fabric", &keys), Some("fabrics"));
         assert_eq!(nearest("CUDA", &keys), Some("cuda"));
         assert_eq!(nearest("zzzzzz", &keys), None);
+        assert_eq!(nearest("make", &["cmake", "makefile"]), Some("makefile"));
         assert_eq!(
             did_you_mean("gdrcpy", &keys).as_deref(),
             Some("did you mean `gdrcopy`?")

@@ -268,3 +268,6 @@ fn yaml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     files.sort();
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests;
