@@ -1,1 +1,58 @@
-//! The `build` stage. See the crate documentation for where it sits in the pipeline.
+//! The `build` stage: installed prefixes from rendered build jobs.
+//!
+//! Input: a [`BuildGraph`] of [`BuildJob`]s — every recipe value already
+//! rendered (argv vectors, paths, relocation data) by the caller from the
+//! resolver's plan and the fetched, patched sources. Output: a
+//! [`BuildSummary`]; the prefixes themselves are registered in the
+//! [`store`](crate::store).
+//!
+//! ```text
+//! run_plan ─ lock <build>/stack.lock (store::lock)
+//!          ─ mount mode: direct, or private user+mount namespace (namespace)
+//!          ─ reuse prefixes with a valid installed.json (store::prefix)
+//!          ─ schedule: critical path first (scheduler), -j N tokens (jobserver)
+//!              └ per package (package): clean env (env) + compiler wrapper (wrapper)
+//!                stage → configure → build → install (systems/*) → relocate → register
+//! ```
+//!
+//! Invariants:
+//! - nothing is installed until `installed.json` is written (last, atomically);
+//!   a prefix without it is wiped and rebuilt;
+//! - at most `jobs` processes of all builds run at once;
+//! - every linked ELF file gets RPATHs to its link dependencies and its own
+//!   prefix (the wrapper), or has them set after install (relocation).
+
+mod command;
+mod env;
+mod error;
+mod graph;
+mod install_steps;
+mod job;
+mod jobserver;
+mod log;
+mod namespace;
+mod options;
+mod package;
+mod relocate;
+mod report;
+mod run;
+mod scheduler;
+mod systems;
+mod tree;
+pub mod wrapper;
+
+pub use env::apply_ops;
+pub use error::{BuildError, PackageError};
+pub use graph::{BuildGraph, JobId};
+pub use job::{
+    AddNeeded, Autotools, Binary, BuildJob, BuildSystem, CMake, CMakeGenerator, CompilerPaths,
+    DepKind, DepPrefix, EnvOp, Generic, InstallStep, Makefile, Meson, Relocation, Steps,
+};
+pub use log::TAIL_LINES;
+pub use options::{BuildOptions, MountMode};
+pub use report::{
+    BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,
+};
+pub use run::run_plan;
+pub use scheduler::{NodeState, Schedule};
+pub use wrapper::Dtags;

@@ -1,1 +1,62 @@
-//! The `store` stage. See the crate documentation for where it sits in the pipeline.
+//! The `store` stage: installed prefixes and their metadata.
+//!
+//! A package installs straight into its final prefix (below the mount point).
+//! The prefix counts as installed only when `<prefix>/.stack/installed.json`
+//! exists, parses and carries the expected hash; that file is written last,
+//! through a temporary sibling and a rename ([`atomic`]). Anything else found
+//! at a prefix is a leftover of an interrupted build and is wiped before the
+//! package is built again ([`prefix`]).
+//!
+//! ```text
+//! <prefix>/.stack/build.log       copy of the build log
+//! <prefix>/.stack/manifest.json   every file: path, kind, mode, size, sha256 / link target
+//! <prefix>/.stack/installed.json  spec, hash, dependency hashes, build time, log, manifest digest (last)
+//! ```
+//!
+//! The build directory is guarded by one exclusive lock ([`lock`]).
+//!
+//! This module depends on nothing but `std`, serde and the filesystem: the
+//! build stage calls it as its final step, and later stages (views, image)
+//! read the records.
+
+pub mod atomic;
+pub mod lock;
+pub mod manifest;
+pub mod prefix;
+pub mod record;
+
+use std::path::PathBuf;
+
+pub use lock::{BuildLock, LockWait};
+pub use manifest::{EntryKind, ManifestEntry, manifest};
+pub use prefix::{PrefixState, inspect, wipe};
+pub use record::{InstalledRecord, RecordDep, read_record, register};
+
+/// Name of the metadata directory inside every prefix.
+pub const META_DIR: &str = ".stack";
+/// The completion marker, written last.
+pub const INSTALLED_FILE: &str = "installed.json";
+/// The file manifest.
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// The copy of the build log.
+pub const LOG_FILE: &str = "build.log";
+
+/// Errors of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "the build directory {} is locked by another `stack` process{}\n  hint: wait for it to finish, or use another build directory",
+        dir.display(),
+        holder.as_deref().map(|h| format!(" ({h})")).unwrap_or_default()
+    )]
+    Locked {
+        dir: PathBuf,
+        holder: Option<String>,
+    },
+
+    #[error("{}: invalid install record: {message}", path.display())]
+    BadRecord { path: PathBuf, message: String },
+
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}

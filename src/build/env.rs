@@ -1,0 +1,367 @@
+//! The clean per-package build environment.
+//!
+//! Nothing of the caller's environment leaks into a build. A build sees:
+//!
+//! | variable | value |
+//! |---|---|
+//! | `PATH` | wrapper dir, then `bin` of build dependencies, then `/usr/bin:/bin` |
+//! | `CC`, `CXX`, `FC`, `F77` | the wrappers |
+//! | `PKG_CONFIG_PATH` | `lib{,64}/pkgconfig`, `share/pkgconfig` of build and link dependencies |
+//! | `CMAKE_PREFIX_PATH` | build and link dependency prefixes |
+//! | `ACLOCAL_PATH` | `share/aclocal` of build and link dependencies |
+//! | `SOURCE_DATE_EPOCH`, `TZ=UTC`, `LC_ALL=C` | reproducibility |
+//! | `HOME`, `TMPDIR` | directories inside the stage |
+//! | `CONFIG_SITE=/dev/null` | no distribution `config.site` (SUSE's forces `lib64`) |
+//! | `STACK_PREFIX`, `STACK_SOURCE_DIR`, `STACK_BUILD_DIR` | for recipe steps |
+//! | `STACK_WRAP_*` | the wrapper configuration ([`super::wrapper`]) |
+//!
+//! then the job's own `build_env` operations, in order. Dependencies in
+//! system locations (`/usr`) add nothing: their directories are searched anyway.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::job::{BuildJob, DepKind, EnvOp};
+use super::wrapper::{self, Dtags, WrapConfig};
+
+/// Maps paths as builds see them (under the mount point) to where our own
+/// process finds them (identical unless the build runs in a namespace).
+#[derive(Clone, Debug)]
+pub struct PathMap {
+    pub mount: PathBuf,
+    pub host_root: PathBuf,
+}
+
+impl PathMap {
+    pub fn to_host(&self, p: &Path) -> PathBuf {
+        match p.strip_prefix(&self.mount) {
+            Ok(rel) if self.mount != self.host_root => self.host_root.join(rel),
+            _ => p.to_path_buf(),
+        }
+    }
+}
+
+/// The real programs behind the wrappers (absolute paths).
+#[derive(Clone, Debug)]
+pub struct RealTools {
+    pub cc: PathBuf,
+    pub cxx: Option<PathBuf>,
+    pub fc: Option<PathBuf>,
+    pub ld: Option<PathBuf>,
+}
+
+/// Directories of a stage.
+#[derive(Clone, Debug)]
+pub struct StageDirs {
+    pub root: PathBuf,
+    pub src: PathBuf,
+    pub build: PathBuf,
+    pub wrap: PathBuf,
+    pub home: PathBuf,
+    pub tmp: PathBuf,
+}
+
+impl StageDirs {
+    pub fn new(root: PathBuf, out_of_source: bool) -> Self {
+        let src = root.join("src");
+        StageDirs {
+            build: if out_of_source {
+                root.join("build")
+            } else {
+                src.clone()
+            },
+            wrap: root.join("wrap"),
+            home: root.join("home"),
+            tmp: root.join("tmp"),
+            src,
+            root,
+        }
+    }
+}
+
+/// The dependency directories a build uses, existence-checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DepDirs {
+    pub path: Vec<PathBuf>,
+    pub pkg_config: Vec<PathBuf>,
+    pub cmake_prefix: Vec<PathBuf>,
+    pub aclocal: Vec<PathBuf>,
+    pub wrap: Option<WrapConfig>,
+}
+
+/// Collect the directories of the job's dependencies (in order, deduplicated).
+pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
+    let exists = |p: &Path| map.to_host(p).is_dir();
+    let mut d = DepDirs::default();
+    let mut wrap = WrapConfig {
+        includes: Vec::new(),
+        libdirs: Vec::new(),
+        rpaths: vec![job.prefix.join("lib"), job.prefix.join("lib64")],
+        dtags,
+    };
+    let push = |v: &mut Vec<PathBuf>, p: PathBuf| {
+        if !v.contains(&p) {
+            v.push(p);
+        }
+    };
+    for dep in &job.deps {
+        let p = &dep.prefix;
+        if wrapper::is_system_dir(p) || dep.kind == DepKind::Run {
+            continue;
+        }
+        push(&mut d.cmake_prefix, p.clone());
+        for sub in ["lib/pkgconfig", "lib64/pkgconfig", "share/pkgconfig"] {
+            let dir = p.join(sub);
+            if exists(&dir) {
+                push(&mut d.pkg_config, dir);
+            }
+        }
+        let aclocal = p.join("share/aclocal");
+        if exists(&aclocal) {
+            push(&mut d.aclocal, aclocal);
+        }
+        match dep.kind {
+            DepKind::Build => {
+                let bin = p.join("bin");
+                if exists(&bin) {
+                    push(&mut d.path, bin);
+                }
+            }
+            DepKind::Link => {
+                let inc = p.join("include");
+                if exists(&inc) {
+                    push(&mut wrap.includes, inc);
+                }
+                for sub in ["lib", "lib64"] {
+                    let dir = p.join(sub);
+                    if exists(&dir) {
+                        push(&mut wrap.libdirs, dir.clone());
+                        push(&mut wrap.rpaths, dir);
+                    }
+                }
+            }
+            DepKind::Run => {}
+        }
+    }
+    d.wrap = Some(wrap);
+    d
+}
+
+/// Everything needed to compute a build environment.
+pub struct EnvInputs<'a> {
+    pub job: &'a BuildJob,
+    pub stage: &'a StageDirs,
+    pub deps: &'a DepDirs,
+    pub tools: &'a RealTools,
+    pub source_date_epoch: i64,
+    pub wrapper_log: Option<PathBuf>,
+}
+
+/// The full environment of every command of one package build.
+pub fn build_environment(inp: &EnvInputs<'_>) -> BTreeMap<OsString, OsString> {
+    let mut env: BTreeMap<OsString, OsString> = BTreeMap::new();
+    let mut set = |k: &str, v: OsString| {
+        env.insert(k.into(), v);
+    };
+    let join = |v: &[PathBuf]| std::env::join_paths(v).unwrap_or_default();
+
+    let mut path = vec![inp.stage.wrap.clone()];
+    path.extend(inp.deps.path.iter().cloned());
+    path.push("/usr/bin".into());
+    path.push("/bin".into());
+    set("PATH", join(&path));
+    set("HOME", inp.stage.home.clone().into());
+    set("TMPDIR", inp.stage.tmp.clone().into());
+    set("LC_ALL", "C".into());
+    set("TZ", "UTC".into());
+    set(
+        "SOURCE_DATE_EPOCH",
+        inp.source_date_epoch.to_string().into(),
+    );
+    set("CONFIG_SITE", "/dev/null".into());
+    set("STACK_PREFIX", inp.job.prefix.clone().into());
+    set("STACK_SOURCE_DIR", inp.stage.src.clone().into());
+    set("STACK_BUILD_DIR", inp.stage.build.clone().into());
+
+    set("CC", inp.stage.wrap.join("cc").into());
+    set(wrapper::ENV_REAL_CC, inp.tools.cc.clone().into());
+    if let Some(cxx) = &inp.tools.cxx {
+        set("CXX", inp.stage.wrap.join("c++").into());
+        set(wrapper::ENV_REAL_CXX, cxx.clone().into());
+    }
+    if let Some(fc) = &inp.tools.fc {
+        set("FC", inp.stage.wrap.join("gfortran").into());
+        set("F77", inp.stage.wrap.join("gfortran").into());
+        set(wrapper::ENV_REAL_FC, fc.clone().into());
+    }
+    if let Some(ld) = &inp.tools.ld {
+        set(wrapper::ENV_REAL_LD, ld.clone().into());
+    }
+    if let Some(w) = &inp.deps.wrap {
+        for (k, v) in w.to_env() {
+            set(k, v);
+        }
+    }
+    if let Some(log) = &inp.wrapper_log {
+        set(wrapper::ENV_LOG, log.clone().into());
+    }
+    if !inp.deps.pkg_config.is_empty() {
+        set("PKG_CONFIG_PATH", join(&inp.deps.pkg_config));
+    }
+    if !inp.deps.cmake_prefix.is_empty() {
+        set("CMAKE_PREFIX_PATH", join(&inp.deps.cmake_prefix));
+    }
+    if !inp.deps.aclocal.is_empty() {
+        set("ACLOCAL_PATH", join(&inp.deps.aclocal));
+    }
+    apply_ops(&mut env, &inp.job.build_env);
+    env
+}
+
+/// Apply environment operations in order.
+pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
+    for op in ops {
+        match op {
+            EnvOp::Set(k, v) => {
+                env.insert(k.into(), v.into());
+            }
+            EnvOp::Unset(k) => {
+                env.remove(OsString::from(k).as_os_str());
+            }
+            EnvOp::PrependPath(k, v) | EnvOp::AppendPath(k, v) => {
+                let key = OsString::from(k);
+                let new = match env.get(&key).filter(|old| !old.is_empty()) {
+                    None => OsString::from(v),
+                    Some(old) => {
+                        let mut s = OsString::new();
+                        if matches!(op, EnvOp::PrependPath(..)) {
+                            s.push(v);
+                            s.push(":");
+                            s.push(old);
+                        } else {
+                            s.push(old);
+                            s.push(":");
+                            s.push(v);
+                        }
+                        s
+                    }
+                };
+                env.insert(key, new);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::job::*;
+
+    fn job(deps: Vec<DepPrefix>) -> BuildJob {
+        BuildJob {
+            name: "app".into(),
+            version: "1".into(),
+            hash: "abcdef0123".into(),
+            spec: "app@1".into(),
+            prefix: "/m/app".into(),
+            source_dir: "/src".into(),
+            system: BuildSystem::Generic(Generic::default()),
+            build_env: vec![
+                EnvOp::PrependPath("PATH".into(), "/opt/x/bin".into()),
+                EnvOp::Set("FOO".into(), "bar".into()),
+                EnvOp::AppendPath("NEW".into(), "/n".into()),
+                EnvOp::Unset("TZ".into()),
+            ],
+            steps: Steps::default(),
+            relocate: None,
+            deps,
+            compiler: CompilerPaths::default(),
+            cost: None,
+        }
+    }
+
+    #[test]
+    fn environment_from_deps() {
+        let host = tempfile::tempdir().unwrap();
+        let root = host.path();
+        for d in [
+            "lib/lib",
+            "lib/include",
+            "lib/lib/pkgconfig",
+            "tool/bin",
+            "tool/share/aclocal",
+        ] {
+            fs_err::create_dir_all(root.join(d)).unwrap();
+        }
+        let map = PathMap {
+            mount: "/m".into(),
+            host_root: root.to_path_buf(),
+        };
+        let dep = |name: &str, kind| DepPrefix {
+            name: name.into(),
+            hash: "h".into(),
+            prefix: PathBuf::from("/m").join(name),
+            kind,
+        };
+        let j = job(vec![
+            dep("lib", DepKind::Link),
+            dep("tool", DepKind::Build),
+            DepPrefix {
+                name: "zlib".into(),
+                hash: "h".into(),
+                prefix: "/usr".into(),
+                kind: DepKind::Link,
+            },
+        ]);
+        let dd = dep_dirs(&j, &map, Dtags::Rpath);
+        let w = dd.wrap.clone().unwrap();
+        assert_eq!(w.includes, vec![PathBuf::from("/m/lib/include")]);
+        assert_eq!(w.libdirs, vec![PathBuf::from("/m/lib/lib")]);
+        assert_eq!(
+            w.rpaths,
+            vec![
+                PathBuf::from("/m/app/lib"),
+                PathBuf::from("/m/app/lib64"),
+                PathBuf::from("/m/lib/lib")
+            ]
+        );
+        assert_eq!(dd.path, vec![PathBuf::from("/m/tool/bin")]);
+        assert_eq!(dd.aclocal, vec![PathBuf::from("/m/tool/share/aclocal")]);
+        assert_eq!(dd.pkg_config, vec![PathBuf::from("/m/lib/lib/pkgconfig")]);
+        let stage = StageDirs::new("/b/stage/app".into(), false);
+        let tools = RealTools {
+            cc: "/usr/bin/gcc".into(),
+            cxx: None,
+            fc: None,
+            ld: Some("/usr/bin/ld".into()),
+        };
+        let env = build_environment(&EnvInputs {
+            job: &j,
+            stage: &stage,
+            deps: &dd,
+            tools: &tools,
+            source_date_epoch: 1,
+            wrapper_log: None,
+        });
+        let get = |k: &str| {
+            env.get(&OsString::from(k))
+                .map(|v| v.to_string_lossy().into_owned())
+        };
+        assert_eq!(
+            get("PATH").unwrap(),
+            "/opt/x/bin:/b/stage/app/wrap:/m/tool/bin:/usr/bin:/bin"
+        );
+        assert_eq!(get("FOO").unwrap(), "bar");
+        assert_eq!(get("NEW").unwrap(), "/n");
+        assert_eq!(get("TZ"), None);
+        assert_eq!(get("CC").unwrap(), "/b/stage/app/wrap/cc");
+        assert_eq!(get("CXX"), None);
+        assert_eq!(get("CMAKE_PREFIX_PATH").unwrap(), "/m/lib:/m/tool");
+        assert_eq!(
+            get("STACK_WRAP_RPATHS").unwrap(),
+            "/m/app/lib:/m/app/lib64:/m/lib/lib"
+        );
+        assert!(get("HOME").is_some() && get("LC_ALL").as_deref() == Some("C"));
+    }
+}

@@ -1,0 +1,285 @@
+//! The build stage's input: one package build with every value already rendered.
+//!
+//! The resolver's `Plan` and the recipe templates are turned into these plain
+//! values by the caller; nothing here knows about specs, variants or tera.
+//! Every argument is one argv element (never a shell string).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One package to build and install into `prefix`.
+#[derive(Clone, Debug)]
+pub struct BuildJob {
+    /// Package name (`libfabric`).
+    pub name: String,
+    /// Exact version (`2.5.1`, `main`).
+    pub version: String,
+    /// The node hash (hex); recorded in `installed.json`, decides reuse.
+    pub hash: String,
+    /// Human-readable concrete spec, recorded in `installed.json`.
+    pub spec: String,
+    /// Final install prefix as builds see it: under the mount point.
+    pub prefix: PathBuf,
+    /// The patched source tree. It is copied into the stage and never modified.
+    pub source_dir: PathBuf,
+    /// How to configure, build and install.
+    pub system: BuildSystem,
+    /// Extra environment operations for this build, applied in order after the
+    /// clean environment is set up.
+    pub build_env: Vec<EnvOp>,
+    /// Extra commands before/after the phases.
+    pub steps: Steps,
+    /// Post-install relocation (required for `binary` packages that need
+    /// RPATHs or placeholder substitution; allowed for every system).
+    pub relocate: Option<Relocation>,
+    /// Dependencies with their prefixes. Give the transitive closure of link
+    /// dependencies (they go into `-I`, `-L`, RPATH, `PKG_CONFIG_PATH`, …) and the
+    /// direct build dependencies (their `bin` goes on `PATH`). A dependency that
+    /// is both gets two entries or is listed once per kind; duplicates are merged.
+    pub deps: Vec<DepPrefix>,
+    /// The real compilers the wrapper calls.
+    pub compiler: CompilerPaths,
+    /// Scheduling cost hint (e.g. seconds of the last build); default 1.
+    pub cost: Option<f64>,
+}
+
+/// How a package is built, with per-system data.
+#[derive(Clone, Debug)]
+pub enum BuildSystem {
+    Autotools(Autotools),
+    CMake(CMake),
+    Meson(Meson),
+    Makefile(Makefile),
+    Generic(Generic),
+    Binary(Binary),
+}
+
+impl BuildSystem {
+    /// The recipe keyword (`autotools`, `cmake`, …).
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            BuildSystem::Autotools(_) => "autotools",
+            BuildSystem::CMake(_) => "cmake",
+            BuildSystem::Meson(_) => "meson",
+            BuildSystem::Makefile(_) => "makefile",
+            BuildSystem::Generic(_) => "generic",
+            BuildSystem::Binary(_) => "binary",
+        }
+    }
+}
+
+/// `./configure --prefix=P ARGS; make ARGS; make ARGS install`, in source.
+#[derive(Clone, Debug)]
+pub struct Autotools {
+    /// Run `autoreconf -fi` first.
+    pub autoreconf: bool,
+    /// Run `./autogen.sh` first.
+    pub autogen: bool,
+    /// Arguments after `--prefix=<prefix>`.
+    pub configure_args: Vec<String>,
+    /// Arguments of both make calls (`V=1`, variables).
+    pub make_args: Vec<String>,
+    /// Install targets; default `[install]`.
+    pub install_targets: Vec<String>,
+}
+
+impl Default for Autotools {
+    fn default() -> Self {
+        Autotools {
+            autoreconf: false,
+            autogen: false,
+            configure_args: Vec::new(),
+            make_args: Vec::new(),
+            install_targets: vec!["install".into()],
+        }
+    }
+}
+
+/// Out-of-source CMake build (`<stage>/build`), Ninja when available.
+#[derive(Clone, Debug)]
+pub struct CMake {
+    /// Arguments after the ones `stack` sets (`-DCMAKE_INSTALL_PREFIX`, `-DCMAKE_BUILD_TYPE`, …).
+    pub args: Vec<String>,
+    /// `CMAKE_BUILD_TYPE`, default `Release`.
+    pub build_type: String,
+    /// Which generator to use.
+    pub generator: CMakeGenerator,
+}
+
+impl Default for CMake {
+    fn default() -> Self {
+        CMake {
+            args: Vec::new(),
+            build_type: "Release".into(),
+            generator: CMakeGenerator::Auto,
+        }
+    }
+}
+
+/// CMake generator choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CMakeGenerator {
+    /// Ninja when `ninja` is on the build `PATH`, otherwise Unix Makefiles.
+    #[default]
+    Auto,
+    Ninja,
+    Make,
+}
+
+/// `meson setup --prefix=P --libdir=lib ARGS; meson compile; meson install`.
+#[derive(Clone, Debug, Default)]
+pub struct Meson {
+    pub args: Vec<String>,
+}
+
+/// A plain Makefile: `make ARGS TARGETS`, then an install target or explicit steps.
+#[derive(Clone, Debug)]
+pub struct Makefile {
+    /// Variables/arguments of every make call (`PREFIX=/…`, `CC=cc`).
+    pub make_args: Vec<String>,
+    /// Targets of the build call (empty: the default target).
+    pub build_targets: Vec<String>,
+    /// Install targets; default `[install]`; empty: no install call.
+    pub install_targets: Vec<String>,
+    /// Explicit install steps (after the install targets, if any).
+    pub install: Vec<InstallStep>,
+}
+
+impl Default for Makefile {
+    fn default() -> Self {
+        Makefile {
+            make_args: Vec::new(),
+            build_targets: Vec::new(),
+            install_targets: vec!["install".into()],
+            install: Vec::new(),
+        }
+    }
+}
+
+/// Copy trees into the prefix (header-only packages). Without steps the whole
+/// source tree is copied.
+#[derive(Clone, Debug, Default)]
+pub struct Generic {
+    pub install: Vec<InstallStep>,
+}
+
+/// An unpacked prebuilt tree: copy it (or the listed parts) into the prefix,
+/// then relocate (see [`BuildJob::relocate`]).
+#[derive(Clone, Debug, Default)]
+pub struct Binary {
+    pub install: Vec<InstallStep>,
+}
+
+/// An explicit install step. Sources are relative to the build directory (the
+/// stage's source tree), destinations relative to the prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InstallStep {
+    /// Copy what `from` names (a path or a glob; `*` does not cross `/`) into
+    /// the directory `to`. A directory named literally with a trailing `/`
+    /// copies its contents; otherwise a matched directory is copied as a whole.
+    Copy { from: String, to: PathBuf },
+    /// Create a directory (and its parents).
+    Mkdir { path: PathBuf },
+    /// Create a symlink at `at` pointing to `target` (taken literally).
+    Symlink { target: PathBuf, at: PathBuf },
+}
+
+/// Extra argv commands run in the stage's source directory around the phases.
+/// Commands see `STACK_PREFIX`, `STACK_SOURCE_DIR` and `STACK_BUILD_DIR`.
+#[derive(Clone, Debug, Default)]
+pub struct Steps {
+    pub pre_configure: Vec<Vec<String>>,
+    pub post_configure: Vec<Vec<String>>,
+    pub pre_build: Vec<Vec<String>>,
+    pub post_build: Vec<Vec<String>>,
+    pub pre_install: Vec<Vec<String>>,
+    pub post_install: Vec<Vec<String>>,
+}
+
+/// What to fix in the installed tree.
+#[derive(Clone, Debug, Default)]
+pub struct Relocation {
+    /// Directories put into the RPATH (`DT_RPATH`, via `patchelf --force-rpath
+    /// --set-rpath`) of every dynamic ELF file, after the prefix's own
+    /// `lib`/`lib64`; directories that do not exist are left out; `$ORIGIN`
+    /// entries already present are kept. Empty and no own lib dir: RPATHs are not touched.
+    pub rpath: Vec<PathBuf>,
+    /// Extra `DT_NEEDED` entries.
+    pub needed: Vec<AddNeeded>,
+    /// Text replacements in every non-ELF text file (scripts, `.pc` files).
+    pub placeholders: BTreeMap<String, String>,
+}
+
+/// `patchelf --add-needed` on the files matching `files` (glob relative to the prefix).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddNeeded {
+    pub files: String,
+    pub add: Vec<String>,
+}
+
+/// One environment operation (same forms as a recipe's `env:`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvOp {
+    Set(String, String),
+    Unset(String),
+    PrependPath(String, String),
+    AppendPath(String, String),
+}
+
+/// How a dependency is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DepKind {
+    /// Tools needed at build time: `bin` on `PATH`, `ACLOCAL_PATH`, `PKG_CONFIG_PATH`, `CMAKE_PREFIX_PATH`.
+    Build,
+    /// Linked: `-I`, `-L`, RPATH, `PKG_CONFIG_PATH`, `CMAKE_PREFIX_PATH`, `ACLOCAL_PATH`.
+    Link,
+    /// Needed at run time only: recorded, nothing in the build environment.
+    Run,
+}
+
+impl DepKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepKind::Build => "build",
+            DepKind::Link => "link",
+            DepKind::Run => "run",
+        }
+    }
+}
+
+/// A dependency of a job: its install prefix (as builds see it) and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DepPrefix {
+    pub name: String,
+    /// The dependency's node hash (recorded in `installed.json`).
+    pub hash: String,
+    pub prefix: PathBuf,
+    pub kind: DepKind,
+}
+
+/// The real compilers. Relative names are looked up on the host `PATH` once
+/// before the build.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CompilerPaths {
+    pub cc: PathBuf,
+    pub cxx: Option<PathBuf>,
+    pub fc: Option<PathBuf>,
+}
+
+impl Default for CompilerPaths {
+    fn default() -> Self {
+        CompilerPaths {
+            cc: "gcc".into(),
+            cxx: Some("g++".into()),
+            fc: None,
+        }
+    }
+}
+
+impl BuildJob {
+    /// `name-version-hash8`: the stage and log file name.
+    pub fn slug(&self) -> String {
+        let short: String = self.hash.chars().take(8).collect();
+        format!("{}-{}-{}", self.name, self.version, short)
+    }
+}

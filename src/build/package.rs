@@ -1,0 +1,317 @@
+//! Building one package: stage → (bootstrap) → configure → build → install
+//! → (relocate) → register.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use super::command::Runner;
+use super::env::{self, EnvInputs, PathMap, RealTools, StageDirs};
+use super::error::{PackageError, PhaseError};
+use super::graph::JobId;
+use super::job::{BuildJob, BuildSystem};
+use super::jobserver::JobServer;
+use super::log::BuildLog;
+use super::namespace::Namespace;
+use super::relocate;
+use super::report::Phase;
+use super::systems;
+use super::tree::copy_tree;
+use super::wrapper::{self, Dtags};
+use crate::store::{self, InstalledRecord, RecordDep};
+
+/// What every package build shares.
+pub(crate) struct Shared<'a> {
+    pub build_dir: PathBuf,
+    pub map: PathMap,
+    pub jobserver: &'a JobServer,
+    pub namespace: Option<Arc<Namespace>>,
+    pub wrapper_exe: PathBuf,
+    pub keep_stage: bool,
+    pub wrapper_log: bool,
+    pub source_date_epoch: i64,
+    pub dtags: Dtags,
+}
+
+/// Events to the scheduler thread: from the jobserver helper and the workers.
+pub(crate) enum Event {
+    Token(std::io::Result<jobserver::Acquired>),
+    Phase(JobId, Phase),
+    Done(JobId, Box<Outcome>),
+}
+
+/// The result of one package build.
+pub(crate) struct Outcome {
+    pub result: Result<(), PhaseError>,
+    pub log: PathBuf,
+    pub wall: Duration,
+    pub children: Duration,
+    pub phases: Vec<(Phase, Duration)>,
+}
+
+/// Stage directory of a job.
+pub(crate) fn stage_root(build_dir: &Path, job: &BuildJob) -> PathBuf {
+    build_dir.join("stage").join(job.slug())
+}
+
+/// Log file of a job.
+pub(crate) fn log_path(build_dir: &Path, job: &BuildJob) -> PathBuf {
+    build_dir.join("logs").join(format!("{}.log", job.slug()))
+}
+
+/// The per-package context the build systems work with.
+pub(crate) struct PkgCtx<'a> {
+    pub job: &'a BuildJob,
+    pub stage: StageDirs,
+    pub host_prefix: PathBuf,
+    pub runner: Runner<'a>,
+    pub jobserver: &'a JobServer,
+    /// The RPATH entries the wrapper adds (own lib dirs, link dependencies).
+    pub rpaths: Vec<PathBuf>,
+    phase: Phase,
+    phase_start: Instant,
+    phases: Vec<(Phase, Duration)>,
+    id: JobId,
+    events: &'a Sender<Event>,
+}
+
+impl PkgCtx<'_> {
+    /// Enter a phase: time it and report it.
+    pub fn enter(&mut self, phase: Phase) {
+        let now = Instant::now();
+        self.phases.push((self.phase, now - self.phase_start));
+        self.phase = phase;
+        self.phase_start = now;
+        self.runner.log.line(&format!("==> phase {phase}"));
+        let _ = self.events.send(Event::Phase(self.id, phase));
+    }
+
+    /// Run extra recipe steps in the source directory.
+    pub fn hooks(&self, steps: &[Vec<String>]) -> Result<(), PackageError> {
+        for argv in steps {
+            self.runner.run(argv, &self.stage.src)?;
+        }
+        Ok(())
+    }
+
+    /// Run a command with the jobserver.
+    pub fn run(&self, argv: Vec<String>, cwd: &Path) -> Result<(), PackageError> {
+        self.runner.run(&argv, cwd)
+    }
+
+    /// Find a program on the build `PATH`.
+    pub fn which(&self, name: &str) -> Option<PathBuf> {
+        let path = self.runner.env.get(std::ffi::OsStr::new("PATH"))?;
+        std::env::split_paths(path)
+            .map(|d| d.join(name))
+            .find(|p| is_executable(p))
+    }
+
+    pub fn prefix_str(&self) -> String {
+        self.job.prefix.to_string_lossy().into_owned()
+    }
+}
+
+pub(crate) fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Build and install one job. Never panics on build problems; the error is in the outcome.
+pub(crate) fn build_one(
+    shared: &Shared<'_>,
+    id: JobId,
+    job: &BuildJob,
+    tools: &RealTools,
+    events: &Sender<Event>,
+) -> Outcome {
+    let t0 = Instant::now();
+    let log_path = log_path(&shared.build_dir, job);
+    let log = match BuildLog::create(&log_path) {
+        Ok(l) => l,
+        Err(e) => {
+            return Outcome {
+                result: Err(PhaseError {
+                    phase: Phase::Stage,
+                    error: e.into(),
+                }),
+                log: log_path,
+                wall: t0.elapsed(),
+                children: Duration::ZERO,
+                phases: Vec::new(),
+            };
+        }
+    };
+    log.line(&format!(
+        "==> {} {} ({}) into {}",
+        job.name,
+        job.version,
+        job.system.keyword(),
+        job.prefix.display()
+    ));
+    let out_of_source = matches!(job.system, BuildSystem::CMake(_) | BuildSystem::Meson(_));
+    let stage = StageDirs::new(stage_root(&shared.build_dir, job), out_of_source);
+    let host_prefix = shared.map.to_host(&job.prefix);
+    let dep_dirs = env::dep_dirs(job, &shared.map, shared.dtags);
+    let environment = env::build_environment(&EnvInputs {
+        job,
+        stage: &stage,
+        deps: &dep_dirs,
+        tools,
+        source_date_epoch: shared.source_date_epoch,
+        wrapper_log: shared.wrapper_log.then(|| stage.root.join("wrapper.log")),
+    });
+    let runner = Runner::new(
+        environment,
+        &log,
+        shared.jobserver,
+        shared.namespace.as_ref(),
+    );
+    let mut ctx = PkgCtx {
+        job,
+        stage,
+        host_prefix,
+        runner,
+        jobserver: shared.jobserver,
+        rpaths: dep_dirs
+            .wrap
+            .as_ref()
+            .map(|w| w.rpaths.clone())
+            .unwrap_or_default(),
+        phase: Phase::Stage,
+        phase_start: t0,
+        phases: Vec::new(),
+        id,
+        events,
+    };
+    let _ = events.send(Event::Phase(id, Phase::Stage));
+    let result = run_phases(shared, &mut ctx).map_err(|error| PhaseError {
+        phase: ctx.phase,
+        error,
+    });
+    match &result {
+        Ok(()) => {
+            if !shared.keep_stage {
+                let _ = remove_tree(&ctx.stage.root);
+            }
+        }
+        Err(e) => log.line(&format!(
+            "==> {} failed in phase {}: {}",
+            job.name, e.phase, e.error
+        )),
+    }
+    let now = Instant::now();
+    let mut phases = std::mem::take(&mut ctx.phases);
+    phases.push((ctx.phase, now - ctx.phase_start));
+    phases.retain(|(_, d)| !d.is_zero());
+    Outcome {
+        result,
+        log: log_path,
+        wall: t0.elapsed(),
+        children: ctx.runner.children(),
+        phases,
+    }
+}
+
+fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+    let job = ctx.job;
+    // Stage: a leftover prefix of an interrupted build goes first.
+    store::wipe(&ctx.host_prefix)?;
+    remove_tree(&ctx.stage.root)?;
+    copy_tree(&job.source_dir, &ctx.stage.src)?;
+    for d in [&ctx.stage.build, &ctx.stage.home, &ctx.stage.tmp] {
+        fs_err::create_dir_all(d)?;
+    }
+    wrapper::install_links(&ctx.stage.wrap, &shared.wrapper_exe)?;
+    fs_err::create_dir_all(&ctx.host_prefix)?;
+
+    systems::run(ctx)?;
+
+    if let Some(rel) = &job.relocate {
+        ctx.enter(Phase::Relocate);
+        ctx.runner
+            .log
+            .line(&format!("==> relocating {}", job.prefix.display()));
+        let r = relocate::relocate(rel, &job.prefix, &ctx.host_prefix, &shared.map, &ctx.runner)?;
+        ctx.runner.log.line(&format!(
+            "==> relocated: RPATH set on {} files, {} NEEDED added, placeholders replaced in {} files",
+            r.rpath_set, r.needed_added, r.placeholder_files
+        ));
+    } else if compiled(&job.system) {
+        // Some installers rewrite RPATHs (meson drops entries equal to its own
+        // build RPATHs, which include dependency dirs): put the wrapper's back.
+        ctx.enter(Phase::Relocate);
+        let r = relocate::ensure_rpaths(&ctx.rpaths, &ctx.host_prefix, &shared.map, &ctx.runner)?;
+        if r.rpath_set > 0 {
+            ctx.runner.log.line(&format!(
+                "==> restored dropped RPATH entries on {} files",
+                r.rpath_set
+            ));
+        }
+    }
+
+    ctx.enter(Phase::Register);
+    let meta = ctx.host_prefix.join(store::META_DIR);
+    fs_err::create_dir_all(&meta)?;
+    let manifest = store::manifest(&ctx.host_prefix)?;
+    let mut deps: Vec<RecordDep> = Vec::new();
+    for d in &job.deps {
+        let rd = RecordDep {
+            name: d.name.clone(),
+            hash: d.hash.clone(),
+            kind: d.kind.as_str().into(),
+            prefix: d.prefix.clone(),
+        };
+        if !deps.contains(&rd) {
+            deps.push(rd);
+        }
+    }
+    let log_in_prefix = job.prefix.join(store::META_DIR).join(store::LOG_FILE);
+    let mut record = InstalledRecord {
+        format: 0,
+        name: job.name.clone(),
+        version: job.version.clone(),
+        hash: job.hash.clone(),
+        spec: job.spec.clone(),
+        prefix: job.prefix.clone(),
+        build_system: job.system.keyword().into(),
+        deps,
+        built_at: jiff::Timestamp::now().to_string(),
+        build_seconds: 0.0,
+        log: log_in_prefix,
+        manifest_entries: 0,
+        manifest_sha256: String::new(),
+    };
+    record.build_seconds = ctx.phases.iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>()
+        + ctx.phase_start.elapsed().as_secs_f64();
+    ctx.runner.log.line(&format!(
+        "==> installed {} files into {}",
+        manifest.len(),
+        job.prefix.display()
+    ));
+    fs_err::copy(ctx.runner.log.path(), meta.join(store::LOG_FILE))?;
+    store::register(&ctx.host_prefix, &mut record, &manifest)?;
+    Ok(())
+}
+
+fn compiled(system: &BuildSystem) -> bool {
+    matches!(
+        system,
+        BuildSystem::Autotools(_)
+            | BuildSystem::CMake(_)
+            | BuildSystem::Meson(_)
+            | BuildSystem::Makefile(_)
+    )
+}
+
+/// Remove a directory tree if it exists (making read-only dirs writable first).
+pub(crate) fn remove_tree(p: &Path) -> std::io::Result<()> {
+    match store::wipe(p) {
+        Ok(()) => Ok(()),
+        Err(store::StoreError::Io(e)) => Err(e),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
+    }
+}

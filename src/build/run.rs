@@ -1,0 +1,386 @@
+//! [`run_plan`]: lock, decide the mount mode, skip what is installed, then
+//! schedule the rest over the jobserver.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::env::{PathMap, RealTools};
+use super::error::BuildError;
+use super::graph::{BuildGraph, JobId};
+use super::job::CompilerPaths;
+use super::jobserver::JobServer;
+use super::log::{TAIL_LINES, tail};
+use super::namespace::Namespace;
+use super::options::{BuildOptions, MountMode};
+use super::package::{self, Event, Outcome, Shared};
+use super::report::{BuildReporter, BuildSummary, PackageReport, PackageStatus, Timing};
+use super::scheduler::{NodeState, Schedule, topo_order};
+use crate::store::{self, BuildLock, PrefixState};
+
+/// Build every job of `graph` that is not installed yet.
+///
+/// Takes the build directory lock, decides between installing directly into
+/// the mount point and a private namespace ([`MountMode`]), marks jobs whose
+/// prefix holds a valid record as reused, and builds the rest in
+/// critical-path order with at most `opts.jobs` processes at a time. A failed
+/// job skips its dependents; other jobs go on unless `opts.fail_fast`.
+///
+/// Package failures are reported in the summary; `Err` means the build could
+/// not run at all.
+pub fn run_plan(
+    graph: &BuildGraph,
+    opts: &BuildOptions,
+    reporter: &dyn BuildReporter,
+) -> Result<BuildSummary, BuildError> {
+    let wall0 = Instant::now();
+    graph.validate()?;
+    for (_, job) in graph.jobs() {
+        if !job.prefix.is_absolute()
+            || !job.prefix.starts_with(&opts.mount)
+            || job.prefix == opts.mount
+        {
+            return Err(BuildError::PrefixOutsideMount {
+                name: job.name.clone(),
+                prefix: job.prefix.clone(),
+                mount: opts.mount.clone(),
+            });
+        }
+    }
+    let build_dir = std::path::absolute(&opts.build_dir)?;
+    let _lock = BuildLock::acquire(&build_dir, opts.lock_wait, &|p| {
+        reporter.waiting_for_lock(p)
+    })?;
+    let (namespaced, host_root) = decide_mount(opts, &build_dir)?;
+    let map = PathMap {
+        mount: opts.mount.clone(),
+        host_root: host_root.clone(),
+    };
+
+    let n = graph.len();
+    let mut reports: Vec<PackageReport> = graph
+        .jobs()
+        .map(|(id, job)| PackageReport {
+            id,
+            name: job.name.clone(),
+            version: job.version.clone(),
+            hash: job.hash.clone(),
+            prefix: job.prefix.clone(),
+            status: PackageStatus::Skipped {
+                because: "not started".into(),
+            },
+            log: None,
+            timing: Timing::default(),
+        })
+        .collect();
+    let mut done = vec![false; n];
+    for (id, job) in graph.jobs() {
+        if let PrefixState::Installed(_) = store::inspect(&map.to_host(&job.prefix), &job.hash) {
+            done[id.0] = true;
+            reports[id.0].status = PackageStatus::Reused;
+            if !opts.keep_stage {
+                let stale = package::stage_root(&build_dir, job);
+                if stale.exists() {
+                    let _ = package::remove_tree(&stale);
+                }
+            }
+            reporter.reused(id, &job.name);
+        }
+    }
+    let to_build = done.iter().filter(|d| !**d).count();
+    reporter.planned(n, to_build);
+
+    let mut summary = BuildSummary {
+        packages: Vec::new(),
+        wall: Duration::ZERO,
+        critical_path: Duration::ZERO,
+        total_work: Duration::ZERO,
+        jobs: opts.jobs.max(1),
+        store_root: host_root,
+        namespaced,
+    };
+    if to_build > 0 {
+        let namespace = if namespaced {
+            let ns = Namespace::new(&build_dir, &summary.store_root, &opts.mount)?;
+            ns.probe().map_err(|message| BuildError::Namespace {
+                mount: opts.mount.clone(),
+                message,
+            })?;
+            Some(ns)
+        } else {
+            None
+        };
+        let wrapper_exe = match &opts.wrapper_exe {
+            Some(p) => std::path::absolute(p)?,
+            None => std::env::current_exe().map_err(BuildError::WrapperExe)?,
+        };
+        let tools = resolve_tools(graph, &done)?;
+        let jobserver = JobServer::new(opts.jobs).map_err(BuildError::Jobserver)?;
+        let shared = Shared {
+            build_dir: build_dir.clone(),
+            map,
+            jobserver: &jobserver,
+            namespace,
+            wrapper_exe,
+            keep_stage: opts.keep_stage,
+            wrapper_log: opts.wrapper_log,
+            source_date_epoch: opts.source_date_epoch,
+            dtags: opts.dtags,
+        };
+        schedule(
+            graph,
+            opts,
+            reporter,
+            &shared,
+            &tools,
+            &done,
+            wall0,
+            &mut reports,
+        )?;
+    }
+
+    // Critical path over actual wall times.
+    let deps = graph.dep_indices();
+    let mut finish = vec![Duration::ZERO; n];
+    for i in topo_order(&deps) {
+        let before = deps[i].iter().map(|&d| finish[d]).max().unwrap_or_default();
+        finish[i] = before + reports[i].timing.wall;
+    }
+    summary.critical_path = finish.into_iter().max().unwrap_or_default();
+    summary.total_work = reports.iter().map(|r| r.timing.wall).sum();
+    summary.packages = reports;
+    summary.wall = wall0.elapsed();
+    Ok(summary)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn schedule(
+    graph: &BuildGraph,
+    opts: &BuildOptions,
+    reporter: &dyn BuildReporter,
+    shared: &Shared<'_>,
+    tools: &[Option<RealTools>],
+    done: &[bool],
+    wall0: Instant,
+    reports: &mut [PackageReport],
+) -> Result<(), BuildError> {
+    let deps = graph.dep_indices();
+    let costs: Vec<f64> = graph.jobs().map(|(_, j)| j.cost.unwrap_or(1.0)).collect();
+    let mut sched = Schedule::new(&deps, &costs, done);
+    let (tx, rx) = mpsc::channel::<Event>();
+    let tx_tokens = tx.clone();
+    let helper = shared
+        .jobserver
+        .client()
+        .clone()
+        .into_helper_thread(move |tok| {
+            let _ = tx_tokens.send(Event::Token(tok));
+        })
+        .map_err(BuildError::Jobserver)?;
+
+    let mut fatal: Option<BuildError> = None;
+    std::thread::scope(|scope| {
+        let mut tokens: Vec<jobserver::Acquired> = Vec::new();
+        let mut requested = 0usize;
+        let mut running = 0usize;
+        let mut stop = false;
+        loop {
+            while !stop && sched.ready_len() > 0 {
+                let Some(token) = tokens.pop() else { break };
+                let i = sched.pop().expect("ready node");
+                let id = JobId(i);
+                let job = graph.job(id);
+                running += 1;
+                reports[i].timing.start = wall0.elapsed();
+                reporter.started(id, &job.name);
+                let tx = tx.clone();
+                let tools = tools[i].as_ref().expect("tools resolved for jobs to build");
+                scope.spawn(move || {
+                    let out = package::build_one(shared, id, job, tools, &tx);
+                    drop(token);
+                    let _ = tx.send(Event::Done(id, Box::new(out)));
+                });
+            }
+            // Never sit on tokens nobody needs: make children may want them.
+            tokens.clear();
+            let want = if stop { 0 } else { sched.ready_len() };
+            while requested < want {
+                helper.request_token();
+                requested += 1;
+            }
+            if running == 0 && (stop || sched.ready_len() == 0) {
+                break;
+            }
+            let Ok(ev) = rx.recv() else { break };
+            match ev {
+                Event::Token(Ok(t)) => {
+                    requested -= 1;
+                    tokens.push(t);
+                }
+                Event::Token(Err(e)) => {
+                    requested -= 1;
+                    fatal.get_or_insert(BuildError::Jobserver(e));
+                    stop = true;
+                }
+                Event::Phase(id, phase) => reporter.phase(id, &graph.job(id).name, phase),
+                Event::Done(id, out) => {
+                    running -= 1;
+                    let name = graph.job(id).name.clone();
+                    let failed = finish_job(&mut sched, reports, id, *out);
+                    reporter.finished(id, &reports[id.0]);
+                    if failed {
+                        for s in sched.fail(id.0) {
+                            reports[s].status = PackageStatus::Skipped {
+                                because: format!("dependency `{name}` failed"),
+                            };
+                            reporter.skipped(JobId(s), &graph.job(JobId(s)).name, &name);
+                        }
+                        if opts.fail_fast {
+                            stop = true;
+                        }
+                    }
+                    if stop {
+                        for s in sched.drain_ready() {
+                            reports[s].status = PackageStatus::Skipped {
+                                because: "the build stopped after a failure (fail-fast)".into(),
+                            };
+                            reporter.skipped(JobId(s), &graph.job(JobId(s)).name, "fail-fast");
+                        }
+                    }
+                }
+            }
+        }
+    });
+    drop(helper);
+    for (i, r) in reports.iter_mut().enumerate() {
+        if sched.state(i) == NodeState::Waiting {
+            r.status = PackageStatus::Skipped {
+                because: "the build stopped after a failure (fail-fast)".into(),
+            };
+        }
+    }
+    match fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Record the outcome of a job; true when it failed.
+fn finish_job(
+    sched: &mut Schedule,
+    reports: &mut [PackageReport],
+    id: JobId,
+    out: Outcome,
+) -> bool {
+    let r = &mut reports[id.0];
+    r.log = Some(out.log.clone());
+    r.timing.wall = out.wall;
+    r.timing.children = out.children;
+    r.timing.phases = out.phases;
+    match out.result {
+        Ok(()) => {
+            r.status = PackageStatus::Built;
+            sched.finish(id.0);
+            false
+        }
+        Err(e) => {
+            r.status = PackageStatus::Failed {
+                phase: e.phase,
+                message: e.error.to_string(),
+                log_tail: tail(&out.log, TAIL_LINES),
+            };
+            true
+        }
+    }
+}
+
+/// Direct install or namespace, and the host directory of the store.
+fn decide_mount(opts: &BuildOptions, build_dir: &Path) -> Result<(bool, PathBuf), BuildError> {
+    let mount = &opts.mount;
+    let missing = |e: std::io::Error| BuildError::MountPointMissing {
+        mount: mount.clone(),
+        reason: format!("cannot be created ({e})"),
+    };
+    let namespaced = match opts.mount_mode {
+        MountMode::Direct => {
+            fs_err::create_dir_all(mount).map_err(missing)?;
+            false
+        }
+        MountMode::Namespace => {
+            if !mount.is_dir() {
+                return Err(BuildError::MountPointMissing {
+                    mount: mount.clone(),
+                    reason: "a private mount namespace needs an existing directory to mount over"
+                        .into(),
+                });
+            }
+            true
+        }
+        MountMode::Auto => {
+            if mount.is_dir() {
+                nix::unistd::access(mount.as_path(), nix::unistd::AccessFlags::W_OK).is_err()
+            } else {
+                fs_err::create_dir_all(mount).map_err(missing)?;
+                false
+            }
+        }
+    };
+    if namespaced {
+        let store = build_dir.join("store");
+        fs_err::create_dir_all(&store)?;
+        Ok((true, store))
+    } else {
+        Ok((false, mount.clone()))
+    }
+}
+
+/// Absolute compilers per job (looked up once per distinct setting).
+fn resolve_tools(graph: &BuildGraph, done: &[bool]) -> Result<Vec<Option<RealTools>>, BuildError> {
+    let ld = which_host(Path::new("ld"));
+    let mut cache: HashMap<CompilerPaths, RealTools> = HashMap::new();
+    let mut out = Vec::with_capacity(graph.len());
+    for (id, job) in graph.jobs() {
+        if done[id.0] {
+            out.push(None);
+            continue;
+        }
+        if let Some(t) = cache.get(&job.compiler) {
+            out.push(Some(t.clone()));
+            continue;
+        }
+        let c = &job.compiler;
+        let cc =
+            which_host(&c.cc).ok_or_else(|| BuildError::CompilerNotFound { name: c.cc.clone() })?;
+        let opt = |p: &Option<PathBuf>| -> Result<Option<PathBuf>, BuildError> {
+            match p {
+                None => Ok(None),
+                Some(p) => which_host(p)
+                    .map(Some)
+                    .ok_or_else(|| BuildError::CompilerNotFound { name: p.clone() }),
+            }
+        };
+        let tools = RealTools {
+            cc,
+            cxx: opt(&c.cxx)?,
+            fc: opt(&c.fc)?,
+            ld: ld.clone(),
+        };
+        cache.insert(c.clone(), tools.clone());
+        out.push(Some(tools));
+    }
+    Ok(out)
+}
+
+/// Find a program on the host `PATH` (or check an explicit path).
+fn which_host(name: &Path) -> Option<PathBuf> {
+    if name.components().count() > 1 {
+        return package::is_executable(name)
+            .then(|| std::path::absolute(name).ok())
+            .flatten();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_absolute() && package::is_executable(p))
+}

@@ -1,0 +1,48 @@
+//! `autotools`: optional `autoreconf -fi` / `./autogen.sh`, then
+//! `./configure --prefix=P`, `make`, `make install`, all in the source tree.
+
+use crate::build::error::PackageError;
+use crate::build::job::Autotools;
+use crate::build::package::{PkgCtx, is_executable};
+
+fn script(ctx: &PkgCtx<'_>, name: &str) -> Vec<String> {
+    let path = ctx.stage.src.join(name);
+    if is_executable(&path) {
+        vec![format!("./{name}")]
+    } else {
+        vec!["sh".into(), format!("./{name}")]
+    }
+}
+
+pub(crate) fn bootstrap(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), PackageError> {
+    if a.autogen {
+        ctx.run(script(ctx, "autogen.sh"), &ctx.stage.src)?;
+    }
+    if a.autoreconf {
+        ctx.run(vec!["autoreconf".into(), "-fi".into()], &ctx.stage.src)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn configure(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), PackageError> {
+    let mut argv = script(ctx, "configure");
+    argv.push(format!("--prefix={}", ctx.prefix_str()));
+    argv.extend(a.configure_args.iter().cloned());
+    ctx.run(argv, &ctx.stage.build)
+}
+
+pub(crate) fn build(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), PackageError> {
+    let mut argv = vec!["make".to_string()];
+    argv.extend(a.make_args.iter().cloned());
+    ctx.run(argv, &ctx.stage.build)
+}
+
+pub(crate) fn install(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), PackageError> {
+    if a.install_targets.is_empty() {
+        return Ok(());
+    }
+    let mut argv = vec!["make".to_string()];
+    argv.extend(a.make_args.iter().cloned());
+    argv.extend(a.install_targets.iter().cloned());
+    ctx.run(argv, &ctx.stage.build)
+}

@@ -1,0 +1,138 @@
+//! The file manifest of an installed prefix.
+
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::{META_DIR, StoreError};
+
+/// Kind of a manifest entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+}
+
+/// One path below a prefix (the `.stack/` metadata directory excluded).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ManifestEntry {
+    /// Relative to the prefix, `/`-separated.
+    pub path: String,
+    pub kind: EntryKind,
+    /// Permission bits (files and dirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// Size in bytes (files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Content hash (files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Link target (symlinks), verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+/// Walk `prefix` (host path) in sorted order and describe every entry.
+pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(prefix)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == META_DIR));
+    let mut buf = vec![0u8; 1 << 16];
+    for entry in walk {
+        let entry = entry.map_err(|e| {
+            let path = e
+                .path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            std::io::Error::other(format!("{path}: {e}"))
+        })?;
+        let rel = entry
+            .path()
+            .strip_prefix(prefix)
+            .expect("walkdir stays below its root")
+            .to_string_lossy()
+            .into_owned();
+        let ft = entry.file_type();
+        let e = if ft.is_symlink() {
+            let target = fs_err::read_link(entry.path())?;
+            ManifestEntry {
+                path: rel,
+                kind: EntryKind::Symlink,
+                mode: None,
+                size: None,
+                sha256: None,
+                target: Some(target.to_string_lossy().into_owned()),
+            }
+        } else if ft.is_dir() {
+            let md = fs_err::symlink_metadata(entry.path())?;
+            ManifestEntry {
+                path: rel,
+                kind: EntryKind::Dir,
+                mode: Some(md.permissions().mode() & 0o7777),
+                size: None,
+                sha256: None,
+                target: None,
+            }
+        } else {
+            let mut f = fs_err::File::open(entry.path())?;
+            let md = f.metadata()?;
+            let mut h = Sha256::new();
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                h.update(&buf[..n]);
+            }
+            ManifestEntry {
+                path: rel,
+                kind: EntryKind::File,
+                mode: Some(md.permissions().mode() & 0o7777),
+                size: Some(md.len()),
+                sha256: Some(hex::encode(h.finalize())),
+                target: None,
+            }
+        };
+        out.push(e);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_files_dirs_links_and_skips_meta() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        fs_err::create_dir_all(p.join("lib")).unwrap();
+        fs_err::create_dir_all(p.join(".stack")).unwrap();
+        fs_err::write(p.join(".stack/x"), "meta").unwrap();
+        fs_err::write(p.join("lib/libx.so.1"), "abc").unwrap();
+        std::os::unix::fs::symlink("libx.so.1", p.join("lib/libx.so")).unwrap();
+        let m = manifest(p).unwrap();
+        let paths: Vec<_> = m.iter().map(|e| (e.path.as_str(), e.kind)).collect();
+        assert_eq!(
+            paths,
+            vec![
+                ("lib", EntryKind::Dir),
+                ("lib/libx.so", EntryKind::Symlink),
+                ("lib/libx.so.1", EntryKind::File)
+            ]
+        );
+        assert_eq!(
+            m[2].sha256.as_deref(),
+            Some("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        );
+        assert_eq!(m[1].target.as_deref(), Some("libx.so.1"));
+    }
+}

@@ -1,0 +1,96 @@
+//! `installed.json`: the record that makes a prefix count as installed.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::atomic::write_atomic;
+use super::manifest::ManifestEntry;
+use super::{INSTALLED_FILE, MANIFEST_FILE, META_DIR, StoreError};
+
+/// Version of the record format.
+pub const RECORD_FORMAT: u32 = 1;
+
+/// A dependency as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordDep {
+    pub name: String,
+    pub hash: String,
+    pub kind: String,
+    pub prefix: PathBuf,
+}
+
+/// Contents of `<prefix>/.stack/installed.json`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InstalledRecord {
+    pub format: u32,
+    pub name: String,
+    pub version: String,
+    pub hash: String,
+    pub spec: String,
+    /// The prefix as builds and users see it (under the mount point).
+    pub prefix: PathBuf,
+    pub build_system: String,
+    pub deps: Vec<RecordDep>,
+    /// RFC 3339 UTC time the install finished.
+    pub built_at: String,
+    /// Wall time of the build in seconds (a cost hint for the next build).
+    pub build_seconds: f64,
+    /// The copied build log (`<prefix>/.stack/build.log`).
+    pub log: PathBuf,
+    /// Number of manifest entries and the sha256 of `manifest.json`.
+    pub manifest_entries: usize,
+    pub manifest_sha256: String,
+}
+
+/// Write `manifest.json`, then `installed.json` (last, atomically).
+/// `host_prefix` is where the prefix is on the host; `record.prefix` is the
+/// logical one. The manifest fields of `record` are filled in here.
+pub fn register(
+    host_prefix: &Path,
+    record: &mut InstalledRecord,
+    manifest: &[ManifestEntry],
+) -> Result<(), StoreError> {
+    let meta = host_prefix.join(META_DIR);
+    fs_err::create_dir_all(&meta)?;
+    let bytes = serde_json::to_vec_pretty(manifest).map_err(std::io::Error::other)?;
+    write_atomic(&meta.join(MANIFEST_FILE), &bytes)?;
+    record.format = RECORD_FORMAT;
+    record.manifest_entries = manifest.len();
+    record.manifest_sha256 = hex::encode(Sha256::digest(&bytes));
+    let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+    write_atomic(&meta.join(INSTALLED_FILE), &bytes)?;
+    Ok(())
+}
+
+/// Read `installed.json` of a prefix; `Ok(None)` when absent.
+pub fn read_record(host_prefix: &Path) -> Result<Option<InstalledRecord>, StoreError> {
+    let path = host_prefix.join(META_DIR).join(INSTALLED_FILE);
+    let bytes = match fs_err::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let rec: InstalledRecord =
+        serde_json::from_slice(&bytes).map_err(|e| StoreError::BadRecord {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+    if rec.format != RECORD_FORMAT {
+        return Err(StoreError::BadRecord {
+            path,
+            message: format!("format {} (this stack writes {RECORD_FORMAT})", rec.format),
+        });
+    }
+    Ok(Some(rec))
+}
+
+/// Read the manifest of an installed prefix.
+pub fn read_manifest(host_prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
+    let path = host_prefix.join(META_DIR).join(MANIFEST_FILE);
+    let bytes = fs_err::read(&path)?;
+    serde_json::from_slice(&bytes).map_err(|e| StoreError::BadRecord {
+        path,
+        message: e.to_string(),
+    })
+}

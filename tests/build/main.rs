@@ -1,0 +1,8 @@
+//! Integration tests of the build stage with real tiny C projects
+//! (`tests/fixtures/build/`), real compilers, make, cmake, meson, patchelf.
+
+mod failure;
+mod namespace;
+mod resume;
+mod support;
+mod systems;

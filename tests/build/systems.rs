@@ -1,0 +1,155 @@
+//! Every build system builds and installs for real; the result is
+//! self-contained (RPATHs); a second run rebuilds nothing.
+
+use stack::build::*;
+
+use crate::support::*;
+
+#[test]
+fn every_build_system_installs_a_self_contained_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let calc = autotools_calc(&mount);
+    let greet = cmake_greet(&mount, &calc);
+    let hello = meson_hello(&mount, &calc, &greet);
+    let mk = makefile_mktool(&mount, &calc);
+    let headers = generic_headers(&mount);
+    let tree = make_prebuilt(&tmp.path().join("vendor"));
+    let bin = binary_bin(&mount, tree, &calc);
+    let prefixes = [&calc, &greet, &hello, &mk, &headers, &bin].map(|j| j.prefix.clone());
+
+    let mut g = BuildGraph::new();
+    let c = g.add(calc);
+    let gr = g.add(greet);
+    let h = g.add(hello);
+    let m = g.add(mk);
+    g.add(headers);
+    let b = g.add(bin);
+    g.depends_on(gr, c);
+    g.depends_on(h, c);
+    g.depends_on(h, gr);
+    g.depends_on(m, c);
+    g.depends_on(b, c);
+
+    let opts = options(&build, &mount, MountMode::Direct);
+    let rec = Recorder::default();
+    let summary = run_plan(&g, &opts, &rec).unwrap();
+    assert_success(&summary);
+    assert_eq!(summary.built().count(), 6);
+    assert!(!summary.namespaced);
+    assert_eq!(summary.store_root, mount);
+    for p in summary.built() {
+        assert!(
+            p.timing.children > std::time::Duration::ZERO || p.name == "headers",
+            "{p:?}"
+        );
+        assert!(p.timing.wall >= p.timing.children);
+    }
+
+    // The programs run with an empty environment: RPATHs find everything.
+    let [calc_p, greet_p, hello_p, mk_p, headers_p, bin_p] = &prefixes;
+    assert_eq!(run_clean(&calc_p.join("bin/calc")), "calc 5\n");
+    assert_eq!(
+        run_clean(&greet_p.join("bin/greeter")),
+        "hello cmake (42)\n"
+    );
+    assert_eq!(
+        run_clean(&hello_p.join("bin/hello")),
+        "hello meson (42)\nsum 2\n"
+    );
+    assert_eq!(run_clean(&mk_p.join("bin/mk")), "twice 42\n");
+    assert_eq!(run_clean(&bin_p.join("bin/bintool")), "bin 42\n");
+    assert!(headers_p.join("include/hdr/hdr.h").is_file());
+    assert!(headers_p.join("share/doc/headers/README").is_file());
+    assert!(calc_p.join("lib/pkgconfig/calc.pc").is_file());
+
+    // Every ELF file: store libraries through RPATH (not RUNPATH), nothing outside.
+    let checked = assert_self_contained(&mount, &mount);
+    for must in [
+        calc_p.join("bin/calc"),
+        greet_p.join("lib/libgreet.so.2.0"),
+        greet_p.join("bin/greeter"),
+        hello_p.join("bin/hello"),
+        mk_p.join("lib/libmk.so.1"),
+        mk_p.join("bin/mktool"),
+        bin_p.join("bin/bintool"),
+        bin_p.join("lib/libbin.so.1"),
+    ] {
+        assert!(
+            checked.contains(&must),
+            "{} not checked: {checked:?}",
+            must.display()
+        );
+    }
+    // The dependency's lib dir is in the RPATH of a library linking it.
+    let greet_dyn = readelf(&greet_p.join("lib/libgreet.so.2.0")).unwrap();
+    assert!(
+        greet_dyn
+            .rpath
+            .contains(&calc_p.join("lib").display().to_string()),
+        "{greet_dyn:?}"
+    );
+
+    // Binary relocation: vendor RPATH gone, NEEDED added, placeholders replaced.
+    let bintool = readelf(&bin_p.join("bin/bintool")).unwrap();
+    assert!(
+        !bintool.rpath.iter().any(|r| r.contains("/vendor")),
+        "{bintool:?}"
+    );
+    assert_eq!(bintool.rpath[0], bin_p.join("lib").display().to_string());
+    let libbin = readelf(&bin_p.join("lib/libbin.so.1")).unwrap();
+    assert!(
+        libbin.needed.contains(&"libm.so.6".to_string()),
+        "{libbin:?}"
+    );
+    let config = fs_err::read_to_string(bin_p.join("bin/bin-config")).unwrap();
+    assert_eq!(config, format!("#!/bin/sh\necho {} gcc\n", bin_p.display()));
+    let pc = fs_err::read_to_string(bin_p.join("lib/pkgconfig/bin.pc")).unwrap();
+    assert!(
+        pc.starts_with(&format!("prefix={}\n", bin_p.display())),
+        "{pc}"
+    );
+
+    // Install records: written, with deps, log and manifest.
+    let rec_h = stack::store::read_record(hello_p).unwrap().unwrap();
+    assert_eq!(rec_h.name, "hello");
+    assert_eq!(rec_h.build_system, "meson");
+    assert_eq!(rec_h.deps.len(), 2);
+    assert!(hello_p.join(".stack/build.log").is_file());
+    assert!(rec_h.manifest_entries >= 2);
+    let log = fs_err::read_to_string(hello_p.join(".stack/build.log")).unwrap();
+    assert!(log.contains("==> meson setup"), "{log}");
+    // Stages are removed after success.
+    assert_eq!(fs_err::read_dir(build.join("stage")).unwrap().count(), 0);
+
+    // A second run rebuilds nothing and touches no log.
+    let logs_before: Vec<_> = fs_err::read_dir(build.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().modified().unwrap())
+        .collect();
+    let rec2 = Recorder::default();
+    let again = run_plan(&g, &opts, &rec2).unwrap();
+    assert_eq!(again.reused().count(), 6);
+    assert_eq!(again.built().count(), 0);
+    assert!(
+        !rec2
+            .events
+            .borrow()
+            .iter()
+            .any(|e| e.starts_with("started"))
+    );
+    assert_eq!(
+        rec2.events
+            .borrow()
+            .iter()
+            .filter(|e| e.starts_with("reused"))
+            .count(),
+        6
+    );
+    let logs_after: Vec<_> = fs_err::read_dir(build.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().modified().unwrap())
+        .collect();
+    assert_eq!(logs_before, logs_after);
+}
