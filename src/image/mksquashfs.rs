@@ -52,10 +52,7 @@ pub fn find(explicit: Option<&Path>) -> Result<Mksquashfs, ImageError> {
         })?;
     let text = String::from_utf8_lossy(&out.stdout);
     let version = parse_version(&text).ok_or_else(|| ImageError::MksquashfsNotFound {
-        program: format!(
-            "{} does not print a mksquashfs version",
-            program.display()
-        ),
+        program: format!("{} does not print a mksquashfs version", program.display()),
     })?;
     let release = release_of(&version);
     if release < (4, 4) {

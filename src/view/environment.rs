@@ -69,10 +69,21 @@ impl Environment {
         store_root: &Path,
         subdirs: &[impl AsRef<str>],
     ) {
+        // a directory reached twice (lib64 -> lib) is listed once
+        let mut seen = Vec::new();
         let values: Vec<Value> = subdirs
             .iter()
             .map(AsRef::as_ref)
-            .filter(|sub| store_root.join(sub).is_dir())
+            .filter(|sub| {
+                let p = store_root.join(sub);
+                match p.canonicalize() {
+                    Ok(c) if p.is_dir() && !seen.contains(&c) => {
+                        seen.push(c);
+                        true
+                    }
+                    _ => false,
+                }
+            })
             .map(|sub| {
                 let p = if sub.is_empty() {
                     root.to_path_buf()
