@@ -21,6 +21,7 @@ mod info;
 mod ldd;
 mod list;
 mod mirror;
+mod progress;
 mod resolve;
 
 pub use error::CliError;
