@@ -1,7 +1,8 @@
 //! From a plan node and its recipe to a [`BuildJob`]: every template of the
 //! recipe's `build:` section rendered with tera, every `when:` decided.
 //!
-//! Templates see `name`, `version`, `prefix`, `target`, `jobs`, `spec` (the
+//! Templates see `name`, `version`, `prefix`, `target`, `jobs`,
+//! `compiler.{name,version,cc,cxx,fc}`, `spec` (the
 //! node's concrete spec text), `variants.<v>` (bool, string for single-valued,
 //! list for multi-valued variants) and `deps.<name>.{prefix,version,hash}` for
 //! every dependency (direct ones of any type and the link closure; a provider
@@ -54,6 +55,17 @@ impl<'a> Renderer<'a> {
         context.insert("jobs", &jobs);
         context.insert("spec", &node.spec.to_string());
         context.insert("variants", &variants_value(node));
+        let cc = compiler_paths(plan);
+        context.insert(
+            "compiler",
+            &json!({
+                "name": node.compiler.name,
+                "version": node.compiler.version.to_string(),
+                "cc": cc.cc.display().to_string(),
+                "cxx": cc.cxx.as_ref().map(|p| p.display().to_string()),
+                "fc": cc.fc.as_ref().map(|p| p.display().to_string()),
+            }),
+        );
         let deps_value: serde_json::Map<String, Value> = deps
             .iter()
             .map(|(name, dep)| {
