@@ -24,6 +24,16 @@ fn layer_name(l: PolicyLayer) -> &'static str {
     }
 }
 
+/// The candidate (`name@version`) a rejection is about.
+fn reject_cand<'r>(r: &'r Reject<'_>) -> Option<&'r str> {
+    match r {
+        Reject::Variant { cand, .. }
+        | Reject::Conflict { cand, .. }
+        | Reject::Late { cand, .. } => Some(cand),
+        Reject::External { .. } | Reject::ExternalVersion { .. } => None,
+    }
+}
+
 fn with_loc(text: String, loc: Option<&Loc>) -> String {
     match loc {
         Some(l) => format!("{text} ({})", short_loc(l)),
@@ -466,10 +476,7 @@ impl<'a> Solver<'a> {
                     .map(|m| format!(": {m}"))
                     .unwrap_or_default();
                 (
-                    format!(
-                        "`{cand}` conflicts with `{}` in this configuration{msg}",
-                        conflict.when.text
-                    ),
+                    format!("`{cand}` conflicts with `{}`{msg}", conflict.when.text),
                     Some(conflict.loc.clone()),
                 )
             }
@@ -502,14 +509,41 @@ impl<'a> Solver<'a> {
         let slot = lv.slot;
         let name = &self.slots[slot].name;
         let mut lines = Vec::new();
-        let problem = match lv.rejects.as_slice() {
+        // Rejections that differ only in the version are shown once.
+        let mut groups: Vec<(String, Option<Loc>, Vec<String>)> = Vec::new();
+        for r in &lv.rejects {
+            let (text, loc) = self.reject_text(slot, r);
+            let (generic, version) = match reject_cand(r) {
+                Some(cand) => (
+                    text.replace(&format!("`{cand}`"), &format!("`{name}`")),
+                    cand.split_once('@').map(|(_, v)| v.to_string()),
+                ),
+                None => (text, None),
+            };
+            match groups.iter_mut().find(|g| g.0 == generic && g.1 == loc) {
+                Some(g) => g.2.extend(version),
+                None => groups.push((generic, loc, version.into_iter().collect())),
+            }
+        }
+        let show =
+            |(text, loc, versions): &(String, Option<Loc>, Vec<String>)| -> (String, Option<Loc>) {
+                match versions.as_slice() {
+                    [] => (text.clone(), loc.clone()),
+                    [v] => (
+                        text.replacen(&format!("`{name}`"), &format!("`{name}@{v}`"), 1),
+                        loc.clone(),
+                    ),
+                    vs => (format!("{text}; tried {}", vs.join(", ")), loc.clone()),
+                }
+            };
+        let problem = match groups.as_slice() {
             [one] => {
-                let (t, l) = self.reject_text(slot, one);
+                let (t, l) = show(one);
                 with_loc(t, l.as_ref())
             }
             many => {
-                for r in many.iter().take(6) {
-                    let (text, loc) = self.reject_text(slot, r);
+                for g in many.iter().take(6) {
+                    let (text, loc) = show(g);
                     lines.push(ExplainLine {
                         indent: 1,
                         text,
@@ -526,6 +560,17 @@ impl<'a> Solver<'a> {
                 format!("no candidate for `{name}` works:")
             }
         };
+        let policy = &self.slots[slot].policy;
+        let external_only = self.reqs[slot].iter().any(|r| r.external_only);
+        if !policy.is_buildable() || external_only {
+            lines.push(ExplainLine {
+                indent: 0,
+                text: format!(
+                    "`{name}` may not be built (`buildable: false`), only an external will do"
+                ),
+                loc: policy.buildable.map(|(_, l)| l.clone()),
+            });
+        }
         // The requirements that shaped the rejected configurations.
         let relevant = |r: &Req<'_>| -> bool {
             lv.rejects.iter().any(|rej| match rej {
