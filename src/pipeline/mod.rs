@@ -145,7 +145,7 @@ fn mirrors(req: &BuildRequest) -> Vec<String> {
         .iter()
         .chain(req.inputs.cluster.mirrors.iter())
     {
-        let url = m.url.to_string();
+        let url = m.resource.to_string();
         if !out.contains(&url) {
             out.push(url);
         }
@@ -162,12 +162,15 @@ pub fn fetch_options(req: &BuildRequest) -> FetchOptions {
     o
 }
 
-/// Resolve the recipe into a plan: pins git branches (from `stack.lock`, or
-/// by asking the repositories) and writes `stack.lock` beside the recipe.
+/// Resolve the recipe into a plan: git branches are pinned from `stack.lock`
+/// beside the recipe when it exists, else by asking the repositories; the
+/// resulting lock is written to `write_lock` (the build directory's copy,
+/// which goes into `meta/`).
 pub fn resolve_plan(
     inputs: &Inputs,
     locked: bool,
     fetch_opts: &FetchOptions,
+    write_lock: &Path,
 ) -> Result<Plan, PipelineError> {
     let lock_path = resolve::lock_path(&inputs.recipe.file);
     let lock = if lock_path.exists() {
@@ -183,6 +186,9 @@ pub fn resolve_plan(
     let mut opts = ResolveOptions::default();
     if let Some(lock) = &lock {
         opts.git_pins = lock.git_pins();
+        if locked {
+            opts.locked = Some(lock.clone());
+        }
     }
     let mut plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
     let unpinned = plan.unpinned_git_sources();
@@ -200,20 +206,7 @@ pub fn resolve_plan(
         }
         plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
     }
-    let new_lock = resolve::Lock::from_plan(&plan);
-    match &lock {
-        Some(old) if locked => {
-            let diff = old.diff(&new_lock);
-            if !diff.is_empty() {
-                return Err(PipelineError::Internal(format!(
-                    "the plan differs from {} (--locked):\n{}",
-                    lock_path.display(),
-                    diff.join("\n")
-                )));
-            }
-        }
-        _ => new_lock.write(&lock_path)?,
-    }
+    resolve::Lock::from_plan(&plan).write(write_lock)?;
     Ok(plan)
 }
 
@@ -237,7 +230,8 @@ pub fn build_stack(
 
     let t = Instant::now();
     reporter.stage(Stage::Resolve, &req.inputs.recipe.file.display().to_string());
-    let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts)?;
+    let lock_file = build_dir.join(resolve::LOCK_FILE);
+    let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts, &lock_file)?;
     timings.push((Stage::Resolve, t.elapsed()));
 
     let store_dir = match req.mount_mode {
@@ -326,6 +320,11 @@ pub fn build_stack(
             }
         }
     }
+    if req.mount_mode == build::MountMode::Namespace && !plan.mount.exists() {
+        // An empty directory to mount over; harmless, and only possible where
+        // the parent is writable (otherwise the build explains what to do).
+        let _ = fs_err::create_dir_all(&plan.mount);
+    }
     let mut opts = BuildOptions::new(&build_dir);
     opts.jobs = req.jobs.max(1);
     opts.fail_fast = req.fail_fast;
@@ -375,7 +374,7 @@ pub fn build_stack(
             from: recipe.file.clone(),
             to: PathBuf::from(recipe.file.file_name().unwrap_or_default()),
         }],
-        lockfile: Some(resolve::lock_path(&recipe.file)),
+        lockfile: Some(lock_file.clone()),
         provenance: Some(view::Provenance::collect(
             &req.inputs.cluster.name.value,
             &outcome.plan.mount,

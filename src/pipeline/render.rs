@@ -424,7 +424,7 @@ pub fn env_op(kind: EnvOpKind, var: &str, value: String) -> build::EnvOp {
 
 /// The cluster compiler's programs.
 pub fn compiler_paths(plan: &Plan) -> CompilerPaths {
-    let c = &plan.compiler;
+    let c = &plan.cluster_compiler;
     CompilerPaths {
         cc: c.cc.path.clone(),
         cxx: c.cxx.as_ref().map(|p| p.path.clone()),
