@@ -109,10 +109,7 @@ pub fn ldd(session: &Session, path: &Path, display: &str, why: bool) -> LddResul
             text: render(&list, display, why),
             failed: list.fatal.is_some(),
         },
-        Err(RootProblem::Static) => LddResult {
-            text: "\tstatically linked\n".into(),
-            failed: false,
-        },
+
         Err(RootProblem::Missing) => LddResult {
             text: format!("{display}: No such file or directory\n"),
             failed: true,
@@ -121,7 +118,13 @@ pub fn ldd(session: &Session, path: &Path, display: &str, why: bool) -> LddResul
             text: format!("{display}: {why}\n"),
             failed: true,
         },
-        Err(RootProblem::NotElf | RootProblem::NotDynamic | RootProblem::Foreign(_)) => LddResult {
+        // ldd says this (exit 1) for files without PT_DYNAMIC too.
+        Err(
+            RootProblem::Static
+            | RootProblem::NotElf
+            | RootProblem::NotDynamic
+            | RootProblem::Foreign(_),
+        ) => LddResult {
             text: "\tnot a dynamic executable\n".into(),
             failed: true,
         },

@@ -114,6 +114,7 @@ pub enum Entry {
 }
 
 /// The result of loading one root.
+#[derive(Clone)]
 pub struct LoadList {
     /// The path the root was given as.
     pub root: String,
@@ -270,6 +271,30 @@ pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
     };
     bfs.run();
     Ok(bfs.list)
+}
+
+/// What `dlopen(name)` called from object `from` of a loaded program would
+/// open: an already-loaded object, or the result of the usual search.
+/// Returns the path opened and the file.
+pub fn dlopen_lookup(
+    s: &Session,
+    list: &LoadList,
+    from: usize,
+    name: &str,
+) -> Option<(String, Arc<Object>)> {
+    let mut bfs = Bfs {
+        s,
+        list: list.clone(),
+        rpaths: RefCell::new(Vec::new()),
+        skipped: Vec::new(),
+    };
+    match bfs.map_object(from, name) {
+        Outcome::Found { to, .. } => {
+            let o = &bfs.list.objects[to];
+            Some((o.path.clone(), o.object.clone()))
+        }
+        _ => None,
+    }
 }
 
 /// `$ORIGIN` for an object opened as `path`: its directory (made absolute
@@ -445,17 +470,18 @@ impl Bfs<'_> {
                         same_file: true,
                     };
                 }
-                // Executables cannot be loaded as dependencies.
+                // Executables cannot be loaded as dependencies (glibc names
+                // the requested name, not the path, in this error).
                 if let Some(e) = &file.elf {
                     if e.e_type == goblin::elf::header::ET_EXEC {
                         return Outcome::Fatal {
-                            path: opened,
+                            path: name.to_string(),
                             reason: "cannot dynamically load executable".into(),
                         };
                     }
                     if e.flags_1 & DF_1_PIE != 0 {
                         return Outcome::Fatal {
-                            path: opened,
+                            path: name.to_string(),
                             reason: "cannot dynamically load position-independent executable"
                                 .into(),
                         };
