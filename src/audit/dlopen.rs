@@ -17,6 +17,16 @@ fn path_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+' | b'@' | b',' | b'~')
 }
 
+/// Program interpreter names (`ld-linux-x86-64.so.2`, `ld.so.1`,
+/// `ld64.so.2`, `ldx32.so.1`): linkers and debuggers carry them as strings,
+/// nobody dlopens them.
+fn is_loader_name(base: &[u8]) -> bool {
+    base.starts_with(b"ld-")
+        || base.starts_with(b"ld.")
+        || base.starts_with(b"ld64.")
+        || base.starts_with(b"ldx32")
+}
+
 /// Appends every library-looking C string in `region` to `out`.
 pub fn library_strings(region: &[u8], out: &mut Vec<String>) {
     for pos in memchr::memmem::find_iter(region, b".so") {
@@ -51,7 +61,7 @@ pub fn library_strings(region: &[u8], out: &mut Vec<String>) {
         let s = &region[start..end];
         // The last component must be a plausible file name.
         let base = s.rsplit(|&b| b == b'/').next().unwrap_or(s);
-        if base.len() <= 3 || base.starts_with(b".") {
+        if base.len() <= 3 || base.starts_with(b".") || is_loader_name(base) {
             continue;
         }
         if let Ok(s) = std::str::from_utf8(s) {
@@ -95,7 +105,8 @@ mod tests {
     #[test]
     fn finds_whole_library_strings() {
         let data = b"\0/usr/lib64/libcurl.so.4\0libfoo.so\0cannot open /x/liby.so\0lib%s.so\0\
-                     libz.so.1.2.13\0.so\0x.so.\0libbad.so..1\0plugins/libp.so\0/opt/a.so.x\0";
+                     libz.so.1.2.13\0.so\0x.so.\0libbad.so..1\0plugins/libp.so\0/opt/a.so.x\0\
+                     /lib64/ld-linux-x86-64.so.2\0/usr/lib/ld.so.1\0";
         assert_eq!(
             scan(data),
             vec![
