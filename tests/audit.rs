@@ -432,3 +432,80 @@ fn several_trees_form_one_stack() {
     assert_eq!(kinds(&r), vec!["leak"]);
     assert_eq!(audit(&["t1", "t2", "--mount", "/x"], c.root()).0, 2);
 }
+
+#[test]
+fn another_os_through_a_sysroot() {
+    // A lib64-layout target (no multiarch directories), without a cache:
+    // ld.so.conf names /opt/extra; the default directories are /lib64 and
+    // /usr/lib64; there is no program interpreter.
+    let c = Case::new();
+    c.lib("sys", &[], &[]);
+    c.lib("extra", &[], &[]);
+    c.exe("store/bin/app", &["sys", "extra"], &[]);
+    c.put("libsys.so", "root/usr/lib64");
+    c.put("libextra.so", "root/opt/extra");
+    c.done();
+    std::fs::create_dir_all(c.p("root/etc/ld.so.conf.d")).unwrap();
+    std::fs::write(c.p("root/etc/ld.so.conf"), "include ld.so.conf.d/*.conf\n").unwrap();
+    std::fs::write(c.p("root/etc/ld.so.conf.d/extra.conf"), "/opt/extra\n").unwrap();
+    let (code, r) = json(&["store", "--sysroot", "root"], c.root());
+    assert_eq!(code, 1);
+    assert_eq!(
+        r["loader"]["default_dirs"],
+        serde_json::json!(["/lib64", "/usr/lib64"])
+    );
+    assert_eq!(r["loader"]["cache"]["kind"], "conf");
+    let app = &r["files"][0];
+    let by = |n: &str| {
+        app["needed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["needed"] == n)
+            .unwrap()
+            .clone()
+    };
+    // ldconfig also scans the default directories.
+    assert_eq!(by("libsys.so")["path"], "/usr/lib64/libsys.so");
+    assert_eq!(by("libsys.so")["via"], "ld.so.cache");
+    assert_eq!(by("libextra.so")["path"], "/opt/extra/libextra.so");
+    assert_eq!(by("libextra.so")["via"], "ld.so.cache");
+    assert_eq!(by("libc.so.6")["class"], "allowed-missing");
+    assert_eq!(kinds(&r), vec!["interpreter-missing", "leak"]);
+
+    // The same facts as a loader model file, with the cache turned off.
+    let model = serde_json::json!({
+        "machine": 62, "class": 2, "data": 1,
+        "interpreter": "/lib64/ld-linux-x86-64.so.2",
+        "default_dirs": ["/usr/lib64"], "lib": "lib64", "platform": "x86_64",
+        "ld_so_cache": null, "ld_so_conf": "/etc/ld.so.conf", "source": "test"
+    });
+    std::fs::write(c.p("model.json"), model.to_string()).unwrap();
+    let (_, r) = json(
+        &["store", "--sysroot", "root", "--loader-model", "model.json"],
+        c.root(),
+    );
+    assert_eq!(r["loader"]["source"], "test");
+    assert_eq!(r["loader"]["cache"]["kind"], "none");
+    let unresolved: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "unresolved")
+        .map(|f| f["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(unresolved, vec!["libextra.so"]);
+    let app = &r["files"][0];
+    let sys = app["needed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["needed"] == "libsys.so")
+        .unwrap();
+    assert_eq!(sys["via"], "default-dir");
+    std::fs::write(c.p("bad.json"), r#"{"machine": 62}"#).unwrap();
+    assert_eq!(
+        audit(&["store", "--loader-model", "bad.json"], c.root()).0,
+        2
+    );
+}

@@ -197,11 +197,6 @@ impl Ctx<'_> {
             }
             let from_path = p2s(from.file());
             let (class, rpath) = self.classify(&list, &e.needed, &e.outcome);
-            let chain: Vec<String> = list
-                .chain(e.from)
-                .iter()
-                .map(|&i| list.objects[i].path.clone())
-                .collect();
             let raw = |kind, severity, message: String, hint: &str| Raw {
                 kind,
                 severity,
@@ -209,7 +204,11 @@ impl Ctx<'_> {
                 target: Some(e.needed.clone()),
                 path: rpath.clone(),
                 message,
-                chain: chain.clone(),
+                chain: list
+                    .chain(e.from)
+                    .iter()
+                    .map(|&i| list.objects[i].path.clone())
+                    .collect(),
                 hint: Some(hint.to_string()),
                 exe_context: exe,
                 root: spath.clone(),
@@ -355,6 +354,18 @@ impl Ctx<'_> {
         }
 
         // dlopen strings.
+        let bare: Vec<String> = elf
+            .dlopen_strings
+            .iter()
+            .filter(|s| dlopen::kind_of(s) == DlopenKind::Bare)
+            .cloned()
+            .collect();
+        let mut bare_found = if bare.is_empty() {
+            Vec::new()
+        } else {
+            load::dlopen_lookup(self.s, &list, 0, &bare)
+        }
+        .into_iter();
         for s in &elf.dlopen_strings {
             let kind = dlopen::kind_of(s);
             let (path, class) = match kind {
@@ -393,7 +404,7 @@ impl Ctx<'_> {
                     ));
                     (None, Class::Unresolved)
                 }
-                DlopenKind::Bare => match load::dlopen_lookup(self.s, &list, 0, s) {
+                DlopenKind::Bare => match bare_found.next().flatten() {
                     Some((opened, file)) => {
                         if self.stack.contains(&file.path) {
                             (Some(opened), Class::Stack)

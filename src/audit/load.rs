@@ -274,27 +274,31 @@ pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
 }
 
 /// What `dlopen(name)` called from object `from` of a loaded program would
-/// open: an already-loaded object, or the result of the usual search.
-/// Returns the path opened and the file.
+/// open, for each of `names`: an already-loaded object, or the result of
+/// the usual search (each opened object stays loaded for the next name, as
+/// in a process). Returns the path opened and the file.
 pub fn dlopen_lookup(
     s: &Session,
     list: &LoadList,
     from: usize,
-    name: &str,
-) -> Option<(String, Arc<Object>)> {
+    names: &[String],
+) -> Vec<Option<(String, Arc<Object>)>> {
     let mut bfs = Bfs {
         s,
         list: list.clone(),
         rpaths: RefCell::new(Vec::new()),
         skipped: Vec::new(),
     };
-    match bfs.map_object(from, name) {
-        Outcome::Found { to, .. } => {
-            let o = &bfs.list.objects[to];
-            Some((o.path.clone(), o.object.clone()))
-        }
-        _ => None,
-    }
+    names
+        .iter()
+        .map(|name| match bfs.map_object(from, name) {
+            Outcome::Found { to, .. } => {
+                let o = &bfs.list.objects[to];
+                Some((o.path.clone(), o.object.clone()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// `$ORIGIN` for an object opened as `path`: its directory (made absolute
@@ -346,11 +350,12 @@ impl Bfs<'_> {
         rtld_after: &mut Option<Option<usize>>,
     ) {
         while let Some(l) = queue.pop_front() {
-            let needed = match self.list.objects[l].object.elf.as_ref() {
-                Some(e) => e.needed.clone(),
-                None => continue,
+            let object = self.list.objects[l].object.clone();
+            let Some(elf) = object.elf.as_ref() else {
+                continue;
             };
-            for raw in needed {
+            for raw in &elf.needed {
+                let raw = raw.clone();
                 // DSTs in DT_NEEDED (expand_dst): an empty result is fatal.
                 let name = if dst::has_dst(&raw) {
                     match dst::expand(&raw, &self.dst_ctx(l)) {
@@ -549,9 +554,9 @@ impl Bfs<'_> {
                 Try::Next => SearchResult::NotFound,
             };
         }
-        let elf = self.list.objects[from].object.elf.clone();
-        let runpath = elf.as_ref().and_then(|e| e.runpath.clone());
-        let nodeflib = elf.as_ref().is_some_and(|e| e.nodeflib());
+        let object = self.list.objects[from].object.clone();
+        let runpath = object.elf.as_ref().and_then(|e| e.runpath.as_deref());
+        let nodeflib = object.elf.as_ref().is_some_and(|e| e.nodeflib());
         if runpath.is_none() {
             let mut did_main = false;
             let mut cur = Some(from);
@@ -593,7 +598,7 @@ impl Bfs<'_> {
             }
         }
         if let Some(rp) = runpath {
-            let dirs = dst::search_dirs(&rp, &[':'], &self.dst_ctx(from));
+            let dirs = dst::search_dirs(rp, &[':'], &self.dst_ctx(from));
             if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
                 self.open_path(name, &dirs, Via::Runpath)
             {
