@@ -134,7 +134,8 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     };
     let progress = Progress::new(false);
     let _ = global;
-    let outcome = build_stack(&req, &progress).map_err(|e| CliError::failure(miette::miette!("{e}")));
+    let outcome =
+        build_stack(&req, &progress).map_err(|e| CliError::failure(miette::miette!("{e}")));
     progress.finish();
     let outcome = outcome?;
     let s = &outcome.summary;
@@ -146,7 +147,10 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             log_tail,
         } = &p.status
         {
-            eprintln!("\nerror: {}@{} failed in {phase}: {message}", p.name, p.version);
+            eprintln!(
+                "\nerror: {}@{} failed in {phase}: {message}",
+                p.name, p.version
+            );
             if let Some(log) = &p.log {
                 eprintln!("  log: {}", log.display());
             }
@@ -171,6 +175,17 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     );
     if !failed.is_empty() || skipped > 0 {
         return Ok(ExitCode::from(1));
+    }
+    if let Some(report) = &outcome.audit {
+        if report.has_errors() {
+            eprint!("{}", report.to_text());
+            eprintln!(
+                "\nerror: the linkage audit found problems (report: {}); fix the recipes or allow them with `audit: {{allow: [GLOB]}}` in the stack recipe or cluster configuration",
+                outcome.audit_path.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+        eprintln!("audit: clean ({})", outcome.audit_path.display());
     }
     if outcome.up_to_date {
         println!("up to date: {}", outcome.image_path.display());

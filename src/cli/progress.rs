@@ -96,7 +96,9 @@ impl FetchReporter for Progress {
         }
     }
     fn retrying(&self, _index: usize, location: &str, attempt: u32, error: &FetchError) {
-        self.line(&format!("   retrying {location} (attempt {attempt}): {error}"));
+        self.line(&format!(
+            "   retrying {location} (attempt {attempt}): {error}"
+        ));
     }
     fn waiting_for_lock(&self, _index: usize, lock: &Path) {
         self.line(&format!("   waiting for the cache lock {}", lock.display()));

@@ -109,6 +109,10 @@ pub struct BuildOutcome {
     pub image_path: PathBuf,
     /// Nothing was rebuilt and the image was up to date.
     pub up_to_date: bool,
+    /// The linkage audit of the store (`None` when the build failed or was up to date).
+    pub audit: Option<crate::audit::AuditReport>,
+    /// `<build>/audit.json` (also copied into `meta/audit/`).
+    pub audit_path: PathBuf,
     pub timings: Vec<(Stage, Duration)>,
 }
 
@@ -129,6 +133,8 @@ pub enum PipelineError {
     View(#[from] view::ViewError),
     #[error(transparent)]
     Image(#[from] image::ImageError),
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
@@ -229,7 +235,10 @@ pub fn build_stack(
     let fetch_opts = fetch_options(req);
 
     let t = Instant::now();
-    reporter.stage(Stage::Resolve, &req.inputs.recipe.file.display().to_string());
+    reporter.stage(
+        Stage::Resolve,
+        &req.inputs.recipe.file.display().to_string(),
+    );
     let lock_file = build_dir.join(resolve::LOCK_FILE);
     let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts, &lock_file)?;
     timings.push((Stage::Resolve, t.elapsed()));
@@ -343,6 +352,8 @@ pub fn build_stack(
         meta_dir,
         image_path,
         up_to_date: false,
+        audit: None,
+        audit_path: build_dir.join("audit.json"),
         timings,
     };
     if !outcome.summary.success() {
@@ -357,6 +368,19 @@ pub fn build_stack(
         && fs_err::read_to_string(&fp_file).ok().as_deref() == Some(fingerprint.as_str())
     {
         outcome.up_to_date = true;
+        return Ok(outcome);
+    }
+
+    // The audit runs on the installed prefixes before views and the image,
+    // so that its report goes into meta/.
+    let t = Instant::now();
+    reporter.stage(Stage::Audit, "linkage of every ELF file");
+    let report = audit_store(&outcome, &req.inputs)?;
+    write_file_atomic(&outcome.audit_path, report.to_json().as_bytes())?;
+    outcome.timings.push((Stage::Audit, t.elapsed()));
+    let audit_failed = report.has_errors();
+    outcome.audit = Some(report);
+    if audit_failed {
         return Ok(outcome);
     }
 
@@ -381,7 +405,7 @@ pub fn build_stack(
             req.args.clone(),
         )),
         extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),
-        audit_report: None,
+        audit_report: Some(outcome.audit_path.clone()),
     };
     let store_meta = outcome.store_dir.join("meta");
     view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
@@ -422,4 +446,26 @@ fn write_file_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
     fs_err::write(&tmp, bytes)?;
     fs_err::rename(&tmp, path)
+}
+
+/// Audit the store as mounted at the mount point, with the recipe's and the
+/// cluster's allow-lists.
+fn audit_store(
+    outcome: &BuildOutcome,
+    inputs: &Inputs,
+) -> Result<crate::audit::AuditReport, PipelineError> {
+    let mut opts = crate::audit::AuditOptions {
+        mount: Some(outcome.plan.mount.clone()),
+        ..Default::default()
+    };
+    for a in inputs
+        .recipe
+        .audit
+        .allow
+        .iter()
+        .chain(inputs.cluster.audit.allow.iter())
+    {
+        opts.allow.push(a.value.clone());
+    }
+    Ok(crate::audit::audit_tree(&outcome.store_dir, &opts)?)
 }

@@ -87,7 +87,9 @@ impl<'a> Renderer<'a> {
             "satisfies",
             move |_value: Option<&Value>, args: &[Value]| -> tera::Result<bool> {
                 let Some(Value::String(cond)) = args.first() else {
-                    return Err("`satisfies` takes one spec string, e.g. satisfies(\"+cuda\")".into());
+                    return Err(
+                        "`satisfies` takes one spec string, e.g. satisfies(\"+cuda\")".into(),
+                    );
                 };
                 let cond = Spec::parse(cond).map_err(|e| tera::Error::msg(e.to_string()))?;
                 Ok(spec.satisfies(&cond))
@@ -170,9 +172,9 @@ fn variants_value(node: &Node) -> Value {
             VariantValue::Values(set) if multi => {
                 Value::Array(set.iter().cloned().map(Value::String).collect())
             }
-            VariantValue::Values(set) => Value::String(
-                set.iter().next().cloned().unwrap_or_default(),
-            ),
+            VariantValue::Values(set) => {
+                Value::String(set.iter().next().cloned().unwrap_or_default())
+            }
         };
         map.insert(name.clone(), v);
     }
@@ -316,8 +318,9 @@ pub fn build_job(
                         package: node.name.clone(),
                         template: dep.value.clone(),
                         loc: dep.loc.clone(),
-                        reason: "relocate.rpath names a package that is not a dependency of this node"
-                            .into(),
+                        reason:
+                            "relocate.rpath names a package that is not a dependency of this node"
+                                .into(),
                     });
                 };
                 rpath.push(prefix.join("lib"));

@@ -16,7 +16,10 @@ use super::PipelineError;
 pub fn source_request(node: &Node) -> Option<SourceRequest> {
     let source = match node.source.as_ref()? {
         NodeSource::Archive {
-            url, sha256, expand, ..
+            url,
+            sha256,
+            expand,
+            ..
         } => fetch::Source::Archive {
             url: resource_url(url),
             sha256: sha256.clone(),

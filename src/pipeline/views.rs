@@ -98,11 +98,7 @@ pub fn view_specs(recipe: &StackRecipe) -> Vec<ViewSpec> {
             select: v.select.iter().map(|s| s.value.clone()).collect(),
             exclude: v.exclude.iter().map(|s| s.value.clone()).collect(),
             description: v.description.clone().unwrap_or_default(),
-            prefix_paths: v
-                .prefix_paths
-                .iter()
-                .cloned()
-                .collect::<BTreeMap<_, _>>(),
+            prefix_paths: v.prefix_paths.iter().cloned().collect::<BTreeMap<_, _>>(),
             env_vars: v
                 .env_vars
                 .iter()
