@@ -323,7 +323,7 @@ fn mirror_tarballs_are_reproducible_and_serve_air_gapped_fetches() {
     std::fs::rename(&main, up.root.join("withsub-gone")).unwrap();
     let mut opts = options(&up.root.join("c3"));
     opts.mirrors = vec![format!("file://{}", m1.display())];
-    let f = fetch_one(req, &opts).unwrap();
+    let f = fetch_one(req.clone(), &opts).unwrap();
     assert!(matches!(f.origin, Origin::Mirror(_)), "{:?}", f.origin);
     assert_eq!(
         f.verification,
@@ -341,6 +341,12 @@ fn mirror_tarballs_are_reproducible_and_serve_air_gapped_fetches() {
         std::fs::read_to_string(dir.join("ext/sub/lib.c")).unwrap(),
         "int lib;\n"
     );
+
+    // Next time the cache has it, even without the mirror.
+    std::fs::rename(&m1, up.root.join("mirror1-gone")).unwrap();
+    let again = fetch_one(req, &opts).unwrap();
+    assert_eq!(again.origin, Origin::Cache);
+    assert_eq!(again.content, f.content);
 }
 
 #[test]
