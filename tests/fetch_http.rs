@@ -652,3 +652,43 @@ fn mirror_create_then_fetch_from_it_offline() {
     let got = fetch_all(&offline, &opts, &NoopReporter).unwrap();
     assert!(got.iter().all(|f| matches!(f.origin, Origin::Mirror(_))));
 }
+
+#[test]
+fn dry_run_plan_lists_cache_hits_and_locations() {
+    let srv = Server::start();
+    let data = demo_archive();
+    srv.route("/demo-1.0.tar.gz", Body::bytes(data.clone()), Behaviour::Ok);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut opts = options(tmp.path());
+    opts.mirrors = vec!["file:///srv/mirror".into()];
+    let digest = sha(&data);
+    let reqs = vec![
+        archive("demo", "1.0", &srv.url("/demo-1.0.tar.gz"), Some(&digest)),
+        archive("nosum", "2", &srv.url("/nosum-2.zip"), None),
+    ];
+    let before = stack::fetch::plan(&reqs, &opts);
+    assert_eq!(before[0].verified_by, format!("sha256:{digest}"));
+    assert_eq!(before[0].cached, None);
+    assert_eq!(
+        before[0].locations,
+        vec![
+            format!(
+                "file:///srv/mirror/_source-cache/archive/{}/{digest}.tar.gz",
+                &digest[..2]
+            ),
+            "file:///srv/mirror/demo/demo-1.0.tar.gz".to_string(),
+            srv.url("/demo-1.0.tar.gz"),
+        ]
+    );
+    assert!(matches!(
+        before[1].problem,
+        Some(FetchError::MissingChecksum { .. })
+    ));
+    fetch_all(&reqs[..1], &opts, &NoopReporter).unwrap();
+    let after = stack::fetch::plan(&reqs, &opts);
+    assert!(after[0].cached.is_some());
+    assert!(
+        srv.hits("/nosum-2.zip").is_empty(),
+        "a dry run never downloads"
+    );
+}

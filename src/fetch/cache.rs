@@ -6,6 +6,7 @@
 //! sources-v1/                     format-versioned bucket: a format change bumps the suffix
 //!   archive/<sha[:2]>/<sha256>    verified files, named by the sha256 of their content
 //!   git/<name>-<urlhash>.git      bare repositories, one per URL (sha256 of the URL)
+//!   git-tarballs/<commit>         sha256 of a mirror's tarball of that commit (in archive/)
 //!   .locks/archive-<sha>.lock     per-entry lock files (see `lock.rs` for the protocol)
 //!   .locks/git-<name>-<urlhash>.lock
 //! ```
@@ -78,6 +79,12 @@ impl SourceCache {
     /// Where downloads of unverified sources go before their digest is known.
     pub(crate) fn incoming_dir(&self) -> PathBuf {
         self.root.join("archive").join(".incoming")
+    }
+
+    /// Which cached archive holds a mirror's tarball of git commit `commit` (a small text file
+    /// with its sha256), so an air-gapped rebuild does not copy it from the mirror again.
+    pub(crate) fn git_tarball_index(&self, commit: &str) -> PathBuf {
+        self.root.join("git-tarballs").join(commit)
     }
 
     /// Directory name of the bare repository for `url`: readable stem plus a URL hash.

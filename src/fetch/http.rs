@@ -125,6 +125,15 @@ impl Http {
             .map_err(|_| stalled())?
             .map_err(|e| classify(url, &e))?;
         let status = response.status();
+        if status == StatusCode::RANGE_NOT_SATISFIABLE && rx.len > 0 {
+            // The file changed under us; start over with a plain request.
+            rx.restart()?;
+            return Err(FetchError::Network {
+                url: url.to_string(),
+                message: "server refused to resume (HTTP 416); restarting".into(),
+                attempts: 1,
+            });
+        }
         if !status.is_success() {
             return Err(FetchError::HttpStatus {
                 url: url.to_string(),

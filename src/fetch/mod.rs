@@ -13,6 +13,7 @@
 //! - [`stage`]: extract an archive safely (or copy a payload, or check out a git commit) into a
 //!   build directory.
 //! - [`mirror::create`]: write every source into a Spack-layout mirror for air-gapped sites.
+//! - [`plan`]: what a fetch would do (cache hits, locations in order), for `--dry-run`.
 //!
 //! Progress goes to a [`FetchReporter`]; logs go to `tracing`. Nothing here prints.
 //!
@@ -33,6 +34,7 @@ mod http;
 mod lock;
 pub mod mirror;
 mod options;
+mod plan;
 mod reporter;
 mod source;
 mod stage;
@@ -48,6 +50,7 @@ pub use error::FetchError;
 pub use fetched::{Fetched, FetchedContent, FetchedSubmodule, Origin, Verification};
 pub use git::resolve_git_ref;
 pub use options::{DEFAULT_JOBS, FetchOptions};
+pub use plan::{PlannedSource, plan};
 pub use reporter::{FetchReporter, NoopReporter};
 pub use source::{GitRef, Source, SourceRequest};
 pub use stage::{StagedSource, stage};

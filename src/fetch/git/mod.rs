@@ -9,9 +9,14 @@ mod submodule;
 pub(crate) use export::{Item, commit_time, walk};
 pub(crate) use repo::check_url;
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
 use git2::Repository;
 
 use self::repo::{ALL_REFS, fetch, fetch_commit, has_commit, open_or_init, resolve_local};
+use super::cache::temp_sibling;
+use super::digest::{Sha256Hex, hash_reader};
 use super::download::{Ctx, download_unverified};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
@@ -111,27 +116,33 @@ pub(crate) fn fetch_git(
         }
     }
 
-    // 2. Mirrors: a tarball of the pinned commit.
+    // 2. Mirrors: a tarball of the pinned commit (perhaps fetched from a mirror before).
     if let Some(pin) = &pinned {
+        let tarball = |path, sha256, size, origin| Fetched {
+            package: req.package.clone(),
+            version: req.version.clone(),
+            content: FetchedContent::File {
+                path,
+                sha256,
+                file_name: format!("{pin}.tar.gz"),
+                expand: true,
+                size,
+            },
+            origin,
+            verification: Verification::MirrorTarball {
+                commit: pin.clone(),
+            },
+        };
+        let known = cache.git_tarball_index(pin);
+        if let Some((path, sha, size)) = cached_tarball(&known) {
+            return Ok(tarball(path, sha, size, Origin::Cache));
+        }
         for m in &ctx.opts.mirrors {
             let loc = mirror::join(m, &mirror::git_path(url, pin));
             match download_unverified(ctx, index, &loc) {
                 Ok((path, sha256, size)) => {
-                    return Ok(Fetched {
-                        package: req.package.clone(),
-                        version: req.version.clone(),
-                        content: FetchedContent::File {
-                            path,
-                            sha256,
-                            file_name: format!("{pin}.tar.gz"),
-                            expand: true,
-                            size,
-                        },
-                        origin: Origin::Mirror(loc),
-                        verification: Verification::MirrorTarball {
-                            commit: pin.clone(),
-                        },
-                    });
+                    remember_tarball(&known, &sha256);
+                    return Ok(tarball(path, sha256, size, Origin::Mirror(loc)));
                 }
                 Err(e) => tracing::debug!("mirror miss {loc}: {e}"),
             }
@@ -168,6 +179,29 @@ pub(crate) fn fetch_git(
         }
     };
     finish(ctx, index, req, &commit, Origin::Upstream(url.clone()))
+}
+
+/// A mirror tarball of a commit fetched earlier: its cache entry, if it is still there and
+/// still has the digest the index recorded.
+fn cached_tarball(known: &Path) -> Option<(PathBuf, Sha256Hex, u64)> {
+    let sha = Sha256Hex::parse(&std::fs::read_to_string(known).ok()?)?;
+    let bucket = known.parent()?.parent()?;
+    let path = bucket.join("archive").join(sha.prefix()).join(sha.as_str());
+    let (actual, size) = hash_reader(std::fs::File::open(&path).ok()?).ok()?;
+    (actual == sha).then_some((path, sha, size))
+}
+
+/// Record which archive holds the tarball of a commit (best effort: it only saves a copy).
+fn remember_tarball(known: &Path, sha: &Sha256Hex) {
+    let write = || -> std::io::Result<()> {
+        let mut tmp = temp_sibling(known)?;
+        tmp.write_all(sha.as_str().as_bytes())?;
+        tmp.persist(known).map_err(|e| e.error)?;
+        Ok(())
+    };
+    if let Err(e) = write() {
+        tracing::debug!("could not record {}: {e}", known.display());
+    }
 }
 
 /// Fetch submodules (if asked) and build the result.

@@ -89,8 +89,12 @@ pub(crate) fn fetch(
         progress(p.received_bytes() as u64);
         true
     });
+    // Honour http(s)_proxy and git's proxy settings, as `git fetch` would.
+    let mut proxy = git2::ProxyOptions::new();
+    proxy.auto();
     let mut options = git2::FetchOptions::new();
     options.remote_callbacks(callbacks);
+    options.proxy_options(proxy);
     options.download_tags(git2::AutotagOption::None);
     tracing::info!("git fetch {url}");
     remote
