@@ -4,11 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stack::build::{MountMode, PackageStatus};
-use stack::fetch::SourceCache;
 use stack::image::ImageOptions;
 use stack::pipeline::{BuildRequest, build_stack};
-use stack::recipe::{InputOptions, load_inputs};
 
+use super::inputs::{InputArgs, SourceArgs};
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -30,15 +29,8 @@ Examples:
 A rerun rebuilds only what changed; a no-op rerun returns at once.
 Exit status: 0 built, 1 a package or stage failed, 2 bad input.")]
 pub struct Args {
-    /// The stack recipe (YAML).
-    #[arg(value_name = "RECIPE")]
-    pub recipe: PathBuf,
-    /// Cluster configuration directory [default: cluster-configs/local above the recipe].
-    #[arg(long, value_name = "DIR")]
-    pub cluster: Option<PathBuf>,
-    /// An extra package repository, searched first (repeatable).
-    #[arg(long = "repo", value_name = "DIR")]
-    pub repos: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Build directory [default: build/<recipe name> in the current directory].
     #[arg(long = "build", value_name = "DIR")]
     pub build_dir: Option<PathBuf>,
@@ -54,18 +46,8 @@ pub struct Args {
     /// Keep the stage directories of successful builds (BUILD/stage).
     #[arg(long)]
     pub keep_stage: bool,
-    /// Source cache [default: $STACK_CACHE or ~/.cache/stack].
-    #[arg(long, env = "STACK_CACHE", value_name = "DIR")]
-    pub cache: Option<PathBuf>,
-    /// A source mirror tried before upstream (file://, http(s)://; repeatable).
-    #[arg(long = "mirror", value_name = "URL")]
-    pub mirrors: Vec<String>,
-    /// Sources downloaded at once.
-    #[arg(long, default_value_t = stack::fetch::DEFAULT_JOBS)]
-    pub fetch_jobs: usize,
-    /// Accept sources without sha256 (recorded as unverified).
-    #[arg(long)]
-    pub allow_unverified: bool,
+    #[command(flatten)]
+    pub sources: SourceArgs,
     /// How builds reach the mount point: `namespace` (private user+mount
     /// namespace, host untouched), `direct` (install into the mount point
     /// itself), `auto` (direct when writable).
@@ -84,27 +66,12 @@ pub enum Mode {
 }
 
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
-    let inputs = load_inputs(&InputOptions {
-        recipe: args.recipe.clone(),
-        cluster: args.cluster.clone(),
-        repos: args.repos.clone(),
-        env_repos: std::env::var_os("STACK_REPOS"),
-        no_builtin: false,
-    })
-    .map_err(|d| input_error(&args.recipe, &d))?;
+    let inputs = args.input.load()?;
     let build_dir = args
         .build_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value));
-    let cache = match args.cache.clone() {
-        Some(c) => SourceCache::new(c),
-        None => SourceCache::new(SourceCache::default_base().ok_or_else(|| {
-            CliError::input(miette::miette!(
-                help = "pass --cache DIR or set STACK_CACHE",
-                "no home directory for the default source cache"
-            ))
-        })?),
-    };
+    let sources = args.sources.settings()?;
     let mut image = ImageOptions::default();
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
@@ -120,10 +87,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         fail_fast: args.fail_fast,
         keep_stage: args.keep_stage,
         locked: args.locked,
-        cache,
-        mirrors: args.mirrors.clone(),
-        fetch_jobs: args.fetch_jobs,
-        allow_unverified: args.allow_unverified,
+        sources,
         mount_mode: match args.mount_mode {
             Mode::Namespace => MountMode::Namespace,
             Mode::Direct => MountMode::Direct,
@@ -199,14 +163,4 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Print every diagnostic and turn them into an exit-2 error.
-pub(super) fn input_error(recipe: &std::path::Path, diags: &stack::diag::Diagnostics) -> CliError {
-    super::check::render(diags);
-    CliError::input(miette::miette!(
-        "{}: {} error(s) in the inputs",
-        recipe.display(),
-        diags.error_count()
-    ))
 }

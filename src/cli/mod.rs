@@ -18,6 +18,7 @@ mod error;
 mod fetch;
 mod image;
 mod info;
+mod inputs;
 mod ldd;
 mod list;
 mod mirror;

@@ -87,15 +87,21 @@ pub struct BuildRequest {
     pub keep_stage: bool,
     /// Refuse to deviate from `stack.lock`.
     pub locked: bool,
+    pub sources: SourceSettings,
+    pub mount_mode: build::MountMode,
+    pub image: ImageOptions,
+    /// The command line, for provenance.
+    pub args: Vec<String>,
+}
+
+/// Where sources come from.
+#[derive(Clone, Debug)]
+pub struct SourceSettings {
     pub cache: SourceCache,
     /// `--mirror` flags (tried before the recipe's and cluster's mirrors).
     pub mirrors: Vec<String>,
     pub fetch_jobs: usize,
     pub allow_unverified: bool,
-    pub mount_mode: build::MountMode,
-    pub image: ImageOptions,
-    /// The command line, for provenance.
-    pub args: Vec<String>,
 }
 
 /// What a build produced.
@@ -142,14 +148,13 @@ pub enum PipelineError {
 }
 
 /// The mirrors of a build: flags, then recipe, then cluster.
-fn mirrors(req: &BuildRequest) -> Vec<String> {
-    let mut out = req.mirrors.clone();
-    for m in req
-        .inputs
+fn mirrors(inputs: &Inputs, settings: &SourceSettings) -> Vec<String> {
+    let mut out = settings.mirrors.clone();
+    for m in inputs
         .recipe
         .mirrors
         .iter()
-        .chain(req.inputs.cluster.mirrors.iter())
+        .chain(inputs.cluster.mirrors.iter())
     {
         let url = m.resource.to_string();
         if !out.contains(&url) {
@@ -160,12 +165,24 @@ fn mirrors(req: &BuildRequest) -> Vec<String> {
 }
 
 /// Fetch options for a plan's sources.
-pub fn fetch_options(req: &BuildRequest) -> FetchOptions {
-    let mut o = FetchOptions::new(req.cache.clone());
-    o.mirrors = mirrors(req);
-    o.jobs = req.fetch_jobs.max(1);
-    o.allow_unverified = req.allow_unverified || req.inputs.recipe.allow_unverified;
+pub fn fetch_options(inputs: &Inputs, settings: &SourceSettings) -> FetchOptions {
+    let mut o = FetchOptions::new(settings.cache.clone());
+    o.mirrors = mirrors(inputs, settings);
+    o.jobs = settings.fetch_jobs.max(1);
+    o.allow_unverified = settings.allow_unverified || inputs.recipe.allow_unverified;
     o
+}
+
+/// Every source of a plan (node sources, then URL patches), for `stack
+/// fetch` and `stack mirror create`; externals have none.
+pub fn plan_sources(plan: &Plan) -> Vec<fetch::SourceRequest> {
+    let mut out = Vec::new();
+    for idx in plan.topo_order() {
+        let node = plan.node(idx);
+        out.extend(sources::source_request(node));
+        out.extend(sources::patch_requests(node));
+    }
+    out
 }
 
 /// Resolve the recipe into a plan: git branches are pinned from `stack.lock`
@@ -176,7 +193,7 @@ pub fn resolve_plan(
     inputs: &Inputs,
     locked: bool,
     fetch_opts: &FetchOptions,
-    write_lock: &Path,
+    write_lock: Option<&Path>,
 ) -> Result<Plan, PipelineError> {
     let lock_path = resolve::lock_path(&inputs.recipe.file);
     let lock = if lock_path.exists() {
@@ -212,7 +229,9 @@ pub fn resolve_plan(
         }
         plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
     }
-    resolve::Lock::from_plan(&plan).write(write_lock)?;
+    if let Some(path) = write_lock {
+        resolve::Lock::from_plan(&plan).write(path)?;
+    }
     Ok(plan)
 }
 
@@ -232,7 +251,7 @@ pub fn build_stack(
     let mut timings = Vec::new();
     let build_dir = std::path::absolute(&req.build_dir)?;
     fs_err::create_dir_all(&build_dir)?;
-    let fetch_opts = fetch_options(req);
+    let fetch_opts = fetch_options(&req.inputs, &req.sources);
 
     let t = Instant::now();
     reporter.stage(
@@ -240,7 +259,7 @@ pub fn build_stack(
         &req.inputs.recipe.file.display().to_string(),
     );
     let lock_file = build_dir.join(resolve::LOCK_FILE);
-    let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts, &lock_file)?;
+    let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts, Some(&lock_file))?;
     timings.push((Stage::Resolve, t.elapsed()));
 
     let store_dir = match req.mount_mode {
