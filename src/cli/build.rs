@@ -7,7 +7,7 @@ use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
 use stack::pipeline::{BuildRequest, build_stack};
 
-use super::inputs::{InputArgs, SourceArgs};
+use super::inputs::{InputArgs, SourceArgs, pipeline_error};
 use super::progress::Progress;
 use super::{CliError, Global};
 

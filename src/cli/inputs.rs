@@ -82,3 +82,14 @@ impl SourceArgs {
         })
     }
 }
+
+/// A pipeline error at the edge: an unsatisfiable recipe is bad input (2),
+/// anything else a failed operation (1).
+pub fn pipeline_error(e: stack::pipeline::PipelineError) -> CliError {
+    match &e {
+        stack::pipeline::PipelineError::Resolve(r) if r.is_input_error() => {
+            CliError::input(miette::miette!("{e}"))
+        }
+        _ => CliError::failure(miette::miette!("{e}")),
+    }
+}

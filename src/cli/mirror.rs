@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use stack::fetch::mirror;
 use stack::pipeline::{fetch_options, plan_sources, resolve_plan};
 
-use super::inputs::{InputArgs, SourceArgs};
+use super::inputs::{InputArgs, SourceArgs, pipeline_error};
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -48,8 +48,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let inputs = args.input.load()?;
     let settings = args.sources.settings()?;
     let opts = fetch_options(&inputs, &settings);
-    let plan = resolve_plan(&inputs, false, &opts, None)
-        .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    let plan = resolve_plan(&inputs, false, &opts, None).map_err(pipeline_error)?;
     let requests = plan_sources(&plan);
     let progress = Progress::new(false);
     let result = mirror::create(&requests, &args.dir, &opts, &progress);

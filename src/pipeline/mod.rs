@@ -122,30 +122,52 @@ pub struct BuildOutcome {
     pub timings: Vec<(Stage, Duration)>,
 }
 
-/// Errors of the pipeline that are not a package build failure.
+/// Errors of the pipeline that are not a package build failure. Stage
+/// errors are boxed: they are large and only travel on the failure path.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
     #[error(transparent)]
-    Resolve(#[from] resolve::ResolveError),
+    Resolve(Box<resolve::ResolveError>),
     #[error(transparent)]
-    Fetch(#[from] fetch::FetchError),
+    Fetch(Box<fetch::FetchError>),
     #[error(transparent)]
-    Patch(#[from] crate::patch::PatchError),
+    Patch(Box<crate::patch::PatchError>),
     #[error(transparent)]
-    Render(#[from] RenderError),
+    Render(Box<RenderError>),
     #[error(transparent)]
-    Build(#[from] build::BuildError),
+    Build(Box<build::BuildError>),
     #[error(transparent)]
-    View(#[from] view::ViewError),
+    View(Box<view::ViewError>),
     #[error(transparent)]
-    Image(#[from] image::ImageError),
+    Image(Box<image::ImageError>),
     #[error(transparent)]
-    Audit(#[from] crate::audit::AuditError),
+    Audit(Box<crate::audit::AuditError>),
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
 }
+
+macro_rules! boxed_from {
+    ($($variant:ident: $ty:ty),* $(,)?) => {
+        $(impl From<$ty> for PipelineError {
+            fn from(e: $ty) -> Self {
+                PipelineError::$variant(Box::new(e))
+            }
+        })*
+    };
+}
+
+boxed_from!(
+    Resolve: resolve::ResolveError,
+    Fetch: fetch::FetchError,
+    Patch: crate::patch::PatchError,
+    Render: RenderError,
+    Build: build::BuildError,
+    View: view::ViewError,
+    Image: image::ImageError,
+    Audit: crate::audit::AuditError,
+);
 
 /// The mirrors of a build: flags, then recipe, then cluster.
 fn mirrors(inputs: &Inputs, settings: &SourceSettings) -> Vec<String> {
