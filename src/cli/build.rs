@@ -98,8 +98,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     };
     let progress = Progress::new(false);
     let _ = global;
-    let outcome =
-        build_stack(&req, &progress).map_err(|e| CliError::failure(miette::miette!("{e}")));
+    let outcome = build_stack(&req, &progress).map_err(pipeline_error);
     progress.finish();
     let outcome = outcome?;
     let s = &outcome.summary;
