@@ -105,10 +105,12 @@ fn hash_cmd(program: &[&str], files: &[PathBuf]) -> Option<(Sample, Vec<String>)
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; ignore arguments.
-    let total_mb = env_num("FETCH_BENCH_MB", 1024);
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this binary without it,
+    // and then a small smoke run checks that the benchmark works without taking minutes.
+    let full = std::env::args().any(|a| a == "--bench");
+    let total_mb = env_num("FETCH_BENCH_MB", if full { 1024 } else { 8 });
     let nfiles = env_num("FETCH_BENCH_FILES", 8).max(1);
-    let runs = env_num("FETCH_BENCH_RUNS", 3).max(1);
+    let runs = env_num("FETCH_BENCH_RUNS", if full { 3 } else { 1 }).max(1);
     let base = std::env::var_os("FETCH_BENCH_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir);
@@ -233,7 +235,7 @@ fn main() {
         );
     }
 
-    let nstage = env_num("FETCH_BENCH_STAGE_FILES", 20_000);
+    let nstage = env_num("FETCH_BENCH_STAGE_FILES", if full { 20_000 } else { 200 });
     if nstage > 0 {
         bench_stage(tmp.path(), nstage, runs);
     }
