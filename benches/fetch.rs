@@ -7,6 +7,9 @@
 //!
 //! Goal (issue 4): fetch within 1.3x of sha256sum, i.e. hashing is single-pass and downloads
 //! overlap. Both sides read their input from the page cache (the files were just written).
+//!
+//! A second part times `stage` (safe extraction) of a source-like tar.gz with many small files
+//! against `tar -xzf` (`FETCH_BENCH_STAGE_FILES`, default 20000; 0 skips it).
 
 #[path = "../tests/fetch_common/server.rs"]
 mod server;
@@ -18,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use server::{Behaviour, Body, Server};
 use stack::fetch::{
-    FetchOptions, NoopReporter, Origin, Source, SourceCache, SourceRequest, fetch_all,
+    FetchOptions, NoopReporter, Origin, Source, SourceCache, SourceRequest, fetch_all, stage,
 };
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -102,10 +105,12 @@ fn hash_cmd(program: &[&str], files: &[PathBuf]) -> Option<(Sample, Vec<String>)
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; ignore arguments.
-    let total_mb = env_num("FETCH_BENCH_MB", 1024);
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this binary without it,
+    // and then a small smoke run checks that the benchmark works without taking minutes.
+    let full = std::env::args().any(|a| a == "--bench");
+    let total_mb = env_num("FETCH_BENCH_MB", if full { 1024 } else { 8 });
     let nfiles = env_num("FETCH_BENCH_FILES", 8).max(1);
-    let runs = env_num("FETCH_BENCH_RUNS", 3).max(1);
+    let runs = env_num("FETCH_BENCH_RUNS", if full { 3 } else { 1 }).max(1);
     let base = std::env::var_os("FETCH_BENCH_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir);
@@ -229,4 +234,100 @@ fn main() {
             fetch / best(&openssl_times).wall.as_secs_f64()
         );
     }
+
+    let nstage = env_num("FETCH_BENCH_STAGE_FILES", if full { 20_000 } else { 200 });
+    if nstage > 0 {
+        bench_stage(tmp.path(), nstage, runs);
+    }
+}
+
+/// A source-like tarball: `nfiles` text files of ~4 KiB in nested directories, plus some
+/// symlinks; extracted with `stage` and with `tar -xzf`.
+fn bench_stage(dir: &Path, nfiles: u64, runs: u64) {
+    let tarball = dir.join("src-1.0.tar.gz");
+    {
+        let gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(&tarball).unwrap(),
+            flate2::Compression::default(),
+        );
+        let mut b = tar::Builder::new(gz);
+        let mut text = String::new();
+        for i in 0..nfiles {
+            text.clear();
+            for j in 0..64 {
+                text.push_str(&format!(
+                    "int f_{i}_{j}(int x) {{ return x * {j} + {i}; }}\n"
+                ));
+            }
+            let mut h = tar::Header::new_gnu();
+            h.set_entry_type(tar::EntryType::Regular);
+            h.set_mode(0o644);
+            h.set_size(text.len() as u64);
+            h.set_mtime(1_700_000_000);
+            let path = format!("src-1.0/d{}/e{}/f{i}.c", i % 50, i % 7);
+            b.append_data(&mut h, path, text.as_bytes()).unwrap();
+            if i % 100 == 0 {
+                let mut h = tar::Header::new_gnu();
+                h.set_entry_type(tar::EntryType::Symlink);
+                h.set_mode(0o777);
+                h.set_size(0);
+                b.append_link(
+                    &mut h,
+                    format!("src-1.0/d{}/link{i}.c", i % 50),
+                    format!("e{}/f{i}.c", i % 7),
+                )
+                .unwrap();
+            }
+        }
+        b.into_inner().unwrap().finish().unwrap();
+    }
+    let size = std::fs::metadata(&tarball).unwrap().len();
+    let (_, digests) = hash_cmd(&["sha256sum"], std::slice::from_ref(&tarball)).unwrap();
+    let req = SourceRequest {
+        package: "src".into(),
+        version: "1.0".into(),
+        source: Source::Archive {
+            url: tarball.display().to_string(),
+            sha256: Some(digests[0].clone()),
+            expand: true,
+        },
+    };
+    let opts = FetchOptions::new(SourceCache::new(dir.join("stage-cache")));
+    let fetched = fetch_all(&[req], &opts, &NoopReporter)
+        .unwrap()
+        .pop()
+        .unwrap();
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    for run in 0..runs {
+        let dest = dir.join(format!("stage{run}"));
+        let start = Instant::now();
+        let staged = stage(&fetched, &dest).unwrap();
+        ours.push(start.elapsed());
+        assert!(staged.entries >= nfiles);
+        std::fs::remove_dir_all(&dest).unwrap();
+
+        let dest = dir.join(format!("tar{run}"));
+        std::fs::create_dir_all(&dest).unwrap();
+        let start = Instant::now();
+        let ok = Command::new("tar")
+            .arg("-xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&dest)
+            .status()
+            .unwrap()
+            .success();
+        theirs.push(start.elapsed());
+        assert!(ok);
+        std::fs::remove_dir_all(&dest).unwrap();
+    }
+    let best = |v: &[Duration]| v.iter().min().copied().unwrap().as_secs_f64();
+    println!(
+        "stage (safe extraction), {nfiles} files, {:.0} MiB tar.gz: best {:.3} s; tar -xzf: best {:.3} s; ratio {:.2}x",
+        size as f64 / (1 << 20) as f64,
+        best(&ours),
+        best(&theirs),
+        best(&ours) / best(&theirs)
+    );
 }

@@ -159,6 +159,8 @@ fn extract_tar(reader: impl Read, tree: &mut SafeTree, label: &str) -> Result<()
             .map(|s| SystemTime::UNIX_EPOCH + Duration::from_secs(s));
         let name = entry.path_bytes().into_owned();
         match kind {
+            // Old (v7) archives mark directories as regular files whose name ends in `/`.
+            EntryType::Regular if name.ends_with(b"/") => tree.dir(&name, mode, mtime)?,
             EntryType::Regular | EntryType::Continuous | EntryType::GNUSparse => {
                 tree.file(&name, mode, mtime, &mut entry)?
             }

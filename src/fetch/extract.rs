@@ -470,4 +470,83 @@ mod tests {
         let e = t.finish(&root).unwrap_err();
         assert!(e.to_string().contains("`a`"), "{e}");
     }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Path-ish byte strings from a small alphabet that includes the dangerous parts.
+        fn name() -> impl Strategy<Value = Vec<u8>> {
+            prop::collection::vec(
+                prop_oneof![
+                    Just(&b"a"[..]),
+                    Just(&b"b"[..]),
+                    Just(&b".."[..]),
+                    Just(&b"."[..]),
+                    Just(&b""[..]),
+                ],
+                1..5,
+            )
+            .prop_flat_map(|parts| {
+                (Just(parts), any::<bool>()).prop_map(|(parts, abs)| {
+                    let mut v = if abs { b"/".to_vec() } else { Vec::new() };
+                    v.extend(parts.join(&b'/'));
+                    v
+                })
+            })
+        }
+
+        #[derive(Debug, Clone)]
+        enum Op {
+            Dir(Vec<u8>),
+            File(Vec<u8>),
+            Symlink(Vec<u8>, Vec<u8>),
+            Hardlink(Vec<u8>, Vec<u8>),
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                name().prop_map(Op::Dir),
+                name().prop_map(Op::File),
+                (name(), name()).prop_map(|(a, b)| Op::Symlink(a, b)),
+                (name(), name()).prop_map(|(a, b)| Op::Hardlink(a, b)),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            /// Whatever the entries, nothing appears outside the root, and once `finish`
+            /// accepts the tree every symlink in it resolves inside the root.
+            #[test]
+            fn nothing_escapes(ops in prop::collection::vec(op(), 1..12)) {
+                let outer = tempfile::tempdir().unwrap();
+                let root = outer.path().join("root");
+                fs_err::create_dir(&root).unwrap();
+                let mut t = SafeTree::new(&root, "prop");
+                let mut failed = false;
+                for op in &ops {
+                    let r = match op {
+                        Op::Dir(n) => t.dir(n, 0o755, None),
+                        Op::File(n) => t.file(n, 0o644, None, &mut &b"x"[..]),
+                        Op::Symlink(n, target) => t.symlink(n, target),
+                        Op::Hardlink(n, target) => t.hardlink(n, target),
+                    };
+                    failed |= r.is_err();
+                    let outside: Vec<_> = std::fs::read_dir(outer.path()).unwrap().collect();
+                    prop_assert_eq!(outside.len(), 1);
+                }
+                if !failed && t.finish(&root).is_ok() {
+                    let real_root = root.canonicalize().unwrap();
+                    for e in walkdir::WalkDir::new(&root).into_iter().flatten() {
+                        if e.file_type().is_symlink() {
+                            if let Ok(real) = e.path().canonicalize() {
+                                prop_assert!(real.starts_with(&real_root), "{:?} -> {:?}", e.path(), real);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

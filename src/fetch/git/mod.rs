@@ -17,7 +17,7 @@ use git2::Repository;
 use self::repo::{ALL_REFS, fetch, fetch_commit, has_commit, open_or_init, resolve_local};
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
-use super::download::{Ctx, download_unverified};
+use super::download::{Ctx, download_unverified, exhausted};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
 use super::lock::{EntryLock, LockMode};
@@ -117,6 +117,7 @@ pub(crate) fn fetch_git(
     }
 
     // 2. Mirrors: a tarball of the pinned commit (perhaps fetched from a mirror before).
+    let mut attempts = Vec::new();
     if let Some(pin) = &pinned {
         let tarball = |path, sha256, size, origin| Fetched {
             package: req.package.clone(),
@@ -144,14 +145,17 @@ pub(crate) fn fetch_git(
                     remember_tarball(&known, &sha256);
                     return Ok(tarball(path, sha256, size, Origin::Mirror(loc)));
                 }
-                Err(e) => tracing::debug!("mirror miss {loc}: {e}"),
+                Err(e) => {
+                    tracing::debug!("mirror miss {loc}: {e}");
+                    attempts.push((loc, e));
+                }
             }
         }
     }
 
     // 3. Upstream.
     ctx.reporter.transfer(index, url, None);
-    let commit = {
+    let upstream = || -> Result<String, FetchError> {
         let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
         let repo = open_or_init(&repo_path, url)?;
         match &pinned {
@@ -168,17 +172,23 @@ pub(crate) fn fetch_git(
                     });
                 }
                 check_pin(&repo, url, reference, pin)?;
-                pin.clone()
+                Ok(pin.clone())
             }
             None => {
                 fetch(&repo, url, ALL_REFS, &progress)?;
-                resolve_local(&repo, url, reference)?
+                Ok(resolve_local(&repo, url, reference)?
                     .ok_or_else(|| not_found(url, reference))?
-                    .to_string()
+                    .to_string())
             }
         }
     };
-    finish(ctx, index, req, &commit, Origin::Upstream(url.clone()))
+    match upstream() {
+        Ok(commit) => finish(ctx, index, req, &commit, Origin::Upstream(url.clone())),
+        Err(e) => {
+            attempts.push((url.clone(), e));
+            Err(exhausted(req, attempts))
+        }
+    }
 }
 
 /// A mirror tarball of a commit fetched earlier: its cache entry, if it is still there and
