@@ -80,7 +80,10 @@ fn demo_stack_builds_audits_packs_and_runs() {
         "squashfs-root/modules",
         "squashfs-root/meta/env.json",
     ] {
-        assert!(list.contains(needle), "{needle} missing from the image:\n{list}");
+        assert!(
+            list.contains(needle),
+            "{needle} missing from the image:\n{list}"
+        );
     }
 
     // The standalone audit agrees, on the image itself (not mounted).
