@@ -258,8 +258,9 @@ fn run_mounted(writer: Writer, flavour: ModuleFlavour) {
     assert_eq!(
         loaded,
         format!(
-            "{hello}/bin/hello\nhello from libgreet (lang=en cache=unset)\nGREET_HOME={greet}\n\
-             libgreet/1.0\nhello/2.1\n"
+            "{hello}/bin/hello\nhello from libgreet (lang=en cache={}/.cache/hello)\nGREET_HOME={greet}\n\
+             libgreet/1.0\nhello/2.1\n",
+            home.display()
         ),
         "module load hello loads its (hidden) dependency"
     );

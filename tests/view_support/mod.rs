@@ -117,6 +117,7 @@ pub fn install(mount: &Path, store: &Path, compile: bool) -> StoreContents {
                 external: false,
                 env: vec![
                     EnvOp::set("HELLO_LANG", "en"),
+                    EnvOp::set("HELLO_CACHE", "${@HOME@}/.cache/hello"),
                     EnvOp::prepend_path(
                         "HELLO_PLUGIN_PATH",
                         format!("{}/lib/plugins", hello.display()),
