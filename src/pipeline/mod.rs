@@ -450,6 +450,19 @@ pub fn build_stack(
     };
     let store_meta = outcome.store_dir.join("meta");
     view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
+    if let Some(script) = &recipe.post_install {
+        // Like stackinator's post-install: after everything is built and the
+        // views exist, before the image is made; it sees the store directory.
+        let ctx = view::HookContext {
+            kind: view::HookKind::PostInstall,
+            name: recipe.name.value.clone(),
+            mount: outcome.plan.mount.clone(),
+            build_dir: build_dir.clone(),
+            store_dir: outcome.store_dir.clone(),
+            work_dir: build_dir.join("hooks"),
+        };
+        view::run_hook(&script.path, &ctx, &[])?;
+    }
     outcome.timings.push((Stage::Views, t.elapsed()));
 
     let t = Instant::now();
