@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, unit and integration tests.
+# The whole test suite, as CI runs it: installs the system tools the tests use (apt, when missing),
+# then formatting, lints, unit and integration tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo test --locked --all-targets

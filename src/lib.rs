@@ -49,6 +49,7 @@ pub mod diag;
 pub mod fetch;
 pub mod image;
 pub mod patch;
+pub mod pipeline;
 pub mod recipe;
 pub mod repo;
 pub mod resolve;

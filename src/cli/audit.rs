@@ -1,15 +1,199 @@
-//! `stack audit` (not implemented yet).
+//! `stack audit`: linkage audit of a tree or a squashfs image.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use std::io::Write;
+
+use stack::audit::loader::LoaderModel;
+use stack::audit::{AuditOptions, audit_paths};
 
 use super::{CliError, Global};
 
-/// Not implemented yet.
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+/// Facts about the target's loader (default: the host's `ld.so --help`).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Target loader")]
+pub struct LoaderArgs {
+    /// Root of the target system: the cache, ld.so.conf, default directories
+    /// and system libraries are looked up under DIR. Without it, the host is
+    /// the target.
+    #[arg(long, value_name = "DIR")]
+    pub sysroot: Option<PathBuf>,
+    /// Read all loader facts from a JSON file (the `LoaderModel` of a
+    /// cluster configuration); the flags below override single facts.
+    #[arg(long, value_name = "FILE")]
+    pub loader_model: Option<PathBuf>,
+    /// The target's ld.so.cache (a path on the target), or `none`.
+    #[arg(long, value_name = "PATH")]
+    pub ld_so_cache: Option<String>,
+    /// The target's default library directories, colon-separated.
+    #[arg(long, value_name = "DIRS")]
+    pub default_dirs: Option<String>,
+    /// What `$LIB` expands to on the target (e.g. `lib64`).
+    #[arg(long = "lib", value_name = "STR")]
+    pub lib: Option<String>,
+    /// What `$PLATFORM` expands to on the target (e.g. `x86_64`).
+    #[arg(long, value_name = "STR")]
+    pub platform: Option<String>,
+    /// Supported glibc-hwcaps subdirectories, best first, comma-separated
+    /// (`x86-64-v3,x86-64-v2`), or `none`.
+    #[arg(long, value_name = "LIST")]
+    pub hwcaps: Option<String>,
+    /// Search this LD_LIBRARY_PATH (off by default: a stack must not rely on it).
+    #[arg(long, value_name = "PATH")]
+    pub ld_library_path: Option<String>,
+}
 
-pub fn run(_args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    Err(CliError::failure(miette::miette!(
-        "`stack audit` is not implemented yet"
-    )))
+impl LoaderArgs {
+    /// The loader model these flags describe.
+    pub fn model(&self) -> Result<LoaderModel, CliError> {
+        let mut m = if let Some(file) = &self.loader_model {
+            let text = fs_err::read_to_string(file)
+                .map_err(|e| CliError::input(miette::miette!("{e}")))?;
+            serde_json::from_str::<LoaderModel>(&text).map_err(|e| {
+                CliError::input(miette::miette!(
+                    help = "the file holds a JSON object with the fields of `LoaderModel` (see docs/audit.md)",
+                    "{}: {e}",
+                    file.display()
+                ))
+            })?
+        } else if let Some(root) = &self.sysroot {
+            if !root.is_dir() {
+                return Err(CliError::input(miette::miette!(
+                    "--sysroot {}: not a directory",
+                    root.display()
+                )));
+            }
+            LoaderModel::defaults(std::env::consts::ARCH, root)
+        } else {
+            LoaderModel::host()
+        };
+        if let Some(c) = &self.ld_so_cache {
+            m.ld_so_cache = if c == "none" { None } else { Some(c.clone()) };
+        }
+        if let Some(d) = &self.default_dirs {
+            m.default_dirs = d
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+        }
+        if let Some(l) = &self.lib {
+            m.lib = l.clone();
+        }
+        if let Some(p) = &self.platform {
+            m.platform = p.clone();
+        }
+        if let Some(h) = &self.hwcaps {
+            m.hwcaps = if h == "none" {
+                Vec::new()
+            } else {
+                h.split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            };
+        }
+        Ok(m)
+    }
+}
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Junit,
+}
+
+/// Audit the linkage of every ELF file in a stack, without running anything.
+///
+/// Every ELF file is loaded the way glibc's ld.so would load it (as a
+/// program, or on its own for libraries); each resolution is classified as
+/// inside the stack, an allowed system library (glibc, GCC runtime, CUDA and
+/// NVIDIA driver by default), a leak (resolves outside the stack) or
+/// unresolved. Files that call dlopen are scanned for hard-coded library
+/// paths. A squashfs image is read in place (not mounted); its mount point
+/// comes from meta/env.json beside or inside it, or --mount.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stack audit build/store --mount /user-environment
+  stack audit store.squashfs                      # mount point from meta/env.json
+  stack audit store.squashfs --format junit -o audit.xml
+  stack audit build/store --allow 'libcurl.so*' --allow '/opt/cray/*'
+  stack audit /usr/lib/x86_64-linux-gnu /usr/bin  # several trees as one stack
+
+Exit status: 0 clean, 1 findings (errors), 2 bad input (missing path, not a tree or image, bad flags).")]
+pub struct Args {
+    /// Directories or one squashfs image to audit.
+    #[arg(required = true, value_name = "PATH|IMAGE")]
+    pub paths: Vec<PathBuf>,
+    /// Also allow libraries matching GLOB (on the name, soname or path).
+    #[arg(long, value_name = "GLOB")]
+    pub allow: Vec<String>,
+    /// Do not allow glibc, the GCC runtime and the CUDA/NVIDIA driver libraries by default.
+    #[arg(long)]
+    pub no_default_allow: bool,
+    /// Where the tree is mounted at run time (default: the directory itself,
+    /// or the `mount` of an image's meta/env.json).
+    #[arg(long, alias = "root", value_name = "PATH")]
+    pub mount: Option<PathBuf>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Do not scan files that call dlopen for hard-coded library paths.
+    #[arg(long)]
+    pub no_dlopen_scan: bool,
+    #[command(flatten)]
+    pub loader: Box<LoaderArgs>,
+}
+
+pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    let loader = if args.loader.loader_model.is_some()
+        || args.loader.sysroot.is_some()
+        || args.loader.ld_so_cache.is_some()
+        || args.loader.default_dirs.is_some()
+        || args.loader.lib.is_some()
+        || args.loader.platform.is_some()
+        || args.loader.hwcaps.is_some()
+    {
+        Some(args.loader.model()?)
+    } else {
+        None
+    };
+    let options = AuditOptions {
+        mount: args.mount.clone(),
+        sysroot: args.loader.sysroot.clone(),
+        loader,
+        allow: args.allow.clone(),
+        default_allow: !args.no_default_allow,
+        ld_library_path: args.loader.ld_library_path.clone(),
+        dlopen_scan: !args.no_dlopen_scan,
+    };
+    let report = audit_paths(&args.paths, &options).map_err(|e| {
+        let hint = e.hint();
+        let report = match hint {
+            Some(h) => miette::miette!(help = h, "{e}"),
+            None => miette::miette!("{e}"),
+        };
+        CliError::input(report)
+    })?;
+    let text = match args.format {
+        Format::Text => report.to_text(),
+        Format::Json => report.to_json(),
+        Format::Junit => report.to_junit(),
+    };
+    match &args.output {
+        Some(path) => {
+            fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(ExitCode::from(report.exit_code()))
 }

@@ -1,15 +1,157 @@
-//! `stack image` (not implemented yet).
+//! `stack image BUILD_DIR`: re-pack `BUILD_DIR/store` into
+//! `BUILD_DIR/store.squashfs` without rebuilding, and copy `store/meta`
+//! beside it.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::ValueEnum;
 
 use super::{CliError, Global};
+use stack::image::{self, Compression, ImageError, ImageOptions, Writer};
 
-/// Not implemented yet.
+/// Pack a build directory's store into a reproducible store.squashfs
+/// (without rebuilding anything).
+///
+/// Every file in the image is owned by nobody (65534), has its mtime set to
+/// SOURCE_DATE_EPOCH (default 1980-01-01) and is readable by all; packing the
+/// same store twice gives a byte-identical file. `store/meta` (env.json, the
+/// recipe, the lockfile, provenance) is also copied to BUILD_DIR/meta, where
+/// uenv looks first.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  stack image build/                      # build/store -> build/store.squashfs, build/meta
+  stack image build/ -o /tmp/demo.squashfs --writer embedded
+  SOURCE_DATE_EPOCH=1700000000 stack image build/ --compression zstd --level 19
+  unsquashfs -l build/store.squashfs      # list what is inside")]
+pub struct Args {
+    /// The build directory: the one that contains `store/`.
+    pub build_dir: PathBuf,
+    /// Where to write the image [default: BUILD_DIR/store.squashfs].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Which program writes the image: mksquashfs when installed (auto), always
+    /// mksquashfs, or the embedded pure-Rust writer.
+    #[arg(long, value_enum, default_value_t = WriterArg::Auto)]
+    pub writer: WriterArg,
+    /// Compression of the image.
+    #[arg(long, value_enum, default_value_t = CompressionArg::Gzip)]
+    pub compression: CompressionArg,
+    /// Compression level [default: 3 for gzip (as stackinator), 15 for zstd].
+    #[arg(long, value_name = "N")]
+    pub level: Option<u32>,
+    /// The mtime of every entry, in seconds since 1970 [default: 315576060].
+    #[arg(long, env = "SOURCE_DATE_EPOCH", value_name = "SECONDS")]
+    pub source_date_epoch: Option<u32>,
+    /// The mksquashfs program to use [default: mksquashfs on PATH].
+    #[arg(long, value_name = "PROGRAM")]
+    pub mksquashfs: Option<PathBuf>,
+    /// Do not copy store/meta to BUILD_DIR/meta.
+    #[arg(long)]
+    pub no_meta: bool,
+}
 
-pub fn run(_args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    Err(CliError::failure(miette::miette!(
-        "`stack image` is not implemented yet"
-    )))
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WriterArg {
+    Auto,
+    Mksquashfs,
+    Embedded,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompressionArg {
+    Gzip,
+    Zstd,
+    Xz,
+}
+
+pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
+    let store = args.build_dir.join("store");
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.build_dir.join("store.squashfs"));
+    let compression = match args.compression {
+        CompressionArg::Gzip => Compression::Gzip {
+            level: args.level.unwrap_or(3),
+        },
+        CompressionArg::Zstd => Compression::Zstd {
+            level: args.level.unwrap_or(15),
+        },
+        CompressionArg::Xz => Compression::Xz,
+    };
+    let opts = ImageOptions {
+        source_date_epoch: args.source_date_epoch,
+        writer: match args.writer {
+            WriterArg::Auto => Writer::Auto,
+            WriterArg::Mksquashfs => Writer::Mksquashfs,
+            WriterArg::Embedded => Writer::Embedded,
+        },
+        compression,
+        mksquashfs: args.mksquashfs.clone(),
+        ..ImageOptions::default()
+    };
+
+    let spinner = std::io::stderr().is_terminal().then(|| {
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_message(format!("packing {}", store.display()));
+        pb.enable_steady_tick(Duration::from_millis(120));
+        pb
+    });
+    let result = image::pack(&store, &output, &opts);
+    if let Some(pb) = spinner {
+        pb.finish_and_clear();
+    }
+    let info = result.map_err(|e| match e {
+        ImageError::StoreMissing { .. }
+        | ImageError::BadOption { .. }
+        | ImageError::MksquashfsNotFound { .. }
+        | ImageError::MksquashfsTooOld { .. } => CliError::input(miette::miette!("{e}")),
+        e => CliError::failure(miette::miette!("{e}")),
+    })?;
+
+    let bold = |s: &str| {
+        if global.use_color(std::io::stdout().is_terminal()) {
+            console::style(s).bold().to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    println!(
+        "{} {} ({}, {}, {:.1} s)",
+        bold("packed"),
+        info.path.display(),
+        human_size(info.size),
+        info.writer,
+        info.duration.as_secs_f64()
+    );
+    println!("{} {}", bold("sha256"), info.sha256);
+    if !args.no_meta {
+        match image::export_meta(&store, &args.build_dir) {
+            Ok(meta) => println!("{} {}", bold("meta  "), meta.display()),
+            Err(ImageError::MetaMissing { path }) => eprintln!(
+                "warning: {} has no env.json; nothing copied beside the image",
+                path.display()
+            ),
+            Err(e) => return Err(CliError::failure(miette::miette!("{e}"))),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human_size(bytes: u64) -> String {
+    const UNITS: &[&str] = &["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
 }

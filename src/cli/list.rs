@@ -1,15 +1,88 @@
-//! `stack list` (not implemented yet).
+//! `stack list`: the packages in the repositories, one line each.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use stack::repo::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
+
+use super::check::{check_repo_flags, cwd};
 use super::{CliError, Global};
 
-/// Not implemented yet.
+/// List the available packages (name, latest version, description).
+///
+/// One line per package, sorted by name.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = "\
+Examples:
+  stack list
+  stack list --repo ./my-recipes
+  stack list | grep -i fabric
 
-pub fn run(_args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    Err(CliError::failure(miette::miette!(
-        "`stack list` is not implemented yet"
-    )))
+Packages come from --repo flags, STACK_REPOS, and the nearest `recipes/` above
+the current directory. The latest version is the preferred one if a recipe
+marks one, else the newest release (git branches only when there is nothing
+else).")]
+pub struct Args {
+    /// An extra package repository, searched before the others (repeatable).
+    #[arg(long = "repo", value_name = "DIR")]
+    pub repos: Vec<PathBuf>,
+}
+
+pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    check_repo_flags(&args.repos)?;
+    let repo = load_repo(args.repos);
+    super::check::render(repo.problems());
+    if repo.is_empty() {
+        return Err(CliError::input(miette::miette!(
+            help = "run from a tree with a `recipes/` directory, or pass `--repo DIR`",
+            "no package recipes found"
+        )));
+    }
+    let rows: Vec<(String, String, String)> = repo
+        .names()
+        .map(|name| match repo.get(name) {
+            Some(r) => (
+                name.to_string(),
+                latest(r)
+                    .map(|v| v.text.clone())
+                    .unwrap_or_else(|| "-".into()),
+                r.description.lines().next().unwrap_or_default().to_string(),
+            ),
+            None => (
+                name.to_string(),
+                "?".into(),
+                format!("(invalid recipe: run `stack info {name}`)"),
+            ),
+        })
+        .collect();
+    let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    let mut out = std::io::stdout().lock();
+    for (name, version, desc) in rows {
+        let _ = writeln!(out, "{name:<w0$}  {version:<w1$}  {desc}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The repositories seen from the current directory plus `flags`.
+pub(super) fn load_repo(flags: Vec<PathBuf>) -> PackageRepo {
+    let mut search = RepoSearch::new(cwd());
+    search.flags = flags;
+    PackageRepo::load(search.dirs())
+}
+
+/// The version `stack list` shows: preferred, else newest non-branch, else newest.
+pub(super) fn latest(r: &PackageRecipe) -> Option<&VersionEntry> {
+    let sorted = r.versions_newest_first();
+    let is_branch = |v: &&VersionEntry| {
+        v.version.is_branch()
+            || matches!(&v.source, Source::Git(g) if matches!(g.reference, GitRef::Branch(_)))
+    };
+    sorted
+        .iter()
+        .find(|v| v.preferred)
+        .or_else(|| sorted.iter().find(|v| !is_branch(v)))
+        .or_else(|| sorted.first())
+        .copied()
 }

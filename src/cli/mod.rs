@@ -18,9 +18,11 @@ mod error;
 mod fetch;
 mod image;
 mod info;
+mod inputs;
 mod ldd;
 mod list;
 mod mirror;
+mod progress;
 mod resolve;
 
 pub use error::CliError;
@@ -102,17 +104,24 @@ fn init_logging(global: &Global) {
         .try_init();
 }
 
+/// Install miette's report handler. With colour: unicode drawing at the
+/// terminal's width. Without colour (`--color never`, NO_COLOR, or stderr not
+/// a terminal): plain ASCII at a fixed width of 80 columns, so the output is
+/// stable in logs and snapshot tests.
 fn init_miette(global: &Global) {
     use std::io::IsTerminal;
-    let color = global.use_color(std::io::stderr().is_terminal());
+    let is_tty = std::io::stderr().is_terminal();
+    let color = global.use_color(is_tty);
     let _ = miette::set_hook(Box::new(move |_| {
-        Box::new(
-            miette::MietteHandlerOpts::new()
-                .color(color)
-                .unicode(color)
-                .terminal_links(false)
-                .build(),
-        )
+        let mut opts = miette::MietteHandlerOpts::new()
+            .color(color)
+            .unicode(color)
+            .terminal_links(false)
+            .force_graphical(true);
+        if !color || !is_tty {
+            opts = opts.width(80);
+        }
+        Box::new(opts.build())
     }));
 }
 

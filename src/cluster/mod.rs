@@ -1,1 +1,39 @@
-//! The `cluster` stage. See the crate documentation for where it sits in the pipeline.
+//! Cluster configurations (`cluster-configs/<c>/cluster.yaml`): what is true
+//! of a system rather than of a stack — target, OS, system compilers,
+//! externals and package policies, network defaults, mirrors, the audit
+//! allow-list and the loader facts of the target.
+//!
+//! [`load_cluster`] reads and validates one; [`find_default`] finds
+//! `cluster-configs/local` walking up from a directory. [`Policies`] (the
+//! `packages:` shape) is shared with stack recipes, which merge theirs over
+//! the cluster's ([`Policies::merged_with`]).
+
+mod load;
+mod model;
+mod policy;
+
+use std::path::{Path, PathBuf};
+
+pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};
+pub use model::{AuditConfig, Cluster, Compiler, LoaderFacts, Mirror, Network};
+pub use policy::{External, PackagePolicy, Policies};
+
+/// The cluster configuration used when none is given: `cluster-configs/local`
+/// in `start` or the nearest ancestor that has one, else in the source tree
+/// `stack` was built from.
+pub fn find_default(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|a| a.join("cluster-configs/local"))
+        .find(|p| p.join(CLUSTER_FILE).is_file())
+        .or_else(|| {
+            let p = PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/cluster-configs/local"
+            ));
+            p.join(CLUSTER_FILE).is_file().then_some(p)
+        })
+}
+
+#[cfg(test)]
+mod tests;

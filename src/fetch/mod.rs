@@ -1,1 +1,147 @@
-//! The `fetch` stage. See the crate documentation for where it sits in the pipeline.
+//! The `fetch` stage: sources into a content-addressed cache, verified; then staged as source
+//! trees for the build.
+//!
+//! The stage is independent of recipes and plans: callers describe each source with a plain
+//! [`SourceRequest`] (package, version, [`Source`]) and get back one [`Fetched`] per request,
+//! in the same order.
+//!
+//! - [`fetch_all`]: fetch in parallel (bounded by [`FetchOptions::jobs`]) through the
+//!   [`SourceCache`]: a hit is re-verified; a miss tries each mirror, then upstream; HTTP
+//!   downloads stream through sha256 in one pass, retry transient failures with backoff and
+//!   resume truncated bodies; only verified files are renamed into the cache.
+//! - [`resolve_git_ref`]: a branch or tag to the commit `stack.lock` pins.
+//! - [`stage`]: extract an archive safely (or copy a payload, or check out a git commit) into a
+//!   build directory.
+//! - [`mirror::create`]: write every source into a Spack-layout mirror for air-gapped sites.
+//! - [`plan`]: what a fetch would do (cache hits, locations in order), for `--dry-run`.
+//!
+//! Progress goes to a [`FetchReporter`]; logs go to `tracing`. Nothing here prints.
+//!
+//! Files: `cache.rs` (layout), `lock.rs` (lock protocol), `download.rs` (one file source:
+//! cache → mirrors → upstream), `http.rs` (streaming download, retries), `git/` (bare-repo cache,
+//! refs, submodules, tree export), `archive.rs` + `extract.rs` (formats, safe extraction),
+//! `stage.rs`, `mirror.rs` + `tarball.rs`, `digest.rs`.
+
+mod archive;
+mod cache;
+mod digest;
+mod download;
+mod error;
+mod extract;
+mod fetched;
+mod git;
+mod http;
+mod lock;
+pub mod mirror;
+mod options;
+mod plan;
+mod reporter;
+mod source;
+mod stage;
+mod tarball;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use archive::ArchiveFormat;
+pub use cache::{SOURCES_BUCKET, SourceCache};
+pub use digest::{Sha256Hex, sha256_file};
+pub use error::FetchError;
+pub use fetched::{Fetched, FetchedContent, FetchedSubmodule, Origin, Verification};
+pub use git::resolve_git_ref;
+pub use options::{DEFAULT_JOBS, FetchOptions};
+pub use plan::{PlannedSource, plan};
+pub use reporter::{FetchReporter, NoopReporter};
+pub use source::{GitRef, Source, SourceRequest};
+pub use stage::{StagedSource, stage};
+
+use download::Ctx;
+use source::Location;
+
+/// Fetch every source into the cache, in parallel (at most `options.jobs` at a time).
+///
+/// Returns one [`Fetched`] per request, in request order. All sources are attempted even if
+/// some fail; the error then covers every failure ([`FetchError::Multiple`] if more than one).
+pub fn fetch_all(
+    requests: &[SourceRequest],
+    options: &FetchOptions,
+    reporter: &dyn FetchReporter,
+) -> Result<Vec<Fetched>, FetchError> {
+    if requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let http = if needs_http(requests, &options.mirrors) {
+        Some(http::Http::new(options)?)
+    } else {
+        None
+    };
+    let ctx = Ctx {
+        opts: options,
+        http: http.as_ref(),
+        reporter,
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Fetched, FetchError>>>> =
+        Mutex::new((0..requests.len()).map(|_| None).collect());
+    let workers = options.jobs.max(1).min(requests.len());
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let (ctx, next, results) = (&ctx, &next, &results);
+            std::thread::Builder::new()
+                .name(format!("stack-fetch-{w}"))
+                .spawn_scoped(scope, move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(req) = requests.get(i) else { break };
+                        let result = fetch_one(ctx, i, req);
+                        match &result {
+                            Ok(f) => ctx.reporter.finished(i, f),
+                            Err(e) => ctx.reporter.failed(i, e),
+                        }
+                        results.lock().expect("no worker panics while holding it")[i] =
+                            Some(result);
+                    }
+                })
+                .expect("spawn fetch worker");
+        }
+    });
+    let mut fetched = Vec::with_capacity(requests.len());
+    let mut errors = Vec::new();
+    for r in results.into_inner().expect("workers finished") {
+        match r.expect("every request was processed") {
+            Ok(f) => fetched.push(f),
+            Err(e) => errors.push(e),
+        }
+    }
+    match FetchError::combine(errors) {
+        Some(e) => Err(e),
+        None => Ok(fetched),
+    }
+}
+
+/// Fetch one source (worker side).
+fn fetch_one(ctx: &Ctx<'_>, index: usize, req: &SourceRequest) -> Result<Fetched, FetchError> {
+    ctx.reporter.started(index, req, req.url());
+    match &req.source {
+        Source::Archive { url, expand, .. } => {
+            Location::parse(url)?;
+            let expected = source::expected_sha256(req)?;
+            if expected.is_none() && !ctx.opts.allow_unverified {
+                return Err(FetchError::MissingChecksum {
+                    package: req.label(),
+                    url: url.clone(),
+                });
+            }
+            download::fetch_file(ctx, index, req, url, expected, *expand)
+        }
+        Source::Git { .. } => git::fetch_git(ctx, index, req),
+    }
+}
+
+fn needs_http(requests: &[SourceRequest], mirrors: &[String]) -> bool {
+    let http = |u: &str| u.starts_with("http://") || u.starts_with("https://");
+    mirrors.iter().any(|m| http(m))
+        || requests
+            .iter()
+            .any(|r| matches!(&r.source, Source::Archive { url, .. } if http(url)))
+}

@@ -1,1 +1,20 @@
-//! The `recipe` stage. See the crate documentation for where it sits in the pipeline.
+//! Stack recipes (`stacks/<name>.yaml`, the file given to `stack build`):
+//! environments of root specs, network specs, variants applied to all
+//! packages, package policies, views, modules and hooks.
+//!
+//! - [`load_stack_recipe`] reads one file on its own.
+//! - [`load_inputs`] is what `stack check` (and every later stage) runs: it
+//!   loads the recipe, its cluster configuration and the package
+//!   repositories, checks them against each other and returns [`Inputs`]
+//!   or every diagnostic found.
+
+mod inputs;
+mod load;
+mod model;
+
+pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
+pub use load::{load_stack_recipe, parse_stack_recipe};
+pub use model::{DEFAULT_MOUNT, Environment, ModuleFlavour, Modules, StackRecipe, View, ViewLink};
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,273 @@
-//! The `repo` stage. See the crate documentation for where it sits in the pipeline.
+//! Package recipes and the repositories that hold them.
+//!
+//! A package repository is a directory of `<name>.yaml` files (the built-in
+//! one is `recipes/`); patch files referenced by its recipes live in the
+//! sibling directory `patches/` (`<repo>/../patches/<file>`). A
+//! [`PackageRepo`] is an ordered list of repository directories (see
+//! [`discover`] for the search order): the first directory that has
+//! `<name>.yaml` defines package `name`.
+//!
+//! [`PackageRepo::load`] reads every recipe eagerly (they are small) and
+//! keeps each file's diagnostics; [`PackageRepo::check`] adds the checks that
+//! need other packages (dependencies exist, their variants exist).
+//!
+//! The model: [`PackageRecipe`] with [`VersionEntry`], [`VariantDef`],
+//! [`Dependency`], [`Conflict`], [`Patch`], [`Provide`], [`Build`] and
+//! [`EnvOp`]. Every spec is a parsed [`SpecRef`] with its source location.
+
+pub mod build;
+pub mod discover;
+pub mod env;
+mod load;
+mod load_build;
+pub mod located;
+pub mod package;
+pub mod read;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
+
+pub use build::{
+    Autotools, Binary, Build, BuildSystem, Cmake, InstallAction, InstallStep, Makefile, Meson,
+    NeededEntry, Phase, Relocate, Step, Toggle,
+};
+pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
+pub use env::{EnvOp, EnvOpKind};
+pub use load::{load_package, parse_package};
+pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
+pub use package::{
+    ArchiveSource, Conflict, DepTypes, Dependency, GitRef, GitSource, PackageRecipe, Patch,
+    PatchSource, Provide, Source, VariantDef, VariantKind, VariantValueError, VersionEntry,
+};
+pub use validate::check_spec;
+
+/// One `<name>.yaml` in a repository.
+#[derive(Clone, Debug)]
+struct Entry {
+    file: PathBuf,
+    recipe: Option<Arc<PackageRecipe>>,
+    source: Option<SourceFile>,
+    diagnostics: Diagnostics,
+    /// Same-named recipes in later repositories, hidden by this one.
+    shadows: Vec<PathBuf>,
+}
+
+/// A package that provides a virtual, possibly under a condition.
+#[derive(Clone, Debug)]
+pub struct Provider {
+    pub package: String,
+    pub when: Option<When>,
+}
+
+/// An ordered set of package repositories with every recipe loaded.
+#[derive(Clone, Debug, Default)]
+pub struct PackageRepo {
+    dirs: Vec<RepoDir>,
+    entries: BTreeMap<String, Entry>,
+    virtuals: BTreeMap<String, Vec<Provider>>,
+    problems: Diagnostics,
+}
+
+impl PackageRepo {
+    /// Read every `*.yaml` in `dirs` (earlier dirs win). Never fails: a
+    /// missing directory or a broken recipe is recorded as diagnostics
+    /// ([`PackageRepo::problems`], [`PackageRepo::diagnostics`]).
+    pub fn load(dirs: Vec<RepoDir>) -> PackageRepo {
+        let mut repo = PackageRepo {
+            dirs,
+            ..PackageRepo::default()
+        };
+        for dir in repo.dirs.clone() {
+            let files = match yaml_files(&dir.path) {
+                Ok(files) => files,
+                Err(e) => {
+                    let mut d = Diagnostic::warning(
+                        Code::BadPath,
+                        format!(
+                            "package repository {} cannot be read: {e}",
+                            crate::diag::display_path(&dir.path)
+                        ),
+                    );
+                    if let RepoOrigin::Recipe(loc) = &dir.origin {
+                        d = d.at(loc, "listed here");
+                    }
+                    repo.problems.push(d);
+                    continue;
+                }
+            };
+            for file in files {
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if let Some(existing) = repo.entries.get_mut(&stem) {
+                    tracing::debug!(
+                        "{} is hidden by {}",
+                        file.display(),
+                        existing.file.display()
+                    );
+                    existing.shadows.push(file);
+                    continue;
+                }
+                let mut diagnostics = Diagnostics::new();
+                let source = match SourceFile::read(&file) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        diagnostics.push(Diagnostic::error(
+                            Code::Io,
+                            format!("cannot read package recipe: {e}"),
+                        ));
+                        None
+                    }
+                };
+                let recipe = source
+                    .as_ref()
+                    .and_then(|s| parse_package(s, &dir.path, &mut diagnostics))
+                    .map(Arc::new);
+                repo.entries.insert(
+                    stem,
+                    Entry {
+                        file,
+                        recipe,
+                        source,
+                        diagnostics,
+                        shadows: Vec::new(),
+                    },
+                );
+            }
+        }
+        for (name, entry) in &repo.entries {
+            if let Some(r) = &entry.recipe {
+                for p in &r.provides {
+                    repo.virtuals
+                        .entry(p.name.clone())
+                        .or_default()
+                        .push(Provider {
+                            package: name.clone(),
+                            when: p.when.clone(),
+                        });
+                }
+            }
+        }
+        repo
+    }
+
+    /// The repository directories, in search order.
+    pub fn dirs(&self) -> &[RepoDir] {
+        &self.dirs
+    }
+
+    /// The recipe of package `name` (a recipe with errors is still returned
+    /// when it could be read; see [`PackageRepo::diagnostics`]).
+    pub fn get(&self, name: &str) -> Option<&Arc<PackageRecipe>> {
+        self.entries.get(name)?.recipe.as_ref()
+    }
+
+    /// Whether a recipe file for `name` exists (even if it does not parse).
+    pub fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
+    /// The file defining `name`.
+    pub fn file(&self, name: &str) -> Option<&Path> {
+        self.entries.get(name).map(|e| e.file.as_path())
+    }
+
+    /// All package names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// All readable recipes, sorted by name.
+    pub fn packages(&self) -> impl Iterator<Item = &Arc<PackageRecipe>> {
+        self.entries.values().filter_map(|e| e.recipe.as_ref())
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether `name` is a virtual (some package provides it).
+    pub fn is_virtual(&self, name: &str) -> bool {
+        self.virtuals.contains_key(name)
+    }
+
+    /// The packages providing virtual `name`, sorted by package name.
+    pub fn providers(&self, name: &str) -> &[Provider] {
+        self.virtuals
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// All virtual names, sorted.
+    pub fn virtual_names(&self) -> impl Iterator<Item = &str> {
+        self.virtuals.keys().map(String::as_str)
+    }
+
+    /// Whether `name` is a package or a virtual.
+    pub fn knows(&self, name: &str) -> bool {
+        self.contains(name) || self.is_virtual(name)
+    }
+
+    /// The known package or virtual name closest to `name`.
+    pub fn suggest(&self, name: &str) -> Option<&str> {
+        nearest(name, self.names().chain(self.virtual_names()))
+    }
+
+    /// Recipes in later repositories hidden by `name`'s recipe.
+    pub fn shadowed(&self, name: &str) -> &[PathBuf] {
+        self.entries
+            .get(name)
+            .map(|e| e.shadows.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// Problems with the repositories themselves (unreadable directories).
+    pub fn problems(&self) -> &Diagnostics {
+        &self.problems
+    }
+
+    /// The diagnostics from reading `name`'s file (syntax, types, own
+    /// consistency), without the cross-package checks.
+    pub fn diagnostics(&self, name: &str) -> Option<&Diagnostics> {
+        self.entries.get(name).map(|e| &e.diagnostics)
+    }
+
+    /// All diagnostics for package `name`: reading its file, plus checks
+    /// against other packages (dependencies and `^dep` constraints name
+    /// known packages, their variants exist and accept the values).
+    pub fn check(&self, name: &str) -> Diagnostics {
+        let Some(entry) = self.entries.get(name) else {
+            return Diagnostics::new();
+        };
+        let mut diags = entry.diagnostics.clone();
+        if let (Some(recipe), Some(source)) = (&entry.recipe, &entry.source) {
+            validate::check_against_repo(recipe, source, self, &mut diags);
+        }
+        diags
+    }
+}
+
+fn yaml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in fs_err::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "yaml") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,233 @@
-//! The `resolve` stage. See the crate documentation for where it sits in the pipeline.
+//! The `resolve` stage: a stack recipe, its cluster configuration and the
+//! package repository become a [`Plan`] — a DAG of concrete, hashed nodes
+//! with typed edges — and `stack.lock` records it.
+//!
+//! ```text
+//! resolve(&StackRecipe, &Cluster, &PackageRepo, &ResolveOptions) -> Result<Plan, ResolveError>
+//! ```
+//!
+//! Per environment (`unify: true`: one node per package name):
+//! 1. [`order`]: every package and virtual that could take part, dependents
+//!    before dependencies;
+//! 2. [`solve`]: decisions in that order — requirements merged
+//!    ([`requirement`]), policies applied ([`policy`]: cluster, then the
+//!    environment, later wins per package; `all`), candidates tried in
+//!    preference order ([`candidates`]: externals, pinned/preferred/newest
+//!    versions, branches only when named), variants chosen ([`variants`]),
+//!    conflicts checked, virtuals given providers; conflict-directed
+//!    backjumping when a choice leads to a conflict;
+//! 3. [`explain`]: a failure becomes an [`Explanation`] listing the
+//!    requirements that collide with their `file:line`;
+//! 4. [`assemble`]: sources, patches, [`hash`]es and [`prefix`]es; nodes with
+//!    equal hashes are shared between environments.
+//!
+//! Then [`lock`] writes/reads/compares `stack.lock`, and [`render`] prints
+//! a plan as a tree, JSON or graphviz dot. User documentation:
+//! `docs/resolve.md`.
+
+mod assemble;
+mod candidates;
+mod error;
+mod explain;
+pub mod hash;
+pub mod lock;
+mod model;
+mod order;
+mod policy;
+pub mod prefix;
+pub mod render;
+mod requirement;
+mod solve;
+mod variants;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::cluster::Cluster;
+use crate::recipe::StackRecipe;
+use crate::repo::PackageRepo;
+use crate::spec::{CompilerSpec, Spec, TargetConstraint, VersionConstraint, VersionRange};
+
+pub use assemble::GitPins;
+pub use error::{ExplainLine, Explanation, LockChange, ResolveError, short_loc};
+pub use hash::HASH_FORMAT;
+pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, lock_path};
+pub use model::{
+    Node, NodeCompiler, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot, RootKind,
+    UnpinnedGit,
+};
+pub use prefix::install_prefix;
+
+/// How to resolve.
+#[derive(Clone, Debug, Default)]
+pub struct ResolveOptions {
+    /// `--locked`: the plan must equal this lock (its git commits are used);
+    /// any difference is a [`ResolveError::LockMismatch`] listing what
+    /// changed.
+    pub locked: Option<Lock>,
+    /// Commits for git branches and tags, keyed by (repository as resolved —
+    /// [`NodeSource::git_pin_key`] — and branch or tag name). They win over
+    /// the commits in `locked`; a recipe's own `commit:` wins over both.
+    pub git_pins: GitPins,
+    /// Overrides the recipe's `mount:`.
+    pub mount: Option<PathBuf>,
+}
+
+/// The exact version of a compiler spec (`gcc@12.2.0`).
+fn exact_version(spec: &Spec) -> Option<crate::spec::Version> {
+    if let Some(v) = spec.versions.is_exact() {
+        return Some(v.clone());
+    }
+    match spec.versions.ranges() {
+        [
+            VersionRange::Between {
+                lo: Some(lo),
+                hi: Some(hi),
+            },
+        ] if lo.as_str() == hi.as_str() => Some(lo.clone()),
+        _ => None,
+    }
+}
+
+/// Resolve every environment of `recipe` into one [`Plan`].
+pub fn resolve(
+    recipe: &StackRecipe,
+    cluster: &Cluster,
+    repo: &PackageRepo,
+    opts: &ResolveOptions,
+) -> Result<Plan, ResolveError> {
+    let compiler = match &recipe.compiler {
+        Some(c) => cluster
+            .find_compiler(&c.spec)
+            .ok_or_else(|| ResolveError::Compiler {
+                message: format!(
+                    "compiler `{}` ({}) is not provided by cluster `{}`",
+                    c.text,
+                    short_loc(&c.loc),
+                    cluster.name.value
+                ),
+                loc: Some(c.loc.clone()),
+            })?,
+        None => cluster
+            .default_compiler()
+            .ok_or_else(|| ResolveError::Compiler {
+                message: format!("cluster `{}` lists no compilers", cluster.name.value),
+                loc: Some(cluster.name.loc.clone()),
+            })?,
+    };
+    let compiler_loc = recipe
+        .compiler
+        .as_ref()
+        .map(|c| c.loc.clone())
+        .unwrap_or_else(|| compiler.loc.clone());
+    let node_compiler = NodeCompiler {
+        name: compiler.spec.name().unwrap_or_default().to_string(),
+        version: exact_version(&compiler.spec.spec).ok_or_else(|| ResolveError::Compiler {
+            message: format!(
+                "cluster compiler `{}` ({}) needs an exact version",
+                compiler.spec.text,
+                short_loc(&compiler.spec.loc)
+            ),
+            loc: Some(compiler.spec.loc.clone()),
+        })?,
+    };
+    let target = cluster.target.value.as_str();
+    let base = Spec {
+        compiler: Some(CompilerSpec {
+            name: node_compiler.name.clone(),
+            versions: VersionConstraint::exact(node_compiler.version.clone()),
+        }),
+        target: Some(TargetConstraint::exact(target)),
+        os: cluster.os.clone(),
+        platform: Some("linux".to_string()),
+        ..Spec::default()
+    };
+    let mut pins = opts.locked.as_ref().map(Lock::git_pins).unwrap_or_default();
+    pins.extend(opts.git_pins.iter().map(|(k, v)| (k.clone(), v.clone())));
+
+    let mut plan = Plan {
+        graph: Default::default(),
+        environments: Vec::new(),
+        stack: recipe.name.value.clone(),
+        recipe_file: recipe.file.clone(),
+        cluster: cluster.name.value.clone(),
+        mount: opts.mount.clone().unwrap_or_else(|| recipe.mount.clone()),
+        target: target.to_string(),
+        compiler: node_compiler.clone(),
+        cluster_compiler: compiler.clone(),
+    };
+    let mut by_hash = HashMap::new();
+    for env in &recipe.environments {
+        let policies = env.policies(cluster);
+        let mut roots: Vec<solve::RootInput> = env
+            .specs
+            .iter()
+            .map(|s| solve::RootInput {
+                spec: s,
+                kind: RootKind::Spec,
+                from_cluster: false,
+            })
+            .collect();
+        roots.extend(
+            env.network_specs(cluster)
+                .into_iter()
+                .map(|s| solve::RootInput {
+                    spec: s,
+                    kind: RootKind::Network,
+                    from_cluster: s.loc.path() == cluster.file,
+                }),
+        );
+        let setup = solve::EnvSetup {
+            name: &env.name.value,
+            repo,
+            policies: &policies,
+            cluster_file: &cluster.file,
+            env_variants: &env.variants,
+            base: base.clone(),
+            target,
+            target_loc: &cluster.target.loc,
+            compiler: &node_compiler,
+            compiler_loc: &compiler_loc,
+            roots,
+        };
+        let mut solver = solve::Solver::new(setup);
+        tracing::debug!(
+            environment = env.name.value.as_str(),
+            slots = solver.slots.len(),
+            "resolving"
+        );
+        if solver.run().is_err() {
+            let mut e = solver.first_failure.take().unwrap_or_else(|| Explanation {
+                environment: env.name.value.clone(),
+                problem: "no configuration satisfies every requirement".into(),
+                lines: Vec::new(),
+                tried: Vec::new(),
+                hint: None,
+            });
+            e.tried = solver.tried.clone();
+            if solver.steps > 200_000 && e.hint.is_none() {
+                e.hint = Some(format!(
+                    "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
+                    solver.steps
+                ));
+            }
+            return Err(ResolveError::Unsatisfiable(Box::new(e)));
+        }
+        tracing::debug!(
+            environment = env.name.value.as_str(),
+            steps = solver.steps,
+            "resolved"
+        );
+        assemble::add_environment(&mut plan, &mut by_hash, env, &solver, &pins)?;
+    }
+    if let Some(lock) = &opts.locked {
+        let changes = lock.compare(&plan);
+        if !changes.is_empty() {
+            return Err(ResolveError::LockMismatch {
+                path: lock.path.clone().unwrap_or_else(|| lock_path(&recipe.file)),
+                changes,
+            });
+        }
+    }
+    Ok(plan)
+}

@@ -1,0 +1,284 @@
+//! Speed and fidelity of `stack audit` / `stack ldd` on this machine's own
+//! files: every regular ELF file under /usr/lib/x86_64-linux-gnu and
+//! /usr/bin (the corpus of docs/audit.md).
+//!
+//!     cargo bench --bench audit                  # speed + agreement
+//!     cargo bench --bench audit -- speed         # timings only
+//!     cargo bench --bench audit -- agreement     # ldd comparison only
+//!     cargo bench --bench audit -- --runs 30 --dirs /usr/bin
+//!
+//! Speed: `stack audit` (library call and CLI binary; full resolution:
+//! every ELF file loaded as a root, all findings, dlopen scan) against
+//! `libtree -p` with all files in one process and an `ldd` loop, all on a
+//! warm page cache (one warm-up run each, then the minimum and median of
+//! `--runs`). Agreement: `stack ldd` against `ldd`, file by file, listing
+//! every disagreement with its reason.
+
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use stack::audit::fs::{HostDir, Vfs};
+use stack::audit::loader::LoaderModel;
+use stack::audit::session::{Env, Session};
+use stack::audit::{AuditOptions, audit_paths};
+
+fn elf_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dirs {
+        for e in walkdir::WalkDir::new(d).into_iter().flatten() {
+            if !e.file_type().is_file() {
+                continue;
+            }
+            let mut m = [0u8; 4];
+            let ok = std::fs::File::open(e.path())
+                .and_then(|mut f| f.read_exact(&mut m))
+                .is_ok();
+            if ok && &m == b"\x7fELF" {
+                out.push(e.path().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+struct Timing {
+    min: Duration,
+    median: Duration,
+    runs: usize,
+}
+
+impl std::fmt::Display for Timing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "min {:8.1} ms   median {:8.1} ms   ({} runs)",
+            ms(self.min),
+            ms(self.median),
+            self.runs
+        )
+    }
+}
+
+fn time(runs: usize, mut f: impl FnMut()) -> Timing {
+    f(); // warm-up: page cache, directory caches
+    let mut v: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    v.sort();
+    Timing {
+        min: v[0],
+        median: v[v.len() / 2],
+        runs,
+    }
+}
+
+fn normalise(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.contains("linux-vdso.so"))
+        .map(|l| {
+            let l = l.trim_end();
+            match l.rfind(" (0x") {
+                Some(i) if l.ends_with(')') => l[..i].to_string(),
+                _ => l.to_string(),
+            }
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn real_ldd(f: &Path) -> Vec<String> {
+    let out = Command::new("ldd")
+        .arg(f)
+        .current_dir("/")
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("LD_PRELOAD")
+        .output()
+        .expect("ldd");
+    normalise(
+        &(String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let mut runs = 15;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut modes: Vec<String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--runs" => runs = it.next().and_then(|n| n.parse().ok()).unwrap_or(runs),
+            "--dirs" => {
+                for d in it.by_ref() {
+                    dirs.push(PathBuf::from(d));
+                }
+            }
+            m => modes.push(m.to_string()),
+        }
+    }
+    if dirs.is_empty() {
+        dirs = vec!["/usr/lib/x86_64-linux-gnu".into(), "/usr/bin".into()];
+    }
+    dirs.retain(|d| d.is_dir());
+    if dirs.is_empty() {
+        eprintln!("no corpus directories on this machine; skipping");
+        return;
+    }
+    let all = modes.is_empty();
+    let files = elf_files(&dirs);
+    println!(
+        "corpus: {} regular ELF files under {} ({} CPUs)",
+        files.len(),
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+
+    let mut ldd_outputs: Option<(Duration, Vec<Vec<String>>)> = None;
+    if all || modes.iter().any(|m| m == "speed") {
+        let opts = AuditOptions::default();
+        let mut last = None;
+        let lib = time(runs, || {
+            last = Some(audit_paths(&dirs, &opts).expect("audit"))
+        });
+        let r = last.unwrap();
+        println!(
+            "stack audit (library call)     {lib}   [{} files, {} ELF, {} roots, {} objects loaded, {} findings]",
+            r.summary.files,
+            r.summary.elf_files,
+            r.summary.roots,
+            r.summary.loaded_objects,
+            r.findings.len()
+        );
+        let bin = env!("CARGO_BIN_EXE_stack");
+        let cli = time(runs, || {
+            let st = Command::new(bin)
+                .arg("audit")
+                .args(&dirs)
+                .args(["--format", "json", "-o", "/dev/null"])
+                .status()
+                .expect("stack");
+            assert!(st.code().is_some_and(|c| c <= 1));
+        });
+        println!("stack audit (CLI, JSON report) {cli}");
+        let libtree_ok = Command::new("libtree")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok();
+        let libtree = libtree_ok.then(|| {
+            time(runs, || {
+                let _ = Command::new("libtree")
+                    .arg("-p")
+                    .args(&files)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            })
+        });
+        match &libtree {
+            Some(t) => println!("libtree -p (all files, 1 run)  {t}"),
+            None => println!("libtree: not installed"),
+        }
+        // The ldd loop runs once (it takes seconds); its output feeds the
+        // agreement check.
+        let t = Instant::now();
+        let outs: Vec<Vec<String>> = files.iter().map(|f| real_ldd(f)).collect();
+        let ldd_time = t.elapsed();
+        println!(
+            "ldd loop (one ldd per file)    {:8.1} ms   ({:.2} ms per file, 1 run)",
+            ms(ldd_time),
+            ms(ldd_time) / files.len() as f64
+        );
+        if let Some(t) = &libtree {
+            println!(
+                "stack audit vs libtree: {:.2}x faster (median, library call), {:.2}x (CLI)",
+                ms(t.median) / ms(lib.median),
+                ms(t.median) / ms(cli.median)
+            );
+        }
+        println!(
+            "stack audit vs ldd loop: {:.0}x faster (median, library call), {:.0}x (CLI)",
+            ms(ldd_time) / ms(lib.median),
+            ms(ldd_time) / ms(cli.median)
+        );
+        ldd_outputs = Some((ldd_time, outs));
+    }
+
+    if all || modes.iter().any(|m| m == "agreement") {
+        let outs = match ldd_outputs {
+            Some((_, o)) => o,
+            None => files.iter().map(|f| real_ldd(f)).collect(),
+        };
+        let session = Session::new(
+            Vfs::new(Box::new(HostDir::new("/"))),
+            LoaderModel::host(),
+            Env {
+                ld_library_path: None,
+                cwd: Some(PathBuf::from("/")),
+            },
+        );
+        let t = Instant::now();
+        let ours: Vec<Vec<String>> = files
+            .iter()
+            .map(|f| {
+                normalise(&stack::audit::ldd::ldd(&session, f, &f.to_string_lossy(), false).text)
+            })
+            .collect();
+        let stack_time = t.elapsed();
+        let mut agree = 0;
+        let mut bad = Vec::new();
+        for ((f, real), ours) in files.iter().zip(&outs).zip(&ours) {
+            if real == ours {
+                agree += 1;
+                continue;
+            }
+            let mode = std::fs::metadata(f)
+                .map(|m| m.permissions().mode())
+                .unwrap_or(0);
+            let reason = if mode & 0o6000 != 0 {
+                "set-uid/set-gid: ldd runs outside secure mode, real execution (and stack ldd) in it"
+            } else {
+                "unexplained"
+            };
+            bad.push((f, reason, real, ours));
+        }
+        println!(
+            "stack ldd over all files: {:.1} ms (sequential, one session)",
+            ms(stack_time)
+        );
+        println!(
+            "agreement stack ldd vs ldd: {agree}/{} files = {:.3}%",
+            files.len(),
+            100.0 * agree as f64 / files.len() as f64
+        );
+        if bad.is_empty() {
+            println!("disagreements: none");
+        }
+        for (f, reason, real, ours) in &bad {
+            println!("DISAGREE {} ({reason})", f.display());
+            println!("  ldd:   {real:?}");
+            println!("  stack: {ours:?}");
+        }
+    }
+}

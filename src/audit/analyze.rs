@@ -1,0 +1,482 @@
+//! Auditing one ELF file of the stack: load it as a root (as the loader would
+//! when it is executed, or loaded on its own), classify every resolution of
+//! every stack object in that load, and check the file's own search paths,
+//! interpreter and dlopen strings.
+
+use std::path::{Path, PathBuf};
+
+use super::classify::{AllowList, Class, Stack};
+use super::dlopen::{self, DlopenKind};
+use super::dst::{self, DstContext};
+use super::elf::ElfKind;
+use super::fs::Lookup;
+use super::load::{self, LoadList, Outcome, RootProblem, Via};
+use super::report::{DlopenRef, FileKind, FileReport, FindingKind, Resolution, Severity};
+use super::session::Session;
+
+/// What the audit needs to know while analysing.
+pub struct Ctx<'a> {
+    pub s: &'a Session,
+    pub allow: &'a AllowList,
+    pub stack: &'a Stack,
+}
+
+/// A finding before merging across roots.
+#[derive(Clone, Debug)]
+pub struct Raw {
+    pub kind: FindingKind,
+    pub severity: Severity,
+    pub file: String,
+    pub target: Option<String>,
+    pub path: Option<String>,
+    pub message: String,
+    pub chain: Vec<String>,
+    pub hint: Option<String>,
+    /// The root of this load is an executable (a real process).
+    pub exe_context: bool,
+    /// The root this load started from.
+    pub root: String,
+}
+
+/// Everything learnt from one root.
+pub struct FileOut {
+    pub report: FileReport,
+    pub raw: Vec<Raw>,
+    /// (object, needed) pairs of stack objects that resolved in this load,
+    /// with the path they resolved to.
+    pub resolved: Vec<(String, String, String)>,
+    /// Stack objects this root loaded (for "loaded by no executable").
+    pub loaded: Vec<String>,
+    pub objects: usize,
+    pub is_root: bool,
+}
+
+fn p2s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+impl Ctx<'_> {
+    /// Classifies what `needed` of object `from` resolved to in `list`.
+    pub fn classify(
+        &self,
+        list: &LoadList,
+        needed: &str,
+        outcome: &Outcome,
+    ) -> (Class, Option<String>) {
+        match outcome {
+            Outcome::Found { to, .. } => {
+                let o = &list.objects[*to];
+                let path = Some(o.path.clone());
+                if self.stack.contains(o.file()) {
+                    (Class::Stack, path)
+                } else if self
+                    .allow
+                    .allows_any([needed, o.path.as_str(), &p2s(o.file())])
+                    || o.soname().is_some_and(|s| self.allow.allows(s))
+                {
+                    (Class::Allowed, path)
+                } else {
+                    (Class::Leak, path)
+                }
+            }
+            Outcome::NotFound { .. } => {
+                if self.allow.allows(needed) {
+                    (Class::AllowedMissing, None)
+                } else {
+                    (Class::Unresolved, None)
+                }
+            }
+            Outcome::Fatal { path, .. } => (Class::LoaderError, Some(path.clone())),
+        }
+    }
+
+    /// Audits the stack file at the canonical virtual path `path`; `None`
+    /// when it is not an ELF file.
+    pub fn file(&self, path: &Path) -> Option<FileOut> {
+        let obj = self.s.object(path);
+        let elf = obj.elf.as_ref()?;
+        let spath = p2s(path);
+        let report = FileReport {
+            path: spath.clone(),
+            group: self.stack.group(path),
+            kind: FileKind::Library,
+            soname: elf.soname.clone(),
+            interp: elf.interp.clone(),
+            rpath: elf.rpath.clone(),
+            runpath: elf.runpath.clone(),
+            setid: obj.setid(),
+            nodeflib: elf.nodeflib(),
+            needed: Vec::new(),
+            dlopen: Vec::new(),
+            note: None,
+        };
+        let mut out = FileOut {
+            report,
+            raw: Vec::new(),
+            resolved: Vec::new(),
+            loaded: Vec::new(),
+            objects: 0,
+            is_root: false,
+        };
+        let group_raw =
+            |kind, severity, target: Option<String>, message: String, hint: Option<&str>| Raw {
+                kind,
+                severity,
+                file: spath.clone(),
+                target,
+                path: None,
+                message,
+                chain: Vec::new(),
+                hint: hint.map(str::to_string),
+                exe_context: false,
+                root: spath.clone(),
+            };
+        let list = match load::load(self.s, path) {
+            Ok(list) => list,
+            Err(problem) => {
+                let (kind, note) = match problem {
+                    RootProblem::Static => (FileKind::Static, None),
+                    RootProblem::NotDynamic => (FileKind::NotDynamic, None),
+                    RootProblem::Foreign(why) => (
+                        FileKind::Foreign,
+                        Some(format!("{why} for this target; the loader skips it")),
+                    ),
+                    RootProblem::Broken(why) => {
+                        out.raw.push(group_raw(
+                            FindingKind::BrokenElf,
+                            Severity::Warning,
+                            None,
+                            format!("{spath}: {why}; the loader would reject it"),
+                            Some("rebuild or remove the file"),
+                        ));
+                        (FileKind::Broken, Some(why))
+                    }
+                    RootProblem::Missing | RootProblem::NotElf => return None,
+                };
+                out.report.kind = kind;
+                out.report.note = note;
+                return Some(out);
+            }
+        };
+        out.is_root = true;
+        out.objects = list.objects.len();
+        let exe = elf.kind() == ElfKind::Executable;
+        out.report.kind = if exe {
+            FileKind::Executable
+        } else {
+            FileKind::Library
+        };
+
+        // The file's own resolutions (loaded on its own).
+        for e in list.edges.iter().filter(|e| e.from == 0) {
+            let (class, rpath) = self.classify(&list, &e.needed, &e.outcome);
+            let (via, via_object) = match &e.outcome {
+                Outcome::Found { via, .. } => (
+                    Some(via.code().to_string()),
+                    match via {
+                        Via::Rpath(i) => Some(list.objects[*i].path.clone()),
+                        _ => None,
+                    },
+                ),
+                _ => (None, None),
+            };
+            out.report.needed.push(Resolution {
+                needed: e.needed.clone(),
+                path: rpath,
+                via,
+                via_object,
+                class,
+            });
+        }
+
+        // Every resolution of a stack object in this load.
+        for e in &list.edges {
+            let from = &list.objects[e.from];
+            if !self.stack.contains(from.file()) {
+                continue;
+            }
+            let from_path = p2s(from.file());
+            let (class, rpath) = self.classify(&list, &e.needed, &e.outcome);
+            let raw = |kind, severity, message: String, hint: &str| Raw {
+                kind,
+                severity,
+                file: from_path.clone(),
+                target: Some(e.needed.clone()),
+                path: rpath.clone(),
+                message,
+                chain: list
+                    .chain(e.from)
+                    .iter()
+                    .map(|&i| list.objects[i].path.clone())
+                    .collect(),
+                hint: Some(hint.to_string()),
+                exe_context: exe,
+                root: spath.clone(),
+            };
+            match class {
+                Class::Stack | Class::Allowed => {
+                    if let Some(p) = &rpath {
+                        out.resolved
+                            .push((from_path.clone(), e.needed.clone(), p.clone()));
+                    }
+                }
+                Class::AllowedMissing => {}
+                Class::Leak => {
+                    let via = match &e.outcome {
+                        Outcome::Found { via, .. } => describe_via(&list, via),
+                        _ => String::new(),
+                    };
+                    let base = e.needed.rsplit('/').next().unwrap_or(&e.needed);
+                    out.raw.push(raw(
+                        FindingKind::Leak,
+                        Severity::Error,
+                        format!(
+                            "{from_path} needs {}: resolves outside the stack to {} ({via})",
+                            e.needed,
+                            rpath.as_deref().unwrap_or("?")
+                        ),
+                        &format!(
+                            "build {base} in the stack and point RUNPATH at it, or allow the host copy with --allow '{base}'"
+                        ),
+                    ));
+                }
+                Class::Unresolved => {
+                    out.raw.push(raw(
+                        FindingKind::Unresolved,
+                        Severity::Error,
+                        format!(
+                            "{from_path} needs {}: not found ({})",
+                            e.needed,
+                            searched(from.object.elf.as_ref())
+                        ),
+                        "add the directory that holds it to the RUNPATH of the file (e.g. $ORIGIN/../lib), or build it in the stack",
+                    ));
+                }
+                Class::LoaderError => {
+                    let reason = match &e.outcome {
+                        Outcome::Fatal { reason, .. } => reason.clone(),
+                        _ => String::new(),
+                    };
+                    out.raw.push(raw(
+                        FindingKind::LoaderError,
+                        Severity::Error,
+                        format!(
+                            "{from_path} needs {}: the loader stops at {}: {reason}",
+                            e.needed,
+                            rpath.as_deref().unwrap_or("?")
+                        ),
+                        "a file of that name that is not a loadable library shadows the real one; remove it or fix the search path",
+                    ));
+                }
+            }
+        }
+        for o in &list.objects {
+            if self.stack.contains(o.file()) {
+                out.loaded.push(p2s(o.file()));
+            }
+        }
+
+        // The interpreter.
+        if let Some((interp, false)) = &list.interp {
+            out.raw.push(group_raw(
+                FindingKind::InterpreterMissing,
+                Severity::Error,
+                Some(interp.clone()),
+                format!("{spath}: program interpreter {interp} does not exist on the target"),
+                Some("link with the target's loader path (e.g. -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2)"),
+            ));
+        }
+
+        // The file's own search paths.
+        let origin = path.parent().map(p2s);
+        let trusted = &self.s.trusted;
+        let dctx = DstContext {
+            origin: origin.as_deref(),
+            lib: &self.s.model.lib,
+            platform: &self.s.model.platform,
+            secure: false,
+            is_main: true,
+            trusted,
+        };
+        for (tag, value) in [("RPATH", &elf.rpath), ("RUNPATH", &elf.runpath)] {
+            let Some(value) = value else { continue };
+            if tag == "RPATH" && elf.runpath.is_some() {
+                continue; // ignored by the loader
+            }
+            let elements = dst::elements(value, &[':'], &dctx);
+            if elements.iter().any(|e| e.raw.is_empty()) {
+                out.raw.push(group_raw(
+                    FindingKind::EmptySearchPath,
+                    Severity::Error,
+                    Some(value.clone()),
+                    format!("{spath}: {tag} \"{value}\" has an empty element, which the loader searches as the working directory"),
+                    Some("remove the stray `:` (often from an empty variable in LDFLAGS)"),
+                ));
+            }
+            for e in &elements {
+                if let Some(d) = &e.dir {
+                    if !d.is_empty() && !d.starts_with('/') {
+                        out.raw.push(group_raw(
+                            FindingKind::RelativeSearchPath,
+                            Severity::Error,
+                            Some(e.raw.clone()),
+                            format!("{spath}: {tag} element \"{}\" is relative: the loader resolves it against the working directory", e.raw),
+                            Some("use $ORIGIN/... for paths relative to the file"),
+                        ));
+                    }
+                }
+            }
+            if obj.setid() && exe && dst::has_origin(value) {
+                out.raw.push(group_raw(
+                    FindingKind::SetidOrigin,
+                    Severity::Error,
+                    Some(value.clone()),
+                    format!("{spath} is set-uid/set-gid and its {tag} \"{value}\" uses $ORIGIN, which the loader ignores for such programs unless it expands into a system directory"),
+                    Some("use absolute paths in set-uid programs"),
+                ));
+            }
+        }
+        for n in &elf.needed {
+            if n.contains('/') {
+                let abs = n.starts_with('/') || n.starts_with('$');
+                out.raw.push(group_raw(
+                    FindingKind::NeededWithSlash,
+                    if abs { Severity::Warning } else { Severity::Error },
+                    Some(n.clone()),
+                    if abs {
+                        format!("{spath} needs \"{n}\" by path: no search happens, the file must exist exactly there")
+                    } else {
+                        format!("{spath} needs \"{n}\", a relative path the loader opens against the working directory")
+                    },
+                    Some("link against the library by soname (-L<dir> -l<name>) so DT_NEEDED holds only its soname"),
+                ));
+            }
+        }
+
+        // dlopen strings.
+        let bare: Vec<String> = elf
+            .dlopen_strings
+            .iter()
+            .filter(|s| dlopen::kind_of(s) == DlopenKind::Bare)
+            .cloned()
+            .collect();
+        let mut bare_found = if bare.is_empty() {
+            Vec::new()
+        } else {
+            load::dlopen_lookup(self.s, &list, 0, &bare)
+        }
+        .into_iter();
+        for s in &elf.dlopen_strings {
+            let kind = dlopen::kind_of(s);
+            let (path, class) = match kind {
+                DlopenKind::Absolute => match self.s.vfs.lookup(Path::new(s)) {
+                    Lookup::File(c) if self.stack.contains(&c) => (Some(s.clone()), Class::Stack),
+                    _ if self.stack.contains(Path::new(s)) => (None, Class::Unresolved),
+                    found => {
+                        let exists = matches!(found, Lookup::File(_));
+                        if self.allow.allows(s) {
+                            (exists.then(|| s.clone()), Class::Allowed)
+                        } else {
+                            out.raw.push(Raw {
+                                path: exists.then(|| s.clone()),
+                                ..group_raw(
+                                    FindingKind::DlopenPath,
+                                    Severity::Error,
+                                    Some(s.clone()),
+                                    format!(
+                                        "{spath} calls dlopen and contains the path \"{s}\" outside the stack{}",
+                                        if exists { "" } else { " (absent here, present on some hosts)" }
+                                    ),
+                                    Some("make it dlopen the stack's copy (a bare soname found through RUNPATH, or a path below the mount point)"),
+                                )
+                            });
+                            (exists.then(|| s.clone()), Class::Leak)
+                        }
+                    }
+                },
+                DlopenKind::Relative => {
+                    out.raw.push(group_raw(
+                        FindingKind::DlopenName,
+                        Severity::Warning,
+                        Some(s.clone()),
+                        format!("{spath} calls dlopen and contains the relative path \"{s}\", which resolves against the working directory"),
+                        None,
+                    ));
+                    (None, Class::Unresolved)
+                }
+                DlopenKind::Bare => match bare_found.next().flatten() {
+                    Some((opened, file)) => {
+                        if self.stack.contains(&file.path) {
+                            (Some(opened), Class::Stack)
+                        } else if self.allow.allows_any([s.as_str(), opened.as_str()]) {
+                            (Some(opened), Class::Allowed)
+                        } else {
+                            out.raw.push(Raw {
+                                path: Some(opened.clone()),
+                                ..group_raw(
+                                    FindingKind::DlopenName,
+                                    Severity::Warning,
+                                    Some(s.clone()),
+                                    format!("{spath} calls dlopen and names \"{s}\": from this file that loads {opened}, outside the stack"),
+                                    Some("provide the library in the stack and make it findable through this file's RUNPATH"),
+                                )
+                            });
+                            (Some(opened), Class::Leak)
+                        }
+                    }
+                    None if self.allow.allows(s) => (None, Class::AllowedMissing),
+                    None => (None, Class::Unresolved),
+                },
+            };
+            out.report.dlopen.push(DlopenRef {
+                string: s.clone(),
+                kind,
+                path,
+                class,
+            });
+        }
+        Some(out)
+    }
+}
+
+/// A short description of where a not-found name was searched.
+fn searched(elf: Option<&super::elf::ElfInfo>) -> String {
+    let mut parts = Vec::new();
+    if let Some(e) = elf {
+        if let Some(r) = &e.runpath {
+            parts.push(format!("RUNPATH {r}"));
+        } else if let Some(r) = &e.rpath {
+            parts.push(format!("RPATH {r}"));
+        } else {
+            parts.push("no RPATH/RUNPATH".to_string());
+        }
+        if e.nodeflib() {
+            parts.push("NODEFLIB".into());
+        }
+    }
+    parts.push("ld.so.cache and default directories".into());
+    parts.join(", ")
+}
+
+/// `via` in words, for messages.
+pub fn describe_via(list: &LoadList, via: &Via) -> String {
+    match via {
+        Via::Rpath(i) => format!("RPATH of {}", list.objects[*i].path),
+        Via::Runpath => "RUNPATH".into(),
+        Via::Cache => "ld.so.cache".into(),
+        Via::DefaultDir => "default directory".into(),
+        Via::LdLibraryPath => "LD_LIBRARY_PATH".into(),
+        Via::LoadedName | Via::LoadedSoname => "already loaded".into(),
+        Via::Path => "path in DT_NEEDED".into(),
+        Via::Main => "the program".into(),
+    }
+}
+
+/// Files below the stack mount points, sorted.
+pub fn stack_files(s: &Session, stack: &Stack) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for m in &stack.prefixes {
+        v.extend(s.vfs.files_below(m));
+    }
+    v
+}

@@ -1,0 +1,720 @@
+//! Simulating `ld.so` loading one program: breadth-first over `DT_NEEDED`,
+//! matching already-loaded objects by name and soname, searching new names
+//! along the RPATH chain, `LD_LIBRARY_PATH`, RUNPATH, the cache and the
+//! default directories (reference §1; glibc `_dl_map_object_deps`,
+//! `_dl_map_object`, `open_path`).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::dst::{self, DstContext};
+use super::elf::{Candidate, DF_1_PIE, ElfKind};
+use super::fs::Lookup;
+use super::session::{Object, Session};
+
+/// How a name was satisfied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// The root itself.
+    Main,
+    /// The name contains a slash: opened as a path.
+    Path,
+    /// Matched an already-loaded object by a name it was loaded under.
+    LoadedName,
+    /// Matched an already-loaded object by its `DT_SONAME`.
+    LoadedSoname,
+    /// Found in the `DT_RPATH` of this object (index into the load list).
+    Rpath(usize),
+    LdLibraryPath,
+    Runpath,
+    Cache,
+    DefaultDir,
+}
+
+impl Via {
+    /// Short machine-readable name (JSON `via`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Via::Main => "main",
+            Via::Path => "path",
+            Via::LoadedName => "already-loaded",
+            Via::LoadedSoname => "already-loaded-soname",
+            Via::Rpath(_) => "rpath",
+            Via::LdLibraryPath => "ld-library-path",
+            Via::Runpath => "runpath",
+            Via::Cache => "ld.so.cache",
+            Via::DefaultDir => "default-dir",
+        }
+    }
+}
+
+/// One object in the load list.
+#[derive(Clone)]
+pub struct Loaded {
+    /// The first name it was requested under (`l_libname`).
+    pub name: String,
+    /// The path it was opened as (`l_name`), as the loader prints it.
+    pub path: String,
+    /// The object that first needed it.
+    pub loader: Option<usize>,
+    pub via: Via,
+    /// Search directory and hwcaps subdirectory it was found in, if searched.
+    pub dir: Option<String>,
+    /// `$ORIGIN` of this object.
+    pub origin: Option<String>,
+    pub names: Vec<String>,
+    pub object: Arc<Object>,
+    pub rtld: bool,
+}
+
+impl Loaded {
+    /// Canonical virtual path of the file.
+    pub fn file(&self) -> &Path {
+        &self.object.path
+    }
+
+    pub fn soname(&self) -> Option<&str> {
+        self.object.elf.as_ref().and_then(|e| e.soname.as_deref())
+    }
+}
+
+/// What one `DT_NEEDED` entry resolved to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Found {
+        to: usize,
+        via: Via,
+        /// The search found a file that was already loaded under another
+        /// name (same file): no new object.
+        same_file: bool,
+    },
+    NotFound {
+        /// Candidates skipped on the way (wrong class or machine).
+        skipped: Vec<(String, &'static str)>,
+    },
+    /// The loader stops with an error (invalid candidate, empty token
+    /// substitution, …).
+    Fatal { path: String, reason: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub from: usize,
+    pub needed: String,
+    pub outcome: Outcome,
+}
+
+/// An entry of the printed load list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Object(usize),
+    NotFound { name: String, from: usize },
+}
+
+/// The result of loading one root.
+#[derive(Clone)]
+pub struct LoadList {
+    /// The path the root was given as.
+    pub root: String,
+    /// Secure mode (the root is a set-uid/set-gid executable).
+    pub secure: bool,
+    /// Index 0 is the root; the interpreter follows if it exists.
+    pub objects: Vec<Loaded>,
+    /// Load order as `ldd` prints it (root excluded).
+    pub entries: Vec<Entry>,
+    pub edges: Vec<Edge>,
+    /// The loader stopped here.
+    pub fatal: Option<(usize, String, String)>,
+    /// `PT_INTERP` of the root, and whether it exists.
+    pub interp: Option<(String, bool)>,
+}
+
+impl LoadList {
+    /// The chain of loaders from the root to `idx` (root first).
+    pub fn chain(&self, idx: usize) -> Vec<usize> {
+        let mut out = vec![idx];
+        let mut cur = self.objects[idx].loader;
+        while let Some(i) = cur {
+            if out.contains(&i) {
+                break;
+            }
+            out.push(i);
+            cur = self.objects[i].loader;
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// Why a file cannot be a root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootProblem {
+    Missing,
+    NotElf,
+    /// ELF, but not loadable by the target (class, machine, type).
+    Foreign(String),
+    /// No `PT_DYNAMIC`.
+    Static,
+    /// `ET_REL` and friends.
+    NotDynamic,
+    Broken(String),
+}
+
+enum SearchResult {
+    Found {
+        opened: String,
+        file: Arc<Object>,
+        via: Via,
+        dir: Option<String>,
+    },
+    NotFound,
+    Fatal(String, String),
+}
+
+struct Bfs<'s> {
+    s: &'s Session,
+    list: LoadList,
+    rpaths: RefCell<Vec<Option<Option<Vec<String>>>>>,
+    skipped: Vec<(String, &'static str)>,
+}
+
+/// Loads `root` (an absolute virtual path, as given) the way the loader
+/// would when the program is executed.
+pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
+    let canon = match s.vfs.lookup(root) {
+        Lookup::File(c) => c,
+        _ => return Err(RootProblem::Missing),
+    };
+    let object = s.object(&canon);
+    let Some(elf) = object.elf.as_ref() else {
+        return Err(RootProblem::NotElf);
+    };
+    match &object.verdict {
+        Candidate::Accept => {}
+        Candidate::Skip(why) => return Err(RootProblem::Foreign((*why).to_string())),
+        Candidate::Fatal(why) => {
+            return Err(match elf.kind() {
+                ElfKind::Other => RootProblem::NotDynamic,
+                _ => RootProblem::Broken(why.clone()),
+            });
+        }
+    }
+    match elf.kind() {
+        ElfKind::Static => return Err(RootProblem::Static),
+        ElfKind::Other => return Err(RootProblem::NotDynamic),
+        _ => {}
+    }
+    let is_exe = elf.kind() == ElfKind::Executable;
+    let secure = is_exe && object.setid();
+    let given = root.to_string_lossy().into_owned();
+    // Real execution takes the program's $ORIGIN from /proc/self/exe (links
+    // resolved); a library root keeps the path it was given (as ldd does).
+    let origin_from = if is_exe {
+        canon.to_string_lossy().into_owned()
+    } else {
+        given.clone()
+    };
+    let interp_name = elf
+        .interp
+        .clone()
+        .unwrap_or_else(|| s.model.interpreter.clone());
+    let mut list = LoadList {
+        root: given.clone(),
+        secure,
+        objects: vec![Loaded {
+            name: given.clone(),
+            path: given.clone(),
+            loader: None,
+            via: Via::Main,
+            dir: None,
+            origin: origin_of(s, &origin_from),
+            names: vec![given],
+            object: object.clone(),
+            rtld: false,
+        }],
+        entries: Vec::new(),
+        edges: Vec::new(),
+        fatal: None,
+        interp: elf.interp.clone().map(|i| (i, false)),
+    };
+    // The interpreter is loaded before anything else.
+    if let Lookup::File(ic) = s.vfs.lookup(Path::new(&interp_name)) {
+        let io = s.object(&ic);
+        let mut names = vec![interp_name.clone()];
+        if let Some(so) = io.elf.as_ref().and_then(|e| e.soname.clone()) {
+            if so != interp_name {
+                names.push(so);
+            }
+        }
+        if let Some(i) = list.interp.as_mut() {
+            i.1 = true;
+        }
+        list.objects.push(Loaded {
+            name: interp_name.clone(),
+            path: interp_name.clone(),
+            loader: None,
+            via: Via::Main,
+            dir: None,
+            origin: origin_of(s, &interp_name),
+            names,
+            object: io,
+            rtld: true,
+        });
+    }
+    let mut bfs = Bfs {
+        s,
+        list,
+        rpaths: RefCell::new(Vec::new()),
+        skipped: Vec::new(),
+    };
+    bfs.run();
+    Ok(bfs.list)
+}
+
+/// What `dlopen(name)` called from object `from` of a loaded program would
+/// open, for each of `names`: an already-loaded object, or the result of
+/// the usual search (each opened object stays loaded for the next name, as
+/// in a process). Returns the path opened and the file.
+pub fn dlopen_lookup(
+    s: &Session,
+    list: &LoadList,
+    from: usize,
+    names: &[String],
+) -> Vec<Option<(String, Arc<Object>)>> {
+    let mut bfs = Bfs {
+        s,
+        list: list.clone(),
+        rpaths: RefCell::new(Vec::new()),
+        skipped: Vec::new(),
+    };
+    names
+        .iter()
+        .map(|name| match bfs.map_object(from, name) {
+            Outcome::Found { to, .. } => {
+                let o = &bfs.list.objects[to];
+                Some((o.path.clone(), o.object.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `$ORIGIN` for an object opened as `path`: its directory (made absolute
+/// with the working directory), not resolving links.
+fn origin_of(s: &Session, path: &str) -> Option<String> {
+    let abs = s.absolute(path)?;
+    let abs = abs.to_string_lossy();
+    let cut = abs.rfind('/')?;
+    Some(if cut == 0 {
+        "/".into()
+    } else {
+        abs[..cut].to_string()
+    })
+}
+
+impl Bfs<'_> {
+    fn run(&mut self) {
+        let mut queue = VecDeque::from([0usize]);
+        let mut seen = vec![true];
+        // The interpreter is already in the chain; ld.so moves it to just
+        // after its predecessor in the breadth-first search list (which
+        // holds no "not found" entries).
+        let mut last_found: Option<usize> = None;
+        let mut rtld_after: Option<Option<usize>> = None;
+        self.walk(&mut queue, &mut seen, &mut last_found, &mut rtld_after);
+        if let Some(after) = rtld_after {
+            let rtld = self.list.objects.iter().position(|o| o.rtld);
+            if let Some(r) = rtld {
+                self.list.entries.retain(|e| *e != Entry::Object(r));
+                let at = match after {
+                    None => 0,
+                    Some(a) => self
+                        .list
+                        .entries
+                        .iter()
+                        .position(|e| *e == Entry::Object(a))
+                        .map_or(self.list.entries.len(), |p| p + 1),
+                };
+                self.list.entries.insert(at, Entry::Object(r));
+            }
+        }
+    }
+
+    fn walk(
+        &mut self,
+        queue: &mut VecDeque<usize>,
+        seen: &mut Vec<bool>,
+        last_found: &mut Option<usize>,
+        rtld_after: &mut Option<Option<usize>>,
+    ) {
+        while let Some(l) = queue.pop_front() {
+            let object = self.list.objects[l].object.clone();
+            let Some(elf) = object.elf.as_ref() else {
+                continue;
+            };
+            for raw in &elf.needed {
+                let raw = raw.clone();
+                // DSTs in DT_NEEDED (expand_dst): an empty result is fatal.
+                let name = if dst::has_dst(&raw) {
+                    match dst::expand(&raw, &self.dst_ctx(l)) {
+                        Some(n) if !n.is_empty() => n,
+                        _ => {
+                            let why = "empty dynamic string token substitution".to_string();
+                            self.fatal(l, raw, why);
+                            return;
+                        }
+                    }
+                } else {
+                    raw
+                };
+                let outcome = self.map_object(l, &name);
+                match &outcome {
+                    Outcome::Found { to, .. } => {
+                        let to = *to;
+                        if seen.len() <= to {
+                            seen.resize(to + 1, false);
+                        }
+                        if !seen[to] {
+                            seen[to] = true;
+                            if self.list.objects[to].rtld {
+                                *rtld_after = Some(*last_found);
+                            }
+                            *last_found = Some(to);
+                            self.list.entries.push(Entry::Object(to));
+                            queue.push_back(to);
+                        }
+                    }
+                    Outcome::NotFound { .. } => self.list.entries.push(Entry::NotFound {
+                        name: name.clone(),
+                        from: l,
+                    }),
+                    Outcome::Fatal { path, reason } => {
+                        let (p, r) = (path.clone(), reason.clone());
+                        self.list.edges.push(Edge {
+                            from: l,
+                            needed: name,
+                            outcome,
+                        });
+                        self.list.fatal = Some((l, p, r));
+                        return;
+                    }
+                }
+                self.list.edges.push(Edge {
+                    from: l,
+                    needed: name,
+                    outcome,
+                });
+            }
+        }
+    }
+
+    fn fatal(&mut self, from: usize, needed: String, reason: String) {
+        self.list.edges.push(Edge {
+            from,
+            needed: needed.clone(),
+            outcome: Outcome::Fatal {
+                path: needed.clone(),
+                reason: reason.clone(),
+            },
+        });
+        self.list.fatal = Some((from, needed, reason));
+    }
+
+    fn dst_ctx(&self, i: usize) -> DstContext<'_> {
+        let o = &self.list.objects[i];
+        DstContext {
+            origin: o.origin.as_deref(),
+            lib: &self.s.model.lib,
+            platform: &self.s.model.platform,
+            secure: self.list.secure,
+            is_main: i == 0,
+            trusted: &self.s.trusted,
+        }
+    }
+
+    /// `_dl_map_object`: an already-loaded match, or a search.
+    fn map_object(&mut self, from: usize, name: &str) -> Outcome {
+        for (i, o) in self.list.objects.iter_mut().enumerate() {
+            if o.path == name || o.names.iter().any(|n| n == name) {
+                return Outcome::Found {
+                    to: i,
+                    via: Via::LoadedName,
+                    same_file: false,
+                };
+            }
+            if o.object.elf.as_ref().and_then(|e| e.soname.as_deref()) == Some(name) {
+                o.names.push(name.to_string());
+                return Outcome::Found {
+                    to: i,
+                    via: Via::LoadedSoname,
+                    same_file: false,
+                };
+            }
+        }
+        self.skipped.clear();
+        match self.search(from, name) {
+            SearchResult::Found {
+                opened,
+                file,
+                via,
+                dir,
+            } => {
+                // The same file under another name is the same object.
+                if let Some(i) = self
+                    .list
+                    .objects
+                    .iter()
+                    .position(|o| o.object.path == file.path)
+                {
+                    self.list.objects[i].names.push(name.to_string());
+                    return Outcome::Found {
+                        to: i,
+                        via,
+                        same_file: true,
+                    };
+                }
+                // Executables cannot be loaded as dependencies (glibc names
+                // the requested name, not the path, in this error).
+                if let Some(e) = &file.elf {
+                    if e.e_type == goblin::elf::header::ET_EXEC {
+                        return Outcome::Fatal {
+                            path: name.to_string(),
+                            reason: "cannot dynamically load executable".into(),
+                        };
+                    }
+                    if e.flags_1 & DF_1_PIE != 0 {
+                        return Outcome::Fatal {
+                            path: name.to_string(),
+                            reason: "cannot dynamically load position-independent executable"
+                                .into(),
+                        };
+                    }
+                }
+                let origin = origin_of(self.s, &opened);
+                self.list.objects.push(Loaded {
+                    name: name.to_string(),
+                    path: opened,
+                    loader: Some(from),
+                    via: via.clone(),
+                    dir,
+                    origin,
+                    names: vec![name.to_string()],
+                    object: file,
+                    rtld: false,
+                });
+                Outcome::Found {
+                    to: self.list.objects.len() - 1,
+                    via,
+                    same_file: false,
+                }
+            }
+            SearchResult::NotFound => Outcome::NotFound {
+                skipped: std::mem::take(&mut self.skipped),
+            },
+            SearchResult::Fatal(path, reason) => Outcome::Fatal { path, reason },
+        }
+    }
+
+    /// The expanded DT_RPATH directories of object `i` (cached).
+    fn rpath_dirs(&self, i: usize) -> Option<Vec<String>> {
+        {
+            let cache = self.rpaths.borrow();
+            if let Some(Some(v)) = cache.get(i) {
+                return v.clone();
+            }
+        }
+        let raw = self.list.objects[i]
+            .object
+            .elf
+            .as_ref()
+            .and_then(|e| e.effective_rpath().map(str::to_string));
+        let dirs = raw
+            .map(|r| dst::search_dirs(&r, &[':'], &self.dst_ctx(i)))
+            .filter(|d| !d.is_empty());
+        let mut cache = self.rpaths.borrow_mut();
+        if cache.len() <= i {
+            cache.resize(i + 1, None);
+        }
+        cache[i] = Some(dirs.clone());
+        dirs
+    }
+
+    fn search(&mut self, from: usize, name: &str) -> SearchResult {
+        if name.contains('/') {
+            return match self.try_file(name) {
+                Try::Accept(file) => SearchResult::Found {
+                    opened: name.to_string(),
+                    file,
+                    via: Via::Path,
+                    dir: None,
+                },
+                Try::Fatal(p, r) => SearchResult::Fatal(p, r),
+                Try::Next => SearchResult::NotFound,
+            };
+        }
+        let object = self.list.objects[from].object.clone();
+        let runpath = object.elf.as_ref().and_then(|e| e.runpath.as_deref());
+        let nodeflib = object.elf.as_ref().is_some_and(|e| e.nodeflib());
+        if runpath.is_none() {
+            let mut did_main = false;
+            let mut cur = Some(from);
+            let mut hops = 0;
+            while let Some(i) = cur {
+                if let Some(dirs) = self.rpath_dirs(i) {
+                    if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
+                        self.open_path(name, &dirs, Via::Rpath(i))
+                    {
+                        return r;
+                    }
+                    did_main |= i == 0;
+                }
+                cur = self.list.objects[i].loader;
+                hops += 1;
+                if hops > self.list.objects.len() {
+                    break;
+                }
+            }
+            if !did_main {
+                if let Some(dirs) = self.rpath_dirs(0) {
+                    if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
+                        self.open_path(name, &dirs, Via::Rpath(0))
+                    {
+                        return r;
+                    }
+                }
+            }
+        }
+        if !self.list.secure {
+            if let Some(llp) = self.s.env.ld_library_path.clone() {
+                // Expanded with the main program's tokens.
+                let dirs = dst::search_dirs(&llp, &[':', ';'], &self.dst_ctx(0));
+                if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
+                    self.open_path(name, &dirs, Via::LdLibraryPath)
+                {
+                    return r;
+                }
+            }
+        }
+        if let Some(rp) = runpath {
+            let dirs = dst::search_dirs(rp, &[':'], &self.dst_ctx(from));
+            if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
+                self.open_path(name, &dirs, Via::Runpath)
+            {
+                return r;
+            }
+        }
+        if let Some(cached) = self.s.cache.lookup(name, &self.s.model) {
+            let filtered = nodeflib
+                && self
+                    .s
+                    .trusted
+                    .iter()
+                    .any(|t| cached.starts_with(t.as_str()));
+            if !filtered {
+                let cached = cached.to_string();
+                match self.try_file(&cached) {
+                    Try::Accept(file) => {
+                        return SearchResult::Found {
+                            opened: cached,
+                            file,
+                            via: Via::Cache,
+                            dir: None,
+                        };
+                    }
+                    Try::Fatal(p, r) => return SearchResult::Fatal(p, r),
+                    Try::Next => {}
+                }
+            }
+        }
+        if !nodeflib {
+            let dirs = self.s.trusted.clone();
+            if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
+                self.open_path(name, &dirs, Via::DefaultDir)
+            {
+                return r;
+            }
+        }
+        SearchResult::NotFound
+    }
+
+    /// `open_path`: every directory, every hwcaps subdirectory, in order.
+    fn open_path(&mut self, name: &str, dirs: &[String], via: Via) -> SearchResult {
+        for dir in dirs {
+            let base: Option<PathBuf> = if dir.starts_with('/') {
+                Some(PathBuf::from(dir))
+            } else {
+                self.s.env.cwd.as_ref().map(|c| c.join(dir))
+            };
+            let Some(base) = base else { continue };
+            for sub in &self.s.subdirs {
+                let vdir = if sub.is_empty() {
+                    base.clone()
+                } else {
+                    base.join(sub)
+                };
+                let found = self.s.vfs.lookup_in(&vdir, name);
+                let opened = || format!("{dir}{sub}{name}");
+                match found {
+                    Lookup::File(c) => {
+                        let obj = self.s.object(&c);
+                        match &obj.verdict {
+                            Candidate::Accept => {
+                                return SearchResult::Found {
+                                    opened: opened(),
+                                    file: obj.clone(),
+                                    via,
+                                    dir: Some(format!("{dir}{sub}")),
+                                };
+                            }
+                            Candidate::Skip(why) => self.skipped.push((opened(), why)),
+                            Candidate::Fatal(why) => {
+                                return SearchResult::Fatal(opened(), why.clone());
+                            }
+                        }
+                    }
+                    Lookup::Dir(_) => {
+                        return SearchResult::Fatal(
+                            opened(),
+                            "cannot read file data: Is a directory".into(),
+                        );
+                    }
+                    Lookup::Other(_) | Lookup::Missing | Lookup::Loop => {}
+                }
+            }
+        }
+        SearchResult::NotFound
+    }
+
+    /// Opens one path (a name with a slash, or a cache hit).
+    fn try_file(&mut self, path: &str) -> Try {
+        let Some(abs) = self.s.absolute(path) else {
+            return Try::Next;
+        };
+        match self.s.vfs.lookup(&abs) {
+            Lookup::File(c) => {
+                let obj = self.s.object(&c);
+                match &obj.verdict {
+                    Candidate::Accept => Try::Accept(obj.clone()),
+                    Candidate::Skip(why) => {
+                        self.skipped.push((path.to_string(), why));
+                        Try::Next
+                    }
+                    Candidate::Fatal(why) => Try::Fatal(path.to_string(), why.clone()),
+                }
+            }
+            Lookup::Dir(_) => Try::Fatal(
+                path.to_string(),
+                "cannot read file data: Is a directory".into(),
+            ),
+            _ => Try::Next,
+        }
+    }
+}
+
+enum Try {
+    Accept(Arc<Object>),
+    Next,
+    Fatal(String, String),
+}

@@ -1,0 +1,187 @@
+//! Auditing trees: set up the virtual file system (each tree at its mount
+//! point, the target system under it), read every file in parallel, load
+//! every ELF file as a root in parallel, merge.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::analyze::{Ctx, FileOut, stack_files};
+use super::classify::{AllowList, Stack};
+use super::error::AuditError;
+use super::findings;
+use super::fs::{Backend, HostDir, Vfs, clean};
+use super::loader::LoaderModel;
+use super::report::{AuditReport, Input, LoaderSummary};
+use super::session::{Env, Session};
+use super::squashfs::{self, SquashImage};
+
+/// The mount point used for an image without `meta/env.json` or `--mount`.
+pub const DEFAULT_MOUNT: &str = "/user-environment";
+
+/// How to audit.
+#[derive(Clone, Debug)]
+pub struct AuditOptions {
+    /// Where the tree is mounted at run time. Default: for a directory, the
+    /// directory itself; for an image, `mount` of its `meta/env.json`
+    /// (beside it, then inside it), else [`DEFAULT_MOUNT`].
+    pub mount: Option<PathBuf>,
+    /// Root of the target system (default `/`, the host).
+    pub sysroot: Option<PathBuf>,
+    /// The target's loader facts. Default: the host's `ld.so --help`, or
+    /// guessed from the layout of `sysroot`.
+    pub loader: Option<LoaderModel>,
+    /// Extra allow-list globs (matched against names, sonames, paths and
+    /// their last component), e.g. from a cluster configuration.
+    pub allow: Vec<String>,
+    /// Include the default allow-list (glibc, GCC runtime, CUDA driver).
+    pub default_allow: bool,
+    /// Search this `LD_LIBRARY_PATH` too (default: none).
+    pub ld_library_path: Option<String>,
+    /// Scan files that import `dlopen` for hard-coded library paths.
+    pub dlopen_scan: bool,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        AuditOptions {
+            mount: None,
+            sysroot: None,
+            loader: None,
+            allow: Vec::new(),
+            default_allow: true,
+            ld_library_path: None,
+            dlopen_scan: true,
+        }
+    }
+}
+
+/// Audits one directory or squashfs image.
+pub fn audit_tree(root: &Path, options: &AuditOptions) -> Result<AuditReport, AuditError> {
+    audit_paths(&[root.to_path_buf()], options)
+}
+
+/// Audits several directories as one stack (or exactly one image).
+pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditReport, AuditError> {
+    let start = Instant::now();
+    if roots.len() > 1 && options.mount.is_some() {
+        return Err(AuditError::MountWithManyRoots { count: roots.len() });
+    }
+    if let Some(m) = &options.mount {
+        if !m.is_absolute() {
+            return Err(AuditError::RelativeMount { path: m.clone() });
+        }
+    }
+    let sysroot = options
+        .sysroot
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let mut inputs = Vec::new();
+    let mut backends: Vec<(PathBuf, Box<dyn Backend>)> = Vec::new();
+    for root in roots {
+        let meta =
+            std::fs::metadata(root).map_err(|_| AuditError::NotFound { path: root.clone() })?;
+        if meta.is_dir() {
+            let host = std::fs::canonicalize(root).map_err(|source| AuditError::Io {
+                path: root.clone(),
+                source,
+            })?;
+            let (mount, from) = match &options.mount {
+                Some(m) => (clean(m), "--mount".to_string()),
+                None => (host.clone(), "the directory itself".to_string()),
+            };
+            inputs.push(Input {
+                path: root.display().to_string(),
+                kind: "directory".into(),
+                mount: mount.display().to_string(),
+                mount_from: from,
+            });
+            backends.push((mount, Box::new(HostDir::new(host))));
+        } else if meta.is_file() && squashfs::is_image(root) {
+            if roots.len() > 1 {
+                return Err(AuditError::ImageAmongMany {
+                    path: root.clone(),
+                    count: roots.len(),
+                });
+            }
+            let image = SquashImage::open(root)?;
+            let (mount, from) = match &options.mount {
+                Some(m) => (clean(m), "--mount".to_string()),
+                None => match squashfs::image_mount(root, &image)? {
+                    Some((m, from)) => (clean(Path::new(&m)), from),
+                    None => (
+                        PathBuf::from(DEFAULT_MOUNT),
+                        "default (no meta/env.json beside or inside the image)".to_string(),
+                    ),
+                },
+            };
+            inputs.push(Input {
+                path: root.display().to_string(),
+                kind: "squashfs".into(),
+                mount: mount.display().to_string(),
+                mount_from: from,
+            });
+            backends.push((mount, Box::new(image)));
+        } else {
+            return Err(AuditError::NotTreeOrImage { path: root.clone() });
+        }
+    }
+    let model = match &options.loader {
+        Some(m) => m.clone(),
+        None if options.sysroot.is_some() => {
+            LoaderModel::defaults(std::env::consts::ARCH, &sysroot)
+        }
+        None => LoaderModel::host(),
+    };
+    let allow = AllowList::new(&options.allow, options.default_allow)?;
+    let mut vfs = Vfs::new(Box::new(HostDir::new(&sysroot)));
+    let mut prefixes = Vec::new();
+    for (mount, b) in backends {
+        prefixes.push(mount.clone());
+        vfs = vfs.mount(&mount, b);
+    }
+    let env = Env {
+        ld_library_path: options.ld_library_path.clone(),
+        cwd: None,
+    };
+    let mut session = Session::new(vfs, model, env);
+    if options.dlopen_scan {
+        session.scan_dlopen = prefixes.clone();
+    }
+    let stack = Stack { prefixes };
+    let ctx = Ctx {
+        s: &session,
+        allow: &allow,
+        stack: &stack,
+    };
+    let files = stack_files(&session, &stack);
+    let total = files.len();
+    // Read and parse everything first (I/O bound, parallel), then load.
+    files.par_iter().for_each(|f| {
+        session.object(f);
+    });
+    let outs: Vec<FileOut> = files.par_iter().filter_map(|f| ctx.file(f)).collect();
+    let (files_out, findings, mut summary) = findings::merge(outs, &stack);
+    summary.files = total;
+    summary.elapsed_ms = start.elapsed().as_millis() as u64;
+    let m = &session.model;
+    Ok(AuditReport {
+        inputs,
+        loader: LoaderSummary {
+            source: m.source.clone(),
+            default_dirs: m.default_dirs.clone(),
+            lib: m.lib.clone(),
+            platform: m.platform.clone(),
+            hwcaps: m.hwcaps.clone(),
+            legacy_hwcaps: m.legacy_hwcaps.clone(),
+            cache: session.cache_source.clone(),
+            ld_library_path: session.env.ld_library_path.clone(),
+            sysroot: sysroot.display().to_string(),
+        },
+        allow: allow.patterns().to_vec(),
+        summary,
+        findings,
+        files: files_out,
+    })
+}

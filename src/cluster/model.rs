@@ -1,0 +1,90 @@
+//! The cluster configuration model (`cluster-configs/<c>/cluster.yaml`).
+
+use std::path::PathBuf;
+
+use crate::diag::{Loc, Spanned};
+use crate::repo::{PathRef, Resource, SpecRef};
+
+use super::policy::Policies;
+
+/// What is true of a system rather than of a stack.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// The `cluster.yaml` file (absolute).
+    pub file: PathBuf,
+    /// Its directory (absolute).
+    pub dir: PathBuf,
+    pub name: Spanned<String>,
+    pub description: Option<String>,
+    /// A target from the spec module's table (`x86_64`, `zen3`, `neoverse_v2`).
+    pub target: Spanned<String>,
+    pub os: Option<String>,
+    /// The system compilers; the first is the default.
+    pub compilers: Vec<Compiler>,
+    pub packages: Policies,
+    /// Defaults for environments that have `network:` without specs.
+    pub network: Option<Network>,
+    pub mirrors: Vec<Mirror>,
+    pub audit: AuditConfig,
+    /// The target's loader facts; `None`: take them from the host.
+    pub loader: Option<LoaderFacts>,
+}
+
+impl Cluster {
+    /// The compiler used when the stack does not name one.
+    pub fn default_compiler(&self) -> Option<&Compiler> {
+        self.compilers.first()
+    }
+
+    /// The first compiler satisfying `spec`.
+    pub fn find_compiler(&self, spec: &crate::spec::Spec) -> Option<&Compiler> {
+        self.compilers.iter().find(|c| c.spec.spec.satisfies(spec))
+    }
+}
+
+/// A compiler installed on the system.
+#[derive(Clone, Debug)]
+pub struct Compiler {
+    /// Name and exact version (`gcc@12.2.0`).
+    pub spec: SpecRef,
+    pub cc: PathRef,
+    pub cxx: Option<PathRef>,
+    pub fc: Option<PathRef>,
+    pub loc: Loc,
+}
+
+/// The network part of an environment: which MPI, which libfabric.
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    pub mpi: Option<SpecRef>,
+    pub specs: Vec<SpecRef>,
+    pub loc: Option<Loc>,
+}
+
+/// A source mirror, tried before upstream URLs.
+#[derive(Clone, Debug)]
+pub struct Mirror {
+    pub resource: Resource,
+    pub text: String,
+    pub loc: Loc,
+}
+
+/// Audit settings.
+#[derive(Clone, Debug, Default)]
+pub struct AuditConfig {
+    /// Globs of paths outside the stack that libraries may resolve to.
+    pub allow: Vec<Spanned<String>>,
+}
+
+/// How the target's dynamic loader searches (for the audit).
+#[derive(Clone, Debug)]
+pub struct LoaderFacts {
+    /// Default library dirs, in search order.
+    pub default_dirs: Vec<PathBuf>,
+    /// The value of `$LIB` (`lib64`).
+    pub lib: Option<String>,
+    /// The value of `$PLATFORM` (`aarch64`).
+    pub platform: Option<String>,
+    pub ld_so_cache: Option<PathBuf>,
+    pub loc: Loc,
+}

@@ -1,0 +1,156 @@
+//! Source text kept for rendering diagnostics.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use miette::NamedSource;
+
+use super::Loc;
+
+/// The text of one input file, cheap to clone, with helpers to turn the
+/// YAML parser's character positions into byte positions and [`Loc`]s.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    path: Arc<PathBuf>,
+    named: Arc<NamedSource<String>>,
+    /// Byte offset of every character when the text is not pure ASCII.
+    char_offsets: Option<Arc<[usize]>>,
+    /// Byte offset of the start of every line.
+    line_starts: Arc<[usize]>,
+}
+
+impl SourceFile {
+    /// Wrap `text` read from `path`. Diagnostics show the path relative to
+    /// the current directory when it lies below it.
+    pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+        let path = path.into();
+        let text = text.into();
+        let char_offsets = if text.is_ascii() {
+            None
+        } else {
+            Some(
+                text.char_indices()
+                    .map(|(i, _)| i)
+                    .collect::<Arc<[usize]>>(),
+            )
+        };
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let name = display_name(&path);
+        SourceFile {
+            path: Arc::new(path),
+            named: Arc::new(NamedSource::new(name, text)),
+            char_offsets,
+            line_starts: line_starts.into(),
+        }
+    }
+
+    /// Read a file (errors name the path).
+    pub fn read(path: impl Into<PathBuf>) -> std::io::Result<Self> {
+        let path = path.into();
+        let text = fs_err::read_to_string(&path)?;
+        Ok(SourceFile::new(path, text))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The shared path, as stored in [`Loc::file`].
+    pub fn path_arc(&self) -> Arc<PathBuf> {
+        self.path.clone()
+    }
+
+    pub fn text(&self) -> &str {
+        self.named.inner()
+    }
+
+    /// The source in the form miette renders.
+    pub fn named(&self) -> Arc<NamedSource<String>> {
+        self.named.clone()
+    }
+
+    /// The source in the form miette renders, borrowed.
+    pub fn named_ref(&self) -> &NamedSource<String> {
+        &self.named
+    }
+
+    /// Byte offset of the `n`th character (clamped to the end of the text).
+    pub fn byte_of_char(&self, n: usize) -> usize {
+        match &self.char_offsets {
+            None => n.min(self.text().len()),
+            Some(offsets) => offsets.get(n).copied().unwrap_or(self.text().len()),
+        }
+    }
+
+    /// The 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text().len());
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        let col = self.text()[start..]
+            .char_indices()
+            .take_while(|(i, _)| start + i < offset)
+            .count();
+        (line, col + 1)
+    }
+
+    /// A location for the byte range `offset..offset+len`.
+    pub fn loc(&self, offset: usize, len: usize) -> Loc {
+        let offset = offset.min(self.text().len());
+        let len = len.min(self.text().len() - offset);
+        let (line, col) = self.line_col(offset);
+        Loc {
+            file: self.path.clone(),
+            line,
+            col,
+            offset,
+            len,
+        }
+    }
+
+    /// The start of the file.
+    pub fn start(&self) -> Loc {
+        self.loc(0, 0)
+    }
+}
+
+/// A path for messages: relative to the current directory when it lies
+/// below it, else as is.
+pub fn display_path(path: &Path) -> String {
+    display_name(path)
+}
+
+fn display_name(path: &Path) -> String {
+    if let Ok(cwd) = std::env::current_dir() {
+        if let Ok(rel) = path.strip_prefix(&cwd) {
+            return rel.display().to_string();
+        }
+    }
+    path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_of_offsets() {
+        let src = SourceFile::new("/x/f.yaml", "ab\ncd\n\nef");
+        assert_eq!(src.line_col(0), (1, 1));
+        assert_eq!(src.line_col(1), (1, 2));
+        assert_eq!(src.line_col(3), (2, 1));
+        assert_eq!(src.line_col(7), (4, 1));
+        assert_eq!(src.line_col(100), (4, 3));
+    }
+
+    #[test]
+    fn non_ascii_char_positions_map_to_bytes() {
+        let src = SourceFile::new("/x/f.yaml", "é: ü\nb: 1");
+        assert_eq!(src.byte_of_char(0), 0);
+        assert_eq!(src.byte_of_char(1), 2);
+        assert_eq!(src.byte_of_char(3), 4);
+        let loc = src.loc(4, 2);
+        assert_eq!((loc.line, loc.col), (1, 4));
+    }
+}

@@ -1,0 +1,74 @@
+//! "Did you mean …?" suggestions for misspelt names.
+
+/// The candidate closest to `word`, if it is close enough to be a plausible
+/// typo: a case-insensitive match first, then a candidate that extends the
+/// word or is extended by it (`make` → `makefile`), then the best
+/// Jaro-Winkler similarity ≥ 0.8 or Levenshtein distance of at most a third
+/// of the word.
+pub fn nearest<'a, I, S>(word: &str, candidates: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let lower = word.to_lowercase();
+    let mut best: Option<(f64, &'a str)> = None;
+    for cand in candidates {
+        let cand = cand.as_ref();
+        if cand == word {
+            continue;
+        }
+        let cand_lower = cand.to_lowercase();
+        let score = if cand_lower == lower {
+            2.0
+        } else if lower.len() >= 3
+            && (cand_lower.starts_with(&lower) || lower.starts_with(&cand_lower))
+        {
+            // `make` → `makefile`, `libfabrics` → `libfabric`
+            1.5 - (cand_lower.len().abs_diff(lower.len()) as f64) / 100.0
+        } else {
+            let jw = strsim::jaro_winkler(&lower, &cand.to_lowercase());
+            let lev = strsim::levenshtein(&lower, &cand.to_lowercase());
+            if jw >= 0.8 || lev * 3 <= word.chars().count().max(3) {
+                jw
+            } else {
+                continue;
+            }
+        };
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, cand));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// A help text "did you mean `x`?" for the nearest candidate, if any.
+pub fn did_you_mean<'a, I, S>(word: &str, candidates: I) -> Option<String>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    nearest(word, candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        let keys = ["fabrics", "cuda", "gdrcopy"];
+        assert_eq!(nearest("fabric", &keys), Some("fabrics"));
+        assert_eq!(nearest("CUDA", &keys), Some("cuda"));
+        assert_eq!(nearest("zzzzzz", &keys), None);
+        assert_eq!(nearest("make", &["cmake", "makefile"]), Some("makefile"));
+        assert_eq!(
+            did_you_mean("gdrcpy", &keys).as_deref(),
+            Some("did you mean `gdrcopy`?")
+        );
+    }
+
+    #[test]
+    fn never_suggests_the_word_itself() {
+        assert_eq!(nearest("cuda", &["cuda"]), None);
+    }
+}

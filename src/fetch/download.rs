@@ -1,0 +1,254 @@
+//! Getting one file source into the cache: cache hit (re-verified), else each mirror, else
+//! upstream; verified against the expected sha256 before it is renamed into place.
+
+use std::path::Path;
+
+use super::archive::extension_of;
+use super::cache::{remove_stale_temps, temp_sibling};
+use super::digest::{Sha256Hex, copy_hashing, hash_reader};
+use super::error::FetchError;
+use super::fetched::{Fetched, FetchedContent, Origin, Verification};
+use super::http::{Http, Observer};
+use super::lock::{EntryLock, LockMode};
+use super::mirror;
+use super::options::FetchOptions;
+use super::reporter::FetchReporter;
+use super::source::{Location, SourceRequest, file_name_of};
+
+/// What a fetch worker needs.
+pub(crate) struct Ctx<'a> {
+    pub(crate) opts: &'a FetchOptions,
+    pub(crate) http: Option<&'a Http>,
+    pub(crate) reporter: &'a dyn FetchReporter,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn lock(
+        &self,
+        index: usize,
+        path: &Path,
+        mode: LockMode,
+    ) -> Result<EntryLock, FetchError> {
+        EntryLock::acquire(path, mode, self.opts.lock_timeout, || {
+            self.reporter.waiting_for_lock(index, path)
+        })
+    }
+
+    /// Copy one location (URL or path) into `file`, hashing on the way.
+    pub(crate) fn transfer(
+        &self,
+        index: usize,
+        location: &str,
+        file: &mut std::fs::File,
+    ) -> Result<(Sha256Hex, u64), FetchError> {
+        match Location::parse(location)? {
+            Location::Http(url) => {
+                let http = self.http.ok_or_else(|| FetchError::InvalidUrl {
+                    url: url.clone(),
+                    reason: "no HTTP client in this run".into(),
+                })?;
+                self.reporter.transfer(index, &url, None);
+                let progress = |n, total| self.reporter.progress(index, n, total);
+                let retrying =
+                    |attempt, e: &FetchError| self.reporter.retrying(index, &url, attempt, e);
+                http.download(
+                    &url,
+                    file,
+                    self.opts,
+                    &Observer {
+                        progress: &progress,
+                        retrying: &retrying,
+                    },
+                )
+            }
+            Location::File(path) => {
+                let src = std::fs::File::open(&path).map_err(|source| FetchError::LocalFile {
+                    path: path.clone(),
+                    source,
+                })?;
+                let total = src.metadata().ok().map(|m| m.len());
+                self.reporter.transfer(index, location, total);
+                let mut last = 0;
+                copy_hashing(src, &mut *file, |n| {
+                    if n - last >= 1 << 20 || Some(n) == total {
+                        last = n;
+                        self.reporter.progress(index, n, total);
+                    }
+                })
+                .map_err(|source| FetchError::LocalFile { path, source })
+            }
+        }
+    }
+}
+
+/// Fetch an archive (or payload) source.
+pub(crate) fn fetch_file(
+    ctx: &Ctx<'_>,
+    index: usize,
+    req: &SourceRequest,
+    url: &str,
+    expected: Option<Sha256Hex>,
+    expand: bool,
+) -> Result<Fetched, FetchError> {
+    let file_name = file_name_of(url);
+    let ext = extension_of(&file_name);
+    let mut locations: Vec<(String, bool)> =
+        mirror::file_candidates(&ctx.opts.mirrors, req, expected.as_ref(), ext.as_deref())
+            .into_iter()
+            .map(|m| (m, true))
+            .collect();
+    locations.push((url.to_string(), false));
+    let origin_of = |loc: &str, from_mirror: bool| {
+        if from_mirror {
+            Origin::Mirror(loc.to_string())
+        } else {
+            Origin::Upstream(loc.to_string())
+        }
+    };
+    let fetched = |path, sha256, size, origin, verification| Fetched {
+        package: req.package.clone(),
+        version: req.version.clone(),
+        content: FetchedContent::File {
+            path,
+            sha256,
+            file_name: file_name.clone(),
+            expand,
+            size,
+        },
+        origin,
+        verification,
+    };
+
+    let Some(sha) = expected else {
+        // Unverified: download, then file it under the digest it turned out to have.
+        let mut attempts = Vec::new();
+        for (loc, from_mirror) in &locations {
+            match download_unverified(ctx, index, loc) {
+                Ok((path, sha, size)) => {
+                    tracing::warn!(
+                        "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
+                        req.label()
+                    );
+                    return Ok(fetched(
+                        path,
+                        sha,
+                        size,
+                        origin_of(loc, *from_mirror),
+                        Verification::Unverified,
+                    ));
+                }
+                Err(e) => attempts.push((loc.clone(), e)),
+            }
+        }
+        return Err(exhausted(req, attempts));
+    };
+
+    let final_path = ctx.opts.cache.archive_path(&sha);
+    let _lock = ctx.lock(
+        index,
+        &ctx.opts.cache.archive_lock(&sha),
+        LockMode::Exclusive,
+    )?;
+    remove_stale_temps(&final_path);
+    if final_path.is_file() {
+        let (actual, size) = hash_reader(fs_err::File::open(&final_path)?)?;
+        if actual == sha {
+            tracing::debug!("{}: cache hit {}", req.label(), final_path.display());
+            return Ok(fetched(
+                final_path,
+                sha,
+                size,
+                Origin::Cache,
+                Verification::Sha256,
+            ));
+        }
+        tracing::warn!(
+            "cache entry {} is corrupt (sha256 {actual}); fetching it again",
+            final_path.display()
+        );
+        fs_err::remove_file(&final_path)?;
+    }
+
+    let mut attempts = Vec::new();
+    for (loc, from_mirror) in &locations {
+        let mut tmp = temp_sibling(&final_path)?;
+        match ctx.transfer(index, loc, tmp.as_file_mut()) {
+            Ok((actual, size)) if actual == sha => {
+                make_readable(tmp.as_file())?;
+                tmp.persist(&final_path).map_err(|e| e.error)?;
+                return Ok(fetched(
+                    final_path,
+                    sha,
+                    size,
+                    origin_of(loc, *from_mirror),
+                    Verification::Sha256,
+                ));
+            }
+            Ok((actual, size)) => {
+                tracing::warn!("{loc}: sha256 mismatch (got {actual}, expected {sha})");
+                attempts.push((
+                    loc.clone(),
+                    FetchError::ChecksumMismatch {
+                        url: loc.clone(),
+                        expected: sha.to_string(),
+                        actual: actual.to_string(),
+                        bytes: size,
+                    },
+                ));
+            }
+            Err(e) => {
+                tracing::debug!("{loc}: {e}");
+                attempts.push((loc.clone(), e));
+            }
+        }
+        // `tmp` is dropped here: nothing of a failed attempt stays in the cache.
+    }
+    Err(exhausted(req, attempts))
+}
+
+/// Download without a known digest into the incoming area, then move it to its content address.
+pub(crate) fn download_unverified(
+    ctx: &Ctx<'_>,
+    index: usize,
+    location: &str,
+) -> Result<(std::path::PathBuf, Sha256Hex, u64), FetchError> {
+    let incoming = ctx.opts.cache.incoming_dir();
+    fs_err::create_dir_all(&incoming)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".download.")
+        .suffix(".tmp")
+        .tempfile_in(&incoming)?;
+    let (sha, size) = ctx.transfer(index, location, tmp.as_file_mut())?;
+    let final_path = ctx.opts.cache.archive_path(&sha);
+    let _lock = ctx.lock(
+        index,
+        &ctx.opts.cache.archive_lock(&sha),
+        LockMode::Exclusive,
+    )?;
+    if !final_path.is_file() {
+        fs_err::create_dir_all(final_path.parent().expect("cache path has a parent"))?;
+        make_readable(tmp.as_file())?;
+        tmp.persist(&final_path).map_err(|e| e.error)?;
+    }
+    Ok((final_path, sha, size))
+}
+
+/// One failure stays as it is; several become a list naming each location.
+pub(crate) fn exhausted(
+    req: &SourceRequest,
+    mut attempts: Vec<(String, FetchError)>,
+) -> FetchError {
+    if attempts.len() == 1 {
+        return attempts.pop().expect("one attempt").1;
+    }
+    FetchError::AllLocationsFailed {
+        package: req.label(),
+        attempts,
+    }
+}
+
+/// Cache entries are readable by everyone who can reach the cache (temp files start as 0600).
+fn make_readable(f: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    f.set_permissions(std::fs::Permissions::from_mode(0o644))
+}

@@ -1,0 +1,206 @@
+//! Errors of the fetch stage. Every variant names what it was working on (package, URL, path)
+//! and, where one exists, what was expected and a way out.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// An error while fetching, verifying, caching or staging a source.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error(
+        "{package}: source {url} has no sha256; add `sha256:` to the recipe \
+         (compute it with `sha256sum`), pin the git source to a commit, or allow \
+         unverified sources (--allow-unverified)"
+    )]
+    MissingChecksum { package: String, url: String },
+
+    #[error("{package}: `{value}` is not a sha256 (expected 64 hex digits)")]
+    InvalidChecksum { package: String, value: String },
+
+    #[error(
+        "{package}: git source {url} ({reference}) is not pinned to a commit; add `commit:` \
+         to the recipe, lock the stack (stack.lock pins branches and tags), or allow \
+         unverified sources (--allow-unverified)"
+    )]
+    UnpinnedGit {
+        package: String,
+        url: String,
+        reference: String,
+    },
+
+    #[error("{package}: `{value}` is not a full commit id (40 hex digits)")]
+    InvalidCommit { package: String, value: String },
+
+    #[error("invalid source URL `{url}`: {reason}")]
+    InvalidUrl { url: String, reason: String },
+
+    #[error(
+        "sha256 mismatch for {url}\n  expected: {expected}\n  actual:   {actual} ({bytes} bytes)\n\
+         the download was discarded and the cache left untouched; if upstream re-released the \
+         file, check it and update the recipe's sha256"
+    )]
+    ChecksumMismatch {
+        url: String,
+        expected: String,
+        actual: String,
+        bytes: u64,
+    },
+
+    #[error("{url}: HTTP {status}{}", status_hint(*status))]
+    HttpStatus { url: String, status: u16 },
+
+    #[error("{url}: {message}")]
+    Request { url: String, message: String },
+
+    #[error("{url}: {message} (after {attempts} attempt(s))")]
+    Network {
+        url: String,
+        message: String,
+        attempts: u32,
+    },
+
+    #[error("{url}: no data for {} s, giving up (after {attempts} attempt(s))", .idle.as_secs_f32())]
+    Stalled {
+        url: String,
+        idle: Duration,
+        attempts: u32,
+    },
+
+    #[error("{url}: body ended after {received} of {expected} bytes (after {attempts} attempt(s))")]
+    Truncated {
+        url: String,
+        received: u64,
+        expected: u64,
+        attempts: u32,
+    },
+
+    #[error("{path}: {source}")]
+    LocalFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error(
+        "could not fetch {package}; every location failed:{}",
+        list_attempts(attempts)
+    )]
+    AllLocationsFailed {
+        package: String,
+        attempts: Vec<(String, FetchError)>,
+    },
+
+    #[error("git {action} {url}: {source}")]
+    Git {
+        url: String,
+        action: &'static str,
+        #[source]
+        source: git2::Error,
+    },
+
+    #[error("{url}: {reference} not found{}", hint_opt(hint))]
+    GitRefNotFound {
+        url: String,
+        reference: String,
+        hint: Option<String>,
+    },
+
+    #[error(
+        "{url}: {reference} resolves to commit {actual}, but the recipe pins {expected}; \
+         a moved tag is suspicious, check upstream and update the pin"
+    )]
+    GitCommitMismatch {
+        url: String,
+        reference: String,
+        expected: String,
+        actual: String,
+    },
+
+    #[error(
+        "{path}: waited {} s for the lock: another `stack` process is fetching the same \
+         source into this cache; let it finish, or use another cache (--cache)",
+        .waited.as_secs()
+    )]
+    LockTimeout { path: PathBuf, waited: Duration },
+
+    #[error("{archive}: refusing entry `{entry}`: {reason}; nothing was written outside the stage")]
+    UnsafeArchive {
+        archive: String,
+        entry: String,
+        reason: String,
+    },
+
+    #[error("{archive}: {reason}")]
+    BadArchive { archive: String, reason: String },
+
+    #[error(
+        "{archive}: not a supported archive (tar.gz, tgz, tar.bz2, tar.xz, tar.zst, tar, zip); \
+         for installers and other payloads set `expand: false`"
+    )]
+    UnsupportedArchive { archive: String },
+
+    #[error("stage directory {dest} exists and is not empty")]
+    StageNotEmpty { dest: PathBuf },
+
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+
+    #[error("{} sources failed:{}", .0.len(), list_errors(.0))]
+    Multiple(Vec<FetchError>),
+}
+
+fn status_hint(status: u16) -> &'static str {
+    match status {
+        404 | 410 => " (not found: check the URL and version in the recipe, or add a mirror)",
+        401 | 403 => " (access denied)",
+        500..=599 => " (server error, retried)",
+        _ => "",
+    }
+}
+
+fn hint_opt(h: &Option<String>) -> String {
+    h.as_ref().map(|h| format!("; {h}")).unwrap_or_default()
+}
+
+fn indent(s: &str) -> String {
+    s.replace('\n', "\n    ")
+}
+
+fn list_attempts(attempts: &[(String, FetchError)]) -> String {
+    attempts
+        .iter()
+        .map(|(loc, e)| format!("\n  - {loc}: {}", indent(&e.to_string())))
+        .collect()
+}
+
+fn list_errors(errors: &[FetchError]) -> String {
+    errors
+        .iter()
+        .map(|e| format!("\n  - {}", indent(&e.to_string())))
+        .collect()
+}
+
+impl FetchError {
+    /// Whether retrying the same URL could help (server errors, connection problems,
+    /// truncated or stalled bodies). Client errors and checksum mismatches are final.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            FetchError::HttpStatus { status, .. } => {
+                *status >= 500 || *status == 408 || *status == 429
+            }
+            FetchError::Network { .. }
+            | FetchError::Stalled { .. }
+            | FetchError::Truncated { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Combine several errors: one stays itself, more become [`FetchError::Multiple`].
+    pub(crate) fn combine(mut errors: Vec<FetchError>) -> Option<FetchError> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(FetchError::Multiple(errors)),
+        }
+    }
+}

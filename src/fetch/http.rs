@@ -1,0 +1,293 @@
+//! HTTP(S) downloads: streamed into a file while hashing (one pass over the bytes), with retries
+//! and backoff on connection errors, 5xx and stalls, and resume (or restart) on truncation.
+
+use std::io::{Seek, SeekFrom, Write};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_RANGE, RANGE};
+use sha2::{Digest, Sha256};
+
+use super::digest::Sha256Hex;
+use super::error::FetchError;
+use super::options::FetchOptions;
+
+/// Report progress at most every this many bytes (plus at the end).
+const PROGRESS_STEP: u64 = 256 * 1024;
+
+/// Shared HTTP machinery of one fetch run: a client (connection pool) and the runtime that
+/// drives it. Worker threads call [`Http::download`], which blocks the calling thread (never a
+/// runtime thread) until the file is complete.
+pub(crate) struct Http {
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// Callbacks of one download.
+pub(crate) struct Observer<'a> {
+    pub(crate) progress: &'a dyn Fn(u64, Option<u64>),
+    pub(crate) retrying: &'a dyn Fn(u32, &FetchError),
+}
+
+/// Bytes received so far, hashed as they arrived.
+struct Received<'f> {
+    file: &'f mut std::fs::File,
+    hasher: Sha256,
+    len: u64,
+    reported: u64,
+}
+
+impl Received<'_> {
+    fn restart(&mut self) -> std::io::Result<()> {
+        self.file.set_len(0)?;
+        self.file.seek(SeekFrom::Start(0))?;
+        self.hasher = Sha256::new();
+        self.len = 0;
+        self.reported = 0;
+        Ok(())
+    }
+}
+
+impl Http {
+    pub(crate) fn new(opts: &FetchOptions) -> Result<Http, FetchError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("stack-fetch-io")
+            .enable_all()
+            .build()?;
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("stack/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(opts.connect_timeout)
+            .build()
+            .map_err(|e| FetchError::Request {
+                url: String::new(),
+                message: error_chain(&e),
+            })?;
+        Ok(Http { client, runtime })
+    }
+
+    /// Download `url` into `file` (which must be empty), returning its sha256 and size.
+    pub(crate) fn download(
+        &self,
+        url: &str,
+        file: &mut std::fs::File,
+        opts: &FetchOptions,
+        observer: &Observer<'_>,
+    ) -> Result<(Sha256Hex, u64), FetchError> {
+        let mut rx = Received {
+            file,
+            hasher: Sha256::new(),
+            len: 0,
+            reported: 0,
+        };
+        let attempts = opts.attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            let result = self
+                .runtime
+                .block_on(self.attempt(url, &mut rx, opts, observer));
+            match result {
+                Ok(()) => {
+                    rx.file.flush()?;
+                    return Ok((Sha256Hex::from_hasher(rx.hasher), rx.len));
+                }
+                Err(e) if e.is_transient() && attempt < attempts => {
+                    tracing::info!("{url}: attempt {attempt} failed ({e}), retrying");
+                    (observer.retrying)(attempt, &e);
+                    std::thread::sleep(backoff(opts.retry_backoff, attempt));
+                    attempt += 1;
+                }
+                Err(e) => return Err(with_attempts(e, attempt)),
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        url: &str,
+        rx: &mut Received<'_>,
+        opts: &FetchOptions,
+        observer: &Observer<'_>,
+    ) -> Result<(), FetchError> {
+        let idle = opts.idle_timeout;
+        let stalled = || FetchError::Stalled {
+            url: url.to_string(),
+            idle,
+            attempts: 1,
+        };
+        let mut request = self.client.get(url);
+        if rx.len > 0 {
+            request = request.header(RANGE, format!("bytes={}-", rx.len));
+        }
+        let response = tokio::time::timeout(idle, request.send())
+            .await
+            .map_err(|_| stalled())?
+            .map_err(|e| classify(url, &e))?;
+        let status = response.status();
+        if status == StatusCode::RANGE_NOT_SATISFIABLE && rx.len > 0 {
+            // The file changed under us; start over with a plain request.
+            rx.restart()?;
+            return Err(FetchError::Network {
+                url: url.to_string(),
+                message: "server refused to resume (HTTP 416); restarting".into(),
+                attempts: 1,
+            });
+        }
+        if !status.is_success() {
+            return Err(FetchError::HttpStatus {
+                url: url.to_string(),
+                status: status.as_u16(),
+            });
+        }
+        let total = if status == StatusCode::PARTIAL_CONTENT {
+            match content_range(&response) {
+                Some((start, total)) if start == rx.len => total,
+                _ => {
+                    // A range we did not ask for: start over with a plain request next time.
+                    rx.restart()?;
+                    return Err(FetchError::Network {
+                        url: url.to_string(),
+                        message: "server answered the resume request with a different range".into(),
+                        attempts: 1,
+                    });
+                }
+            }
+        } else {
+            if rx.len > 0 {
+                tracing::debug!("{url}: server does not resume, restarting from byte 0");
+                rx.restart()?;
+            }
+            response.content_length()
+        };
+        (observer.progress)(rx.len, total);
+        let mut body = response.bytes_stream();
+        loop {
+            let next = tokio::time::timeout(idle, body.next())
+                .await
+                .map_err(|_| stalled())?;
+            match next {
+                None => break,
+                Some(Ok(chunk)) => {
+                    rx.hasher.update(&chunk);
+                    rx.file.write_all(&chunk)?;
+                    rx.len += chunk.len() as u64;
+                    if rx.len - rx.reported >= PROGRESS_STEP {
+                        rx.reported = rx.len;
+                        (observer.progress)(rx.len, total);
+                    }
+                }
+                Some(Err(e)) => {
+                    return Err(match total {
+                        Some(t) if rx.len < t => FetchError::Truncated {
+                            url: url.to_string(),
+                            received: rx.len,
+                            expected: t,
+                            attempts: 1,
+                        },
+                        _ => classify(url, &e),
+                    });
+                }
+            }
+        }
+        (observer.progress)(rx.len, total);
+        match total {
+            Some(t) if rx.len < t => Err(FetchError::Truncated {
+                url: url.to_string(),
+                received: rx.len,
+                expected: t,
+                attempts: 1,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `Content-Range: bytes <start>-<end>/<total|*>` → (start, total).
+fn content_range(response: &reqwest::Response) -> Option<(u64, Option<u64>)> {
+    let v = response.headers().get(CONTENT_RANGE)?.to_str().ok()?;
+    let rest = v.strip_prefix("bytes ")?;
+    let (range, total) = rest.split_once('/')?;
+    let start = range.split_once('-')?.0.trim().parse().ok()?;
+    Some((start, total.trim().parse().ok()))
+}
+
+fn backoff(base: Duration, attempt: u32) -> Duration {
+    base.saturating_mul(1 << (attempt - 1).min(6))
+}
+
+fn with_attempts(e: FetchError, n: u32) -> FetchError {
+    match e {
+        FetchError::Network {
+            url,
+            message,
+            attempts: _,
+        } => FetchError::Network {
+            url,
+            message,
+            attempts: n,
+        },
+        FetchError::Stalled { url, idle, .. } => FetchError::Stalled {
+            url,
+            idle,
+            attempts: n,
+        },
+        FetchError::Truncated {
+            url,
+            received,
+            expected,
+            ..
+        } => FetchError::Truncated {
+            url,
+            received,
+            expected,
+            attempts: n,
+        },
+        other => other,
+    }
+}
+
+/// Connection problems and broken bodies are worth retrying; the rest (bad URL, TLS
+/// verification, redirect loops) is not.
+fn classify(url: &str, e: &reqwest::Error) -> FetchError {
+    let message = error_chain(e);
+    if e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request() {
+        FetchError::Network {
+            url: url.to_string(),
+            message,
+            attempts: 1,
+        }
+    } else {
+        FetchError::Request {
+            url: url.to_string(),
+            message,
+        }
+    }
+}
+
+/// An error and its sources, `outer: inner: innermost`, without repeats.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles() {
+        let b = Duration::from_millis(100);
+        assert_eq!(backoff(b, 1), Duration::from_millis(100));
+        assert_eq!(backoff(b, 3), Duration::from_millis(400));
+        assert_eq!(backoff(b, 40), Duration::from_millis(6400));
+    }
+}

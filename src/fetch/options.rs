@@ -1,0 +1,50 @@
+//! Settings of a fetch run.
+
+use std::time::Duration;
+
+use super::cache::SourceCache;
+
+/// How to fetch: cache, mirrors, parallelism, retries and timeouts.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// The source cache.
+    pub cache: SourceCache,
+    /// Mirrors tried in order before upstream: `http(s)://`, `file://` URLs or absolute paths
+    /// of Spack-layout source mirrors.
+    pub mirrors: Vec<String>,
+    /// Sources fetched at the same time (at least 1).
+    pub jobs: usize,
+    /// Accept archives without sha256 and git sources not pinned to a commit.
+    pub allow_unverified: bool,
+    /// Attempts per URL for transient failures (connection errors, 5xx, truncation, stalls).
+    pub attempts: u32,
+    /// Delay before the first retry; doubles on each further retry.
+    pub retry_backoff: Duration,
+    /// Give up on a connection that delivers no data for this long.
+    pub idle_timeout: Duration,
+    /// Connection set-up timeout.
+    pub connect_timeout: Duration,
+    /// How long to wait for another process's lock on a cache entry.
+    pub lock_timeout: Duration,
+}
+
+impl FetchOptions {
+    /// Default settings for a cache.
+    pub fn new(cache: SourceCache) -> FetchOptions {
+        FetchOptions {
+            cache,
+            mirrors: Vec::new(),
+            jobs: DEFAULT_JOBS,
+            allow_unverified: false,
+            attempts: 4,
+            retry_backoff: Duration::from_millis(500),
+            idle_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(30),
+            lock_timeout: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+/// Default number of parallel fetches: downloads are IO bound, and 8 streams fill most links
+/// without hammering a single server.
+pub const DEFAULT_JOBS: usize = 8;

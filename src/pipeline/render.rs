@@ -1,0 +1,454 @@
+//! From a plan node and its recipe to a [`BuildJob`]: every template of the
+//! recipe's `build:` section rendered with tera, every `when:` decided.
+//!
+//! Templates see `name`, `version`, `prefix`, `target`, `jobs`,
+//! `compiler.{name,version,cc,cxx,fc}`, `spec` (the
+//! node's concrete spec text), `variants.<v>` (bool, string for single-valued,
+//! list for multi-valued variants) and `deps.<name>.{prefix,version,hash}` for
+//! every dependency (direct ones of any type and the link closure; a provider
+//! is also listed under each virtual it provides, e.g. `deps.mpi`). The test
+//! `satisfies` decides a spec condition: `{% if spec is satisfies("+cuda") %}`.
+//!
+//! A template that contains a block (`{% … %}`) may render to several words; it
+//! is split on whitespace and empty words are dropped. Any other template is
+//! exactly one argument.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use petgraph::graph::NodeIndex;
+use serde_json::{Value, json};
+
+use crate::build::{self, BuildJob, CompilerPaths, DepKind, DepPrefix};
+use crate::diag::Loc;
+use crate::repo::{self, ArgList, DepTypes, EnvOpKind, InstallAction, When};
+use crate::resolve::{Node, Plan};
+use crate::spec::{Spec, VariantValue};
+
+/// A template that did not render.
+#[derive(Debug, thiserror::Error)]
+#[error("{loc}: cannot render `{template}` for {package}: {reason}")]
+pub struct RenderError {
+    pub package: String,
+    pub template: String,
+    pub loc: Loc,
+    pub reason: String,
+}
+
+/// Renders the templates of one node.
+pub struct Renderer<'a> {
+    node: &'a Node,
+    tera: tera::Tera,
+    context: tera::Context,
+    deps: BTreeMap<String, PathBuf>,
+}
+
+impl<'a> Renderer<'a> {
+    pub fn new(plan: &'a Plan, idx: NodeIndex, jobs: usize) -> Self {
+        let node = plan.node(idx);
+        let deps = template_deps(plan, idx);
+        let mut context = tera::Context::new();
+        context.insert("name", &node.name);
+        context.insert("version", &node.version.to_string());
+        context.insert("prefix", &node.prefix.display().to_string());
+        context.insert("target", &node.target);
+        context.insert("jobs", &jobs);
+        context.insert("spec", &node.spec.to_string());
+        context.insert("variants", &variants_value(node));
+        let cc = compiler_paths(plan);
+        context.insert(
+            "compiler",
+            &json!({
+                "name": node.compiler.name,
+                "version": node.compiler.version.to_string(),
+                "cc": cc.cc.display().to_string(),
+                "cxx": cc.cxx.as_ref().map(|p| p.display().to_string()),
+                "fc": cc.fc.as_ref().map(|p| p.display().to_string()),
+            }),
+        );
+        let deps_value: serde_json::Map<String, Value> = deps
+            .iter()
+            .map(|(name, dep)| {
+                let n = plan.node(*dep);
+                (
+                    name.clone(),
+                    json!({
+                        "prefix": n.prefix.display().to_string(),
+                        "version": n.version.to_string(),
+                        "hash": n.hash,
+                    }),
+                )
+            })
+            .collect();
+        context.insert("deps", &Value::Object(deps_value));
+        let mut tera = tera::Tera::default();
+        let spec = node.spec.clone();
+        tera.register_tester(
+            "satisfies",
+            move |_value: Option<&Value>, args: &[Value]| -> tera::Result<bool> {
+                let Some(Value::String(cond)) = args.first() else {
+                    return Err(
+                        "`satisfies` takes one spec string, e.g. satisfies(\"+cuda\")".into(),
+                    );
+                };
+                let cond = Spec::parse(cond).map_err(|e| tera::Error::msg(e.to_string()))?;
+                Ok(spec.satisfies(&cond))
+            },
+        );
+        let dep_prefixes = deps
+            .iter()
+            .map(|(k, v)| (k.clone(), plan.node(*v).prefix.clone()))
+            .collect();
+        Renderer {
+            node,
+            tera,
+            context,
+            deps: dep_prefixes,
+        }
+    }
+
+    /// Whether a recipe condition holds for this node.
+    pub fn holds(&self, when: &Option<When>) -> bool {
+        when.as_ref().is_none_or(|w| self.node.satisfies(&w.spec))
+    }
+
+    /// Render one template.
+    pub fn render(&mut self, template: &str, loc: &Loc) -> Result<String, RenderError> {
+        if !template.contains("{{") && !template.contains("{%") {
+            return Ok(template.to_string());
+        }
+        self.tera
+            .render_str(template, &self.context)
+            .map_err(|e| RenderError {
+                package: self.node.name.clone(),
+                template: template.to_string(),
+                loc: loc.clone(),
+                reason: error_chain(&e),
+            })
+    }
+
+    /// Render a conditional argument list into argv elements.
+    pub fn args(&mut self, list: &ArgList) -> Result<Vec<String>, RenderError> {
+        let mut out = Vec::new();
+        for entry in list {
+            if !self.holds(&entry.when) {
+                continue;
+            }
+            for template in &entry.value {
+                let text = self.render(template, &entry.loc)?;
+                if template.contains("{%") {
+                    out.extend(text.split_whitespace().map(str::to_string));
+                } else {
+                    out.push(text);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The prefix of a dependency named in the recipe (package or virtual).
+    pub fn dep_prefix(&self, name: &str) -> Option<&Path> {
+        self.deps.get(name).map(PathBuf::as_path)
+    }
+}
+
+fn error_chain(e: &tera::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+fn variants_value(node: &Node) -> Value {
+    let mut map = serde_json::Map::new();
+    for (name, value) in &node.variants {
+        let multi = node.recipe.variant(name).is_some_and(|d| d.is_multi());
+        let v = match value {
+            VariantValue::Bool(b) => Value::Bool(*b),
+            VariantValue::Values(set) if multi => {
+                Value::Array(set.iter().cloned().map(Value::String).collect())
+            }
+            VariantValue::Values(set) => {
+                Value::String(set.iter().next().cloned().unwrap_or_default())
+            }
+        };
+        map.insert(name.clone(), v);
+    }
+    Value::Object(map)
+}
+
+/// Dependencies visible to templates: direct ones (any type) and the link
+/// closure, each also under the virtuals it provides.
+fn template_deps(plan: &Plan, idx: NodeIndex) -> BTreeMap<String, NodeIndex> {
+    let mut out = BTreeMap::new();
+    let mut add = |dep: NodeIndex| {
+        let n = plan.node(dep);
+        out.entry(n.name.clone()).or_insert(dep);
+        for p in &n.recipe.provides {
+            out.entry(p.name.clone()).or_insert(dep);
+        }
+    };
+    for (dep, _) in plan.deps(idx) {
+        add(dep);
+    }
+    for dep in plan.closure(idx, link_only()) {
+        if dep != idx {
+            add(dep);
+        }
+    }
+    out
+}
+
+fn link_only() -> DepTypes {
+    DepTypes {
+        build: false,
+        link: true,
+        run: false,
+    }
+}
+
+/// Prefixes a build must not add as `-I`/`-L`/RPATH: the system's own.
+fn is_system_prefix(prefix: &Path) -> bool {
+    matches!(prefix.to_str(), Some("/" | "/usr" | "/usr/local"))
+}
+
+/// The dependency prefixes of a job: the transitive link closure (link), the
+/// direct build dependencies (build) and direct run dependencies (run).
+/// Externals in system prefixes are left out: they are found by default.
+pub fn dep_prefixes(plan: &Plan, idx: NodeIndex) -> Vec<DepPrefix> {
+    let mut out: Vec<DepPrefix> = Vec::new();
+    let mut push = |dep: NodeIndex, kind: DepKind| {
+        let n = plan.node(dep);
+        if is_system_prefix(&n.prefix) {
+            return;
+        }
+        if out.iter().any(|d| d.hash == n.hash && d.kind == kind) {
+            return;
+        }
+        out.push(DepPrefix {
+            name: n.name.clone(),
+            hash: n.hash.clone(),
+            prefix: n.prefix.clone(),
+            kind,
+        });
+    };
+    for dep in plan.closure(idx, link_only()) {
+        if dep != idx {
+            push(dep, DepKind::Link);
+        }
+    }
+    for (dep, types) in plan.deps(idx) {
+        if types.build {
+            push(dep, DepKind::Build);
+        }
+        if types.run {
+            push(dep, DepKind::Run);
+        }
+    }
+    out
+}
+
+/// Everything `build` needs for one node, rendered.
+pub fn build_job(
+    plan: &Plan,
+    idx: NodeIndex,
+    source_dir: PathBuf,
+    jobs: usize,
+) -> Result<BuildJob, RenderError> {
+    let node = plan.node(idx);
+    let recipe = &node.recipe;
+    let b = &recipe.build;
+    let mut r = Renderer::new(plan, idx, jobs);
+
+    let mut install = Vec::new();
+    for step in &b.install {
+        if !r.holds(&step.when) {
+            continue;
+        }
+        install.push(match &step.action {
+            InstallAction::Copy { from, to } => build::InstallStep::Copy {
+                from: r.render(from, &step.loc)?,
+                to: PathBuf::from(r.render(to, &step.loc)?),
+            },
+            InstallAction::Mkdir { path } => build::InstallStep::Mkdir {
+                path: PathBuf::from(r.render(path, &step.loc)?),
+            },
+            InstallAction::Symlink { target, at } => build::InstallStep::Symlink {
+                target: PathBuf::from(r.render(target, &step.loc)?),
+                at: PathBuf::from(r.render(at, &step.loc)?),
+            },
+        });
+    }
+
+    let mut relocate = None;
+    let system = match &b.system {
+        repo::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
+            autoreconf: toggle(&r, &a.autoreconf),
+            autogen: toggle(&r, &a.autogen),
+            configure_args: r.args(&a.configure_args)?,
+            make_args: r.args(&a.make_args)?,
+            ..Default::default()
+        }),
+        repo::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
+            args: r.args(&c.cmake_args)?,
+            ..Default::default()
+        }),
+        repo::BuildSystem::Meson(m) => build::BuildSystem::Meson(build::Meson {
+            args: r.args(&m.meson_args)?,
+        }),
+        repo::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
+            make_args: r.args(&m.make_args)?,
+            build_targets: m.build_targets.clone(),
+            install_targets: m.install_targets.clone(),
+            install: std::mem::take(&mut install),
+        }),
+        repo::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic {
+            install: std::mem::take(&mut install),
+        }),
+        repo::BuildSystem::Binary(bin) => {
+            let rel = &bin.relocate;
+            let mut rpath = Vec::new();
+            for dep in &rel.rpath {
+                let Some(prefix) = r.dep_prefix(&dep.value) else {
+                    return Err(RenderError {
+                        package: node.name.clone(),
+                        template: dep.value.clone(),
+                        loc: dep.loc.clone(),
+                        reason:
+                            "relocate.rpath names a package that is not a dependency of this node"
+                                .into(),
+                    });
+                };
+                rpath.push(prefix.join("lib"));
+                rpath.push(prefix.join("lib64"));
+            }
+            let mut needed = Vec::new();
+            for n in &rel.needed {
+                if r.holds(&n.when) {
+                    needed.push(build::AddNeeded {
+                        files: n.file.clone(),
+                        add: vec![r.render(&n.add, &n.loc)?],
+                    });
+                }
+            }
+            let mut placeholders = BTreeMap::new();
+            for (key, value) in &rel.placeholders {
+                placeholders.insert(key.clone(), r.render(value, &b.loc)?);
+            }
+            relocate = Some(build::Relocation {
+                rpath,
+                needed,
+                placeholders,
+            });
+            build::BuildSystem::Binary(build::Binary {
+                install: std::mem::take(&mut install),
+            })
+        }
+    };
+    // Systems with their own install run the explicit steps afterwards.
+    if !install.is_empty() {
+        return Err(RenderError {
+            package: node.name.clone(),
+            template: "install".into(),
+            loc: b.loc.clone(),
+            reason: format!(
+                "`install:` steps are supported with the makefile, generic and binary systems, not {}",
+                b.system
+            ),
+        });
+    }
+
+    let mut build_env = Vec::new();
+    for op in &b.build_env {
+        if r.holds(&op.when) {
+            let value = r.render(&op.value, &op.loc)?;
+            build_env.push(env_op(op.kind, &op.var, value));
+        }
+    }
+
+    let mut steps = build::Steps::default();
+    for step in &b.steps {
+        if !r.holds(&step.when) {
+            continue;
+        }
+        let mut argv = Vec::with_capacity(step.argv.len());
+        for a in &step.argv {
+            argv.push(r.render(a, &step.loc)?);
+        }
+        let slot = match step.phase {
+            repo::Phase::PreConfigure => &mut steps.pre_configure,
+            repo::Phase::PostConfigure => &mut steps.post_configure,
+            repo::Phase::PreBuild => &mut steps.pre_build,
+            repo::Phase::PostBuild => &mut steps.post_build,
+            repo::Phase::PreInstall => &mut steps.pre_install,
+            repo::Phase::PostInstall => &mut steps.post_install,
+        };
+        slot.push(argv);
+    }
+
+    Ok(BuildJob {
+        name: node.name.clone(),
+        version: node.version.to_string(),
+        hash: node.hash.clone(),
+        spec: node.spec.to_string(),
+        prefix: node.prefix.clone(),
+        source_dir,
+        system,
+        build_env,
+        steps,
+        relocate,
+        deps: dep_prefixes(plan, idx),
+        compiler: compiler_paths(plan),
+        cost: None,
+    })
+}
+
+fn toggle(r: &Renderer<'_>, t: &repo::Toggle) -> bool {
+    match t {
+        repo::Toggle::Off => false,
+        repo::Toggle::On => true,
+        repo::Toggle::When(w) => r.holds(&Some(w.clone())),
+    }
+}
+
+/// A rendered environment operation for the build stage.
+pub fn env_op(kind: EnvOpKind, var: &str, value: String) -> build::EnvOp {
+    match kind {
+        EnvOpKind::Set => build::EnvOp::Set(var.to_string(), value),
+        EnvOpKind::Unset => build::EnvOp::Unset(var.to_string()),
+        EnvOpKind::PrependPath => build::EnvOp::PrependPath(var.to_string(), value),
+        EnvOpKind::AppendPath => build::EnvOp::AppendPath(var.to_string(), value),
+    }
+}
+
+/// The cluster compiler's programs.
+pub fn compiler_paths(plan: &Plan) -> CompilerPaths {
+    let c = &plan.cluster_compiler;
+    CompilerPaths {
+        cc: c.cc.path.clone(),
+        cxx: c.cxx.as_ref().map(|p| p.path.clone()),
+        fc: c.fc.as_ref().map(|p| p.path.clone()),
+    }
+}
+
+/// The run environment of a node (`env:`), rendered, for views and modules.
+pub fn run_env(
+    plan: &Plan,
+    idx: NodeIndex,
+    jobs: usize,
+) -> Result<Vec<(EnvOpKind, String, String)>, RenderError> {
+    let node = plan.node(idx);
+    let mut r = Renderer::new(plan, idx, jobs);
+    let mut out = Vec::new();
+    for op in &node.recipe.env {
+        if r.holds(&op.when) {
+            let value = r.render(&op.value, &op.loc)?;
+            out.push((op.kind, op.var.clone(), value));
+        }
+    }
+    Ok(out)
+}

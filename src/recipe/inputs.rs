@@ -1,0 +1,462 @@
+//! Loading everything a build needs — stack recipe, cluster configuration,
+//! package repositories — and checking them against each other.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::cluster::{self, Cluster, Policies, parse_cluster};
+use crate::diag::yaml::Cx;
+use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, did_you_mean};
+use crate::repo::{PackageRepo, RepoSearch, Source, SpecRef, check_spec};
+
+use super::load::parse_stack_recipe;
+use super::model::StackRecipe;
+
+/// Where to find the inputs.
+#[derive(Clone, Debug, Default)]
+pub struct InputOptions {
+    /// The stack recipe file.
+    pub recipe: PathBuf,
+    /// The cluster configuration dir (or file); `None`: `cluster-configs/local`
+    /// found walking up from the recipe's dir (see [`cluster::find_default`]).
+    pub cluster: Option<PathBuf>,
+    /// `--repo` flags, searched first.
+    pub repos: Vec<PathBuf>,
+    /// The value of `STACK_REPOS`.
+    pub env_repos: Option<OsString>,
+    /// Do not add the source tree's `recipes/` (tests).
+    pub no_builtin: bool,
+}
+
+/// A stack recipe with its cluster and package repository, checked.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    pub recipe: StackRecipe,
+    pub cluster: Cluster,
+    pub repo: PackageRepo,
+    /// Every package reachable from the recipe's specs (through
+    /// dependencies, conditional ones included, and providers of virtuals).
+    pub packages: BTreeSet<String>,
+    /// Non-fatal diagnostics.
+    pub warnings: Diagnostics,
+}
+
+/// Load the stack recipe, its cluster configuration and the package
+/// repositories, and check all of them: every problem in every file is
+/// reported (sorted by file and position), not just the first.
+pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let recipe_path = crate::repo::absolutize(&opts.recipe, &cwd);
+    // Read as far as possible even when a file has errors, so that one run
+    // reports the problems of every file.
+    let recipe = match SourceFile::read(&recipe_path) {
+        Ok(src) => parse_stack_recipe(&src, &mut diags).map(|r| (r, src)),
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                Code::Io,
+                format!("cannot read the stack recipe: {e}"),
+            ));
+            None
+        }
+    };
+    let recipe_dir = recipe_path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let cluster_dir = opts
+        .cluster
+        .as_ref()
+        .map(|c| crate::repo::absolutize(c, &cwd))
+        .or_else(|| cluster::find_default(&recipe_dir));
+    let cluster = match cluster_dir {
+        Some(dir) => {
+            let file = if dir.is_file() {
+                dir
+            } else {
+                dir.join(cluster::CLUSTER_FILE)
+            };
+            match SourceFile::read(&file) {
+                Ok(src) => parse_cluster(&src, &mut diags).map(|c| (c, src)),
+                Err(e) => {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::Io,
+                            format!("cannot read the cluster configuration: {e}"),
+                        )
+                        .with_help("`--cluster DIR` takes a directory holding cluster.yaml"),
+                    );
+                    None
+                }
+            }
+        }
+        None => {
+            diags.push(
+                Diagnostic::error(Code::Io, "no cluster configuration found")
+                    .with_help("pass `--cluster DIR` (a directory with cluster.yaml), or create cluster-configs/local/cluster.yaml"),
+            );
+            None
+        }
+    };
+
+    let search = RepoSearch {
+        flags: opts.repos.clone(),
+        env: opts.env_repos.clone(),
+        recipe_repos: recipe
+            .as_ref()
+            .map(|(r, _)| r.repos.clone())
+            .unwrap_or_default(),
+        start_dir: recipe_dir,
+        no_builtin: opts.no_builtin,
+    };
+    let repo = PackageRepo::load(search.dirs());
+    diags.extend(repo.problems().clone());
+    if repo.is_empty() {
+        diags.push(
+            Diagnostic::error(Code::Io, "no package recipes found")
+                .with_help("add `repos:` to the recipe, pass `--repo DIR`, or run from a tree with a `recipes/` directory"),
+        );
+    }
+
+    let cluster_ref = cluster.as_ref().map(|(c, _)| c);
+    if let Some((c, src)) = &cluster {
+        check_cluster(c, src, &repo, &mut diags);
+    }
+    let mut packages = BTreeSet::new();
+    if let Some((r, src)) = &recipe {
+        check_recipe(r, src, cluster_ref, &repo, &mut diags);
+        packages = reachable_with(r, cluster_ref.and_then(|c| c.network.as_ref()), &repo);
+        for name in &packages {
+            diags.extend(repo.check(name));
+            if !r.allow_unverified {
+                check_verified(&repo, name, &mut diags);
+            }
+        }
+    }
+    diags.sort();
+    match (recipe, cluster) {
+        (Some((recipe, _)), Some((cluster, _))) if !diags.has_errors() => Ok(Inputs {
+            recipe,
+            cluster,
+            repo,
+            packages,
+            warnings: diags,
+        }),
+        _ => Err(diags),
+    }
+}
+
+/// The recipe against the cluster and the packages.
+fn check_recipe(
+    recipe: &StackRecipe,
+    src: &SourceFile,
+    cluster: Option<&Cluster>,
+    repo: &PackageRepo,
+    diags: &mut Diagnostics,
+) {
+    let mut cx = Cx::new(src, diags);
+    let cluster = cluster.filter(|c| !c.compilers.is_empty());
+    if let (Some(c), Some(cluster)) = (&recipe.compiler, cluster) {
+        if cluster.find_compiler(&c.spec).is_none() {
+            let have: Vec<_> = cluster
+                .compilers
+                .iter()
+                .map(|c| c.spec.text.as_str())
+                .collect();
+            cx.error(
+                Code::UnknownCompiler,
+                &c.loc,
+                format!(
+                    "compiler `{}` is not provided by cluster `{}`",
+                    c.text, cluster.name.value
+                ),
+                "no matching cluster compiler",
+                Some(if have.is_empty() {
+                    "the cluster configuration lists no compilers".to_string()
+                } else {
+                    format!(
+                        "the cluster has: {} (see {})",
+                        have.join(", "),
+                        crate::diag::display_path(&cluster.file)
+                    )
+                }),
+            );
+        }
+    }
+    let mut all_variants: BTreeSet<&str> = BTreeSet::new();
+    for p in repo.packages() {
+        all_variants.extend(p.variant_names());
+    }
+    for env in &recipe.environments {
+        for spec in &env.specs {
+            check_spec(&mut cx, repo, spec, None, "root spec");
+        }
+        if let Some(net) = &env.network {
+            for spec in net.mpi.iter().chain(&net.specs) {
+                check_spec(&mut cx, repo, spec, None, "network spec");
+            }
+        }
+        if let Some(cluster) = cluster {
+            let net = env
+                .network
+                .iter()
+                .flat_map(|n| n.mpi.iter().chain(&n.specs));
+            for spec in env.specs.iter().chain(net) {
+                check_compilers(&mut cx, cluster, spec);
+            }
+        }
+        for v in &env.variants {
+            for name in v.spec.variants.keys() {
+                if !all_variants.contains(name.as_str()) {
+                    cx.error(
+                        Code::UnknownVariant,
+                        &v.loc,
+                        format!(
+                            "no package has a variant `{name}` (in `variants` of environment `{}`)",
+                            env.name.value
+                        ),
+                        "unknown variant",
+                        did_you_mean(name, &all_variants),
+                    );
+                }
+            }
+        }
+        check_policies(&mut cx, repo, &env.packages, true);
+        if let Some(cluster) = cluster {
+            let merged = env.policies(cluster);
+            for (name, pol) in &merged.entries {
+                if pol.buildable == Some(false)
+                    && pol.externals.as_ref().is_none_or(Vec::is_empty)
+                    && repo.knows(name)
+                {
+                    let d = Diagnostic::warning(
+                        Code::MissingField,
+                        format!("`{name}` is not buildable and has no externals in environment `{}`", env.name.value),
+                    )
+                    .at(&pol.loc, "`buildable: false` without `externals`")
+                    .with_help("add `externals: [{spec: …, prefix: …}]` here or in the cluster configuration");
+                    cx.push(d);
+                }
+            }
+        }
+        for (_, view) in recipe.views() {
+            for s in view.select.iter().chain(&view.exclude) {
+                if !repo.knows(&s.value) {
+                    cx.error(
+                        Code::UnknownPackage,
+                        &s.loc,
+                        format!(
+                            "unknown package `{}` in view `{}`",
+                            s.value, view.name.value
+                        ),
+                        "no recipe for this package",
+                        repo.suggest(&s.value)
+                            .map(|n| format!("did you mean `{n}`?")),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `%compiler` parts of a stack's specs must match a cluster compiler.
+fn check_compilers(cx: &mut Cx, cluster: &Cluster, spec: &SpecRef) {
+    let mut stack = vec![&spec.spec];
+    while let Some(s) = stack.pop() {
+        stack.extend(s.deps.iter());
+        let Some(c) = &s.compiler else { continue };
+        let found = cluster.compilers.iter().any(|cc| {
+            cc.spec.spec.name.as_deref() == Some(c.name.as_str())
+                && cc.spec.spec.versions.intersects(&c.versions)
+        });
+        if found || cluster.compilers.is_empty() {
+            continue;
+        }
+        let text = format!("%{c}");
+        let loc = match spec.text.find(&format!("%{}", c.name)) {
+            Some(at) => cx.sub_loc(&spec.loc, &spec.text, at, c.name.len() + 1),
+            None => spec.loc.clone(),
+        };
+        let have: Vec<_> = cluster
+            .compilers
+            .iter()
+            .map(|c| c.spec.text.as_str())
+            .collect();
+        cx.error(
+            Code::UnknownCompiler,
+            &loc,
+            format!(
+                "`{text}` in `{}` matches no compiler of cluster `{}`",
+                spec.text, cluster.name.value
+            ),
+            "no such cluster compiler",
+            Some(format!("the cluster has: {}", have.join(", "))),
+        );
+    }
+}
+
+fn check_cluster(cluster: &Cluster, src: &SourceFile, repo: &PackageRepo, diags: &mut Diagnostics) {
+    let mut cx = Cx::new(src, diags);
+    if let Some(net) = &cluster.network {
+        for spec in net.mpi.iter().chain(&net.specs) {
+            check_spec(&mut cx, repo, spec, None, "network spec");
+        }
+    }
+    check_policies(&mut cx, repo, &cluster.packages, false);
+}
+
+/// Policy keys name packages or virtuals (`all` too); their specs fit.
+/// Unknown names are errors in a stack recipe and warnings in a cluster
+/// configuration (which serves stacks with other repositories too).
+fn check_policies(cx: &mut Cx, repo: &PackageRepo, policies: &Policies, strict: bool) {
+    for (name, pol) in &policies.entries {
+        if name == "all" {
+            continue;
+        }
+        let pkg = repo.get(name);
+        if !repo.knows(name) {
+            let help = repo.suggest(name).map(|n| format!("did you mean `{n}`?"));
+            let msg = format!("`packages` names `{name}`, which is not a known package or virtual");
+            if strict {
+                cx.error(
+                    Code::UnknownPackage,
+                    &pol.loc,
+                    msg,
+                    "no recipe for this package",
+                    help,
+                );
+            } else {
+                cx.warn(
+                    Code::UnknownPackage,
+                    &pol.loc,
+                    msg,
+                    "no recipe for this package",
+                    help,
+                );
+            }
+            continue;
+        }
+        let specs = pol
+            .require
+            .iter()
+            .flatten()
+            .chain(pol.prefer.iter().flatten());
+        for s in specs {
+            check_policy_spec(cx, repo, name, pkg.map(|p| p.as_ref()), s);
+        }
+        for e in pol.externals.iter().flatten() {
+            check_spec(cx, repo, &e.spec, None, "external");
+        }
+    }
+}
+
+fn check_policy_spec(
+    cx: &mut Cx,
+    repo: &PackageRepo,
+    name: &str,
+    pkg: Option<&crate::repo::PackageRecipe>,
+    s: &SpecRef,
+) {
+    match (s.name(), pkg) {
+        // A virtual's requirement names a provider.
+        (Some(provider), None) => {
+            let providers: Vec<&str> = repo
+                .providers(name)
+                .iter()
+                .map(|p| p.package.as_str())
+                .collect();
+            if !providers.contains(&provider) {
+                cx.error(
+                    Code::UnknownPackage,
+                    &s.loc,
+                    format!("`{provider}` does not provide `{name}`"),
+                    "not a provider",
+                    Some(format!("providers of `{name}`: {}", providers.join(", "))),
+                );
+                return;
+            }
+            check_spec(cx, repo, s, None, "policy spec");
+        }
+        (Some(other), Some(_)) if other != name => {
+            cx.error(
+                Code::InvalidValue,
+                &s.loc,
+                format!("a policy for `{name}` names another package `{other}`"),
+                format!("expected constraints on `{name}`"),
+                Some(format!(
+                    "write the constraints only, e.g. `@1.2 +shared`, or `{name}@…`"
+                )),
+            );
+        }
+        _ => check_spec(cx, repo, s, pkg, "policy spec"),
+    }
+}
+
+/// Url sources need sha256 unless the stack allows unverified sources.
+fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
+    let Some(pkg) = repo.get(name) else { return };
+    for v in &pkg.versions {
+        if let Source::Archive(a) = &v.source {
+            if a.sha256.is_none() {
+                let mut d = Diagnostic::error(
+                    Code::BadChecksum,
+                    format!("version `{}` of `{name}` has a `url` but no `sha256`", v.text),
+                )
+                .at(&a.loc, "no checksum for this download")
+                .with_help("add `sha256: <64 hex digits>` (`sha256sum FILE`), or set `allow_unverified: true` in the stack recipe");
+                if let Ok(src) = SourceFile::read(&pkg.file) {
+                    d.attach_source(&src);
+                }
+                diags.push(d);
+            }
+        }
+    }
+}
+
+/// Names of all packages reachable from the recipe: root specs, network
+/// specs (with the cluster's defaults) and their `^dep` constraints; then
+/// dependencies (all, conditional ones included) and every provider of every
+/// virtual met on the way. Policies (`packages:`) add nothing: they constrain
+/// packages that are reached, and are checked on their own.
+pub fn reachable(recipe: &StackRecipe, cluster: &Cluster, repo: &PackageRepo) -> BTreeSet<String> {
+    reachable_with(recipe, cluster.network.as_ref(), repo)
+}
+
+fn reachable_with(
+    recipe: &StackRecipe,
+    network: Option<&crate::cluster::Network>,
+    repo: &PackageRepo,
+) -> BTreeSet<String> {
+    let mut queue: VecDeque<String> = VecDeque::new();
+    let push_spec = |q: &mut VecDeque<String>, s: &crate::spec::Spec| {
+        let mut stack = vec![s];
+        while let Some(s) = stack.pop() {
+            if let Some(n) = &s.name {
+                q.push_back(n.clone());
+            }
+            stack.extend(s.deps.iter());
+        }
+    };
+    for env in &recipe.environments {
+        for s in env.root_specs_with(network) {
+            push_spec(&mut queue, &s.spec);
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut packages = BTreeSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        for p in repo.providers(&name) {
+            queue.push_back(p.package.clone());
+        }
+        if let Some(pkg) = repo.get(&name) {
+            packages.insert(name.clone());
+            for d in &pkg.dependencies {
+                push_spec(&mut queue, &d.spec.spec);
+            }
+        } else if repo.contains(&name) {
+            packages.insert(name);
+        }
+    }
+    packages
+}

@@ -1,0 +1,542 @@
+//! Reading a stack recipe file into a [`StackRecipe`].
+
+use std::path::{Path, PathBuf};
+
+use crate::cluster::{self, AuditConfig};
+use crate::diag::yaml::{self, Cx, Map, Node};
+use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Spanned};
+use crate::repo::read::{self, Named};
+use crate::repo::{EnvOp, EnvOpKind, PathRef, SpecRef};
+
+use super::model::*;
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "version",
+    "description",
+    "mount",
+    "compiler",
+    "repos",
+    "mirrors",
+    "allow_unverified",
+    "environments",
+    "default_view",
+    "modules",
+    "pre_install",
+    "post_install",
+    "extra",
+    "audit",
+];
+
+const ENV_KEYS: &[&str] = &["specs", "network", "variants", "unify", "packages", "views"];
+const VIEW_KEYS: &[&str] = &[
+    "link",
+    "select",
+    "exclude",
+    "description",
+    "prefix_paths",
+    "env_vars",
+];
+
+/// Read and check a stack recipe file on its own (no cluster or packages).
+/// `Ok` holds the recipe, its source and any warnings.
+pub fn load_stack_recipe(
+    path: &Path,
+) -> Result<(StackRecipe, SourceFile, Diagnostics), Diagnostics> {
+    let abs = crate::repo::absolutize(path, &std::env::current_dir().unwrap_or_default());
+    let src = SourceFile::read(&abs).map_err(|e| {
+        Diagnostics::from(Diagnostic::error(
+            Code::Io,
+            format!("cannot read the stack recipe: {e}"),
+        ))
+    })?;
+    let mut diags = Diagnostics::new();
+    match parse_stack_recipe(&src, &mut diags) {
+        Some(r) if !diags.has_errors() => Ok((r, src, diags)),
+        _ => Err(diags),
+    }
+}
+
+/// Parse a stack recipe from source text (the path must be absolute).
+pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<StackRecipe> {
+    let root = match yaml::parse(src) {
+        Ok(r) => r,
+        Err(d) => {
+            diags.push(*d);
+            return None;
+        }
+    };
+    let mut cx = Cx::new(src, diags);
+    let m = cx.map(&root, "a stack recipe", TOP_KEYS)?;
+    let what = "the stack recipe";
+    let name = cx
+        .required(&m, "name", what)
+        .and_then(|n| cx.nonempty_string(n, "`name`"));
+    if let Some(n) = &name {
+        check_identifier(&mut cx, n, "a stack name");
+    }
+    let version = m
+        .get("version")
+        .and_then(|n| cx.string(n, "`version`"))
+        .map(|s| s.value);
+    let description = m
+        .get("description")
+        .and_then(|n| cx.string(n, "`description`"))
+        .map(|s| s.value);
+    let mount = m
+        .get("mount")
+        .and_then(|n| mount(&mut cx, n))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_MOUNT));
+    let compiler = m
+        .get("compiler")
+        .and_then(|n| read::spec(&mut cx, n, "`compiler`", Named::Required));
+    let repos = m
+        .get("repos")
+        .map(|n| repos(&mut cx, n))
+        .unwrap_or_default();
+    let mirrors = m
+        .get("mirrors")
+        .map(|n| cluster::mirrors(&mut cx, n))
+        .unwrap_or_default();
+    let allow_unverified = m
+        .get("allow_unverified")
+        .and_then(|n| cx.bool(n, "`allow_unverified`"))
+        .unwrap_or(false);
+    let environments = match cx.required(&m, "environments", what) {
+        Some(n) => environments(&mut cx, n),
+        None => Vec::new(),
+    };
+    let default_view = m
+        .get("default_view")
+        .and_then(|n| cx.nonempty_string(n, "`default_view`"));
+    let modules = m.get("modules").and_then(|n| modules(&mut cx, n));
+    let pre_install = m
+        .get("pre_install")
+        .and_then(|n| existing_path(&mut cx, n, "`pre_install`", false));
+    let post_install = m
+        .get("post_install")
+        .and_then(|n| existing_path(&mut cx, n, "`post_install`", false));
+    let extra = m
+        .get("extra")
+        .and_then(|n| existing_path(&mut cx, n, "`extra`", true));
+    let audit = m
+        .get("audit")
+        .map(|n| cluster::audit(&mut cx, n))
+        .unwrap_or_else(AuditConfig::default);
+
+    let recipe = StackRecipe {
+        file: src.path().to_path_buf(),
+        dir: cx.dir(),
+        name: name.unwrap_or_else(|| Spanned::new(String::new(), src.start())),
+        version,
+        description,
+        mount,
+        compiler,
+        repos,
+        mirrors,
+        allow_unverified,
+        environments,
+        default_view,
+        modules,
+        pre_install,
+        post_install,
+        extra,
+        audit,
+    };
+    check_views(&mut cx, &recipe);
+    Some(recipe)
+}
+
+fn check_identifier(cx: &mut Cx, s: &Spanned<String>, what: &str) {
+    let ok = s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !ok {
+        cx.error(
+            Code::InvalidValue,
+            &s.loc,
+            format!("`{}` is not valid as {what}", s.value),
+            "expected letters, digits, `-`, `_` and `.`",
+            None,
+        );
+    }
+}
+
+fn mount(cx: &mut Cx, node: &Node) -> Option<PathBuf> {
+    let s = cx.nonempty_string(node, "`mount`")?;
+    let p = Path::new(&s.value);
+    if !p.is_absolute()
+        || p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        cx.error(
+            Code::BadPath,
+            &s.loc,
+            format!(
+                "the mount point must be an absolute path, found `{}`",
+                s.value
+            ),
+            "expected e.g. /user-environment",
+            None,
+        );
+        return None;
+    }
+    Some(crate::repo::absolutize(p, Path::new("/")))
+}
+
+fn repos(cx: &mut Cx, node: &Node) -> Vec<PathRef> {
+    let Some(items) = cx.seq(node, "`repos`") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|n| existing_path(cx, n, "a `repos` entry", true))
+        .collect()
+}
+
+/// A path relative to the recipe that must exist (a dir when `dir`).
+fn existing_path(cx: &mut Cx, node: &Node, what: &str, dir: bool) -> Option<PathRef> {
+    let p = read::path(cx, node, what)?;
+    let ok = if dir {
+        p.path.is_dir()
+    } else {
+        p.path.is_file()
+    };
+    if !ok {
+        cx.error(
+            Code::BadPath,
+            &p.loc,
+            format!(
+                "{what}: {} `{}` does not exist",
+                if dir { "directory" } else { "file" },
+                p.text
+            ),
+            format!("expected {}", crate::diag::display_path(&p.path)),
+            Some("relative paths start at the recipe's directory".into()),
+        );
+        return None;
+    }
+    Some(p)
+}
+
+fn environments(cx: &mut Cx, node: &Node) -> Vec<Environment> {
+    let Some(m) = cx.open_map(node, "`environments`") else {
+        return Vec::new();
+    };
+    if m.is_empty() {
+        let loc = cx.loc(node);
+        cx.error(
+            Code::MissingField,
+            &loc,
+            "`environments` is empty",
+            "expected at least one environment",
+            None,
+        );
+    }
+    let mut out = Vec::new();
+    for (key, value) in m.entries() {
+        let name = Spanned::new(key.as_str().to_string(), cx.scalar_loc(key));
+        check_identifier(cx, &name, "an environment name");
+        let what = format!("environment `{}`", name.value);
+        let Some(em) = cx.map(value, &what, ENV_KEYS) else {
+            continue;
+        };
+        out.push(environment(cx, name, &em, &what));
+    }
+    out
+}
+
+fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Environment {
+    let specs = m
+        .get("specs")
+        .map(|n| {
+            cx.seq(n, "`specs`")
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|s| read::spec(cx, s, "a root spec", Named::Required))
+                .collect()
+        })
+        .unwrap_or_default();
+    let network = m.has("network").then(|| match m.get("network") {
+        Some(n) => cluster::network(cx, n),
+        None => cluster::Network {
+            loc: m.key_node("network").map(|k| cx.scalar_loc(k)),
+            ..Default::default()
+        },
+    });
+    let variants = m
+        .get("variants")
+        .map(|n| variants(cx, n))
+        .unwrap_or_default();
+    let unify = match m.get("unify") {
+        Some(n) => {
+            let v = cx.bool(n, "`unify`");
+            if v == Some(false) {
+                let loc = cx.loc(n);
+                cx.error(
+                    Code::Unsupported,
+                    &loc,
+                    "`unify: false` is not supported",
+                    "only `true` (one node per package name)",
+                    Some("split the packages into several environments instead".into()),
+                );
+            }
+            true
+        }
+        None => true,
+    };
+    let packages = m
+        .get("packages")
+        .map(|n| cluster::policies(cx, n))
+        .unwrap_or_default();
+    let views = m.get("views").map(|n| views(cx, n)).unwrap_or_default();
+    let env = Environment {
+        name,
+        specs,
+        network,
+        variants,
+        unify,
+        packages,
+        views,
+    };
+    if env.specs.is_empty() && env.network.is_none() && !m.has("specs") {
+        cx.error(
+            Code::MissingField,
+            &env.name.loc,
+            format!("{what} has no `specs` and no `network`"),
+            "nothing to build",
+            Some("add `specs: [name@version …]`".into()),
+        );
+    }
+    env
+}
+
+fn variants(cx: &mut Cx, node: &Node) -> Vec<SpecRef> {
+    let mut out = Vec::new();
+    for s in cx.strings(node, "`variants`", false) {
+        let Some(spec) = read::spec_from(cx, &s, "a `variants` entry", Named::Forbidden) else {
+            continue;
+        };
+        let sp = &spec.spec;
+        if !sp.versions.is_any()
+            || sp.compiler.is_some()
+            || sp.target.is_some()
+            || sp.platform.is_some()
+            || sp.os.is_some()
+            || !sp.deps.is_empty()
+            || sp.variants.is_empty()
+        {
+            cx.error(
+                Code::BadSpec,
+                &s.loc,
+                format!("`{}` in `variants` must set variants only", s.value),
+                "expected `+name`, `~name` or `name=value`",
+                Some("versions and other constraints go into `specs` or `packages`".into()),
+            );
+            continue;
+        }
+        out.push(spec);
+    }
+    out
+}
+
+fn views(cx: &mut Cx, node: &Node) -> Vec<View> {
+    let Some(m) = cx.open_map(node, "`views`") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, value) in m.entries() {
+        let name = Spanned::new(key.as_str().to_string(), cx.scalar_loc(key));
+        check_identifier(cx, &name, "a view name");
+        let what = format!("view `{}`", name.value);
+        let mut view = View {
+            name,
+            link: ViewLink::Roots,
+            select: Vec::new(),
+            exclude: Vec::new(),
+            description: None,
+            prefix_paths: Vec::new(),
+            env_vars: Vec::new(),
+        };
+        let is_null = matches!(value, Node::Scalar(s) if yaml::is_null(s));
+        if !is_null {
+            if let Some(vm) = cx.map(value, &what, VIEW_KEYS) {
+                view_fields(cx, &vm, &mut view);
+            }
+        }
+        out.push(view);
+    }
+    out
+}
+
+fn view_fields(cx: &mut Cx, m: &Map, view: &mut View) {
+    if let Some(n) = m.get("link") {
+        view.link = match cx
+            .choice(n, "`link`", &ViewLink::NAMES)
+            .as_deref()
+            .map(String::as_str)
+        {
+            Some("all") => ViewLink::All,
+            Some("run") => ViewLink::Run,
+            _ => ViewLink::Roots,
+        };
+    }
+    view.select = m
+        .get("select")
+        .map(|n| cx.strings(n, "`select`", false))
+        .unwrap_or_default();
+    view.exclude = m
+        .get("exclude")
+        .map(|n| cx.strings(n, "`exclude`", false))
+        .unwrap_or_default();
+    view.description = m
+        .get("description")
+        .and_then(|n| cx.string(n, "`description`"))
+        .map(|s| s.value);
+    if let Some(pm) = m
+        .get("prefix_paths")
+        .and_then(|n| cx.open_map(n, "`prefix_paths`"))
+    {
+        for (k, v) in pm.entries() {
+            let loc = cx.scalar_loc(k);
+            read::check_var_name(cx, k.as_str(), &loc);
+            let dirs = cx
+                .strings(v, "a `prefix_paths` entry", true)
+                .into_iter()
+                .map(|s| s.value)
+                .collect();
+            view.prefix_paths.push((k.as_str().to_string(), dirs));
+        }
+    }
+    if let Some(em) = m
+        .get("env_vars")
+        .and_then(|n| cx.map(n, "`env_vars`", &EnvOpKind::KEYS))
+    {
+        for kind in [
+            EnvOpKind::Set,
+            EnvOpKind::Unset,
+            EnvOpKind::PrependPath,
+            EnvOpKind::AppendPath,
+        ] {
+            if let Some(n) = em.get(kind.key()) {
+                view.env_vars.extend(view_env_ops(cx, kind, n));
+            }
+        }
+    }
+}
+
+/// `set: [{VAR: value}]`, `unset: [VAR]`, `prepend_path: [{VAR: value}]` …
+fn view_env_ops(cx: &mut Cx, kind: EnvOpKind, node: &Node) -> Vec<EnvOp> {
+    let what = format!("`env_vars.{}`", kind.key());
+    let Some(items) = cx.seq(node, &what) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        if kind == EnvOpKind::Unset {
+            if let Some(v) = cx.string(item, &what) {
+                read::check_var_name(cx, &v, &v.loc);
+                out.push(EnvOp {
+                    kind,
+                    var: v.value,
+                    value: String::new(),
+                    when: None,
+                    loc: v.loc,
+                });
+            }
+            continue;
+        }
+        let Some(m) = cx.open_map(item, &what) else {
+            continue;
+        };
+        for (k, v) in m.entries() {
+            let loc = cx.scalar_loc(k);
+            read::check_var_name(cx, k.as_str(), &loc);
+            if let Some(value) = cx.string(v, &format!("the value of {}", k.as_str())) {
+                out.push(EnvOp {
+                    kind,
+                    var: k.as_str().to_string(),
+                    value: value.value,
+                    when: None,
+                    loc,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
+    let m = cx.map(
+        node,
+        "`modules`",
+        &["flavour", "projections", "hide_implicits"],
+    )?;
+    let flavour = match m
+        .get("flavour")
+        .and_then(|n| cx.choice(n, "`flavour`", &["lmod", "tcl"]))
+        .as_deref()
+        .map(String::as_str)
+    {
+        Some("tcl") => ModuleFlavour::Tcl,
+        _ => ModuleFlavour::Lmod,
+    };
+    let mut projections = Vec::new();
+    if let Some(pm) = m
+        .get("projections")
+        .and_then(|n| cx.open_map(n, "`projections`"))
+    {
+        for (k, v) in pm.entries() {
+            if let Some(t) = cx.string(v, "a projection") {
+                projections.push((k.as_str().to_string(), t.value));
+            }
+        }
+    }
+    let hide_implicits = m
+        .get("hide_implicits")
+        .and_then(|n| cx.bool(n, "`hide_implicits`"))
+        .unwrap_or(true);
+    Some(Modules {
+        flavour,
+        projections,
+        hide_implicits,
+        loc: m.loc.clone(),
+    })
+}
+
+/// View names are unique across environments; `default_view` names one.
+fn check_views(cx: &mut Cx, recipe: &StackRecipe) {
+    let mut seen: Vec<&Spanned<String>> = Vec::new();
+    for (_, view) in recipe.views() {
+        if let Some(prev) = seen.iter().find(|v| v.value == view.name.value) {
+            let d = Diagnostic::error(
+                Code::Duplicate,
+                format!("view `{}` is defined twice", view.name.value),
+            )
+            .at(&view.name.loc, "defined again here")
+            .at(&prev.loc, "first defined here")
+            .with_help("view names must be unique across environments");
+            cx.push(d);
+        } else {
+            seen.push(&view.name);
+        }
+    }
+    if let Some(dv) = &recipe.default_view {
+        if !seen.iter().any(|v| v.value == dv.value) {
+            let names: Vec<&str> = seen.iter().map(|v| v.value.as_str()).collect();
+            cx.error(
+                Code::InvalidValue,
+                &dv.loc,
+                format!("`default_view` names `{}`, which is not a view", dv.value),
+                "no such view",
+                crate::diag::did_you_mean(dv, &names).or_else(|| {
+                    Some(if names.is_empty() {
+                        "no environment defines `views`".to_string()
+                    } else {
+                        format!("views: {}", names.join(", "))
+                    })
+                }),
+            );
+        }
+    }
+}

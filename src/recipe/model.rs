@@ -1,0 +1,173 @@
+//! The stack recipe model (`stacks/<name>.yaml`, the file given to `stack build`).
+
+use std::path::PathBuf;
+
+use crate::cluster::{AuditConfig, Cluster, Mirror, Network, Policies};
+use crate::diag::{Loc, Spanned};
+use crate::repo::{EnvOp, PathRef, SpecRef};
+
+/// The default mount point.
+pub const DEFAULT_MOUNT: &str = "/user-environment";
+
+/// A stack recipe, fully parsed (specs parsed, paths absolute).
+#[derive(Clone, Debug)]
+pub struct StackRecipe {
+    /// The recipe file (absolute).
+    pub file: PathBuf,
+    /// Its directory (absolute); relative paths in the recipe start here.
+    pub dir: PathBuf,
+    pub name: Spanned<String>,
+    /// Free text.
+    pub version: Option<String>,
+    pub description: Option<String>,
+    /// Absolute; default [`DEFAULT_MOUNT`].
+    pub mount: PathBuf,
+    /// Must match a cluster compiler; `None`: the cluster's first.
+    pub compiler: Option<SpecRef>,
+    /// Extra package repositories, searched before the built-in `recipes/`.
+    pub repos: Vec<PathRef>,
+    pub mirrors: Vec<Mirror>,
+    /// Accept url sources without sha256.
+    pub allow_unverified: bool,
+    /// In file order.
+    pub environments: Vec<Environment>,
+    pub default_view: Option<Spanned<String>>,
+    pub modules: Option<Modules>,
+    pub pre_install: Option<PathRef>,
+    pub post_install: Option<PathRef>,
+    /// Directory copied to `meta/extra`.
+    pub extra: Option<PathRef>,
+    pub audit: AuditConfig,
+}
+
+impl StackRecipe {
+    pub fn environment(&self, name: &str) -> Option<&Environment> {
+        self.environments.iter().find(|e| e.name.value == name)
+    }
+
+    /// Every view of every environment, with its environment.
+    pub fn views(&self) -> impl Iterator<Item = (&Environment, &View)> {
+        self.environments
+            .iter()
+            .flat_map(|e| e.views.iter().map(move |v| (e, v)))
+    }
+}
+
+/// One environment: a set of root specs resolved together.
+#[derive(Clone, Debug)]
+pub struct Environment {
+    pub name: Spanned<String>,
+    pub specs: Vec<SpecRef>,
+    /// `network:` present: MPI and network specs (empty fields fall back to
+    /// the cluster's `network:`).
+    pub network: Option<Network>,
+    /// Anonymous specs holding only variants (`+cuda`, `cuda_arch=90`),
+    /// applied to every package that has these variants.
+    pub variants: Vec<SpecRef>,
+    /// One node per package name (only `true` is supported).
+    pub unify: bool,
+    /// Policies merged over the cluster's.
+    pub packages: Policies,
+    pub views: Vec<View>,
+}
+
+impl Environment {
+    /// The network specs in effect: the environment's own, or the cluster's
+    /// defaults for fields it leaves empty. Empty without `network:`.
+    pub fn network_specs<'a>(&'a self, cluster: &'a Cluster) -> Vec<&'a SpecRef> {
+        self.network_specs_with(cluster.network.as_ref())
+    }
+
+    /// [`Environment::network_specs`] with explicit defaults.
+    pub fn network_specs_with<'a>(&'a self, defaults: Option<&'a Network>) -> Vec<&'a SpecRef> {
+        let Some(net) = &self.network else {
+            return Vec::new();
+        };
+        let mpi = net
+            .mpi
+            .as_ref()
+            .or_else(|| defaults.and_then(|d| d.mpi.as_ref()));
+        let specs = if net.specs.is_empty() {
+            defaults
+                .map(|d| d.specs.iter().collect())
+                .unwrap_or_default()
+        } else {
+            net.specs.iter().collect::<Vec<_>>()
+        };
+        mpi.into_iter().chain(specs).collect()
+    }
+
+    /// All root specs: `specs:` then the network specs.
+    pub fn root_specs<'a>(&'a self, cluster: &'a Cluster) -> Vec<&'a SpecRef> {
+        self.root_specs_with(cluster.network.as_ref())
+    }
+
+    /// [`Environment::root_specs`] with explicit network defaults.
+    pub fn root_specs_with<'a>(&'a self, defaults: Option<&'a Network>) -> Vec<&'a SpecRef> {
+        self.specs
+            .iter()
+            .chain(self.network_specs_with(defaults))
+            .collect()
+    }
+
+    /// The cluster's policies with this environment's merged over them.
+    pub fn policies(&self, cluster: &Cluster) -> Policies {
+        cluster.packages.merged_with(&self.packages)
+    }
+}
+
+/// A view: a symlink tree of selected packages with an environment.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub name: Spanned<String>,
+    pub link: ViewLink,
+    /// Only these packages (empty: all that `link` selects).
+    pub select: Vec<Spanned<String>>,
+    pub exclude: Vec<Spanned<String>>,
+    pub description: Option<String>,
+    /// Variable → prefix-relative dirs (`LD_LIBRARY_PATH: [lib, lib64]`).
+    pub prefix_paths: Vec<(String, Vec<String>)>,
+    /// `env_vars:` flattened in the order set, unset, prepend_path, append_path.
+    pub env_vars: Vec<EnvOp>,
+}
+
+/// Which packages a view links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ViewLink {
+    /// The environment's root specs.
+    #[default]
+    Roots,
+    /// Every package.
+    All,
+    /// Roots and their run dependencies.
+    Run,
+}
+
+impl ViewLink {
+    pub const NAMES: [&'static str; 3] = ["roots", "all", "run"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewLink::Roots => "roots",
+            ViewLink::All => "all",
+            ViewLink::Run => "run",
+        }
+    }
+}
+
+/// Module file generation.
+#[derive(Clone, Debug)]
+pub struct Modules {
+    pub flavour: ModuleFlavour,
+    /// Projection key (`all` or a package name) → template (`{name}/{version}`).
+    pub projections: Vec<(String, String)>,
+    pub hide_implicits: bool,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ModuleFlavour {
+    #[default]
+    Lmod,
+    Tcl,
+}

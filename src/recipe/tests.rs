@@ -1,0 +1,265 @@
+//! Tests of stack recipe loading and of the whole input check.
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Code, Diagnostics, SourceFile};
+use crate::repo::{EnvOpKind, Resource};
+
+use super::*;
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+/// A project: stacks/s.yaml, recipes/, cluster-configs/local.
+fn project(stack: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let pkg = |name: &str, extra: &str| {
+        format!(
+            "name: {name}\ndescription: d\nversions: [{{version: \"1.0\", url: \"https://x/{name}.tgz\", sha256: {}}}]\nbuild: {{system: generic}}\n{extra}",
+            "0".repeat(64)
+        )
+    };
+    write(
+        &t.join("recipes/app.yaml"),
+        &pkg(
+            "app",
+            "variants: {mpi: {default: false}}\ndependencies: [lib, {spec: mpi, when: +mpi}]\n",
+        ),
+    );
+    write(
+        &t.join("recipes/lib.yaml"),
+        &pkg(
+            "lib",
+            "dependencies: [{spec: tool, type: build, when: \"@2:\"}]\n",
+        ),
+    );
+    write(&t.join("recipes/tool.yaml"), &pkg("tool", ""));
+    write(
+        &t.join("recipes/mpich.yaml"),
+        &pkg("mpich", "provides: [mpi]\n"),
+    );
+    write(
+        &t.join("recipes/openmpi.yaml"),
+        &pkg("openmpi", "provides: [{virtual: mpi, when: \"@5:\"}]\n"),
+    );
+    write(
+        &t.join("recipes/unrelated.yaml"),
+        "name: unrelated\nbroken: [\n",
+    );
+    write(
+        &t.join("recipes/fabric.yaml"),
+        &pkg(
+            "fabric",
+            "variants: {fabrics: {default: [tcp], values: [tcp, cxi], multi: true}}\n",
+        ),
+    );
+    write(
+        &t.join("cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\nnetwork: {mpi: mpich, specs: [\"fabric fabrics=cxi\"]}\n",
+    );
+    write(&t.join("stacks/s.yaml"), stack);
+    tmp
+}
+
+fn inputs(tmp: &Path) -> Result<Inputs, Diagnostics> {
+    load_inputs(&InputOptions {
+        recipe: tmp.join("stacks/s.yaml"),
+        no_builtin: true,
+        ..InputOptions::default()
+    })
+}
+
+#[test]
+fn a_stack_recipe_converts_to_the_model() {
+    let tmp = project("");
+    let t = tmp.path();
+    write(&t.join("stacks/hooks/post.sh"), "#!/bin/sh\n");
+    fs_err::create_dir_all(t.join("stacks/extra")).unwrap();
+    let text = r#"
+name: demo
+version: "2"
+description: d
+mount: /user-environment/
+compiler: gcc@12
+repos: [../recipes]
+mirrors: [file:///srv/m, mirror]
+allow_unverified: true
+environments:
+  tools:
+    specs: ["app +mpi", lib@1.0]
+    network: {}
+    variants: [+mpi, "fabrics=cxi"]
+    unify: true
+    packages:
+      lib: {require: "@1.0"}
+    views:
+      default:
+        link: run
+        select: [app]
+        exclude: [lib]
+        description: the view
+        prefix_paths: {LD_LIBRARY_PATH: [lib, lib64], PATH: bin}
+        env_vars:
+          append_path: [{PATH: "$@view_path@/sbin"}]
+          set: [{A: "1"}, {B: "2"}]
+          unset: [C]
+          prepend_path: [{PATH: "$@view_path@/bin"}]
+      other:
+default_view: default
+modules: {flavour: tcl, projections: {all: "{name}/{version}"}, hide_implicits: false}
+post_install: hooks/post.sh
+extra: extra/
+audit: {allow: ["/usr/lib64/libcuda.so*"]}
+"#;
+    let src = SourceFile::new(t.join("stacks/s.yaml"), text);
+    let mut d = Diagnostics::new();
+    let r = parse_stack_recipe(&src, &mut d).unwrap();
+    assert!(d.is_empty(), "{d}");
+    assert_eq!(r.name.value, "demo");
+    assert_eq!(r.mount, PathBuf::from("/user-environment"));
+    assert_eq!(r.compiler.as_ref().unwrap().text, "gcc@12");
+    assert_eq!(r.repos[0].path, t.join("recipes"));
+    assert_eq!(r.repos[0].text, "../recipes");
+    assert_eq!(
+        r.mirrors[1].resource,
+        Resource::Local(t.join("stacks/mirror"))
+    );
+    assert!(r.allow_unverified);
+    let env = r.environment("tools").unwrap();
+    assert_eq!(env.specs.len(), 2);
+    assert_eq!(env.specs[0].loc.line, 12);
+    assert!(env.network.is_some());
+    assert_eq!(env.variants.len(), 2);
+    assert!(env.packages.get("lib").is_some());
+    let views: Vec<_> = r.views().map(|(_, v)| v.name.value.clone()).collect();
+    assert_eq!(views, vec!["default", "other"]);
+    let v = &env.views[0];
+    assert_eq!(v.link, ViewLink::Run);
+    assert_eq!(
+        v.prefix_paths[1],
+        ("PATH".to_string(), vec!["bin".to_string()])
+    );
+    let kinds: Vec<_> = v
+        .env_vars
+        .iter()
+        .map(|e| (e.kind, e.var.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (EnvOpKind::Set, "A"),
+            (EnvOpKind::Set, "B"),
+            (EnvOpKind::Unset, "C"),
+            (EnvOpKind::PrependPath, "PATH"),
+            (EnvOpKind::AppendPath, "PATH"),
+        ]
+    );
+    assert_eq!(env.views[1].link, ViewLink::Roots);
+    let m = r.modules.as_ref().unwrap();
+    assert_eq!(m.flavour, ModuleFlavour::Tcl);
+    assert!(!m.hide_implicits);
+    assert_eq!(
+        r.post_install.as_ref().unwrap().path,
+        t.join("stacks/hooks/post.sh")
+    );
+    assert_eq!(r.extra.as_ref().unwrap().path, t.join("stacks/extra"));
+    assert_eq!(r.audit.allow.len(), 1);
+}
+
+#[test]
+fn defaults_apply_when_fields_are_absent() {
+    let src = SourceFile::new("/p/s.yaml", "name: x\nenvironments: {e: {specs: [a]}}\n");
+    let mut d = Diagnostics::new();
+    let r = parse_stack_recipe(&src, &mut d).unwrap();
+    assert!(d.is_empty(), "{d}");
+    assert_eq!(r.mount, PathBuf::from(DEFAULT_MOUNT));
+    assert!(r.compiler.is_none() && r.modules.is_none() && !r.allow_unverified);
+    assert!(r.environments[0].unify);
+    assert_eq!(r.dir, PathBuf::from("/p"));
+}
+
+#[test]
+fn the_whole_input_check_reaches_conditional_deps_and_providers() {
+    let tmp =
+        project("name: s\ncompiler: gcc\nenvironments:\n  e:\n    specs: [app]\n    network: {}\n");
+    let inputs = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    // app → lib → tool (conditional build dep), app → mpi (conditional) →
+    // mpich, openmpi (conditional provider); network defaults → mpich, fabric.
+    let pkgs: Vec<_> = inputs.packages.iter().map(String::as_str).collect();
+    assert_eq!(
+        pkgs,
+        vec!["app", "fabric", "lib", "mpich", "openmpi", "tool"]
+    );
+    let env = &inputs.recipe.environments[0];
+    let roots: Vec<_> = env
+        .root_specs(&inputs.cluster)
+        .iter()
+        .map(|s| s.text.clone())
+        .collect();
+    assert_eq!(roots, vec!["app", "mpich", "fabric fabrics=cxi"]);
+    assert_eq!(inputs.cluster.name.value, "local");
+    assert_eq!(inputs.repo.dirs()[0].path, tmp.path().join("recipes"));
+    // the broken, unreachable recipe is not reported
+    assert!(inputs.warnings.is_empty(), "{}", inputs.warnings);
+}
+
+#[test]
+fn cross_file_problems_are_all_reported() {
+    let tmp = project(
+        "name: s\ncompiler: clang\nenvironments:\n  e:\n    specs: [ap, \"app +mppi\", \"fabric fabrics=udp\", \"tool %gcc@13\"]\n    packages:\n      mpi: {require: lib}\n      lbi: {buildable: false}\n",
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    let codes: Vec<Code> = d.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        vec![
+            Code::UnknownCompiler,
+            Code::UnknownPackage,
+            Code::UnknownVariant,
+            Code::UnknownVariantValue,
+            Code::UnknownCompiler,
+            Code::UnknownPackage,
+            Code::UnknownPackage,
+        ],
+        "{d}"
+    );
+    let first = d.iter().nth(1).unwrap();
+    assert_eq!(first.help.as_deref(), Some("did you mean `app`?"));
+    assert_eq!(first.loc().unwrap().line, 5);
+}
+
+#[test]
+fn missing_sha256_fails_unless_unverified_is_allowed() {
+    let stack = "name: s\nenvironments: {e: {specs: [tool]}}\n";
+    let tmp = project(stack);
+    write(
+        &tmp.path().join("recipes/tool.yaml"),
+        "name: tool\ndescription: d\nversions: [{version: \"1\", url: \"https://x/t.tgz\"}]\nbuild: {system: generic}\n",
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    assert_eq!(d.iter().next().unwrap().code, Code::BadChecksum);
+    write(
+        &tmp.path().join("stacks/s.yaml"),
+        &format!("{stack}allow_unverified: true\n"),
+    );
+    inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+}
+
+#[test]
+fn a_missing_cluster_is_an_error_with_a_hint() {
+    let tmp = project("name: s\nenvironments: {e: {specs: [tool]}}\n");
+    fs_err::remove_dir_all(tmp.path().join("cluster-configs")).unwrap();
+    let opts = InputOptions {
+        recipe: tmp.path().join("stacks/s.yaml"),
+        cluster: Some(tmp.path().join("nope")),
+        no_builtin: true,
+        ..InputOptions::default()
+    };
+    let d = load_inputs(&opts).unwrap_err();
+    let e = d.iter().next().unwrap();
+    assert_eq!(e.code, Code::Io);
+    assert!(e.message.contains("nope"), "{}", e.message);
+}

@@ -1,0 +1,245 @@
+//! The `build:` section of a package recipe: which build system, its
+//! settings, explicit steps and install actions.
+//!
+//! Every string here is a tera template (rendered by the build stage; it sees
+//! `prefix`, `version`, `variants`, `deps.<name>.prefix`, `jobs`, `target`,
+//! `spec`). Each rendered string becomes one argv element; a template that
+//! renders to several space-separated words is split on whitespace and empty
+//! words are dropped.
+
+use std::fmt;
+
+use crate::diag::{Loc, Spanned};
+
+use super::env::EnvOp;
+use super::located::{ArgList, When};
+
+/// How to build and install a package.
+#[derive(Clone, Debug)]
+pub struct Build {
+    pub system: BuildSystem,
+    /// Explicit install actions, run after the build system's own install
+    /// (the only install for `generic`, extra files for the others).
+    pub install: Vec<InstallStep>,
+    /// Environment changes for the build.
+    pub build_env: Vec<EnvOp>,
+    /// Extra argv steps around the phases, in file order.
+    pub steps: Vec<Step>,
+    /// Location of the `system:` value.
+    pub loc: Loc,
+}
+
+/// The build system with its settings.
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per recipe; direct access is worth more
+pub enum BuildSystem {
+    Autotools(Autotools),
+    Cmake(Cmake),
+    Meson(Meson),
+    Makefile(Makefile),
+    /// Copy trees: only `install:` steps.
+    Generic,
+    /// Unpack a prebuilt tree into the prefix, then relocate it.
+    Binary(Binary),
+}
+
+impl BuildSystem {
+    /// The names accepted in `system:`.
+    pub const NAMES: [&'static str; 6] = [
+        "autotools",
+        "cmake",
+        "meson",
+        "makefile",
+        "generic",
+        "binary",
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            BuildSystem::Autotools(_) => "autotools",
+            BuildSystem::Cmake(_) => "cmake",
+            BuildSystem::Meson(_) => "meson",
+            BuildSystem::Makefile(_) => "makefile",
+            BuildSystem::Generic => "generic",
+            BuildSystem::Binary(_) => "binary",
+        }
+    }
+}
+
+impl fmt::Display for BuildSystem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A bool setting that may hold only under a condition (`autoreconf: {when: "@main"}`).
+#[derive(Clone, Debug, Default)]
+#[allow(clippy::large_enum_variant)]
+pub enum Toggle {
+    #[default]
+    Off,
+    On,
+    When(When),
+}
+
+/// `./configure && make && make install`.
+#[derive(Clone, Debug, Default)]
+pub struct Autotools {
+    /// Run `autoreconf -fi` first.
+    pub autoreconf: Toggle,
+    /// Run `./autogen.sh` first.
+    pub autogen: Toggle,
+    pub configure_args: ArgList,
+    /// Arguments for both `make` and `make install`.
+    pub make_args: ArgList,
+}
+
+/// `cmake -S . -B build && cmake --build && cmake --install`.
+#[derive(Clone, Debug, Default)]
+pub struct Cmake {
+    pub cmake_args: ArgList,
+}
+
+/// `meson setup && ninja && ninja install`.
+#[derive(Clone, Debug, Default)]
+pub struct Meson {
+    pub meson_args: ArgList,
+}
+
+/// A plain makefile.
+#[derive(Clone, Debug)]
+pub struct Makefile {
+    /// Variables/arguments for every make call (`PREFIX={{ prefix }}`).
+    pub make_args: ArgList,
+    /// Targets of the build call (empty: the default target).
+    pub build_targets: Vec<String>,
+    /// Targets of the install call (default `[install]`; empty: no install
+    /// call, use `install:` steps).
+    pub install_targets: Vec<String>,
+}
+
+impl Default for Makefile {
+    fn default() -> Self {
+        Makefile {
+            make_args: Vec::new(),
+            build_targets: Vec::new(),
+            install_targets: vec!["install".to_string()],
+        }
+    }
+}
+
+/// A prebuilt binary tree.
+#[derive(Clone, Debug, Default)]
+pub struct Binary {
+    pub relocate: Relocate,
+}
+
+/// What to fix in an unpacked binary tree.
+#[derive(Clone, Debug, Default)]
+pub struct Relocate {
+    /// Dependencies whose lib dirs go into every ELF file's RPATH.
+    pub rpath: Vec<Spanned<String>>,
+    /// Extra NEEDED entries.
+    pub needed: Vec<NeededEntry>,
+    /// Text replacements in text files (scripts, `.pc`), in file order;
+    /// values are templates.
+    pub placeholders: Vec<(String, String)>,
+}
+
+/// Add `add` (a soname) to the NEEDED list of files matching `file` (a glob
+/// relative to the prefix), when `when` holds.
+#[derive(Clone, Debug)]
+pub struct NeededEntry {
+    pub file: String,
+    pub add: String,
+    pub when: Option<When>,
+    pub loc: Loc,
+}
+
+/// One explicit install action.
+#[derive(Clone, Debug)]
+pub struct InstallStep {
+    pub action: InstallAction,
+    pub when: Option<When>,
+    pub loc: Loc,
+}
+
+/// Install actions; paths are templates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InstallAction {
+    /// Copy files matching `from` (a glob relative to the build dir; a
+    /// directory copies its contents) into the prefix-relative dir `to`.
+    Copy { from: String, to: String },
+    /// Create a prefix-relative directory.
+    Mkdir { path: String },
+    /// Create the prefix-relative symlink `at` pointing to `target`.
+    Symlink { target: String, at: String },
+}
+
+/// When an extra step runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phase {
+    PreConfigure,
+    PostConfigure,
+    PreBuild,
+    PostBuild,
+    PreInstall,
+    PostInstall,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 6] = [
+        Phase::PreConfigure,
+        Phase::PostConfigure,
+        Phase::PreBuild,
+        Phase::PostBuild,
+        Phase::PreInstall,
+        Phase::PostInstall,
+    ];
+
+    /// The key in `steps:`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Phase::PreConfigure => "pre_configure",
+            Phase::PostConfigure => "post_configure",
+            Phase::PreBuild => "pre_build",
+            Phase::PostBuild => "post_build",
+            Phase::PreInstall => "pre_install",
+            Phase::PostInstall => "post_install",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| p.key() == key)
+    }
+}
+
+/// An extra command: an argument vector (never a shell string), run in the
+/// source/build dir at `phase`.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub phase: Phase,
+    /// Templates, one per argv element.
+    pub argv: Vec<String>,
+    pub when: Option<When>,
+    pub loc: Loc,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_round_trip_through_keys() {
+        for p in Phase::ALL {
+            assert_eq!(Phase::from_key(p.key()), Some(p));
+        }
+        assert_eq!(Phase::from_key("pre_fetch"), None);
+    }
+
+    #[test]
+    fn makefile_installs_by_default() {
+        assert_eq!(Makefile::default().install_targets, vec!["install"]);
+        assert_eq!(BuildSystem::Generic.to_string(), "generic");
+    }
+}

@@ -1,0 +1,64 @@
+//! Environment operations (`env:` of a package, `build_env:`, view `env_vars:`).
+
+use std::fmt;
+
+use crate::diag::Loc;
+
+use super::located::When;
+
+/// What an [`EnvOp`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EnvOpKind {
+    /// `VAR=value`.
+    Set,
+    /// Remove `VAR`.
+    Unset,
+    /// `VAR=value:$VAR`.
+    PrependPath,
+    /// `VAR=$VAR:value`.
+    AppendPath,
+}
+
+impl EnvOpKind {
+    /// The key used in YAML.
+    pub fn key(self) -> &'static str {
+        match self {
+            EnvOpKind::Set => "set",
+            EnvOpKind::Unset => "unset",
+            EnvOpKind::PrependPath => "prepend_path",
+            EnvOpKind::AppendPath => "append_path",
+        }
+    }
+
+    pub const KEYS: [&'static str; 4] = ["set", "unset", "prepend_path", "append_path"];
+
+    pub fn from_key(key: &str) -> Option<EnvOpKind> {
+        match key {
+            "set" => Some(EnvOpKind::Set),
+            "unset" => Some(EnvOpKind::Unset),
+            "prepend_path" => Some(EnvOpKind::PrependPath),
+            "append_path" => Some(EnvOpKind::AppendPath),
+            _ => None,
+        }
+    }
+}
+
+/// One environment change, applied in file order. `value` is a template
+/// (empty for `unset`).
+#[derive(Clone, Debug)]
+pub struct EnvOp {
+    pub kind: EnvOpKind,
+    pub var: String,
+    pub value: String,
+    pub when: Option<When>,
+    pub loc: Loc,
+}
+
+impl fmt::Display for EnvOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            EnvOpKind::Unset => write!(f, "unset {}", self.var),
+            k => write!(f, "{} {}={}", k.key(), self.var, self.value),
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Reading the `build:` section of a package recipe.
+
+use crate::diag::yaml::{Cx, Map, Node};
+use crate::diag::{Code, Spanned, did_you_mean};
+
+use super::build::*;
+use super::read;
+
+const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps"];
+
+/// Keys each build system accepts besides [`COMMON_KEYS`].
+fn system_keys(system: &str) -> &'static [&'static str] {
+    match system {
+        "autotools" => &["autoreconf", "autogen", "configure_args", "make_args"],
+        "cmake" => &["cmake_args"],
+        "meson" => &["meson_args"],
+        "makefile" => &["make_args", "build_targets", "install_targets"],
+        "binary" => &["relocate"],
+        _ => &[],
+    }
+}
+
+/// Read `build:`.
+pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
+    let m = cx.open_map(node, "`build`")?;
+    let system = cx
+        .required(&m, "system", "`build`")
+        .and_then(|n| cx.string(n, "`system`"));
+    let known = system
+        .as_ref()
+        .filter(|s| BuildSystem::NAMES.contains(&s.as_str()));
+    if let Some(s) = &system {
+        if known.is_none() {
+            cx.error(
+                Code::UnknownBuildSystem,
+                &s.loc,
+                format!("unknown build system `{}`", s.value),
+                format!("expected one of {}", BuildSystem::NAMES.join(", ")),
+                did_you_mean(s, &BuildSystem::NAMES),
+            );
+        }
+    }
+    check_keys(cx, &m, known.map(|s| s.as_str()));
+
+    let install = m
+        .get("install")
+        .map(|n| install_steps(cx, n))
+        .unwrap_or_default();
+    let build_env = m
+        .get("build_env")
+        .map(|n| read::env_ops(cx, n, "`build_env`"))
+        .unwrap_or_default();
+    let steps = m.get("steps").map(|n| steps(cx, n)).unwrap_or_default();
+    let args = |cx: &mut Cx, key: &str| {
+        m.get(key)
+            .map(|n| read::arg_list(cx, n, &format!("`{key}`")))
+            .unwrap_or_default()
+    };
+    let system_value = known?.clone();
+    let system = match system_value.as_str() {
+        "autotools" => BuildSystem::Autotools(Autotools {
+            autoreconf: m
+                .get("autoreconf")
+                .map(|n| toggle(cx, n, "`autoreconf`"))
+                .unwrap_or_default(),
+            autogen: m
+                .get("autogen")
+                .map(|n| toggle(cx, n, "`autogen`"))
+                .unwrap_or_default(),
+            configure_args: args(cx, "configure_args"),
+            make_args: args(cx, "make_args"),
+        }),
+        "cmake" => BuildSystem::Cmake(Cmake {
+            cmake_args: args(cx, "cmake_args"),
+        }),
+        "meson" => BuildSystem::Meson(Meson {
+            meson_args: args(cx, "meson_args"),
+        }),
+        "makefile" => {
+            let mut mk = Makefile {
+                make_args: args(cx, "make_args"),
+                ..Makefile::default()
+            };
+            if let Some(n) = m.get("build_targets") {
+                mk.build_targets = plain_strings(cx, n, "`build_targets`");
+            }
+            if let Some(n) = m.get("install_targets") {
+                mk.install_targets = plain_strings(cx, n, "`install_targets`");
+            }
+            BuildSystem::Makefile(mk)
+        }
+        "generic" => BuildSystem::Generic,
+        "binary" => BuildSystem::Binary(Binary {
+            relocate: m
+                .get("relocate")
+                .map(|n| relocate(cx, n))
+                .unwrap_or_default(),
+        }),
+        _ => unreachable!("checked against BuildSystem::NAMES"),
+    };
+    Some(Build {
+        system,
+        install,
+        build_env,
+        steps,
+        loc: system_value.loc,
+    })
+}
+
+/// Unknown keys, and keys that belong to another build system.
+fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
+    let all: Vec<&str> = COMMON_KEYS
+        .iter()
+        .copied()
+        .chain(
+            BuildSystem::NAMES
+                .iter()
+                .flat_map(|s| system_keys(s).iter().copied()),
+        )
+        .collect();
+    let own: Vec<&str> = COMMON_KEYS
+        .iter()
+        .copied()
+        .chain(system.map(system_keys).unwrap_or_default().iter().copied())
+        .collect();
+    for (k, _) in m.entries() {
+        let key = k.as_str();
+        if own.contains(&key) {
+            continue;
+        }
+        let loc = cx.scalar_loc(k);
+        if all.contains(&key) {
+            let Some(system) = system else { continue };
+            let users: Vec<&str> = BuildSystem::NAMES
+                .iter()
+                .copied()
+                .filter(|s| system_keys(s).contains(&key))
+                .collect();
+            cx.error(
+                Code::UnknownKey,
+                &loc,
+                format!("`{key}` is not used by the `{system}` build system"),
+                format!("only for {}", users.join(", ")),
+                Some(format!(
+                    "keys for `{system}`: {}",
+                    own.iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        } else {
+            cx.error(
+                Code::UnknownKey,
+                &loc,
+                format!("unknown key `{key}` in `build`"),
+                "unknown key",
+                did_you_mean(key, &all),
+            );
+        }
+    }
+}
+
+fn plain_strings(cx: &mut Cx, node: &Node, what: &str) -> Vec<String> {
+    let items = cx.strings(node, what, false);
+    read::check_templates(cx, &items);
+    items.into_iter().map(|s| s.value).collect()
+}
+
+fn toggle(cx: &mut Cx, node: &Node, what: &str) -> Toggle {
+    match node {
+        Node::Mapping(_) => {
+            let Some(m) = cx.map(node, what, &["when"]) else {
+                return Toggle::Off;
+            };
+            match cx
+                .required(&m, "when", what)
+                .and_then(|n| read::when(cx, n))
+            {
+                Some(w) => Toggle::When(w),
+                None => Toggle::Off,
+            }
+        }
+        _ => match cx.bool(node, what) {
+            Some(true) => Toggle::On,
+            _ => Toggle::Off,
+        },
+    }
+}
+
+fn install_steps(cx: &mut Cx, node: &Node) -> Vec<InstallStep> {
+    let Some(items) = cx.seq(node, "`install`") else {
+        return Vec::new();
+    };
+    let keys = &["copy", "to", "mkdir", "symlink", "at", "when"];
+    let mut out = Vec::new();
+    for item in items {
+        let Some(m) = cx.map(item, "an install step", keys) else {
+            continue;
+        };
+        let when = m.get("when").and_then(|n| read::when(cx, n));
+        let get = |cx: &mut Cx, key: &str| {
+            let s = m
+                .get(key)
+                .and_then(|n| cx.nonempty_string(n, &format!("`{key}`")));
+            if let Some(s) = &s {
+                read::check_templates(cx, std::slice::from_ref(s));
+            }
+            s.map(|s| s.value)
+        };
+        let action = match (m.has("copy"), m.has("mkdir"), m.has("symlink")) {
+            (true, false, false) => {
+                let from = get(cx, "copy");
+                let to = need(cx, &m, "to", "a `copy` step").and_then(|_| get(cx, "to"));
+                from.zip(to)
+                    .map(|(from, to)| InstallAction::Copy { from, to })
+            }
+            (false, true, false) => get(cx, "mkdir").map(|path| InstallAction::Mkdir { path }),
+            (false, false, true) => {
+                let target = get(cx, "symlink");
+                let at = need(cx, &m, "at", "a `symlink` step").and_then(|_| get(cx, "at"));
+                target
+                    .zip(at)
+                    .map(|(target, at)| InstallAction::Symlink { target, at })
+            }
+            _ => {
+                cx.error(
+                    Code::InvalidValue,
+                    &m.loc,
+                    "an install step needs exactly one of `copy` (with `to`), `mkdir`, `symlink` (with `at`)",
+                    "one action per step",
+                    None,
+                );
+                None
+            }
+        };
+        for (key, owner) in [("to", "copy"), ("at", "symlink")] {
+            if m.has(key) && !m.has(owner) {
+                let loc = cx.scalar_loc(m.key_node(key).expect("present"));
+                cx.error(
+                    Code::UnknownKey,
+                    &loc,
+                    format!("`{key}` only goes with `{owner}`"),
+                    "not used here",
+                    None,
+                );
+            }
+        }
+        if let Some(action) = action {
+            out.push(InstallStep {
+                action,
+                when,
+                loc: m.loc.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn need<'n>(cx: &mut Cx, m: &Map<'n>, key: &str, what: &str) -> Option<&'n Node> {
+    cx.required(m, key, what)
+}
+
+fn steps(cx: &mut Cx, node: &Node) -> Vec<Step> {
+    let keys: Vec<&str> = Phase::ALL.iter().map(|p| p.key()).collect();
+    let Some(m) = cx.map(node, "`steps`", &keys) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for phase in Phase::ALL {
+        let Some(list) = m.get(phase.key()) else {
+            continue;
+        };
+        let what = format!("`steps.{}`", phase.key());
+        let Some(items) = cx.seq(list, &what) else {
+            continue;
+        };
+        for item in items {
+            let (argv, when, loc) = match item {
+                Node::Mapping(_) => {
+                    let Some(sm) = cx.map(item, "a conditional step", &["when", "args"]) else {
+                        continue;
+                    };
+                    let when = cx
+                        .required(&sm, "when", "a conditional step")
+                        .and_then(|n| read::when(cx, n));
+                    let argv = cx
+                        .required(&sm, "args", "a conditional step")
+                        .map(|n| cx.strings(n, "`args`", false))
+                        .unwrap_or_default();
+                    if when.is_none() {
+                        continue;
+                    }
+                    (argv, when, sm.loc.clone())
+                }
+                Node::Sequence(_) => (cx.strings(item, &what, false), None, cx.loc(item)),
+                _ => {
+                    let loc = cx.loc(item);
+                    cx.error(
+                        Code::WrongType,
+                        &loc,
+                        format!("{what}: a step is an argument list such as [\"sed\", \"-i\", \"s/a/b/\", \"Makefile\"]"),
+                        "expected a list of arguments",
+                        Some("steps are never run through a shell; write each argument separately".into()),
+                    );
+                    continue;
+                }
+            };
+            if argv.is_empty() {
+                cx.error(
+                    Code::InvalidValue,
+                    &loc,
+                    format!("{what}: empty argument list"),
+                    "expected a program and its arguments",
+                    None,
+                );
+                continue;
+            }
+            read::check_templates(cx, &argv);
+            out.push(Step {
+                phase,
+                argv: argv.into_iter().map(|s| s.value).collect(),
+                when,
+                loc,
+            });
+        }
+    }
+    out
+}
+
+fn relocate(cx: &mut Cx, node: &Node) -> Relocate {
+    let Some(m) = cx.map(node, "`relocate`", &["rpath", "needed", "placeholders"]) else {
+        return Relocate::default();
+    };
+    let rpath: Vec<Spanned<String>> = m
+        .get("rpath")
+        .map(|n| cx.strings(n, "`rpath`", false))
+        .unwrap_or_default();
+    let mut needed = Vec::new();
+    if let Some(items) = m.get("needed").and_then(|n| cx.seq(n, "`needed`")) {
+        for item in items {
+            let Some(nm) = cx.map(item, "a `needed` entry", &["file", "add", "when"]) else {
+                continue;
+            };
+            let file = cx
+                .required(&nm, "file", "a `needed` entry")
+                .and_then(|n| cx.nonempty_string(n, "`file`"));
+            let add = cx
+                .required(&nm, "add", "a `needed` entry")
+                .and_then(|n| cx.nonempty_string(n, "`add`"));
+            let when = nm.get("when").and_then(|n| read::when(cx, n));
+            if let (Some(file), Some(add)) = (file, add) {
+                needed.push(NeededEntry {
+                    file: file.value,
+                    add: add.value,
+                    when,
+                    loc: nm.loc.clone(),
+                });
+            }
+        }
+    }
+    let mut placeholders = Vec::new();
+    if let Some(pm) = m
+        .get("placeholders")
+        .and_then(|n| cx.open_map(n, "`placeholders`"))
+    {
+        for (k, v) in pm.entries() {
+            if let Some(value) = cx.string(v, "a placeholder value") {
+                read::check_templates(cx, std::slice::from_ref(&value));
+                placeholders.push((k.as_str().to_string(), value.value));
+            }
+        }
+    }
+    Relocate {
+        rpath,
+        needed,
+        placeholders,
+    }
+}

@@ -1,0 +1,289 @@
+//! Readers for YAML shapes shared by the three file kinds: specs, `when:`
+//! conditions, conditional argument lists, paths and environment operations.
+//! Each records diagnostics in the [`Cx`] and returns what it could read.
+
+use crate::diag::yaml::{Cx, Node};
+use crate::diag::{Code, Spanned};
+use crate::spec::Spec;
+
+use super::env::{EnvOp, EnvOpKind};
+use super::located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
+
+/// Whether a spec must, may, or must not name a package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    Required,
+    Forbidden,
+    Any,
+}
+
+/// Parse a spec from a string value; parse errors point at the offending
+/// character inside the YAML value.
+pub fn spec_from(cx: &mut Cx, text: &Spanned<String>, what: &str, named: Named) -> Option<SpecRef> {
+    let spec = match Spec::parse(text) {
+        Ok(spec) => spec,
+        Err(e) => {
+            let loc = cx.sub_loc(&text.loc, text, e.offset, e.len.max(1));
+            let help = e.help.clone().unwrap_or_else(|| {
+                "spec syntax: name@version +variant ~variant key=value %compiler target=T ^dep \
+                 (see docs/spec-syntax.md)"
+                    .into()
+            });
+            cx.error(
+                Code::BadSpec,
+                &loc,
+                format!("invalid spec `{}` in {what}: {}", text.value, e.message),
+                e.label().to_string(),
+                Some(help),
+            );
+            return None;
+        }
+    };
+    match (named, spec.name.as_deref()) {
+        (Named::Required, None) => {
+            cx.error(
+                Code::BadSpec,
+                &text.loc,
+                format!("{what} must name a package, found `{}`", text.value),
+                "expected `name@version +variant …`",
+                None,
+            );
+            return None;
+        }
+        (Named::Forbidden, Some(name)) => {
+            cx.error(
+                Code::BadSpec,
+                &text.loc,
+                format!("{what} must not name a package, found `{name}`"),
+                "a condition on this package has no name",
+                Some(format!(
+                    "write only the constraints, e.g. `@1.2 +cuda`; to depend on another package use `^{name}`"
+                )),
+            );
+            return None;
+        }
+        _ => {}
+    }
+    Some(SpecRef {
+        spec,
+        text: text.value.clone(),
+        loc: text.loc.clone(),
+    })
+}
+
+/// Parse a spec from a node.
+pub fn spec(cx: &mut Cx, node: &Node, what: &str, named: Named) -> Option<SpecRef> {
+    let text = cx.string(node, what)?;
+    spec_from(cx, &text, what, named)
+}
+
+/// A list of specs (a single string counts as a one-element list).
+pub fn specs(cx: &mut Cx, node: &Node, what: &str, named: Named) -> Vec<SpecRef> {
+    cx.strings(node, what, true)
+        .iter()
+        .filter_map(|t| spec_from(cx, t, what, named))
+        .collect()
+}
+
+/// A `when:` condition (an anonymous spec).
+pub fn when(cx: &mut Cx, node: &Node) -> Option<When> {
+    spec(cx, node, "a `when:` condition", Named::Forbidden)
+}
+
+/// A list of template strings and `{when: spec, args: [...]}` blocks.
+pub fn arg_list(cx: &mut Cx, node: &Node, what: &str) -> ArgList {
+    let Some(items) = cx.seq(node, what) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Node::Mapping(_) => {
+                let Some(m) = cx.map(
+                    item,
+                    &format!("a conditional block in {what}"),
+                    &["when", "args"],
+                ) else {
+                    continue;
+                };
+                let when = cx
+                    .required(&m, "when", "a conditional block")
+                    .and_then(|n| self::when(cx, n));
+                let args = cx
+                    .required(&m, "args", "a conditional block")
+                    .map(|n| cx.strings(n, what, false))
+                    .unwrap_or_default();
+                check_templates(cx, &args);
+                if let Some(when) = when {
+                    out.push(Conditional {
+                        when: Some(when),
+                        value: args.into_iter().map(|s| s.value).collect(),
+                        loc: m.loc.clone(),
+                    });
+                }
+            }
+            _ => {
+                if let Some(s) = cx.string(item, what) {
+                    check_templates(cx, std::slice::from_ref(&s));
+                    out.push(Conditional::always(vec![s.value], s.loc));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Report template strings that tera cannot parse.
+pub fn check_templates(cx: &mut Cx, items: &[Spanned<String>]) {
+    for s in items {
+        if !(s.contains("{{") || s.contains("{%") || s.contains("{#")) {
+            continue;
+        }
+        let mut tera = tera::Tera::default();
+        if let Err(e) = tera.add_raw_template("value", s) {
+            let detail = std::error::Error::source(&e)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| e.to_string());
+            let detail = detail.lines().last().unwrap_or_default().trim().to_string();
+            cx.error(
+                Code::BadTemplate,
+                &s.loc,
+                format!("invalid template `{}`: {detail}", s.value),
+                "template does not parse",
+                Some("templates use tera syntax: `{{ prefix }}`, `{% if … %}…{% endif %}`".into()),
+            );
+        }
+    }
+}
+
+/// A local path relative to `cx`'s file.
+pub fn path(cx: &mut Cx, node: &Node, what: &str) -> Option<PathRef> {
+    let s = cx.nonempty_string(node, what)?;
+    let path = absolutize(std::path::Path::new(&s.value), &cx.dir());
+    Some(PathRef {
+        text: s.value,
+        path,
+        loc: s.loc,
+    })
+}
+
+/// A URL or a path relative to `cx`'s file.
+pub fn resource(cx: &mut Cx, node: &Node, what: &str) -> Option<(Resource, Spanned<String>)> {
+    let s = cx.nonempty_string(node, what)?;
+    Some((Resource::parse(&s, &cx.dir()), s))
+}
+
+/// A list of env operations: `{set: {VAR: value}}`, `{unset: VAR}` (or a
+/// list of names), `{prepend_path: {VAR: value}}`, `{append_path: {…}}`,
+/// each optionally with `when:`.
+pub fn env_ops(cx: &mut Cx, node: &Node, what: &str) -> Vec<EnvOp> {
+    let Some(items) = cx.seq(node, what) else {
+        return Vec::new();
+    };
+    let mut allowed = EnvOpKind::KEYS.to_vec();
+    allowed.push("when");
+    let mut out = Vec::new();
+    for item in items {
+        let Some(m) = cx.map(item, &format!("an entry of {what}"), &allowed) else {
+            continue;
+        };
+        let when = m.get("when").and_then(|n| self::when(cx, n));
+        let ops: Vec<_> = EnvOpKind::KEYS
+            .iter()
+            .filter_map(|k| {
+                m.get(k)
+                    .map(|n| (EnvOpKind::from_key(k).expect("known key"), n))
+            })
+            .collect();
+        if ops.len() != 1 {
+            cx.error(
+                Code::InvalidValue,
+                &m.loc,
+                format!(
+                    "an entry of {what} needs exactly one of `set`, `unset`, `prepend_path`, `append_path` (found {})",
+                    ops.len()
+                ),
+                "one operation per entry",
+                Some("write each operation as its own list entry".into()),
+            );
+        }
+        for (kind, n) in ops {
+            out.extend(env_op(cx, kind, n, when.clone()));
+        }
+    }
+    out
+}
+
+fn env_op(cx: &mut Cx, kind: EnvOpKind, node: &Node, when: Option<When>) -> Vec<EnvOp> {
+    let what = format!("`{}`", kind.key());
+    if kind == EnvOpKind::Unset {
+        return cx
+            .strings(node, &what, true)
+            .into_iter()
+            .map(|v| EnvOp {
+                kind,
+                var: v.value,
+                value: String::new(),
+                when: when.clone(),
+                loc: v.loc,
+            })
+            .collect();
+    }
+    let Some(m) = cx.open_map(node, &what) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, v) in m.entries() {
+        let var = k.as_str().to_string();
+        let loc = cx.scalar_loc(k);
+        check_var_name(cx, &var, &loc);
+        if let Some(value) = cx.string(v, &format!("the value of {var}")) {
+            check_templates(cx, std::slice::from_ref(&value));
+            out.push(EnvOp {
+                kind,
+                var,
+                value: value.value,
+                when: when.clone(),
+                loc,
+            });
+        }
+    }
+    out
+}
+
+/// Environment variable names: letters, digits, underscore, not starting
+/// with a digit.
+pub fn check_var_name(cx: &mut Cx, var: &str, loc: &crate::diag::Loc) {
+    let ok = !var.is_empty()
+        && !var.starts_with(|c: char| c.is_ascii_digit())
+        && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        cx.error(
+            Code::InvalidValue,
+            loc,
+            format!("`{var}` is not a valid environment variable name"),
+            "expected letters, digits and `_`",
+            None,
+        );
+    }
+}
+
+/// Check a sha256 value: 64 hex digits; returned lower-case.
+pub fn sha256(cx: &mut Cx, node: &Node, what: &str) -> Option<String> {
+    let s = cx.string(node, what)?;
+    if s.len() == 64 && s.chars().all(|c| c.is_ascii_hexdigit()) {
+        Some(s.to_ascii_lowercase())
+    } else {
+        cx.error(
+            Code::BadChecksum,
+            &s.loc,
+            format!("{what}: `{}` is not a sha256 checksum", s.value),
+            format!(
+                "expected 64 hex digits, found {} characters",
+                s.chars().count()
+            ),
+            Some("compute it with `sha256sum FILE`".into()),
+        );
+        None
+    }
+}

@@ -1,0 +1,357 @@
+//! Tests of package recipe loading and the repository.
+
+use std::path::Path;
+
+use crate::diag::{Code, Diagnostics, SourceFile};
+use crate::spec::VariantValue;
+
+use super::*;
+
+fn parse(text: &str) -> (Option<PackageRecipe>, Diagnostics) {
+    let src = SourceFile::new("/repo/recipes/libfoo.yaml", text);
+    let mut d = Diagnostics::new();
+    let r = parse_package(&src, Path::new("/repo/recipes"), &mut d);
+    (r, d)
+}
+
+const FULL: &str = r#"
+name: libfoo
+description: test package
+homepage: https://example.org
+versions:
+  - version: "1.0"
+    url: ../dist/libfoo-1.0.tar.gz
+    sha256: 00000000000000000000000000000000000000000000000000000000000000AA
+  - version: "2.0-rc1"
+    url: https://example.org/foo.run
+    sha256: 0000000000000000000000000000000000000000000000000000000000000001
+    expand: false
+    preferred: true
+  - version: main
+    git: ../git/foo
+    branch: main
+    submodules: true
+  - version: "1.5"
+    git: https://example.org/foo.git
+    tag: v1.5
+    commit: 0123456789abcdef0123456789abcdef01234567
+variants:
+  cuda: {default: false, description: CUDA support}
+  fabrics: {default: [tcp], values: [cxi, tcp, shm], multi: true}
+  cuda_arch: {default: "none", values: ["none", "80", "90"]}
+  gdr: {default: false, when: "+cuda"}
+  free: {default: anything}
+dependencies:
+  - libbar
+  - {spec: "libbaz@1: +shared", type: link, when: "+cuda"}
+  - {spec: cmake, type: [build, run]}
+conflicts:
+  - {when: "+cuda fabrics=shm", message: no}
+provides:
+  - mpi
+  - {virtual: fuse, when: "@2:"}
+build:
+  system: autotools
+  autoreconf: {when: "@main"}
+  autogen: true
+  configure_args:
+    - --disable-static
+    - {when: "+cuda", args: ["--with-cuda={{ deps.cuda.prefix }}", "--enable-x"]}
+  make_args: ["V=1"]
+  steps:
+    pre_configure: [["sed", "-i", "s/a/b/", "Makefile"], {when: "+cuda", args: ["true"]}]
+  install:
+    - {copy: "lib*.so*", to: lib}
+    - {mkdir: share/doc}
+    - {symlink: libfoo.so.1, at: lib/libfoo.so, when: "@1.0"}
+  build_env: [{set: {FOO: bar, BAZ: qux}}]
+env:
+  - {prepend_path: {LD_LIBRARY_PATH: "{{ prefix }}/lib"}}
+  - {unset: [A, B], when: "+cuda"}
+"#;
+
+#[test]
+fn a_full_recipe_converts_to_the_model() {
+    let (r, d) = parse(FULL);
+    assert!(d.is_empty(), "{d}");
+    let r = r.unwrap();
+    assert_eq!(r.name, "libfoo");
+    assert_eq!(r.versions.len(), 4);
+    match &r.versions[0].source {
+        Source::Archive(a) => {
+            assert_eq!(
+                a.url,
+                Resource::Local("/repo/dist/libfoo-1.0.tar.gz".into())
+            );
+            assert_eq!(a.url_text, "../dist/libfoo-1.0.tar.gz");
+            assert_eq!(
+                a.sha256.as_deref().unwrap(),
+                &"0".repeat(62).to_string().add("aa")
+            );
+            assert!(a.expand);
+        }
+        s => panic!("{s:?}"),
+    }
+    assert!(r.versions[1].preferred);
+    assert!(matches!(&r.versions[1].source, Source::Archive(a) if !a.expand));
+    match &r.versions[2].source {
+        Source::Git(g) => {
+            assert_eq!(g.repo, Resource::Local("/repo/git/foo".into()));
+            assert_eq!(g.reference, GitRef::Branch("main".into()));
+            assert!(g.submodules);
+        }
+        s => panic!("{s:?}"),
+    }
+    match &r.versions[3].source {
+        Source::Git(g) => {
+            assert_eq!(g.reference, GitRef::Tag("v1.5".into()));
+            assert_eq!(
+                g.commit.as_deref(),
+                Some("0123456789abcdef0123456789abcdef01234567")
+            );
+        }
+        s => panic!("{s:?}"),
+    }
+    let newest: Vec<_> = r
+        .versions_newest_first()
+        .iter()
+        .map(|v| v.text.clone())
+        .collect();
+    assert_eq!(newest[0], "main");
+
+    assert_eq!(
+        r.variant("cuda").unwrap().default_value(),
+        VariantValue::Bool(false)
+    );
+    assert!(r.variant("fabrics").unwrap().is_multi());
+    assert_eq!(
+        r.variant("cuda_arch").unwrap().allowed_values().unwrap(),
+        &["none".to_string(), "80".into(), "90".into()]
+    );
+    assert!(r.variant("gdr").unwrap().when.is_some());
+    assert_eq!(r.variant("free").unwrap().allowed_values(), None);
+
+    assert_eq!(r.dependencies[0].name(), "libbar");
+    assert_eq!(r.dependencies[0].types, DepTypes::DEFAULT);
+    assert_eq!(r.dependencies[1].name(), "libbaz");
+    assert_eq!(r.dependencies[1].types.names(), vec!["link"]);
+    assert_eq!(r.dependencies[1].when.as_ref().unwrap().text, "+cuda");
+    assert_eq!(r.dependencies[2].types.names(), vec!["build", "run"]);
+    assert_eq!(r.dependencies[1].loc.line, 30);
+    assert_eq!(r.dependencies[1].spec.loc.col, 12);
+
+    assert_eq!(r.conflicts[0].message.as_deref(), Some("no"));
+    assert!(r.provides("mpi") && r.provides("fuse"));
+
+    let BuildSystem::Autotools(a) = &r.build.system else {
+        panic!("{:?}", r.build.system)
+    };
+    assert!(matches!(a.autoreconf, Toggle::When(_)));
+    assert!(matches!(a.autogen, Toggle::On));
+    assert_eq!(a.configure_args.len(), 2);
+    assert!(a.configure_args[0].when.is_none());
+    assert_eq!(a.configure_args[1].value.len(), 2);
+    assert_eq!(a.configure_args[1].when.as_ref().unwrap().text, "+cuda");
+    assert_eq!(r.build.steps.len(), 2);
+    assert_eq!(r.build.steps[0].phase, Phase::PreConfigure);
+    assert_eq!(
+        r.build.steps[0].argv,
+        vec!["sed", "-i", "s/a/b/", "Makefile"]
+    );
+    assert_eq!(r.build.install.len(), 3);
+    assert_eq!(
+        r.build.install[2].action,
+        InstallAction::Symlink {
+            target: "libfoo.so.1".into(),
+            at: "lib/libfoo.so".into()
+        }
+    );
+    assert_eq!(r.build.build_env.len(), 2);
+    assert_eq!(r.env.len(), 3);
+    assert_eq!(r.env[1].kind, EnvOpKind::Unset);
+    assert_eq!(r.env[2].var, "B");
+}
+
+trait Add {
+    fn add(self, s: &str) -> String;
+}
+impl Add for String {
+    fn add(mut self, s: &str) -> String {
+        self.push_str(s);
+        self
+    }
+}
+
+#[test]
+fn every_problem_in_a_file_is_collected() {
+    let text = r#"
+name: libfoo
+description: x
+versions:
+  - version: "1.0"
+    url: https://x/a.tgz
+    sha256: zz
+  - version: "1.0"
+    url: https://x/b.tgz
+variants:
+  cuda: {default: false}
+dependencies:
+  - {spec: "libbar", when: "+cdua"}
+  - {spec: "@1.0"}
+build:
+  system: autotols
+"#;
+    let (r, d) = parse(text);
+    assert!(r.is_some());
+    let codes: Vec<Code> = d.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&Code::BadChecksum), "{codes:?}");
+    assert!(codes.contains(&Code::DuplicateVersion), "{codes:?}");
+    assert!(codes.contains(&Code::UnknownVariant), "{codes:?}");
+    assert!(codes.contains(&Code::BadSpec), "{codes:?}");
+    assert!(codes.contains(&Code::UnknownBuildSystem), "{codes:?}");
+    let unknown = d.iter().find(|d| d.code == Code::UnknownVariant).unwrap();
+    assert_eq!(unknown.help.as_deref(), Some("did you mean `cuda`?"));
+    assert_eq!(unknown.loc().unwrap().line, 13);
+}
+
+#[test]
+fn makefile_and_binary_settings() {
+    let text = r#"
+name: libfoo
+description: x
+versions:
+  - {version: "1", url: "https://x/a.tgz", sha256: 0000000000000000000000000000000000000000000000000000000000000000}
+dependencies: [libfabric]
+build:
+  system: binary
+  relocate:
+    rpath: [libfabric]
+    needed: [{file: "lib/libmpi.so*", add: libfabric.so.1}]
+    placeholders: {"@@PREFIX@@": "{{ prefix }}", "@@CC@@": gcc}
+"#;
+    let (r, d) = parse(text);
+    assert!(d.is_empty(), "{d}");
+    let BuildSystem::Binary(b) = &r.unwrap().build.system else {
+        panic!()
+    };
+    assert_eq!(b.relocate.rpath[0].value, "libfabric");
+    assert_eq!(b.relocate.needed[0].add, "libfabric.so.1");
+    assert_eq!(b.relocate.placeholders[0].0, "@@PREFIX@@");
+
+    let text = text.replace(
+        "system: binary",
+        "system: makefile\n  install_targets: []\n  build_targets: [all]",
+    );
+    let text = text.replace("  relocate:\n    rpath: [libfabric]\n    needed: [{file: \"lib/libmpi.so*\", add: libfabric.so.1}]\n    placeholders: {\"@@PREFIX@@\": \"{{ prefix }}\", \"@@CC@@\": gcc}\n", "");
+    let (r, d) = parse(&text);
+    assert!(d.is_empty(), "{d}");
+    let BuildSystem::Makefile(m) = &r.unwrap().build.system else {
+        panic!()
+    };
+    assert!(m.install_targets.is_empty());
+    assert_eq!(m.build_targets, vec!["all"]);
+}
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+const MINI: &str = "description: x\nversions: [{version: \"1\", git: \"https://x/y.git\", tag: v1}]\nbuild: {system: generic}\n";
+
+#[test]
+fn earlier_repositories_win_and_virtuals_are_indexed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a/recipes");
+    let b = tmp.path().join("b/recipes");
+    write(
+        &a.join("foo.yaml"),
+        &format!("name: foo\n{MINI}provides: [mpi]\n"),
+    );
+    write(&b.join("foo.yaml"), &format!("name: foo\n{MINI}"));
+    write(
+        &b.join("bar.yaml"),
+        &format!(
+            "name: bar\n{MINI}provides: [{{virtual: mpi, when: \"@1\"}}]\ndependencies: [mpi, nothere]\n"
+        ),
+    );
+    write(&b.join("broken.yaml"), "name: [");
+    let dirs = vec![
+        RepoDir {
+            path: a.clone(),
+            origin: RepoOrigin::Flag,
+        },
+        RepoDir {
+            path: b.clone(),
+            origin: RepoOrigin::Flag,
+        },
+        RepoDir {
+            path: tmp.path().join("missing"),
+            origin: RepoOrigin::Env,
+        },
+    ];
+    let repo = PackageRepo::load(dirs);
+    assert_eq!(
+        repo.names().collect::<Vec<_>>(),
+        vec!["bar", "broken", "foo"]
+    );
+    assert_eq!(repo.file("foo").unwrap(), a.join("foo.yaml"));
+    assert_eq!(repo.shadowed("foo"), &[b.join("foo.yaml")]);
+    assert!(repo.is_virtual("mpi"));
+    let providers: Vec<_> = repo
+        .providers("mpi")
+        .iter()
+        .map(|p| p.package.as_str())
+        .collect();
+    assert_eq!(providers, vec!["bar", "foo"]);
+    assert!(repo.providers("mpi")[0].when.is_some());
+    assert!(repo.get("broken").is_none() && repo.contains("broken"));
+    assert!(repo.diagnostics("broken").unwrap().has_errors());
+    assert_eq!(repo.problems().len(), 1);
+    assert_eq!(repo.suggest("fo"), Some("foo"));
+    let d = repo.check("bar");
+    assert_eq!(d.error_count(), 1, "{d}");
+    let e = d.iter().next().unwrap();
+    assert_eq!(e.code, Code::UnknownPackage);
+    assert!(e.message.contains("nothere"));
+    // the patch dir of a repository is its sibling
+    assert_eq!(repo.dirs()[0].patch_dir(), tmp.path().join("a/patches"));
+}
+
+#[test]
+fn patch_files_are_found_beside_the_repository_and_checksummed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let recipes = tmp.path().join("recipes");
+    write(&tmp.path().join("patches/foo/fix.patch"), "--- a\n+++ b\n");
+    let good = "8a2b8e9ddd4b4dd6b3cd13c7b0d0ea6d4a6e5b64b5be5c0e6c7c1ef2bce5d0b1";
+    let actual = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(b"--- a\n+++ b\n"))
+    };
+    write(
+        &recipes.join("foo.yaml"),
+        &format!(
+            "name: foo\n{MINI}patches:\n  - {{file: foo/fix.patch, sha256: {actual}, level: 0}}\n  - {{file: foo/fix.patch, sha256: {good}}}\n  - {{file: foo/nope.patch, sha256: {good}}}\n"
+        ),
+    );
+    let (r, d) = load_package(&recipes.join("foo.yaml"), &recipes);
+    let r = r.unwrap();
+    assert_eq!(r.patches.len(), 3);
+    assert_eq!(r.patches[0].level, 0);
+    assert_eq!(r.patches[1].level, 1);
+    match &r.patches[0].source {
+        PatchSource::File(p) => assert_eq!(p.path, tmp.path().join("patches/foo/fix.patch")),
+        s => panic!("{s:?}"),
+    }
+    let codes: Vec<Code> = d.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::PatchChecksum, Code::PatchMissing], "{d}");
+    assert!(
+        d.iter()
+            .next()
+            .unwrap()
+            .help
+            .as_ref()
+            .unwrap()
+            .contains(&actual)
+    );
+}

@@ -1,0 +1,229 @@
+//! Checks of specs against package recipes: `when:` conditions name the
+//! package's own variants, dependencies name known packages with existing
+//! variants and allowed values.
+
+use crate::diag::yaml::Cx;
+use crate::diag::{Code, Diagnostics, Loc, SourceFile, did_you_mean};
+use crate::spec::Spec;
+
+use super::package::{PackageRecipe, VariantValueError};
+use super::{BuildSystem, PackageRepo, SpecRef, When};
+
+/// Every `when:` in a recipe.
+pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
+    let mut out: Vec<&When> = Vec::new();
+    out.extend(r.variants.iter().filter_map(|v| v.when.as_ref()));
+    out.extend(r.dependencies.iter().filter_map(|d| d.when.as_ref()));
+    out.extend(r.conflicts.iter().map(|c| &c.when));
+    out.extend(r.patches.iter().filter_map(|p| p.when.as_ref()));
+    out.extend(r.provides.iter().filter_map(|p| p.when.as_ref()));
+    out.extend(r.env.iter().filter_map(|e| e.when.as_ref()));
+    out.extend(r.build.build_env.iter().filter_map(|e| e.when.as_ref()));
+    out.extend(r.build.steps.iter().filter_map(|s| s.when.as_ref()));
+    out.extend(r.build.install.iter().filter_map(|s| s.when.as_ref()));
+    let args = match &r.build.system {
+        BuildSystem::Autotools(a) => {
+            for t in [&a.autoreconf, &a.autogen] {
+                if let super::Toggle::When(w) = t {
+                    out.push(w);
+                }
+            }
+            vec![&a.configure_args, &a.make_args]
+        }
+        BuildSystem::Cmake(c) => vec![&c.cmake_args],
+        BuildSystem::Meson(m) => vec![&m.meson_args],
+        BuildSystem::Makefile(m) => vec![&m.make_args],
+        BuildSystem::Binary(b) => {
+            out.extend(b.relocate.needed.iter().filter_map(|n| n.when.as_ref()));
+            vec![]
+        }
+        BuildSystem::Generic => vec![],
+    };
+    for list in args {
+        out.extend(list.iter().filter_map(|c| c.when.as_ref()));
+    }
+    out
+}
+
+/// `when:` conditions may only name this package's variants, with allowed
+/// values (checked while reading the file).
+pub(crate) fn check_own_conditions(recipe: &PackageRecipe, cx: &mut Cx) {
+    for when in conditions(recipe) {
+        check_variants(
+            cx,
+            &when.spec,
+            recipe,
+            when,
+            &format!("package `{}`", recipe.name),
+        );
+    }
+}
+
+/// Checks of `recipe` that need the other packages of `repo`.
+pub(crate) fn check_against_repo(
+    recipe: &PackageRecipe,
+    source: &SourceFile,
+    repo: &PackageRepo,
+    diags: &mut Diagnostics,
+) {
+    let mut cx = Cx::new(source, diags);
+    for dep in &recipe.dependencies {
+        if dep.name() == recipe.name {
+            cx.error(
+                Code::InvalidValue,
+                &dep.spec.loc,
+                format!("package `{}` depends on itself", recipe.name),
+                "self-dependency",
+                None,
+            );
+            continue;
+        }
+        check_spec(&mut cx, repo, &dep.spec, None, "dependency");
+    }
+    for when in conditions(recipe) {
+        for d in &when.spec.deps {
+            check_named(&mut cx, repo, d, when, "`^` constraint");
+        }
+    }
+    if let BuildSystem::Binary(b) = &recipe.build.system {
+        for r in &b.relocate.rpath {
+            if !recipe.dependencies.iter().any(|d| d.name() == r.value) {
+                cx.error(
+                    Code::UnknownPackage,
+                    &r.loc,
+                    format!(
+                        "`relocate.rpath` names `{}`, which is not a dependency",
+                        r.value
+                    ),
+                    "not in `dependencies`",
+                    did_you_mean(&r.value, recipe.dependencies.iter().map(|d| d.name())),
+                );
+            }
+        }
+    }
+}
+
+/// Check a spec written in some file against the repository: its name (if
+/// any) is a known package or virtual, its variants exist in that package
+/// (or, for an anonymous spec, in `owner`), and the same for `^dep` parts.
+pub fn check_spec(
+    cx: &mut Cx,
+    repo: &PackageRepo,
+    spec: &SpecRef,
+    owner: Option<&PackageRecipe>,
+    what: &str,
+) {
+    match spec.spec.name.as_deref() {
+        Some(_) => check_named(cx, repo, &spec.spec, spec, what),
+        None => {
+            if let Some(owner) = owner {
+                check_variants(cx, &spec.spec, owner, spec, &format!("`{}`", owner.name));
+            }
+        }
+    }
+    for d in &spec.spec.deps {
+        check_named(cx, repo, d, spec, "`^` constraint");
+    }
+}
+
+fn check_named(cx: &mut Cx, repo: &PackageRepo, spec: &Spec, written: &SpecRef, what: &str) {
+    let Some(name) = spec.name.as_deref() else {
+        return;
+    };
+    if let Some(pkg) = repo.get(name) {
+        check_variants(cx, spec, pkg, written, &format!("package `{name}`"));
+    } else if !repo.knows(name) {
+        let loc = locate(cx, written, name);
+        let help = match repo.suggest(name) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => "run `stack list` to see the available packages, or add a repository with `--repo DIR`".into(),
+        };
+        cx.error(
+            Code::UnknownPackage,
+            &loc,
+            format!("unknown package `{name}` in {what} `{}`", written.text),
+            "no recipe for this package",
+            Some(help),
+        );
+    }
+}
+
+/// Check the variants set in `spec` against `pkg`'s declarations.
+fn check_variants(cx: &mut Cx, spec: &Spec, pkg: &PackageRecipe, written: &SpecRef, whose: &str) {
+    for (name, value) in &spec.variants {
+        let Some(def) = pkg.variant(name) else {
+            let loc = locate(cx, written, name);
+            let help = did_you_mean(name, pkg.variant_names()).or_else(|| {
+                let names: Vec<_> = pkg.variant_names().map(|n| format!("`{n}`")).collect();
+                Some(if names.is_empty() {
+                    format!("`{}` has no variants", pkg.name)
+                } else {
+                    format!("variants of `{}`: {}", pkg.name, names.join(", "))
+                })
+            });
+            cx.error(
+                Code::UnknownVariant,
+                &loc,
+                format!("{whose} has no variant `{name}` (in `{}`)", written.text),
+                "unknown variant",
+                help,
+            );
+            continue;
+        };
+        if let Err(e) = def.check_value(value) {
+            let loc = locate(cx, written, name);
+            let allowed = def
+                .allowed_values()
+                .map(|v| v.join(", "))
+                .unwrap_or_else(|| "any value".into());
+            let (msg, label, help) = match e {
+                VariantValueError::NotBool => (
+                    format!("variant `{name}` of `{}` is a bool variant", pkg.name),
+                    "not a bool value".to_string(),
+                    Some(format!("write `+{name}` or `~{name}`")),
+                ),
+                VariantValueError::NotValued => (
+                    format!("variant `{name}` of `{}` takes a value", pkg.name),
+                    "`+`/`~` only work for bool variants".to_string(),
+                    Some(format!("write `{name}=<value>`; allowed: {allowed}")),
+                ),
+                VariantValueError::SingleValued => (
+                    format!("variant `{name}` of `{}` takes a single value", pkg.name),
+                    "several values".to_string(),
+                    None,
+                ),
+                VariantValueError::NotAllowed(bad) => {
+                    let vals = def.allowed_values().unwrap_or_default();
+                    (
+                        format!(
+                            "`{bad}` is not an allowed value of variant `{name}` of `{}`",
+                            pkg.name
+                        ),
+                        format!("allowed: {allowed}"),
+                        did_you_mean(&bad, vals),
+                    )
+                }
+            };
+            cx.error(Code::UnknownVariantValue, &loc, msg, label, help);
+        }
+    }
+}
+
+/// The location of `word` inside a written spec (whole-word match), or the
+/// whole spec.
+fn locate(cx: &Cx, written: &SpecRef, word: &str) -> Loc {
+    let text = &written.text;
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut start = 0;
+    while let Some(i) = text[start..].find(word) {
+        let at = start + i;
+        let end = at + word.len();
+        let before_ok = text[..at].chars().next_back().is_none_or(|c| !is_word(c));
+        let after_ok = text[end..].chars().next().is_none_or(|c| !is_word(c));
+        if before_ok && after_ok {
+            return cx.sub_loc(&written.loc, text, at, word.len());
+        }
+        start = end;
+    }
+    written.loc.clone()
+}

@@ -1,0 +1,269 @@
+//! From solved environments to the [`Plan`]: sources, patches, hashes and
+//! prefixes per node, nodes shared across environments when their hashes
+//! are equal.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use petgraph::graph::NodeIndex;
+
+use crate::recipe::Environment;
+use crate::repo::{DepTypes, GitRef, Source};
+
+use super::error::{ExplainLine, Explanation, ResolveError};
+use super::hash::{HashInputs, node_hash};
+use super::model::{Node, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot};
+use super::prefix::install_prefix;
+use super::solve::{Concrete, Decision, Solver};
+
+/// Git pins: (repository, branch or tag) → commit.
+pub type GitPins = BTreeMap<(String, String), String>;
+
+fn union(a: &mut DepTypes, b: DepTypes) {
+    a.build |= b.build;
+    a.link |= b.link;
+    a.run |= b.run;
+}
+
+fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
+    let entry = c.entry?;
+    Some(match &entry.source {
+        Source::Archive(a) => NodeSource::Archive {
+            url: a.url.clone(),
+            url_text: a.url_text.clone(),
+            sha256: a.sha256.clone(),
+            expand: a.expand,
+        },
+        Source::Git(g) => {
+            let commit = match &g.reference {
+                GitRef::Commit(c) => Some(c.clone()),
+                GitRef::Branch(r) | GitRef::Tag(r) => g
+                    .commit
+                    .clone()
+                    .or_else(|| pins.get(&(g.repo.to_string(), r.clone())).cloned()),
+            };
+            NodeSource::Git {
+                repo: g.repo.clone(),
+                repo_text: g.repo_text.clone(),
+                reference: g.reference.clone(),
+                commit,
+                submodules: g.submodules,
+            }
+        }
+    })
+}
+
+/// Adds the solved environment `env` to `plan`.
+pub(crate) fn add_environment(
+    plan: &mut Plan,
+    by_hash: &mut HashMap<String, NodeIndex>,
+    env: &Environment,
+    solver: &Solver<'_>,
+    pins: &GitPins,
+) -> Result<(), ResolveError> {
+    let n = solver.slots.len();
+    // Package slots and their dependency slots (virtuals resolved).
+    let mut deps: BTreeMap<usize, Vec<(usize, DepTypes)>> = BTreeMap::new();
+    for s in 0..n {
+        if let Some(Decision::Node(c)) = &solver.decided[s] {
+            let mut ds: Vec<(usize, DepTypes)> = Vec::new();
+            for &(t, types) in &c.deps {
+                let r = solver.resolved(t);
+                match ds.iter_mut().find(|(x, _)| *x == r) {
+                    Some((_, ty)) => union(ty, types),
+                    None => ds.push((r, types)),
+                }
+            }
+            deps.insert(s, ds);
+        }
+    }
+    // Dependencies first (Kahn), ties by slot order.
+    let mut missing: BTreeMap<usize, usize> = deps.iter().map(|(s, d)| (*s, d.len())).collect();
+    let mut users: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (s, ds) in &deps {
+        for (t, _) in ds {
+            users.entry(*t).or_default().push(*s);
+        }
+    }
+    let mut ready: BTreeSet<usize> = missing
+        .iter()
+        .filter(|(_, m)| **m == 0)
+        .map(|(s, _)| *s)
+        .collect();
+    let mut order = Vec::with_capacity(deps.len());
+    while let Some(s) = ready.pop_first() {
+        order.push(s);
+        for u in users.get(&s).into_iter().flatten() {
+            let m = missing.get_mut(u).expect("package slot");
+            *m -= 1;
+            if *m == 0 {
+                ready.insert(*u);
+            }
+        }
+    }
+    if order.len() < deps.len() {
+        let stuck: Vec<String> = missing
+            .iter()
+            .filter(|(_, m)| **m > 0)
+            .map(|(s, _)| solver.describe(*s))
+            .collect();
+        return Err(ResolveError::Cycle {
+            environment: env.name.value.clone(),
+            cycle: stuck.join(" → "),
+        });
+    }
+
+    let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
+    for s in order {
+        let Some(Decision::Node(c)) = &solver.decided[s] else {
+            unreachable!("only package slots are ordered");
+        };
+        let dep_nodes: Vec<(NodeIndex, DepTypes)> =
+            deps[&s].iter().map(|(t, ty)| (node_of[t], *ty)).collect();
+        let source = node_source(c, pins);
+        let patches: Vec<NodePatch> = if c.external.is_some() {
+            Vec::new()
+        } else {
+            c.recipe
+                .patches
+                .iter()
+                .filter(|p| p.when.as_ref().is_none_or(|w| c.spec.satisfies(&w.spec)))
+                .map(|p| NodePatch {
+                    source: p.source.clone(),
+                    sha256: p.sha256.clone(),
+                    level: p.level,
+                })
+                .collect()
+        };
+        let version_text = c
+            .entry
+            .map(|e| e.text.clone())
+            .unwrap_or_else(|| c.version.to_string());
+        let dep_refs: Vec<(&str, &str, DepTypes)> = dep_nodes
+            .iter()
+            .map(|(i, ty)| {
+                let d = &plan.graph[*i];
+                (d.name.as_str(), d.hash.as_str(), *ty)
+            })
+            .collect();
+        let external = c.external.map(|e| e.prefix.as_path());
+        let hash = node_hash(&HashInputs {
+            recipe: c.recipe,
+            spec: &c.spec,
+            version_text: &version_text,
+            variants: &c.spec.variants,
+            compiler: &solver.setup.compiler.clone(),
+            target: solver.setup.target,
+            source: source.as_ref(),
+            patches: &patches,
+            deps: dep_refs,
+            mount: &plan.mount,
+            external,
+        });
+        let idx = match by_hash.get(&hash) {
+            Some(i) => *i,
+            None => {
+                let prefix = match external {
+                    Some(p) => p.to_path_buf(),
+                    None => install_prefix(
+                        &plan.mount,
+                        solver.setup.target,
+                        &c.recipe.name,
+                        &version_text,
+                        &hash,
+                    ),
+                };
+                let node = Node {
+                    name: c.recipe.name.clone(),
+                    version: c.version.clone(),
+                    variants: c.spec.variants.clone(),
+                    compiler: solver.setup.compiler.clone(),
+                    target: solver.setup.target.to_string(),
+                    source,
+                    patches,
+                    external: external.map(|p| p.to_path_buf()),
+                    hash: hash.clone(),
+                    prefix,
+                    recipe: c.recipe.clone(),
+                    spec: c.spec.clone(),
+                };
+                let i = plan.graph.add_node(node);
+                for (d, ty) in &dep_nodes {
+                    plan.graph.add_edge(i, *d, *ty);
+                }
+                by_hash.insert(hash, i);
+                i
+            }
+        };
+        node_of.insert(s, idx);
+    }
+
+    let mut roots = Vec::new();
+    for r in &solver.setup.roots {
+        let slot = solver.resolved(solver.index[r.spec.name().unwrap_or_default()]);
+        let node = node_of[&slot];
+        // `^dep` constraints of a root must name packages in its closure.
+        let closure: BTreeSet<&str> = plan
+            .closure(
+                node,
+                DepTypes {
+                    build: true,
+                    link: true,
+                    run: true,
+                },
+            )
+            .into_iter()
+            .map(|i| plan.graph[i].name.as_str())
+            .collect();
+        let mut names = Vec::new();
+        super::order::spec_names(&r.spec.spec, &mut names);
+        if let Some(missing) = names.iter().skip(1).find(|n| {
+            !closure.contains(n.as_str())
+                && solver.index.get(n.as_str()).is_none_or(|&t| {
+                    !closure.contains(solver.slots[solver.resolved(t)].name.as_str())
+                })
+        }) {
+            let label = plan.graph[node].label();
+            return Err(ResolveError::Unsatisfiable(Box::new(Explanation {
+                environment: env.name.value.clone(),
+                problem: format!(
+                    "the stack asks for `{}` ({}), but `{label}` does not depend on `{missing}`",
+                    r.spec.text,
+                    super::error::short_loc(&r.spec.loc)
+                ),
+                lines: vec![ExplainLine {
+                    indent: 0,
+                    text: format!(
+                        "a `^{missing}` constraint only applies to a package in the root's dependencies"
+                    ),
+                    loc: None,
+                }],
+                tried: Vec::new(),
+                hint: Some(format!(
+                    "add `{missing}` as a root spec of its own, or drop `^{missing}`"
+                )),
+            })));
+        }
+        roots.push(PlanRoot {
+            spec: r.spec.clone(),
+            kind: r.kind,
+            node,
+        });
+    }
+    let mut nodes: Vec<NodeIndex> = node_of
+        .values()
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    nodes.sort_by(|a, b| {
+        let (x, y) = (&plan.graph[*a], &plan.graph[*b]);
+        x.name.cmp(&y.name).then_with(|| x.hash.cmp(&y.hash))
+    });
+    plan.environments.push(PlanEnvironment {
+        name: env.name.value.clone(),
+        roots,
+        nodes,
+        views: env.views.clone(),
+    });
+    Ok(())
+}

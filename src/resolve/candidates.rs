@@ -1,0 +1,173 @@
+//! The configurations tried for one package, most preferred first:
+//! externals (when listed they are preferred; with `buildable: false` they
+//! are the only choice), then the recipe's versions that satisfy the
+//! requirements.
+//!
+//! Version preference: the policy's `version:` list in its order, then
+//! versions matching a `prefer:` spec, then versions marked
+//! `preferred: true`, then the newest numbered release. Branch versions
+//! (`main`, `develop`) are only candidates when something asks for them by
+//! name (`@main`, `version: [main]`, `prefer: ["@main"]`).
+
+use std::collections::BTreeMap;
+
+use crate::cluster::External;
+use crate::repo::{PackageRecipe, VersionEntry};
+use crate::spec::{Spec, Version, VersionConstraint, VersionRange};
+
+use super::policy::PkgPolicy;
+
+/// One configuration to try.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Candidate<'a> {
+    External(&'a External),
+    Build(&'a VersionEntry),
+}
+
+/// The candidates, and what was left out (for explanations).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Candidates<'a> {
+    pub list: Vec<Candidate<'a>>,
+    /// Branch versions that satisfy the requirements but were not asked for.
+    pub unasked_branches: Vec<&'a VersionEntry>,
+}
+
+/// Whether a constraint names `v` itself (`@main`, `@=main`, `@main:`).
+fn names_version(c: &VersionConstraint, v: &Version) -> bool {
+    c.ranges().iter().any(|r| match r {
+        VersionRange::Exact(x) => x == v,
+        VersionRange::Between { lo, hi } => lo.as_ref() == Some(v) || hi.as_ref() == Some(v),
+    })
+}
+
+/// The external's version (`zlib@1.2.13` → `1.2.13`).
+pub(crate) fn external_version(e: &External) -> Option<Version> {
+    let c = &e.spec.spec.versions;
+    if let Some(v) = c.is_exact() {
+        return Some(v.clone());
+    }
+    match c.ranges() {
+        [
+            VersionRange::Between {
+                lo: Some(lo),
+                hi: Some(hi),
+            },
+        ] if lo.as_str() == hi.as_str() => Some(lo.clone()),
+        _ => None,
+    }
+}
+
+/// The candidates for `recipe` under the merged requirements `wanted`.
+pub(crate) fn candidates<'a>(
+    recipe: &'a PackageRecipe,
+    wanted: &Spec,
+    policy: &PkgPolicy<'a>,
+    external_only: bool,
+) -> Candidates<'a> {
+    let mut out = Candidates::default();
+    out.list
+        .extend(policy.externals.iter().map(|e| Candidate::External(e)));
+    if external_only || !policy.is_buildable() {
+        return out;
+    }
+    let listed: Vec<VersionConstraint> = policy
+        .version
+        .iter()
+        .filter_map(|v| VersionConstraint::parse(&v.value).ok())
+        .collect();
+    let preferred: Vec<&VersionConstraint> = policy
+        .prefer
+        .iter()
+        .map(|p| &p.spec.versions)
+        .filter(|c| !c.is_any())
+        .collect();
+    // rank: (class, position); lower is better.
+    let mut ranked: BTreeMap<(usize, usize, std::cmp::Reverse<&Version>), &VersionEntry> =
+        BTreeMap::new();
+    for entry in &recipe.versions {
+        let v = &entry.version;
+        if !wanted.versions.contains(v) {
+            continue;
+        }
+        let in_list = listed.iter().position(|c| c.contains(v));
+        let in_prefer = preferred.iter().position(|c| c.contains(v));
+        if v.is_branch() {
+            let asked = names_version(&wanted.versions, v)
+                || listed.iter().any(|c| names_version(c, v))
+                || preferred.iter().any(|c| names_version(c, v));
+            if !asked {
+                out.unasked_branches.push(entry);
+                continue;
+            }
+        }
+        let rank = match (in_list, in_prefer) {
+            (Some(i), _) => (0, i),
+            (None, Some(j)) => (1, j),
+            _ if entry.preferred => (2, 0),
+            _ => (3, 0),
+        };
+        ranked
+            .entry((rank.0, rank.1, std::cmp::Reverse(v)))
+            .or_insert(entry);
+    }
+    out.list.extend(ranked.into_values().map(Candidate::Build));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recipe(versions: &[(&str, bool)]) -> (tempfile::TempDir, PackageRecipe) {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut y = String::from("name: p\ndescription: d\nversions:\n");
+        for (v, pref) in versions {
+            if v.chars().next().unwrap().is_ascii_digit() {
+                y.push_str(&format!(
+                    "  - {{version: '{v}', url: p-{v}.tgz, sha256: '{}', preferred: {pref}}}\n",
+                    "0".repeat(64)
+                ));
+            } else {
+                y.push_str(&format!(
+                    "  - {{version: '{v}', git: https://x/p.git, branch: {v}}}\n"
+                ));
+            }
+        }
+        y.push_str("build: {system: generic}\n");
+        let f = tmp.path().join("p.yaml");
+        std::fs::write(&f, y).unwrap();
+        let (r, d) = crate::repo::load_package(&f, tmp.path());
+        assert!(!d.has_errors(), "{d:?}");
+        (tmp, r.unwrap())
+    }
+
+    fn order(r: &PackageRecipe, want: &str, policy: &PkgPolicy) -> Vec<String> {
+        let wanted = Spec::parse(&format!("p{want}")).unwrap();
+        candidates(r, &wanted, policy, false)
+            .list
+            .iter()
+            .map(|c| match c {
+                Candidate::Build(e) => e.text.clone(),
+                Candidate::External(e) => e.spec.text.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn newest_release_first_preferred_first_branches_only_when_named() {
+        let (_t, r) = recipe(&[
+            ("1.0", false),
+            ("2.0", false),
+            ("1.5", true),
+            ("main", false),
+        ]);
+        let none = PkgPolicy::default();
+        assert_eq!(order(&r, "", &none), ["1.5", "2.0", "1.0"]);
+        assert_eq!(order(&r, "@2:", &none), ["2.0"]);
+        assert_eq!(order(&r, "@main", &none), ["main"]);
+        let wanted = Spec::parse("p@3:").unwrap();
+        let c = candidates(&r, &wanted, &none, false);
+        assert!(c.list.is_empty());
+        assert_eq!(c.unasked_branches.len(), 1);
+    }
+}

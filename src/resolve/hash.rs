@@ -1,0 +1,233 @@
+//! Node hashes: SHA-256 over a canonical, versioned serialisation of
+//! exactly the inputs of a node's build.
+//!
+//! The serialisation is compact JSON written field by field in a fixed
+//! order (see [`canonical`]), preceded by the line `stack-node-v1`. It
+//! contains, for a built node:
+//!
+//! | field | content |
+//! |-------|---------|
+//! | `name`, `version` | the version as written in the recipe |
+//! | `variants` | every variant: `true`/`false`, or the sorted list of values |
+//! | `compiler`, `target` | `gcc@12.2.0`, `neoverse_v2` |
+//! | `source` | archive: `sha256` and `expand` (not the URL: mirrors do not change a build); git: the `commit` and `submodules` (the repository as written and the tag/branch only while no commit is known) |
+//! | `patches` | `sha256` and `level` of each applied patch, in order |
+//! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered) |
+//! | `env` | the recipe's run environment (`env:`), active entries only |
+//! | `deps` | `name`, `hash` and dependency `types` of each direct dependency, sorted |
+//! | `mount` | the mount point |
+//!
+//! An external node hashes `name`, `version`, `variants` and its `prefix`.
+//! Nothing else enters a hash: not the recipe's description, other
+//! versions, YAML formatting or comments, file locations, URLs of
+//! checksummed sources, or the order of keys in the recipe. No `Debug`
+//! output or `std` hasher is involved, so hashes are stable across runs,
+//! platforms and Rust versions. Changing this format means changing
+//! [`HASH_FORMAT`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::repo::{
+    ArgList, BuildSystem, DepTypes, EnvOp, InstallAction, PackageRecipe, Toggle, When,
+};
+use crate::spec::{Spec, VariantValue};
+
+use super::model::{NodeCompiler, NodePatch, NodeSource};
+
+/// The first line of every hashed serialisation; bump it when the format
+/// changes.
+pub const HASH_FORMAT: &str = "stack-node-v1";
+
+/// The build inputs of one node.
+pub(crate) struct HashInputs<'n> {
+    pub recipe: &'n PackageRecipe,
+    /// The concrete spec (for `when:` conditions).
+    pub spec: &'n Spec,
+    pub version_text: &'n str,
+    pub variants: &'n BTreeMap<String, VariantValue>,
+    pub compiler: &'n NodeCompiler,
+    pub target: &'n str,
+    pub source: Option<&'n NodeSource>,
+    pub patches: &'n [NodePatch],
+    /// Name, hash and types of each direct dependency.
+    pub deps: Vec<(&'n str, &'n str, DepTypes)>,
+    pub mount: &'n Path,
+    pub external: Option<&'n Path>,
+}
+
+fn variant_json(v: &VariantValue) -> Value {
+    match v {
+        VariantValue::Bool(b) => Value::Bool(*b),
+        VariantValue::Values(vals) => Value::Array(vals.iter().map(|s| json!(s)).collect()),
+    }
+}
+
+fn active(when: &Option<When>, spec: &Spec) -> bool {
+    when.as_ref().is_none_or(|w| spec.satisfies(&w.spec))
+}
+
+fn args(list: &ArgList, spec: &Spec) -> Vec<String> {
+    list.iter()
+        .filter(|c| active(&c.when, spec))
+        .flat_map(|c| c.value.iter().cloned())
+        .collect()
+}
+
+fn toggle(t: &Toggle, spec: &Spec) -> bool {
+    match t {
+        Toggle::Off => false,
+        Toggle::On => true,
+        Toggle::When(w) => spec.satisfies(&w.spec),
+    }
+}
+
+fn env_json(ops: &[EnvOp], spec: &Spec) -> Value {
+    Value::Array(
+        ops.iter()
+            .filter(|o| active(&o.when, spec))
+            .map(|o| json!({"op": o.kind.key(), "var": o.var, "value": o.value}))
+            .collect(),
+    )
+}
+
+/// The `build:` section as hashed: only entries whose `when:` holds.
+fn build_json(recipe: &PackageRecipe, spec: &Spec) -> Value {
+    let b = &recipe.build;
+    let system = match &b.system {
+        BuildSystem::Autotools(a) => json!({
+            "system": "autotools",
+            "autoreconf": toggle(&a.autoreconf, spec),
+            "autogen": toggle(&a.autogen, spec),
+            "configure_args": args(&a.configure_args, spec),
+            "make_args": args(&a.make_args, spec),
+        }),
+        BuildSystem::Cmake(c) => {
+            json!({"system": "cmake", "cmake_args": args(&c.cmake_args, spec)})
+        }
+        BuildSystem::Meson(m) => {
+            json!({"system": "meson", "meson_args": args(&m.meson_args, spec)})
+        }
+        BuildSystem::Makefile(m) => json!({
+            "system": "makefile",
+            "make_args": args(&m.make_args, spec),
+            "build_targets": m.build_targets,
+            "install_targets": m.install_targets,
+        }),
+        BuildSystem::Generic => json!({"system": "generic"}),
+        BuildSystem::Binary(bin) => {
+            let r = &bin.relocate;
+            json!({
+                "system": "binary",
+                "rpath": r.rpath.iter().map(|s| s.value.clone()).collect::<Vec<_>>(),
+                "needed": r.needed.iter().filter(|n| active(&n.when, spec))
+                    .map(|n| json!({"file": n.file, "add": n.add})).collect::<Vec<_>>(),
+                "placeholders": r.placeholders.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+            })
+        }
+    };
+    let install: Vec<Value> = b
+        .install
+        .iter()
+        .filter(|s| active(&s.when, spec))
+        .map(|s| match &s.action {
+            InstallAction::Copy { from, to } => json!({"copy": from, "to": to}),
+            InstallAction::Mkdir { path } => json!({"mkdir": path}),
+            InstallAction::Symlink { target, at } => json!({"symlink": target, "at": at}),
+        })
+        .collect();
+    let steps: Vec<Value> = b
+        .steps
+        .iter()
+        .filter(|s| active(&s.when, spec))
+        .map(|s| json!({"phase": s.phase.key(), "argv": s.argv}))
+        .collect();
+    json!({
+        "system": system,
+        "install": install,
+        "build_env": env_json(&b.build_env, spec),
+        "steps": steps,
+    })
+}
+
+fn source_json(src: Option<&NodeSource>) -> Value {
+    match src {
+        None => Value::Null,
+        Some(NodeSource::Archive {
+            sha256,
+            expand,
+            url_text,
+            ..
+        }) => match sha256 {
+            Some(sha) => json!({"archive": {"sha256": sha, "expand": expand}}),
+            None => json!({"archive": {"unverified": url_text, "expand": expand}}),
+        },
+        Some(NodeSource::Git {
+            repo_text,
+            reference,
+            commit,
+            submodules,
+            ..
+        }) => match commit {
+            Some(c) => json!({"git": {"commit": c, "submodules": submodules}}),
+            None => {
+                let (kind, name) = match reference {
+                    crate::repo::GitRef::Tag(t) => ("tag", t),
+                    crate::repo::GitRef::Branch(b) => ("branch", b),
+                    crate::repo::GitRef::Commit(c) => ("commit", c),
+                };
+                json!({"git": {"repo": repo_text, kind: name, "submodules": submodules}})
+            }
+        },
+    }
+}
+
+/// The canonical serialisation that is hashed.
+pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
+    let variants: serde_json::Map<String, Value> = inputs
+        .variants
+        .iter()
+        .map(|(k, v)| (k.clone(), variant_json(v)))
+        .collect();
+    let value = match inputs.external {
+        Some(prefix) => json!({
+            "name": inputs.recipe.name,
+            "version": inputs.version_text,
+            "variants": variants,
+            "external": prefix.to_string_lossy(),
+        }),
+        None => {
+            let mut deps = inputs.deps.clone();
+            deps.sort();
+            json!({
+                "name": inputs.recipe.name,
+                "version": inputs.version_text,
+                "variants": variants,
+                "compiler": inputs.compiler.to_string(),
+                "target": inputs.target,
+                "source": source_json(inputs.source),
+                "patches": inputs.patches.iter()
+                    .map(|p| json!({"sha256": p.sha256, "level": p.level}))
+                    .collect::<Vec<_>>(),
+                "build": build_json(inputs.recipe, inputs.spec),
+                "env": env_json(&inputs.recipe.env, inputs.spec),
+                "deps": deps.iter()
+                    .map(|(n, h, t)| json!({"name": n, "hash": h, "types": t.names()}))
+                    .collect::<Vec<_>>(),
+                "mount": inputs.mount.to_string_lossy(),
+            })
+        }
+    };
+    let mut out = String::from(HASH_FORMAT);
+    out.push('\n');
+    out.push_str(&serde_json::to_string(&value).expect("JSON values serialise"));
+    out
+}
+
+/// SHA-256 of the canonical serialisation, 64 lower-case hex digits.
+pub(crate) fn node_hash(inputs: &HashInputs<'_>) -> String {
+    hex::encode(Sha256::digest(canonical(inputs).as_bytes()))
+}

@@ -1,0 +1,336 @@
+//! The resolver's output: a [`Plan`], a DAG of concrete [`Node`]s with
+//! typed edges, per-environment roots and views.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+
+use crate::cluster::Compiler;
+use crate::recipe::View;
+use crate::repo::{DepTypes, GitRef, PackageRecipe, PatchSource, Resource, SpecRef};
+use crate::spec::{Spec, VariantValue, Version};
+
+/// The compiler every node of a plan is built with (`gcc@12.2.0`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeCompiler {
+    pub name: String,
+    pub version: Version,
+}
+
+impl fmt::Display for NodeCompiler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}", self.name, self.version)
+    }
+}
+
+/// Where a node's sources come from (`None` on [`Node::source`] for
+/// externals, which are not built).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeSource {
+    /// A downloadable file, usually an archive.
+    Archive {
+        /// Resolved: a remote URL, or an absolute local path.
+        url: Resource,
+        /// As written in the recipe.
+        url_text: String,
+        /// Lower-case hex; `None` only when the stack allows unverified sources.
+        sha256: Option<String>,
+        /// Extract the archive (`false`: keep the file as is).
+        expand: bool,
+    },
+    /// A git repository.
+    Git {
+        /// Resolved: a remote URL, or an absolute local path.
+        repo: Resource,
+        /// As written in the recipe.
+        repo_text: String,
+        /// The tag, branch or commit the recipe names.
+        reference: GitRef,
+        /// The commit to check out, when known: the recipe's `commit:` (or a
+        /// `commit` reference), else a pin from the lock or the fetch stage.
+        /// `None` for a branch or tag that has not been resolved yet (see
+        /// [`Plan::unpinned_git_sources`]).
+        commit: Option<String>,
+        submodules: bool,
+    },
+}
+
+impl NodeSource {
+    /// The key under which a git pin for this source is looked up
+    /// ([`crate::resolve::ResolveOptions::git_pins`]): the repository as
+    /// resolved (URL, or absolute path) and the branch or tag name.
+    pub fn git_pin_key(&self) -> Option<(String, String)> {
+        match self {
+            NodeSource::Git {
+                repo,
+                reference: GitRef::Branch(r) | GitRef::Tag(r),
+                ..
+            } => Some((repo.to_string(), r.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// A patch applied to a node, in order.
+#[derive(Clone, Debug)]
+pub struct NodePatch {
+    /// A file below the repository's `patches/` dir (absolute path), or a URL.
+    pub source: PatchSource,
+    /// Lower-case hex.
+    pub sha256: String,
+    /// Strip level (`patch -p<level>`).
+    pub level: u32,
+}
+
+/// One concrete package in the plan.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    /// The exact version (as written in the recipe's `versions:` or in the
+    /// external's spec).
+    pub version: Version,
+    /// Every variant that exists for this configuration, with its value.
+    pub variants: BTreeMap<String, VariantValue>,
+    pub compiler: NodeCompiler,
+    /// The cluster's target (`x86_64`, `neoverse_v2`).
+    pub target: String,
+    /// `None` for externals.
+    pub source: Option<NodeSource>,
+    /// The recipe's patches whose `when:` holds, in declaration order.
+    pub patches: Vec<NodePatch>,
+    /// The prefix of an external installation; such a node is not built and
+    /// has no dependencies in the plan.
+    pub external: Option<PathBuf>,
+    /// SHA-256 (64 lower-case hex digits) of the node's build inputs; see
+    /// `docs/resolve.md` and [`crate::resolve::hash`].
+    pub hash: String,
+    /// Where the node is installed: `<mount>/<target>/<name>-<version>-<hash8>`,
+    /// or the external prefix.
+    pub prefix: PathBuf,
+    /// The package recipe (build section, env, …).
+    pub recipe: Arc<PackageRecipe>,
+    /// The node as a concrete spec (name, `@=version`, variants, `%compiler`,
+    /// `target=`, `os=`, `platform=`): test recipe `when:` conditions with
+    /// [`Node::satisfies`].
+    pub spec: Spec,
+}
+
+impl Node {
+    /// The first 8 hex digits of the hash (shown in prefixes and trees).
+    pub fn short_hash(&self) -> &str {
+        &self.hash[..8.min(self.hash.len())]
+    }
+
+    pub fn is_external(&self) -> bool {
+        self.external.is_some()
+    }
+
+    /// Whether the node meets `condition` (a recipe `when:`).
+    pub fn satisfies(&self, condition: &Spec) -> bool {
+        self.spec.satisfies(condition)
+    }
+
+    /// `name@version`.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.name, self.version)
+    }
+}
+
+/// Why a root is in an environment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootKind {
+    /// `specs:`
+    Spec,
+    /// `network.mpi` / `network.specs` (the environment's or the cluster's).
+    Network,
+}
+
+/// A root spec of an environment and the node it resolved to.
+#[derive(Clone, Debug)]
+pub struct PlanRoot {
+    pub spec: SpecRef,
+    pub kind: RootKind,
+    pub node: NodeIndex,
+}
+
+/// One environment of the plan.
+#[derive(Clone, Debug)]
+pub struct PlanEnvironment {
+    pub name: String,
+    /// In recipe order: `specs:` then network specs.
+    pub roots: Vec<PlanRoot>,
+    /// Every node of the environment, sorted by name then hash.
+    pub nodes: Vec<NodeIndex>,
+    /// The environment's views, as in the recipe.
+    pub views: Vec<View>,
+}
+
+/// A concrete, hashed build plan: the DAG of every node of every
+/// environment. Edges go from a package to its dependency and carry the
+/// dependency types. Nodes that are identical in several environments (same
+/// hash) are one node.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub graph: DiGraph<Node, DepTypes>,
+    pub environments: Vec<PlanEnvironment>,
+    /// The stack recipe's name.
+    pub stack: String,
+    /// The stack recipe file (absolute).
+    pub recipe_file: PathBuf,
+    /// The cluster configuration's name.
+    pub cluster: String,
+    /// The mount point every prefix lives under.
+    pub mount: PathBuf,
+    pub target: String,
+    /// The compiler every node is built with.
+    pub compiler: NodeCompiler,
+    /// That compiler as the cluster configuration describes it (paths of
+    /// `cc`, `cxx`, `fc`).
+    pub cluster_compiler: Compiler,
+}
+
+/// A git source whose branch or tag has no commit yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpinnedGit {
+    pub node: NodeIndex,
+    /// As in [`NodeSource::git_pin_key`]: the repository (resolved).
+    pub repo: String,
+    /// The branch or tag.
+    pub reference: String,
+}
+
+impl Plan {
+    pub fn node(&self, idx: NodeIndex) -> &Node {
+        &self.graph[idx]
+    }
+
+    /// All nodes, sorted by name, version, hash.
+    pub fn nodes_sorted(&self) -> Vec<NodeIndex> {
+        let mut v: Vec<NodeIndex> = self.graph.node_indices().collect();
+        v.sort_by(|a, b| {
+            let (x, y) = (&self.graph[*a], &self.graph[*b]);
+            x.name
+                .cmp(&y.name)
+                .then_with(|| x.version.cmp(&y.version))
+                .then_with(|| x.hash.cmp(&y.hash))
+        });
+        v
+    }
+
+    /// The node with this full hash.
+    pub fn find_hash(&self, hash: &str) -> Option<NodeIndex> {
+        self.graph
+            .node_indices()
+            .find(|i| self.graph[*i].hash == hash)
+    }
+
+    /// The direct dependencies of `idx` with their types, sorted by name.
+    pub fn deps(&self, idx: NodeIndex) -> Vec<(NodeIndex, DepTypes)> {
+        let mut v: Vec<(NodeIndex, DepTypes)> = self
+            .graph
+            .edges_directed(idx, Direction::Outgoing)
+            .map(|e| (e.target(), *e.weight()))
+            .collect();
+        v.sort_by(|a, b| {
+            let (x, y) = (&self.graph[a.0], &self.graph[b.0]);
+            x.name.cmp(&y.name).then_with(|| x.hash.cmp(&y.hash))
+        });
+        v
+    }
+
+    /// The nodes that depend on `idx`.
+    pub fn dependents(&self, idx: NodeIndex) -> Vec<NodeIndex> {
+        self.graph
+            .neighbors_directed(idx, Direction::Incoming)
+            .collect()
+    }
+
+    /// Every node, dependencies before their dependents (a build order);
+    /// ties broken by name and hash so the order is deterministic.
+    pub fn topo_order(&self) -> Vec<NodeIndex> {
+        let sorted = self.nodes_sorted();
+        let rank: BTreeMap<NodeIndex, usize> =
+            sorted.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let mut missing: BTreeMap<NodeIndex, usize> = sorted
+            .iter()
+            .map(|n| {
+                (
+                    *n,
+                    self.graph.edges_directed(*n, Direction::Outgoing).count(),
+                )
+            })
+            .collect();
+        let mut ready: std::collections::BTreeSet<(usize, NodeIndex)> = missing
+            .iter()
+            .filter(|(_, m)| **m == 0)
+            .map(|(n, _)| (rank[n], *n))
+            .collect();
+        let mut out = Vec::with_capacity(sorted.len());
+        while let Some(first) = ready.pop_first() {
+            let n = first.1;
+            out.push(n);
+            for d in self.graph.neighbors_directed(n, Direction::Incoming) {
+                let m = missing.get_mut(&d).expect("node");
+                *m -= 1;
+                if *m == 0 {
+                    ready.insert((rank[&d], d));
+                }
+            }
+        }
+        out
+    }
+
+    /// Git sources whose branch or tag is not pinned to a commit yet: the
+    /// fetch stage resolves them and passes the commits back through
+    /// [`crate::resolve::ResolveOptions::git_pins`].
+    pub fn unpinned_git_sources(&self) -> Vec<UnpinnedGit> {
+        self.nodes_sorted()
+            .into_iter()
+            .filter_map(|i| match &self.graph[i].source {
+                Some(
+                    src @ NodeSource::Git {
+                        commit: None,
+                        reference: GitRef::Branch(_) | GitRef::Tag(_),
+                        ..
+                    },
+                ) => {
+                    let (repo, reference) = src.git_pin_key()?;
+                    Some(UnpinnedGit {
+                        node: i,
+                        repo,
+                        reference,
+                    })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn environment(&self, name: &str) -> Option<&PlanEnvironment> {
+        self.environments.iter().find(|e| e.name == name)
+    }
+
+    /// Every node reachable from `idx` (itself included), following edges
+    /// whose types intersect `types`.
+    pub fn closure(&self, idx: NodeIndex, types: DepTypes) -> Vec<NodeIndex> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack = vec![idx];
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            for e in self.graph.edges_directed(n, Direction::Outgoing) {
+                let w = e.weight();
+                if (w.build && types.build) || (w.link && types.link) || (w.run && types.run) {
+                    stack.push(e.target());
+                }
+            }
+        }
+        seen.into_iter().collect()
+    }
+}

@@ -1,0 +1,193 @@
+//! `stack resolve --format json`: `{"nodes": [...]}`, one object per node
+//! with exactly `name`, `version`, `hash`, `prefix`, `external`,
+//! `variants`, `patches`, `source` and `deps`. The same node objects make up
+//! `stack.lock`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::repo::{GitRef, PatchSource, VariantKind};
+use crate::spec::VariantValue;
+
+use super::super::model::{Node, NodeSource, Plan};
+
+/// A node as written in JSON output and in `stack.lock`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonNode {
+    pub name: String,
+    pub version: String,
+    /// SHA-256 of the build inputs (64 hex digits).
+    pub hash: String,
+    pub prefix: String,
+    /// An external installation (`prefix` is where it lives).
+    pub external: bool,
+    /// Every variant: a boolean, a string (single-valued) or a list of
+    /// strings (multi-valued).
+    pub variants: BTreeMap<String, serde_json::Value>,
+    pub patches: Vec<JsonPatch>,
+    /// `null` for externals.
+    pub source: Option<JsonSource>,
+    pub deps: Vec<JsonDep>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonPatch {
+    /// Absolute path of a patch file …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// … or the URL of a downloaded patch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub sha256: String,
+    pub level: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum JsonSource {
+    Archive {
+        /// A URL, or an absolute path for local files.
+        url: String,
+        sha256: Option<String>,
+        expand: bool,
+    },
+    Git {
+        /// A URL, or an absolute path for local repositories.
+        url: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tag: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch: Option<String>,
+        /// The commit checked out; `null` while a branch or tag is not
+        /// resolved yet.
+        commit: Option<String>,
+        submodules: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonDep {
+    pub name: String,
+    pub hash: String,
+    /// `build`, `link`, `run`.
+    #[serde(rename = "type")]
+    pub types: Vec<String>,
+}
+
+/// The JSON value of a variant (single-valued variants as a string).
+pub fn variant_value(node: &Node, name: &str, v: &VariantValue) -> serde_json::Value {
+    match v {
+        VariantValue::Bool(b) => serde_json::Value::Bool(*b),
+        VariantValue::Values(vals) => {
+            let single = node
+                .recipe
+                .variant(name)
+                .is_some_and(|d| matches!(d.kind, VariantKind::Single { .. }));
+            if single && vals.len() == 1 {
+                serde_json::Value::String(vals.iter().next().cloned().unwrap_or_default())
+            } else {
+                serde_json::Value::Array(
+                    vals.iter()
+                        .map(|s| serde_json::Value::String(s.clone()))
+                        .collect(),
+                )
+            }
+        }
+    }
+}
+
+/// A node of `plan` as a JSON object.
+pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
+    let n = plan.node(idx);
+    let source = n.source.as_ref().map(|s| match s {
+        NodeSource::Archive {
+            url,
+            sha256,
+            expand,
+            ..
+        } => JsonSource::Archive {
+            url: url.to_string(),
+            sha256: sha256.clone(),
+            expand: *expand,
+        },
+        NodeSource::Git {
+            repo,
+            reference,
+            commit,
+            submodules,
+            ..
+        } => {
+            let (tag, branch) = match reference {
+                GitRef::Tag(t) => (Some(t.clone()), None),
+                GitRef::Branch(b) => (None, Some(b.clone())),
+                GitRef::Commit(_) => (None, None),
+            };
+            JsonSource::Git {
+                url: repo.to_string(),
+                tag,
+                branch,
+                commit: commit.clone(),
+                submodules: *submodules,
+            }
+        }
+    });
+    JsonNode {
+        name: n.name.clone(),
+        version: n.version.to_string(),
+        hash: n.hash.clone(),
+        prefix: n.prefix.to_string_lossy().into_owned(),
+        external: n.is_external(),
+        variants: n
+            .variants
+            .iter()
+            .map(|(k, v)| (k.clone(), variant_value(n, k, v)))
+            .collect(),
+        patches: n
+            .patches
+            .iter()
+            .map(|p| {
+                let (file, url) = match &p.source {
+                    PatchSource::File(f) => (Some(f.path.to_string_lossy().into_owned()), None),
+                    PatchSource::Url(u) => (None, Some(u.value.clone())),
+                };
+                JsonPatch {
+                    file,
+                    url,
+                    sha256: p.sha256.clone(),
+                    level: p.level,
+                }
+            })
+            .collect(),
+        source,
+        deps: plan
+            .deps(idx)
+            .into_iter()
+            .map(|(d, t)| JsonDep {
+                name: plan.node(d).name.clone(),
+                hash: plan.node(d).hash.clone(),
+                types: t.names().into_iter().map(str::to_string).collect(),
+            })
+            .collect(),
+    }
+}
+
+#[derive(Serialize)]
+struct Output {
+    nodes: Vec<JsonNode>,
+}
+
+/// The whole plan: `{"nodes": [...]}`, nodes sorted by name, version, hash;
+/// pretty-printed, ending in a newline.
+pub fn render_json(plan: &Plan) -> String {
+    let out = Output {
+        nodes: plan
+            .nodes_sorted()
+            .into_iter()
+            .map(|i| json_node(plan, i))
+            .collect(),
+    };
+    let mut s = serde_json::to_string_pretty(&out).expect("plan serialises");
+    s.push('\n');
+    s
+}

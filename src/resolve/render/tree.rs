@@ -1,0 +1,125 @@
+//! `stack resolve --format tree`: per environment, each root with its
+//! dependencies indented below it. A line shows `name@version`, the variants
+//! whose value differs from the recipe's default, the first 8 digits of the
+//! hash, `[external <prefix>]` for externals, and the dependency type when
+//! it is not the default `build, link` (`[build]`, `[link,run]` …). A node
+//! already shown in the environment is marked `(*)` and not expanded again.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use petgraph::graph::NodeIndex;
+
+use crate::repo::DepTypes;
+
+use super::super::model::Plan;
+use super::super::variants::is_default;
+
+/// `name@version +nondefault … /hash8` (and the external mark).
+pub(crate) fn node_line(plan: &Plan, idx: NodeIndex) -> String {
+    let n = plan.node(idx);
+    let mut s = n.label();
+    for (k, v) in &n.variants {
+        if !is_default(n.recipe.variant(k), v) {
+            s.push(' ');
+            s.push_str(&v.to_spec_text(k));
+        }
+    }
+    match &n.external {
+        Some(p) => {
+            let _ = write!(s, " [external {}]", p.display());
+        }
+        None => {
+            let _ = write!(s, " /{}", n.short_hash());
+        }
+    }
+    s
+}
+
+fn types_mark(t: DepTypes) -> String {
+    if t == DepTypes::DEFAULT {
+        String::new()
+    } else {
+        format!("[{}] ", t.names().join(","))
+    }
+}
+
+fn walk(
+    plan: &Plan,
+    idx: NodeIndex,
+    prefix: &str,
+    shown: &mut BTreeSet<NodeIndex>,
+    out: &mut String,
+) {
+    let deps = plan.deps(idx);
+    let count = deps.len();
+    for (i, (d, t)) in deps.into_iter().enumerate() {
+        let last = i + 1 == count;
+        let (branch, next) = if last {
+            ("└── ", "    ")
+        } else {
+            ("├── ", "│   ")
+        };
+        let again = !shown.insert(d);
+        let more = again && !plan.deps(d).is_empty();
+        let _ = writeln!(
+            out,
+            "{prefix}{branch}{}{}{}",
+            types_mark(t),
+            node_line(plan, d),
+            if more { " (*)" } else { "" }
+        );
+        if !again {
+            walk(plan, d, &format!("{prefix}{next}"), shown, out);
+        }
+    }
+}
+
+/// The plan as indented trees, one per environment.
+pub fn render_tree(plan: &Plan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "stack `{}` for cluster `{}`: target {}, {}, mount {}, {} package{}",
+        plan.stack,
+        plan.cluster,
+        plan.target,
+        plan.compiler,
+        plan.mount.display(),
+        plan.graph.node_count(),
+        if plan.graph.node_count() == 1 {
+            ""
+        } else {
+            "s"
+        }
+    );
+    for env in &plan.environments {
+        let _ = writeln!(
+            out,
+            "\nenvironment `{}` ({} package{})",
+            env.name,
+            env.nodes.len(),
+            if env.nodes.len() == 1 { "" } else { "s" }
+        );
+        let mut shown = BTreeSet::new();
+        for root in &env.roots {
+            let node = plan.node(root.node);
+            let via = match root.spec.name() {
+                Some(n) if n != node.name => format!(" (for `{n}`)"),
+                _ => String::new(),
+            };
+            let again = !shown.insert(root.node);
+            let more = again && !plan.deps(root.node).is_empty();
+            let _ = writeln!(
+                out,
+                "{}{via}{}",
+                node_line(plan, root.node),
+                if more { " (*)" } else { "" }
+            );
+            if !again {
+                walk(plan, root.node, "", &mut shown, &mut out);
+            }
+        }
+    }
+    out
+}

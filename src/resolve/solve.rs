@@ -1,0 +1,857 @@
+//! Concretizing one environment: a depth-first search over decisions with
+//! conflict-directed backjumping.
+//!
+//! **Slots.** Every package and virtual that could take part gets a slot,
+//! numbered in [decision order](super::order) (dependents before
+//! dependencies). A slot collects [`Req`]uirements; it is *needed* once some
+//! requirement puts it into the environment (root specs, dependencies of
+//! decided packages, a provider choice).
+//!
+//! **Decisions.** The solver repeatedly takes the needed, undecided slot
+//! that comes first in the order and decides it:
+//! - a package: all requirements are merged into one abstract spec (a clash
+//!   fails right there), then candidates are tried in preference order
+//!   (externals, then versions, see [`super::candidates`]): variants are
+//!   chosen ([`super::variants`]), the recipe's `conflicts:` are checked, and
+//!   the dependencies whose `when:` holds become requirements on their slots;
+//! - a virtual: a provider is chosen (policy `require`, a provider the
+//!   environment already asks for, policy `prefer`, then the first by name)
+//!   and becomes needed, with the provider's `provides: … when:` as a
+//!   requirement.
+//!
+//! **Backtracking.** Each requirement records the decision that created it.
+//! When a slot cannot be decided, the *conflict set* is the set of decisions
+//! that created the requirements involved (for a clash between two
+//! requirements, just their two creators); the search jumps back to the most
+//! recent decision in that set, undoes everything after it, and tries that
+//! decision's next alternative, carrying the rest of the conflict set along
+//! (conflict-directed backjumping, which skips decisions that cannot have
+//! caused the failure). An empty conflict set means the roots and policies
+//! themselves cannot be met: the first failure met is explained.
+//! Variant values are not searched: defaults hold unless a requirement says
+//! otherwise, so a resolution never silently flips a variant.
+
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::cluster::{External, Policies};
+use crate::diag::Loc;
+use crate::repo::{
+    Conflict, DepTypes, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry, When,
+};
+use crate::spec::{Spec, Version, VersionConstraint};
+
+use super::candidates::{Candidate, candidates, external_version};
+use super::error::Explanation;
+use super::model::{NodeCompiler, RootKind};
+use super::order::decision_order;
+use super::policy::{PkgPolicy, effective};
+use super::requirement::{Clash, Origin, ProviderReason, Req, merge};
+use super::variants::{Defaults, VariantProblem, choose};
+
+/// Give up after this many alternatives (the search is exponential in the
+/// worst case; real stacks need a handful).
+const MAX_STEPS: usize = 200_000;
+
+/// What a slot stands for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum SlotKind<'a> {
+    Package(&'a Arc<PackageRecipe>),
+    Virtual(&'a [Provider]),
+    /// No recipe and no provider: an error if it is ever needed.
+    Missing,
+}
+
+#[derive(Debug)]
+pub(crate) struct Slot<'a> {
+    pub name: String,
+    pub kind: SlotKind<'a>,
+    pub policy: PkgPolicy<'a>,
+}
+
+/// A decided package.
+#[derive(Clone, Debug)]
+pub(crate) struct Concrete<'a> {
+    pub recipe: &'a Arc<PackageRecipe>,
+    pub version: Version,
+    pub entry: Option<&'a VersionEntry>,
+    pub external: Option<&'a External>,
+    /// Name, exact version, every variant, compiler, target, os, platform.
+    pub spec: Spec,
+    /// Active dependencies: target slot (a package or a virtual) and types.
+    pub deps: Vec<(usize, DepTypes)>,
+}
+
+impl Concrete<'_> {
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.recipe.name, self.version)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Decision<'a> {
+    Node(Box<Concrete<'a>>),
+    /// The package slot chosen to provide a virtual.
+    Provider {
+        slot: usize,
+    },
+}
+
+/// A root spec of the environment.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RootInput<'a> {
+    pub spec: &'a SpecRef,
+    pub kind: RootKind,
+    /// A network spec taken from the cluster's defaults.
+    pub from_cluster: bool,
+}
+
+/// Everything fixed for one environment.
+pub(crate) struct EnvSetup<'a> {
+    pub name: &'a str,
+    pub repo: &'a PackageRepo,
+    pub policies: &'a Policies,
+    pub cluster_file: &'a Path,
+    pub env_variants: &'a [SpecRef],
+    /// Compiler, target, os and platform of every node.
+    pub base: Spec,
+    pub target: &'a str,
+    pub target_loc: &'a Loc,
+    pub compiler: &'a NodeCompiler,
+    pub compiler_loc: &'a Loc,
+    pub roots: Vec<RootInput<'a>>,
+}
+
+/// Why a candidate was rejected without deciding anything.
+#[derive(Clone, Debug)]
+pub(crate) enum Reject<'a> {
+    Variant {
+        cand: String,
+        problem: VariantProblem<'a>,
+    },
+    Conflict {
+        cand: String,
+        conflict: &'a Conflict,
+    },
+    /// An external whose spec does not meet the requirements.
+    External { external: &'a External },
+    /// An external without an exact version.
+    ExternalVersion { external: &'a External },
+    /// Applying it puts a demand on an already decided slot that it does
+    /// not meet (only within dependency cycles).
+    Late {
+        cand: String,
+        slot: usize,
+        wanted: String,
+    },
+}
+
+/// Why a slot could not be opened.
+#[derive(Clone, Debug)]
+pub(crate) enum OpenFailure<'a> {
+    Missing,
+    NoProvider,
+    Clash(Clash),
+    /// Requirement `req` asks for another target.
+    Target(usize),
+    /// Requirement `req` asks for another compiler.
+    Compiler(usize),
+    NoCandidate {
+        wanted: Spec,
+        unasked_branches: Vec<&'a VersionEntry>,
+        external_only: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum Alt<'a> {
+    Cand(Candidate<'a>),
+    Provider {
+        slot: usize,
+        reason: ProviderReason<'a>,
+        when: Option<&'a When>,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) struct Level<'a> {
+    pub slot: usize,
+    mark: usize,
+    alts: Vec<Alt<'a>>,
+    next: usize,
+    /// Conflict set carried back from later failures.
+    acc: BTreeSet<usize>,
+    pub rejects: Vec<Reject<'a>>,
+    /// The merged requirements (packages).
+    pub wanted: Spec,
+    /// Whether a later failure sent the search back here.
+    retried: bool,
+}
+
+/// The search state for one environment.
+pub(crate) struct Solver<'a> {
+    pub setup: EnvSetup<'a>,
+    pub slots: Vec<Slot<'a>>,
+    pub index: HashMap<String, usize>,
+    pub reqs: Vec<Vec<Req<'a>>>,
+    trail: Vec<usize>,
+    pub decided: Vec<Option<Decision<'a>>>,
+    level_of: Vec<Option<usize>>,
+    pub levels: Vec<Level<'a>>,
+    pending: BTreeSet<usize>,
+    pub first_failure: Option<Explanation>,
+    pub tried: Vec<String>,
+    pub steps: usize,
+}
+
+fn flat_deps<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
+    for d in &spec.deps {
+        out.push(d);
+        flat_deps(d, out);
+    }
+}
+
+impl<'a> Solver<'a> {
+    pub fn new(setup: EnvSetup<'a>) -> Solver<'a> {
+        let repo = setup.repo;
+        let mut start: Vec<String> = Vec::new();
+        for r in &setup.roots {
+            super::order::spec_names(&r.spec.spec, &mut start);
+        }
+        let start_refs: Vec<&str> = start.iter().map(String::as_str).collect();
+        let names = decision_order(repo, &start_refs);
+        let mut slots = Vec::with_capacity(names.len());
+        let mut index = HashMap::with_capacity(names.len());
+        for (i, name) in names.into_iter().enumerate() {
+            let kind = match repo.get(&name) {
+                Some(r) => SlotKind::Package(r),
+                None if repo.is_virtual(&name) => SlotKind::Virtual(repo.providers(&name)),
+                None => SlotKind::Missing,
+            };
+            let recipe = match kind {
+                SlotKind::Package(r) => Some(r.as_ref()),
+                _ => None,
+            };
+            let policy = effective(setup.policies, &name, recipe, setup.cluster_file);
+            index.insert(name.clone(), i);
+            slots.push(Slot { name, kind, policy });
+        }
+        let n = slots.len();
+        let mut s = Solver {
+            setup,
+            slots,
+            index,
+            reqs: (0..n).map(|_| Vec::new()).collect(),
+            trail: Vec::new(),
+            decided: vec![None; n],
+            level_of: vec![None; n],
+            levels: Vec::new(),
+            pending: BTreeSet::new(),
+            first_failure: None,
+            tried: Vec::new(),
+            steps: 0,
+        };
+        let roots = s.setup.roots.clone();
+        for r in roots {
+            let name = r.spec.name().unwrap_or_default();
+            let origin = match r.kind {
+                RootKind::Spec => Origin::Root(r.spec),
+                RootKind::Network => Origin::Network {
+                    spec: r.spec,
+                    cluster: r.from_cluster,
+                },
+            };
+            let t = s.index[name];
+            s.push_initial(
+                t,
+                Req {
+                    spec: Req::node_part(&r.spec.spec),
+                    presence: true,
+                    external_only: false,
+                    origin,
+                },
+            );
+            let mut deps = Vec::new();
+            flat_deps(&r.spec.spec, &mut deps);
+            for d in deps {
+                let t = s.index[d.name.as_deref().unwrap_or_default()];
+                s.push_initial(
+                    t,
+                    Req {
+                        spec: Req::node_part(d),
+                        presence: false,
+                        external_only: false,
+                        origin: Origin::RootDep { root: r.spec },
+                    },
+                );
+            }
+        }
+        for t in 0..s.slots.len() {
+            if !matches!(s.slots[t].kind, SlotKind::Package(_)) {
+                continue;
+            }
+            let reqs: Vec<Req<'a>> = s.slots[t]
+                .policy
+                .require
+                .iter()
+                .map(|r| Req {
+                    spec: Cow::Owned(r.effective.clone()),
+                    presence: false,
+                    external_only: false,
+                    origin: Origin::Policy {
+                        key: r.key,
+                        spec: r.spec,
+                        layer: r.layer,
+                    },
+                })
+                .collect();
+            for r in reqs {
+                s.push_initial(t, r);
+            }
+        }
+        s
+    }
+
+    fn push_initial(&mut self, t: usize, req: Req<'a>) {
+        if req.presence {
+            self.pending.insert(t);
+        }
+        self.reqs[t].push(req);
+    }
+
+    /// Whether slot `t` is in the environment.
+    pub fn needed(&self, t: usize) -> bool {
+        self.reqs[t].iter().any(|r| r.presence)
+    }
+
+    pub fn recipe(&self, t: usize) -> Option<&'a PackageRecipe> {
+        match self.slots[t].kind {
+            SlotKind::Package(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Add a requirement to slot `t`; `Err(level)` when `t` is already
+    /// decided in a way that does not meet it.
+    fn push(&mut self, t: usize, req: Req<'a>) -> Result<(), usize> {
+        if let Some(d) = &self.decided[t] {
+            let ok = match d {
+                Decision::Node(c) => {
+                    c.spec.satisfies(&req.spec) && (!req.external_only || c.external.is_some())
+                }
+                Decision::Provider { .. } => true,
+            };
+            if !ok {
+                return Err(self.level_of[t].expect("decided slots have a level"));
+            }
+        }
+        if req.presence && self.decided[t].is_none() {
+            self.pending.insert(t);
+        }
+        self.reqs[t].push(req);
+        self.trail.push(t);
+        Ok(())
+    }
+
+    fn undo_to(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let t = self.trail.pop().expect("trail");
+            self.reqs[t].pop();
+            if self.decided[t].is_none() && !self.needed(t) {
+                self.pending.remove(&t);
+            }
+        }
+    }
+
+    fn undecide(&mut self, t: usize) {
+        self.decided[t] = None;
+        self.level_of[t] = None;
+        if self.needed(t) {
+            self.pending.insert(t);
+        }
+    }
+
+    /// The decision levels that created `reqs`.
+    fn creators<'r>(&self, reqs: impl IntoIterator<Item = &'r Req<'a>>) -> BTreeSet<usize>
+    where
+        'a: 'r,
+    {
+        reqs.into_iter()
+            .filter_map(|r| r.origin.decided_by())
+            .filter_map(|s| self.level_of[s])
+            .collect()
+    }
+
+    /// Run the search. `Err(())`: no solution; see `first_failure`.
+    pub fn run(&mut self) -> Result<(), ()> {
+        let mut retry: Option<usize> = None;
+        loop {
+            let level = match retry.take() {
+                Some(l) => l,
+                None => {
+                    let Some(&slot) = self.pending.first() else {
+                        return Ok(());
+                    };
+                    match self.open(slot) {
+                        Ok(l) => l,
+                        Err((failure, cs)) => {
+                            if self.first_failure.is_none() {
+                                self.first_failure = Some(self.explain_open(slot, &failure));
+                            }
+                            retry = Some(self.backjump(cs).ok_or(())?);
+                            continue;
+                        }
+                    }
+                }
+            };
+            if let Err(cs) = self.try_next(level) {
+                retry = Some(self.backjump(cs).ok_or(())?);
+            }
+        }
+    }
+
+    fn backjump(&mut self, cs: BTreeSet<usize>) -> Option<usize> {
+        if self.steps > MAX_STEPS {
+            return None;
+        }
+        let j = *cs.last()?;
+        while self.levels.len() > j + 1 {
+            let l = self.levels.pop().expect("level");
+            self.undo_to(l.mark);
+            self.undecide(l.slot);
+        }
+        let (mark, slot) = (self.levels[j].mark, self.levels[j].slot);
+        self.undo_to(mark);
+        self.undecide(slot);
+        let lv = &mut self.levels[j];
+        lv.acc.extend(cs.into_iter().filter(|&x| x != j));
+        lv.retried = true;
+        Some(j)
+    }
+
+    /// Prepare the alternatives of `slot` and push a level for it.
+    #[allow(clippy::result_large_err)] // built once per failure
+    fn open(&mut self, slot: usize) -> Result<usize, (OpenFailure<'a>, BTreeSet<usize>)> {
+        let all = self.creators(&self.reqs[slot]);
+        let (alts, wanted) = match self.slots[slot].kind {
+            SlotKind::Missing => return Err((OpenFailure::Missing, all)),
+            SlotKind::Virtual(providers) => {
+                let alts = self.provider_alts(slot, providers);
+                if alts.is_empty() {
+                    return Err((OpenFailure::NoProvider, all));
+                }
+                (alts, Spec::named(self.slots[slot].name.clone()))
+            }
+            SlotKind::Package(recipe) => {
+                let reqs = &self.reqs[slot];
+                let wanted = match merge(&recipe.name, Some(recipe), reqs) {
+                    Ok(w) => w,
+                    Err(clash) => {
+                        let cs = match clash.first {
+                            Some(i) => self.creators([&reqs[i], &reqs[clash.second]]),
+                            None => self.creators(&reqs[..=clash.second]),
+                        };
+                        return Err((OpenFailure::Clash(clash), cs));
+                    }
+                };
+                if let Some(t) = &wanted.target {
+                    if !t.satisfied_by(self.setup.target) {
+                        let i = reqs
+                            .iter()
+                            .position(|r| {
+                                r.spec
+                                    .target
+                                    .as_ref()
+                                    .is_some_and(|t| !t.satisfied_by(self.setup.target))
+                            })
+                            .unwrap_or(0);
+                        let cs = self.creators([&reqs[i]]);
+                        return Err((OpenFailure::Target(i), cs));
+                    }
+                }
+                let bad_compiler = |s: &Spec| {
+                    s.compiler.as_ref().is_some_and(|c| {
+                        c.name != self.setup.compiler.name
+                            || !c.versions.contains(&self.setup.compiler.version)
+                    })
+                };
+                if bad_compiler(&wanted) {
+                    let i = reqs.iter().position(|r| bad_compiler(&r.spec)).unwrap_or(0);
+                    let cs = self.creators([&reqs[i]]);
+                    return Err((OpenFailure::Compiler(i), cs));
+                }
+                let external_only = reqs.iter().any(|r| r.external_only);
+                let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
+                if c.list.is_empty() {
+                    return Err((
+                        OpenFailure::NoCandidate {
+                            wanted,
+                            unasked_branches: c.unasked_branches,
+                            external_only,
+                        },
+                        all,
+                    ));
+                }
+                (c.list.into_iter().map(Alt::Cand).collect(), wanted)
+            }
+        };
+        self.levels.push(Level {
+            slot,
+            mark: self.trail.len(),
+            alts,
+            next: 0,
+            acc: BTreeSet::new(),
+            rejects: Vec::new(),
+            wanted,
+            retried: false,
+        });
+        Ok(self.levels.len() - 1)
+    }
+
+    /// Providers of a virtual in the order they are tried: the one the
+    /// policy requires; else those the environment already asks for, those
+    /// the policy prefers, then all by name.
+    fn provider_alts(&self, slot: usize, providers: &'a [Provider]) -> Vec<Alt<'a>> {
+        let policy = &self.slots[slot].policy;
+        let allowed = |p: &Provider| {
+            policy
+                .require
+                .iter()
+                .all(|r| r.spec.name().is_none_or(|n| n == p.package))
+        };
+        let mut out: Vec<Alt<'a>> = Vec::new();
+        let add = |p: &'a Provider, reason: ProviderReason<'a>, out: &mut Vec<Alt<'a>>| {
+            let Some(&t) = self.index.get(&p.package) else {
+                return;
+            };
+            if out
+                .iter()
+                .any(|a| matches!(a, Alt::Provider { slot, .. } if *slot == t))
+            {
+                return;
+            }
+            out.push(Alt::Provider {
+                slot: t,
+                reason,
+                when: p.when.as_ref(),
+            });
+        };
+        let allowed_providers = providers.iter().filter(|p| allowed(p));
+        if let Some(r) = policy.require.iter().find(|r| r.spec.name().is_some()) {
+            for p in allowed_providers {
+                add(p, ProviderReason::Required(r.spec), &mut out);
+            }
+            return out;
+        }
+        for p in allowed_providers.clone() {
+            let requested = self
+                .index
+                .get(&p.package)
+                .is_some_and(|&t| self.needed(t) || self.decided[t].is_some());
+            if requested {
+                add(p, ProviderReason::Requested, &mut out);
+            }
+        }
+        for pref in &policy.prefer {
+            if let Some(n) = pref.name() {
+                if let Some(p) = providers.iter().find(|p| p.package == n && allowed(p)) {
+                    add(p, ProviderReason::Preferred(pref), &mut out);
+                }
+            }
+        }
+        for p in allowed_providers {
+            add(p, ProviderReason::First, &mut out);
+        }
+        out
+    }
+
+    /// Try the next alternative of `level`; `Err(conflict set)` when none is
+    /// left.
+    fn try_next(&mut self, level: usize) -> Result<(), BTreeSet<usize>> {
+        let slot = self.levels[level].slot;
+        let mark = self.levels[level].mark;
+        self.undo_to(mark);
+        self.decided[slot] = None;
+        self.level_of[slot] = None;
+        while self.levels[level].next < self.levels[level].alts.len() {
+            let alt = self.levels[level].alts[self.levels[level].next].clone();
+            self.levels[level].next += 1;
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                return Err(BTreeSet::new());
+            }
+            let applied = match alt {
+                Alt::Cand(c) => self.apply_candidate(level, slot, c),
+                Alt::Provider {
+                    slot: p,
+                    reason,
+                    when,
+                } => self.apply_provider(level, slot, p, reason, when),
+            };
+            if applied {
+                self.pending.remove(&slot);
+                if self.levels[level].retried && self.tried.len() < 8 {
+                    let d = self.describe(slot);
+                    self.tried.push(d);
+                }
+                return Ok(());
+            }
+        }
+        let mut cs = self.levels[level].acc.clone();
+        cs.extend(self.creators(&self.reqs[slot]));
+        cs.remove(&level);
+        if self.first_failure.is_none() {
+            self.first_failure = Some(self.explain_exhausted(level));
+        }
+        Err(cs)
+    }
+
+    /// A short description of what `slot` was decided as.
+    pub fn describe(&self, slot: usize) -> String {
+        match &self.decided[slot] {
+            Some(Decision::Node(c)) => match c.external {
+                Some(_) => format!("{} (external)", c.label()),
+                None => c.label(),
+            },
+            Some(Decision::Provider { slot: p, .. }) => {
+                format!("{} from {}", self.slots[slot].name, self.slots[*p].name)
+            }
+            None => self.slots[slot].name.clone(),
+        }
+    }
+
+    fn apply_candidate(&mut self, level: usize, slot: usize, cand: Candidate<'a>) -> bool {
+        let concrete = match self.concretize(slot, cand, &self.levels[level].wanted) {
+            Ok(c) => c,
+            Err(r) => {
+                self.levels[level].rejects.push(r);
+                return false;
+            }
+        };
+        let label = concrete.label();
+        let mut pushes: Vec<(usize, Req<'a>)> = Vec::new();
+        if concrete.external.is_none() {
+            let recipe = concrete.recipe;
+            for dep in &recipe.dependencies {
+                if dep
+                    .when
+                    .as_ref()
+                    .is_some_and(|w| !concrete.spec.satisfies(&w.spec))
+                {
+                    continue;
+                }
+                let t = self.index[dep.name()];
+                pushes.push((
+                    t,
+                    Req {
+                        spec: Req::node_part(&dep.spec.spec),
+                        presence: true,
+                        external_only: false,
+                        origin: Origin::Dependency { parent: slot, dep },
+                    },
+                ));
+                let mut nested = Vec::new();
+                flat_deps(&dep.spec.spec, &mut nested);
+                for d in nested {
+                    let t = self.index[d.name.as_deref().unwrap_or_default()];
+                    pushes.push((
+                        t,
+                        Req {
+                            spec: Req::node_part(d),
+                            presence: false,
+                            external_only: false,
+                            origin: Origin::DependencyDep { parent: slot, dep },
+                        },
+                    ));
+                }
+            }
+        }
+        self.decided[slot] = Some(Decision::Node(Box::new(concrete)));
+        self.level_of[slot] = Some(level);
+        for (t, req) in pushes {
+            let wanted = format!("{}", with_name(&req.spec, &self.slots[t].name));
+            if let Err(l) = self.push(t, req) {
+                let mark = self.levels[level].mark;
+                self.undo_to(mark);
+                self.decided[slot] = None;
+                self.level_of[slot] = None;
+                self.levels[level].acc.insert(l);
+                self.levels[level].rejects.push(Reject::Late {
+                    cand: label,
+                    slot: t,
+                    wanted,
+                });
+                return false;
+            }
+        }
+        true
+    }
+
+    fn apply_provider(
+        &mut self,
+        level: usize,
+        slot: usize,
+        provider: usize,
+        reason: ProviderReason<'a>,
+        when: Option<&'a When>,
+    ) -> bool {
+        let external_only = self.slots[slot].policy.buildable.is_some_and(|(b, _)| !b);
+        let mut pushes: Vec<Req<'a>> = vec![Req {
+            spec: match when {
+                Some(w) => Req::node_part(&w.spec),
+                None => Cow::Owned(Spec::default()),
+            },
+            presence: true,
+            external_only,
+            origin: Origin::Provider {
+                virt: slot,
+                reason,
+                when,
+            },
+        }];
+        for r in &self.slots[slot].policy.require {
+            let mut spec = r.effective.clone();
+            spec.name = None;
+            if spec.is_empty() {
+                continue;
+            }
+            pushes.push(Req {
+                spec: Cow::Owned(spec),
+                presence: false,
+                external_only: false,
+                origin: Origin::Policy {
+                    key: r.key,
+                    spec: r.spec,
+                    layer: r.layer,
+                },
+            });
+        }
+        self.decided[slot] = Some(Decision::Provider { slot: provider });
+        self.level_of[slot] = Some(level);
+        for req in pushes {
+            let wanted = format!("{}", with_name(&req.spec, &self.slots[provider].name));
+            if let Err(l) = self.push(provider, req) {
+                let mark = self.levels[level].mark;
+                self.undo_to(mark);
+                self.decided[slot] = None;
+                self.level_of[slot] = None;
+                self.levels[level].acc.insert(l);
+                self.levels[level].rejects.push(Reject::Late {
+                    cand: self.slots[provider].name.clone(),
+                    slot: provider,
+                    wanted,
+                });
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The concrete configuration of `cand`, or why it does not fit.
+    fn concretize(
+        &self,
+        slot: usize,
+        cand: Candidate<'a>,
+        wanted: &Spec,
+    ) -> Result<Concrete<'a>, Reject<'a>> {
+        let SlotKind::Package(recipe) = self.slots[slot].kind else {
+            unreachable!("candidates belong to packages");
+        };
+        let policy = &self.slots[slot].policy;
+        let defaults = Defaults {
+            prefer: &policy.prefer,
+            env: self.setup.env_variants,
+        };
+        let mut base = self.setup.base.clone();
+        base.name = Some(recipe.name.clone());
+        match cand {
+            Candidate::Build(entry) => {
+                base.versions = VersionConstraint::exact(entry.version.clone());
+                let variants =
+                    choose(recipe, &base, wanted, defaults).map_err(|problem| Reject::Variant {
+                        cand: format!("{}@{}", recipe.name, entry.version),
+                        problem,
+                    })?;
+                let mut spec = base;
+                spec.variants = variants;
+                if let Some(conflict) = recipe
+                    .conflicts
+                    .iter()
+                    .find(|c| spec.satisfies(&c.when.spec))
+                {
+                    return Err(Reject::Conflict {
+                        cand: format!("{}@{}", recipe.name, entry.version),
+                        conflict,
+                    });
+                }
+                let mut deps: Vec<(usize, DepTypes)> = Vec::new();
+                for d in &recipe.dependencies {
+                    if d.when.as_ref().is_some_and(|w| !spec.satisfies(&w.spec)) {
+                        continue;
+                    }
+                    let t = self.index[d.name()];
+                    match deps.iter_mut().find(|(s, _)| *s == t) {
+                        Some((_, types)) => {
+                            types.build |= d.types.build;
+                            types.link |= d.types.link;
+                            types.run |= d.types.run;
+                        }
+                        None => deps.push((t, d.types)),
+                    }
+                }
+                Ok(Concrete {
+                    recipe,
+                    version: entry.version.clone(),
+                    entry: Some(entry),
+                    external: None,
+                    spec,
+                    deps,
+                })
+            }
+            Candidate::External(external) => {
+                let version =
+                    external_version(external).ok_or(Reject::ExternalVersion { external })?;
+                base.versions = VersionConstraint::exact(version.clone());
+                let mut ext_wanted = external.spec.spec.clone();
+                ext_wanted.deps.clear();
+                let variants = choose(recipe, &base, &ext_wanted, defaults)
+                    .map_err(|_| Reject::External { external })?;
+                let mut spec = base;
+                spec.variants = variants;
+                if !spec.satisfies(wanted) {
+                    return Err(Reject::External { external });
+                }
+                Ok(Concrete {
+                    recipe,
+                    version,
+                    entry: None,
+                    external: Some(external),
+                    spec,
+                    deps: Vec::new(),
+                })
+            }
+        }
+    }
+
+    /// The package slot that `slot` stands for: itself, or the chosen
+    /// provider of a virtual (followed through virtuals provided by
+    /// virtuals).
+    pub fn resolved(&self, mut slot: usize) -> usize {
+        for _ in 0..self.slots.len() {
+            match &self.decided[slot] {
+                Some(Decision::Provider { slot: p, .. }) => slot = *p,
+                _ => return slot,
+            }
+        }
+        slot
+    }
+}
+
+/// `spec` with its name set to `name` (for messages).
+pub(crate) fn with_name(spec: &Spec, name: &str) -> Spec {
+    let mut s = spec.clone();
+    s.name = Some(name.to_string());
+    s
+}

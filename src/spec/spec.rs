@@ -1,0 +1,157 @@
+//! The [`Spec`] type and its canonical text form.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use super::constraint::VersionConstraint;
+use super::error::SpecParseError;
+use super::target::TargetConstraint;
+use super::variant::VariantValue;
+
+/// `%gcc@12:`: a compiler name and the versions allowed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CompilerSpec {
+    pub name: String,
+    pub versions: VersionConstraint,
+}
+
+impl fmt::Display for CompilerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if !self.versions.is_any() {
+            write!(f, "@{}", self.versions)?;
+        }
+        Ok(())
+    }
+}
+
+/// A spec: `name@versions +variant ~variant key=v1,v2 %compiler@ver
+/// target=T platform=P os=O ^dep…`. Every part is optional; a spec without a
+/// name is *anonymous* (the `when:` conditions of recipes).
+///
+/// `Display` prints the canonical form (variants sorted by name, one token
+/// each; dependencies sorted by name and flattened), and
+/// `Spec::parse(&s.to_string()) == Ok(s)` for every spec whose dependencies
+/// have no dependencies of their own.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Spec {
+    pub name: Option<String>,
+    pub versions: VersionConstraint,
+    pub variants: BTreeMap<String, VariantValue>,
+    pub compiler: Option<CompilerSpec>,
+    pub target: Option<TargetConstraint>,
+    pub platform: Option<String>,
+    pub os: Option<String>,
+    /// `^dep` constraints; parsing keeps them sorted by name, one per name.
+    pub deps: Vec<Spec>,
+}
+
+impl Spec {
+    /// Parses spec text. See `docs/spec-syntax.md`.
+    pub fn parse(text: &str) -> Result<Spec, SpecParseError> {
+        super::parse::parse_spec(text)
+    }
+
+    /// A spec with only a name.
+    pub fn named(name: impl Into<String>) -> Spec {
+        Spec {
+            name: Some(name.into()),
+            ..Spec::default()
+        }
+    }
+
+    /// A spec without a name (a condition).
+    pub fn is_anonymous(&self) -> bool {
+        self.name.is_none()
+    }
+
+    /// Whether the spec constrains nothing at all (an empty condition, which
+    /// always holds).
+    pub fn is_empty(&self) -> bool {
+        *self == Spec::default()
+    }
+
+    /// The `^name` constraint, searched depth-first through the
+    /// dependencies.
+    pub fn dep(&self, name: &str) -> Option<&Spec> {
+        for d in &self.deps {
+            if d.name.as_deref() == Some(name) {
+                return Some(d);
+            }
+        }
+        self.deps.iter().find_map(|d| d.dep(name))
+    }
+
+    /// The spec text without its dependencies.
+    pub fn node_text(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let versions = (!self.versions.is_any()).then(|| format!("@{}", self.versions));
+        match (&self.name, versions) {
+            (Some(n), Some(v)) => parts.push(format!("{n}{v}")),
+            (Some(n), None) => parts.push(n.clone()),
+            (None, Some(v)) => parts.push(v),
+            (None, None) => {}
+        }
+        for (name, value) in &self.variants {
+            parts.push(value.to_spec_text(name));
+        }
+        if let Some(c) = &self.compiler {
+            parts.push(format!("%{c}"));
+        }
+        if let Some(p) = &self.platform {
+            parts.push(format!("platform={p}"));
+        }
+        if let Some(o) = &self.os {
+            parts.push(format!("os={o}"));
+        }
+        if let Some(t) = &self.target {
+            parts.push(format!("target={t}"));
+        }
+        parts.join(" ")
+    }
+
+    fn flat_deps<'a>(&'a self, out: &mut Vec<&'a Spec>) {
+        for d in &self.deps {
+            out.push(d);
+            d.flat_deps(out);
+        }
+    }
+}
+
+impl fmt::Display for Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = self.node_text();
+        let mut deps = Vec::new();
+        self.flat_deps(&mut deps);
+        deps.sort_by(|a, b| a.name.cmp(&b.name));
+        for d in deps {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push('^');
+            text.push_str(&d.node_text());
+        }
+        f.write_str(&text)
+    }
+}
+
+impl FromStr for Spec {
+    type Err = SpecParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Spec::parse(s)
+    }
+}
+
+impl serde::Serialize for Spec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Spec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Spec::parse(&s).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,139 @@
+//! End to end: `stack build` of the shipped demo and CXI-shaped stacks from
+//! the fixture sources, then the image, the audit, a no-op rebuild and the
+//! programs run through the view with the store mounted at the mount point.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn stack() -> Command {
+    Command::cargo_bin("stack").expect("stack binary")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn build(recipe: &str, build: &Path, cache: &Path) -> std::process::Output {
+    let out = stack()
+        .current_dir(root())
+        .args(["--color", "never", "build", recipe, "--build"])
+        .arg(build)
+        .arg("--cache")
+        .arg(cache)
+        .args(["-j", "2"])
+        .output()
+        .expect("run stack build");
+    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Run `script` with `store` bind-mounted at /user-environment in a private
+/// user+mount namespace (what uenv's squashfs-mount does with the image).
+fn in_mounted_store(store: &Path, script: &str) -> String {
+    let out = Command::new("unshare")
+        .args(["-rm", "sh", "-ec"])
+        .arg(format!(
+            "mount --bind '{}' /user-environment\n{script}",
+            store.display()
+        ))
+        .output()
+        .expect("unshare");
+    assert!(
+        out.status.success(),
+        "script failed: {}\n{}",
+        script,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn demo_stack_builds_audits_packs_and_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("build");
+    let cache = tmp.path().join("cache");
+    let out = build("stacks/demo.yaml", &b, &cache);
+    assert!(out.status.success(), "demo build failed");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("6 built, 0 reused, 0 failed"), "{stderr}");
+    assert!(stderr.contains("audit: clean"), "{stderr}");
+    assert!(b.join("store.squashfs").is_file());
+    let env_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("meta/env.json")).unwrap()).unwrap();
+    assert_eq!(env_json["name"], "demo");
+    assert_eq!(env_json["mount"], "/user-environment");
+    assert!(env_json["views"]["default"].is_object());
+    assert!(b.join("meta/stack.lock").is_file());
+    assert!(b.join("meta/audit/audit.json").is_file());
+
+    // The image lists views, modules and meta.
+    let list = Command::new("unsquashfs")
+        .arg("-l")
+        .arg(b.join("store.squashfs"))
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    for needle in [
+        "squashfs-root/env/default/activate.sh",
+        "squashfs-root/modules",
+        "squashfs-root/meta/env.json",
+    ] {
+        assert!(
+            list.contains(needle),
+            "{needle} missing from the image:\n{list}"
+        );
+    }
+
+    // The standalone audit agrees, on the image itself (not mounted).
+    let audit = stack()
+        .args(["audit"])
+        .arg(b.join("store.squashfs"))
+        .args(["--allow", "libz.so.1"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        audit.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&audit.stdout)
+    );
+
+    // The programs run from the view, with RPATHs into the stack only.
+    let out = in_mounted_store(
+        &b.join("store"),
+        ". /user-environment/env/default/activate.sh\nhello-make\ntally 1 2 3\ndemo-prebuilt\n\
+         echo UCX=$UCX_MEMTYPE_CACHE JULIA=$JULIA_CUDA_MEMORY_POOL",
+    );
+    assert!(out.contains("UCX=no JULIA=none"), "{out}");
+    assert!(!out.trim().is_empty());
+
+    // A no-op rebuild does nothing.
+    let again = build("stacks/demo.yaml", &b, &cache);
+    assert!(again.status.success());
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains("0 built, 6 reused"), "{stderr}");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("up to date"));
+}
+
+#[test]
+fn cxi_shaped_stack_builds_from_fixtures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("build");
+    let out = build("stacks/cxi-mini.yaml", &b, &tmp.path().join("cache"));
+    assert!(out.status.success(), "cxi-mini build failed");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("4 built"), "{stderr}");
+    assert!(stderr.contains("audit: clean"), "{stderr}");
+    assert!(b.join("store.squashfs").is_file());
+}
+
+#[test]
+fn a_missing_recipe_is_bad_input() {
+    let out = stack()
+        .args(["--color", "never", "build", "no/such/recipe.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
