@@ -63,7 +63,9 @@ pub struct StageDirs {
 }
 
 impl StageDirs {
-    pub fn new(root: PathBuf, out_of_source: bool) -> Self {
+    /// `wrap` is the wrapper directory, shared by all packages of a build
+    /// (the wrapper takes its configuration from the environment).
+    pub fn new(root: PathBuf, out_of_source: bool, wrap: PathBuf) -> Self {
         let src = root.join("src");
         StageDirs {
             build: if out_of_source {
@@ -71,7 +73,7 @@ impl StageDirs {
             } else {
                 src.clone()
             },
-            wrap: root.join("wrap"),
+            wrap,
             home: root.join("home"),
             tmp: root.join("tmp"),
             src,
@@ -329,7 +331,7 @@ mod tests {
         assert_eq!(dd.path, vec![PathBuf::from("/m/tool/bin")]);
         assert_eq!(dd.aclocal, vec![PathBuf::from("/m/tool/share/aclocal")]);
         assert_eq!(dd.pkg_config, vec![PathBuf::from("/m/lib/lib/pkgconfig")]);
-        let stage = StageDirs::new("/b/stage/app".into(), false);
+        let stage = StageDirs::new("/b/stage/app".into(), false, "/b/stage/app/wrap".into());
         let tools = RealTools {
             cc: "/usr/bin/gcc".into(),
             cxx: None,

@@ -125,6 +125,44 @@ fn pipe_fds(client: &jobserver::Client) -> std::io::Result<(i32, i32)> {
         .ok_or_else(|| std::io::Error::other(format!("unexpected jobserver flags `{flags}`")))
 }
 
+/// A token taken without waiting through our own handle; returned on drop.
+#[derive(Debug)]
+pub struct OwnToken<'a> {
+    byte: u8,
+    write: &'a std::fs::File,
+}
+
+impl Drop for OwnToken<'_> {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let mut w = self.write;
+        if let Err(e) = w.write_all(&[self.byte]) {
+            tracing::error!("cannot return a jobserver token: {e}");
+        }
+    }
+}
+
+impl JobServer {
+    /// Take one free token without waiting (no helper-thread round trip).
+    pub fn try_take(&self) -> Option<OwnToken<'_>> {
+        use std::io::Read;
+        let mut b = [0u8; 1];
+        let mut r = &self.nb_read;
+        loop {
+            match r.read(&mut b) {
+                Ok(1) => {
+                    return Some(OwnToken {
+                        byte: b[0],
+                        write: &self.nb_write,
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                _ => return None,
+            }
+        }
+    }
+}
+
 /// Whether the `ninja` on the host honours the make jobserver (1.13+).
 pub fn ninja_has_jobserver(ninja: &std::path::Path) -> bool {
     static CACHE: OnceLock<bool> = OnceLock::new();
@@ -169,5 +207,11 @@ mod tests {
         drop(extra);
         drop(held);
         assert_eq!(js.grab_free(10).jobs(), 4);
+        let a = js.try_take().unwrap();
+        let b = js.try_take().unwrap();
+        let c = js.try_take().unwrap();
+        assert!(js.try_take().is_none());
+        drop((a, b, c));
+        assert_eq!(js.client().available().unwrap(), 3);
     }
 }

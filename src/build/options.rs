@@ -46,6 +46,8 @@ pub struct BuildOptions {
     pub source_date_epoch: i64,
     /// RPATH or RUNPATH from the wrapper (default RPATH).
     pub dtags: Dtags,
+    /// `syncfs` the store once at the end when something was built (default true).
+    pub sync: bool,
 }
 
 impl BuildOptions {
@@ -65,6 +67,7 @@ impl BuildOptions {
             wrapper_log: false,
             source_date_epoch: 315_532_800,
             dtags: Dtags::Rpath,
+            sync: true,
         }
     }
 }

@@ -18,7 +18,7 @@ use super::relocate;
 use super::report::Phase;
 use super::systems;
 use super::tree::copy_tree;
-use super::wrapper::{self, Dtags};
+use super::wrapper::Dtags;
 use crate::store::{self, InstalledRecord, RecordDep};
 
 /// What every package build shares.
@@ -27,7 +27,6 @@ pub(crate) struct Shared<'a> {
     pub map: PathMap,
     pub jobserver: &'a JobServer,
     pub namespace: Option<Arc<Namespace>>,
-    pub wrapper_exe: PathBuf,
     pub keep_stage: bool,
     pub wrapper_log: bool,
     pub source_date_epoch: i64,
@@ -47,8 +46,23 @@ pub(crate) struct Outcome {
     pub log: PathBuf,
     pub wall: Duration,
     pub children: Duration,
+    pub cpu: Duration,
     pub phases: Vec<(Phase, Duration)>,
 }
+
+/// CPU time consumed by the calling thread.
+fn thread_cpu() -> Duration {
+    let mut ts = nix::libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid pointer to a timespec.
+    unsafe { nix::libc::clock_gettime(nix::libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// The wrapper directory of a build, below the build directory.
+pub(crate) const WRAP_DIR: &str = "wrap";
 
 /// Stage directory of a job.
 pub(crate) fn stage_root(build_dir: &Path, job: &BuildJob) -> PathBuf {
@@ -129,6 +143,8 @@ pub(crate) fn build_one(
     events: &Sender<Event>,
 ) -> Outcome {
     let t0 = Instant::now();
+    let cpu0 = thread_cpu();
+    let _span = tracing::info_span!("build", package = %job.name).entered();
     let log_path = log_path(&shared.build_dir, job);
     let log = match BuildLog::create(&log_path) {
         Ok(l) => l,
@@ -141,6 +157,7 @@ pub(crate) fn build_one(
                 log: log_path,
                 wall: t0.elapsed(),
                 children: Duration::ZERO,
+                cpu: thread_cpu().saturating_sub(cpu0),
                 phases: Vec::new(),
             };
         }
@@ -153,7 +170,11 @@ pub(crate) fn build_one(
         job.prefix.display()
     ));
     let out_of_source = matches!(job.system, BuildSystem::CMake(_) | BuildSystem::Meson(_));
-    let stage = StageDirs::new(stage_root(&shared.build_dir, job), out_of_source);
+    let stage = StageDirs::new(
+        stage_root(&shared.build_dir, job),
+        out_of_source,
+        shared.build_dir.join(WRAP_DIR),
+    );
     let host_prefix = shared.map.to_host(&job.prefix);
     let dep_dirs = env::dep_dirs(job, &shared.map, shared.dtags);
     let environment = env::build_environment(&EnvInputs {
@@ -212,6 +233,7 @@ pub(crate) fn build_one(
         log: log_path,
         wall: t0.elapsed(),
         children: ctx.runner.children(),
+        cpu: thread_cpu().saturating_sub(cpu0),
         phases,
     }
 }
@@ -225,7 +247,6 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     for d in [&ctx.stage.build, &ctx.stage.home, &ctx.stage.tmp] {
         fs_err::create_dir_all(d)?;
     }
-    wrapper::install_links(&ctx.stage.wrap, &shared.wrapper_exe)?;
     fs_err::create_dir_all(&ctx.host_prefix)?;
 
     systems::run(ctx)?;
@@ -305,6 +326,14 @@ fn compiled(system: &BuildSystem) -> bool {
             | BuildSystem::Meson(_)
             | BuildSystem::Makefile(_)
     )
+}
+
+/// After a successful build (and after its token is back): remove the stage.
+/// Deferred so the removal (several ms on a busy disk) delays no dependent.
+pub(crate) fn cleanup_stage(shared: &Shared<'_>, job: &BuildJob) {
+    if !shared.keep_stage {
+        let _ = remove_tree(&stage_root(&shared.build_dir, job));
+    }
 }
 
 /// Remove a directory tree if it exists (making read-only dirs writable first).

@@ -95,6 +95,9 @@ pub struct Timing {
     pub wall: Duration,
     /// Sum of the wall times of the child processes the job ran.
     pub children: Duration,
+    /// CPU time of the tool's own worker thread for this job (children excluded):
+    /// the overhead without the scheduling noise of a busy machine.
+    pub cpu: Duration,
     /// Start offset relative to the start of the build.
     pub start: Duration,
     /// Wall time per phase, in the order run.

@@ -116,13 +116,13 @@ pub fn run_plan(
             None => std::env::current_exe().map_err(BuildError::WrapperExe)?,
         };
         let tools = resolve_tools(graph, &done)?;
+        super::wrapper::install_links(&build_dir.join(package::WRAP_DIR), &wrapper_exe)?;
         let jobserver = JobServer::new(opts.jobs).map_err(BuildError::Jobserver)?;
         let shared = Shared {
             build_dir: build_dir.clone(),
             map,
             jobserver: &jobserver,
             namespace,
-            wrapper_exe,
             keep_stage: opts.keep_stage,
             wrapper_log: opts.wrapper_log,
             source_date_epoch: opts.source_date_epoch,
@@ -140,6 +140,13 @@ pub fn run_plan(
         )?;
     }
 
+    if summary_built(&reports) && opts.sync {
+        // One flush for the whole build instead of an fsync per file.
+        if let Err(e) = store::atomic::sync_filesystem(&summary.store_root) {
+            tracing::warn!("{e}");
+        }
+    }
+
     // Critical path over actual wall times.
     let deps = graph.dep_indices();
     let mut finish = vec![Duration::ZERO; n];
@@ -152,6 +159,17 @@ pub fn run_plan(
     summary.packages = reports;
     summary.wall = wall0.elapsed();
     Ok(summary)
+}
+
+/// A jobserver token held for a running package (released on drop).
+#[allow(dead_code)] // held only for its Drop
+enum Token<'a> {
+    Helper(jobserver::Acquired),
+    Own(super::jobserver::OwnToken<'a>),
+}
+
+fn summary_built(reports: &[PackageReport]) -> bool {
+    reports.iter().any(|r| r.status == PackageStatus::Built)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -181,7 +199,7 @@ fn schedule(
 
     let mut fatal: Option<BuildError> = None;
     std::thread::scope(|scope| {
-        let mut tokens: Vec<jobserver::Acquired> = Vec::new();
+        let mut tokens: Vec<Token<'_>> = Vec::new();
         let mut requested = 0usize;
         let mut running = 0usize;
         let mut stop = false;
@@ -198,9 +216,23 @@ fn schedule(
                 let tools = tools[i].as_ref().expect("tools resolved for jobs to build");
                 scope.spawn(move || {
                     let out = package::build_one(shared, id, job, tools, &tx);
+                    let ok = out.result.is_ok();
                     drop(token);
                     let _ = tx.send(Event::Done(id, Box::new(out)));
+                    if ok {
+                        package::cleanup_stage(shared, job);
+                    }
                 });
+            }
+            // Fast path: free tokens straight from the pipe.
+            while !stop && sched.ready_len() > tokens.len() {
+                match shared.jobserver.try_take() {
+                    Some(t) => tokens.push(Token::Own(t)),
+                    None => break,
+                }
+            }
+            if !tokens.is_empty() && !stop && sched.ready_len() > 0 {
+                continue;
             }
             // Never sit on tokens nobody needs: make children may want them.
             tokens.clear();
@@ -216,7 +248,7 @@ fn schedule(
             match ev {
                 Event::Token(Ok(t)) => {
                     requested -= 1;
-                    tokens.push(t);
+                    tokens.push(Token::Helper(t));
                 }
                 Event::Token(Err(e)) => {
                     requested -= 1;
@@ -277,6 +309,7 @@ fn finish_job(
     r.log = Some(out.log.clone());
     r.timing.wall = out.wall;
     r.timing.children = out.children;
+    r.timing.cpu = out.cpu;
     r.timing.phases = out.phases;
     match out.result {
         Ok(()) => {

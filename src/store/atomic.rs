@@ -5,6 +5,10 @@ use std::path::Path;
 
 /// Write `bytes` to `path` so that readers see either the old file (or none)
 /// or the complete new one, also when the process is killed midway.
+///
+/// No `fsync`: the guarantee is against the process dying (kill -9, OOM),
+/// which is what interrupts builds; a sync per file would cost ~10 ms each on
+/// a busy disk. [`sync_filesystem`] flushes once at the end of a build.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
@@ -17,11 +21,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .tempfile_in(dir)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_data()?;
     tmp.persist(path).map_err(|e| {
         std::io::Error::new(e.error.kind(), format!("{}: {}", path.display(), e.error))
     })?;
     Ok(())
+}
+
+/// Flush the filesystem holding `path` to disk (`syncfs`), once per build.
+pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
+    let f = fs_err::File::open(path)?;
+    nix::unistd::syncfs(std::os::fd::AsRawFd::as_raw_fd(f.file())).map_err(|e| {
+        std::io::Error::new(
+            std::io::Error::from(e).kind(),
+            format!("syncfs {}: {e}", path.display()),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! (`tests/fixtures/build/`), real compilers, make, cmake, meson, patchelf.
 
 mod failure;
+mod jobserver;
 mod namespace;
 mod resume;
 mod support;
