@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Regenerate the release-style tarballs of the demo stack from tests/fixtures/demo/src/.
+# Regenerate the release-style tarballs of the fixture stacks from tests/fixtures/<set>/src/:
+# the demo stack (stacks/demo.yaml) and the reduced CXI-shaped stack (stacks/cxi-mini.yaml).
 #
-#   scripts/make-demo-tarballs.sh            # write tests/fixtures/demo/dist/*.tar.gz + SHA256SUMS
-#   scripts/make-demo-tarballs.sh --check    # rebuild into a temp dir and compare with dist/
-#   scripts/make-demo-tarballs.sh --out DIR  # write somewhere else
+#   scripts/make-demo-tarballs.sh                 # write tests/fixtures/{demo,cxi-mini}/dist/ + SHA256SUMS
+#   scripts/make-demo-tarballs.sh --check         # rebuild into a temp dir and compare with dist/
+#   scripts/make-demo-tarballs.sh --set demo      # only one set (demo | cxi-mini | all)
 #
 # One <pkg>-<version>.tar.gz per directory of src/, each with the single top-level directory
 # <pkg>-<version>/. Reproducible: sorted names, mtime 0, owner/group 0, normalised modes, gzip -n.
@@ -11,25 +12,26 @@
 #     aclocal.m4, build-aux/ and m4/ (autoreconf -fi run here), like a real release: building it
 #     needs no autotools. Byte-identical output needs the same autoconf/automake/libtool versions
 #     (Debian 12: 2.71 / 1.16.5 / 2.4.7).
+#   - mini-libfabric (cxi-mini) likewise ships its generated configure; mini-libcxi does NOT (like
+#     libcxi's git tags: the recipe runs its autogen.sh).
 #   - demo-prebuilt (binary): src/ holds its C sources; the tarball holds the BUILT tree
 #     (bin/demo-prebuilt and lib/libdemoprebuilt.so.2, linked WITHOUT rpath against a libgreet
 #     built here from the libgreet tarball; bin/demo-prebuilt-config and the .pc file keep their
 #     @@PREFIX@@/@@CC@@ placeholders). Byte-identical output needs the same gcc/binutils.
-# The recipes in stacks/demo/recipes/ pin the sha256s printed at the end; update them when a
-# tarball changes.
+# The recipes in stacks/demo/recipes/ and stacks/cxi-mini/recipes/ pin the sha256s printed at the
+# end; update them when a tarball changes.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-demo="$root/tests/fixtures/demo"
-src="$demo/src"
-out="$demo/dist"
+fixtures="$root/tests/fixtures"
 check=0
+set_name=all
 
 while [ $# -gt 0 ]; do
     case "$1" in
         --check) check=1 ;;
-        --out) out="$2"; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        --set) set_name="$2"; shift ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "make-demo-tarballs: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -43,9 +45,11 @@ export LC_ALL=C TZ=UTC SOURCE_DATE_EPOCH=0
 umask 022
 work=$(mktemp -d "${TMPDIR:-/tmp}/demo-tarballs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-stage="$work/stage"
-dist="$work/dist"
-mkdir -p "$stage" "$dist"
+case "$set_name" in
+    all) sets=(demo cxi-mini) ;;
+    demo|cxi-mini) sets=("$set_name") ;;
+    *) echo "make-demo-tarballs: unknown set '$set_name' (demo, cxi-mini, all)" >&2; exit 2 ;;
+esac
 
 # pack NAME-VERSION: $stage/NAME-VERSION -> $dist/NAME-VERSION.tar.gz
 pack() {
@@ -59,15 +63,21 @@ stage_copy() {
     find "$stage/$1" \( -name '*~' -o -name '*.o' -o -name '*.swp' \) -delete
 }
 
+# generate configure & co. in a staged autotools tree, like `make dist` of a release
+stage_autoreconf() {
+    (
+        cd "$stage/$1"
+        mkdir -p m4
+        autoreconf -fi >"$work/autoreconf-$1.log" 2>&1 || { cat "$work/autoreconf-$1.log" >&2; exit 1; }
+        rm -rf autom4te.cache
+        find . -name '*~' -delete
+    )
+}
+
+make_demo() {
 # --- libgreet: autotools, configure generated here -------------------------------------------
 stage_copy libgreet-1.0
-(
-    cd "$stage/libgreet-1.0"
-    mkdir -p m4
-    autoreconf -fi >"$work/autoreconf.log" 2>&1 || { cat "$work/autoreconf.log" >&2; exit 1; }
-    rm -rf autom4te.cache
-    find . -name '*~' -delete
-)
+stage_autoreconf libgreet-1.0
 pack libgreet-1.0
 
 # --- plain source trees ----------------------------------------------------------------------
@@ -109,21 +119,45 @@ if readelf -d "$pb/bin/demo-prebuilt" "$pb/lib/libdemoprebuilt.so.2.1.0" | grep 
     exit 1
 fi
 pack demo-prebuilt-2.1
+}
 
-(cd "$dist" && sha256sum -- *.tar.gz >SHA256SUMS)
+make_cxi_mini() {
+    stage_copy mini-cassini-headers-1.0
+    pack mini-cassini-headers-1.0
+    stage_copy mini-libcxi-1.0          # git-like: no configure, the recipe runs autogen.sh
+    pack mini-libcxi-1.0
+    stage_copy mini-curl-4.0
+    pack mini-curl-4.0
+    stage_copy mini-libfabric-2.0       # release-like: generated configure included
+    stage_autoreconf mini-libfabric-2.0
+    pack mini-libfabric-2.0
+}
 
-if [ "$check" = 1 ]; then
-    if diff -u "$out/SHA256SUMS" "$dist/SHA256SUMS"; then
-        echo "make-demo-tarballs: $out is up to date"
-    else
-        echo "make-demo-tarballs: $out differs from a fresh build (see above)" >&2
-        exit 1
+status=0
+for set in "${sets[@]}"; do
+    src="$fixtures/$set/src"
+    out="$fixtures/$set/dist"
+    stage="$work/$set/stage"
+    dist="$work/$set/dist"
+    mkdir -p "$stage" "$dist"
+    case "$set" in
+        demo) make_demo ;;
+        cxi-mini) make_cxi_mini ;;
+    esac
+    (cd "$dist" && sha256sum -- *.tar.gz >SHA256SUMS)
+    if [ "$check" = 1 ]; then
+        if diff -u "$out/SHA256SUMS" "$dist/SHA256SUMS"; then
+            echo "make-demo-tarballs: $out is up to date"
+        else
+            echo "make-demo-tarballs: $out differs from a fresh build (see above)" >&2
+            status=1
+        fi
+        continue
     fi
-    exit 0
-fi
-
-mkdir -p "$out"
-rm -f "$out"/*.tar.gz
-cp "$dist"/*.tar.gz "$dist/SHA256SUMS" "$out/"
-echo "wrote $(ls "$out"/*.tar.gz | wc -l) tarballs to $out"
-cat "$out/SHA256SUMS"
+    mkdir -p "$out"
+    rm -f "$out"/*.tar.gz
+    cp "$dist"/*.tar.gz "$dist/SHA256SUMS" "$out/"
+    echo "wrote $(ls "$out"/*.tar.gz | wc -l) tarballs to $out"
+    cat "$out/SHA256SUMS"
+done
+exit $status

@@ -123,12 +123,7 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     let mut packages = BTreeSet::new();
     if let Some((r, src)) = &recipe {
         check_recipe(r, src, cluster_ref, &repo, &mut diags);
-        packages = reachable_with(
-            r,
-            cluster_ref.and_then(|c| c.network.as_ref()),
-            cluster_ref,
-            &repo,
-        );
+        packages = reachable_with(r, cluster_ref.and_then(|c| c.network.as_ref()), &repo);
         for name in &packages {
             diags.extend(repo.check(name));
             if !r.allow_unverified {
@@ -199,6 +194,15 @@ fn check_recipe(
                 check_spec(&mut cx, repo, spec, None, "network spec");
             }
         }
+        if let Some(cluster) = cluster {
+            let net = env
+                .network
+                .iter()
+                .flat_map(|n| n.mpi.iter().chain(&n.specs));
+            for spec in env.specs.iter().chain(net) {
+                check_compilers(&mut cx, cluster, spec);
+            }
+        }
         for v in &env.variants {
             for name in v.spec.variants.keys() {
                 if !all_variants.contains(name.as_str()) {
@@ -250,6 +254,42 @@ fn check_recipe(
                 }
             }
         }
+    }
+}
+
+/// `%compiler` parts of a stack's specs must match a cluster compiler.
+fn check_compilers(cx: &mut Cx, cluster: &Cluster, spec: &SpecRef) {
+    let mut stack = vec![&spec.spec];
+    while let Some(s) = stack.pop() {
+        stack.extend(s.deps.iter());
+        let Some(c) = &s.compiler else { continue };
+        let found = cluster.compilers.iter().any(|cc| {
+            cc.spec.spec.name.as_deref() == Some(c.name.as_str())
+                && cc.spec.spec.versions.intersects(&c.versions)
+        });
+        if found || cluster.compilers.is_empty() {
+            continue;
+        }
+        let text = format!("%{c}");
+        let loc = match spec.text.find(&format!("%{}", c.name)) {
+            Some(at) => cx.sub_loc(&spec.loc, &spec.text, at, c.name.len() + 1),
+            None => spec.loc.clone(),
+        };
+        let have: Vec<_> = cluster
+            .compilers
+            .iter()
+            .map(|c| c.spec.text.as_str())
+            .collect();
+        cx.error(
+            Code::UnknownCompiler,
+            &loc,
+            format!(
+                "`{text}` in `{}` matches no compiler of cluster `{}`",
+                spec.text, cluster.name.value
+            ),
+            "no such cluster compiler",
+            Some(format!("the cluster has: {}", have.join(", "))),
+        );
     }
 }
 
@@ -372,17 +412,17 @@ fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
 }
 
 /// Names of all packages reachable from the recipe: root specs, network
-/// specs (with the cluster's defaults), `^dep` constraints, policy
-/// requirements and externals; then dependencies (all, conditional ones
-/// included) and every provider of every virtual met on the way.
+/// specs (with the cluster's defaults) and their `^dep` constraints; then
+/// dependencies (all, conditional ones included) and every provider of every
+/// virtual met on the way. Policies (`packages:`) add nothing: they constrain
+/// packages that are reached, and are checked on their own.
 pub fn reachable(recipe: &StackRecipe, cluster: &Cluster, repo: &PackageRepo) -> BTreeSet<String> {
-    reachable_with(recipe, cluster.network.as_ref(), Some(cluster), repo)
+    reachable_with(recipe, cluster.network.as_ref(), repo)
 }
 
 fn reachable_with(
     recipe: &StackRecipe,
     network: Option<&crate::cluster::Network>,
-    cluster: Option<&Cluster>,
     repo: &PackageRepo,
 ) -> BTreeSet<String> {
     let mut queue: VecDeque<String> = VecDeque::new();
@@ -398,21 +438,6 @@ fn reachable_with(
     for env in &recipe.environments {
         for s in env.root_specs_with(network) {
             push_spec(&mut queue, &s.spec);
-        }
-        let policies = match cluster {
-            Some(c) => env.policies(c),
-            None => env.packages.clone(),
-        };
-        for (name, pol) in &policies.entries {
-            if name == "all" || !repo.knows(name) {
-                continue;
-            }
-            if pol.require.is_some() || pol.externals.is_some() {
-                queue.push_back(name.clone());
-            }
-            for s in pol.require.iter().flatten() {
-                push_spec(&mut queue, &s.spec);
-            }
         }
     }
     let mut seen = BTreeSet::new();

@@ -209,7 +209,7 @@ fn the_whole_input_check_reaches_conditional_deps_and_providers() {
 #[test]
 fn cross_file_problems_are_all_reported() {
     let tmp = project(
-        "name: s\ncompiler: clang\nenvironments:\n  e:\n    specs: [ap, \"app +mppi\", \"fabric fabrics=udp\"]\n    packages:\n      mpi: {require: lib}\n      lbi: {buildable: false}\n",
+        "name: s\ncompiler: clang\nenvironments:\n  e:\n    specs: [ap, \"app +mppi\", \"fabric fabrics=udp\", \"tool %gcc@13\"]\n    packages:\n      mpi: {require: lib}\n      lbi: {buildable: false}\n",
     );
     let d = inputs(tmp.path()).unwrap_err();
     let codes: Vec<Code> = d.iter().map(|d| d.code).collect();
@@ -220,6 +220,7 @@ fn cross_file_problems_are_all_reported() {
             Code::UnknownPackage,
             Code::UnknownVariant,
             Code::UnknownVariantValue,
+            Code::UnknownCompiler,
             Code::UnknownPackage,
             Code::UnknownPackage,
         ],

@@ -1,0 +1,85 @@
+//! The recipes, stacks and cluster configurations shipped in the source tree
+//! are valid: every package recipe of every repository (`recipes/`,
+//! `stacks/*/recipes/`) loads and checks without errors, and every stack
+//! recipe in `stacks/` passes the whole input check against
+//! `cluster-configs/local`.
+
+use std::path::{Path, PathBuf};
+
+use stack::recipe::{InputOptions, load_inputs};
+use stack::repo::{PackageRepo, RepoDir, RepoOrigin};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `recipes/` and `stacks/*/recipes/`, those that exist.
+fn repo_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![root().join("recipes")];
+    if let Ok(entries) = fs_err::read_dir(root().join("stacks")) {
+        let mut more: Vec<PathBuf> = entries.map(|e| e.unwrap().path().join("recipes")).collect();
+        more.sort();
+        dirs.extend(more);
+    }
+    dirs.retain(|d| d.is_dir());
+    dirs
+}
+
+#[test]
+fn every_shipped_package_recipe_is_valid() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for dir in repo_dirs() {
+        // Each repository on its own first (its recipes may only depend on
+        // itself and the built-in one), then over the built-in repository.
+        let mut dirs = vec![RepoDir {
+            path: dir.clone(),
+            origin: RepoOrigin::Flag,
+        }];
+        let builtin = root().join("recipes");
+        if builtin.is_dir() && builtin != dir {
+            dirs.push(RepoDir {
+                path: builtin,
+                origin: RepoOrigin::BuiltIn,
+            });
+        }
+        let repo = PackageRepo::load(dirs);
+        for name in repo.names() {
+            if repo.file(name).is_some_and(|f| f.starts_with(&dir)) {
+                checked += 1;
+                let d = repo.check(name);
+                if d.has_errors() {
+                    failures.push(format!("{name} ({}):\n{d}", dir.display()));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    eprintln!("{checked} shipped package recipes are valid");
+}
+
+#[test]
+fn every_shipped_stack_checks_against_the_local_cluster() {
+    let Ok(entries) = fs_err::read_dir(root().join("stacks")) else {
+        return;
+    };
+    let cluster = root().join("cluster-configs/local");
+    if !cluster.is_dir() {
+        return;
+    }
+    let mut stacks: Vec<PathBuf> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    stacks.sort();
+    for recipe in stacks {
+        let opts = InputOptions {
+            recipe: recipe.clone(),
+            cluster: Some(cluster.clone()),
+            ..InputOptions::default()
+        };
+        if let Err(d) = load_inputs(&opts) {
+            panic!("{}:\n{d}", recipe.display());
+        }
+    }
+}
