@@ -6,6 +6,8 @@
 //! - `demo`: `stacks/demo.yaml` (7 packages);
 //! - `alps-like`: `tests/fixtures/resolve/stacks/alps-like.yaml` on the
 //!   `gh200` fixture cluster (~36 packages, virtual mpi, conditional deps);
+//! - `alps-cxi`: the shipped `stacks/alps-cxi.yaml` on
+//!   `cluster-configs/alps-gh200`, when the checkout has them;
 //! - `synthetic-1000`: a generated repository of 1,000 packages with ~5
 //!   dependencies each (a third of them conditional), variants, and one
 //!   virtual with three providers; the stack's roots reach all of it.
@@ -206,6 +208,20 @@ fn main() {
         },
         synthetic(&synth_dir, 1000),
     ];
+    // The shipped Alps CXI stack (issue 8), when this checkout has it.
+    let mut cases = cases;
+    if root.join("stacks/alps-cxi.yaml").is_file()
+        && root.join("cluster-configs/alps-gh200").is_dir()
+    {
+        cases.insert(
+            2,
+            Case {
+                name: "alps-cxi",
+                recipe: root.join("stacks/alps-cxi.yaml"),
+                cluster: root.join("cluster-configs/alps-gh200"),
+            },
+        );
+    }
     println!(
         "{:<16} {:>6} {:>14} {:>14} {:>16}   goal",
         "stack", "nodes", "load+resolve", "resolve only", "whole process"
