@@ -559,3 +559,57 @@ fn mount_override_changes_prefixes_and_hashes() {
     // externals keep their prefix
     assert_eq!(node(&b, "xpmem").prefix, std::path::PathBuf::from("/usr"));
 }
+
+#[test]
+fn lock_round_trips_and_pins_git_branches() {
+    use stack::resolve::{Lock, ResolveError, ResolveOptions};
+    let inputs = load(&fixtures().join("stacks/alps-like.yaml"), "gh200");
+    let first = ok(resolve_inputs(&inputs, &ResolveOptions::default()));
+    let unpinned = first.unpinned_git_sources();
+    assert_eq!(unpinned.len(), 1, "libcxi@main");
+    // The fetch stage finds the commit and resolves again.
+    let mut opts = ResolveOptions::default();
+    opts.git_pins.insert(
+        (unpinned[0].repo.clone(), unpinned[0].reference.clone()),
+        "c0ffee".repeat(6) + "c0ff",
+    );
+    let plan = ok(resolve_inputs(&inputs, &opts));
+    let lock = Lock::from_plan(&plan);
+    let text = lock.to_json();
+    let back = Lock::parse(&text, std::path::Path::new("stack.lock")).unwrap();
+    assert_eq!(back.nodes, lock.nodes);
+    assert_eq!(back.environments, lock.environments);
+    // libcxi@main plus the two tags pinned in their recipes
+    assert_eq!(back.git_pins().len(), 3);
+    // Locked: the lock's commit is used, nothing differs.
+    let locked = ResolveOptions {
+        locked: Some(back.clone()),
+        ..ResolveOptions::default()
+    };
+    let again = ok(resolve_inputs(&inputs, &locked));
+    assert!(again.unpinned_git_sources().is_empty());
+    assert!(back.compare(&again).is_empty());
+    // A different mount is a difference.
+    let moved = ResolveOptions {
+        locked: Some(back),
+        mount: Some("/opt/other".into()),
+        ..ResolveOptions::default()
+    };
+    match resolve_inputs(&inputs, &moved) {
+        Err(ResolveError::LockMismatch { changes, .. }) => {
+            assert_eq!(
+                changes[0],
+                "mount point: `/user-environment` → `/opt/other`"
+            );
+            assert!(changes.len() > 1);
+        }
+        other => panic!("expected a lock mismatch, got {:?}", other.map(|_| ())),
+    }
+    // Future lock versions are refused with a clear message.
+    let future = text.replace("\"lock_version\": 1", "\"lock_version\": 7");
+    let err = Lock::parse(&future, std::path::Path::new("stack.lock")).unwrap_err();
+    assert!(
+        err.to_string().contains("lock_version 7 is not supported"),
+        "{err}"
+    );
+}

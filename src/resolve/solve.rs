@@ -335,7 +335,7 @@ impl<'a> Solver<'a> {
 
     /// Add a requirement to slot `t`; `Err(level)` when `t` is already
     /// decided in a way that does not meet it.
-    fn push(&mut self, t: usize, req: Req<'a>) -> Result<(), usize> {
+    fn push(&mut self, t: usize, req: Req<'a>) -> Result<(), (usize, Box<Req<'a>>)> {
         if let Some(d) = &self.decided[t] {
             let ok = match d {
                 Decision::Node(c) => {
@@ -344,7 +344,8 @@ impl<'a> Solver<'a> {
                 Decision::Provider { .. } => true,
             };
             if !ok {
-                return Err(self.level_of[t].expect("decided slots have a level"));
+                let level = self.level_of[t].expect("decided slots have a level");
+                return Err((level, Box::new(req)));
             }
         }
         if req.presence && self.decided[t].is_none() {
@@ -434,13 +435,13 @@ impl<'a> Solver<'a> {
     /// Prepare the alternatives of `slot` and push a level for it.
     #[allow(clippy::result_large_err)] // built once per failure
     fn open(&mut self, slot: usize) -> Result<usize, (OpenFailure<'a>, BTreeSet<usize>)> {
-        let all = self.creators(&self.reqs[slot]);
+        let all = || self.creators(&self.reqs[slot]);
         let (alts, wanted) = match self.slots[slot].kind {
-            SlotKind::Missing => return Err((OpenFailure::Missing, all)),
+            SlotKind::Missing => return Err((OpenFailure::Missing, all())),
             SlotKind::Virtual(providers) => {
                 let alts = self.provider_alts(slot, providers);
                 if alts.is_empty() {
-                    return Err((OpenFailure::NoProvider, all));
+                    return Err((OpenFailure::NoProvider, all()));
                 }
                 (alts, Spec::named(self.slots[slot].name.clone()))
             }
@@ -491,7 +492,7 @@ impl<'a> Solver<'a> {
                             unasked_branches: c.unasked_branches,
                             external_only,
                         },
-                        all,
+                        all(),
                     ));
                 }
                 (c.list.into_iter().map(Alt::Cand).collect(), wanted)
@@ -671,8 +672,8 @@ impl<'a> Solver<'a> {
         self.decided[slot] = Some(Decision::Node(Box::new(concrete)));
         self.level_of[slot] = Some(level);
         for (t, req) in pushes {
-            let wanted = format!("{}", with_name(&req.spec, &self.slots[t].name));
-            if let Err(l) = self.push(t, req) {
+            if let Err((l, req)) = self.push(t, req) {
+                let wanted = with_name(&req.spec, &self.slots[t].name).to_string();
                 let mark = self.levels[level].mark;
                 self.undo_to(mark);
                 self.decided[slot] = None;
@@ -731,8 +732,8 @@ impl<'a> Solver<'a> {
         self.decided[slot] = Some(Decision::Provider { slot: provider });
         self.level_of[slot] = Some(level);
         for req in pushes {
-            let wanted = format!("{}", with_name(&req.spec, &self.slots[provider].name));
-            if let Err(l) = self.push(provider, req) {
+            if let Err((l, req)) = self.push(provider, req) {
+                let wanted = with_name(&req.spec, &self.slots[provider].name).to_string();
                 let mark = self.levels[level].mark;
                 self.undo_to(mark);
                 self.decided[slot] = None;
