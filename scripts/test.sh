@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
-cargo test --locked --all-targets
+cargo test --locked   # unit, integration and doc tests (benchmarks: cargo bench)
