@@ -181,7 +181,7 @@ environments:
   requested:
     specs: [mukautuva, mpich]
   required:
-    specs: [mukautuva]
+    specs: ["mukautuva wrapper=ompi"]
     packages:
       mpi: {require: [openmpi]}
   preferred:
@@ -611,5 +611,33 @@ fn lock_round_trips_and_pins_git_branches() {
     assert!(
         err.to_string().contains("lock_version 7 is not supported"),
         "{err}"
+    );
+}
+
+#[test]
+fn conflicts_naming_dependencies_steer_the_provider_choice() {
+    // wrapper=ompi conflicts with ^cray-mpich and ^mpich: the search moves
+    // on from the first providers to openmpi.
+    let plan = ok(resolve_yaml(
+        "environments:\n  e:\n    specs: [\"mukautuva wrapper=ompi\"]\n",
+        "local",
+    ));
+    let m = node(&plan, "mukautuva");
+    assert_eq!(m.virtuals.get("mpi").map(String::as_str), Some("openmpi"));
+    assert!(named(&plan, "cray-mpich").is_empty() && named(&plan, "mpich").is_empty());
+    // Its spec lists its dependencies, so the build stage can test `^openmpi`.
+    assert!(m.satisfies(&stack::spec::Spec::parse("^openmpi").unwrap()));
+    assert!(!m.satisfies(&stack::spec::Spec::parse("^cray-mpich").unwrap()));
+    // The default wrapper keeps the first provider.
+    let plan = ok(resolve_yaml(
+        "environments:\n  e:\n    specs: [mukautuva]\n",
+        "local",
+    ));
+    assert_eq!(
+        node(&plan, "mukautuva")
+            .virtuals
+            .get("mpi")
+            .map(String::as_str),
+        Some("cray-mpich")
     );
 }

@@ -503,6 +503,49 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// A conflict naming dependencies (`wrapper=mpich ^openmpi`) holds once
+    /// they are decided.
+    pub(crate) fn explain_deferred(
+        &self,
+        slot: usize,
+        conflict: &crate::repo::Conflict,
+        deps: &[usize],
+    ) -> Explanation {
+        let msg = conflict
+            .message
+            .as_ref()
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default();
+        let mut lines = Vec::new();
+        lines.push(ExplainLine {
+            indent: 0,
+            text: format!("why `{}` is there:", self.label(slot)),
+            loc: None,
+        });
+        self.why(slot, 1, &mut lines);
+        for &d in deps {
+            lines.push(ExplainLine {
+                indent: 0,
+                text: format!("why `{}` is there:", self.label(d)),
+                loc: None,
+            });
+            self.why(d, 1, &mut lines);
+        }
+        let mut e = self.explanation(
+            with_loc(
+                format!(
+                    "`{}` conflicts with `{}`{msg}",
+                    self.label(slot),
+                    conflict.when.text
+                ),
+                Some(&conflict.loc),
+            ),
+            lines,
+        );
+        e.hint = Some("change the variant, or the choice of the dependency (a provider can be required with `packages: <virtual>: {require: [...]}`)".into());
+        e
+    }
+
     /// Why no candidate of the level's slot could be used.
     pub(crate) fn explain_exhausted(&self, level: usize) -> Explanation {
         let lv = &self.levels[level];

@@ -82,6 +82,10 @@ pub(crate) struct Concrete<'a> {
     pub spec: Spec,
     /// Active dependencies: target slot (a package or a virtual) and types.
     pub deps: Vec<(usize, DepTypes)>,
+    /// `conflicts:` whose condition names dependencies (`wrapper=mpich
+    /// ^openmpi`) and whose own part holds: checked once the dependencies
+    /// are decided.
+    pub deferred: Vec<&'a Conflict>,
 }
 
 impl Concrete<'_> {
@@ -393,7 +397,18 @@ impl<'a> Solver<'a> {
                 Some(l) => l,
                 None => {
                     let Some(&slot) = self.pending.first() else {
-                        return Ok(());
+                        // Everything is decided: check the conflicts that
+                        // name dependencies.
+                        match self.check_deferred() {
+                            None => return Ok(()),
+                            Some((explanation, cs)) => {
+                                if self.first_failure.is_none() {
+                                    self.first_failure = Some(explanation);
+                                }
+                                retry = Some(self.backjump(cs).ok_or(())?);
+                                continue;
+                            }
+                        }
                     };
                     match self.open(slot) {
                         Ok(l) => l,
@@ -777,15 +792,18 @@ impl<'a> Solver<'a> {
                     })?;
                 let mut spec = base;
                 spec.variants = variants;
-                if let Some(conflict) = recipe
-                    .conflicts
-                    .iter()
-                    .find(|c| spec.satisfies(&c.when.spec))
-                {
-                    return Err(Reject::Conflict {
-                        cand: format!("{}@{}", recipe.name, entry.version),
-                        conflict,
-                    });
+                let mut deferred = Vec::new();
+                for conflict in &recipe.conflicts {
+                    if conflict.when.spec.deps.is_empty() {
+                        if spec.satisfies(&conflict.when.spec) {
+                            return Err(Reject::Conflict {
+                                cand: format!("{}@{}", recipe.name, entry.version),
+                                conflict,
+                            });
+                        }
+                    } else if spec.satisfies(&Req::node_part(&conflict.when.spec)) {
+                        deferred.push(conflict);
+                    }
                 }
                 let mut deps: Vec<(usize, DepTypes)> = Vec::new();
                 for d in &recipe.dependencies {
@@ -809,6 +827,7 @@ impl<'a> Solver<'a> {
                     external: None,
                     spec,
                     deps,
+                    deferred,
                 })
             }
             Candidate::External(external) => {
@@ -831,9 +850,95 @@ impl<'a> Solver<'a> {
                     external: Some(external),
                     spec,
                     deps: Vec::new(),
+                    deferred: Vec::new(),
                 })
             }
         }
+    }
+
+    /// The package slots in the dependency closure of package slot `s`
+    /// (virtuals resolved to their providers), without `s`.
+    pub fn closure(&self, s: usize) -> Vec<usize> {
+        let mut seen = BTreeSet::from([s]);
+        let mut stack = vec![s];
+        while let Some(x) = stack.pop() {
+            if let Some(Decision::Node(c)) = &self.decided[x] {
+                for &(t, _) in &c.deps {
+                    let r = self.resolved(t);
+                    if seen.insert(r) {
+                        stack.push(r);
+                    }
+                }
+            }
+        }
+        seen.remove(&s);
+        seen.into_iter().collect()
+    }
+
+    /// The first deferred conflict that holds, with its explanation and
+    /// conflict set (the package's decision, and the decisions that brought
+    /// in the dependencies it names).
+    fn check_deferred(&self) -> Option<(Explanation, BTreeSet<usize>)> {
+        for s in 0..self.slots.len() {
+            let Some(Decision::Node(c)) = &self.decided[s] else {
+                continue;
+            };
+            if c.deferred.is_empty() {
+                continue;
+            }
+            let closure = self.closure(s);
+            let mut full = c.spec.clone();
+            full.deps = closure
+                .iter()
+                .filter_map(|t| match &self.decided[*t] {
+                    Some(Decision::Node(d)) => Some(d.spec.clone()),
+                    _ => None,
+                })
+                .collect();
+            full.deps.sort_by(|a, b| a.name.cmp(&b.name));
+            for conflict in &c.deferred {
+                if !full.satisfies(&conflict.when.spec) {
+                    continue;
+                }
+                let mut names = Vec::new();
+                for d in &conflict.when.spec.deps {
+                    super::order::spec_names(d, &mut names);
+                }
+                let dep_slots: Vec<usize> = names
+                    .iter()
+                    .filter_map(|n| self.index.get(n).copied())
+                    .filter(|t| closure.contains(t))
+                    .collect();
+                // The conflict set: the package, the packages on its paths
+                // to the named dependencies (any of them may have led
+                // elsewhere), the providers chosen on the way, and whatever
+                // shaped the named dependencies.
+                let on_path: Vec<usize> = closure
+                    .iter()
+                    .copied()
+                    .filter(|&t| {
+                        dep_slots.contains(&t)
+                            || self.closure(t).iter().any(|x| dep_slots.contains(x))
+                    })
+                    .collect();
+                let mut cs: BTreeSet<usize> = self.level_of[s].into_iter().collect();
+                for &t in &on_path {
+                    cs.extend(self.level_of[t]);
+                }
+                for &t in &dep_slots {
+                    cs.extend(self.creators(&self.reqs[t]));
+                }
+                for (v, d) in self.decided.iter().enumerate() {
+                    if let Some(Decision::Provider { slot }) = d {
+                        if on_path.contains(slot) {
+                            cs.extend(self.level_of[v]);
+                        }
+                    }
+                }
+                return Some((self.explain_deferred(s, conflict, &dep_slots), cs));
+            }
+        }
+        None
     }
 
     /// The package slot that `slot` stands for: itself, or the chosen
