@@ -5,7 +5,7 @@
 mod resolve_support;
 
 use resolve_support::*;
-use stack::resolve::{NodeSource, RootKind};
+use stack::resolve::RootKind;
 
 #[test]
 fn conditional_dependencies_follow_the_variants() {
@@ -181,7 +181,7 @@ environments:
   requested:
     specs: [mukautuva, mpich]
   required:
-    specs: [mukautuva]
+    specs: ["mukautuva wrapper=ompi"]
     packages:
       mpi: {require: [openmpi]}
   preferred:
@@ -480,42 +480,6 @@ environments:
 }
 
 #[test]
-fn git_sources_carry_refs_and_pins() {
-    let t = temp_stack("environments:\n  e:\n    specs: [\"libcxi@main\", \"cassini-headers\"]\n");
-    let inputs = load(&t.file, "local");
-    let plan = ok(resolve_inputs(&inputs, &Default::default()));
-    let unpinned = plan.unpinned_git_sources();
-    let names: Vec<String> = unpinned
-        .iter()
-        .map(|u| format!("{} {} {}", plan.node(u.node).name, u.repo, u.reference))
-        .collect();
-    assert_eq!(
-        names,
-        ["libcxi https://github.com/HewlettPackard/shs-libcxi.git main"]
-    );
-    // a tag with a commit in the recipe is pinned already
-    match &node(&plan, "cassini-headers").source {
-        Some(NodeSource::Git {
-            commit: Some(c), ..
-        }) => assert_eq!(c.len(), 40),
-        other => panic!("{other:?}"),
-    }
-    let mut opts = stack::resolve::ResolveOptions::default();
-    let u = &unpinned[0];
-    opts.git_pins
-        .insert((u.repo.clone(), u.reference.clone()), "ab".repeat(20));
-    let pinned = ok(resolve_inputs(&inputs, &opts));
-    assert!(pinned.unpinned_git_sources().is_empty());
-    assert_ne!(node(&pinned, "libcxi").hash, node(&plan, "libcxi").hash);
-    match &node(&pinned, "libcxi").source {
-        Some(NodeSource::Git {
-            commit: Some(c), ..
-        }) => assert_eq!(c, &"ab".repeat(20)),
-        other => panic!("{other:?}"),
-    }
-}
-
-#[test]
 fn plan_helpers_order_and_prefixes() {
     let plan = ok(resolve_fixture("alps-like.yaml", "gh200"));
     let order = plan.topo_order();
@@ -561,55 +525,29 @@ fn mount_override_changes_prefixes_and_hashes() {
 }
 
 #[test]
-fn lock_round_trips_and_pins_git_branches() {
-    use stack::resolve::{Lock, ResolveError, ResolveOptions};
-    let inputs = load(&fixtures().join("stacks/alps-like.yaml"), "gh200");
-    let first = ok(resolve_inputs(&inputs, &ResolveOptions::default()));
-    let unpinned = first.unpinned_git_sources();
-    assert_eq!(unpinned.len(), 1, "libcxi@main");
-    // The fetch stage finds the commit and resolves again.
-    let mut opts = ResolveOptions::default();
-    opts.git_pins.insert(
-        (unpinned[0].repo.clone(), unpinned[0].reference.clone()),
-        "c0ffee".repeat(6) + "c0ff",
-    );
-    let plan = ok(resolve_inputs(&inputs, &opts));
-    let lock = Lock::from_plan(&plan);
-    let text = lock.to_json();
-    let back = Lock::parse(&text, std::path::Path::new("stack.lock")).unwrap();
-    assert_eq!(back.nodes, lock.nodes);
-    assert_eq!(back.environments, lock.environments);
-    // libcxi@main plus the two tags pinned in their recipes
-    assert_eq!(back.git_pins().len(), 3);
-    // Locked: the lock's commit is used, nothing differs.
-    let locked = ResolveOptions {
-        locked: Some(back.clone()),
-        ..ResolveOptions::default()
-    };
-    let again = ok(resolve_inputs(&inputs, &locked));
-    assert!(again.unpinned_git_sources().is_empty());
-    assert!(back.compare(&again).is_empty());
-    // A different mount is a difference.
-    let moved = ResolveOptions {
-        locked: Some(back),
-        mount: Some("/opt/other".into()),
-        ..ResolveOptions::default()
-    };
-    match resolve_inputs(&inputs, &moved) {
-        Err(ResolveError::LockMismatch { changes, .. }) => {
-            assert_eq!(
-                changes[0],
-                "mount point: `/user-environment` → `/opt/other`"
-            );
-            assert!(changes.len() > 1);
-        }
-        other => panic!("expected a lock mismatch, got {:?}", other.map(|_| ())),
-    }
-    // Future lock versions are refused with a clear message.
-    let future = text.replace("\"lock_version\": 1", "\"lock_version\": 7");
-    let err = Lock::parse(&future, std::path::Path::new("stack.lock")).unwrap_err();
-    assert!(
-        err.to_string().contains("lock_version 7 is not supported"),
-        "{err}"
+fn conflicts_naming_dependencies_steer_the_provider_choice() {
+    // wrapper=ompi conflicts with ^cray-mpich and ^mpich: the search moves
+    // on from the first providers to openmpi.
+    let plan = ok(resolve_yaml(
+        "environments:\n  e:\n    specs: [\"mukautuva wrapper=ompi\"]\n",
+        "local",
+    ));
+    let m = node(&plan, "mukautuva");
+    assert_eq!(m.virtuals.get("mpi").map(String::as_str), Some("openmpi"));
+    assert!(named(&plan, "cray-mpich").is_empty() && named(&plan, "mpich").is_empty());
+    // Its spec lists its dependencies, so the build stage can test `^openmpi`.
+    assert!(m.satisfies(&stack::spec::Spec::parse("^openmpi").unwrap()));
+    assert!(!m.satisfies(&stack::spec::Spec::parse("^cray-mpich").unwrap()));
+    // The default wrapper keeps the first provider.
+    let plan = ok(resolve_yaml(
+        "environments:\n  e:\n    specs: [mukautuva]\n",
+        "local",
+    ));
+    assert_eq!(
+        node(&plan, "mukautuva")
+            .virtuals
+            .get("mpi")
+            .map(String::as_str),
+        Some("cray-mpich")
     );
 }

@@ -38,6 +38,7 @@ unsat!(conflict_with_the_target, "unsat-target.yaml");
 unsat!(compiler_mismatch, "unsat-compiler.yaml");
 unsat!(policy_against_root, "unsat-policy.yaml");
 unsat!(root_dep_outside_the_closure, "unsat-root-dep.yaml");
+unsat!(conflict_naming_a_dependency, "unsat-dep-conflict.yaml");
 
 #[test]
 fn explanations_name_every_requirement_with_file_and_line() {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use petgraph::graph::NodeIndex;
 
 use crate::recipe::Environment;
-use crate::repo::{DepTypes, GitRef, Source};
+use crate::repo::{ArgList, BuildSystem, DepTypes, GitRef, PackageRecipe, Source, Toggle, When};
 
 use super::error::{ExplainLine, Explanation, ResolveError};
 use super::hash::{HashInputs, node_hash};
@@ -22,6 +22,35 @@ fn union(a: &mut DepTypes, b: DepTypes) {
     a.build |= b.build;
     a.link |= b.link;
     a.run |= b.run;
+}
+
+/// Whether a `when:` that the build stage evaluates (patches, build
+/// section, env) names dependencies (`^openmpi`): such a node's spec then
+/// carries its dependencies so that `Node::satisfies` can test them.
+fn uses_dep_conditions(r: &PackageRecipe) -> bool {
+    let has = |w: &Option<When>| w.as_ref().is_some_and(|w| !w.spec.deps.is_empty());
+    let args = |l: &ArgList| l.iter().any(|c| has(&c.when));
+    let toggle = |t: &Toggle| matches!(t, Toggle::When(w) if !w.spec.deps.is_empty());
+    let b = &r.build;
+    let system = match &b.system {
+        BuildSystem::Autotools(a) => {
+            toggle(&a.autoreconf)
+                || toggle(&a.autogen)
+                || args(&a.configure_args)
+                || args(&a.make_args)
+        }
+        BuildSystem::Cmake(c) => args(&c.cmake_args),
+        BuildSystem::Meson(m) => args(&m.meson_args),
+        BuildSystem::Makefile(m) => args(&m.make_args),
+        BuildSystem::Binary(bin) => bin.relocate.needed.iter().any(|n| has(&n.when)),
+        BuildSystem::Generic => false,
+    };
+    system
+        || r.patches.iter().any(|p| has(&p.when))
+        || r.env.iter().any(|e| has(&e.when))
+        || b.build_env.iter().any(|e| has(&e.when))
+        || b.steps.iter().any(|s| has(&s.when))
+        || b.install.iter().any(|s| has(&s.when))
 }
 
 fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
@@ -120,13 +149,39 @@ pub(crate) fn add_environment(
         let dep_nodes: Vec<(NodeIndex, DepTypes)> =
             deps[&s].iter().map(|(t, ty)| (node_of[t], *ty)).collect();
         let source = node_source(c, pins);
+        let spec = if c.external.is_none() && uses_dep_conditions(c.recipe) {
+            let mut full = c.spec.clone();
+            full.deps = solver
+                .closure(s)
+                .into_iter()
+                .filter_map(|t| match &solver.decided[t] {
+                    Some(Decision::Node(d)) => Some(d.spec.clone()),
+                    _ => None,
+                })
+                .collect();
+            full.deps.sort_by(|a, b| a.name.cmp(&b.name));
+            full
+        } else {
+            c.spec.clone()
+        };
+        let virtuals: BTreeMap<String, String> = c
+            .deps
+            .iter()
+            .filter(|(t, _)| matches!(solver.decided[*t], Some(Decision::Provider { .. })))
+            .map(|(t, _)| {
+                (
+                    solver.slots[*t].name.clone(),
+                    solver.slots[solver.resolved(*t)].name.clone(),
+                )
+            })
+            .collect();
         let patches: Vec<NodePatch> = if c.external.is_some() {
             Vec::new()
         } else {
             c.recipe
                 .patches
                 .iter()
-                .filter(|p| p.when.as_ref().is_none_or(|w| c.spec.satisfies(&w.spec)))
+                .filter(|p| p.when.as_ref().is_none_or(|w| spec.satisfies(&w.spec)))
                 .map(|p| NodePatch {
                     source: p.source.clone(),
                     sha256: p.sha256.clone(),
@@ -148,7 +203,7 @@ pub(crate) fn add_environment(
         let external = c.external.map(|e| e.prefix.as_path());
         let hash = node_hash(&HashInputs {
             recipe: c.recipe,
-            spec: &c.spec,
+            spec: &spec,
             version_text: &version_text,
             variants: &c.spec.variants,
             compiler: &solver.setup.compiler.clone(),
@@ -184,7 +239,8 @@ pub(crate) fn add_environment(
                     hash: hash.clone(),
                     prefix,
                     recipe: c.recipe.clone(),
-                    spec: c.spec.clone(),
+                    spec,
+                    virtuals,
                 };
                 let i = plan.graph.add_node(node);
                 for (d, ty) in &dep_nodes {

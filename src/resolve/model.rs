@@ -116,8 +116,15 @@ pub struct Node {
     pub recipe: Arc<PackageRecipe>,
     /// The node as a concrete spec (name, `@=version`, variants, `%compiler`,
     /// `target=`, `os=`, `platform=`): test recipe `when:` conditions with
-    /// [`Node::satisfies`].
+    /// [`Node::satisfies`]. When the recipe has conditions that name
+    /// dependencies (`when: "^openmpi"`) in its patches, build section or
+    /// env, the spec also lists every package of its dependency closure as
+    /// `^dep`s, so those conditions can be tested too.
     pub spec: Spec,
+    /// The virtuals this node depends on and the package chosen to provide
+    /// each (`mpi` → `cray-mpich`): what `deps.mpi.prefix` in a template
+    /// refers to.
+    pub virtuals: BTreeMap<String, String>,
 }
 
 impl Node {

@@ -1,18 +1,19 @@
 //! Turning a failed decision into an [`Explanation`]: the requirements
 //! that collide, in words, each with the `file:line` where it was written,
 //! and for each the chain of requirements that brought its package in, down
-//! to a root spec of the stack.
+//! to a root spec of the stack. `rejects` explains candidates that were all
+//! rejected and conflicts that name dependencies.
+
+mod rejects;
 
 use std::collections::BTreeSet;
 
 use crate::diag::Loc;
-use crate::repo::VariantValueError;
 
 use super::error::{ExplainLine, Explanation, short_loc};
 use super::policy::PolicyLayer;
 use super::requirement::{Origin, ProviderReason, Req};
-use super::solve::{Decision, OpenFailure, Reject, SlotKind, Solver, with_name};
-use super::variants::VariantProblem;
+use super::solve::{Decision, OpenFailure, SlotKind, Solver, with_name};
 
 /// How deep "why is this package here" chains go.
 const MAX_CHAIN: usize = 12;
@@ -21,16 +22,6 @@ fn layer_name(l: PolicyLayer) -> &'static str {
     match l {
         PolicyLayer::Cluster => "the cluster's",
         PolicyLayer::Stack => "the stack's",
-    }
-}
-
-/// The candidate (`name@version`) a rejection is about.
-fn reject_cand<'r>(r: &'r Reject<'_>) -> Option<&'r str> {
-    match r {
-        Reject::Variant { cand, .. }
-        | Reject::Conflict { cand, .. }
-        | Reject::Late { cand, .. } => Some(cand),
-        Reject::External { .. } | Reject::ExternalVersion { .. } => None,
     }
 }
 
@@ -436,156 +427,5 @@ impl<'a> Solver<'a> {
             ),
             lines,
         )
-    }
-
-    fn reject_text(&self, slot: usize, r: &Reject<'_>) -> (String, Option<Loc>) {
-        let name = &self.slots[slot].name;
-        match r {
-            Reject::Variant { cand, problem } => match problem {
-                VariantProblem::Unknown { variant } => {
-                    (format!("`{cand}` has no variant `{variant}`"), None)
-                }
-                VariantProblem::Inactive { variant, when } => (
-                    format!(
-                        "variant `{variant}` of `{cand}` exists only when `{}`, which does not hold",
-                        when.text
-                    ),
-                    Some(when.loc.clone()),
-                ),
-                VariantProblem::BadValue {
-                    variant,
-                    value,
-                    error,
-                } => {
-                    let why = match error {
-                        VariantValueError::NotBool => "it is a boolean variant (`+x`/`~x`)".into(),
-                        VariantValueError::NotValued => "it takes values (`x=value`)".into(),
-                        VariantValueError::SingleValued => "it takes a single value".into(),
-                        VariantValueError::NotAllowed(v) => format!("`{v}` is not allowed"),
-                    };
-                    (
-                        format!("`{cand}` cannot have `{value}` for variant `{variant}`: {why}"),
-                        None,
-                    )
-                }
-            },
-            Reject::Conflict { cand, conflict } => {
-                let msg = conflict
-                    .message
-                    .as_ref()
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default();
-                (
-                    format!("`{cand}` conflicts with `{}`{msg}", conflict.when.text),
-                    Some(conflict.loc.clone()),
-                )
-            }
-            Reject::External { external } => (
-                format!(
-                    "external `{}` at {} does not satisfy the requirements on `{name}`",
-                    external.spec.text,
-                    external.prefix.display()
-                ),
-                Some(external.spec.loc.clone()),
-            ),
-            Reject::ExternalVersion { external } => (
-                format!("external `{}` names no exact version", external.spec.text),
-                Some(external.spec.loc.clone()),
-            ),
-            Reject::Late { cand, slot, wanted } => (
-                format!(
-                    "`{cand}` needs `{wanted}`, but `{}` was already decided as `{}`",
-                    self.slots[*slot].name,
-                    self.describe(*slot)
-                ),
-                None,
-            ),
-        }
-    }
-
-    /// Why no candidate of the level's slot could be used.
-    pub(crate) fn explain_exhausted(&self, level: usize) -> Explanation {
-        let lv = &self.levels[level];
-        let slot = lv.slot;
-        let name = &self.slots[slot].name;
-        let mut lines = Vec::new();
-        // Rejections that differ only in the version are shown once.
-        let mut groups: Vec<(String, Option<Loc>, Vec<String>)> = Vec::new();
-        for r in &lv.rejects {
-            let (text, loc) = self.reject_text(slot, r);
-            let (generic, version) = match reject_cand(r) {
-                Some(cand) => (
-                    text.replace(&format!("`{cand}`"), &format!("`{name}`")),
-                    cand.split_once('@').map(|(_, v)| v.to_string()),
-                ),
-                None => (text, None),
-            };
-            match groups.iter_mut().find(|g| g.0 == generic && g.1 == loc) {
-                Some(g) => g.2.extend(version),
-                None => groups.push((generic, loc, version.into_iter().collect())),
-            }
-        }
-        let show =
-            |(text, loc, versions): &(String, Option<Loc>, Vec<String>)| -> (String, Option<Loc>) {
-                match versions.as_slice() {
-                    [] => (text.clone(), loc.clone()),
-                    [v] => (
-                        text.replacen(&format!("`{name}`"), &format!("`{name}@{v}`"), 1),
-                        loc.clone(),
-                    ),
-                    vs => (format!("{text}; tried {}", vs.join(", ")), loc.clone()),
-                }
-            };
-        let problem = match groups.as_slice() {
-            [one] => {
-                let (t, l) = show(one);
-                with_loc(t, l.as_ref())
-            }
-            many => {
-                for g in many.iter().take(6) {
-                    let (text, loc) = show(g);
-                    lines.push(ExplainLine {
-                        indent: 1,
-                        text,
-                        loc,
-                    });
-                }
-                if many.len() > 6 {
-                    lines.push(ExplainLine {
-                        indent: 1,
-                        text: format!("… and {} more", many.len() - 6),
-                        loc: None,
-                    });
-                }
-                format!("no candidate for `{name}` works:")
-            }
-        };
-        let policy = &self.slots[slot].policy;
-        let external_only = self.reqs[slot].iter().any(|r| r.external_only);
-        if !policy.is_buildable() || external_only {
-            lines.push(ExplainLine {
-                indent: 0,
-                text: format!(
-                    "`{name}` may not be built (`buildable: false`), only an external will do"
-                ),
-                loc: policy.buildable.map(|(_, l)| l.clone()),
-            });
-        }
-        // The requirements that shaped the rejected configurations.
-        let relevant = |r: &Req<'_>| -> bool {
-            lv.rejects.iter().any(|rej| match rej {
-                Reject::Variant { problem, .. } => {
-                    let v = match problem {
-                        VariantProblem::Unknown { variant }
-                        | VariantProblem::Inactive { variant, .. }
-                        | VariantProblem::BadValue { variant, .. } => variant,
-                    };
-                    r.spec.variants.contains_key(v) || r.presence
-                }
-                _ => true,
-            })
-        };
-        self.requirements_block(slot, relevant, &mut lines);
-        self.explanation(problem, lines)
     }
 }

@@ -31,6 +31,9 @@
 //! Variant values are not searched: defaults hold unless a requirement says
 //! otherwise, so a resolution never silently flips a variant.
 
+mod decide;
+mod deferred;
+
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -41,15 +44,15 @@ use crate::diag::Loc;
 use crate::repo::{
     Conflict, DepTypes, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry, When,
 };
-use crate::spec::{Spec, Version, VersionConstraint};
+use crate::spec::{Spec, Version};
 
-use super::candidates::{Candidate, candidates, external_version};
+use super::candidates::Candidate;
 use super::error::Explanation;
 use super::model::{NodeCompiler, RootKind};
 use super::order::decision_order;
 use super::policy::{PkgPolicy, effective};
-use super::requirement::{Clash, Origin, ProviderReason, Req, merge};
-use super::variants::{Defaults, VariantProblem, choose};
+use super::requirement::{Clash, Origin, ProviderReason, Req};
+use super::variants::VariantProblem;
 
 /// Give up after this many alternatives (the search is exponential in the
 /// worst case; real stacks need a handful).
@@ -82,6 +85,10 @@ pub(crate) struct Concrete<'a> {
     pub spec: Spec,
     /// Active dependencies: target slot (a package or a virtual) and types.
     pub deps: Vec<(usize, DepTypes)>,
+    /// `conflicts:` whose condition names dependencies (`wrapper=mpich
+    /// ^openmpi`) and whose own part holds: checked once the dependencies
+    /// are decided.
+    pub deferred: Vec<&'a Conflict>,
 }
 
 impl Concrete<'_> {
@@ -393,7 +400,18 @@ impl<'a> Solver<'a> {
                 Some(l) => l,
                 None => {
                     let Some(&slot) = self.pending.first() else {
-                        return Ok(());
+                        // Everything is decided: check the conflicts that
+                        // name dependencies.
+                        match self.check_deferred() {
+                            None => return Ok(()),
+                            Some((explanation, cs)) => {
+                                if self.first_failure.is_none() {
+                                    self.first_failure = Some(explanation);
+                                }
+                                retry = Some(self.backjump(cs).ok_or(())?);
+                                continue;
+                            }
+                        }
                     };
                     match self.open(slot) {
                         Ok(l) => l,
@@ -430,142 +448,6 @@ impl<'a> Solver<'a> {
         lv.acc.extend(cs.into_iter().filter(|&x| x != j));
         lv.retried = true;
         Some(j)
-    }
-
-    /// Prepare the alternatives of `slot` and push a level for it.
-    #[allow(clippy::result_large_err)] // built once per failure
-    fn open(&mut self, slot: usize) -> Result<usize, (OpenFailure<'a>, BTreeSet<usize>)> {
-        let all = || self.creators(&self.reqs[slot]);
-        let (alts, wanted) = match self.slots[slot].kind {
-            SlotKind::Missing => return Err((OpenFailure::Missing, all())),
-            SlotKind::Virtual(providers) => {
-                let alts = self.provider_alts(slot, providers);
-                if alts.is_empty() {
-                    return Err((OpenFailure::NoProvider, all()));
-                }
-                (alts, Spec::named(self.slots[slot].name.clone()))
-            }
-            SlotKind::Package(recipe) => {
-                let reqs = &self.reqs[slot];
-                let wanted = match merge(&recipe.name, Some(recipe), reqs) {
-                    Ok(w) => w,
-                    Err(clash) => {
-                        let cs = match clash.first {
-                            Some(i) => self.creators([&reqs[i], &reqs[clash.second]]),
-                            None => self.creators(&reqs[..=clash.second]),
-                        };
-                        return Err((OpenFailure::Clash(clash), cs));
-                    }
-                };
-                if let Some(t) = &wanted.target {
-                    if !t.satisfied_by(self.setup.target) {
-                        let i = reqs
-                            .iter()
-                            .position(|r| {
-                                r.spec
-                                    .target
-                                    .as_ref()
-                                    .is_some_and(|t| !t.satisfied_by(self.setup.target))
-                            })
-                            .unwrap_or(0);
-                        let cs = self.creators([&reqs[i]]);
-                        return Err((OpenFailure::Target(i), cs));
-                    }
-                }
-                let bad_compiler = |s: &Spec| {
-                    s.compiler.as_ref().is_some_and(|c| {
-                        c.name != self.setup.compiler.name
-                            || !c.versions.contains(&self.setup.compiler.version)
-                    })
-                };
-                if bad_compiler(&wanted) {
-                    let i = reqs.iter().position(|r| bad_compiler(&r.spec)).unwrap_or(0);
-                    let cs = self.creators([&reqs[i]]);
-                    return Err((OpenFailure::Compiler(i), cs));
-                }
-                let external_only = reqs.iter().any(|r| r.external_only);
-                let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
-                if c.list.is_empty() {
-                    return Err((
-                        OpenFailure::NoCandidate {
-                            wanted,
-                            unasked_branches: c.unasked_branches,
-                            external_only,
-                        },
-                        all(),
-                    ));
-                }
-                (c.list.into_iter().map(Alt::Cand).collect(), wanted)
-            }
-        };
-        self.levels.push(Level {
-            slot,
-            mark: self.trail.len(),
-            alts,
-            next: 0,
-            acc: BTreeSet::new(),
-            rejects: Vec::new(),
-            wanted,
-            retried: false,
-        });
-        Ok(self.levels.len() - 1)
-    }
-
-    /// Providers of a virtual in the order they are tried: the one the
-    /// policy requires; else those the environment already asks for, those
-    /// the policy prefers, then all by name.
-    fn provider_alts(&self, slot: usize, providers: &'a [Provider]) -> Vec<Alt<'a>> {
-        let policy = &self.slots[slot].policy;
-        let allowed = |p: &Provider| {
-            policy
-                .require
-                .iter()
-                .all(|r| r.spec.name().is_none_or(|n| n == p.package))
-        };
-        let mut out: Vec<Alt<'a>> = Vec::new();
-        let add = |p: &'a Provider, reason: ProviderReason<'a>, out: &mut Vec<Alt<'a>>| {
-            let Some(&t) = self.index.get(&p.package) else {
-                return;
-            };
-            if out
-                .iter()
-                .any(|a| matches!(a, Alt::Provider { slot, .. } if *slot == t))
-            {
-                return;
-            }
-            out.push(Alt::Provider {
-                slot: t,
-                reason,
-                when: p.when.as_ref(),
-            });
-        };
-        let allowed_providers = providers.iter().filter(|p| allowed(p));
-        if let Some(r) = policy.require.iter().find(|r| r.spec.name().is_some()) {
-            for p in allowed_providers {
-                add(p, ProviderReason::Required(r.spec), &mut out);
-            }
-            return out;
-        }
-        for p in allowed_providers.clone() {
-            let requested = self
-                .index
-                .get(&p.package)
-                .is_some_and(|&t| self.needed(t) || self.decided[t].is_some());
-            if requested {
-                add(p, ProviderReason::Requested, &mut out);
-            }
-        }
-        for pref in &policy.prefer {
-            if let Some(n) = pref.name() {
-                if let Some(p) = providers.iter().find(|p| p.package == n && allowed(p)) {
-                    add(p, ProviderReason::Preferred(pref), &mut out);
-                }
-            }
-        }
-        for p in allowed_providers {
-            add(p, ProviderReason::First, &mut out);
-        }
-        out
     }
 
     /// Try the next alternative of `level`; `Err(conflict set)` when none is
@@ -620,219 +502,6 @@ impl<'a> Solver<'a> {
                 format!("{} from {}", self.slots[slot].name, self.slots[*p].name)
             }
             None => self.slots[slot].name.clone(),
-        }
-    }
-
-    fn apply_candidate(&mut self, level: usize, slot: usize, cand: Candidate<'a>) -> bool {
-        let concrete = match self.concretize(slot, cand, &self.levels[level].wanted) {
-            Ok(c) => c,
-            Err(r) => {
-                self.levels[level].rejects.push(r);
-                return false;
-            }
-        };
-        let label = concrete.label();
-        let mut pushes: Vec<(usize, Req<'a>)> = Vec::new();
-        if concrete.external.is_none() {
-            let recipe = concrete.recipe;
-            for dep in &recipe.dependencies {
-                if dep
-                    .when
-                    .as_ref()
-                    .is_some_and(|w| !concrete.spec.satisfies(&w.spec))
-                {
-                    continue;
-                }
-                let t = self.index[dep.name()];
-                pushes.push((
-                    t,
-                    Req {
-                        spec: Req::node_part(&dep.spec.spec),
-                        presence: true,
-                        external_only: false,
-                        origin: Origin::Dependency { parent: slot, dep },
-                    },
-                ));
-                let mut nested = Vec::new();
-                flat_deps(&dep.spec.spec, &mut nested);
-                for d in nested {
-                    let t = self.index[d.name.as_deref().unwrap_or_default()];
-                    pushes.push((
-                        t,
-                        Req {
-                            spec: Req::node_part(d),
-                            presence: false,
-                            external_only: false,
-                            origin: Origin::DependencyDep { parent: slot, dep },
-                        },
-                    ));
-                }
-            }
-        }
-        self.decided[slot] = Some(Decision::Node(Box::new(concrete)));
-        self.level_of[slot] = Some(level);
-        for (t, req) in pushes {
-            if let Err((l, req)) = self.push(t, req) {
-                let wanted = with_name(&req.spec, &self.slots[t].name).to_string();
-                let mark = self.levels[level].mark;
-                self.undo_to(mark);
-                self.decided[slot] = None;
-                self.level_of[slot] = None;
-                self.levels[level].acc.insert(l);
-                self.levels[level].rejects.push(Reject::Late {
-                    cand: label,
-                    slot: t,
-                    wanted,
-                });
-                return false;
-            }
-        }
-        true
-    }
-
-    fn apply_provider(
-        &mut self,
-        level: usize,
-        slot: usize,
-        provider: usize,
-        reason: ProviderReason<'a>,
-        when: Option<&'a When>,
-    ) -> bool {
-        let external_only = self.slots[slot].policy.buildable.is_some_and(|(b, _)| !b);
-        let mut pushes: Vec<Req<'a>> = vec![Req {
-            spec: match when {
-                Some(w) => Req::node_part(&w.spec),
-                None => Cow::Owned(Spec::default()),
-            },
-            presence: true,
-            external_only,
-            origin: Origin::Provider {
-                virt: slot,
-                reason,
-                when,
-            },
-        }];
-        for r in &self.slots[slot].policy.require {
-            let mut spec = r.effective.clone();
-            spec.name = None;
-            if spec.is_empty() {
-                continue;
-            }
-            pushes.push(Req {
-                spec: Cow::Owned(spec),
-                presence: false,
-                external_only: false,
-                origin: Origin::Policy {
-                    key: r.key,
-                    spec: r.spec,
-                    layer: r.layer,
-                },
-            });
-        }
-        self.decided[slot] = Some(Decision::Provider { slot: provider });
-        self.level_of[slot] = Some(level);
-        for req in pushes {
-            if let Err((l, req)) = self.push(provider, req) {
-                let wanted = with_name(&req.spec, &self.slots[provider].name).to_string();
-                let mark = self.levels[level].mark;
-                self.undo_to(mark);
-                self.decided[slot] = None;
-                self.level_of[slot] = None;
-                self.levels[level].acc.insert(l);
-                self.levels[level].rejects.push(Reject::Late {
-                    cand: self.slots[provider].name.clone(),
-                    slot: provider,
-                    wanted,
-                });
-                return false;
-            }
-        }
-        true
-    }
-
-    /// The concrete configuration of `cand`, or why it does not fit.
-    fn concretize(
-        &self,
-        slot: usize,
-        cand: Candidate<'a>,
-        wanted: &Spec,
-    ) -> Result<Concrete<'a>, Reject<'a>> {
-        let SlotKind::Package(recipe) = self.slots[slot].kind else {
-            unreachable!("candidates belong to packages");
-        };
-        let policy = &self.slots[slot].policy;
-        let defaults = Defaults {
-            prefer: &policy.prefer,
-            env: self.setup.env_variants,
-        };
-        let mut base = self.setup.base.clone();
-        base.name = Some(recipe.name.clone());
-        match cand {
-            Candidate::Build(entry) => {
-                base.versions = VersionConstraint::exact(entry.version.clone());
-                let variants =
-                    choose(recipe, &base, wanted, defaults).map_err(|problem| Reject::Variant {
-                        cand: format!("{}@{}", recipe.name, entry.version),
-                        problem,
-                    })?;
-                let mut spec = base;
-                spec.variants = variants;
-                if let Some(conflict) = recipe
-                    .conflicts
-                    .iter()
-                    .find(|c| spec.satisfies(&c.when.spec))
-                {
-                    return Err(Reject::Conflict {
-                        cand: format!("{}@{}", recipe.name, entry.version),
-                        conflict,
-                    });
-                }
-                let mut deps: Vec<(usize, DepTypes)> = Vec::new();
-                for d in &recipe.dependencies {
-                    if d.when.as_ref().is_some_and(|w| !spec.satisfies(&w.spec)) {
-                        continue;
-                    }
-                    let t = self.index[d.name()];
-                    match deps.iter_mut().find(|(s, _)| *s == t) {
-                        Some((_, types)) => {
-                            types.build |= d.types.build;
-                            types.link |= d.types.link;
-                            types.run |= d.types.run;
-                        }
-                        None => deps.push((t, d.types)),
-                    }
-                }
-                Ok(Concrete {
-                    recipe,
-                    version: entry.version.clone(),
-                    entry: Some(entry),
-                    external: None,
-                    spec,
-                    deps,
-                })
-            }
-            Candidate::External(external) => {
-                let version =
-                    external_version(external).ok_or(Reject::ExternalVersion { external })?;
-                base.versions = VersionConstraint::exact(version.clone());
-                let mut ext_wanted = external.spec.spec.clone();
-                ext_wanted.deps.clear();
-                let variants = choose(recipe, &base, &ext_wanted, defaults)
-                    .map_err(|_| Reject::External { external })?;
-                let mut spec = base;
-                spec.variants = variants;
-                if !spec.satisfies(wanted) {
-                    return Err(Reject::External { external });
-                }
-                Ok(Concrete {
-                    recipe,
-                    version,
-                    entry: None,
-                    external: Some(external),
-                    spec,
-                    deps: Vec::new(),
-                })
-            }
         }
     }
 
