@@ -45,6 +45,9 @@ fn elf_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// A named thing to time.
+type Tool<'a> = (&'static str, Box<dyn FnMut() + 'a>);
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -64,23 +67,6 @@ impl std::fmt::Display for Timing {
             ms(self.median),
             self.runs
         )
-    }
-}
-
-fn time(runs: usize, mut f: impl FnMut()) -> Timing {
-    f(); // warm-up: page cache, directory caches
-    let mut v: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    v.sort();
-    Timing {
-        min: v[0],
-        median: v[v.len() / 2],
-        runs,
     }
 }
 
@@ -156,71 +142,126 @@ fn main() {
 
     let mut ldd_outputs: Option<(Duration, Vec<Vec<String>>)> = None;
     if all || modes.iter().any(|m| m == "speed") {
-        let opts = AuditOptions::default();
-        let mut last = None;
-        let lib = time(runs, || {
-            last = Some(audit_paths(&dirs, &opts).expect("audit"))
-        });
-        let r = last.unwrap();
-        println!(
-            "stack audit (library call)     {lib}   [{} files, {} ELF, {} roots, {} objects loaded, {} findings]",
-            r.summary.files,
-            r.summary.elf_files,
-            r.summary.roots,
-            r.summary.loaded_objects,
-            r.findings.len()
-        );
         let bin = env!("CARGO_BIN_EXE_stack");
-        let cli = time(runs, || {
-            let st = Command::new(bin)
-                .arg("audit")
-                .args(&dirs)
-                .args(["--format", "json", "-o", "/dev/null"])
-                .status()
-                .expect("stack");
-            assert!(st.code().is_some_and(|c| c <= 1));
-        });
-        println!("stack audit (CLI, JSON report) {cli}");
+        let full = AuditOptions::default();
+        let resolution = AuditOptions {
+            dlopen_scan: false,
+            ..AuditOptions::default()
+        };
+        let cli = |extra: &'static [&'static str]| {
+            let dirs = dirs.clone();
+            move || {
+                let st = Command::new(bin)
+                    .arg("audit")
+                    .args(&dirs)
+                    .args(["--format", "json", "-o", "/dev/null"])
+                    .args(extra)
+                    .status()
+                    .expect("stack");
+                assert!(st.code().is_some_and(|c| c <= 1));
+            }
+        };
         let libtree_ok = Command::new("libtree")
             .arg("--version")
             .stdout(Stdio::null())
             .status()
             .is_ok();
-        let libtree = libtree_ok.then(|| {
-            time(runs, || {
-                let _ = Command::new("libtree")
-                    .arg("-p")
-                    .args(&files)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
-            })
-        });
-        match &libtree {
-            Some(t) => println!("libtree -p (all files, 1 run)  {t}"),
-            None => println!("libtree: not installed"),
+        let mut summary = String::new();
+        let mut tools: Vec<Tool> = vec![
+            (
+                "stack audit, library call, full (resolution + dlopen scan)",
+                Box::new(|| {
+                    let r = audit_paths(&dirs, &full).expect("audit");
+                    if summary.is_empty() {
+                        summary = format!(
+                            "{} files, {} ELF, {} roots, {} objects loaded, {} findings",
+                            r.summary.files,
+                            r.summary.elf_files,
+                            r.summary.roots,
+                            r.summary.loaded_objects,
+                            r.findings.len()
+                        );
+                    }
+                }),
+            ),
+            (
+                "stack audit, library call, resolution only",
+                Box::new(|| {
+                    audit_paths(&dirs, &resolution).expect("audit");
+                }),
+            ),
+            ("stack audit CLI, full, JSON report", Box::new(cli(&[]))),
+            (
+                "stack audit CLI, resolution only, JSON report",
+                Box::new(cli(&["--no-dlopen-scan"])),
+            ),
+        ];
+        if libtree_ok {
+            let files = files.clone();
+            tools.push((
+                "libtree -p, all files in one process",
+                Box::new(move || {
+                    let _ = Command::new("libtree")
+                        .arg("-p")
+                        .args(&files)
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status();
+                }),
+            ));
         }
+        // Warm up, then interleave the runs so every tool sees the same
+        // machine load.
+        for (_, f) in tools.iter_mut() {
+            f();
+        }
+        let mut times: Vec<Vec<Duration>> = vec![Vec::new(); tools.len()];
+        for _ in 0..runs {
+            for (i, (_, f)) in tools.iter_mut().enumerate() {
+                let t = Instant::now();
+                f();
+                times[i].push(t.elapsed());
+            }
+        }
+        let names: Vec<&str> = tools.iter().map(|(n, _)| *n).collect();
+        drop(tools);
+        let mut timings = Vec::new();
+        for (name, mut v) in names.iter().zip(times) {
+            v.sort();
+            let t = Timing {
+                min: v[0],
+                median: v[v.len() / 2],
+                runs,
+            };
+            println!("{name:<48} {t}");
+            timings.push(t);
+        }
+        println!("  ({summary})");
         // The ldd loop runs once (it takes seconds); its output feeds the
         // agreement check.
         let t = Instant::now();
         let outs: Vec<Vec<String>> = files.iter().map(|f| real_ldd(f)).collect();
         let ldd_time = t.elapsed();
         println!(
-            "ldd loop (one ldd per file)    {:8.1} ms   ({:.2} ms per file, 1 run)",
+            "{:<48} {:8.1} ms   ({:.2} ms per file, 1 run)",
+            "ldd loop (one ldd per file)",
             ms(ldd_time),
             ms(ldd_time) / files.len() as f64
         );
-        if let Some(t) = &libtree {
+        let lib = &timings[0];
+        let cli_full = &timings[2];
+        if let Some(lt) = timings.get(4) {
             println!(
-                "stack audit vs libtree: {:.2}x faster (median, library call), {:.2}x (CLI)",
-                ms(t.median) / ms(lib.median),
-                ms(t.median) / ms(cli.median)
+                "libtree / stack audit (median): {:.2}x (library, full), {:.2}x (library, resolution only), {:.2}x (CLI, full)",
+                ms(lt.median) / ms(lib.median),
+                ms(lt.median) / ms(timings[1].median),
+                ms(lt.median) / ms(cli_full.median)
             );
         }
         println!(
-            "stack audit vs ldd loop: {:.0}x faster (median, library call), {:.0}x (CLI)",
+            "ldd loop / stack audit (median): {:.0}x (library, full), {:.0}x (CLI, full)",
             ms(ldd_time) / ms(lib.median),
-            ms(ldd_time) / ms(cli.median)
+            ms(ldd_time) / ms(cli_full.median)
         );
         ldd_outputs = Some((ldd_time, outs));
     }

@@ -42,11 +42,8 @@ pub struct Raw {
 pub struct FileOut {
     pub report: FileReport,
     pub raw: Vec<Raw>,
-    /// (object, needed) pairs of stack objects that resolved in this load,
-    /// with the path they resolved to.
-    pub resolved: Vec<(String, String, String)>,
-    /// Stack objects this root loaded (for "loaded by no executable").
-    pub loaded: Vec<String>,
+    /// The load itself (kept for the cross-load checks of the merge).
+    pub list: Option<LoadList>,
     pub objects: usize,
     pub is_root: bool,
 }
@@ -56,23 +53,25 @@ fn p2s(p: &Path) -> String {
 }
 
 impl Ctx<'_> {
-    /// Classifies what `needed` of object `from` resolved to in `list`.
-    pub fn classify(
+    /// Classifies what `needed` resolved to in `list`, with the path
+    /// opened (borrowed from the list).
+    pub fn classify<'l>(
         &self,
-        list: &LoadList,
+        list: &'l LoadList,
         needed: &str,
-        outcome: &Outcome,
-    ) -> (Class, Option<String>) {
+        outcome: &'l Outcome,
+    ) -> (Class, Option<&'l str>) {
         match outcome {
             Outcome::Found { to, .. } => {
                 let o = &list.objects[*to];
-                let path = Some(o.path.clone());
+                let path = Some(o.path.as_str());
                 if self.stack.contains(o.file()) {
                     (Class::Stack, path)
-                } else if self
-                    .allow
-                    .allows_any([needed, o.path.as_str(), &p2s(o.file())])
-                    || o.soname().is_some_and(|s| self.allow.allows(s))
+                } else if self.allow.allows_any([
+                    needed,
+                    o.path.as_str(),
+                    &o.file().to_string_lossy(),
+                ]) || o.soname().is_some_and(|s| self.allow.allows(s))
                 {
                     (Class::Allowed, path)
                 } else {
@@ -86,7 +85,7 @@ impl Ctx<'_> {
                     (Class::Unresolved, None)
                 }
             }
-            Outcome::Fatal { path, .. } => (Class::LoaderError, Some(path.clone())),
+            Outcome::Fatal { path, .. } => (Class::LoaderError, Some(path.as_str())),
         }
     }
 
@@ -113,8 +112,7 @@ impl Ctx<'_> {
         let mut out = FileOut {
             report,
             raw: Vec::new(),
-            resolved: Vec::new(),
-            loaded: Vec::new(),
+            list: None,
             objects: 0,
             is_root: false,
         };
@@ -182,7 +180,7 @@ impl Ctx<'_> {
             };
             out.report.needed.push(Resolution {
                 needed: e.needed.clone(),
-                path: rpath,
+                path: rpath.map(str::to_string),
                 via,
                 via_object,
                 class,
@@ -195,14 +193,17 @@ impl Ctx<'_> {
             if !self.stack.contains(from.file()) {
                 continue;
             }
-            let from_path = p2s(from.file());
             let (class, rpath) = self.classify(&list, &e.needed, &e.outcome);
+            if matches!(class, Class::Stack | Class::Allowed | Class::AllowedMissing) {
+                continue;
+            }
+            let from_path = p2s(from.file());
             let raw = |kind, severity, message: String, hint: &str| Raw {
                 kind,
                 severity,
                 file: from_path.clone(),
                 target: Some(e.needed.clone()),
-                path: rpath.clone(),
+                path: rpath.map(str::to_string),
                 message,
                 chain: list
                     .chain(e.from)
@@ -214,13 +215,7 @@ impl Ctx<'_> {
                 root: spath.clone(),
             };
             match class {
-                Class::Stack | Class::Allowed => {
-                    if let Some(p) = &rpath {
-                        out.resolved
-                            .push((from_path.clone(), e.needed.clone(), p.clone()));
-                    }
-                }
-                Class::AllowedMissing => {}
+                Class::Stack | Class::Allowed | Class::AllowedMissing => {}
                 Class::Leak => {
                     let via = match &e.outcome {
                         Outcome::Found { via, .. } => describe_via(&list, via),
@@ -233,7 +228,7 @@ impl Ctx<'_> {
                         format!(
                             "{from_path} needs {}: resolves outside the stack to {} ({via})",
                             e.needed,
-                            rpath.as_deref().unwrap_or("?")
+                            rpath.unwrap_or("?")
                         ),
                         &format!(
                             "build {base} in the stack and point RUNPATH at it, or allow the host copy with --allow '{base}'"
@@ -247,7 +242,7 @@ impl Ctx<'_> {
                         format!(
                             "{from_path} needs {}: not found ({})",
                             e.needed,
-                            searched(from.object.elf.as_ref())
+                            searched(from.object.elf.as_deref())
                         ),
                         "add the directory that holds it to the RUNPATH of the file (e.g. $ORIGIN/../lib), or build it in the stack",
                     ));
@@ -263,19 +258,13 @@ impl Ctx<'_> {
                         format!(
                             "{from_path} needs {}: the loader stops at {}: {reason}",
                             e.needed,
-                            rpath.as_deref().unwrap_or("?")
+                            rpath.unwrap_or("?")
                         ),
                         "a file of that name that is not a loadable library shadows the real one; remove it or fix the search path",
                     ));
                 }
             }
         }
-        for o in &list.objects {
-            if self.stack.contains(o.file()) {
-                out.loaded.push(p2s(o.file()));
-            }
-        }
-
         // The interpreter.
         if let Some((interp, false)) = &list.interp {
             out.raw.push(group_raw(
@@ -435,6 +424,7 @@ impl Ctx<'_> {
                 class,
             });
         }
+        out.list = Some(list);
         Some(out)
     }
 }

@@ -125,7 +125,7 @@ pub struct Stack {
 
 impl Stack {
     pub fn contains(&self, p: &Path) -> bool {
-        self.prefixes.iter().any(|m| p.starts_with(m))
+        self.prefixes.iter().any(|m| under(p, m))
     }
 
     /// The package or prefix a file belongs to, for grouping: the path below
@@ -154,9 +154,33 @@ impl Stack {
     }
 }
 
+/// Whether `p` is `dir` or below it (byte comparison on normalised paths;
+/// `Path::starts_with` compares component by component and is much slower).
+pub fn under(p: &Path, dir: &Path) -> bool {
+    let (p, d) = (
+        p.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    let d = if d.len() > 1 && d.ends_with(b"/") {
+        &d[..d.len() - 1]
+    } else {
+        d
+    };
+    p.starts_with(d) && (p.len() == d.len() || p[d.len()] == b'/' || d == b"/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn under_is_component_wise() {
+        assert!(under(Path::new("/a/b/c"), Path::new("/a/b")));
+        assert!(under(Path::new("/a/b"), Path::new("/a/b")));
+        assert!(under(Path::new("/a/b"), Path::new("/a/b/")));
+        assert!(!under(Path::new("/a/bc"), Path::new("/a/b")));
+        assert!(under(Path::new("/x"), Path::new("/")));
+    }
 
     #[test]
     fn default_list_matches_names_and_paths() {

@@ -27,9 +27,36 @@ fn is_loader_name(base: &[u8]) -> bool {
         || base.starts_with(b"ldx32")
 }
 
-/// Appends every library-looking C string in `region` to `out`.
+/// Appends every library-looking C string in `region` to `out`. Large
+/// regions (the read-only data of LLVM or node is 30-50 MB) are split into
+/// chunks scanned in parallel.
 pub fn library_strings(region: &[u8], out: &mut Vec<String>) {
-    for pos in memchr::memmem::find_iter(region, b".so") {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 20;
+    if region.len() <= 2 * CHUNK {
+        scan(region, 0, region.len(), out);
+        return;
+    }
+    let starts: Vec<usize> = (0..region.len()).step_by(CHUNK).collect();
+    let parts: Vec<Vec<String>> = starts
+        .par_iter()
+        .map(|&start| {
+            let mut v = Vec::new();
+            scan(region, start, (start + CHUNK).min(region.len()), &mut v);
+            v
+        })
+        .collect();
+    out.extend(parts.into_iter().flatten());
+}
+
+/// Strings whose `.so` starts in `region[from..to]`.
+fn scan(region: &[u8], from: usize, to: usize, out: &mut Vec<String>) {
+    let window = &region[from..(to + 2).min(region.len())];
+    for pos in memchr::memmem::find_iter(window, b".so") {
+        let pos = from + pos;
+        if pos >= to {
+            break;
+        }
         // Forward: `.so`, then optional `.<digits>` groups, then NUL.
         let mut end = pos + 3;
         while end < region.len() && (region[end] == b'.' || region[end].is_ascii_digit()) {
@@ -97,6 +124,7 @@ mod tests {
     use super::*;
 
     fn scan(b: &[u8]) -> Vec<String> {
+        // (the test helper shadows the module's scan)
         let mut v = Vec::new();
         library_strings(b, &mut v);
         v
@@ -115,6 +143,26 @@ mod tests {
                 "libz.so.1.2.13",
                 "plugins/libp.so"
             ]
+        );
+    }
+
+    #[test]
+    fn chunked_scan_finds_strings_across_chunk_borders() {
+        let mut big = vec![b'x'; 5 << 20];
+        let mut put = |at: usize, s: &[u8]| {
+            big[at - 1] = 0;
+            big[at..at + s.len()].copy_from_slice(s);
+            big[at + s.len()] = 0;
+        };
+        put(100, b"/a/liba.so.1");
+        put((1 << 20) - 5, b"/b/libb.so");
+        put((2 << 20) - 1, b"libc.so.6");
+        put((5 << 20) - 20, b"/d/libd.so");
+        let mut v = scan(&big);
+        v.sort();
+        assert_eq!(
+            v,
+            vec!["/a/liba.so.1", "/b/libb.so", "/d/libd.so", "libc.so.6"]
         );
     }
 

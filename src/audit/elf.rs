@@ -107,6 +107,13 @@ impl ElfInfo {
         }
     }
 
+    /// Whether a `$` appears in the strings the loader expands.
+    pub fn uses_tokens(&self) -> bool {
+        self.rpath.as_deref().is_some_and(|r| r.contains('$'))
+            || self.runpath.as_deref().is_some_and(|r| r.contains('$'))
+            || self.needed.iter().any(|n| n.contains('$'))
+    }
+
     pub fn nodeflib(&self) -> bool {
         self.flags_1 & DF_1_NODEFLIB != 0
     }
@@ -167,6 +174,16 @@ fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<usize> {
 /// with a valid identification but broken structure come back with
 /// [`ElfInfo::malformed`] set.
 pub fn parse(bytes: &[u8], scan_dlopen: bool) -> Option<ElfInfo> {
+    parse_with(bytes, scan_dlopen, &|_, _| {})
+}
+
+/// [`parse`], calling `prefetch(offset, len)` on each region before the
+/// dlopen scan reads it (a memory map can fault it in in one go).
+pub fn parse_with(
+    bytes: &[u8],
+    scan_dlopen: bool,
+    prefetch: &dyn Fn(usize, usize),
+) -> Option<ElfInfo> {
     if bytes.len() < 16 || &bytes[..4] != ELF_MAGIC {
         return None;
     }
@@ -341,6 +358,7 @@ pub fn parse(bytes: &[u8], scan_dlopen: bool) -> Option<ElfInfo> {
         let mut found = Vec::new();
         for (start, end) in regions {
             if let Some(region) = bytes.get(start..end.min(bytes.len())) {
+                prefetch(start, region.len());
                 dlopen::library_strings(region, &mut found);
             }
         }
@@ -388,8 +406,8 @@ fn section_headers(
     goblin::elf::SectionHeader::parse(bytes, off, usize::from(header.e_shnum), ctx).ok()
 }
 
-/// File ranges holding read-only data: allocated, non-executable, non-writable
-/// `PROGBITS` sections, or (without section headers) read-only non-executable
+/// File ranges holding string literals: the `.rodata*` sections (found by
+/// name), or, without section headers, the read-only non-executable
 /// `PT_LOAD` segments minus the dynamic string table.
 fn read_only_regions(
     bytes: &[u8],
@@ -400,16 +418,32 @@ fn read_only_regions(
 ) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     if let Some(shdrs) = section_headers(bytes, header, ctx) {
-        for s in shdrs {
+        let names = shdrs.get(usize::from(header.e_shstrndx)).and_then(|s| {
+            let o = usize::try_from(s.sh_offset).ok()?;
+            Some((o, o.saturating_add(usize::try_from(s.sh_size).ok()?)))
+        });
+        let rd = Reader {
+            bytes,
+            le: ctx.le.is_little(),
+        };
+        for s in &shdrs {
             let flags = s.sh_flags;
-            if s.sh_type == SHT_PROGBITS
-                && flags & u64::from(SHF_ALLOC) != 0
-                && flags & u64::from(SHF_EXECINSTR | SHF_WRITE) == 0
+            if s.sh_type != SHT_PROGBITS
+                || flags & u64::from(SHF_ALLOC) == 0
+                || flags & u64::from(SHF_EXECINSTR | SHF_WRITE) != 0
             {
-                if let (Ok(o), Ok(sz)) = (usize::try_from(s.sh_offset), usize::try_from(s.sh_size))
-                {
-                    out.push((o, o.saturating_add(sz)));
-                }
+                continue;
+            }
+            let rodata = names.is_none_or(|(o, end)| {
+                o.checked_add(s.sh_name)
+                    .and_then(|at| rd.cstr(at, end))
+                    .is_some_and(|n| n.starts_with(b".rodata"))
+            });
+            if !rodata {
+                continue;
+            }
+            if let (Ok(o), Ok(sz)) = (usize::try_from(s.sh_offset), usize::try_from(s.sh_size)) {
+                out.push((o, o.saturating_add(sz)));
             }
         }
         if !out.is_empty() {

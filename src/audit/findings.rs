@@ -7,38 +7,48 @@
 //! (because another object loaded it first), is a warning, not an error,
 //! unless a real program of the stack fails on it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::path::Path;
 
 use super::analyze::{FileOut, Raw};
 use super::classify::{Class, Stack};
+use super::load::Outcome;
+use super::memo::FxHasher;
 use super::report::{FileKind, FileReport, Finding, FindingKind, Severity, Summary};
 
 type Key = (FindingKind, String, Option<String>, Option<String>);
+type Fx = BuildHasherDefault<FxHasher>;
 
 /// Files, findings and counts from the per-root results.
 pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding>, Summary) {
     let mut summary = Summary::default();
-    let mut resolved: HashMap<(String, String), (String, String)> = HashMap::new();
-    let mut loaded_by_exe: HashSet<String> = HashSet::new();
     let mut raws: Vec<Raw> = Vec::new();
     let mut files = Vec::with_capacity(outs.len());
+    let mut lists = Vec::new();
     for o in outs {
         summary.elf_files += 1;
         if o.is_root {
             summary.roots += 1;
         }
         summary.loaded_objects += o.objects;
-        for (file, needed, path) in o.resolved {
-            resolved
-                .entry((file, needed))
-                .or_insert((path, o.report.path.clone()));
-        }
-        if o.report.kind == FileKind::Executable {
-            loaded_by_exe.extend(o.loaded.iter().cloned());
-        }
         raws.extend(o.raw);
+        if let Some(l) = o.list {
+            lists.push((o.report.kind == FileKind::Executable, l));
+        }
         files.push(o.report);
+    }
+    // Stack files some executable of the stack loads.
+    let mut loaded_by_exe: HashSet<&Path, Fx> = HashSet::default();
+    for (exe, l) in &lists {
+        if *exe {
+            loaded_by_exe.extend(
+                l.objects
+                    .iter()
+                    .map(|o| o.file())
+                    .filter(|f| stack.contains(f)),
+            );
+        }
     }
     for f in &mut files {
         for r in &f.needed {
@@ -50,10 +60,28 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
                 Class::Unresolved | Class::LoaderError => summary.unresolved += 1,
             }
         }
-        if f.kind == FileKind::Library && f.note.is_none() && !loaded_by_exe.contains(&f.path) {
+        if f.kind == FileKind::Library
+            && f.note.is_none()
+            && !loaded_by_exe.contains(Path::new(&f.path))
+        {
             f.note = Some("loaded by no executable of the stack; audited on its own".into());
         }
     }
+    // Where (file, needed) resolved in some load: looked up only for the
+    // few names that fail somewhere.
+    let resolved_somewhere = |file: &str, needed: &str| -> Option<(String, String)> {
+        for (_, l) in &lists {
+            for e in &l.edges {
+                if e.needed != needed || l.objects[e.from].file() != Path::new(file) {
+                    continue;
+                }
+                if let Outcome::Found { to, .. } = e.outcome {
+                    return Some((l.objects[to].path.clone(), l.root.clone()));
+                }
+            }
+        }
+        None
+    };
 
     // Unresolved names: decide per (file, needed) over all loads.
     let mut unresolved: BTreeMap<(String, String), Vec<Raw>> = BTreeMap::new();
@@ -68,8 +96,11 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
     }
     for ((file, needed), rs) in unresolved {
         let in_program = rs.iter().any(|r| r.exe_context);
-        match resolved.get(&(file.clone(), needed.clone())) {
-            Some((path, by)) if !in_program => {
+        match (!in_program)
+            .then(|| resolved_somewhere(&file, &needed))
+            .flatten()
+        {
+            Some((path, by)) => {
                 let r0 = &rs[0];
                 let r = Raw {
                     kind: FindingKind::ResolvesOnlyWhenPreloaded,
@@ -80,7 +111,7 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
                     ),
                     hint: Some(format!(
                         "give {file} a RUNPATH that contains {} so it resolves on its own",
-                        Path::new(path)
+                        Path::new(&path)
                             .parent()
                             .map(|p| p.display().to_string())
                             .unwrap_or_default()
@@ -120,6 +151,8 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
         (a.severity, &a.group, &a.file, a.kind, &a.target)
             .cmp(&(b.severity, &b.group, &b.file, b.kind, &b.target))
     });
+    // Freeing thousands of load lists takes a while; nobody waits for it.
+    let _ = std::thread::Builder::new().spawn(move || drop(lists));
     summary.errors = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)

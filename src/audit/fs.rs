@@ -37,6 +37,19 @@ pub enum FileData {
     Owned(Vec<u8>),
 }
 
+impl FileData {
+    /// Maps a range of a memory-mapped file in one go (`MADV_POPULATE_READ`,
+    /// Linux ≥ 5.14) instead of one page fault per 64 KiB; a no-op for bytes
+    /// in memory or on older kernels.
+    pub fn prefetch(&self, offset: usize, len: usize) {
+        if let FileData::Mapped(m) = self {
+            if len >= 1 << 20 {
+                let _ = m.advise_range(memmap2::Advice::PopulateRead, offset, len);
+            }
+        }
+    }
+}
+
 impl Deref for FileData {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -55,6 +68,8 @@ pub struct Loaded {
     pub len: u64,
     /// `st_mode` (permission and set-id bits).
     pub mode: u32,
+    /// (device, inode) when the backend has them: hard links are one file.
+    pub id: Option<(u64, u64)>,
 }
 
 /// Where the bytes of a part of the virtual tree come from.
@@ -91,6 +106,9 @@ impl HostDir {
 /// How many leading bytes are kept of a file that is not ELF.
 pub const HEAD: usize = 64;
 
+/// ELF files up to this size are read rather than mapped.
+const SMALL: u64 = 64 * 1024;
+
 impl Backend for HostDir {
     fn list(&self, rel: &Path) -> io::Result<Vec<(OsString, NodeKind)>> {
         let mut out = Vec::new();
@@ -113,37 +131,50 @@ impl Backend for HostDir {
 
     fn load(&self, rel: &Path) -> io::Result<Loaded> {
         use std::os::unix::fs::MetadataExt;
+        // Most files are not ELF: read the first bytes before anything else
+        // (reading a directory fails with EISDIR, as the loader sees it).
         let mut file = std::fs::File::open(self.path(rel))?;
-        let meta = file.metadata()?;
-        if meta.is_dir() {
-            return Err(io::Error::from_raw_os_error(21)); // EISDIR
-        }
-        let len = meta.len();
-        let mode = meta.mode();
-        let mut head = vec![0u8; HEAD.min(len as usize)];
+        let mut head = [0u8; HEAD];
         let mut got = 0;
-        while got < head.len() {
+        while got < HEAD {
             match file.read(&mut head[got..])? {
                 0 => break,
                 n => got += n,
             }
         }
-        head.truncate(got);
-        if got >= 16 && &head[..4] == ELF_MAGIC && len > HEAD as u64 {
-            // SAFETY: the map is read-only and private to this process; a
-            // file changed underneath by another process can at worst give
-            // wrong bytes, which the bounds-checked parser tolerates.
-            let map = unsafe { memmap2::Mmap::map(&file)? };
+        if got < HEAD || &head[..4] != ELF_MAGIC {
+            // Only the length class matters for a non-ELF candidate
+            // ("file too short" below 64 bytes, else "invalid ELF header").
             return Ok(Loaded {
-                data: FileData::Mapped(map),
-                len,
-                mode,
+                data: FileData::Owned(head[..got].to_vec()),
+                len: got as u64,
+                mode: 0,
+                id: None,
             });
         }
+        let meta = file.metadata()?;
+        let (len, mode, id) = (meta.len(), meta.mode(), Some((meta.dev(), meta.ino())));
+        if len <= SMALL {
+            // Small files: one read, no mapping to set up and tear down.
+            let mut all = Vec::with_capacity(len as usize);
+            all.extend_from_slice(&head);
+            file.read_to_end(&mut all)?;
+            return Ok(Loaded {
+                data: FileData::Owned(all),
+                len,
+                mode,
+                id,
+            });
+        }
+        // SAFETY: the map is read-only and private to this process; a file
+        // changed underneath by another process can at worst give wrong
+        // bytes, which the bounds-checked parser tolerates.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
         Ok(Loaded {
-            data: FileData::Owned(head),
+            data: FileData::Mapped(map),
             len,
             mode,
+            id,
         })
     }
 
@@ -171,16 +202,18 @@ pub enum Lookup {
     Loop,
 }
 
-type Listing = Arc<HashMap<OsString, NodeKind>>;
+type Listing =
+    Arc<HashMap<OsString, NodeKind, std::hash::BuildHasherDefault<super::memo::FxHasher>>>;
 
 /// The target's file system: backends at mount points over a system root.
 pub struct Vfs {
     system: Box<dyn Backend>,
     /// Mount points (absolute, normalised), longest first.
     mounts: Vec<(PathBuf, Box<dyn Backend>)>,
-    listings: Memo<PathBuf, Option<Listing>>,
-    dirs: Memo<PathBuf, Lookup>,
-    paths: Memo<PathBuf, Lookup>,
+    // Keyed by the path's bytes (hashing a `Path` walks its components).
+    listings: Memo<OsString, Option<Listing>>,
+    dirs: Memo<OsString, Lookup>,
+    paths: Memo<OsString, Lookup>,
 }
 
 /// Normalises an absolute path lexically (`//`, `.`, trailing slashes), not
@@ -222,13 +255,17 @@ impl Vfs {
     }
 
     fn backend(&self, vpath: &Path) -> (&dyn Backend, PathBuf) {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = vpath.as_os_str().as_bytes();
         for (at, b) in &self.mounts {
-            if let Ok(rel) = vpath.strip_prefix(at) {
-                return (b.as_ref(), rel.to_path_buf());
+            if super::classify::under(vpath, at) {
+                let rest = &bytes[at.as_os_str().len().min(bytes.len())..];
+                let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+                return (b.as_ref(), PathBuf::from(OsStr::from_bytes(rest)));
             }
         }
-        let rel = vpath.strip_prefix("/").unwrap_or(vpath);
-        (self.system.as_ref(), rel.to_path_buf())
+        let rest = bytes.strip_prefix(b"/").unwrap_or(bytes);
+        (self.system.as_ref(), PathBuf::from(OsStr::from_bytes(rest)))
     }
 
     /// Where a virtual path really is (for messages).
@@ -239,7 +276,7 @@ impl Vfs {
 
     /// The entries of the canonical directory `dir`, or `None`.
     fn listing(&self, dir: &Path) -> Option<Listing> {
-        self.listings.get_or_insert_with(dir, || {
+        self.listings.get_or_insert_with(dir.as_os_str(), || {
             let (b, rel) = self.backend(dir);
             let listed = b.list(&rel).ok();
             // Ancestors of mount points exist, whatever the system root says.
@@ -256,7 +293,7 @@ impl Vfs {
             if listed.is_none() && extra.is_empty() {
                 return None;
             }
-            let mut map: HashMap<OsString, NodeKind> =
+            let mut map: HashMap<OsString, NodeKind, _> =
                 listed.unwrap_or_default().into_iter().collect();
             for n in extra {
                 map.insert(n, NodeKind::Dir);
@@ -287,13 +324,15 @@ impl Vfs {
 
     /// Resolves an absolute virtual path, following symbolic links.
     pub fn lookup(&self, path: &Path) -> Lookup {
-        self.paths.get_or_insert_with(path, || self.walk(path))
+        self.paths
+            .get_or_insert_with(path.as_os_str(), || self.walk(path))
     }
 
     /// Resolves a directory path (memoised separately: directories are
     /// looked up many times with different file names).
     pub fn lookup_dir(&self, dir: &Path) -> Lookup {
-        self.dirs.get_or_insert_with(dir, || self.walk(dir))
+        self.dirs
+            .get_or_insert_with(dir.as_os_str(), || self.walk(dir))
     }
 
     /// Looks up `name` (one component) inside the directory `dir`.

@@ -34,7 +34,7 @@ pub struct CacheEntry {
 /// A parsed cache.
 #[derive(Clone, Debug, Default)]
 pub struct LdCache {
-    entries: HashMap<String, Vec<CacheEntry>>,
+    entries: HashMap<String, Vec<CacheEntry>, std::hash::BuildHasherDefault<super::memo::FxHasher>>,
     count: usize,
     /// The generator string from the extension section, if any.
     pub generator: Option<String>,

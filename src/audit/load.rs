@@ -62,8 +62,10 @@ pub struct Loaded {
     pub via: Via,
     /// Search directory and hwcaps subdirectory it was found in, if searched.
     pub dir: Option<String>,
-    /// `$ORIGIN` of this object.
+    /// `$ORIGIN` of this object (computed only for objects whose strings
+    /// use tokens).
     pub origin: Option<String>,
+    /// Further names it was requested under (besides `name`).
     pub names: Vec<String>,
     pub object: Arc<Object>,
     pub rtld: bool,
@@ -162,7 +164,10 @@ pub enum RootProblem {
     Broken(String),
 }
 
-enum SearchResult {
+/// What one search found (cached per session for the steps that do not
+/// depend on the requester).
+#[derive(Clone)]
+pub(crate) enum SearchResult {
     Found {
         opened: String,
         file: Arc<Object>,
@@ -437,7 +442,7 @@ impl Bfs<'_> {
     /// `_dl_map_object`: an already-loaded match, or a search.
     fn map_object(&mut self, from: usize, name: &str) -> Outcome {
         for (i, o) in self.list.objects.iter_mut().enumerate() {
-            if o.path == name || o.names.iter().any(|n| n == name) {
+            if o.name == name || o.path == name || o.names.iter().any(|n| n == name) {
                 return Outcome::Found {
                     to: i,
                     via: Via::LoadedName,
@@ -466,7 +471,7 @@ impl Bfs<'_> {
                     .list
                     .objects
                     .iter()
-                    .position(|o| o.object.path == file.path)
+                    .position(|o| o.object.same_file(&file))
                 {
                     self.list.objects[i].names.push(name.to_string());
                     return Outcome::Found {
@@ -492,7 +497,13 @@ impl Bfs<'_> {
                         };
                     }
                 }
-                let origin = origin_of(self.s, &opened);
+                // $ORIGIN is only ever needed for strings with a token.
+                let origin = file
+                    .elf
+                    .as_ref()
+                    .is_some_and(|e| e.uses_tokens())
+                    .then(|| origin_of(self.s, &opened))
+                    .flatten();
                 self.list.objects.push(Loaded {
                     name: name.to_string(),
                     path: opened,
@@ -500,7 +511,7 @@ impl Bfs<'_> {
                     via: via.clone(),
                     dir,
                     origin,
-                    names: vec![name.to_string()],
+                    names: Vec::new(),
                     object: file,
                     rtld: false,
                 });
@@ -557,7 +568,7 @@ impl Bfs<'_> {
         let object = self.list.objects[from].object.clone();
         let runpath = object.elf.as_ref().and_then(|e| e.runpath.as_deref());
         let nodeflib = object.elf.as_ref().is_some_and(|e| e.nodeflib());
-        if runpath.is_none() {
+        if runpath.is_none() && self.chain_has_rpath(from) {
             let mut did_main = false;
             let mut cur = Some(from);
             let mut hops = 0;
@@ -605,6 +616,55 @@ impl Bfs<'_> {
                 return r;
             }
         }
+        self.system_search(name, nodeflib)
+    }
+
+    /// Whether an object on the loader chain of `from`, or the program,
+    /// has an effective DT_RPATH.
+    fn chain_has_rpath(&self, from: usize) -> bool {
+        let has = |i: usize| {
+            self.list.objects[i]
+                .object
+                .elf
+                .as_ref()
+                .is_some_and(|e| e.effective_rpath().is_some())
+        };
+        if has(0) {
+            return true;
+        }
+        let mut cur = Some(from);
+        let mut hops = 0;
+        while let Some(i) = cur {
+            if has(i) {
+                return true;
+            }
+            cur = self.list.objects[i].loader;
+            hops += 1;
+            if hops > self.list.objects.len() {
+                break;
+            }
+        }
+        false
+    }
+
+    /// Steps 4 and 5 (cache, default directories): they depend only on the
+    /// name and `DF_1_NODEFLIB`, so the session remembers the result.
+    fn system_search(&mut self, name: &str, nodeflib: bool) -> SearchResult {
+        let memo = &self.s.system_searches[usize::from(nodeflib)];
+        if let Some((r, skipped)) = memo.get(name) {
+            self.skipped.extend(skipped);
+            return r;
+        }
+        let before = self.skipped.len();
+        let r = self.system_search_uncached(name, nodeflib);
+        memo.insert(
+            name.to_string(),
+            (r.clone(), self.skipped[before..].to_vec()),
+        );
+        r
+    }
+
+    fn system_search_uncached(&mut self, name: &str, nodeflib: bool) -> SearchResult {
         if let Some(cached) = self.s.cache.lookup(name, &self.s.model) {
             let filtered = nodeflib
                 && self
@@ -629,9 +689,9 @@ impl Bfs<'_> {
             }
         }
         if !nodeflib {
-            let dirs = self.s.trusted.clone();
+            let s = self.s;
             if let r @ (SearchResult::Found { .. } | SearchResult::Fatal(..)) =
-                self.open_path(name, &dirs, Via::DefaultDir)
+                self.open_path(name, &s.trusted, Via::DefaultDir)
             {
                 return r;
             }

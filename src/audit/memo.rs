@@ -4,28 +4,81 @@
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::RwLock;
 
 const SHARDS: usize = 32;
 
+/// A fast non-cryptographic hasher (the multiply-rotate scheme of rustc's
+/// FxHash). Keys are paths of the audited machine, not attacker-chosen
+/// input to a long-running service, so hash flooding is not a concern.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
+
 pub struct Memo<K, V> {
-    shards: Vec<RwLock<HashMap<K, V>>>,
-    hasher: RandomState,
+    shards: Vec<RwLock<HashMap<K, V, Fx>>>,
+    hasher: Fx,
 }
 
 impl<K: Eq + Hash, V: Clone> Default for Memo<K, V> {
     fn default() -> Self {
         Memo {
-            shards: (0..SHARDS).map(|_| RwLock::new(HashMap::new())).collect(),
-            hasher: RandomState::new(),
+            shards: (0..SHARDS)
+                .map(|_| RwLock::new(HashMap::default()))
+                .collect(),
+            hasher: Fx::default(),
         }
     }
 }
 
 impl<K: Eq + Hash, V: Clone> Memo<K, V> {
-    fn shard<Q: Hash + ?Sized>(&self, key: &Q) -> &RwLock<HashMap<K, V>> {
-        &self.shards[(self.hasher.hash_one(key) as usize) % SHARDS]
+    fn shard<Q: Hash + ?Sized>(&self, key: &Q) -> &RwLock<HashMap<K, V, Fx>> {
+        // The high bits are the best mixed ones.
+        &self.shards[(self.hasher.hash_one(key) >> 59) as usize % SHARDS]
     }
 
     pub fn get<Q>(&self, key: &Q) -> Option<V>

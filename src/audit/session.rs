@@ -42,7 +42,10 @@ pub struct Object {
     pub path: PathBuf,
     pub len: u64,
     pub mode: u32,
-    pub elf: Option<ElfInfo>,
+    /// (device, inode), when known.
+    pub id: Option<(u64, u64)>,
+    /// Shared between hard links of the same file.
+    pub elf: Option<Arc<ElfInfo>>,
     /// `open_verify`'s verdict for this session's target.
     pub verdict: Candidate,
 }
@@ -51,7 +54,19 @@ impl Object {
     pub fn setid(&self) -> bool {
         self.mode & 0o6000 != 0
     }
+
+    /// The loader's identity test (`_dl_file_id_match_p`): same device and
+    /// inode; the path where the backend has no inodes.
+    pub fn same_file(&self, other: &Object) -> bool {
+        match (self.id, other.id) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.path == other.path,
+        }
+    }
 }
+
+/// A parse result shared by hard links: (ELF contents, verdict, scanned).
+type Parsed = (Option<Arc<ElfInfo>>, Candidate, bool);
 
 /// Shared state of one audit (or one `stack ldd` run).
 pub struct Session {
@@ -66,8 +81,15 @@ pub struct Session {
     pub trusted: Vec<String>,
     /// Scan read-only data of files under these prefixes for dlopen strings.
     pub scan_dlopen: Vec<PathBuf>,
-    objects: Memo<PathBuf, Arc<Object>>,
+    objects: Memo<std::ffi::OsString, Arc<Object>>,
+    inodes: Memo<(u64, u64), Parsed>,
+    /// Results of the requester-independent search steps (cache, default
+    /// directories), without and with `DF_1_NODEFLIB`.
+    pub(crate) system_searches: [Memo<String, SystemSearch>; 2],
 }
+
+/// A remembered system search and the candidates it skipped.
+pub(crate) type SystemSearch = (super::load::SearchResult, Vec<(String, &'static str)>);
 
 impl Session {
     pub fn new(vfs: Vfs, model: LoaderModel, env: Env) -> Session {
@@ -82,26 +104,43 @@ impl Session {
             cache_source,
             scan_dlopen: Vec::new(),
             objects: Memo::default(),
+            inodes: Memo::default(),
+            system_searches: [Memo::default(), Memo::default()],
         }
     }
 
     /// The file at a canonical virtual path, read and parsed once.
     pub fn object(&self, path: &Path) -> Arc<Object> {
         self.objects
-            .get_or_insert_with(path, || Arc::new(self.read(path)))
+            .get_or_insert_with(path.as_os_str(), || Arc::new(self.read(path)))
     }
 
     fn read(&self, path: &Path) -> Object {
         let scan = self.scan_dlopen.iter().any(|p| path.starts_with(p));
         match self.vfs.load(path) {
             Ok(loaded) => {
-                let elf = elf::parse(&loaded.data, scan);
-                let head = &loaded.data[..loaded.data.len().min(HEAD)];
-                let verdict = elf::verify(head, loaded.len, elf.as_ref(), self.model.target());
+                let cached = loaded
+                    .id
+                    .and_then(|id| self.inodes.get(&id))
+                    .filter(|p| p.2 || !scan);
+                let (elf, verdict, _) = cached.unwrap_or_else(|| {
+                    let data = &loaded.data;
+                    let elf =
+                        elf::parse_with(data, scan, &|o, l| data.prefetch(o, l)).map(Arc::new);
+                    let head = &loaded.data[..loaded.data.len().min(HEAD)];
+                    let verdict =
+                        elf::verify(head, loaded.len, elf.as_deref(), self.model.target());
+                    let parsed = (elf, verdict, scan);
+                    if let Some(id) = loaded.id {
+                        self.inodes.insert(id, parsed.clone());
+                    }
+                    parsed
+                });
                 Object {
                     path: path.to_path_buf(),
                     len: loaded.len,
                     mode: loaded.mode,
+                    id: loaded.id,
                     elf,
                     verdict,
                 }
@@ -110,6 +149,7 @@ impl Session {
                 path: path.to_path_buf(),
                 len: 0,
                 mode: 0,
+                id: None,
                 elf: None,
                 verdict: if e.raw_os_error() == Some(21) {
                     Candidate::Fatal("cannot read file data: Is a directory".into())

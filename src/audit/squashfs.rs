@@ -133,12 +133,14 @@ impl Backend for SquashImage {
                 data: FileData::Owned(all),
                 len,
                 mode,
+                id: None,
             });
         }
         Ok(Loaded {
             data: FileData::Owned(head),
             len,
             mode,
+            id: None,
         })
     }
 

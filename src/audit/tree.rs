@@ -155,18 +155,31 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         allow: &allow,
         stack: &stack,
     };
+    let t0 = Instant::now();
     let files = stack_files(&session, &stack);
     let total = files.len();
+    let t1 = Instant::now();
     // Read and parse everything first (I/O bound, parallel), then load.
     files.par_iter().for_each(|f| {
         session.object(f);
     });
+    let t2 = Instant::now();
     let outs: Vec<FileOut> = files.par_iter().filter_map(|f| ctx.file(f)).collect();
+    let t3 = Instant::now();
     let (files_out, findings, mut summary) = findings::merge(outs, &stack);
+    tracing::debug!(
+        setup_ms = (t0 - start).as_secs_f64() * 1e3,
+        walk_ms = (t1 - t0).as_secs_f64() * 1e3,
+        read_ms = (t2 - t1).as_secs_f64() * 1e3,
+        load_ms = (t3 - t2).as_secs_f64() * 1e3,
+        merge_ms = t3.elapsed().as_secs_f64() * 1e3,
+        files_read = session.files_read(),
+        "audit phases"
+    );
     summary.files = total;
     summary.elapsed_ms = start.elapsed().as_millis() as u64;
     let m = &session.model;
-    Ok(AuditReport {
+    let report = AuditReport {
         inputs,
         loader: LoaderSummary {
             source: m.source.clone(),
@@ -183,5 +196,8 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         summary,
         findings,
         files: files_out,
-    })
+    };
+    // The session's caches are freed off the caller's path.
+    let _ = std::thread::Builder::new().spawn(move || drop(session));
+    Ok(report)
 }

@@ -195,5 +195,8 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             let _ = out.write_all(text.as_bytes());
         }
     }
-    Ok(ExitCode::from(report.exit_code()))
+    let code = report.exit_code();
+    // The process ends here: skip freeing the report piece by piece.
+    std::mem::forget(report);
+    Ok(ExitCode::from(code))
 }
