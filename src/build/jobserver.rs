@@ -24,7 +24,7 @@ pub struct JobServer {
     /// Our own non-blocking handles on the pipe (a separate open file
     /// description, so children keep their blocking one), for `grab_free`.
     nb_read: std::fs::File,
-    nb_write: std::fs::File,
+    nb_write: std::sync::Arc<std::fs::File>,
 }
 
 /// Tokens borrowed for a ninja run; returned on drop.
@@ -68,7 +68,7 @@ impl JobServer {
         };
         Ok(JobServer {
             nb_read: open(r, false)?,
-            nb_write: open(w, true)?,
+            nb_write: std::sync::Arc::new(open(w, true)?),
             client,
             limit,
         })
@@ -127,15 +127,25 @@ fn pipe_fds(client: &jobserver::Client) -> std::io::Result<(i32, i32)> {
 
 /// A token taken without waiting through our own handle; returned on drop.
 #[derive(Debug)]
-pub struct OwnToken<'a> {
+pub struct OwnToken {
     byte: u8,
-    write: &'a std::fs::File,
+    write: std::sync::Arc<std::fs::File>,
 }
 
-impl Drop for OwnToken<'_> {
+/// A token held for a running package (returned to the pool on drop).
+#[derive(Debug)]
+#[allow(dead_code)] // held only for its Drop
+pub enum Token {
+    /// From the helper thread (blocking acquire).
+    Helper(jobserver::Acquired),
+    /// Taken without waiting.
+    Own(OwnToken),
+}
+
+impl Drop for OwnToken {
     fn drop(&mut self) {
         use std::io::Write;
-        let mut w = self.write;
+        let mut w: &std::fs::File = &self.write;
         if let Err(e) = w.write_all(&[self.byte]) {
             tracing::error!("cannot return a jobserver token: {e}");
         }
@@ -144,7 +154,7 @@ impl Drop for OwnToken<'_> {
 
 impl JobServer {
     /// Take one free token without waiting (no helper-thread round trip).
-    pub fn try_take(&self) -> Option<OwnToken<'_>> {
+    pub fn try_take(&self) -> Option<OwnToken> {
         use std::io::Read;
         let mut b = [0u8; 1];
         let mut r = &self.nb_read;
@@ -153,7 +163,7 @@ impl JobServer {
                 Ok(1) => {
                     return Some(OwnToken {
                         byte: b[0],
-                        write: &self.nb_write,
+                        write: self.nb_write.clone(),
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,

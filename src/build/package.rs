@@ -37,7 +37,9 @@ pub(crate) struct Shared<'a> {
 pub(crate) enum Event {
     Token(std::io::Result<jobserver::Acquired>),
     Phase(JobId, Phase),
-    Done(JobId, Box<Outcome>),
+    /// A job ended; its token comes back with it, so the scheduler learns
+    /// the outcome before the token can start another job.
+    Done(JobId, Box<Outcome>, super::jobserver::Token),
 }
 
 /// The result of one package build.

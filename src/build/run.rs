@@ -10,7 +10,7 @@ use super::env::{PathMap, RealTools};
 use super::error::BuildError;
 use super::graph::{BuildGraph, JobId};
 use super::job::CompilerPaths;
-use super::jobserver::JobServer;
+use super::jobserver::{JobServer, Token};
 use super::log::{TAIL_LINES, tail};
 use super::namespace::Namespace;
 use super::options::{BuildOptions, MountMode};
@@ -161,13 +161,6 @@ pub fn run_plan(
     Ok(summary)
 }
 
-/// A jobserver token held for a running package (released on drop).
-#[allow(dead_code)] // held only for its Drop
-enum Token<'a> {
-    Helper(jobserver::Acquired),
-    Own(super::jobserver::OwnToken<'a>),
-}
-
 fn summary_built(reports: &[PackageReport]) -> bool {
     reports.iter().any(|r| r.status == PackageStatus::Built)
 }
@@ -199,7 +192,7 @@ fn schedule(
 
     let mut fatal: Option<BuildError> = None;
     std::thread::scope(|scope| {
-        let mut tokens: Vec<Token<'_>> = Vec::new();
+        let mut tokens: Vec<Token> = Vec::new();
         let mut requested = 0usize;
         let mut running = 0usize;
         let mut stop = false;
@@ -217,8 +210,7 @@ fn schedule(
                 scope.spawn(move || {
                     let out = package::build_one(shared, id, job, tools, &tx);
                     let ok = out.result.is_ok();
-                    drop(token);
-                    let _ = tx.send(Event::Done(id, Box::new(out)));
+                    let _ = tx.send(Event::Done(id, Box::new(out), token));
                     if ok {
                         package::cleanup_stage(shared, job);
                     }
@@ -256,8 +248,9 @@ fn schedule(
                     stop = true;
                 }
                 Event::Phase(id, phase) => reporter.phase(id, &graph.job(id).name, phase),
-                Event::Done(id, out) => {
+                Event::Done(id, out, token) => {
                     running -= 1;
+                    tokens.push(token);
                     let name = graph.job(id).name.clone();
                     let failed = finish_job(&mut sched, reports, id, *out);
                     reporter.finished(id, &reports[id.0]);
