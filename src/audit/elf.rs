@@ -340,11 +340,14 @@ pub fn parse_with(
             let Some(start) = strtab.checked_add(name as usize) else {
                 continue;
             };
-            if let Some(n) = rd.cstr(start, strtab_end) {
-                if DLOPEN_SYMBOLS.contains(&n) {
-                    info.imports_dlopen = true;
-                    break;
-                }
+            // Compare in place (C++ names are long; no need to find their end).
+            let hit = DLOPEN_SYMBOLS.iter().any(|sym| {
+                let end = start.saturating_add(sym.len());
+                end < strtab_end.min(bytes.len()) && &bytes[start..end] == *sym && bytes[end] == 0
+            });
+            if hit {
+                info.imports_dlopen = true;
+                break;
             }
         }
     }
