@@ -707,3 +707,27 @@ fn static_and_dependency_free_files() {
         assert_eq!(l, vec!["\tnot a dynamic executable"]);
     }
 }
+
+#[test]
+fn the_cache_is_keyed_by_soname_not_by_the_files_in_ld_so_conf_dirs() {
+    // libfakeroot-sysv.so sits in an ld.so.conf directory, but ldconfig
+    // cached it only under its soname libfakeroot-0.so: not found by name.
+    let dir = Path::new("/usr/lib/x86_64-linux-gnu/libfakeroot");
+    if !dir.join("libfakeroot-sysv.so").exists() {
+        return;
+    }
+    let c = Case::new();
+    let lib = c.lib("A", &[], &[]);
+    c.patchelf(&["--add-needed", "libfakeroot-sysv.so"], &lib);
+    c.patchelf(&["--add-needed", "libfakeroot-0.so"], &lib);
+    let l = agree(&lib, c.root());
+    assert!(has(&l, "libfakeroot-sysv.so", "not found"), "{l:?}");
+    assert!(
+        has(
+            &l,
+            "libfakeroot-0.so",
+            &format!("{}/libfakeroot-0.so", dir.display())
+        ),
+        "{l:?}"
+    );
+}

@@ -4,6 +4,7 @@
 //! interpreter and dlopen strings.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::classify::{AllowList, Class, Stack};
 use super::dlopen::{self, DlopenKind};
@@ -12,7 +13,7 @@ use super::elf::ElfKind;
 use super::fs::Lookup;
 use super::load::{self, LoadList, Outcome, RootProblem, Via};
 use super::report::{DlopenRef, FileKind, FileReport, FindingKind, Resolution, Severity};
-use super::session::Session;
+use super::session::{Object, Session};
 
 /// What the audit needs to know while analysing.
 pub struct Ctx<'a> {
@@ -42,8 +43,9 @@ pub struct Raw {
 pub struct FileOut {
     pub report: FileReport,
     pub raw: Vec<Raw>,
-    /// The load itself (kept for the cross-load checks of the merge).
-    pub list: Option<LoadList>,
+    /// The stack objects this load contains (a pointer each: loads are not
+    /// kept, a big stack has tens of thousands).
+    pub loaded: Vec<Arc<Object>>,
     pub objects: usize,
     pub is_root: bool,
 }
@@ -112,7 +114,7 @@ impl Ctx<'_> {
         let mut out = FileOut {
             report,
             raw: Vec::new(),
-            list: None,
+            loaded: Vec::new(),
             objects: 0,
             is_root: false,
         };
@@ -424,8 +426,29 @@ impl Ctx<'_> {
                 class,
             });
         }
-        out.list = Some(list);
+        out.loaded = list
+            .objects
+            .iter()
+            .filter(|o| self.stack.contains(o.file()))
+            .map(|o| o.object.clone())
+            .collect();
         Some(out)
+    }
+}
+
+impl Ctx<'_> {
+    /// Loads `root` again and returns where `needed` of the stack file
+    /// `file` resolved in that load, if it did.
+    pub fn resolved_in(&self, root: &Path, file: &Path, needed: &str) -> Option<String> {
+        let list = load::load(self.s, root).ok()?;
+        list.edges.iter().find_map(|e| match e.outcome {
+            Outcome::Found { to, .. }
+                if e.needed == needed && list.objects[e.from].file() == file =>
+            {
+                Some(list.objects[to].path.clone())
+            }
+            _ => None,
+        })
     }
 }
 

@@ -258,7 +258,7 @@ pub fn parse_with(
     let mut syment = None;
     let mut gnu_hash = None;
     let mut sysv_hash = None;
-    let mut needed_offs = Vec::new();
+    let mut needed_offs = Vec::with_capacity(dynamic.info.needed_count);
     let (mut rpath_off, mut runpath_off, mut soname_off) = (None, None, None);
     for d in &dynamic.dyns {
         match d.d_tag {
@@ -301,6 +301,7 @@ pub fn parse_with(
         info.malformed = Some("DT_STRTAB missing or outside the loaded segments".into());
         return Some(info);
     }
+    info.needed.reserve_exact(needed_offs.len());
     for off in needed_offs {
         match string(off) {
             Some(s) => info.needed.push(s),
@@ -339,11 +340,14 @@ pub fn parse_with(
             let Some(start) = strtab.checked_add(name as usize) else {
                 continue;
             };
-            if let Some(n) = rd.cstr(start, strtab_end) {
-                if DLOPEN_SYMBOLS.contains(&n) {
-                    info.imports_dlopen = true;
-                    break;
-                }
+            // Compare in place (C++ names are long; no need to find their end).
+            let hit = DLOPEN_SYMBOLS.iter().any(|sym| {
+                let end = start.saturating_add(sym.len());
+                end < strtab_end.min(bytes.len()) && &bytes[start..end] == *sym && bytes[end] == 0
+            });
+            if hit {
+                info.imports_dlopen = true;
+                break;
             }
         }
     }

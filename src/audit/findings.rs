@@ -7,25 +7,34 @@
 //! (because another object loaded it first), is a warning, not an error,
 //! unless a real program of the stack fails on it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::analyze::{FileOut, Raw};
 use super::classify::{Class, Stack};
-use super::load::Outcome;
 use super::memo::FxHasher;
 use super::report::{FileKind, FileReport, Finding, FindingKind, Severity, Summary};
+use super::session::Object;
 
 type Key = (FindingKind, String, Option<String>, Option<String>);
 type Fx = BuildHasherDefault<FxHasher>;
 
-/// Files, findings and counts from the per-root results.
-pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding>, Summary) {
+/// Files, findings and counts from the per-root results. `resolved_in(root,
+/// file, needed)` loads `root` again and tells where `needed` of `file`
+/// resolved there (asked only for the few names that fail somewhere).
+pub fn merge(
+    outs: Vec<FileOut>,
+    stack: &Stack,
+    resolved_in: &(dyn Fn(&Path, &Path, &str) -> Option<String> + Sync),
+) -> (Vec<FileReport>, Vec<Finding>, Summary) {
     let mut summary = Summary::default();
     let mut raws: Vec<Raw> = Vec::new();
     let mut files = Vec::with_capacity(outs.len());
-    let mut lists = Vec::new();
+    // Which roots loaded each stack object.
+    let mut loaded_by: HashMap<&Path, Vec<usize>, Fx> = HashMap::default();
+    let mut roots: Vec<(String, bool, Vec<Arc<Object>>)> = Vec::new();
     for o in outs {
         summary.elf_files += 1;
         if o.is_root {
@@ -33,21 +42,18 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
         }
         summary.loaded_objects += o.objects;
         raws.extend(o.raw);
-        if let Some(l) = o.list {
-            lists.push((o.report.kind == FileKind::Executable, l));
+        if o.is_root {
+            roots.push((
+                o.report.path.clone(),
+                o.report.kind == FileKind::Executable,
+                o.loaded,
+            ));
         }
         files.push(o.report);
     }
-    // Stack files some executable of the stack loads.
-    let mut loaded_by_exe: HashSet<&Path, Fx> = HashSet::default();
-    for (exe, l) in &lists {
-        if *exe {
-            loaded_by_exe.extend(
-                l.objects
-                    .iter()
-                    .map(|o| o.file())
-                    .filter(|f| stack.contains(f)),
-            );
+    for (i, (_, _, loaded)) in roots.iter().enumerate() {
+        for obj in loaded {
+            loaded_by.entry(obj.path.as_path()).or_default().push(i);
         }
     }
     for f in &mut files {
@@ -60,27 +66,24 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
                 Class::Unresolved | Class::LoaderError => summary.unresolved += 1,
             }
         }
-        if f.kind == FileKind::Library
-            && f.note.is_none()
-            && !loaded_by_exe.contains(Path::new(&f.path))
-        {
+        let by_exe = loaded_by
+            .get(Path::new(&f.path))
+            .is_some_and(|rs| rs.iter().any(|&r| roots[r].1));
+        if f.kind == FileKind::Library && f.note.is_none() && !by_exe {
             f.note = Some("loaded by no executable of the stack; audited on its own".into());
         }
     }
-    // Where (file, needed) resolved in some load: looked up only for the
-    // few names that fail somewhere.
+    // Where (file, needed) resolved in some other load: asked only for the
+    // few names that fail somewhere, and only of the roots that load `file`.
     let resolved_somewhere = |file: &str, needed: &str| -> Option<(String, String)> {
-        for (_, l) in &lists {
-            for e in &l.edges {
-                if e.needed != needed || l.objects[e.from].file() != Path::new(file) {
-                    continue;
-                }
-                if let Outcome::Found { to, .. } = e.outcome {
-                    return Some((l.objects[to].path.clone(), l.root.clone()));
-                }
+        let rs = loaded_by.get(Path::new(file))?;
+        rs.iter().find_map(|&r| {
+            let root = &roots[r].0;
+            if root == file {
+                return None;
             }
-        }
-        None
+            resolved_in(Path::new(root), Path::new(file), needed).map(|p| (p, root.clone()))
+        })
     };
 
     // Unresolved names: decide per (file, needed) over all loads.
@@ -151,8 +154,6 @@ pub fn merge(outs: Vec<FileOut>, stack: &Stack) -> (Vec<FileReport>, Vec<Finding
         (a.severity, &a.group, &a.file, a.kind, &a.target)
             .cmp(&(b.severity, &b.group, &b.file, b.kind, &b.target))
     });
-    // Freeing thousands of load lists takes a while; nobody waits for it.
-    let _ = std::thread::Builder::new().spawn(move || drop(lists));
     summary.errors = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)

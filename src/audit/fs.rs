@@ -35,6 +35,42 @@ pub enum NodeKind {
 pub enum FileData {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
+    /// A buffer of the thread's pool (returned to it when dropped).
+    Pooled(PooledBuf),
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A read buffer reused across files on one thread: reading thousands of
+/// small files into fresh allocations keeps the allocator busy (and, with
+/// several threads, growing and shrinking its arenas).
+pub struct PooledBuf(Vec<u8>);
+
+impl PooledBuf {
+    pub fn take() -> PooledBuf {
+        PooledBuf(POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default())
+    }
+
+    pub fn vec(&mut self) -> &mut Vec<u8> {
+        &mut self.0
+    }
+}
+
+impl Drop for PooledBuf {
+    fn drop(&mut self) {
+        let mut v = std::mem::take(&mut self.0);
+        if v.capacity() <= 1 << 20 {
+            v.clear();
+            POOL.with(|p| {
+                let mut p = p.borrow_mut();
+                if p.len() < 4 {
+                    p.push(v);
+                }
+            });
+        }
+    }
 }
 
 impl FileData {
@@ -56,6 +92,7 @@ impl Deref for FileData {
         match self {
             FileData::Mapped(m) => m,
             FileData::Owned(v) => v,
+            FileData::Pooled(b) => &b.0,
         }
     }
 }
@@ -155,12 +192,22 @@ impl Backend for HostDir {
         let meta = file.metadata()?;
         let (len, mode, id) = (meta.len(), meta.mode(), Some((meta.dev(), meta.ino())));
         if len <= SMALL {
-            // Small files: one read, no mapping to set up and tear down.
-            let mut all = Vec::with_capacity(len as usize);
+            // Small files: one read into a reused buffer, no mapping to set
+            // up and tear down.
+            let mut buf = PooledBuf::take();
+            let all = buf.vec();
             all.extend_from_slice(&head);
-            file.read_to_end(&mut all)?;
+            all.resize(len as usize, 0);
+            let mut at = HEAD;
+            while at < all.len() {
+                match file.read(&mut all[at..])? {
+                    0 => break,
+                    n => at += n,
+                }
+            }
+            all.truncate(at);
             return Ok(Loaded {
-                data: FileData::Owned(all),
+                data: FileData::Pooled(buf),
                 len,
                 mode,
                 id,

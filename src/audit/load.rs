@@ -239,8 +239,8 @@ pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
             object: object.clone(),
             rtld: false,
         }],
-        entries: Vec::new(),
-        edges: Vec::new(),
+        entries: Vec::with_capacity(16),
+        edges: Vec::with_capacity(32),
         fatal: None,
         interp: elf.interp.clone().map(|i| (i, false)),
     };

@@ -166,7 +166,10 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
     let t2 = Instant::now();
     let outs: Vec<FileOut> = files.par_iter().filter_map(|f| ctx.file(f)).collect();
     let t3 = Instant::now();
-    let (files_out, findings, mut summary) = findings::merge(outs, &stack);
+    let (files_out, findings, mut summary) =
+        findings::merge(outs, &stack, &|root, file, needed| {
+            ctx.resolved_in(root, file, needed)
+        });
     tracing::debug!(
         setup_ms = (t0 - start).as_secs_f64() * 1e3,
         walk_ms = (t1 - t0).as_secs_f64() * 1e3,

@@ -136,7 +136,7 @@ pub struct Args {
     pub no_default_allow: bool,
     /// Where the tree is mounted at run time (default: the directory itself,
     /// or the `mount` of an image's meta/env.json).
-    #[arg(long, alias = "root", value_name = "PATH")]
+    #[arg(long, visible_alias = "root", value_name = "PATH")]
     pub mount: Option<PathBuf>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
