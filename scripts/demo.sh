@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cargo run --release --locked -- build stacks/demo.yaml --cluster cluster-configs/local --build build/demo "$@"
+cargo run --locked -- build stacks/demo.yaml --cluster cluster-configs/local --build build/demo "$@"
