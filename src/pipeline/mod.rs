@@ -417,7 +417,7 @@ pub fn build_stack(
     let t = Instant::now();
     reporter.stage(Stage::Audit, "linkage of every ELF file");
     let report = audit_store(&outcome, &req.inputs)?;
-    write_file_atomic(&outcome.audit_path, report.to_json().as_bytes())?;
+    store::atomic::write_atomic(&outcome.audit_path, report.to_json().as_bytes())?;
     outcome.timings.push((Stage::Audit, t.elapsed()));
     let audit_failed = report.has_errors();
     outcome.audit = Some(report);
@@ -472,7 +472,7 @@ pub fn build_stack(
         fs_err::remove_dir_all(&outcome.meta_dir)?;
     }
     view::copy_tree(&store_meta, &outcome.meta_dir)?;
-    write_file_atomic(&fp_file, fingerprint.as_bytes())?;
+    store::atomic::write_atomic(&fp_file, fingerprint.as_bytes())?;
     outcome.image = Some(info);
     outcome.timings.push((Stage::Image, t.elapsed()));
     Ok(outcome)
@@ -493,13 +493,6 @@ fn fingerprint(plan: &Plan, inputs: &Inputs) -> Result<String, PipelineError> {
     }
     h.update(fs_err::read(&inputs.recipe.file)?);
     Ok(hex::encode(h.finalize()))
-}
-
-/// Write `bytes` to `path` through a temporary sibling and a rename.
-fn write_file_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    fs_err::write(&tmp, bytes)?;
-    fs_err::rename(&tmp, path)
 }
 
 /// Audit the store as mounted at the mount point, with the recipe's and the
