@@ -330,22 +330,34 @@ fn bench_wrapper(program: &str) {
     let args = |cmd: &mut Command| {
         cmd.arg("-c").arg(&src).arg("-o").arg(&out);
     };
-    let run = |n: usize, through_wrapper: bool, real: &str| {
-        time_calls(n, || {
-            let mut c = Command::new(if through_wrapper {
-                wrap.join("cc")
-            } else {
-                real.into()
-            });
-            configure(&mut c, real);
-            args(&mut c);
-            c
-        })
+    let one = |through_wrapper: bool, real: &str| {
+        let mut c = Command::new(if through_wrapper {
+            wrap.join("cc")
+        } else {
+            real.into()
+        });
+        configure(&mut c, real);
+        args(&mut c);
+        c
     };
-    let direct_true = run(400, false, "/bin/true");
-    let wrapped_true = run(400, true, "/bin/true");
-    let direct_gcc = run(40, false, "/usr/bin/gcc");
-    let wrapped_gcc = run(40, true, "/usr/bin/gcc");
+    // Interleave direct and wrapped calls in small rounds, so load changes
+    // on a shared machine hit both sides alike.
+    let pair = |n: usize, real: &str| {
+        let (mut d, mut w) = (
+            (Duration::ZERO, Duration::ZERO),
+            (Duration::ZERO, Duration::ZERO),
+        );
+        for _ in 0..n / 10 {
+            let a = time_calls(10, || one(false, real));
+            let b = time_calls(10, || one(true, real));
+            d = (d.0 + a.0 * 10, d.1 + a.1 * 10);
+            w = (w.0 + b.0 * 10, w.1 + b.1 * 10);
+        }
+        let k = (n / 10 * 10) as u32;
+        ((d.0 / k, d.1 / k), (w.0 / k, w.1 / k))
+    };
+    let (direct_true, wrapped_true) = pair(400, "/bin/true");
+    let (direct_gcc, wrapped_gcc) = pair(60, "/usr/bin/gcc");
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let name = Path::new(program).file_name().unwrap().to_string_lossy();
     println!(
