@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use stack::build::*;
 
 const STACK: &str = env!("CARGO_BIN_EXE_stack");
+const STACK_WRAP: &str = env!("CARGO_BIN_EXE_stack-wrap");
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,7 +51,7 @@ fn options(root: &Path, jobs: usize) -> BuildOptions {
     o.mount = root.join("ue");
     o.mount_mode = MountMode::Direct;
     o.jobs = jobs;
-    o.wrapper_exe = Some(STACK.into());
+    o.wrapper_exe = Some(STACK_WRAP.into());
     o
 }
 
@@ -285,19 +286,30 @@ fn bench_real_overhead() -> (Vec<(String, Timing)>, Duration) {
     (rows, noop[noop.len() / 2])
 }
 
-fn time_calls(n: usize, mut make: impl FnMut() -> Command) -> Duration {
+/// CPU time (user + system) of all waited-for children so far.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage fills the struct.
+    let mut ru: nix::libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { nix::libc::getrusage(nix::libc::RUSAGE_CHILDREN, &mut ru) };
+    let tv = |t: nix::libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Mean wall time and mean CPU time per call.
+fn time_calls(n: usize, mut make: impl FnMut() -> Command) -> (Duration, Duration) {
+    let cpu0 = children_cpu();
     let t = Instant::now();
     for _ in 0..n {
         let st = make().status().unwrap();
         assert!(st.success());
     }
-    t.elapsed() / n as u32
+    (t.elapsed() / n as u32, (children_cpu() - cpu0) / n as u32)
 }
 
-fn bench_wrapper() {
+fn bench_wrapper(program: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let wrap = tmp.path().join("wrap");
-    stack::build::wrapper::install_links(&wrap, Path::new(STACK)).unwrap();
+    stack::build::wrapper::install_links(&wrap, Path::new(program)).unwrap();
     let src = tmp.path().join("x.c");
     fs_err::write(&src, "int f(int a) { return a + 1; }\n").unwrap();
     let dirs = |sub: &str| {
@@ -318,44 +330,53 @@ fn bench_wrapper() {
     let args = |cmd: &mut Command| {
         cmd.arg("-c").arg(&src).arg("-o").arg(&out);
     };
-    let n = 400;
-    let direct_true = time_calls(n, || {
-        let mut c = Command::new("/bin/true");
-        configure(&mut c, "/bin/true");
+    let one = |through_wrapper: bool, real: &str| {
+        let mut c = Command::new(if through_wrapper {
+            wrap.join("cc")
+        } else {
+            real.into()
+        });
+        configure(&mut c, real);
         args(&mut c);
         c
-    });
-    let wrapped_true = time_calls(n, || {
-        let mut c = Command::new(wrap.join("cc"));
-        configure(&mut c, "/bin/true");
-        args(&mut c);
-        c
-    });
-    let n = 40;
-    let direct_gcc = time_calls(n, || {
-        let mut c = Command::new("/usr/bin/gcc");
-        configure(&mut c, "/usr/bin/gcc");
-        args(&mut c);
-        c
-    });
-    let wrapped_gcc = time_calls(n, || {
-        let mut c = Command::new(wrap.join("cc"));
-        configure(&mut c, "/usr/bin/gcc");
-        args(&mut c);
-        c
-    });
+    };
+    // Interleave direct and wrapped calls in small rounds, so load changes
+    // on a shared machine hit both sides alike.
+    let pair = |n: usize, real: &str| {
+        let (mut d, mut w) = (
+            (Duration::ZERO, Duration::ZERO),
+            (Duration::ZERO, Duration::ZERO),
+        );
+        for _ in 0..n / 10 {
+            let a = time_calls(10, || one(false, real));
+            let b = time_calls(10, || one(true, real));
+            d = (d.0 + a.0 * 10, d.1 + a.1 * 10);
+            w = (w.0 + b.0 * 10, w.1 + b.1 * 10);
+        }
+        let k = (n / 10 * 10) as u32;
+        ((d.0 / k, d.1 / k), (w.0 / k, w.1 / k))
+    };
+    let (direct_true, wrapped_true) = pair(400, "/bin/true");
+    let (direct_gcc, wrapped_gcc) = pair(60, "/usr/bin/gcc");
     let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let name = Path::new(program).file_name().unwrap().to_string_lossy();
     println!(
-        "  cc → /bin/true: {:.0} µs per call vs {:.0} µs direct → wrapper overhead {:.0} µs per call",
-        us(wrapped_true),
-        us(direct_true),
-        us(wrapped_true.saturating_sub(direct_true))
+        "  {name} as cc → /bin/true: wall {:.0} µs vs {:.0} µs direct → +{:.0} µs per call; CPU {:.0} µs vs {:.0} µs → +{:.0} µs per call",
+        us(wrapped_true.0),
+        us(direct_true.0),
+        us(wrapped_true.0.saturating_sub(direct_true.0)),
+        us(wrapped_true.1),
+        us(direct_true.1),
+        us(wrapped_true.1.saturating_sub(direct_true.1))
     );
     println!(
-        "  cc → gcc -c (tiny file): {:.2} ms vs {:.2} ms direct ({:+.1} %)",
-        us(wrapped_gcc) / 1e3,
-        us(direct_gcc) / 1e3,
-        (us(wrapped_gcc) / us(direct_gcc) - 1.0) * 100.0
+        "  {name} as cc → gcc -c (tiny file): wall {:.2} ms vs {:.2} ms direct ({:+.1} %); CPU {:.2} ms vs {:.2} ms ({:+.1} %)",
+        us(wrapped_gcc.0) / 1e3,
+        us(direct_gcc.0) / 1e3,
+        (us(wrapped_gcc.0) / us(direct_gcc.0) - 1.0) * 100.0,
+        us(wrapped_gcc.1) / 1e3,
+        us(direct_gcc.1) / 1e3,
+        (us(wrapped_gcc.1) / us(direct_gcc.1) - 1.0) * 100.0
     );
 }
 
@@ -404,6 +425,7 @@ fn main() {
     }
     if want("wrapper") {
         println!("compiler wrapper (3 dependencies):");
-        bench_wrapper();
+        bench_wrapper(STACK_WRAP);
+        bench_wrapper(STACK);
     }
 }

@@ -53,6 +53,6 @@ pub use options::{BuildOptions, MountMode};
 pub use report::{
     BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,
 };
-pub use run::run_plan;
+pub use run::{WRAPPER_PROGRAM, run_plan};
 pub use scheduler::{NodeState, Schedule};
 pub use wrapper::Dtags;

@@ -37,8 +37,9 @@ pub struct BuildOptions {
     pub keep_stage: bool,
     /// When another build holds the lock: wait or fail.
     pub lock_wait: LockWait,
-    /// The program the wrapper symlinks point to; default: the current
-    /// executable (which must be the `stack` binary).
+    /// The program the wrapper symlinks point to; default: `stack-wrap` next
+    /// to the current executable, else the current executable (which must
+    /// then be the `stack` binary).
     pub wrapper_exe: Option<PathBuf>,
     /// Log every wrapped compiler call to `<stage>/wrapper.log`.
     pub wrapper_log: bool,

@@ -215,16 +215,13 @@ pub(crate) fn build_one(
         phase: ctx.phase,
         error,
     });
-    match &result {
-        Ok(()) => {
-            if !shared.keep_stage {
-                let _ = remove_tree(&ctx.stage.root);
-            }
-        }
-        Err(e) => log.line(&format!(
+    // On success the stage is removed later, after the token is returned
+    // (`cleanup_stage`); on failure it stays for inspection.
+    if let Err(e) = &result {
+        log.line(&format!(
             "==> {} failed in phase {}: {}",
             job.name, e.phase, e.error
-        )),
+        ));
     }
     let now = Instant::now();
     let mut phases = std::mem::take(&mut ctx.phases);

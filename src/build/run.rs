@@ -113,7 +113,7 @@ pub fn run_plan(
         };
         let wrapper_exe = match &opts.wrapper_exe {
             Some(p) => std::path::absolute(p)?,
-            None => std::env::current_exe().map_err(BuildError::WrapperExe)?,
+            None => default_wrapper().map_err(BuildError::WrapperExe)?,
         };
         let tools = resolve_tools(graph, &done)?;
         super::wrapper::install_links(&build_dir.join(package::WRAP_DIR), &wrapper_exe)?;
@@ -320,6 +320,21 @@ fn finish_job(
         }
     }
 }
+
+/// `stack-wrap` next to the running executable (small, fast to start), or
+/// the running executable itself (`stack` dispatches on `argv[0]` too).
+fn default_wrapper() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let small = exe.with_file_name(WRAPPER_PROGRAM);
+    Ok(if package::is_executable(&small) {
+        small
+    } else {
+        exe
+    })
+}
+
+/// File name of the dedicated wrapper program.
+pub const WRAPPER_PROGRAM: &str = "stack-wrap";
 
 /// Direct install or namespace, and the host directory of the store.
 fn decide_mount(opts: &BuildOptions, build_dir: &Path) -> Result<(bool, PathBuf), BuildError> {

@@ -23,7 +23,9 @@ fn a_namespace_build_installs_into_the_build_store_seen_at_the_mount_point() {
     let gr = g.add(greet);
     g.depends_on(m, c);
     g.depends_on(gr, c);
-    let opts = options(&build, &mount, MountMode::Namespace);
+    let mut opts = options(&build, &mount, MountMode::Namespace);
+    // The `stack` binary itself as the wrapper (argv[0] dispatch).
+    opts.wrapper_exe = Some(env!("CARGO_BIN_EXE_stack").into());
     let summary = run_plan(&g, &opts, &NoopReporter).unwrap();
     assert_success(&summary);
     assert!(summary.namespaced);

@@ -49,13 +49,13 @@ pub fn dep(on: &BuildJob, kind: DepKind) -> DepPrefix {
     }
 }
 
-/// Options for a test build: the real `stack` binary as wrapper, -j2.
+/// Options for a test build: the real `stack-wrap` binary as wrapper, -j2.
 pub fn options(build: &Path, mount: &Path, mode: MountMode) -> BuildOptions {
     let mut o = BuildOptions::new(build);
     o.mount = mount.to_path_buf();
     o.mount_mode = mode;
     o.jobs = 2;
-    o.wrapper_exe = Some(PathBuf::from(env!("CARGO_BIN_EXE_stack")));
+    o.wrapper_exe = Some(PathBuf::from(env!("CARGO_BIN_EXE_stack-wrap")));
     o.wrapper_log = true;
     o
 }
