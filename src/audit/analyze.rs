@@ -486,10 +486,10 @@ pub fn describe_via(list: &LoadList, via: &Via) -> String {
 }
 
 /// Files below the stack mount points, sorted.
-pub fn stack_files(s: &Session, stack: &Stack) -> Vec<PathBuf> {
+pub fn stack_files(vfs: &super::fs::Vfs, stack: &Stack) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for m in &stack.prefixes {
-        v.extend(s.vfs.files_below(m));
+        v.extend(vfs.files_below(m));
     }
     v
 }

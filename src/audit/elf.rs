@@ -178,15 +178,20 @@ fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<usize> {
 /// with a valid identification but broken structure come back with
 /// [`ElfInfo::malformed`] set.
 pub fn parse(bytes: &[u8], scan_dlopen: bool) -> Option<ElfInfo> {
-    parse_with(bytes, scan_dlopen, &|_, _| {})
+    parse_with(bytes, scan_dlopen, &|start, end, out| {
+        if let Some(region) = bytes.get(start..end.min(bytes.len())) {
+            dlopen::library_strings(region, out);
+        }
+    })
 }
 
-/// [`parse`], calling `prefetch(offset, len)` on each region before the
-/// dlopen scan reads it (a memory map can fault it in in one go).
+/// [`parse`], handing each read-only region `(offset, end)` to `scan`,
+/// which appends the library strings found there (a memory-mapped file can
+/// read big regions in chunks instead of faulting them in).
 pub fn parse_with(
     bytes: &[u8],
     scan_dlopen: bool,
-    prefetch: &dyn Fn(usize, usize),
+    scan: &dyn Fn(usize, usize, &mut Vec<String>),
 ) -> Option<ElfInfo> {
     if bytes.len() < 16 || &bytes[..4] != ELF_MAGIC {
         return None;
@@ -371,9 +376,8 @@ pub fn parse_with(
         );
         let mut found = Vec::new();
         for (start, end) in regions {
-            if let Some(region) = bytes.get(start..end.min(bytes.len())) {
-                prefetch(start, region.len());
-                dlopen::library_strings(region, &mut found);
+            if start < end.min(bytes.len()) {
+                scan(start, end.min(bytes.len()), &mut found);
             }
         }
         found.sort();

@@ -74,15 +74,11 @@ impl Drop for PooledBuf {
 }
 
 impl FileData {
-    /// Maps a range of a memory-mapped file in one go (`MADV_POPULATE_READ`,
-    /// Linux ≥ 5.14) instead of one page fault per 64 KiB; a no-op for bytes
-    /// in memory or on older kernels.
-    pub fn prefetch(&self, offset: usize, len: usize) {
-        if let FileData::Mapped(m) = self {
-            if len >= 1 << 20 {
-                let _ = m.advise_range(memmap2::Advice::PopulateRead, offset, len);
-            }
-        }
+    /// Appends the library strings of bytes `start..end` to `out`. (Tried:
+    /// chunked `pread` into buffers and `MADV_POPULATE_READ`; faulting the
+    /// map in from parallel chunks was the fastest.)
+    pub fn scan_strings(&self, start: usize, end: usize, out: &mut Vec<String>) {
+        super::dlopen::library_strings(&self[start..end], out);
     }
 }
 

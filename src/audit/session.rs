@@ -129,8 +129,10 @@ impl Session {
                     .filter(|p| p.2 || !scan);
                 let (elf, verdict, _) = cached.unwrap_or_else(|| {
                     let data = &loaded.data;
-                    let elf =
-                        elf::parse_with(data, scan, &|o, l| data.prefetch(o, l)).map(Arc::new);
+                    let elf = elf::parse_with(data, scan, &|start, end, out| {
+                        data.scan_strings(start, end, out)
+                    })
+                    .map(Arc::new);
                     let head = &loaded.data[..loaded.data.len().min(HEAD)];
                     let verdict =
                         elf::verify(head, loaded.len, elf.as_deref(), self.model.target());
