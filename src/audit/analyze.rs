@@ -66,14 +66,13 @@ impl Ctx<'_> {
         match outcome {
             Outcome::Found { to, .. } => {
                 let o = &list.objects[*to];
-                let path = Some(o.path.as_str());
+                let path = Some(&*o.path);
                 if self.stack.contains(o.file()) {
                     (Class::Stack, path)
-                } else if self.allow.allows_any([
-                    needed,
-                    o.path.as_str(),
-                    &o.file().to_string_lossy(),
-                ]) || o.soname().is_some_and(|s| self.allow.allows(s))
+                } else if self.allow.allows(needed)
+                    || self.allow.allows(&o.path)
+                    || o.soname().is_some_and(|s| self.allow.allows(s))
+                    || self.allow.allows(&o.file().to_string_lossy())
                 {
                     (Class::Allowed, path)
                 } else {
@@ -174,14 +173,14 @@ impl Ctx<'_> {
                 Outcome::Found { via, .. } => (
                     Some(via.code().to_string()),
                     match via {
-                        Via::Rpath(i) => Some(list.objects[*i].path.clone()),
+                        Via::Rpath(i) => Some(list.objects[*i].path.to_string()),
                         _ => None,
                     },
                 ),
                 _ => (None, None),
             };
             out.report.needed.push(Resolution {
-                needed: e.needed.clone(),
+                needed: e.needed.to_string(),
                 path: rpath.map(str::to_string),
                 via,
                 via_object,
@@ -204,13 +203,13 @@ impl Ctx<'_> {
                 kind,
                 severity,
                 file: from_path.clone(),
-                target: Some(e.needed.clone()),
+                target: Some(e.needed.to_string()),
                 path: rpath.map(str::to_string),
                 message,
                 chain: list
                     .chain(e.from)
                     .iter()
-                    .map(|&i| list.objects[i].path.clone())
+                    .map(|&i| list.objects[i].path.to_string())
                     .collect(),
                 hint: Some(hint.to_string()),
                 exe_context: exe,
@@ -333,7 +332,7 @@ impl Ctx<'_> {
                 out.raw.push(group_raw(
                     FindingKind::NeededWithSlash,
                     if abs { Severity::Warning } else { Severity::Error },
-                    Some(n.clone()),
+                    Some(n.to_string()),
                     if abs {
                         format!("{spath} needs \"{n}\" by path: no search happens, the file must exist exactly there")
                     } else {
@@ -397,9 +396,10 @@ impl Ctx<'_> {
                 }
                 DlopenKind::Bare => match bare_found.next().flatten() {
                     Some((opened, file)) => {
+                        let opened = opened.to_string();
                         if self.stack.contains(&file.path) {
                             (Some(opened), Class::Stack)
-                        } else if self.allow.allows_any([s.as_str(), opened.as_str()]) {
+                        } else if self.allow.allows_any([s.as_str(), &*opened]) {
                             (Some(opened), Class::Allowed)
                         } else {
                             out.raw.push(Raw {
@@ -443,9 +443,9 @@ impl Ctx<'_> {
         let list = load::load(self.s, root).ok()?;
         list.edges.iter().find_map(|e| match e.outcome {
             Outcome::Found { to, .. }
-                if e.needed == needed && list.objects[e.from].file() == file =>
+                if &*e.needed == needed && list.objects[e.from].file() == file =>
             {
-                Some(list.objects[to].path.clone())
+                Some(list.objects[to].path.to_string())
             }
             _ => None,
         })
@@ -486,10 +486,10 @@ pub fn describe_via(list: &LoadList, via: &Via) -> String {
 }
 
 /// Files below the stack mount points, sorted.
-pub fn stack_files(s: &Session, stack: &Stack) -> Vec<PathBuf> {
+pub fn stack_files(vfs: &super::fs::Vfs, stack: &Stack) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for m in &stack.prefixes {
-        v.extend(s.vfs.files_below(m));
+        v.extend(vfs.files_below(m));
     }
     v
 }

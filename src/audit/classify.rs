@@ -131,25 +131,44 @@ impl Stack {
     /// The package or prefix a file belongs to, for grouping: the path below
     /// the mount point up to the first `bin`, `lib`, `lib64`, … component.
     pub fn group(&self, p: &Path) -> String {
-        let (mount, rel) = self
+        use std::os::unix::ffi::OsStrExt;
+        const STOP: &[&[u8]] = &[
+            b"bin", b"sbin", b"lib", b"lib64", b"lib32", b"libexec", b"share", b"include", b"etc",
+            b"plugins",
+        ];
+        let mount = self
             .prefixes
             .iter()
-            .find_map(|m| p.strip_prefix(m).ok().map(|r| (m, r)))
-            .unwrap_or((&self.prefixes[0], p));
-        const STOP: &[&str] = &[
-            "bin", "sbin", "lib", "lib64", "lib32", "libexec", "share", "include", "etc", "plugins",
-        ];
-        let comps: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
-        let parent = &comps[..comps.len().saturating_sub(1)];
-        let cut = parent
-            .iter()
-            .position(|c| STOP.contains(c))
-            .unwrap_or(parent.len());
-        let group: Vec<&str> = parent[..cut].to_vec();
-        if group.is_empty() {
-            mount.display().to_string()
+            .find(|m| under(p, m))
+            .unwrap_or(&self.prefixes[0]);
+        let bytes = p.as_os_str().as_bytes();
+        let m = mount.as_os_str().as_bytes();
+        let rest = if under(p, mount) {
+            &bytes[m.len().min(bytes.len())..]
         } else {
-            mount.join(group.join("/")).display().to_string()
+            bytes
+        };
+        let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+        // Directory components only (the last one is the file name).
+        let dir = match rest.iter().rposition(|&b| b == b'/') {
+            Some(i) => &rest[..i],
+            None => &rest[..0],
+        };
+        let mut end = 0;
+        for comp in dir.split(|&b| b == b'/') {
+            if comp.is_empty() || STOP.contains(&comp) {
+                break;
+            }
+            end += comp.len() + 1;
+        }
+        let group = &dir[..end.saturating_sub(1).min(dir.len())];
+        let m = String::from_utf8_lossy(m);
+        if group.is_empty() {
+            m.into_owned()
+        } else if m.ends_with('/') {
+            format!("{m}{}", String::from_utf8_lossy(group))
+        } else {
+            format!("{m}/{}", String::from_utf8_lossy(group))
         }
     }
 }

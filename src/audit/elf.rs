@@ -59,7 +59,8 @@ pub struct ElfInfo {
     pub interp: Option<String>,
     /// Has a `PT_DYNAMIC` segment.
     pub dynamic: bool,
-    pub needed: Vec<String>,
+    /// Shared strings: the load simulation hands them around a lot.
+    pub needed: Vec<std::sync::Arc<str>>,
     /// `DT_RPATH` as written in the file (see [`ElfInfo::effective_rpath`]).
     pub rpath: Option<String>,
     pub runpath: Option<String>,
@@ -71,6 +72,8 @@ pub struct ElfInfo {
     /// Library-looking strings in read-only data (filled only when asked for
     /// and the file imports `dlopen`).
     pub dlopen_strings: Vec<String>,
+    /// A `$` appears in RPATH, RUNPATH or a NEEDED entry.
+    pub tokens: bool,
     /// Why the file cannot be loaded although its header looked fine
     /// (truncated program headers, dynamic section outside the file, …).
     pub malformed: Option<String>,
@@ -109,9 +112,7 @@ impl ElfInfo {
 
     /// Whether a `$` appears in the strings the loader expands.
     pub fn uses_tokens(&self) -> bool {
-        self.rpath.as_deref().is_some_and(|r| r.contains('$'))
-            || self.runpath.as_deref().is_some_and(|r| r.contains('$'))
-            || self.needed.iter().any(|n| n.contains('$'))
+        self.tokens
     }
 
     pub fn nodeflib(&self) -> bool {
@@ -155,7 +156,10 @@ impl<'a> Reader<'a> {
 }
 
 fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 /// Translates a virtual address to a file offset through the `PT_LOAD`
@@ -174,15 +178,20 @@ fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<usize> {
 /// with a valid identification but broken structure come back with
 /// [`ElfInfo::malformed`] set.
 pub fn parse(bytes: &[u8], scan_dlopen: bool) -> Option<ElfInfo> {
-    parse_with(bytes, scan_dlopen, &|_, _| {})
+    parse_with(bytes, scan_dlopen, &|start, end, out| {
+        if let Some(region) = bytes.get(start..end.min(bytes.len())) {
+            dlopen::library_strings(region, out);
+        }
+    })
 }
 
-/// [`parse`], calling `prefetch(offset, len)` on each region before the
-/// dlopen scan reads it (a memory map can fault it in in one go).
+/// [`parse`], handing each read-only region `(offset, end)` to `scan`,
+/// which appends the library strings found there (a memory-mapped file can
+/// read big regions in chunks instead of faulting them in).
 pub fn parse_with(
     bytes: &[u8],
     scan_dlopen: bool,
-    prefetch: &dyn Fn(usize, usize),
+    scan: &dyn Fn(usize, usize, &mut Vec<String>),
 ) -> Option<ElfInfo> {
     if bytes.len() < 16 || &bytes[..4] != ELF_MAGIC {
         return None;
@@ -304,7 +313,7 @@ pub fn parse_with(
     info.needed.reserve_exact(needed_offs.len());
     for off in needed_offs {
         match string(off) {
-            Some(s) => info.needed.push(s),
+            Some(s) => info.needed.push(s.into()),
             None => {
                 info.malformed = Some(format!("DT_NEEDED string offset {off:#x} is invalid"));
                 return Some(info);
@@ -314,6 +323,9 @@ pub fn parse_with(
     info.rpath = rpath_off.and_then(string);
     info.runpath = runpath_off.and_then(string);
     info.soname = soname_off.and_then(string);
+    info.tokens = info.rpath.as_deref().is_some_and(|r| r.contains('$'))
+        || info.runpath.as_deref().is_some_and(|r| r.contains('$'))
+        || info.needed.iter().any(|n| n.contains('$'));
 
     // dlopen imports: undefined dynamic symbols named dlopen/dlmopen/…
     let sym_size = if container == Container::Big { 24 } else { 16 };
@@ -341,6 +353,9 @@ pub fn parse_with(
                 continue;
             };
             // Compare in place (C++ names are long; no need to find their end).
+            if !matches!(bytes.get(start), Some(b'd' | b'l')) {
+                continue;
+            }
             let hit = DLOPEN_SYMBOLS.iter().any(|sym| {
                 let end = start.saturating_add(sym.len());
                 end < strtab_end.min(bytes.len()) && &bytes[start..end] == *sym && bytes[end] == 0
@@ -361,9 +376,8 @@ pub fn parse_with(
         );
         let mut found = Vec::new();
         for (start, end) in regions {
-            if let Some(region) = bytes.get(start..end.min(bytes.len())) {
-                prefetch(start, region.len());
-                dlopen::library_strings(region, &mut found);
+            if start < end.min(bytes.len()) {
+                scan(start, end.min(bytes.len()), &mut found);
             }
         }
         found.sort();

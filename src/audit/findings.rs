@@ -8,6 +8,7 @@
 //! unless a real program of the stack fails on it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsStr;
 use std::hash::BuildHasherDefault;
 use std::path::Path;
 use std::sync::Arc;
@@ -33,7 +34,7 @@ pub fn merge(
     let mut raws: Vec<Raw> = Vec::new();
     let mut files = Vec::with_capacity(outs.len());
     // Which roots loaded each stack object.
-    let mut loaded_by: HashMap<&Path, Vec<usize>, Fx> = HashMap::default();
+    let mut loaded_by: HashMap<&OsStr, Vec<usize>, Fx> = HashMap::default();
     let mut roots: Vec<(String, bool, Vec<Arc<Object>>)> = Vec::new();
     for o in outs {
         summary.elf_files += 1;
@@ -53,7 +54,7 @@ pub fn merge(
     }
     for (i, (_, _, loaded)) in roots.iter().enumerate() {
         for obj in loaded {
-            loaded_by.entry(obj.path.as_path()).or_default().push(i);
+            loaded_by.entry(obj.path.as_os_str()).or_default().push(i);
         }
     }
     for f in &mut files {
@@ -67,7 +68,7 @@ pub fn merge(
             }
         }
         let by_exe = loaded_by
-            .get(Path::new(&f.path))
+            .get(OsStr::new(&f.path))
             .is_some_and(|rs| rs.iter().any(|&r| roots[r].1));
         if f.kind == FileKind::Library && f.note.is_none() && !by_exe {
             f.note = Some("loaded by no executable of the stack; audited on its own".into());
@@ -76,7 +77,7 @@ pub fn merge(
     // Where (file, needed) resolved in some other load: asked only for the
     // few names that fail somewhere, and only of the roots that load `file`.
     let resolved_somewhere = |file: &str, needed: &str| -> Option<(String, String)> {
-        let rs = loaded_by.get(Path::new(file))?;
+        let rs = loaded_by.get(OsStr::new(file))?;
         rs.iter().find_map(|&r| {
             let root = &roots[r].0;
             if root == file {

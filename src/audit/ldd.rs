@@ -11,7 +11,7 @@ use super::session::Session;
 pub fn explain(list: &LoadList, obj: &Loaded) -> String {
     let loader = obj
         .loader
-        .map(|l| list.objects[l].path.as_str())
+        .map(|l| &*list.objects[l].path)
         .unwrap_or("the program");
     let dir = obj.dir.as_deref().unwrap_or("");
     match &obj.via {

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use super::dst::{self, DstContext};
@@ -54,9 +54,9 @@ impl Via {
 #[derive(Clone)]
 pub struct Loaded {
     /// The first name it was requested under (`l_libname`).
-    pub name: String,
+    pub name: Arc<str>,
     /// The path it was opened as (`l_name`), as the loader prints it.
-    pub path: String,
+    pub path: Arc<str>,
     /// The object that first needed it.
     pub loader: Option<usize>,
     pub via: Via,
@@ -66,7 +66,7 @@ pub struct Loaded {
     /// use tokens).
     pub origin: Option<String>,
     /// Further names it was requested under (besides `name`).
-    pub names: Vec<String>,
+    pub names: Vec<Arc<str>>,
     pub object: Arc<Object>,
     pub rtld: bool,
 }
@@ -104,7 +104,7 @@ pub enum Outcome {
 #[derive(Clone, Debug)]
 pub struct Edge {
     pub from: usize,
-    pub needed: String,
+    pub needed: Arc<str>,
     pub outcome: Outcome,
 }
 
@@ -112,7 +112,7 @@ pub struct Edge {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
     Object(usize),
-    NotFound { name: String, from: usize },
+    NotFound { name: Arc<str>, from: usize },
 }
 
 /// The result of loading one root.
@@ -169,7 +169,7 @@ pub enum RootProblem {
 #[derive(Clone)]
 pub(crate) enum SearchResult {
     Found {
-        opened: String,
+        opened: Arc<str>,
         file: Arc<Object>,
         via: Via,
         dir: Option<String>,
@@ -225,17 +225,18 @@ pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
         .interp
         .clone()
         .unwrap_or_else(|| s.model.interpreter.clone());
+    let given_arc: Arc<str> = given.as_str().into();
     let mut list = LoadList {
         root: given.clone(),
         secure,
         objects: vec![Loaded {
-            name: given.clone(),
-            path: given.clone(),
+            name: given_arc.clone(),
+            path: given_arc,
             loader: None,
             via: Via::Main,
             dir: None,
             origin: origin_of(s, &origin_from),
-            names: vec![given],
+            names: Vec::new(),
             object: object.clone(),
             rtld: false,
         }],
@@ -247,18 +248,19 @@ pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
     // The interpreter is loaded before anything else.
     if let Lookup::File(ic) = s.vfs.lookup(Path::new(&interp_name)) {
         let io = s.object(&ic);
-        let mut names = vec![interp_name.clone()];
-        if let Some(so) = io.elf.as_ref().and_then(|e| e.soname.clone()) {
+        let mut names: Vec<Arc<str>> = Vec::new();
+        if let Some(so) = io.elf.as_ref().and_then(|e| e.soname.as_deref()) {
             if so != interp_name {
-                names.push(so);
+                names.push(so.into());
             }
         }
         if let Some(i) = list.interp.as_mut() {
             i.1 = true;
         }
+        let interp_arc: Arc<str> = interp_name.as_str().into();
         list.objects.push(Loaded {
-            name: interp_name.clone(),
-            path: interp_name.clone(),
+            name: interp_arc.clone(),
+            path: interp_arc,
             loader: None,
             via: Via::Main,
             dir: None,
@@ -268,12 +270,7 @@ pub fn load(s: &Session, root: &Path) -> Result<LoadList, RootProblem> {
             rtld: true,
         });
     }
-    let mut bfs = Bfs {
-        s,
-        list,
-        rpaths: RefCell::new(Vec::new()),
-        skipped: Vec::new(),
-    };
+    let mut bfs = Bfs::new(s, list);
     bfs.run();
     Ok(bfs.list)
 }
@@ -287,13 +284,8 @@ pub fn dlopen_lookup(
     list: &LoadList,
     from: usize,
     names: &[String],
-) -> Vec<Option<(String, Arc<Object>)>> {
-    let mut bfs = Bfs {
-        s,
-        list: list.clone(),
-        rpaths: RefCell::new(Vec::new()),
-        skipped: Vec::new(),
-    };
+) -> Vec<Option<(Arc<str>, Arc<Object>)>> {
+    let mut bfs = Bfs::new(s, list.clone());
     names
         .iter()
         .map(|name| match bfs.map_object(from, name) {
@@ -319,7 +311,16 @@ fn origin_of(s: &Session, path: &str) -> Option<String> {
     })
 }
 
-impl Bfs<'_> {
+impl<'s> Bfs<'s> {
+    fn new(s: &'s Session, list: LoadList) -> Bfs<'s> {
+        Bfs {
+            s,
+            list,
+            rpaths: RefCell::new(Vec::new()),
+            skipped: Vec::new(),
+        }
+    }
+
     fn run(&mut self) {
         let mut queue = VecDeque::from([0usize]);
         let mut seen = vec![true];
@@ -362,19 +363,19 @@ impl Bfs<'_> {
             for raw in &elf.needed {
                 let raw = raw.clone();
                 // DSTs in DT_NEEDED (expand_dst): an empty result is fatal.
-                let name = if dst::has_dst(&raw) {
+                let name: Arc<str> = if dst::has_dst(&raw) {
                     match dst::expand(&raw, &self.dst_ctx(l)) {
-                        Some(n) if !n.is_empty() => n,
+                        Some(n) if !n.is_empty() => n.into(),
                         _ => {
                             let why = "empty dynamic string token substitution".to_string();
-                            self.fatal(l, raw, why);
+                            self.fatal(l, raw.to_string(), why);
                             return;
                         }
                     }
                 } else {
                     raw
                 };
-                let outcome = self.map_object(l, &name);
+                let outcome = self.map_object_shared(l, &name);
                 match &outcome {
                     Outcome::Found { to, .. } => {
                         let to = *to;
@@ -418,7 +419,7 @@ impl Bfs<'_> {
     fn fatal(&mut self, from: usize, needed: String, reason: String) {
         self.list.edges.push(Edge {
             from,
-            needed: needed.clone(),
+            needed: needed.as_str().into(),
             outcome: Outcome::Fatal {
                 path: needed.clone(),
                 reason: reason.clone(),
@@ -439,10 +440,16 @@ impl Bfs<'_> {
         }
     }
 
-    /// `_dl_map_object`: an already-loaded match, or a search.
+    /// [`Self::map_object_shared`] for a name not held in an `Arc` yet.
     fn map_object(&mut self, from: usize, name: &str) -> Outcome {
+        self.map_object_shared(from, &Arc::from(name))
+    }
+
+    /// `_dl_map_object`: an already-loaded match, or a search.
+    fn map_object_shared(&mut self, from: usize, name_arc: &Arc<str>) -> Outcome {
+        let name: &str = name_arc;
         for (i, o) in self.list.objects.iter_mut().enumerate() {
-            if o.name == name || o.path == name || o.names.iter().any(|n| n == name) {
+            if &*o.name == name || &*o.path == name || o.names.iter().any(|n| &**n == name) {
                 return Outcome::Found {
                     to: i,
                     via: Via::LoadedName,
@@ -450,7 +457,7 @@ impl Bfs<'_> {
                 };
             }
             if o.object.elf.as_ref().and_then(|e| e.soname.as_deref()) == Some(name) {
-                o.names.push(name.to_string());
+                o.names.push(name_arc.clone());
                 return Outcome::Found {
                     to: i,
                     via: Via::LoadedSoname,
@@ -473,7 +480,7 @@ impl Bfs<'_> {
                     .iter()
                     .position(|o| o.object.same_file(&file))
                 {
-                    self.list.objects[i].names.push(name.to_string());
+                    self.list.objects[i].names.push(name_arc.clone());
                     return Outcome::Found {
                         to: i,
                         via,
@@ -505,7 +512,7 @@ impl Bfs<'_> {
                     .then(|| origin_of(self.s, &opened))
                     .flatten();
                 self.list.objects.push(Loaded {
-                    name: name.to_string(),
+                    name: name_arc.clone(),
                     path: opened,
                     loader: Some(from),
                     via: via.clone(),
@@ -556,7 +563,7 @@ impl Bfs<'_> {
         if name.contains('/') {
             return match self.try_file(name) {
                 Try::Accept(file) => SearchResult::Found {
-                    opened: name.to_string(),
+                    opened: name.into(),
                     file,
                     via: Via::Path,
                     dir: None,
@@ -677,7 +684,7 @@ impl Bfs<'_> {
                 match self.try_file(&cached) {
                     Try::Accept(file) => {
                         return SearchResult::Found {
-                            opened: cached,
+                            opened: cached.into(),
                             file,
                             via: Via::Cache,
                             dir: None,
@@ -701,28 +708,20 @@ impl Bfs<'_> {
 
     /// `open_path`: every directory, every hwcaps subdirectory, in order.
     fn open_path(&mut self, name: &str, dirs: &[String], via: Via) -> SearchResult {
+        let s = self.s;
         for dir in dirs {
-            let base: Option<PathBuf> = if dir.starts_with('/') {
-                Some(PathBuf::from(dir))
-            } else {
-                self.s.env.cwd.as_ref().map(|c| c.join(dir))
-            };
-            let Some(base) = base else { continue };
-            for sub in &self.s.subdirs {
-                let vdir = if sub.is_empty() {
-                    base.clone()
-                } else {
-                    base.join(sub)
-                };
-                let found = self.s.vfs.lookup_in(&vdir, name);
+            // Only the (hwcaps sub)directories that exist, canonical.
+            for (sub, cdir) in s.search_dir(dir).iter() {
+                let sub = &s.subdirs[*sub];
+                let found = s.vfs.lookup_in(cdir, name);
                 let opened = || format!("{dir}{sub}{name}");
                 match found {
                     Lookup::File(c) => {
-                        let obj = self.s.object(&c);
+                        let obj = s.object(&c);
                         match &obj.verdict {
                             Candidate::Accept => {
                                 return SearchResult::Found {
-                                    opened: opened(),
+                                    opened: opened().into(),
                                     file: obj.clone(),
                                     via,
                                     dir: Some(format!("{dir}{sub}")),

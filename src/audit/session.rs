@@ -86,6 +86,9 @@ pub struct Session {
     /// Results of the requester-independent search steps (cache, default
     /// directories), without and with `DF_1_NODEFLIB`.
     pub(crate) system_searches: [Memo<String, SystemSearch>; 2],
+    /// For each search directory: the subdirectories (index into
+    /// `subdirs`) that exist, with their canonical paths.
+    search_dirs: Memo<String, Arc<[(usize, PathBuf)]>>,
 }
 
 /// A remembered system search and the candidates it skipped.
@@ -106,6 +109,7 @@ impl Session {
             objects: Memo::default(),
             inodes: Memo::default(),
             system_searches: [Memo::default(), Memo::default()],
+            search_dirs: Memo::default(),
         }
     }
 
@@ -125,8 +129,10 @@ impl Session {
                     .filter(|p| p.2 || !scan);
                 let (elf, verdict, _) = cached.unwrap_or_else(|| {
                     let data = &loaded.data;
-                    let elf =
-                        elf::parse_with(data, scan, &|o, l| data.prefetch(o, l)).map(Arc::new);
+                    let elf = elf::parse_with(data, scan, &|start, end, out| {
+                        data.scan_strings(start, end, out)
+                    })
+                    .map(Arc::new);
                     let head = &loaded.data[..loaded.data.len().min(HEAD)];
                     let verdict =
                         elf::verify(head, loaded.len, elf.as_deref(), self.model.target());
@@ -159,6 +165,38 @@ impl Session {
                 },
             },
         }
+    }
+
+    /// The existing subdirectories (hwcaps first, the directory itself last)
+    /// of a search directory (`""` = the working directory).
+    pub fn search_dir(&self, dir: &str) -> Arc<[(usize, PathBuf)]> {
+        use super::fs::Lookup;
+        self.search_dirs.get_or_insert_with(dir, || {
+            let base = if dir.starts_with('/') {
+                Some(PathBuf::from(dir))
+            } else {
+                self.env.cwd.as_ref().map(|c| c.join(dir))
+            };
+            let Some(base) = base else {
+                return Arc::from(Vec::new());
+            };
+            self.subdirs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, sub)| {
+                    let p = if sub.is_empty() {
+                        base.clone()
+                    } else {
+                        base.join(sub)
+                    };
+                    match self.vfs.lookup_dir(&p) {
+                        Lookup::Dir(c) => Some((i, c)),
+                        _ => None,
+                    }
+                })
+                .collect::<Vec<_>>()
+                .into()
+        })
     }
 
     /// Number of files read so far.

@@ -127,13 +127,6 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
             return Err(AuditError::NotTreeOrImage { path: root.clone() });
         }
     }
-    let model = match &options.loader {
-        Some(m) => m.clone(),
-        None if options.sysroot.is_some() => {
-            LoaderModel::defaults(std::env::consts::ARCH, &sysroot)
-        }
-        None => LoaderModel::host(),
-    };
     let allow = AllowList::new(&options.allow, options.default_allow)?;
     let mut vfs = Vfs::new(Box::new(HostDir::new(&sysroot)));
     let mut prefixes = Vec::new();
@@ -141,24 +134,34 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         prefixes.push(mount.clone());
         vfs = vfs.mount(&mount, b);
     }
+    let stack = Stack { prefixes };
+    let t0 = Instant::now();
+    // Asking the host's ld.so for its facts (a process) overlaps the walk.
+    let (model, files) = rayon::join(
+        || match &options.loader {
+            Some(m) => m.clone(),
+            None if options.sysroot.is_some() => {
+                LoaderModel::defaults(std::env::consts::ARCH, &sysroot)
+            }
+            None => LoaderModel::host(),
+        },
+        || stack_files(&vfs, &stack),
+    );
+    let total = files.len();
+    let t1 = Instant::now();
     let env = Env {
         ld_library_path: options.ld_library_path.clone(),
         cwd: None,
     };
     let mut session = Session::new(vfs, model, env);
     if options.dlopen_scan {
-        session.scan_dlopen = prefixes.clone();
+        session.scan_dlopen = stack.prefixes.clone();
     }
-    let stack = Stack { prefixes };
     let ctx = Ctx {
         s: &session,
         allow: &allow,
         stack: &stack,
     };
-    let t0 = Instant::now();
-    let files = stack_files(&session, &stack);
-    let total = files.len();
-    let t1 = Instant::now();
     // Read and parse everything first (I/O bound, parallel), then load.
     files.par_iter().for_each(|f| {
         session.object(f);
