@@ -42,6 +42,7 @@ fn build_stack(flavour: ModuleFlavour) -> Built {
         build_dir: build.clone(),
         store_dir: store.clone(),
         work_dir: build.join("hooks"),
+        namespace: None,
     };
     view::run_hook(
         &view_support::fixtures().join("recipe/scripts/post-install.sh"),

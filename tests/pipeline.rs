@@ -107,7 +107,59 @@ fn demo_stack_builds_audits_packs_and_runs() {
          echo UCX=$UCX_MEMTYPE_CACHE JULIA=$JULIA_CUDA_MEMORY_POOL",
     );
     assert!(out.contains("UCX=no JULIA=none"), "{out}");
+    // The hooks ran with the store at the mount point.
+    let out = in_mounted_store(
+        &b.join("store"),
+        "cat /user-environment/config/site.txt /user-environment/config/views.txt",
+    );
+    assert_eq!(out, "stack demo for /user-environment\ndefault\nlibs\n");
     assert!(!out.trim().is_empty());
+
+    // And through the real Lmod, from the generated modules.
+    let out = in_mounted_store(
+        &b.join("store"),
+        ". /usr/share/lmod/lmod/init/sh\nmodule use /user-environment/modules\n\
+         module load tally\ncommand -v tally\ntally 1 2 3\nmodule --terse list 2>&1",
+    );
+    assert!(out.contains("/user-environment/x86_64/tally-0.3-"), "{out}");
+    assert!(out.contains("tally/0.3"), "{out}");
+
+    // Reproducible: a second clean build into another build directory gives
+    // a byte-identical image, and the provenance that differs stays beside it.
+    let b2 = tmp.path().join("build-two");
+    let out2 = build("stacks/demo.yaml", &b2, &cache);
+    assert!(out2.status.success(), "second demo build failed");
+    let sha = |p: &Path| {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(std::fs::read(p).unwrap()))
+    };
+    assert_eq!(
+        sha(&b.join("store.squashfs")),
+        sha(&b2.join("store.squashfs")),
+        "two clean builds of the demo differ; compare {} and {}",
+        b.join("store").display(),
+        b2.join("store").display()
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b2.join("meta/build.json")).unwrap())
+            .unwrap();
+    assert!(
+        record["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a.as_str() == b2.to_str()),
+        "{record}"
+    );
+    assert!(record["host"]["node"].is_string(), "{record}");
+    let in_image: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(b2.join("store/meta/provenance.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        in_image.get("args").is_none() && in_image.get("host").is_none(),
+        "{in_image}"
+    );
 
     // A no-op rebuild does nothing.
     let again = build("stacks/demo.yaml", &b, &cache);
@@ -115,6 +167,19 @@ fn demo_stack_builds_audits_packs_and_runs() {
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(stderr.contains("0 built, 6 reused"), "{stderr}");
     assert!(String::from_utf8_lossy(&again.stdout).contains("up to date"));
+
+    // A prefix the plan does not name (an old hash, a failed partial build)
+    // is removed before the image is made; other directories are left alone.
+    let arch = b.join("store").join(std::env::consts::ARCH);
+    let stale = arch.join("old-pkg-1.0-deadbeef");
+    std::fs::create_dir_all(stale.join("lib")).unwrap();
+    std::fs::write(stale.join("lib/libold.so"), "x").unwrap();
+    std::fs::create_dir_all(arch.join("notes")).unwrap();
+    let pruned = build("stacks/demo.yaml", &b, &cache);
+    assert!(pruned.status.success());
+    assert!(!String::from_utf8_lossy(&pruned.stdout).contains("up to date"));
+    assert!(!stale.exists());
+    assert!(arch.join("notes").is_dir());
 }
 
 #[test]

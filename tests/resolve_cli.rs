@@ -101,8 +101,8 @@ fn alps_like_tree_on_gh200() {
     insta::assert_snapshot!(tree);
 }
 
-/// A copy of the demo stack in a temporary directory (its repository and
-/// sources stay where they are).
+/// A copy of the demo stack in a temporary directory (its repository, hooks
+/// and sources stay where they are).
 fn demo_copy() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(Path::new(ROOT).join("stacks/demo.yaml"))
@@ -110,7 +110,8 @@ fn demo_copy() -> (tempfile::TempDir, std::path::PathBuf) {
         .replace(
             "repos: [demo/recipes]",
             &format!("repos: [{ROOT}/stacks/demo/recipes]"),
-        );
+        )
+        .replace("demo/hooks/", &format!("{ROOT}/stacks/demo/hooks/"));
     let file = dir.path().join("demo.yaml");
     std::fs::write(&file, text).unwrap();
     (dir, file)

@@ -548,6 +548,7 @@ fn post_install_hook_renders_and_runs() {
         build_dir: f._dir.path().to_path_buf(),
         store_dir: f.store.clone(),
         work_dir: f._dir.path().join("hooks"),
+        namespace: None,
     };
     let script = view_support::fixtures().join("recipe/scripts/post-install.sh");
     let run = view::run_hook(&script, &ctx, &[]).unwrap();

@@ -101,6 +101,7 @@ pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
         libdirs: Vec::new(),
         rpaths: vec![job.prefix.join("lib"), job.prefix.join("lib64")],
         dtags,
+        prefix_maps: Vec::new(),
     };
     let push = |v: &mut Vec<PathBuf>, p: PathBuf| {
         if !v.contains(&p) {

@@ -22,6 +22,7 @@
 //! - every linked ELF file gets RPATHs to its link dependencies and its own
 //!   prefix (the wrapper), or has them set after install (relocation).
 
+mod build_id;
 mod command;
 mod env;
 mod error;
@@ -49,10 +50,11 @@ pub use job::{
     DepKind, DepPrefix, EnvOp, Generic, InstallStep, Makefile, Meson, Relocation, Steps,
 };
 pub use log::TAIL_LINES;
+pub use namespace::Namespace;
 pub use options::{BuildOptions, MountMode};
 pub use report::{
     BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,
 };
-pub use run::{WRAPPER_PROGRAM, run_plan};
+pub use run::{WRAPPER_PROGRAM, decide_mount, run_plan};
 pub use scheduler::{NodeState, Schedule};
 pub use wrapper::Dtags;

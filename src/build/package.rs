@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
+use super::build_id;
 use super::command::Runner;
 use super::env::{self, EnvInputs, PathMap, RealTools, StageDirs};
 use super::error::{PackageError, PhaseError};
@@ -19,7 +20,7 @@ use super::report::Phase;
 use super::systems;
 use super::tree::copy_tree;
 use super::wrapper::Dtags;
-use crate::store::{self, InstalledRecord, RecordDep};
+use crate::store::{self, BuildFacts, InstalledRecord, RecordDep};
 
 /// What every package build shares.
 pub(crate) struct Shared<'a> {
@@ -66,6 +67,10 @@ fn thread_cpu() -> Duration {
 /// The wrapper directory of a build, below the build directory.
 pub(crate) const WRAP_DIR: &str = "wrap";
 
+/// What the wrapper maps a stage directory to in compiler output
+/// (`-ffile-prefix-map=<build>/stage/<slug>=/stack-stage/<slug>`).
+pub(crate) const STAGE_MAP: &str = "/stack-stage";
+
 /// Stage directory of a job.
 pub(crate) fn stage_root(build_dir: &Path, job: &BuildJob) -> PathBuf {
     build_dir.join("stage").join(job.slug())
@@ -74,6 +79,11 @@ pub(crate) fn stage_root(build_dir: &Path, job: &BuildJob) -> PathBuf {
 /// Log file of a job.
 pub(crate) fn log_path(build_dir: &Path, job: &BuildJob) -> PathBuf {
     build_dir.join("logs").join(format!("{}.log", job.slug()))
+}
+
+/// Build time record of a job (beside its log).
+pub(crate) fn facts_path(build_dir: &Path, job: &BuildJob) -> PathBuf {
+    build_dir.join("logs").join(format!("{}.json", job.slug()))
 }
 
 /// The per-package context the build systems work with.
@@ -178,7 +188,13 @@ pub(crate) fn build_one(
         shared.build_dir.join(WRAP_DIR),
     );
     let host_prefix = shared.map.to_host(&job.prefix);
-    let dep_dirs = env::dep_dirs(job, &shared.map, shared.dtags);
+    let mut dep_dirs = env::dep_dirs(job, &shared.map, shared.dtags);
+    if let Some(w) = dep_dirs.wrap.as_mut() {
+        // Debug info and __FILE__ name the stage by a fixed path, not by the
+        // build directory: two builds of one lockfile give the same bytes.
+        w.prefix_maps
+            .push((stage.root.clone(), Path::new(STAGE_MAP).join(job.slug())));
+    }
     let environment = env::build_environment(&EnvInputs {
         job,
         stage: &stage,
@@ -271,6 +287,12 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
                 r.rpath_set
             ));
         }
+        let n = build_id::normalize(&ctx.host_prefix)?;
+        if n > 0 {
+            ctx.runner.log.line(&format!(
+                "==> build IDs recomputed from the installed bytes of {n} files"
+            ));
+        }
     }
 
     ctx.enter(Phase::Register);
@@ -289,7 +311,6 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
             deps.push(rd);
         }
     }
-    let log_in_prefix = job.prefix.join(store::META_DIR).join(store::LOG_FILE);
     let mut record = InstalledRecord {
         format: 0,
         name: job.name.clone(),
@@ -299,20 +320,23 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
         prefix: job.prefix.clone(),
         build_system: job.system.keyword().into(),
         deps,
-        built_at: jiff::Timestamp::now().to_string(),
-        build_seconds: 0.0,
-        log: log_in_prefix,
         manifest_entries: 0,
         manifest_sha256: String::new(),
     };
-    record.build_seconds = ctx.phases.iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>()
-        + ctx.phase_start.elapsed().as_secs_f64();
+    let facts = BuildFacts {
+        name: job.name.clone(),
+        hash: job.hash.clone(),
+        built_at: jiff::Timestamp::now().to_string(),
+        build_seconds: ctx.phases.iter().map(|(_, d)| d.as_secs_f64()).sum::<f64>()
+            + ctx.phase_start.elapsed().as_secs_f64(),
+        log: ctx.runner.log.path().to_path_buf(),
+    };
     ctx.runner.log.line(&format!(
         "==> installed {} files into {}",
         manifest.len(),
         job.prefix.display()
     ));
-    fs_err::copy(ctx.runner.log.path(), meta.join(store::LOG_FILE))?;
+    store::write_facts(&facts_path(&shared.build_dir, job), &facts)?;
     store::register(&ctx.host_prefix, &mut record, &manifest)?;
     Ok(())
 }

@@ -235,7 +235,7 @@ fn fix_tree(
     Ok(out)
 }
 
-fn with_write_permission<T>(
+pub(super) fn with_write_permission<T>(
     path: &Path,
     f: impl FnOnce() -> Result<T, PackageError>,
 ) -> Result<T, PackageError> {

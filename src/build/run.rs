@@ -336,8 +336,11 @@ fn default_wrapper() -> std::io::Result<PathBuf> {
 /// File name of the dedicated wrapper program.
 pub const WRAPPER_PROGRAM: &str = "stack-wrap";
 
-/// Direct install or namespace, and the host directory of the store.
-fn decide_mount(opts: &BuildOptions, build_dir: &Path) -> Result<(bool, PathBuf), BuildError> {
+/// Direct install or namespace (`true`), and the host directory of the
+/// store: what [`run_plan`] will do with `opts` (creating the mount point or
+/// `<build>/store` as needed). Hooks that must see the store at the mount
+/// point run in a [`Namespace`] when this says so.
+pub fn decide_mount(opts: &BuildOptions, build_dir: &Path) -> Result<(bool, PathBuf), BuildError> {
     let mount = &opts.mount;
     let missing = |e: std::io::Error| BuildError::MountPointMissing {
         mount: mount.clone(),

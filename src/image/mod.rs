@@ -279,7 +279,13 @@ pub fn export_meta(store_dir: &Path, dest_dir: &Path) -> Result<PathBuf, ImageEr
         return Err(ImageError::MetaMissing { path: from });
     }
     let to = dest_dir.join("meta");
+    // The build record lives only beside the image; keep it.
+    let record = to.join(crate::view::BUILD_RECORD);
+    let kept = fs_err::read(&record).ok();
     crate::view::meta::remove_any(&to).map_err(ImageError::from_view)?;
     crate::view::copy_tree(&from, &to).map_err(ImageError::from_view)?;
+    if let Some(bytes) = kept {
+        fs_err::write(&record, bytes)?;
+    }
     Ok(to)
 }

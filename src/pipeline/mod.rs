@@ -143,6 +143,8 @@ pub enum PipelineError {
     #[error(transparent)]
     Audit(Box<crate::audit::AuditError>),
     #[error(transparent)]
+    Store(Box<store::StoreError>),
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
@@ -167,6 +169,7 @@ boxed_from!(
     View: view::ViewError,
     Image: image::ImageError,
     Audit: crate::audit::AuditError,
+    Store: store::StoreError,
 );
 
 /// The mirrors of a build: flags, then recipe, then cluster.
@@ -263,6 +266,57 @@ fn host_path(plan: &Plan, store_dir: &Path, prefix: &Path) -> PathBuf {
         Ok(rel) => store_dir.join(rel),
         Err(_) => prefix.to_path_buf(),
     }
+}
+
+/// Remove what earlier plans left in the store: directories beside this
+/// plan's prefixes, named like a prefix (`<name>-<version>-<8 hex>`), that
+/// the plan does not name — old hashes of changed packages, packages dropped
+/// from the recipe, partial prefixes of failed builds. Without this they
+/// would end up in the image. Returns the removed host paths.
+fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+    let mut keep: std::collections::BTreeMap<
+        PathBuf,
+        std::collections::BTreeSet<std::ffi::OsString>,
+    > = Default::default();
+    for i in plan.topo_order() {
+        let n = plan.node(i);
+        if n.is_external() {
+            continue;
+        }
+        let host = host_path(plan, store_dir, &n.prefix);
+        if let (Some(parent), Some(name)) = (host.parent(), host.file_name())
+            && parent.starts_with(store_dir)
+        {
+            keep.entry(parent.to_path_buf())
+                .or_default()
+                .insert(name.to_os_string());
+        }
+    }
+    let looks_like_prefix = |name: &str| {
+        name.rsplit_once('-').is_some_and(|(head, h)| {
+            head.contains('-') && h.len() == 8 && h.bytes().all(|b| b.is_ascii_hexdigit())
+        })
+    };
+    let mut removed = Vec::new();
+    for (parent, names) in keep {
+        let Ok(entries) = fs_err::read_dir(&parent) else {
+            continue;
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name();
+            if names.contains(&name)
+                || !entry.file_type()?.is_dir()
+                || !name.to_str().is_some_and(looks_like_prefix)
+            {
+                continue;
+            }
+            store::wipe(&entry.path())?;
+            removed.push(entry.path());
+        }
+    }
+    removed.sort();
+    Ok(removed)
 }
 
 /// Run the whole pipeline.
@@ -381,6 +435,29 @@ pub fn build_stack(
     opts.mount = plan.mount.clone();
     opts.mount_mode = req.mount_mode;
     opts.keep_stage = req.keep_stage;
+    // Hooks see the store where the packages saw it: at the mount point.
+    let (namespaced, hook_store) = build::decide_mount(&opts, &build_dir)?;
+    let hook_ns = if namespaced {
+        Some(build::Namespace::new(&build_dir, &hook_store, &plan.mount)?)
+    } else {
+        None
+    };
+    let hook = |kind: view::HookKind| view::HookContext {
+        kind,
+        name: req.inputs.recipe.name.value.clone(),
+        mount: plan.mount.clone(),
+        build_dir: build_dir.clone(),
+        store_dir: hook_store.clone(),
+        work_dir: build_dir.join("hooks"),
+        namespace: hook_ns.clone(),
+    };
+    if let Some(script) = &req.inputs.recipe.pre_install
+        && !missing.is_empty()
+    {
+        // Like stackinator's pre-install: once before packages are built.
+        view::run_hook(&script.path, &hook(view::HookKind::PreInstall), &[])?;
+    }
+    let post_install = hook(view::HookKind::PostInstall);
     let summary = build::run_plan(&graph, &opts, reporter.build())?;
     timings.push((Stage::Build, t.elapsed()));
     let store_dir = summary.store_root.clone();
@@ -401,10 +478,15 @@ pub fn build_stack(
         return Ok(outcome);
     }
 
+    let pruned = prune_store(&outcome.plan, &outcome.store_dir)?;
+    for p in &pruned {
+        tracing::info!("removed {} (not in this plan)", p.display());
+    }
     let fingerprint = fingerprint(&outcome.plan, &req.inputs)?;
     let fp_file = outcome.meta_dir.join(".stack-fingerprint");
     let built_any = outcome.summary.built().next().is_some();
     if !built_any
+        && pruned.is_empty()
         && outcome.image_path.exists()
         && fs_err::read_to_string(&fp_file).ok().as_deref() == Some(fingerprint.as_str())
     {
@@ -416,7 +498,14 @@ pub fn build_stack(
     // so that its report goes into meta/.
     let t = Instant::now();
     reporter.stage(Stage::Audit, "linkage of every ELF file");
-    let report = audit_store(&outcome, &req.inputs)?;
+    let mut report = audit_store(&outcome, &req.inputs)?;
+    // The report goes into the image: name the tree by its mount point, not
+    // by this build directory, and leave the wall time to the build summary,
+    // so that two builds of one lockfile write the same report.
+    for input in &mut report.inputs {
+        input.path = outcome.plan.mount.display().to_string();
+    }
+    report.summary.elapsed_ms = 0;
     store::atomic::write_atomic(&outcome.audit_path, report.to_json().as_bytes())?;
     outcome.timings.push((Stage::Audit, t.elapsed()));
     let audit_failed = report.has_errors();
@@ -431,6 +520,11 @@ pub fn build_stack(
     let specs = views::view_specs(&req.inputs.recipe);
     let modules = views::modules_spec(&req.inputs.recipe);
     let recipe = &req.inputs.recipe;
+    let provenance = view::Provenance::collect(
+        &req.inputs.cluster.name.value,
+        &outcome.plan.mount,
+        req.args.clone(),
+    );
     let meta = view::MetaInfo {
         name: recipe.name.value.clone(),
         description: recipe.description.clone(),
@@ -440,11 +534,7 @@ pub fn build_stack(
             to: PathBuf::from(recipe.file.file_name().unwrap_or_default()),
         }],
         lockfile: Some(lock_file.clone()),
-        provenance: Some(view::Provenance::collect(
-            &req.inputs.cluster.name.value,
-            &outcome.plan.mount,
-            req.args.clone(),
-        )),
+        provenance: Some(provenance.for_image()),
         extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),
         audit_report: Some(outcome.audit_path.clone()),
     };
@@ -452,16 +542,9 @@ pub fn build_stack(
     view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
     if let Some(script) = &recipe.post_install {
         // Like stackinator's post-install: after everything is built and the
-        // views exist, before the image is made; it sees the store directory.
-        let ctx = view::HookContext {
-            kind: view::HookKind::PostInstall,
-            name: recipe.name.value.clone(),
-            mount: outcome.plan.mount.clone(),
-            build_dir: build_dir.clone(),
-            store_dir: outcome.store_dir.clone(),
-            work_dir: build_dir.join("hooks"),
-        };
-        view::run_hook(&script.path, &ctx, &[])?;
+        // views exist, before the image is made; it sees the store at the
+        // mount point (and its host directory as `env.store`).
+        view::run_hook(&script.path, &post_install, &[])?;
     }
     outcome.timings.push((Stage::Views, t.elapsed()));
 
@@ -472,6 +555,12 @@ pub fn build_stack(
         fs_err::remove_dir_all(&outcome.meta_dir)?;
     }
     view::copy_tree(&store_meta, &outcome.meta_dir)?;
+    let mut record = serde_json::to_string_pretty(&provenance).map_err(std::io::Error::other)?;
+    record.push('\n');
+    store::atomic::write_atomic(
+        &outcome.meta_dir.join(view::BUILD_RECORD),
+        record.as_bytes(),
+    )?;
     store::atomic::write_atomic(&fp_file, fingerprint.as_bytes())?;
     outcome.image = Some(info);
     outcome.timings.push((Stage::Image, t.elapsed()));

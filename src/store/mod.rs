@@ -8,10 +8,15 @@
 //! package is built again ([`prefix`]).
 //!
 //! ```text
-//! <prefix>/.stack/build.log       copy of the build log
 //! <prefix>/.stack/manifest.json   every file: path, kind, mode, size, sha256 / link target
-//! <prefix>/.stack/installed.json  spec, hash, dependency hashes, build time, log, manifest digest (last)
+//! <prefix>/.stack/installed.json  spec, hash, dependency hashes, manifest digest (last)
+//! <build>/logs/<slug>.log         the build log
+//! <build>/logs/<slug>.json        build time and wall seconds (BuildFacts)
 //! ```
+//!
+//! Nothing that differs between two builds of the same lockfile (times, host
+//! paths, logs) is written into a prefix: the store, and so the image, is a
+//! function of the inputs.
 //!
 //! The build directory is guarded by one exclusive lock ([`lock`]).
 //!
@@ -30,7 +35,7 @@ use std::path::PathBuf;
 pub use lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest};
 pub use prefix::{PrefixState, inspect, wipe};
-pub use record::{InstalledRecord, RecordDep, read_record, register};
+pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
 
 /// Name of the metadata directory inside every prefix.
 pub const META_DIR: &str = ".stack";
@@ -38,8 +43,6 @@ pub const META_DIR: &str = ".stack";
 pub const INSTALLED_FILE: &str = "installed.json";
 /// The file manifest.
 pub const MANIFEST_FILE: &str = "manifest.json";
-/// The copy of the build log.
-pub const LOG_FILE: &str = "build.log";
 
 /// Errors of the store.
 #[derive(Debug, thiserror::Error)]

@@ -80,9 +80,6 @@ mod tests {
             prefix: "/m/x".into(),
             build_system: "generic".into(),
             deps: vec![],
-            built_at: "2024-01-01T00:00:00Z".into(),
-            build_seconds: 0.1,
-            log: "/m/x/.stack/build.log".into(),
             manifest_entries: 0,
             manifest_sha256: String::new(),
         }

@@ -9,7 +9,7 @@ use super::manifest::ManifestEntry;
 use super::{INSTALLED_FILE, MANIFEST_FILE, META_DIR, StoreError};
 
 /// Version of the record format.
-pub const RECORD_FORMAT: u32 = 1;
+pub const RECORD_FORMAT: u32 = 2;
 
 /// A dependency as recorded.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -21,6 +21,11 @@ pub struct RecordDep {
 }
 
 /// Contents of `<prefix>/.stack/installed.json`.
+///
+/// Only facts that follow from the inputs go here (no times, no host paths),
+/// so that the prefix, and the image made of it, are the same for every
+/// build of one lockfile. When and how long a build ran is a [`BuildFacts`]
+/// record in the build directory.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InstalledRecord {
     pub format: u32,
@@ -32,15 +37,34 @@ pub struct InstalledRecord {
     pub prefix: PathBuf,
     pub build_system: String,
     pub deps: Vec<RecordDep>,
+    /// Number of manifest entries and the sha256 of `manifest.json`.
+    pub manifest_entries: usize,
+    pub manifest_sha256: String,
+}
+
+/// When and how a prefix was built: `<build>/logs/<slug>.json`, beside the
+/// build log. Written before `installed.json`; kept out of the prefix because
+/// it differs from build to build.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BuildFacts {
+    pub name: String,
+    pub hash: String,
     /// RFC 3339 UTC time the install finished.
     pub built_at: String,
     /// Wall time of the build in seconds (a cost hint for the next build).
     pub build_seconds: f64,
-    /// The copied build log (`<prefix>/.stack/build.log`).
+    /// The build log (host path).
     pub log: PathBuf,
-    /// Number of manifest entries and the sha256 of `manifest.json`.
-    pub manifest_entries: usize,
-    pub manifest_sha256: String,
+}
+
+/// Write a [`BuildFacts`] record atomically to `path`.
+pub fn write_facts(path: &Path, facts: &BuildFacts) -> Result<(), StoreError> {
+    if let Some(dir) = path.parent() {
+        fs_err::create_dir_all(dir)?;
+    }
+    let bytes = serde_json::to_vec_pretty(facts).map_err(std::io::Error::other)?;
+    write_atomic(path, &bytes)?;
+    Ok(())
 }
 
 /// Write `manifest.json`, then `installed.json` (last, atomically).

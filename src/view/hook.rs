@@ -16,6 +16,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tera::{Context, Tera};
@@ -51,6 +52,9 @@ pub struct HookContext {
     pub store_dir: PathBuf,
     /// Where the rendered script and its log are written.
     pub work_dir: PathBuf,
+    /// Run the script in this private mount namespace (the store shown at
+    /// the mount point), as the package builds ran; `None`: on the host.
+    pub namespace: Option<Arc<crate::build::Namespace>>,
 }
 
 /// A hook that ran successfully.
@@ -116,6 +120,9 @@ pub fn run_hook(
         .stdin(Stdio::null())
         .stdout(log_file.file().try_clone()?)
         .stderr(log_file.into_file());
+    if let Some(ns) = &ctx.namespace {
+        ns.apply(&mut cmd, &ctx.build_dir)?;
+    }
     let start = Instant::now();
     let status = cmd.status().map_err(|e| {
         ViewError::Io(std::io::Error::new(
@@ -154,6 +161,7 @@ mod tests {
             build_dir: dir.to_path_buf(),
             store_dir: dir.join("store"),
             work_dir: dir.join("hooks"),
+            namespace: None,
         }
     }
 

@@ -51,7 +51,7 @@ pub use input::{
 pub use link::LinkCounts;
 pub use meta::copy_tree;
 pub use modules::GeneratedModule;
-pub use provenance::{HostInfo, Provenance};
+pub use provenance::{BUILD_RECORD, HostInfo, Provenance};
 
 use environment::Environment;
 use placeholder::PlaceholderContext;

@@ -1,23 +1,37 @@
-//! Build provenance (`meta/provenance.json`): which tool built the image,
-//! when, where, for which cluster, with which command line.
+//! Build provenance: which tool built the image, when, where, for which
+//! cluster, with which command line.
+//!
+//! Two files carry it. `meta/provenance.json`, inside the image, holds only
+//! what follows from the inputs ([`Provenance::for_image`]: tool version,
+//! cluster, mount, and the time only when `SOURCE_DATE_EPOCH` fixes it), so
+//! that two builds of one lockfile give byte-identical images.
+//! `<build>/meta/build.json`, beside the image, holds the whole record: the
+//! real time, the host and the command line.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+/// The full provenance of the last build: `<build>/meta/build.json`, beside
+/// the image only.
+pub const BUILD_RECORD: &str = "build.json";
+
 /// What `meta/provenance.json` records.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Provenance {
     pub stack_version: String,
-    /// RFC 3339, UTC. From `SOURCE_DATE_EPOCH` when it is set (so that two
-    /// builds of one lockfile give the same image), else the current time.
-    pub time: String,
+    /// RFC 3339, UTC. From `SOURCE_DATE_EPOCH` when it is set, else the
+    /// current time (left out of the image's copy then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
     pub source_date_epoch: Option<i64>,
-    pub host: HostInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostInfo>,
     pub cluster: String,
     pub mount: String,
-    /// The command line of the build.
-    pub args: Vec<String>,
+    /// The command line of the build (left out of the image's copy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
 }
 
 /// `uname`-like facts about the build host.
@@ -60,12 +74,24 @@ impl Provenance {
             .unwrap_or_else(jiff::Timestamp::now);
         Provenance {
             stack_version: env!("CARGO_PKG_VERSION").to_string(),
-            time: time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            time: Some(time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
             source_date_epoch: epoch,
-            host: HostInfo::current(),
+            host: Some(HostInfo::current()),
             cluster: cluster.to_string(),
             mount: mount.to_string_lossy().into_owned(),
-            args,
+            args: Some(args),
+        }
+    }
+
+    /// The reproducible part, for `meta/provenance.json` inside the image:
+    /// no host, no command line, and a time only when `SOURCE_DATE_EPOCH`
+    /// gave it.
+    pub fn for_image(&self) -> Provenance {
+        Provenance {
+            time: self.source_date_epoch.and(self.time.clone()),
+            host: None,
+            args: None,
+            ..self.clone()
         }
     }
 }
@@ -82,8 +108,22 @@ mod tests {
             vec!["stack".into()],
         );
         assert_eq!(p.stack_version, env!("CARGO_PKG_VERSION"));
-        assert_eq!(p.host.system, "Linux");
-        assert!(!p.host.release.is_empty());
-        assert!(p.time.ends_with('Z') && p.time.len() == 20, "{}", p.time);
+        let host = p.host.as_ref().unwrap();
+        assert_eq!(host.system, "Linux");
+        assert!(!host.release.is_empty());
+        let time = p.time.as_deref().unwrap();
+        assert!(time.ends_with('Z') && time.len() == 20, "{time}");
+    }
+
+    #[test]
+    fn image_copy_is_reproducible() {
+        let mut p = Provenance::collect("c", Path::new("/m"), vec!["stack".into(), "/b1".into()]);
+        p.source_date_epoch = None;
+        let img = p.for_image();
+        assert_eq!((img.time, img.host, img.args), (None, None, None));
+        assert_eq!(img.cluster, "c");
+        p.source_date_epoch = Some(1);
+        p.time = Some("1970-01-01T00:00:01Z".into());
+        assert_eq!(p.for_image().time.as_deref(), Some("1970-01-01T00:00:01Z"));
     }
 }

@@ -116,9 +116,19 @@ fn every_build_system_installs_a_self_contained_tree() {
     assert_eq!(rec_h.name, "hello");
     assert_eq!(rec_h.build_system, "meson");
     assert_eq!(rec_h.deps.len(), 2);
-    assert!(hello_p.join(".stack/build.log").is_file());
     assert!(rec_h.manifest_entries >= 2);
-    let log = fs_err::read_to_string(hello_p.join(".stack/build.log")).unwrap();
+    // Build time and log stay in the build directory, out of the prefix.
+    assert!(!hello_p.join(".stack/build.log").exists());
+    let slug = format!("hello-{}-{}", rec_h.version, &rec_h.hash[..8]);
+    let facts: stack::store::BuildFacts = serde_json::from_str(
+        &fs_err::read_to_string(build.join("logs").join(format!("{slug}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        facts.build_seconds > 0.0 && facts.built_at.ends_with('Z'),
+        "{facts:?}"
+    );
+    let log = fs_err::read_to_string(&facts.log).unwrap();
     assert!(log.contains("==> meson setup"), "{log}");
     // Stages are removed after success.
     assert_eq!(fs_err::read_dir(build.join("stage")).unwrap().count(), 0);

@@ -240,18 +240,18 @@ pub fn meta(mount: &Path) -> MetaInfo {
         lockfile: Some(recipe.join("stack.lock")),
         provenance: Some(Provenance {
             stack_version: "0.1.0".into(),
-            time: "1980-01-01T00:01:00Z".into(),
+            time: Some("1980-01-01T00:01:00Z".into()),
             source_date_epoch: Some(315_576_060),
-            host: stack::view::HostInfo {
+            host: Some(stack::view::HostInfo {
                 system: "Linux".into(),
                 node: "builder".into(),
                 release: "6.1".into(),
                 version: "#1".into(),
                 machine: "x86_64".into(),
-            },
+            }),
             cluster: "local".into(),
             mount: mount.display().to_string(),
-            args: vec!["stack".into(), "build".into(), "stack.yaml".into()],
+            args: Some(vec!["stack".into(), "build".into(), "stack.yaml".into()]),
         }),
         extra_dir: Some(recipe.join("extra")),
         audit_report: None,

@@ -12,6 +12,7 @@
 //! | `STACK_WRAP_LIBDIRS` | dirs added as `-L` when linking |
 //! | `STACK_WRAP_RPATHS` | dirs added as `-Wl,-rpath,DIR` (or `-rpath DIR` for `ld`) when linking |
 //! | `STACK_WRAP_DTAGS` | `rpath` (default: `--disable-new-dtags`, RPATH wins over `LD_LIBRARY_PATH`), `runpath`, or `keep` |
+//! | `STACK_WRAP_PREFIX_MAPS` | `:`-separated `OLD=NEW` pairs added as `-ffile-prefix-map=OLD=NEW` when compiling or linking (the stage directory, so debug info and `__FILE__` do not depend on the build directory) |
 //! | `STACK_WRAP_LOG` | if set, append one line per call (mode and final argv) to this file |
 //!
 //! Modes are detected from the arguments like Spack's `cc`: a version query
@@ -29,6 +30,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
+mod config;
+pub use config::{Dtags, WrapConfig};
+
 pub const ENV_REAL_CC: &str = "STACK_WRAP_REAL_CC";
 pub const ENV_REAL_CXX: &str = "STACK_WRAP_REAL_CXX";
 pub const ENV_REAL_FC: &str = "STACK_WRAP_REAL_FC";
@@ -38,6 +42,7 @@ pub const ENV_LIBDIRS: &str = "STACK_WRAP_LIBDIRS";
 pub const ENV_RPATHS: &str = "STACK_WRAP_RPATHS";
 pub const ENV_DTAGS: &str = "STACK_WRAP_DTAGS";
 pub const ENV_LOG: &str = "STACK_WRAP_LOG";
+pub const ENV_PREFIX_MAPS: &str = "STACK_WRAP_PREFIX_MAPS";
 pub const ENV_ACTIVE: &str = "STACK_WRAP_ACTIVE";
 
 /// The names the wrapper answers to, with their language.
@@ -84,71 +89,6 @@ pub enum Mode {
     Link,
     /// `ld -r` or `ld` inside a wrapped compiler: nothing injected.
     Passthrough,
-}
-
-/// How to mark RPATH entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dtags {
-    /// `--disable-new-dtags`: `DT_RPATH`.
-    Rpath,
-    /// `--enable-new-dtags`: `DT_RUNPATH`.
-    Runpath,
-    /// Leave the linker default.
-    Keep,
-}
-
-/// The injected directories.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WrapConfig {
-    pub includes: Vec<PathBuf>,
-    pub libdirs: Vec<PathBuf>,
-    pub rpaths: Vec<PathBuf>,
-    pub dtags: Dtags,
-}
-
-impl WrapConfig {
-    /// Read the configuration from the `STACK_WRAP_*` variables.
-    pub fn from_env() -> Self {
-        let list = |var: &str| -> Vec<PathBuf> {
-            std::env::var_os(var)
-                .map(|v| {
-                    std::env::split_paths(&v)
-                        .filter(|p| !p.as_os_str().is_empty())
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let dtags = match std::env::var_os(ENV_DTAGS).as_deref().map(OsStr::as_bytes) {
-            Some(b"runpath") => Dtags::Runpath,
-            Some(b"keep") => Dtags::Keep,
-            _ => Dtags::Rpath,
-        };
-        WrapConfig {
-            includes: list(ENV_INCLUDES),
-            libdirs: list(ENV_LIBDIRS),
-            rpaths: list(ENV_RPATHS),
-            dtags,
-        }
-    }
-
-    /// The variables that carry this configuration to the wrapper.
-    pub fn to_env(&self) -> Vec<(&'static str, OsString)> {
-        let join = |v: &[PathBuf]| std::env::join_paths(v).unwrap_or_default();
-        vec![
-            (ENV_INCLUDES, join(&self.includes)),
-            (ENV_LIBDIRS, join(&self.libdirs)),
-            (ENV_RPATHS, join(&self.rpaths)),
-            (
-                ENV_DTAGS,
-                match self.dtags {
-                    Dtags::Rpath => "rpath",
-                    Dtags::Runpath => "runpath",
-                    Dtags::Keep => "keep",
-                }
-                .into(),
-            ),
-        ]
-    }
 }
 
 /// The language for a program name (`/…/stage/wrap/g++` → C++), if it is a wrapper name.
@@ -315,7 +255,17 @@ pub fn rewrite(
         return (mode, args.to_vec());
     }
     let link = mode == Mode::Link;
-    let mut out = Vec::with_capacity(args.len() + cfg.includes.len() + 3 * cfg.rpaths.len() + 2);
+    let mut out = Vec::with_capacity(
+        args.len() + cfg.includes.len() + 3 * cfg.rpaths.len() + cfg.prefix_maps.len() + 2,
+    );
+    // First, so that a map the package passes itself (later) wins.
+    for (old, new) in &cfg.prefix_maps {
+        let mut s = OsString::from("-ffile-prefix-map=");
+        s.push(old);
+        s.push("=");
+        s.push(new);
+        out.push(s);
+    }
     let mut sys_inc = Vec::new();
     let mut sys_lib = Vec::new();
     let mut i = 0;
@@ -484,7 +434,25 @@ mod tests {
             libdirs: vec!["/m/a/lib".into()],
             rpaths: vec!["/m/a/lib".into(), "/m/self/lib".into()],
             dtags: Dtags::Rpath,
+            prefix_maps: vec![],
         }
+    }
+
+    #[test]
+    fn prefix_maps_come_first_and_skip_queries() {
+        let mut c = cfg();
+        c.prefix_maps = vec![("/b/stage/x".into(), "/stack-stage/x".into())];
+        let (_, out) = rewrite(Lang::C, &v(&["-c", "a.c"]), &c, false);
+        assert_eq!(s(&out)[0], "-ffile-prefix-map=/b/stage/x=/stack-stage/x");
+        let (_, out) = rewrite(Lang::C, &v(&["a.o", "-o", "a"]), &c, false);
+        assert_eq!(s(&out)[0], "-ffile-prefix-map=/b/stage/x=/stack-stage/x");
+        let (mode, out) = rewrite(Lang::C, &v(&["--version"]), &c, false);
+        assert_eq!(
+            (mode, s(&out)),
+            (Mode::Query, vec!["--version".to_string()])
+        );
+        let (_, out) = rewrite(Lang::Ld, &v(&["a.o", "-o", "a"]), &c, false);
+        assert!(!s(&out).iter().any(|a| a.contains("prefix-map")));
     }
 
     #[test]
