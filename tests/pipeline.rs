@@ -16,6 +16,10 @@ fn root() -> PathBuf {
 }
 
 fn build(recipe: &str, build: &Path, cache: &Path) -> std::process::Output {
+    build_with(recipe, build, cache, &[])
+}
+
+fn build_with(recipe: &str, build: &Path, cache: &Path, extra: &[&str]) -> std::process::Output {
     let out = stack()
         .current_dir(root())
         .args(["--color", "never", "build", recipe, "--build"])
@@ -23,6 +27,7 @@ fn build(recipe: &str, build: &Path, cache: &Path) -> std::process::Output {
         .arg("--cache")
         .arg(cache)
         .args(["-j", "2"])
+        .args(extra)
         .output()
         .expect("run stack build");
     eprintln!("{}", String::from_utf8_lossy(&out.stderr));
@@ -65,7 +70,10 @@ fn demo_stack_builds_audits_packs_and_runs() {
     assert_eq!(env_json["name"], "demo");
     assert_eq!(env_json["mount"], "/user-environment");
     assert!(env_json["views"]["default"].is_object());
-    assert!(b.join("meta/stack.lock").is_file());
+    // The lockfile of the plan, intact (not the build directory's lock).
+    let lock: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("meta/stack.lock")).unwrap()).unwrap();
+    assert_eq!(lock["stack"], "demo", "{lock}");
     assert!(b.join("meta/audit/audit.json").is_file());
 
     // The image lists views, modules and meta.
@@ -186,12 +194,39 @@ fn demo_stack_builds_audits_packs_and_runs() {
 fn cxi_shaped_stack_builds_from_fixtures() {
     let tmp = tempfile::tempdir().unwrap();
     let b = tmp.path().join("build");
-    let out = build("stacks/cxi-mini.yaml", &b, &tmp.path().join("cache"));
+    // Built for another mount point than the recipe's (an empty directory
+    // the namespace mounts over).
+    let mount = tmp.path().join("ue");
+    let out = build_with(
+        "stacks/cxi-mini.yaml",
+        &b,
+        &tmp.path().join("cache"),
+        &["--mount", mount.to_str().unwrap()],
+    );
     assert!(out.status.success(), "cxi-mini build failed");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("4 built"), "{stderr}");
     assert!(stderr.contains("audit: clean"), "{stderr}");
     assert!(b.join("store.squashfs").is_file());
+    let env_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("meta/env.json")).unwrap()).unwrap();
+    assert_eq!(env_json["mount"], mount.to_str().unwrap());
+    let lock = std::fs::read_to_string(b.join("stack.lock")).unwrap();
+    assert!(lock.contains(mount.to_str().unwrap()), "{lock}");
+    assert_eq!(
+        std::fs::read_dir(&mount).unwrap().count(),
+        0,
+        "the host mount point stays empty"
+    );
+
+    let bad = build_with(
+        "stacks/cxi-mini.yaml",
+        &b,
+        &tmp.path().join("cache"),
+        &["--mount", "relative/ue"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected an absolute path"));
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! [`store`](crate::store).
 //!
 //! ```text
-//! run_plan ─ lock <build>/stack.lock (store::lock)
+//! run_plan ─ lock <build>/build.lock (store::lock)
 //!          ─ mount mode: direct, or private user+mount namespace (namespace)
 //!          ─ reuse prefixes with a valid installed.json (store::prefix)
 //!          ─ schedule: critical path first (scheduler), -j N tokens (jobserver)

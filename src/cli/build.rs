@@ -25,6 +25,7 @@ Examples:
   stack build stacks/alps-cxi.yaml --cluster cluster-configs/alps-gh200 -j 64
   stack build stacks/alps-cxi.yaml --mirror file:///srv/mirror --locked
   stack build stacks/demo.yaml --build /dev/shm/demo --keep-stage
+  stack build stacks/demo.yaml --mount /user-tools --build build/demo-tools
 
 A rerun rebuilds only what changed; a no-op rerun returns at once.
 Exit status: 0 built, 1 a package or stage failed, 2 bad input.")]
@@ -53,6 +54,11 @@ pub struct Args {
     /// itself), `auto` (direct when writable).
     #[arg(long, value_enum, default_value_t = Mode::Namespace)]
     pub mount_mode: Mode,
+
+    /// Mount point to build for, instead of the recipe's `mount:` (an
+    /// absolute path; part of every prefix, so it changes every hash).
+    #[arg(long, value_name = "PATH")]
+    pub mount: Option<PathBuf>,
     /// Use the embedded squashfs writer even when mksquashfs is installed.
     #[arg(long)]
     pub embedded_squashfs: bool,
@@ -66,7 +72,17 @@ pub enum Mode {
 }
 
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
-    let inputs = args.input.load()?;
+    let mut inputs = args.input.load()?;
+    if let Some(mount) = &args.mount {
+        if !mount.is_absolute() || mount == std::path::Path::new("/") {
+            return Err(CliError::input(miette::miette!(
+                help = "for example --mount /user-environment",
+                "--mount: expected an absolute path below /, found `{}`",
+                mount.display()
+            )));
+        }
+        inputs.recipe.mount = mount.clone();
+    }
     let build_dir = args
         .build_dir
         .clone()

@@ -1,6 +1,6 @@
 //! The build directory lock.
 //!
-//! One exclusive advisory lock (`flock`, via fs4) on `<build>/stack.lock`
+//! One exclusive advisory lock (`flock`, via fs4) on `<build>/build.lock`
 //! guards everything below the build directory — stages, logs, the store —
 //! for the whole run. The holder writes its pid into the file so a contender
 //! can say who holds it. The lock is released when the [`BuildLock`] is
@@ -17,7 +17,7 @@ use fs4::fs_std::FileExt;
 use super::StoreError;
 
 /// File name of the lock inside the build directory.
-pub const LOCK_FILE: &str = "stack.lock";
+pub const LOCK_FILE: &str = "build.lock";
 
 /// What to do when another process holds the lock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -157,7 +157,7 @@ fn a_second_build_on_one_build_dir_fails_clearly_or_waits() {
     let build = tmp.path().join("build");
     let g = slow_graph(&mount);
     let mut child = spawn_child(&mount, &build);
-    let lock = build.join("stack.lock");
+    let lock = build.join("build.lock");
     let holder = format!("pid {}", child.id());
     let t0 = Instant::now();
     while fs_err::read_to_string(&lock)
