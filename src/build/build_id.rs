@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::PackageError;
 use super::relocate::with_write_permission;
-use crate::store::META_DIR;
+use crate::store::walk_prefix;
 
 /// `NT_GNU_BUILD_ID`.
 const NT_GNU_BUILD_ID: u32 = 3;
@@ -26,11 +26,7 @@ const NT_GNU_BUILD_ID: u32 = 3;
 /// many files changed.
 pub fn normalize(host_prefix: &Path) -> Result<usize, PackageError> {
     let mut changed = 0;
-    let walk = walkdir::WalkDir::new(host_prefix)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() != 1 || e.file_name() != META_DIR);
-    for entry in walk {
+    for entry in walk_prefix(host_prefix) {
         let entry = entry.map_err(|e| PackageError::Relocate {
             file: e.path().unwrap_or(host_prefix).to_path_buf(),
             message: e.to_string(),

@@ -296,8 +296,6 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     }
 
     ctx.enter(Phase::Register);
-    let meta = ctx.host_prefix.join(store::META_DIR);
-    fs_err::create_dir_all(&meta)?;
     let manifest = store::manifest(&ctx.host_prefix)?;
     let mut deps: Vec<RecordDep> = Vec::new();
     for d in &job.deps {

@@ -23,7 +23,7 @@ use super::command::Runner;
 use super::env::PathMap;
 use super::error::PackageError;
 use super::job::Relocation;
-use crate::store::META_DIR;
+use crate::store::walk_prefix;
 
 /// What relocation changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -181,12 +181,7 @@ fn fix_tree(
         .collect::<Result<Vec<_>, _>>()?;
     let placeholders: Vec<(&String, &String)> = rel.placeholders.iter().collect();
     let mut out = Relocated::default();
-    let walk = walkdir::WalkDir::new(host_prefix)
-        .min_depth(1)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == META_DIR));
-    for entry in walk {
+    for entry in walk_prefix(host_prefix) {
         let entry = entry.map_err(|e| std::io::Error::other(e.to_string()))?;
         if !entry.file_type().is_file() {
             continue;

@@ -551,10 +551,8 @@ pub fn build_stack(
     let t = Instant::now();
     reporter.stage(Stage::Image, &outcome.image_path.display().to_string());
     let info = image::pack(&outcome.store_dir, &outcome.image_path, &req.image)?;
-    if outcome.meta_dir.exists() {
-        fs_err::remove_dir_all(&outcome.meta_dir)?;
-    }
-    view::copy_tree(&store_meta, &outcome.meta_dir)?;
+    // The same copy `stack image` makes (meta_dir is <build>/meta).
+    image::export_meta(&outcome.store_dir, &build_dir)?;
     let mut record = serde_json::to_string_pretty(&provenance).map_err(std::io::Error::other)?;
     record.push('\n');
     store::atomic::write_atomic(

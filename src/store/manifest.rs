@@ -37,14 +37,25 @@ pub struct ManifestEntry {
     pub target: Option<String>,
 }
 
-/// Walk `prefix` (host path) in sorted order and describe every entry.
-pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
-    let mut out = Vec::new();
-    let walk = walkdir::WalkDir::new(prefix)
+/// A walk over everything installed below `prefix`, sorted by name, without
+/// the prefix itself and without its `.stack` metadata directory.
+pub fn walk_prefix(
+    prefix: &Path,
+) -> walkdir::FilterEntry<walkdir::IntoIter, fn(&walkdir::DirEntry) -> bool> {
+    fn installed(e: &walkdir::DirEntry) -> bool {
+        !(e.depth() == 1 && e.file_name() == META_DIR)
+    }
+    walkdir::WalkDir::new(prefix)
         .min_depth(1)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == META_DIR));
+        .filter_entry(installed as fn(&walkdir::DirEntry) -> bool)
+}
+
+/// Walk `prefix` (host path) in sorted order and describe every entry.
+pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
+    let mut out = Vec::new();
+    let walk = walk_prefix(prefix);
     let mut buf = vec![0u8; 1 << 16];
     for entry in walk {
         let entry = entry.map_err(|e| {

@@ -33,7 +33,7 @@ pub mod record;
 use std::path::PathBuf;
 
 pub use lock::{BuildLock, LockWait};
-pub use manifest::{EntryKind, ManifestEntry, manifest};
+pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
 pub use prefix::{PrefixState, inspect, wipe};
 pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
 
