@@ -90,6 +90,19 @@ impl Policies {
         self.entries.get(name)
     }
 
+    /// Whether the policy of virtual `virt` lets `provider` provide it:
+    /// every `require` spec that names a package names `provider` (the
+    /// resolver never picks another one, so walks over what a stack could
+    /// use skip the others).
+    pub fn allows_provider(&self, virt: &str, provider: &str) -> bool {
+        self.get(virt)
+            .and_then(|p| p.require.as_ref())
+            .is_none_or(|reqs| {
+                reqs.iter()
+                    .all(|r| r.spec.name.as_deref().is_none_or(|n| n == provider))
+            })
+    }
+
     /// The `all` entry.
     pub fn all(&self) -> Option<&PackagePolicy> {
         self.entries.get("all")

@@ -1,7 +1,7 @@
 //! Loading everything a build needs — stack recipe, cluster configuration,
 //! package repositories — and checking them against each other.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -122,8 +122,8 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     }
     let mut packages = BTreeSet::new();
     if let Some((r, src)) = &recipe {
-        check_recipe(r, src, cluster_ref, &repo, &mut diags);
-        packages = reachable_with(r, cluster_ref.and_then(|c| c.network.as_ref()), &repo);
+        packages = reachable_with(r, cluster_ref, &repo);
+        check_recipe(r, src, cluster_ref, &repo, &packages, &mut diags);
         for name in &packages {
             diags.extend(repo.check(name));
             if !r.allow_unverified {
@@ -150,6 +150,7 @@ fn check_recipe(
     src: &SourceFile,
     cluster: Option<&Cluster>,
     repo: &PackageRepo,
+    reached: &BTreeSet<String>,
     diags: &mut Diagnostics,
 ) {
     let mut cx = Cx::new(src, diags);
@@ -181,10 +182,21 @@ fn check_recipe(
             );
         }
     }
-    let mut all_variants: BTreeSet<&str> = BTreeSet::new();
-    for p in repo.packages() {
-        all_variants.extend(p.variant_names());
-    }
+    // Stack-wide variants are usually defined by the packages the stack
+    // reaches; every recipe is parsed only when one is not.
+    let reached_variants: BTreeSet<&str> = reached
+        .iter()
+        .filter_map(|n| repo.get(n))
+        .flat_map(|p| p.variant_names())
+        .collect();
+    let all_variants = std::cell::OnceCell::new();
+    let all_variants = || {
+        all_variants.get_or_init(|| {
+            repo.packages()
+                .flat_map(|p| p.variant_names())
+                .collect::<BTreeSet<&str>>()
+        })
+    };
     for env in &recipe.environments {
         for spec in &env.specs {
             check_spec(&mut cx, repo, spec, None, "root spec");
@@ -205,7 +217,9 @@ fn check_recipe(
         }
         for v in &env.variants {
             for name in v.spec.variants.keys() {
-                if !all_variants.contains(name.as_str()) {
+                if !reached_variants.contains(name.as_str())
+                    && !all_variants().contains(name.as_str())
+                {
                     cx.error(
                         Code::UnknownVariant,
                         &v.loc,
@@ -214,7 +228,7 @@ fn check_recipe(
                             env.name.value
                         ),
                         "unknown variant",
-                        did_you_mean(name, &all_variants),
+                        did_you_mean(name, all_variants()),
                     );
                 }
             }
@@ -417,45 +431,57 @@ fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
 /// virtual met on the way. Policies (`packages:`) add nothing: they constrain
 /// packages that are reached, and are checked on their own.
 pub fn reachable(recipe: &StackRecipe, cluster: &Cluster, repo: &PackageRepo) -> BTreeSet<String> {
-    reachable_with(recipe, cluster.network.as_ref(), repo)
+    reachable_with(recipe, Some(cluster), repo)
 }
 
 fn reachable_with(
     recipe: &StackRecipe,
-    network: Option<&crate::cluster::Network>,
+    cluster: Option<&Cluster>,
     repo: &PackageRepo,
 ) -> BTreeSet<String> {
-    let mut queue: VecDeque<String> = VecDeque::new();
-    let push_spec = |q: &mut VecDeque<String>, s: &crate::spec::Spec| {
+    let network = cluster.and_then(|c| c.network.as_ref());
+    let push_spec = |q: &mut Vec<String>, s: &crate::spec::Spec| {
         let mut stack = vec![s];
         while let Some(s) = stack.pop() {
             if let Some(n) = &s.name {
-                q.push_back(n.clone());
+                q.push(n.clone());
             }
             stack.extend(s.deps.iter());
         }
     };
-    for env in &recipe.environments {
-        for s in env.root_specs_with(network) {
-            push_spec(&mut queue, &s.spec);
-        }
-    }
-    let mut seen = BTreeSet::new();
     let mut packages = BTreeSet::new();
-    while let Some(name) = queue.pop_front() {
-        if !seen.insert(name.clone()) {
-            continue;
+    for env in &recipe.environments {
+        let policies = match cluster {
+            Some(c) => env.policies(c),
+            None => env.packages.clone(),
+        };
+        let mut frontier = Vec::new();
+        for s in env.root_specs_with(network) {
+            push_spec(&mut frontier, &s.spec);
         }
-        for p in repo.providers(&name) {
-            queue.push_back(p.package.clone());
-        }
-        if let Some(pkg) = repo.get(&name) {
-            packages.insert(name.clone());
-            for d in &pkg.dependencies {
-                push_spec(&mut queue, &d.spec.spec);
+        // Breadth first, one level at a time, so that each level's
+        // recipes are parsed in parallel.
+        let mut seen = BTreeSet::new();
+        while !frontier.is_empty() {
+            frontier.retain(|n| seen.insert(n.clone()));
+            repo.prefetch(frontier.iter().map(String::as_str));
+            let mut next = Vec::new();
+            for name in frontier {
+                for p in repo.providers(&name) {
+                    if policies.allows_provider(&name, &p.package) {
+                        next.push(p.package.clone());
+                    }
+                }
+                if let Some(pkg) = repo.get(&name) {
+                    packages.insert(name.clone());
+                    for d in &pkg.dependencies {
+                        push_spec(&mut next, &d.spec.spec);
+                    }
+                } else if repo.contains(&name) {
+                    packages.insert(name);
+                }
             }
-        } else if repo.contains(&name) {
-            packages.insert(name);
+            frontier = next;
         }
     }
     packages

@@ -207,6 +207,16 @@ fn the_whole_input_check_reaches_conditional_deps_and_providers() {
 }
 
 #[test]
+fn a_required_provider_keeps_the_other_providers_out_of_reach() {
+    let tmp = project(
+        "name: s\ncompiler: gcc\nenvironments:\n  e:\n    specs: [app +mpi]\n    packages:\n      mpi: {require: mpich}\n",
+    );
+    let inputs = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    let pkgs: Vec<_> = inputs.packages.iter().map(String::as_str).collect();
+    assert_eq!(pkgs, vec!["app", "lib", "mpich", "tool"]);
+}
+
+#[test]
 fn cross_file_problems_are_all_reported() {
     let tmp = project(
         "name: s\ncompiler: clang\nenvironments:\n  e:\n    specs: [ap, \"app +mppi\", \"fabric fabrics=udp\", \"tool %gcc@13\"]\n    packages:\n      mpi: {require: lib}\n      lbi: {buildable: false}\n",

@@ -7,9 +7,13 @@
 //! [`discover`] for the search order): the first directory that has
 //! `<name>.yaml` defines package `name`.
 //!
-//! [`PackageRepo::load`] reads every recipe eagerly (they are small) and
-//! keeps each file's diagnostics; [`PackageRepo::check`] adds the checks that
-//! need other packages (dependencies exist, their variants exist).
+//! [`PackageRepo::load`] lists the repositories and reads every recipe's
+//! text, but parses a recipe only when it is first asked for
+//! ([`PackageRepo::get`]), so a stack pays only for the packages it
+//! reaches. The virtual-package index is built on first use from the
+//! recipes whose text can declare `provides` at all. Each file's
+//! diagnostics are kept; [`PackageRepo::check`] adds the checks that need
+//! other packages (dependencies exist, their variants exist).
 //!
 //! The model: [`PackageRecipe`] with [`VersionEntry`], [`VariantDef`],
 //! [`Dependency`], [`Conflict`], [`Patch`], [`Provide`], [`Build`] and
@@ -27,7 +31,7 @@ mod validate;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
 
@@ -45,15 +49,56 @@ pub use package::{
 };
 pub use validate::check_spec;
 
-/// One `<name>.yaml` in a repository.
+/// One `<name>.yaml` in a repository, parsed on first use.
 #[derive(Clone, Debug)]
 struct Entry {
     file: PathBuf,
-    recipe: Option<Arc<PackageRecipe>>,
-    source: Option<SourceFile>,
-    diagnostics: Diagnostics,
+    /// The repository directory holding `file` (patches are found beside it).
+    repo_dir: PathBuf,
+    /// The file's text, or why it could not be read.
+    source: Result<SourceFile, String>,
+    parsed: OnceLock<Parsed>,
     /// Same-named recipes in later repositories, hidden by this one.
     shadows: Vec<PathBuf>,
+}
+
+/// The outcome of parsing one recipe file.
+#[derive(Clone, Debug)]
+struct Parsed {
+    recipe: Option<Arc<PackageRecipe>>,
+    diagnostics: Diagnostics,
+}
+
+impl Entry {
+    fn parsed(&self) -> &Parsed {
+        self.parsed.get_or_init(|| {
+            tracing::trace!("parsing {}", self.file.display());
+            let mut diagnostics = Diagnostics::new();
+            let recipe = match &self.source {
+                Ok(src) => parse_package(src, &self.repo_dir, &mut diagnostics).map(Arc::new),
+                Err(e) => {
+                    diagnostics.push(Diagnostic::error(
+                        Code::Io,
+                        format!("cannot read package recipe: {e}"),
+                    ));
+                    None
+                }
+            };
+            Parsed {
+                recipe,
+                diagnostics,
+            }
+        })
+    }
+
+    /// Whether this file can declare a `provides` key: its text names it,
+    /// or uses escapes that could spell it.
+    fn may_provide(&self) -> bool {
+        match &self.source {
+            Ok(src) => src.text().contains("provides") || src.text().contains('\\'),
+            Err(_) => false,
+        }
+    }
 }
 
 /// A package that provides a virtual, possibly under a condition.
@@ -68,12 +113,13 @@ pub struct Provider {
 pub struct PackageRepo {
     dirs: Vec<RepoDir>,
     entries: BTreeMap<String, Entry>,
-    virtuals: BTreeMap<String, Vec<Provider>>,
+    virtuals: OnceLock<BTreeMap<String, Vec<Provider>>>,
     problems: Diagnostics,
 }
 
 impl PackageRepo {
-    /// Read every `*.yaml` in `dirs` (earlier dirs win). Never fails: a
+    /// List every `*.yaml` in `dirs` (earlier dirs win) and read its text;
+    /// recipes are parsed on first use. Never fails: a
     /// missing directory or a broken recipe is recorded as diagnostics
     /// ([`PackageRepo::problems`], [`PackageRepo::diagnostics`]).
     pub fn load(dirs: Vec<RepoDir>) -> PackageRepo {
@@ -113,47 +159,57 @@ impl PackageRepo {
                     existing.shadows.push(file);
                     continue;
                 }
-                let mut diagnostics = Diagnostics::new();
-                let source = match SourceFile::read(&file) {
-                    Ok(s) => Some(s),
-                    Err(e) => {
-                        diagnostics.push(Diagnostic::error(
-                            Code::Io,
-                            format!("cannot read package recipe: {e}"),
-                        ));
-                        None
-                    }
-                };
-                let recipe = source
-                    .as_ref()
-                    .and_then(|s| parse_package(s, &dir.path, &mut diagnostics))
-                    .map(Arc::new);
+                let source = SourceFile::read(&file).map_err(|e| e.to_string());
                 repo.entries.insert(
                     stem,
                     Entry {
                         file,
-                        recipe,
+                        repo_dir: dir.path.clone(),
                         source,
-                        diagnostics,
+                        parsed: OnceLock::new(),
                         shadows: Vec::new(),
                     },
                 );
             }
         }
-        for (name, entry) in &repo.entries {
-            if let Some(r) = &entry.recipe {
-                for p in &r.provides {
-                    repo.virtuals
-                        .entry(p.name.clone())
-                        .or_default()
-                        .push(Provider {
+        repo
+    }
+
+    /// Which packages provide which virtuals, built on first use.
+    fn virtuals(&self) -> &BTreeMap<String, Vec<Provider>> {
+        self.virtuals.get_or_init(|| {
+            let mut virtuals: BTreeMap<String, Vec<Provider>> = BTreeMap::new();
+            let candidates: Vec<(&String, &Entry)> = self
+                .entries
+                .iter()
+                .filter(|(_, e)| e.may_provide())
+                .collect();
+            parse_parallel(candidates.iter().map(|(_, e)| *e));
+            for (name, entry) in candidates {
+                if let Some(r) = &entry.parsed().recipe {
+                    for p in &r.provides {
+                        virtuals.entry(p.name.clone()).or_default().push(Provider {
                             package: name.clone(),
                             when: p.when.clone(),
                         });
+                    }
                 }
             }
-        }
-        repo
+            virtuals
+        })
+    }
+
+    /// Parse every recipe now, in parallel (for commands that need them
+    /// all; [`PackageRepo::packages`] does this).
+    pub fn parse_all(&self) {
+        parse_parallel(self.entries.values());
+    }
+
+    /// Parse the recipes of `names` now, in parallel (names without a
+    /// recipe are ignored): for walks that know the next packages they
+    /// will ask for.
+    pub fn prefetch<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        parse_parallel(names.into_iter().filter_map(|n| self.entries.get(n)));
     }
 
     /// The repository directories, in search order.
@@ -164,7 +220,7 @@ impl PackageRepo {
     /// The recipe of package `name` (a recipe with errors is still returned
     /// when it could be read; see [`PackageRepo::diagnostics`]).
     pub fn get(&self, name: &str) -> Option<&Arc<PackageRecipe>> {
-        self.entries.get(name)?.recipe.as_ref()
+        self.entries.get(name)?.parsed().recipe.as_ref()
     }
 
     /// Whether a recipe file for `name` exists (even if it does not parse).
@@ -182,9 +238,12 @@ impl PackageRepo {
         self.entries.keys().map(String::as_str)
     }
 
-    /// All readable recipes, sorted by name.
+    /// All readable recipes, sorted by name (parses every recipe).
     pub fn packages(&self) -> impl Iterator<Item = &Arc<PackageRecipe>> {
-        self.entries.values().filter_map(|e| e.recipe.as_ref())
+        self.parse_all();
+        self.entries
+            .values()
+            .filter_map(|e| e.parsed().recipe.as_ref())
     }
 
     pub fn len(&self) -> usize {
@@ -197,12 +256,12 @@ impl PackageRepo {
 
     /// Whether `name` is a virtual (some package provides it).
     pub fn is_virtual(&self, name: &str) -> bool {
-        self.virtuals.contains_key(name)
+        self.virtuals().contains_key(name)
     }
 
     /// The packages providing virtual `name`, sorted by package name.
     pub fn providers(&self, name: &str) -> &[Provider] {
-        self.virtuals
+        self.virtuals()
             .get(name)
             .map(Vec::as_slice)
             .unwrap_or_default()
@@ -210,7 +269,7 @@ impl PackageRepo {
 
     /// All virtual names, sorted.
     pub fn virtual_names(&self) -> impl Iterator<Item = &str> {
-        self.virtuals.keys().map(String::as_str)
+        self.virtuals().keys().map(String::as_str)
     }
 
     /// Whether `name` is a package or a virtual.
@@ -239,7 +298,7 @@ impl PackageRepo {
     /// The diagnostics from reading `name`'s file (syntax, types, own
     /// consistency), without the cross-package checks.
     pub fn diagnostics(&self, name: &str) -> Option<&Diagnostics> {
-        self.entries.get(name).map(|e| &e.diagnostics)
+        self.entries.get(name).map(|e| &e.parsed().diagnostics)
     }
 
     /// All diagnostics for package `name`: reading its file, plus checks
@@ -249,12 +308,38 @@ impl PackageRepo {
         let Some(entry) = self.entries.get(name) else {
             return Diagnostics::new();
         };
-        let mut diags = entry.diagnostics.clone();
-        if let (Some(recipe), Some(source)) = (&entry.recipe, &entry.source) {
+        let parsed = entry.parsed();
+        let mut diags = parsed.diagnostics.clone();
+        if let (Some(recipe), Ok(source)) = (&parsed.recipe, &entry.source) {
             validate::check_against_repo(recipe, source, self, &mut diags);
         }
         diags
     }
+}
+
+/// Parse the entries not parsed yet, on as many threads as there are
+/// cores (scoped threads that take entries off a shared counter: no
+/// pool to start, nothing spinning once the work is done).
+fn parse_parallel<'a>(entries: impl IntoIterator<Item = &'a Entry>) {
+    let todo: Vec<&Entry> = entries
+        .into_iter()
+        .filter(|e| e.parsed.get().is_none())
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(todo.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        while let Some(e) = todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            e.parsed();
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(work);
+        }
+        work();
+    });
 }
 
 fn yaml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {

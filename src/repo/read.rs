@@ -136,7 +136,7 @@ pub fn arg_list(cx: &mut Cx, node: &Node, what: &str) -> ArgList {
 /// Report template strings that tera cannot parse.
 pub fn check_templates(cx: &mut Cx, items: &[Spanned<String>]) {
     for s in items {
-        if !(s.contains("{{") || s.contains("{%") || s.contains("{#")) {
+        if !(s.contains("{{") || s.contains("{%") || s.contains("{#")) || plain_interpolation(s) {
             continue;
         }
         let mut tera = tera::Tera::default();
@@ -154,6 +154,43 @@ pub fn check_templates(cx: &mut Cx, items: &[Spanned<String>]) {
             );
         }
     }
+}
+
+/// Whether `text` is plain text with only `{{ name }}` / `{{ a.b }}`
+/// interpolations: always valid tera, so tera's (slow) parser is not
+/// needed to check it. Anything else (tags, comments, filters,
+/// whitespace control, keywords) returns false and goes to tera.
+fn plain_interpolation(text: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "and", "or", "not", "in", "is", "true", "false", "True", "False",
+    ];
+    let ident = |s: &str| {
+        let mut chars = s.chars();
+        chars
+            .next()
+            .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+            && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+            && !KEYWORDS.contains(&s)
+    };
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.as_bytes().first() {
+            Some(b'%') | Some(b'#') => return false,
+            Some(b'{') => {
+                let Some(close) = after[1..].find("}}") else {
+                    return false;
+                };
+                let inner = after[1..1 + close].trim_matches(' ');
+                if inner.is_empty() || !inner.split('.').all(ident) {
+                    return false;
+                }
+                rest = &after[1 + close + 2..];
+            }
+            _ => rest = after,
+        }
+    }
+    true
 }
 
 /// A local path relative to `cx`'s file.
@@ -285,5 +322,48 @@ pub fn sha256(cx: &mut Cx, node: &Node, what: &str) -> Option<String> {
             Some("compute it with `sha256sum FILE`".into()),
         );
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_interpolation;
+
+    fn tera_accepts(s: &str) -> bool {
+        tera::Tera::default().add_raw_template("t", s).is_ok()
+    }
+
+    /// The fast path never accepts what tera rejects, and takes the
+    /// common shapes of recipe templates.
+    #[test]
+    fn plain_interpolation_is_a_subset_of_tera() {
+        let fast = [
+            "{{ prefix }}",
+            "--with-cuda={{ spec.cuda.prefix }}",
+            "{{prefix}}/lib:{{ jobs }}",
+            "a } b }} {{ x_1 }}}",
+            "no template { at all",
+        ];
+        for s in fast {
+            assert!(plain_interpolation(s), "{s}");
+            assert!(tera_accepts(s), "{s}");
+        }
+        let slow = [
+            "{{ prefix",
+            "{{ }}",
+            "{{ 1abc }}",
+            "{{ a | upper }}",
+            "{{- a -}}",
+            "{% if x %}y{% endif %}",
+            "{# c #}",
+            "{{ and }}",
+            "{{ a..b }}",
+            "{{ a.0 }}",
+            "{{\tprefix }}",
+            "{{{ a }}",
+        ];
+        for s in slow {
+            assert!(!plain_interpolation(s), "{s}");
+        }
     }
 }

@@ -355,3 +355,31 @@ fn patch_files_are_found_beside_the_repository_and_checksummed() {
             .contains(&actual)
     );
 }
+
+/// Recipes are parsed when first asked for: a broken recipe costs nothing
+/// and reports nothing until then, and is reported the same way after.
+#[test]
+fn recipes_are_parsed_on_first_use() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("recipes");
+    fs_err::create_dir_all(&dir).unwrap();
+    fs_err::write(dir.join("broken.yaml"), "name: broken\nversions: [\n").unwrap();
+    fs_err::write(
+        dir.join("ok.yaml"),
+        "name: ok\ndescription: d\nversions: [{version: \"1\", url: \"https://x/ok.tgz\", sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nbuild: {system: generic}\n",
+    )
+    .unwrap();
+    let repo = PackageRepo::load(vec![RepoDir {
+        path: dir.clone(),
+        origin: RepoOrigin::Flag,
+    }]);
+    assert_eq!(repo.names().collect::<Vec<_>>(), vec!["broken", "ok"]);
+    assert!(repo.entries.values().all(|e| e.parsed.get().is_none()));
+    assert_eq!(repo.get("ok").unwrap().name, "ok");
+    assert!(repo.entries["broken"].parsed.get().is_none());
+    assert!(!repo.is_virtual("ok"));
+    assert!(repo.get("broken").is_none());
+    assert!(repo.diagnostics("broken").unwrap().has_errors());
+    repo.parse_all();
+    assert!(repo.entries.values().all(|e| e.parsed.get().is_some()));
+}

@@ -2,7 +2,8 @@
 //!
 //! Before solving an environment, every package and virtual that *could*
 //! take part is collected (from the roots, through every dependency —
-//! conditional ones included — and from each virtual to all its providers).
+//! conditional ones included — and from each virtual to every provider its
+//! policy allows).
 //! In this over-approximation a package that could depend on `P` is decided
 //! before `P`; when that graph is acyclic, every demand on `P` is known by
 //! the time `P` is decided, so its version and variants are chosen with full
@@ -15,12 +16,18 @@ use std::collections::{HashMap, VecDeque};
 
 use petgraph::graph::DiGraph;
 
+use crate::cluster::Policies;
 use crate::repo::PackageRepo;
 use crate::spec::Spec;
 
 /// Names of every package and virtual reachable from `start`, dependents
-/// before their dependencies.
-pub(crate) fn decision_order(repo: &PackageRepo, start: &[&str]) -> Vec<String> {
+/// before their dependencies. A virtual leads only to the providers that
+/// `policies` allow ([`Policies::allows_provider`]).
+pub(crate) fn decision_order(
+    repo: &PackageRepo,
+    policies: &Policies,
+    start: &[&str],
+) -> Vec<String> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut names: Vec<String> = Vec::new();
     let mut edges: Vec<(usize, usize)> = Vec::new();
@@ -46,7 +53,12 @@ pub(crate) fn decision_order(repo: &PackageRepo, start: &[&str]) -> Vec<String> 
                 spec_names(&d.spec.spec, &mut targets);
             }
         } else if repo.is_virtual(&name) {
-            targets.extend(repo.providers(&name).iter().map(|p| p.package.clone()));
+            targets.extend(
+                repo.providers(&name)
+                    .iter()
+                    .filter(|p| policies.allows_provider(&name, &p.package))
+                    .map(|p| p.package.clone()),
+            );
         }
         for t in targets {
             let j = intern(&t, &mut names, &mut queue);

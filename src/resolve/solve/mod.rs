@@ -228,7 +228,7 @@ impl<'a> Solver<'a> {
             super::order::spec_names(&r.spec.spec, &mut start);
         }
         let start_refs: Vec<&str> = start.iter().map(String::as_str).collect();
-        let names = decision_order(repo, &start_refs);
+        let names = decision_order(repo, setup.policies, &start_refs);
         let mut slots = Vec::with_capacity(names.len());
         let mut index = HashMap::with_capacity(names.len());
         for (i, name) in names.into_iter().enumerate() {
