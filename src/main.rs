@@ -7,6 +7,12 @@
 
 mod cli;
 
+/// mimalloc instead of glibc's malloc: recipe parsing and the linkage audit
+/// allocate many small objects on several threads (glibc's per-thread
+/// arenas cost `mprotect`/`munmap` calls and contended frees).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     if let Some(err) = stack::build::wrapper::dispatch() {
         eprintln!("stack: {err}");
