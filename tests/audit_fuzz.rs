@@ -15,6 +15,7 @@ use stack::audit::fs::{HostDir, Vfs};
 use stack::audit::load;
 use stack::audit::loader::LoaderModel;
 use stack::audit::session::{Env, Session};
+use stack::audit::source::{FileSource, ReadPolicy};
 
 struct Corpus {
     _case: Case,
@@ -118,6 +119,46 @@ proptest! {
         let b = mutate(&c.lib, usize::MAX, &flips);
         let info = elf::parse(&b, true);
         let _ = elf::verify(&b, b.len() as u64, info.as_ref(), X86);
+    }
+}
+
+/// Parses the file `b` read in ranges (tiny first read, small prefix and
+/// map thresholds, so every reading path is taken).
+fn parse_ranged(b: &[u8], scan: bool) -> Option<elf::ElfInfo> {
+    let t = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(t.path(), b).unwrap();
+    let policy = ReadPolicy {
+        head: 64,
+        prefix: 512,
+        map: 4096,
+    };
+    let mut src = FileSource::open(std::fs::File::open(t.path()).unwrap(), policy).unwrap();
+    src.set_size(b.len() as u64);
+    elf::parse_from(&mut src, scan)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    /// Reading only the needed ranges of a file gives exactly what parsing
+    /// the whole file in memory gives, broken files included.
+    #[test]
+    fn ranged_reading_matches_whole_file(
+        cut in 0usize..20_000,
+        flips in proptest::collection::vec((0usize..20_000, any::<u8>()), 0..16),
+        scan in any::<bool>(),
+    ) {
+        let c = corpus();
+        let b = mutate(&c.lib, cut, &flips);
+        prop_assert_eq!(parse_ranged(&b, scan), elf::parse(&b, scan));
+    }
+}
+
+#[test]
+fn ranged_reading_of_the_original() {
+    let c = corpus();
+    for scan in [false, true] {
+        assert_eq!(parse_ranged(&c.lib, scan), elf::parse(&c.lib, scan));
     }
 }
 

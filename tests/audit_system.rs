@@ -77,3 +77,36 @@ fn sampled_host_files_agree_with_ldd() {
         bad.join("\n")
     );
 }
+
+/// Every ELF file of the sample parses the same read in ranges (as the
+/// audit reads host files) and read whole into memory, with and without the
+/// dlopen scan.
+#[test]
+fn ranged_reading_matches_whole_files() {
+    use stack::audit::elf;
+    use stack::audit::source::{FileSource, ReadPolicy};
+    let dirs = ["/usr/bin", "/usr/lib/x86_64-linux-gnu"];
+    if !Path::new(dirs[1]).is_dir() {
+        return;
+    }
+    let files = elf_files(&dirs);
+    let mut checked = 0;
+    for f in files.iter().step_by(7) {
+        let Ok(whole) = std::fs::read(f) else {
+            continue;
+        };
+        for scan in [false, true] {
+            let mut src =
+                FileSource::open(std::fs::File::open(f).unwrap(), ReadPolicy::default()).unwrap();
+            src.set_size(whole.len() as u64);
+            assert_eq!(
+                elf::parse_from(&mut src, scan),
+                elf::parse(&whole, scan),
+                "{} (scan {scan})",
+                f.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 50, "only {checked} files");
+}

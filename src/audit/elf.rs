@@ -9,16 +9,17 @@
 //! panic (see the proptest at the bottom and `tests/audit_fuzz.rs`).
 
 use goblin::container::{Container, Ctx, Endian};
+use goblin::elf::SectionHeader;
 use goblin::elf::dynamic::{
     DT_FLAGS, DT_FLAGS_1, DT_GNU_HASH, DT_HASH, DT_NEEDED, DT_NULL, DT_RPATH, DT_RUNPATH,
-    DT_SONAME, DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB, Dynamic,
+    DT_SONAME, DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB,
 };
 use goblin::elf::header::{ELFCLASS32, ELFCLASS64, ELFDATA2LSB, ELFDATA2MSB, ET_DYN, ET_EXEC};
 use goblin::elf::program_header::{PF_W, PF_X, PT_DYNAMIC, PT_INTERP, PT_LOAD, ProgramHeader};
 use goblin::elf::section_header::{SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNSYM, SHT_PROGBITS};
 use serde::Serialize;
 
-use super::dlopen;
+use super::source::{Bytes, ReadAt};
 
 /// `DF_1_NODEFLIB`: do not search the default library directories.
 pub const DF_1_NODEFLIB: u64 = 0x800;
@@ -120,39 +121,42 @@ impl ElfInfo {
     }
 }
 
-/// Little helper for endian-aware reads with bounds checks.
+/// Endian-aware integer reads from a byte slice, with bounds checks.
 #[derive(Clone, Copy)]
-struct Reader<'a> {
-    bytes: &'a [u8],
-    le: bool,
-}
+struct Order(bool);
 
-impl<'a> Reader<'a> {
-    fn u16(&self, off: usize) -> Option<u16> {
-        let b: [u8; 2] = self.bytes.get(off..off.checked_add(2)?)?.try_into().ok()?;
-        Some(if self.le {
+impl Order {
+    fn u16(self, b: &[u8], off: usize) -> Option<u16> {
+        let b: [u8; 2] = b.get(off..off.checked_add(2)?)?.try_into().ok()?;
+        Some(if self.0 {
             u16::from_le_bytes(b)
         } else {
             u16::from_be_bytes(b)
         })
     }
 
-    fn u32(&self, off: usize) -> Option<u32> {
-        let b: [u8; 4] = self.bytes.get(off..off.checked_add(4)?)?.try_into().ok()?;
-        Some(if self.le {
+    fn u32(self, b: &[u8], off: usize) -> Option<u32> {
+        let b: [u8; 4] = b.get(off..off.checked_add(4)?)?.try_into().ok()?;
+        Some(if self.0 {
             u32::from_le_bytes(b)
         } else {
             u32::from_be_bytes(b)
         })
     }
 
-    /// A NUL-terminated string starting at `off`, not reaching past `end`.
-    fn cstr(&self, off: usize, end: usize) -> Option<&'a [u8]> {
-        let end = end.min(self.bytes.len());
-        let region = self.bytes.get(off..end)?;
-        let nul = region.iter().position(|&b| b == 0)?;
-        Some(&region[..nul])
+    fn u64(self, b: &[u8], off: usize) -> Option<u64> {
+        let b: [u8; 8] = b.get(off..off.checked_add(8)?)?.try_into().ok()?;
+        Some(if self.0 {
+            u64::from_le_bytes(b)
+        } else {
+            u64::from_be_bytes(b)
+        })
     }
+}
+
+/// The bytes before the first NUL, if there is one.
+fn until_nul(b: &[u8]) -> Option<&[u8]> {
+    memchr::memchr(0, b).map(|n| &b[..n])
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -164,13 +168,12 @@ fn lossy(b: &[u8]) -> String {
 
 /// Translates a virtual address to a file offset through the `PT_LOAD`
 /// segments (only the file-backed part of a segment counts).
-fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<usize> {
+fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<u64> {
     phdrs
         .iter()
         .filter(|p| p.p_type == PT_LOAD)
         .find(|p| vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz)
         .and_then(|p| p.p_offset.checked_add(vaddr - p.p_vaddr))
-        .and_then(|o| usize::try_from(o).ok())
 }
 
 /// Parses `bytes` (the whole file). Returns `None` when the bytes are not an
@@ -178,26 +181,20 @@ fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<usize> {
 /// with a valid identification but broken structure come back with
 /// [`ElfInfo::malformed`] set.
 pub fn parse(bytes: &[u8], scan_dlopen: bool) -> Option<ElfInfo> {
-    parse_with(bytes, scan_dlopen, &|start, end, out| {
-        if let Some(region) = bytes.get(start..end.min(bytes.len())) {
-            dlopen::library_strings(region, out);
-        }
-    })
+    parse_from(&mut Bytes(bytes), scan_dlopen)
 }
 
-/// [`parse`], handing each read-only region `(offset, end)` to `scan`,
-/// which appends the library strings found there (a memory-mapped file can
-/// read big regions in chunks instead of faulting them in).
-pub fn parse_with(
-    bytes: &[u8],
-    scan_dlopen: bool,
-    scan: &dyn Fn(usize, usize, &mut Vec<String>),
-) -> Option<ElfInfo> {
-    if bytes.len() < 16 || &bytes[..4] != ELF_MAGIC {
+/// [`parse`], reading only the ranges the loader looks at from `src`.
+/// Without `scan_dlopen`, the dynamic symbols are not read and
+/// [`ElfInfo::imports_dlopen`] stays `false`.
+pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<ElfInfo> {
+    let size = src.size();
+    let head = src.read_at(0, 64);
+    if head.len() < 16 || &head[..4] != ELF_MAGIC {
         return None;
     }
     let mut info = ElfInfo::default();
-    info.ident.copy_from_slice(&bytes[..16]);
+    info.ident.copy_from_slice(&head[..16]);
     let (container, le) = match (info.ident[4], info.ident[5]) {
         (ELFCLASS64, ELFDATA2LSB) => (Container::Big, true),
         (ELFCLASS64, ELFDATA2MSB) => (Container::Big, false),
@@ -208,7 +205,7 @@ pub fn parse_with(
             return Some(info);
         }
     };
-    let header = match goblin::elf::Elf::parse_header(bytes) {
+    let header = match goblin::elf::Elf::parse_header(head) {
         Ok(h) => h,
         Err(_) => {
             info.malformed = Some("file too short for an ELF header".into());
@@ -218,72 +215,81 @@ pub fn parse_with(
     info.e_type = header.e_type;
     info.machine = header.e_machine;
     info.e_version = header.e_version;
-    let phent = if container == Container::Big { 56 } else { 32 };
-    info.phentsize_ok = usize::from(header.e_phentsize) == phent;
     let ctx = Ctx::new(container, if le { Endian::Little } else { Endian::Big });
-    let Ok(phoff) = usize::try_from(header.e_phoff) else {
-        info.malformed = Some("program header offset out of range".into());
+    let phent = ProgramHeader::size(ctx);
+    info.phentsize_ok = usize::from(header.e_phentsize) == phent;
+    let phnum = usize::from(header.e_phnum);
+    let phsize = (phnum * phent) as u64;
+    let phdrs = match src.read_at(header.e_phoff, phsize) {
+        b if b.len() as u64 == phsize => ProgramHeader::parse(b, 0, phnum, ctx).ok(),
+        _ => None,
+    };
+    let Some(phdrs) = phdrs else {
+        info.malformed = Some("program headers lie outside the file".into());
         return Some(info);
     };
-    let phdrs = match ProgramHeader::parse(bytes, phoff, usize::from(header.e_phnum), ctx) {
-        Ok(p) => p,
-        Err(_) => {
-            info.malformed = Some("program headers lie outside the file".into());
-            return Some(info);
-        }
-    };
-    let rd = Reader { bytes, le };
     for ph in &phdrs {
         if ph.p_type == PT_INTERP && ph.p_filesz > 0 {
-            if let Ok(off) = usize::try_from(ph.p_offset) {
-                let end = off.saturating_add(usize::try_from(ph.p_filesz).unwrap_or(usize::MAX));
-                match rd.cstr(off, end) {
-                    Some(s) => info.interp = Some(lossy(s)),
-                    None => {
-                        // glibc uses the segment as a string; an unterminated
-                        // one is still "an interpreter".
-                        let s = bytes.get(off..end.min(bytes.len())).unwrap_or(&[]);
-                        info.interp = Some(lossy(s));
-                    }
-                }
-            }
+            // glibc uses the segment as a string; an unterminated one is
+            // still "an interpreter".
+            let seg = src.read_at(ph.p_offset, ph.p_filesz);
+            info.interp = Some(lossy(until_nul(seg).unwrap_or(seg)));
         }
     }
-    info.dynamic = phdrs.iter().any(|p| p.p_type == PT_DYNAMIC);
-    if !info.dynamic {
+    let Some(dyn_ph) = phdrs.iter().find(|p| p.p_type == PT_DYNAMIC) else {
         return Some(info);
-    }
-    let dynamic = match Dynamic::parse(bytes, &phdrs, ctx) {
-        Ok(Some(d)) => d,
-        Ok(None) => return Some(info),
-        Err(_) => {
+    };
+    info.dynamic = true;
+    let e = Order(le);
+    let dyn_size: usize = if container == Container::Big { 16 } else { 8 };
+    let mut dyns: Vec<(u64, u64)> = Vec::new();
+    if dyn_ph.p_filesz > 0 {
+        let seg = src.read_at(dyn_ph.p_offset, dyn_ph.p_filesz);
+        if (seg.len() as u64) < dyn_ph.p_filesz {
             info.malformed = Some("dynamic section lies outside the file".into());
             return Some(info);
         }
-    };
+        dyns.reserve(seg.len() / dyn_size);
+        for entry in seg.chunks_exact(dyn_size) {
+            let (tag, val) = if container == Container::Big {
+                (e.u64(entry, 0), e.u64(entry, 8))
+            } else {
+                (
+                    e.u32(entry, 0).map(u64::from),
+                    e.u32(entry, 4).map(u64::from),
+                )
+            };
+            let (Some(tag), Some(val)) = (tag, val) else {
+                break;
+            };
+            if tag == DT_NULL {
+                break;
+            }
+            dyns.push((tag, val));
+        }
+    }
     let mut strtab_vaddr = None;
     let mut strsz = None;
     let mut symtab_vaddr = None;
     let mut syment = None;
     let mut gnu_hash = None;
     let mut sysv_hash = None;
-    let mut needed_offs = Vec::with_capacity(dynamic.info.needed_count);
+    let mut needed_offs = Vec::new();
     let (mut rpath_off, mut runpath_off, mut soname_off) = (None, None, None);
-    for d in &dynamic.dyns {
-        match d.d_tag {
-            DT_NULL => break,
-            DT_NEEDED => needed_offs.push(d.d_val),
-            DT_RPATH => rpath_off = Some(d.d_val),
-            DT_RUNPATH => runpath_off = Some(d.d_val),
-            DT_SONAME => soname_off = Some(d.d_val),
-            DT_STRTAB => strtab_vaddr = Some(d.d_val),
-            DT_STRSZ => strsz = Some(d.d_val),
-            DT_SYMTAB => symtab_vaddr = Some(d.d_val),
-            DT_SYMENT => syment = Some(d.d_val),
-            DT_GNU_HASH => gnu_hash = Some(d.d_val),
-            DT_HASH => sysv_hash = Some(d.d_val),
-            DT_FLAGS => info.flags = d.d_val,
-            DT_FLAGS_1 => info.flags_1 = d.d_val,
+    for &(tag, val) in &dyns {
+        match tag {
+            DT_NEEDED => needed_offs.push(val),
+            DT_RPATH => rpath_off = Some(val),
+            DT_RUNPATH => runpath_off = Some(val),
+            DT_SONAME => soname_off = Some(val),
+            DT_STRTAB => strtab_vaddr = Some(val),
+            DT_STRSZ => strsz = Some(val),
+            DT_SYMTAB => symtab_vaddr = Some(val),
+            DT_SYMENT => syment = Some(val),
+            DT_GNU_HASH => gnu_hash = Some(val),
+            DT_HASH => sysv_hash = Some(val),
+            DT_FLAGS => info.flags = val,
+            DT_FLAGS_1 => info.flags_1 = val,
             _ => {}
         }
     }
@@ -292,27 +298,32 @@ pub fn parse_with(
         || runpath_off.is_some()
         || soname_off.is_some();
     let strtab = strtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
+    // Strings end before this file offset.
     let strtab_end = match (strtab, strsz) {
-        (Some(s), Some(sz)) => s.saturating_add(usize::try_from(sz).unwrap_or(usize::MAX)),
-        (Some(_), None) => bytes.len(),
+        (Some(s), Some(sz)) => s.saturating_add(sz).min(size),
+        (Some(_), None) => size,
         _ => 0,
     };
-    let string = |off: u64| -> Option<String> {
-        let base = strtab?;
-        let off = usize::try_from(off).ok()?;
-        let start = base.checked_add(off)?;
-        if start >= strtab_end {
-            return None;
+    let Some(strtab) = strtab else {
+        if has_strings {
+            info.malformed = Some("DT_STRTAB missing or outside the loaded segments".into());
         }
-        rd.cstr(start, strtab_end).map(lossy)
-    };
-    if has_strings && strtab.is_none() {
-        info.malformed = Some("DT_STRTAB missing or outside the loaded segments".into());
         return Some(info);
-    }
+    };
+    let strings = Strings {
+        base: strtab,
+        end: strtab_end,
+    };
+
+    let mut offs: Vec<u64> = needed_offs.clone();
+    offs.extend(rpath_off);
+    offs.extend(runpath_off);
+    offs.extend(soname_off);
+    let found = strings.read(src, &mut offs);
+    let get = |off: u64| found.iter().find(|(o, _)| *o == off).and_then(|(_, s)| s.clone());
     info.needed.reserve_exact(needed_offs.len());
     for off in needed_offs {
-        match string(off) {
+        match get(off) {
             Some(s) => info.needed.push(s.into()),
             None => {
                 info.malformed = Some(format!("DT_NEEDED string offset {off:#x} is invalid"));
@@ -320,130 +331,178 @@ pub fn parse_with(
             }
         }
     }
-    info.rpath = rpath_off.and_then(string);
-    info.runpath = runpath_off.and_then(string);
-    info.soname = soname_off.and_then(string);
+    info.rpath = rpath_off.and_then(get);
+    info.runpath = runpath_off.and_then(get);
+    info.soname = soname_off.and_then(get);
     info.tokens = info.rpath.as_deref().is_some_and(|r| r.contains('$'))
         || info.runpath.as_deref().is_some_and(|r| r.contains('$'))
         || info.needed.iter().any(|n| n.contains('$'));
-
-    // dlopen imports: undefined dynamic symbols named dlopen/dlmopen/…
-    let sym_size = if container == Container::Big { 24 } else { 16 };
-    let syment = syment
-        .and_then(|s| usize::try_from(s).ok())
-        .filter(|&s| s >= sym_size)
-        .unwrap_or(sym_size);
-    let symtab = symtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
-    let symcount = symbol_count(bytes, rd, &phdrs, gnu_hash, sysv_hash, &header, ctx);
-    if let (Some(symtab), Some(count), Some(strtab)) = (symtab, symcount, strtab) {
-        for i in 0..count.min(bytes.len() / syment) {
-            let Some(off) = i.checked_mul(syment).and_then(|o| o.checked_add(symtab)) else {
-                break;
-            };
-            let (Some(name), Some(shndx)) = (
-                rd.u32(off),
-                rd.u16(off + if sym_size == 24 { 6 } else { 14 }),
-            ) else {
-                break;
-            };
-            if shndx != 0 || name == 0 {
-                continue;
+    // dlopen imports (only needed for the scan): undefined dynamic symbols
+    // named dlopen/dlmopen/…, compared in place in the whole string table.
+    let mut imports = Vec::new();
+    if scan_dlopen {
+        let sym_size: u64 = if container == Container::Big { 24 } else { 16 };
+        let syment = syment.filter(|&s| s >= sym_size).unwrap_or(sym_size);
+        let symtab = symtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
+        let mut shdrs = None;
+        let symcount = symbol_count(src, e, &phdrs, gnu_hash, sysv_hash, &header, ctx, &mut shdrs);
+        if let (Some(symtab), Some(count)) = (symtab, symcount) {
+            let count = (count as u64).min(size / syment);
+            let table = src.read_at(symtab, count.saturating_mul(syment));
+            let shndx_at = if sym_size == 24 { 6 } else { 14 };
+            for sym in table.chunks(syment as usize) {
+                let (Some(name), Some(shndx)) = (e.u32(sym, 0), e.u16(sym, shndx_at)) else {
+                    break;
+                };
+                if shndx == 0 && name != 0 {
+                    imports.push(name);
+                }
             }
-            let Some(start) = strtab.checked_add(name as usize) else {
-                continue;
-            };
+        }
+        let table = src.read_at(strtab, strtab_end.saturating_sub(strtab));
+        info.imports_dlopen = imports.iter().any(|&name| {
+            let start = name as usize;
             // Compare in place (C++ names are long; no need to find their end).
-            if !matches!(bytes.get(start), Some(b'd' | b'l')) {
-                continue;
-            }
-            let hit = DLOPEN_SYMBOLS.iter().any(|sym| {
-                let end = start.saturating_add(sym.len());
-                end < strtab_end.min(bytes.len()) && &bytes[start..end] == *sym && bytes[end] == 0
-            });
-            if hit {
-                info.imports_dlopen = true;
-                break;
-            }
+            matches!(table.get(start), Some(b'd' | b'l'))
+                && DLOPEN_SYMBOLS.iter().any(|sym| {
+                    let end = start + sym.len();
+                    end < table.len() && &table[start..end] == *sym && table[end] == 0
+                })
+        });
+        if info.imports_dlopen {
+            info.dlopen_strings = scan_read_only(src, &phdrs, &header, ctx, (strtab, strtab_end), shdrs);
         }
     }
-    if scan_dlopen && info.imports_dlopen {
-        let regions = read_only_regions(
-            bytes,
-            &phdrs,
-            &header,
-            ctx,
-            (strtab.unwrap_or(0), strtab_end),
-        );
-        let mut found = Vec::new();
-        for (start, end) in regions {
-            if start < end.min(bytes.len()) {
-                scan(start, end.min(bytes.len()), &mut found);
-            }
-        }
-        found.sort();
-        found.dedup();
-        info.dlopen_strings = found;
-    }
+
     Some(info)
+}
+
+/// The dynamic string table: file offsets `base..end`.
+struct Strings {
+    base: u64,
+    end: u64,
+}
+
+impl Strings {
+    /// Reads the strings at the table offsets `offs` (sorted and
+    /// deduplicated in place): one read per cluster of nearby strings.
+    /// `None` for an offset outside the table or a string without its NUL.
+    fn read<R: ReadAt + ?Sized>(&self, src: &mut R, offs: &mut Vec<u64>) -> Vec<(u64, Option<String>)> {
+        /// Strings closer than this share a read.
+        const CLUSTER: u64 = 4096;
+        /// Bytes read past the last string start of a cluster.
+        const TAIL: u64 = 256;
+        offs.sort_unstable();
+        offs.dedup();
+        let mut out = Vec::with_capacity(offs.len());
+        let mut i = 0;
+        while i < offs.len() {
+            let first = offs[i];
+            let Some(start) = self.base.checked_add(first).filter(|&s| s < self.end) else {
+                // Sorted: every later offset is outside too.
+                out.extend(offs[i..].iter().map(|&o| (o, None)));
+                break;
+            };
+            let mut j = i + 1;
+            while j < offs.len()
+                && offs[j] - first < CLUSTER
+                && self.base.checked_add(offs[j]).is_some_and(|s| s < self.end)
+            {
+                j += 1;
+            }
+            let last = self.base + offs[j - 1];
+            let len = (last + TAIL).min(self.end) - start;
+            let mut retry = Vec::new();
+            {
+                let window = src.read_at(start, len);
+                for &o in &offs[i..j] {
+                    let at = (o - first) as usize;
+                    match window.get(at..).and_then(until_nul) {
+                        Some(s) => out.push((o, Some(lossy(s)))),
+                        None => retry.push(o),
+                    }
+                }
+            }
+            // A string longer than the window: read to the table's end.
+            for o in retry {
+                let at = self.base + o;
+                let s = until_nul(src.read_at(at, self.end - at)).map(lossy);
+                out.push((o, s));
+            }
+            i = j;
+        }
+        out
+    }
 }
 
 /// Number of dynamic symbols worth looking at for imports. With a GNU hash
 /// table, undefined symbols all come before `symoffset`; otherwise the SysV
 /// hash table's `nchain` or the `.dynsym` section size tells the count.
-fn symbol_count(
-    bytes: &[u8],
-    rd: Reader<'_>,
+#[allow(clippy::too_many_arguments)]
+fn symbol_count<R: ReadAt + ?Sized>(
+    src: &mut R,
+    e: Order,
     phdrs: &[ProgramHeader],
     gnu_hash: Option<u64>,
     sysv_hash: Option<u64>,
     header: &goblin::elf::Header,
     ctx: Ctx,
+    shdrs: &mut Option<Option<Vec<SectionHeader>>>,
 ) -> Option<usize> {
-    if let Some(off) = gnu_hash.and_then(|v| vaddr_to_offset(phdrs, v)) {
-        return rd.u32(off.checked_add(4)?).map(|n| n as usize);
+    for table in [gnu_hash, sysv_hash] {
+        if let Some(off) = table.and_then(|v| vaddr_to_offset(phdrs, v)) {
+            let word = src.read_at(off.checked_add(4)?, 4);
+            return e.u32(word, 0).map(|n| n as usize);
+        }
     }
-    if let Some(off) = sysv_hash.and_then(|v| vaddr_to_offset(phdrs, v)) {
-        return rd.u32(off.checked_add(4)?).map(|n| n as usize);
-    }
-    let shdrs = section_headers(bytes, header, ctx)?;
     shdrs
+        .get_or_insert_with(|| section_headers(src, header, ctx))
+        .as_ref()?
         .iter()
         .find(|s| s.sh_type == SHT_DYNSYM && s.sh_entsize > 0)
         .and_then(|s| usize::try_from(s.sh_size / s.sh_entsize).ok())
 }
 
-fn section_headers(
-    bytes: &[u8],
+fn section_headers<R: ReadAt + ?Sized>(
+    src: &mut R,
     header: &goblin::elf::Header,
     ctx: Ctx,
-) -> Option<Vec<goblin::elf::SectionHeader>> {
+) -> Option<Vec<SectionHeader>> {
     if header.e_shoff == 0 || header.e_shnum == 0 {
         return None;
     }
-    let off = usize::try_from(header.e_shoff).ok()?;
-    goblin::elf::SectionHeader::parse(bytes, off, usize::from(header.e_shnum), ctx).ok()
+    let count = usize::from(header.e_shnum);
+    let len = (count * SectionHeader::size(ctx)) as u64;
+    let table = src.read_at(header.e_shoff, len);
+    if (table.len() as u64) < len {
+        return None;
+    }
+    SectionHeader::parse_from(table, 0, count, ctx).ok()
 }
 
-/// File ranges holding string literals: the `.rodata*` sections (found by
-/// name), or, without section headers, the read-only non-executable
-/// `PT_LOAD` segments minus the dynamic string table.
-fn read_only_regions(
-    bytes: &[u8],
+/// The library strings in the file's read-only data: the `.rodata*`
+/// sections (found by name), or, without section headers, the read-only
+/// non-executable `PT_LOAD` segments minus the dynamic string table.
+fn scan_read_only<R: ReadAt + ?Sized>(
+    src: &mut R,
     phdrs: &[ProgramHeader],
     header: &goblin::elf::Header,
     ctx: Ctx,
-    dynstr: (usize, usize),
-) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    if let Some(shdrs) = section_headers(bytes, header, ctx) {
-        let names = shdrs.get(usize::from(header.e_shstrndx)).and_then(|s| {
-            let o = usize::try_from(s.sh_offset).ok()?;
-            Some((o, o.saturating_add(usize::try_from(s.sh_size).ok()?)))
+    dynstr: (u64, u64),
+    shdrs: Option<Option<Vec<SectionHeader>>>,
+) -> Vec<String> {
+    let size = src.size();
+    let mut regions: Vec<(u64, u64)> = Vec::new();
+    if let Some(shdrs) = shdrs.unwrap_or_else(|| section_headers(src, header, ctx)) {
+        let names = shdrs
+            .get(usize::from(header.e_shstrndx))
+            .map(|s| (s.sh_offset, s.sh_offset.saturating_add(s.sh_size)));
+        // The section names, read once (`None`: no name table, every
+        // candidate section counts).
+        let names: Option<Vec<u8>> = names.map(|(o, end)| {
+            let end = end.min(size);
+            src.read_at(o, end.saturating_sub(o)).to_vec()
         });
-        let rd = Reader {
-            bytes,
-            le: ctx.le.is_little(),
-        };
         for s in &shdrs {
             let flags = s.sh_flags;
             if s.sh_type != SHT_PROGBITS
@@ -452,118 +511,45 @@ fn read_only_regions(
             {
                 continue;
             }
-            let rodata = names.is_none_or(|(o, end)| {
-                o.checked_add(s.sh_name)
-                    .and_then(|at| rd.cstr(at, end))
+            let rodata = names.as_ref().is_none_or(|n| {
+                usize::try_from(s.sh_name)
+                    .ok()
+                    .and_then(|at| n.get(at..))
+                    .and_then(until_nul)
                     .is_some_and(|n| n.starts_with(b".rodata"))
             });
-            if !rodata {
-                continue;
+            if rodata {
+                regions.push((s.sh_offset, s.sh_offset.saturating_add(s.sh_size)));
             }
-            if let (Ok(o), Ok(sz)) = (usize::try_from(s.sh_offset), usize::try_from(s.sh_size)) {
-                out.push((o, o.saturating_add(sz)));
-            }
-        }
-        if !out.is_empty() {
-            return out;
         }
     }
-    for p in phdrs {
-        if p.p_type == PT_LOAD && p.p_flags & (PF_X | PF_W) == 0 {
-            if let (Ok(o), Ok(sz)) = (usize::try_from(p.p_offset), usize::try_from(p.p_filesz)) {
-                let end = o.saturating_add(sz);
+    if regions.is_empty() {
+        for p in phdrs {
+            if p.p_type == PT_LOAD && p.p_flags & (PF_X | PF_W) == 0 {
+                let (o, end) = (p.p_offset, p.p_offset.saturating_add(p.p_filesz));
                 let (ds, de) = dynstr;
                 if ds >= o && ds < end && de > ds {
-                    out.push((o, ds));
-                    out.push((de.min(end), end));
+                    regions.push((o, ds));
+                    regions.push((de.min(end), end));
                 } else {
-                    out.push((o, end));
+                    regions.push((o, end));
                 }
             }
         }
     }
-    out
+    let mut found = Vec::new();
+    for (start, end) in regions {
+        let end = end.min(size);
+        if start < end {
+            src.scan_strings(start, end, &mut found);
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
-/// What `ld.so`'s `open_verify` makes of a candidate file for a loader of
-/// the given class, data encoding and machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Candidate {
-    /// Loadable: the search stops here.
-    Accept,
-    /// Silently skipped, the search goes on (wrong class or machine).
-    Skip(&'static str),
-    /// The loader gives up with this error (the whole load fails).
-    Fatal(String),
-}
-
-/// Target identity used by [`verify`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Target {
-    pub class: u8,
-    pub data: u8,
-    pub machine: u16,
-}
-
-/// Applies `open_verify`'s checks, in glibc's order, to a file whose first
-/// bytes are `head` (at least the ELF header when available) and whose full
-/// length is `len`; `info` is its parse result if it is ELF.
-pub fn verify(head: &[u8], len: u64, info: Option<&ElfInfo>, target: Target) -> Candidate {
-    let ehdr = if target.class == ELFCLASS64 { 64 } else { 52 };
-    if len < ehdr as u64 || head.len() < 16 {
-        return Candidate::Fatal("file too short".into());
-    }
-    if &head[..4] != ELF_MAGIC {
-        return Candidate::Fatal("invalid ELF header".into());
-    }
-    let ident = &head[..16];
-    if ident[4] != target.class {
-        return Candidate::Skip("wrong ELF class");
-    }
-    if ident[5] != target.data {
-        return Candidate::Fatal(
-            if target.data == ELFDATA2LSB {
-                "ELF file data encoding not little-endian"
-            } else {
-                "ELF file data encoding not big-endian"
-            }
-            .into(),
-        );
-    }
-    if ident[6] != 1 {
-        return Candidate::Fatal("ELF file version ident does not match current one".into());
-    }
-    let osabi = ident[7];
-    if osabi != 0 && osabi != 3 {
-        return Candidate::Fatal("ELF file OS ABI invalid".into());
-    }
-    let abiversion = ident[8];
-    if (osabi == 0 && abiversion != 0) || (osabi == 3 && abiversion > 3) {
-        return Candidate::Fatal("ELF file ABI version invalid".into());
-    }
-    if ident[9..16].iter().any(|&b| b != 0) {
-        return Candidate::Fatal("nonzero padding in e_ident".into());
-    }
-    let Some(info) = info else {
-        return Candidate::Fatal("cannot read file data".into());
-    };
-    if info.e_version != 1 {
-        return Candidate::Fatal("ELF file version does not match current one".into());
-    }
-    if info.machine != target.machine {
-        return Candidate::Skip("wrong ELF machine");
-    }
-    if info.e_type != ET_DYN && info.e_type != ET_EXEC {
-        return Candidate::Fatal("only ET_DYN and ET_EXEC can be loaded".into());
-    }
-    if !info.phentsize_ok {
-        return Candidate::Fatal("ELF file's phentsize not the expected size".into());
-    }
-    if let Some(m) = &info.malformed {
-        return Candidate::Fatal(m.clone());
-    }
-    Candidate::Accept
-}
+pub use super::verify::{Candidate, Target, verify};
 
 #[cfg(test)]
 mod tests {
@@ -592,50 +578,6 @@ mod tests {
     fn not_elf_is_none() {
         assert!(parse(b"/* GNU ld script */ GROUP ( libc.so.6 )", false).is_none());
         assert!(parse(b"", false).is_none());
-    }
-
-    #[test]
-    fn verify_orders_checks_like_glibc() {
-        let t = Target {
-            class: ELFCLASS64,
-            data: ELFDATA2LSB,
-            machine: goblin::elf::header::EM_X86_64,
-        };
-        assert_eq!(
-            verify(b"", 0, None, t),
-            Candidate::Fatal("file too short".into())
-        );
-        let text = [b'a'; 100];
-        assert_eq!(
-            verify(&text, 100, None, t),
-            Candidate::Fatal("invalid ELF header".into())
-        );
-        let bytes = self_exe();
-        let info = parse(&bytes, false).unwrap();
-        assert_eq!(
-            verify(&bytes, bytes.len() as u64, Some(&info), t),
-            Candidate::Accept
-        );
-        let mut b32 = bytes.clone();
-        b32[4] = ELFCLASS32;
-        assert_eq!(
-            verify(&b32, b32.len() as u64, None, t),
-            Candidate::Skip("wrong ELF class")
-        );
-        let mut pad = bytes.clone();
-        pad[12] = 7;
-        assert!(matches!(
-            verify(&pad, pad.len() as u64, Some(&info), t),
-            Candidate::Fatal(_)
-        ));
-        let other = Target {
-            machine: goblin::elf::header::EM_AARCH64,
-            ..t
-        };
-        assert_eq!(
-            verify(&bytes, bytes.len() as u64, Some(&info), other),
-            Candidate::Skip("wrong ELF machine")
-        );
     }
 
     fn exe_bytes() -> &'static [u8] {

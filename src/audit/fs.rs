@@ -11,13 +11,13 @@
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
-use std::io::{self, Read};
-use std::ops::Deref;
+use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use super::elf::ELF_MAGIC;
 use super::memo::Memo;
+use super::source::{Contents, FileSource, ReadPolicy};
 
 /// How many symbolic links one lookup may follow (Linux: 40).
 const MAX_LINKS: u32 = 40;
@@ -31,72 +31,10 @@ pub enum NodeKind {
     Other,
 }
 
-/// File contents: a memory map, or bytes read into memory.
-pub enum FileData {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-    /// A buffer of the thread's pool (returned to it when dropped).
-    Pooled(PooledBuf),
-}
-
-thread_local! {
-    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A read buffer reused across files on one thread: reading thousands of
-/// small files into fresh allocations keeps the allocator busy (and, with
-/// several threads, growing and shrinking its arenas).
-pub struct PooledBuf(Vec<u8>);
-
-impl PooledBuf {
-    pub fn take() -> PooledBuf {
-        PooledBuf(POOL.with(|p| p.borrow_mut().pop()).unwrap_or_default())
-    }
-
-    pub fn vec(&mut self) -> &mut Vec<u8> {
-        &mut self.0
-    }
-}
-
-impl Drop for PooledBuf {
-    fn drop(&mut self) {
-        let mut v = std::mem::take(&mut self.0);
-        if v.capacity() <= 1 << 20 {
-            v.clear();
-            POOL.with(|p| {
-                let mut p = p.borrow_mut();
-                if p.len() < 4 {
-                    p.push(v);
-                }
-            });
-        }
-    }
-}
-
-impl FileData {
-    /// Appends the library strings of bytes `start..end` to `out`. (Tried:
-    /// chunked `pread` into buffers and `MADV_POPULATE_READ`; faulting the
-    /// map in from parallel chunks was the fastest.)
-    pub fn scan_strings(&self, start: usize, end: usize, out: &mut Vec<String>) {
-        super::dlopen::library_strings(&self[start..end], out);
-    }
-}
-
-impl Deref for FileData {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            FileData::Mapped(m) => m,
-            FileData::Owned(v) => v,
-            FileData::Pooled(b) => &b.0,
-        }
-    }
-}
-
-/// A file read for the loader: the whole contents if it starts with the ELF
-/// magic, otherwise only its first bytes (enough for `open_verify`).
+/// A file opened for the loader: its bytes on demand if it starts with the
+/// ELF magic, otherwise only its first bytes (enough for `open_verify`).
 pub struct Loaded {
-    pub data: FileData,
+    pub data: Contents,
     /// Full length of the file.
     pub len: u64,
     /// `st_mode` (permission and set-id bits).
@@ -139,9 +77,6 @@ impl HostDir {
 /// How many leading bytes are kept of a file that is not ELF.
 pub const HEAD: usize = 64;
 
-/// ELF files up to this size are read rather than mapped.
-const SMALL: u64 = 64 * 1024;
-
 impl Backend for HostDir {
     fn list(&self, rel: &Path) -> io::Result<Vec<(OsString, NodeKind)>> {
         let mut out = Vec::new();
@@ -166,53 +101,28 @@ impl Backend for HostDir {
         use std::os::unix::fs::MetadataExt;
         // Most files are not ELF: read the first bytes before anything else
         // (reading a directory fails with EISDIR, as the loader sees it).
-        let mut file = std::fs::File::open(self.path(rel))?;
-        let mut head = [0u8; HEAD];
-        let mut got = 0;
-        while got < HEAD {
-            match file.read(&mut head[got..])? {
-                0 => break,
-                n => got += n,
-            }
-        }
-        if got < HEAD || &head[..4] != ELF_MAGIC {
+        let file = std::fs::File::open(self.path(rel))?;
+        let mut src = FileSource::open(file, ReadPolicy::default())?;
+        let head = src.head();
+        if head.len() < HEAD || &head[..4] != ELF_MAGIC {
             // Only the length class matters for a non-ELF candidate
             // ("file too short" below 64 bytes, else "invalid ELF header").
+            let n = head.len().min(HEAD);
+            src.truncate(n);
             return Ok(Loaded {
-                data: FileData::Owned(head[..got].to_vec()),
-                len: got as u64,
+                data: Contents::File(src),
+                len: n as u64,
                 mode: 0,
                 id: None,
             });
         }
-        let meta = file.metadata()?;
-        let (len, mode, id) = (meta.len(), meta.mode(), Some((meta.dev(), meta.ino())));
-        if len <= SMALL {
-            // Small files: one read into a reused buffer, no mapping to set
-            // up and tear down.
-            let mut buf = PooledBuf::take();
-            let all = buf.vec();
-            all.extend_from_slice(&head);
-            all.reserve(len as usize);
-            // `Take` reads into the spare capacity without zeroing it first
-            // (and, unlike `File::read_to_end`, without a stat and a seek).
-            (&mut file).take(len - HEAD as u64).read_to_end(all)?;
-            return Ok(Loaded {
-                data: FileData::Pooled(buf),
-                len,
-                mode,
-                id,
-            });
-        }
-        // SAFETY: the map is read-only and private to this process; a file
-        // changed underneath by another process can at worst give wrong
-        // bytes, which the bounds-checked parser tolerates.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let meta = src.metadata()?;
+        src.set_size(meta.len());
         Ok(Loaded {
-            data: FileData::Mapped(map),
-            len,
-            mode,
-            id,
+            data: Contents::File(src),
+            len: meta.len(),
+            mode: meta.mode(),
+            id: Some((meta.dev(), meta.ino())),
         })
     }
 
@@ -583,6 +493,6 @@ mod tests {
             vec![PathBuf::from("/mnt/stack/lib/libfoo.so.1")]
         );
         let l = vfs.load(Path::new("/mnt/stack/lib/libfoo.so.1")).unwrap();
-        assert_eq!(&*l.data, b"y");
+        assert_eq!(l.data.head(), b"y");
     }
 }

@@ -104,10 +104,10 @@ pub fn scan(vfs: &Vfs, dirs: &[String]) -> Vec<(String, String)> {
             let Lookup::File(real) = vfs.lookup_in(&cdir, &name) else {
                 continue;
             };
-            let Ok(loaded) = vfs.load(&real) else {
+            let Ok(mut loaded) = vfs.load(&real) else {
                 continue;
             };
-            let Some(info) = elf::parse(&loaded.data, false) else {
+            let Some(info) = elf::parse_from(&mut loaded.data, false) else {
                 continue;
             };
             if info.kind() != elf::ElfKind::Library && info.kind() != elf::ElfKind::Executable {

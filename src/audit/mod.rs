@@ -16,9 +16,11 @@
 //!    `$PLATFORM`, hwcaps subdirectories, cache path), from the host's
 //!    `ld.so --help` or a cluster configuration; [`ldcache`] reads
 //!    `ld.so.cache`, [`ldconf`] imitates ldconfig when there is none.
-//! 3. [`elf`]: the loader-relevant parts of each ELF file (goblin + mmap),
-//!    panic-free on malformed input; [`dlopen`] finds library strings in the
-//!    read-only data of files that import `dlopen`.
+//! 3. [`elf`]: the loader-relevant parts of each ELF file, panic-free on
+//!    malformed input, read in ranges through [`source`] (`pread` of the
+//!    few parts the loader looks at); [`verify`] is `open_verify`;
+//!    [`dlopen`] finds library strings in the read-only data of files that
+//!    import `dlopen`.
 //! 4. [`load`]: glibc's breadth-first load of one root, with the
 //!    already-loaded rule, RPATH chain vs RUNPATH, tokens ([`dst`]), hwcaps
 //!    subdirectories, class/machine skips and fatal candidates.
@@ -49,8 +51,10 @@ mod memo;
 pub mod render;
 pub mod report;
 pub mod session;
+pub mod source;
 pub mod squashfs;
 pub mod tree;
+pub mod verify;
 
 pub use classify::{AllowList, Class, DEFAULT_ALLOW};
 pub use error::AuditError;

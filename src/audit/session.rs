@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::elf::{self, Candidate, ElfInfo};
-use super::fs::{HEAD, Vfs};
+use super::fs::Vfs;
 use super::ldcache::LdCache;
 use super::ldconf;
 use super::loader::LoaderModel;
@@ -122,20 +122,21 @@ impl Session {
     fn read(&self, path: &Path) -> Object {
         let scan = self.scan_dlopen.iter().any(|p| path.starts_with(p));
         match self.vfs.load(path) {
-            Ok(loaded) => {
+            Ok(mut loaded) => {
+                // Hard links of a file parsed already (with the scan if
+                // this one needs it) are not parsed again.
                 let cached = loaded
                     .id
                     .and_then(|id| self.inodes.get(&id))
                     .filter(|p| p.2 || !scan);
                 let (elf, verdict, _) = cached.unwrap_or_else(|| {
-                    let data = &loaded.data;
-                    let elf = elf::parse_with(data, scan, &|start, end, out| {
-                        data.scan_strings(start, end, out)
-                    })
-                    .map(Arc::new);
-                    let head = &loaded.data[..loaded.data.len().min(HEAD)];
-                    let verdict =
-                        elf::verify(head, loaded.len, elf.as_deref(), self.model.target());
+                    let elf = elf::parse_from(&mut loaded.data, scan).map(Arc::new);
+                    let verdict = elf::verify(
+                        loaded.data.head(),
+                        loaded.len,
+                        elf.as_deref(),
+                        self.model.target(),
+                    );
                     let parsed = (elf, verdict, scan);
                     if let Some(id) = loaded.id {
                         self.inodes.insert(id, parsed.clone());

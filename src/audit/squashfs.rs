@@ -11,7 +11,8 @@ use backhand::{FilesystemReader, InnerNode};
 
 use super::elf::ELF_MAGIC;
 use super::error::AuditError;
-use super::fs::{Backend, FileData, HEAD, Loaded, NodeKind};
+use super::fs::{Backend, HEAD, Loaded, NodeKind};
+use super::source::Contents;
 
 /// The squashfs magic (`hsqs`, little-endian).
 pub const MAGIC: &[u8; 4] = b"hsqs";
@@ -130,14 +131,14 @@ impl Backend for SquashImage {
             all.extend_from_slice(&head);
             r.read_to_end(&mut all)?;
             return Ok(Loaded {
-                data: FileData::Owned(all),
+                data: Contents::Bytes(all),
                 len,
                 mode,
                 id: None,
             });
         }
         Ok(Loaded {
-            data: FileData::Owned(head),
+            data: Contents::Bytes(head),
             len,
             mode,
             id: None,
