@@ -320,7 +320,12 @@ pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<
     offs.extend(runpath_off);
     offs.extend(soname_off);
     let found = strings.read(src, &mut offs);
-    let get = |off: u64| found.iter().find(|(o, _)| *o == off).and_then(|(_, s)| s.clone());
+    let get = |off: u64| {
+        found
+            .iter()
+            .find(|(o, _)| *o == off)
+            .and_then(|(_, s)| s.clone())
+    };
     info.needed.reserve_exact(needed_offs.len());
     for off in needed_offs {
         match get(off) {
@@ -345,7 +350,9 @@ pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<
         let syment = syment.filter(|&s| s >= sym_size).unwrap_or(sym_size);
         let symtab = symtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
         let mut shdrs = None;
-        let symcount = symbol_count(src, e, &phdrs, gnu_hash, sysv_hash, &header, ctx, &mut shdrs);
+        let symcount = symbol_count(
+            src, e, &phdrs, gnu_hash, sysv_hash, &header, ctx, &mut shdrs,
+        );
         if let (Some(symtab), Some(count)) = (symtab, symcount) {
             let count = (count as u64).min(size / syment);
             let table = src.read_at(symtab, count.saturating_mul(syment));
@@ -370,7 +377,8 @@ pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<
                 })
         });
         if info.imports_dlopen {
-            info.dlopen_strings = scan_read_only(src, &phdrs, &header, ctx, (strtab, strtab_end), shdrs);
+            info.dlopen_strings =
+                scan_read_only(src, &phdrs, &header, ctx, (strtab, strtab_end), shdrs);
         }
     }
 
@@ -387,7 +395,11 @@ impl Strings {
     /// Reads the strings at the table offsets `offs` (sorted and
     /// deduplicated in place): one read per cluster of nearby strings.
     /// `None` for an offset outside the table or a string without its NUL.
-    fn read<R: ReadAt + ?Sized>(&self, src: &mut R, offs: &mut Vec<u64>) -> Vec<(u64, Option<String>)> {
+    fn read<R: ReadAt + ?Sized>(
+        &self,
+        src: &mut R,
+        offs: &mut Vec<u64>,
+    ) -> Vec<(u64, Option<String>)> {
         /// Strings closer than this share a read.
         const CLUSTER: u64 = 4096;
         /// Bytes read past the last string start of a cluster.

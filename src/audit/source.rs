@@ -360,8 +360,8 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("f");
         std::fs::write(&p, b"hello").unwrap();
-        let mut s = FileSource::open(std::fs::File::open(&p).unwrap(), ReadPolicy::default())
-            .unwrap();
+        let mut s =
+            FileSource::open(std::fs::File::open(&p).unwrap(), ReadPolicy::default()).unwrap();
         assert!(s.read_all());
         assert_eq!(s.size(), 5);
         assert_eq!(s.read_at(1, 100), b"ello");
