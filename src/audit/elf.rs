@@ -524,9 +524,7 @@ fn scan_read_only<R: ReadAt + ?Sized>(
                 continue;
             }
             let rodata = names.as_ref().is_none_or(|n| {
-                usize::try_from(s.sh_name)
-                    .ok()
-                    .and_then(|at| n.get(at..))
+                n.get(s.sh_name..)
                     .and_then(until_nul)
                     .is_some_and(|n| n.starts_with(b".rodata"))
             });
