@@ -191,6 +191,10 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         Format::Json => render_json(&plan),
         Format::Dot => render_dot(&plan),
     };
+    // The process ends here: leave the plan and the parsed recipes to the
+    // OS instead of freeing thousands of small objects one by one.
+    std::mem::forget(plan);
+    std::mem::forget(inputs);
     let mut out = std::io::stdout().lock();
     if out
         .write_all(text.as_bytes())
