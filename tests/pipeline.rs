@@ -237,3 +237,69 @@ fn a_missing_recipe_is_bad_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Another build holding the build directory keeps a second one from
+/// touching it (the lock is taken before the lockfile is written, sources
+/// staged or hooks run), and `--mount-mode auto` with a writable mount point
+/// installs into it directly and finds it there again on the no-op rerun
+/// (nothing fetched or staged).
+#[test]
+fn the_build_directory_is_locked_first_and_auto_mode_reuses_a_direct_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("build");
+    let cache = tmp.path().join("cache");
+    let mount = tmp.path().join("ue");
+    std::fs::create_dir_all(&b).unwrap();
+    let holder = std::fs::File::create(b.join("build.lock")).unwrap();
+    holder.lock().unwrap();
+    let args = |cmd: &mut Command| {
+        cmd.current_dir(root())
+            .args([
+                "--color",
+                "never",
+                "build",
+                "stacks/cxi-mini.yaml",
+                "--build",
+            ])
+            .arg(&b)
+            .arg("--cache")
+            .arg(&cache)
+            .args(["-j", "2", "--mount-mode", "auto", "--mount"])
+            .arg(&mount);
+    };
+    let mut cmd = stack();
+    args(&mut cmd);
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        !b.join("stack.lock").exists() && !b.join("stage").exists() && !mount.exists(),
+        "the waiting build wrote into the locked build directory or the mount point"
+    );
+    holder.unlock().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("4 built"), "{stderr}");
+    // Installed directly into the (writable) mount point.
+    let installed = std::fs::read_dir(&mount).unwrap().count();
+    assert!(installed > 0, "nothing under {}", mount.display());
+    assert!(!b.join("store").exists());
+
+    let mut again = stack();
+    args(&mut again);
+    let out = again.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("up to date"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Fetch") && !stderr.contains("Stage"),
+        "a no-op rerun fetched or staged: {stderr}"
+    );
+}

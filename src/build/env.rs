@@ -35,10 +35,7 @@ pub struct PathMap {
 
 impl PathMap {
     pub fn to_host(&self, p: &Path) -> PathBuf {
-        match p.strip_prefix(&self.mount) {
-            Ok(rel) if self.mount != self.host_root => self.host_root.join(rel),
-            _ => p.to_path_buf(),
-        }
+        crate::store::host_path(&self.mount, &self.host_root, p).unwrap_or_else(|| p.to_path_buf())
     }
 }
 

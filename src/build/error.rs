@@ -49,6 +49,15 @@ pub enum BuildError {
     )]
     Namespace { mount: PathBuf, message: String },
 
+    #[error(
+        "the build options (build directory {}, mount {}) are not those the workspace was opened with ({}, mount {})",
+        options.0.display(), options.1.display(), workspace.0.display(), workspace.1.display()
+    )]
+    WorkspaceMismatch {
+        options: (PathBuf, PathBuf),
+        workspace: (PathBuf, PathBuf),
+    },
+
     #[error("compiler `{}` not found on PATH\n  hint: give an absolute path in the cluster configuration", name.display())]
     CompilerNotFound { name: PathBuf },
 

@@ -7,8 +7,8 @@
 //! [`store`](crate::store).
 //!
 //! ```text
-//! run_plan ─ lock <build>/build.lock (store::lock)
-//!          ─ mount mode: direct, or private user+mount namespace (namespace)
+//! run_plan ─ Workspace: lock <build>/build.lock (store::lock), mount mode:
+//!            direct, or private user+mount namespace (namespace)
 //!          ─ reuse prefixes with a valid installed.json (store::prefix)
 //!          ─ schedule: critical path first (scheduler), -j N tokens (jobserver)
 //!              └ per package (package): clean env (env) + compiler wrapper (wrapper)
@@ -40,6 +40,7 @@ mod run;
 mod scheduler;
 mod systems;
 mod tree;
+mod workspace;
 pub mod wrapper;
 
 pub use env::apply_ops;
@@ -55,6 +56,7 @@ pub use options::{BuildOptions, MountMode};
 pub use report::{
     BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,
 };
-pub use run::{WRAPPER_PROGRAM, decide_mount, run_plan};
+pub use run::{WRAPPER_PROGRAM, run_in, run_plan};
 pub use scheduler::{NodeState, Schedule};
+pub use workspace::Workspace;
 pub use wrapper::Dtags;

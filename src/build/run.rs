@@ -1,5 +1,5 @@
-//! [`run_plan`]: lock, decide the mount mode, skip what is installed, then
-//! schedule the rest over the jobserver.
+//! [`run_plan`] / [`run_in`]: skip what is installed, then schedule the rest
+//! over the jobserver.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,19 +13,18 @@ use super::job::CompilerPaths;
 use super::jobserver::{JobServer, Token};
 use super::log::{TAIL_LINES, tail};
 use super::namespace::Namespace;
-use super::options::{BuildOptions, MountMode};
+use super::options::BuildOptions;
 use super::package::{self, Event, Outcome, Shared};
 use super::report::{BuildReporter, BuildSummary, PackageReport, PackageStatus, Timing};
 use super::scheduler::{NodeState, Schedule, topo_order};
-use crate::store::{self, BuildLock, PrefixState};
+use super::workspace::Workspace;
+use crate::store::{self, PrefixState};
 
 /// Build every job of `graph` that is not installed yet.
 ///
 /// Takes the build directory lock, decides between installing directly into
-/// the mount point and a private namespace ([`MountMode`]), marks jobs whose
-/// prefix holds a valid record as reused, and builds the rest in
-/// critical-path order with at most `opts.jobs` processes at a time. A failed
-/// job skips its dependents; other jobs go on unless `opts.fail_fast`.
+/// the mount point and a private namespace ([`MountMode`]) — see
+/// [`Workspace::open`] — then builds as [`run_in`] does.
 ///
 /// Package failures are reported in the summary; `Err` means the build could
 /// not run at all.
@@ -34,25 +33,49 @@ pub fn run_plan(
     opts: &BuildOptions,
     reporter: &dyn BuildReporter,
 ) -> Result<BuildSummary, BuildError> {
-    let wall0 = Instant::now();
-    graph.validate()?;
-    for (_, job) in graph.jobs() {
-        if !job.prefix.is_absolute()
-            || !job.prefix.starts_with(&opts.mount)
-            || job.prefix == opts.mount
-        {
-            return Err(BuildError::PrefixOutsideMount {
-                name: job.name.clone(),
-                prefix: job.prefix.clone(),
-                mount: opts.mount.clone(),
-            });
-        }
+    validate(graph, opts)?;
+    let workspace = Workspace::open(opts, reporter)?;
+    build(&workspace, graph, opts, reporter)
+}
+
+/// Build every job of `graph` that is not installed yet, in a build
+/// directory already locked (the pipeline holds it from resolving to the
+/// image, so hooks, sources and the store are never shared by two builds).
+///
+/// Marks jobs whose prefix holds a valid record as reused, and builds the
+/// rest in critical-path order with at most `opts.jobs` processes at a time.
+/// A failed job skips its dependents; other jobs go on unless
+/// `opts.fail_fast`.
+pub fn run_in(
+    workspace: &Workspace,
+    graph: &BuildGraph,
+    opts: &BuildOptions,
+    reporter: &dyn BuildReporter,
+) -> Result<BuildSummary, BuildError> {
+    validate(graph, opts)?;
+    if std::path::absolute(&opts.build_dir)? != workspace.build_dir()
+        || workspace.mount() != opts.mount
+    {
+        return Err(BuildError::WorkspaceMismatch {
+            options: (opts.build_dir.clone(), opts.mount.clone()),
+            workspace: (
+                workspace.build_dir().to_path_buf(),
+                workspace.mount().to_path_buf(),
+            ),
+        });
     }
-    let build_dir = std::path::absolute(&opts.build_dir)?;
-    let _lock = BuildLock::acquire(&build_dir, opts.lock_wait, &|p| {
-        reporter.waiting_for_lock(p)
-    })?;
-    let (namespaced, host_root) = decide_mount(opts, &build_dir)?;
+    build(workspace, graph, opts, reporter)
+}
+
+fn build(
+    workspace: &Workspace,
+    graph: &BuildGraph,
+    opts: &BuildOptions,
+    reporter: &dyn BuildReporter,
+) -> Result<BuildSummary, BuildError> {
+    let wall0 = Instant::now();
+    let build_dir = workspace.build_dir().to_path_buf();
+    let (namespaced, host_root) = (workspace.namespaced(), workspace.store_root().to_path_buf());
     let map = PathMap {
         mount: opts.mount.clone(),
         host_root: host_root.clone(),
@@ -159,6 +182,24 @@ pub fn run_plan(
     summary.packages = reports;
     summary.wall = wall0.elapsed();
     Ok(summary)
+}
+
+/// The graph is acyclic and every prefix lies below the mount point.
+fn validate(graph: &BuildGraph, opts: &BuildOptions) -> Result<(), BuildError> {
+    graph.validate()?;
+    for (_, job) in graph.jobs() {
+        if !job.prefix.is_absolute()
+            || !job.prefix.starts_with(&opts.mount)
+            || job.prefix == opts.mount
+        {
+            return Err(BuildError::PrefixOutsideMount {
+                name: job.name.clone(),
+                prefix: job.prefix.clone(),
+                mount: opts.mount.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn summary_built(reports: &[PackageReport]) -> bool {
@@ -335,49 +376,6 @@ fn default_wrapper() -> std::io::Result<PathBuf> {
 
 /// File name of the dedicated wrapper program.
 pub const WRAPPER_PROGRAM: &str = "stack-wrap";
-
-/// Direct install or namespace (`true`), and the host directory of the
-/// store: what [`run_plan`] will do with `opts` (creating the mount point or
-/// `<build>/store` as needed). Hooks that must see the store at the mount
-/// point run in a [`Namespace`] when this says so.
-pub fn decide_mount(opts: &BuildOptions, build_dir: &Path) -> Result<(bool, PathBuf), BuildError> {
-    let mount = &opts.mount;
-    let missing = |e: std::io::Error| BuildError::MountPointMissing {
-        mount: mount.clone(),
-        reason: format!("cannot be created ({e})"),
-    };
-    let namespaced = match opts.mount_mode {
-        MountMode::Direct => {
-            fs_err::create_dir_all(mount).map_err(missing)?;
-            false
-        }
-        MountMode::Namespace => {
-            if !mount.is_dir() {
-                return Err(BuildError::MountPointMissing {
-                    mount: mount.clone(),
-                    reason: "a private mount namespace needs an existing directory to mount over"
-                        .into(),
-                });
-            }
-            true
-        }
-        MountMode::Auto => {
-            if mount.is_dir() {
-                nix::unistd::access(mount.as_path(), nix::unistd::AccessFlags::W_OK).is_err()
-            } else {
-                fs_err::create_dir_all(mount).map_err(missing)?;
-                false
-            }
-        }
-    };
-    if namespaced {
-        let store = build_dir.join("store");
-        fs_err::create_dir_all(&store)?;
-        Ok((true, store))
-    } else {
-        Ok((false, mount.clone()))
-    }
-}
 
 /// Absolute compilers per job (looked up once per distinct setting).
 fn resolve_tools(graph: &BuildGraph, done: &[bool]) -> Result<Vec<Option<RealTools>>, BuildError> {

@@ -28,7 +28,7 @@ use crate::fetch::{self, FetchOptions, FetchReporter, SourceCache};
 use crate::image::{self, ImageInfo, ImageOptions};
 use crate::recipe::Inputs;
 use crate::resolve::{self, Plan, ResolveOptions};
-use crate::store::{self, PrefixState};
+use crate::store::{self, LockWait, PrefixState};
 use crate::view;
 
 /// A stage of the pipeline, for progress display.
@@ -262,10 +262,7 @@ pub fn resolve_plan(
 
 /// Where a prefix under the mount point lives in the store directory.
 fn host_path(plan: &Plan, store_dir: &Path, prefix: &Path) -> PathBuf {
-    match prefix.strip_prefix(&plan.mount) {
-        Ok(rel) => store_dir.join(rel),
-        Err(_) => prefix.to_path_buf(),
-    }
+    store::host_path(&plan.mount, store_dir, prefix).unwrap_or_else(|| prefix.to_path_buf())
 }
 
 /// Remove what earlier plans left in the store: directories beside this
@@ -292,11 +289,6 @@ fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineEr
                 .insert(name.to_os_string());
         }
     }
-    let looks_like_prefix = |name: &str| {
-        name.rsplit_once('-').is_some_and(|(head, h)| {
-            head.contains('-') && h.len() == 8 && h.bytes().all(|b| b.is_ascii_hexdigit())
-        })
-    };
     let mut removed = Vec::new();
     for (parent, names) in keep {
         let Ok(entries) = fs_err::read_dir(&parent) else {
@@ -307,7 +299,7 @@ fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineEr
             let name = entry.file_name();
             if names.contains(&name)
                 || !entry.file_type()?.is_dir()
-                || !name.to_str().is_some_and(looks_like_prefix)
+                || !name.to_str().is_some_and(resolve::is_prefix_name)
             {
                 continue;
             }
@@ -326,7 +318,8 @@ pub fn build_stack(
 ) -> Result<BuildOutcome, PipelineError> {
     let mut timings = Vec::new();
     let build_dir = std::path::absolute(&req.build_dir)?;
-    fs_err::create_dir_all(&build_dir)?;
+    // The build directory is ours from the lockfile to the image.
+    let lock = build::Workspace::lock(&build_dir, LockWait::Wait, reporter.build())?;
     let fetch_opts = fetch_options(&req.inputs, &req.sources);
 
     let t = Instant::now();
@@ -338,10 +331,19 @@ pub fn build_stack(
     let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts, Some(&lock_file))?;
     timings.push((Stage::Resolve, t.elapsed()));
 
-    let store_dir = match req.mount_mode {
-        build::MountMode::Direct => plan.mount.clone(),
-        _ => build_dir.join("store"),
-    };
+    let mut opts = BuildOptions::new(&build_dir);
+    opts.jobs = req.jobs.max(1);
+    opts.fail_fast = req.fail_fast;
+    opts.mount = plan.mount.clone();
+    opts.mount_mode = req.mount_mode;
+    opts.keep_stage = req.keep_stage;
+    if req.mount_mode == build::MountMode::Namespace && !plan.mount.exists() {
+        // An empty directory to mount over; harmless, and only possible where
+        // the parent is writable (otherwise the build explains what to do).
+        let _ = fs_err::create_dir_all(&plan.mount);
+    }
+    let workspace = build::Workspace::with_lock(lock, &opts)?;
+    let store_dir = workspace.store_root().to_path_buf();
     let meta_dir = build_dir.join("meta");
     let image_path = build_dir.join("store.squashfs");
 
@@ -424,30 +426,17 @@ pub fn build_stack(
             }
         }
     }
-    if req.mount_mode == build::MountMode::Namespace && !plan.mount.exists() {
-        // An empty directory to mount over; harmless, and only possible where
-        // the parent is writable (otherwise the build explains what to do).
-        let _ = fs_err::create_dir_all(&plan.mount);
-    }
-    let mut opts = BuildOptions::new(&build_dir);
-    opts.jobs = req.jobs.max(1);
-    opts.fail_fast = req.fail_fast;
-    opts.mount = plan.mount.clone();
-    opts.mount_mode = req.mount_mode;
-    opts.keep_stage = req.keep_stage;
     // Hooks see the store where the packages saw it: at the mount point.
-    let (namespaced, hook_store) = build::decide_mount(&opts, &build_dir)?;
-    let hook_ns = if namespaced {
-        Some(build::Namespace::new(&build_dir, &hook_store, &plan.mount)?)
-    } else {
-        None
+    let hook_ns = match workspace.namespaced() {
+        true => Some(build::Namespace::new(&build_dir, &store_dir, &plan.mount)?),
+        false => None,
     };
     let hook = |kind: view::HookKind| view::HookContext {
         kind,
         name: req.inputs.recipe.name.value.clone(),
         mount: plan.mount.clone(),
         build_dir: build_dir.clone(),
-        store_dir: hook_store.clone(),
+        store_dir: store_dir.clone(),
         work_dir: build_dir.join("hooks"),
         namespace: hook_ns.clone(),
     };
@@ -458,9 +447,8 @@ pub fn build_stack(
         view::run_hook(&script.path, &hook(view::HookKind::PreInstall), &[])?;
     }
     let post_install = hook(view::HookKind::PostInstall);
-    let summary = build::run_plan(&graph, &opts, reporter.build())?;
+    let summary = build::run_in(&workspace, &graph, &opts, reporter.build())?;
     timings.push((Stage::Build, t.elapsed()));
-    let store_dir = summary.store_root.clone();
 
     let mut outcome = BuildOutcome {
         plan,

@@ -56,7 +56,7 @@ pub use model::{
     Node, NodeCompiler, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot, RootKind,
     UnpinnedGit,
 };
-pub use prefix::install_prefix;
+pub use prefix::{install_prefix, is_prefix_name};
 
 /// How to resolve.
 #[derive(Clone, Debug, Default)]

@@ -31,9 +31,35 @@ pub fn install_prefix(
         .join(format!("{name}-{clean}-{}", &hash[..8.min(hash.len())]))
 }
 
+/// Whether a directory name has the form [`install_prefix`] gives the last
+/// component (`<name>-<version>-<8 hex>`): what the store may remove when no
+/// plan names it any more.
+pub fn is_prefix_name(name: &str) -> bool {
+    name.rsplit_once('-').is_some_and(|(head, h)| {
+        head.contains('-') && h.len() == 8 && h.bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefix_names_are_recognised() {
+        let p = install_prefix(Path::new("/m"), "x86_64", "p", "git.a/b=1", "0123456789");
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert!(is_prefix_name(name), "{name}");
+        for other in [
+            "meta",
+            "modules",
+            "views",
+            "p-01234567",
+            "p-1.0-0123456",
+            "p-1.0-0123456g",
+        ] {
+            assert!(!is_prefix_name(other), "{other}");
+        }
+    }
 
     #[test]
     fn prefixes_are_readable_and_safe() {

@@ -30,12 +30,24 @@ pub mod manifest;
 pub mod prefix;
 pub mod record;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
 pub use prefix::{PrefixState, inspect, wipe};
 pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
+
+/// Where `path`, a path under the mount point, lives on the host when the
+/// store is at `store_root` (the mount point itself, or `<build>/store`
+/// mounted over it); `None` when `path` is not under the mount point.
+pub fn host_path(mount: &Path, store_root: &Path, path: &Path) -> Option<PathBuf> {
+    let rel = path.strip_prefix(mount).ok()?;
+    Some(if mount == store_root {
+        path.to_path_buf()
+    } else {
+        store_root.join(rel)
+    })
+}
 
 /// Name of the metadata directory inside every prefix.
 pub const META_DIR: &str = ".stack";

@@ -26,8 +26,7 @@ impl StoreContents {
     /// Where `path` (an absolute path under the mount point) lives in the
     /// store directory, or `None` when it is not under the mount point.
     pub fn store_path(&self, path: &Path) -> Option<PathBuf> {
-        let rel = path.strip_prefix(&self.mount).ok()?;
-        Some(self.store_dir.join(rel))
+        crate::store::host_path(&self.mount, &self.store_dir, path)
     }
 }
 
