@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::yaml::{self, Cx, Node};
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Spanned};
+use crate::diag::{Code, Diagnostics, SourceFile, Spanned};
 use crate::repo::read::{self, Named};
 use crate::repo::{PathRef, Resource};
 
@@ -34,28 +34,15 @@ pub fn load_cluster(dir: &Path) -> Result<(Cluster, Diagnostics), Diagnostics> {
     } else {
         dir.join(CLUSTER_FILE)
     };
-    let src = SourceFile::read(&file).map_err(|e| {
-        Diagnostics::from(Diagnostic::error(
-            Code::Io,
-            format!("cannot read the cluster configuration: {e}"),
-        ))
-    })?;
+    let src = SourceFile::read_input(&file, "the cluster configuration")?;
     let mut diags = Diagnostics::new();
-    match parse_cluster(&src, &mut diags) {
-        Some(c) if !diags.has_errors() => Ok((c, diags)),
-        _ => Err(diags),
-    }
+    let cluster = parse_cluster(&src, &mut diags);
+    diags.into_loaded(cluster)
 }
 
 /// Parse a cluster configuration from source text (the path must be absolute).
 pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluster> {
-    let root = match yaml::parse(src) {
-        Ok(r) => r,
-        Err(d) => {
-            diags.push(*d);
-            return None;
-        }
-    };
+    let root = yaml::parse_into(src, diags)?;
     let mut cx = Cx::new(src, diags);
     let m = cx.map(&root, "a cluster configuration", TOP_KEYS)?;
     let what = "the cluster configuration";

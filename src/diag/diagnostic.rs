@@ -295,6 +295,16 @@ impl Diagnostics {
         self.items.iter().any(Diagnostic::is_error)
     }
 
+    /// The outcome of a loader: `Ok` with the value and the warnings when
+    /// parsing produced a value and no error, `Err` with every diagnostic
+    /// otherwise.
+    pub fn into_loaded<T>(self, value: Option<T>) -> Result<(T, Diagnostics), Diagnostics> {
+        match value {
+            Some(v) if !self.has_errors() => Ok((v, self)),
+            _ => Err(self),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

@@ -52,6 +52,14 @@ impl SourceFile {
         Ok(SourceFile::new(path, text))
     }
 
+    /// Read an input file; a failure is one I/O diagnostic that names
+    /// `what` ("the stack recipe").
+    pub fn read_input(path: impl Into<PathBuf>, what: &str) -> Result<Self, super::Diagnostics> {
+        SourceFile::read(path).map_err(|e| {
+            super::Diagnostic::error(super::Code::Io, format!("cannot read {what}: {e}")).into()
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

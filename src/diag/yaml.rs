@@ -23,6 +23,11 @@ use marked_yaml::{LoadError, LoaderOptions};
 
 use super::{Code, Diagnostic, Diagnostics, Loc, SourceFile, Spanned, did_you_mean};
 
+/// [`parse`] for a loader: a syntax error goes to `diags`.
+pub fn parse_into(src: &SourceFile, diags: &mut Diagnostics) -> Option<Node> {
+    parse(src).map_err(|d| diags.push(*d)).ok()
+}
+
 /// Parse a YAML document whose top level must be a mapping. An empty file is
 /// an empty mapping. Syntax errors (including duplicate keys, anchors and
 /// tags, which stack's formats do not use) become one diagnostic.

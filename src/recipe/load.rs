@@ -44,28 +44,16 @@ pub fn load_stack_recipe(
     path: &Path,
 ) -> Result<(StackRecipe, SourceFile, Diagnostics), Diagnostics> {
     let abs = crate::repo::absolutize(path, &std::env::current_dir().unwrap_or_default());
-    let src = SourceFile::read(&abs).map_err(|e| {
-        Diagnostics::from(Diagnostic::error(
-            Code::Io,
-            format!("cannot read the stack recipe: {e}"),
-        ))
-    })?;
+    let src = SourceFile::read_input(&abs, "the stack recipe")?;
     let mut diags = Diagnostics::new();
-    match parse_stack_recipe(&src, &mut diags) {
-        Some(r) if !diags.has_errors() => Ok((r, src, diags)),
-        _ => Err(diags),
-    }
+    let recipe = parse_stack_recipe(&src, &mut diags);
+    let (recipe, diags) = diags.into_loaded(recipe)?;
+    Ok((recipe, src, diags))
 }
 
 /// Parse a stack recipe from source text (the path must be absolute).
 pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<StackRecipe> {
-    let root = match yaml::parse(src) {
-        Ok(r) => r,
-        Err(d) => {
-            diags.push(*d);
-            return None;
-        }
-    };
+    let root = yaml::parse_into(src, diags)?;
     let mut cx = Cx::new(src, diags);
     let m = cx.map(&root, "a stack recipe", TOP_KEYS)?;
     let what = "the stack recipe";

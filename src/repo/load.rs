@@ -49,17 +49,11 @@ const RESERVED_VARIANTS: &[&str] = &["target", "platform", "os", "arch", "compil
 /// recipe when the file could be read far enough (it may still have errors:
 /// see the diagnostics).
 pub fn load_package(path: &Path, repo_dir: &Path) -> (Option<PackageRecipe>, Diagnostics) {
-    let mut diags = Diagnostics::new();
-    let src = match SourceFile::read(path) {
+    let src = match SourceFile::read_input(path, "package recipe") {
         Ok(src) => src,
-        Err(e) => {
-            diags.push(Diagnostic::error(
-                Code::Io,
-                format!("cannot read package recipe: {e}"),
-            ));
-            return (None, diags);
-        }
+        Err(diags) => return (None, diags),
     };
+    let mut diags = Diagnostics::new();
     let recipe = parse_package(&src, repo_dir, &mut diags);
     (recipe, diags)
 }
@@ -70,13 +64,7 @@ pub fn parse_package(
     repo_dir: &Path,
     diags: &mut Diagnostics,
 ) -> Option<PackageRecipe> {
-    let root = match yaml::parse(src) {
-        Ok(root) => root,
-        Err(d) => {
-            diags.push(*d);
-            return None;
-        }
-    };
+    let root = yaml::parse_into(src, diags)?;
     let mut cx = Cx::new(src, diags);
     let m = cx.map(&root, "a package recipe", TOP_KEYS)?;
     let what = "the package recipe";
