@@ -14,7 +14,6 @@
 //! `--runs`). Agreement: `stack ldd` against `ldd`, file by file, listing
 //! every disagreement with its reason.
 
-use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,25 +24,9 @@ use stack::audit::loader::LoaderModel;
 use stack::audit::session::{Env, Session};
 use stack::audit::{AuditOptions, audit_paths};
 
-fn elf_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for d in dirs {
-        for e in walkdir::WalkDir::new(d).into_iter().flatten() {
-            if !e.file_type().is_file() {
-                continue;
-            }
-            let mut m = [0u8; 4];
-            let ok = std::fs::File::open(e.path())
-                .and_then(|mut f| f.read_exact(&mut m))
-                .is_ok();
-            if ok && &m == b"\x7fELF" {
-                out.push(e.path().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
-}
+#[path = "../tests/audit_support/mod.rs"]
+mod audit_support;
+use audit_support::elf_files;
 
 /// A named thing to time.
 type Tool<'a> = (&'static str, Box<dyn FnMut() + 'a>);
@@ -70,32 +53,8 @@ impl std::fmt::Display for Timing {
     }
 }
 
-fn normalise(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|l| !l.contains("linux-vdso.so"))
-        .map(|l| {
-            let l = l.trim_end();
-            match l.rfind(" (0x") {
-                Some(i) if l.ends_with(')') => l[..i].to_string(),
-                _ => l.to_string(),
-            }
-        })
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
 fn real_ldd(f: &Path) -> Vec<String> {
-    let out = Command::new("ldd")
-        .arg(f)
-        .current_dir("/")
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("LD_PRELOAD")
-        .output()
-        .expect("ldd");
-    normalise(
-        &(String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr)),
-    )
+    audit_support::ldd(f, Path::new("/"), None).0
 }
 
 fn main() {
@@ -293,7 +252,9 @@ fn main() {
         let ours: Vec<Vec<String>> = files
             .iter()
             .map(|f| {
-                normalise(&stack::audit::ldd::ldd(&session, f, &f.to_string_lossy(), false).text)
+                audit_support::normalise_ldd(
+                    &stack::audit::ldd::ldd(&session, f, &f.to_string_lossy(), false).text,
+                )
             })
             .collect();
         let stack_time = t.elapsed();

@@ -5,34 +5,13 @@
 
 mod audit_support;
 
-use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use audit_support::{ldd, normalise_ldd};
+use audit_support::{elf_files, ldd, normalise_ldd};
 use stack::audit::fs::{HostDir, Vfs};
 use stack::audit::loader::LoaderModel;
 use stack::audit::session::{Env, Session};
-
-fn elf_files(dirs: &[&str]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for d in dirs {
-        for e in walkdir::WalkDir::new(d).into_iter().flatten() {
-            if !e.file_type().is_file() {
-                continue;
-            }
-            let mut m = [0u8; 4];
-            let ok = std::fs::File::open(e.path())
-                .and_then(|mut f| f.read_exact(&mut m))
-                .is_ok();
-            if ok && &m == b"\x7fELF" {
-                out.push(e.path().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 #[test]
 fn sampled_host_files_agree_with_ldd() {

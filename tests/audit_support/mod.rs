@@ -153,6 +153,29 @@ pub fn normalise_ldd(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every regular ELF file below `dirs` (by magic number), sorted: the host
+/// corpus of the whole-system check and the audit benchmark.
+pub fn elf_files(dirs: &[impl AsRef<Path>]) -> Vec<PathBuf> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    for d in dirs {
+        for e in walkdir::WalkDir::new(d).into_iter().flatten() {
+            if !e.file_type().is_file() {
+                continue;
+            }
+            let mut m = [0u8; 4];
+            let ok = std::fs::File::open(e.path())
+                .and_then(|mut f| f.read_exact(&mut m))
+                .is_ok();
+            if ok && &m == b"\x7fELF" {
+                out.push(e.path().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// `stack ldd FILE [extra…]` in `cwd`. Returns (lines, success).
 pub fn stack_ldd(file: &Path, cwd: &Path, extra: &[&str]) -> (Vec<String>, bool) {
     let out = Command::new(STACK)
