@@ -9,7 +9,7 @@
 //!    `/bin/true` (pure wrapper cost) and of `gcc` (relative cost).
 //! 4. A no-op `run_plan` over already installed packages.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -18,40 +18,15 @@ use stack::build::*;
 const STACK: &str = env!("CARGO_BIN_EXE_stack");
 const STACK_WRAP: &str = env!("CARGO_BIN_EXE_stack-wrap");
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/build")
-        .join(name)
-}
-
-fn job(mount: &Path, name: &str, source: PathBuf, system: BuildSystem) -> BuildJob {
-    let hash = format!(
-        "{:0>16}",
-        name.len() * 7919 + name.bytes().map(|b| b as usize).sum::<usize>()
-    );
-    BuildJob {
-        name: name.into(),
-        version: "1".into(),
-        spec: format!("{name}@1"),
-        prefix: mount.join(format!("{name}-1-{}", &hash[..8])),
-        hash,
-        source_dir: source,
-        system,
-        build_env: Vec::new(),
-        steps: Steps::default(),
-        relocate: None,
-        deps: Vec::new(),
-        compiler: CompilerPaths::default(),
-        cost: None,
-    }
-}
+/// The fixture jobs of the build tests.
+#[path = "../tests/build/support.rs"]
+#[allow(dead_code)]
+mod support;
 
 fn options(root: &Path, jobs: usize) -> BuildOptions {
-    let mut o = BuildOptions::new(root.join("build"));
-    o.mount = root.join("ue");
-    o.mount_mode = MountMode::Direct;
+    let mut o = support::options(&root.join("build"), &root.join("ue"), MountMode::Direct);
     o.jobs = jobs;
-    o.wrapper_exe = Some(STACK_WRAP.into());
+    o.wrapper_log = false;
     o
 }
 
@@ -159,7 +134,7 @@ fn bench_makespan(jobs: usize, hints: bool, seed: u64) -> Vec<Timing> {
     let mut g = BuildGraph::new();
     let mut ids = Vec::new();
     for (i, d) in dag.durations.iter().enumerate() {
-        let mut j = job(
+        let mut j = support::job(
             &opts.mount,
             &format!("p{i:02}"),
             src.clone(),
@@ -212,55 +187,10 @@ fn bench_real_overhead() -> (Vec<(String, Timing)>, Duration) {
     let tmp = tempfile::tempdir().unwrap();
     let opts = options(tmp.path(), 2);
     let mount = opts.mount.clone();
-    let mut calc = job(
-        &mount,
-        "calcmk",
-        fixture("calcmk"),
-        BuildSystem::Makefile(Makefile::default()),
-    );
-    let p = calc.prefix.display().to_string();
-    if let BuildSystem::Makefile(m) = &mut calc.system {
-        m.make_args = vec![format!("PREFIX={p}")];
-    }
-    let link = |j: &BuildJob| DepPrefix {
-        name: j.name.clone(),
-        hash: j.hash.clone(),
-        prefix: j.prefix.clone(),
-        kind: DepKind::Link,
-    };
-    let mut greet = job(
-        &mount,
-        "greet",
-        fixture("greet"),
-        BuildSystem::CMake(CMake::default()),
-    );
-    greet.deps = vec![link(&calc)];
-    let mut mk = job(
-        &mount,
-        "mktool",
-        fixture("mktool"),
-        BuildSystem::Makefile(Makefile {
-            install_targets: vec![],
-            install: vec![
-                InstallStep::Copy {
-                    from: "libmk.so*".into(),
-                    to: "lib".into(),
-                },
-                InstallStep::Copy {
-                    from: "mktool".into(),
-                    to: "bin".into(),
-                },
-            ],
-            ..Makefile::default()
-        }),
-    );
-    mk.deps = vec![link(&calc)];
-    let headers = job(
-        &mount,
-        "headers",
-        fixture("headers"),
-        BuildSystem::Generic(Generic::default()),
-    );
+    let calc = support::makefile_calc(&mount);
+    let greet = support::cmake_greet(&mount, &calc);
+    let mk = support::makefile_mktool(&mount, &calc);
+    let headers = support::generic_headers(&mount);
     let mut g = BuildGraph::new();
     let c = g.add(calc);
     let gr = g.add(greet);
