@@ -23,7 +23,7 @@ use crate::store::{self, PrefixState};
 /// Build every job of `graph` that is not installed yet.
 ///
 /// Takes the build directory lock, decides between installing directly into
-/// the mount point and a private namespace ([`MountMode`]) — see
+/// the mount point and a private namespace ([`MountMode`](super::MountMode)) — see
 /// [`Workspace::open`] — then builds as [`run_in`] does.
 ///
 /// Package failures are reported in the summary; `Err` means the build could
