@@ -22,6 +22,11 @@
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
 //!
+//! `stack build` ([`pipeline`]) runs them in this order with two
+//! refinements: the post-install hook runs after the views, and the audit
+//! runs after the hook and *before* the image is packed, on the store exactly
+//! as it is packed (its report goes into the image's `meta/audit/`).
+//!
 //! Allowed imports: a module may use [`diag`] and [`spec`] and any *earlier*
 //! stage in the table; [`audit`] depends on nothing but [`diag`] so that it
 //! can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
@@ -41,6 +46,20 @@
 //! | `~/.cache/stack/sources-v1/` | [`fetch`] | content-addressed source cache |
 //! | `<build>/store/` | [`store`] | what is mounted at the mount point |
 //! | `<build>/store.squashfs`, `<build>/meta/` | [`image`], [`view`] | the uenv image |
+
+//!
+//! ## Architecture: where new things go
+//!
+//! | new … | goes | notes |
+//! |-------|------|-------|
+//! | command | `src/cli/<name>.rs` + one line in `src/cli/mod.rs` | turns arguments into options, calls one library operation, renders the outcome; exit status from [`pipeline::PipelineError::class`] (`cli::error::stage_error`) |
+//! | step of `stack build` | a method of the session in `src/pipeline/session.rs` | timed and reported as a [`pipeline::Stage`]; if it reads a new input, add a field to [`pipeline::ImageInputs`] (the image fingerprint) |
+//! | lock file rule | `src/pipeline/plan.rs` ([`pipeline::LockRules`]) | the one place resolve, fetch and build read, check, pin and write `stack.lock` |
+//! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md` | anything rendering would reject must be rejected by the loader (so `stack check` reports it) |
+//! | build system | a file in `src/build/systems/`, a variant of [`build::BuildSystem`] and of the recipe's build system, a loader arm | `install:` steps run after every system's own install |
+//! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
+//! | build executor, binary cache | below [`build`] (today: threads + jobserver in `build::run_in`) | jobs are plain [`build::BuildJob`] values; a cache is consulted per node before building |
+//! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
 pub mod audit;
 pub mod build;

@@ -303,3 +303,221 @@ fn the_build_directory_is_locked_first_and_auto_mode_reuses_a_direct_store() {
         "a no-op rerun fetched or staged: {stderr}"
     );
 }
+
+/// A one-package stack in a temporary directory: `tiny`, a CMake project from
+/// a local git repository (branch `main`), with `install:` steps after CMake's
+/// own install, a post-install hook, and a copy of the local cluster whose
+/// `loader:` block names one more default directory.
+struct Tiny {
+    dir: tempfile::TempDir,
+    git: PathBuf,
+}
+
+/// The extra directory the tiny stack's cluster gives its loader.
+const TINY_LOADER_DIR: &str = "/opt/stack-test-cluster-loader";
+
+impl Tiny {
+    fn new() -> Tiny {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let git = d.join("tiny-src");
+        std::fs::create_dir_all(&git).unwrap();
+        std::fs::write(
+            git.join("CMakeLists.txt"),
+            "cmake_minimum_required(VERSION 3.13)\nproject(tiny C)\n\
+             add_executable(tiny tiny.c)\ninstall(TARGETS tiny DESTINATION bin)\n",
+        )
+        .unwrap();
+        std::fs::write(
+            git.join("tiny.c"),
+            "#include <stdio.h>\nint main(void) { puts(\"tiny\"); return 0; }\n",
+        )
+        .unwrap();
+        std::fs::write(git.join("NOTES"), "notes of tiny\n").unwrap();
+        let run = |args: &[&str]| {
+            let out = Command::new("git")
+                .current_dir(&git)
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        run(&["init", "-q", "-b", "main"]);
+        run(&["add", "."]);
+        run(&["commit", "-q", "-m", "tiny"]);
+
+        std::fs::create_dir_all(d.join("recipes")).unwrap();
+        std::fs::write(
+            d.join("recipes/tiny.yaml"),
+            format!(
+                "name: tiny\ndescription: one program\nversions:\n  \
+                 - {{version: main, git: 'file://{}', branch: main}}\n\
+                 build:\n  system: cmake\n  install:\n    \
+                 - {{mkdir: share/tiny}}\n    - {{copy: NOTES, to: share/tiny}}\n",
+                git.display()
+            ),
+        )
+        .unwrap();
+        std::fs::create_dir_all(d.join("hooks")).unwrap();
+        std::fs::write(d.join("hooks/post.sh"), Tiny::hook("v1", "")).unwrap();
+        std::fs::write(
+            d.join("tiny.yaml"),
+            "name: tiny\nversion: \"1\"\nmount: /user-environment\ncompiler: gcc\n\
+             repos: [recipes]\nenvironments:\n  main:\n    specs: [tiny@main]\n    unify: true\n    \
+             views:\n      default:\n        link: roots\n        prefix_paths: {PATH: [bin]}\n\
+             post_install: hooks/post.sh\n",
+        )
+        .unwrap();
+        let cluster = d.join("cluster");
+        std::fs::create_dir_all(&cluster).unwrap();
+        let text = std::fs::read_to_string(root().join("cluster-configs/local/cluster.yaml"))
+            .unwrap()
+            .replace(
+                "default_dirs: [/lib/x86_64-linux-gnu,",
+                &format!("default_dirs: [{TINY_LOADER_DIR}, /lib/x86_64-linux-gnu,"),
+            );
+        assert!(text.contains(TINY_LOADER_DIR));
+        std::fs::write(cluster.join("cluster.yaml"), text).unwrap();
+        Tiny { dir, git }
+    }
+
+    /// A post-install hook that writes `word` into the store, then runs `more`.
+    fn hook(word: &str, more: &str) -> String {
+        format!("#!/bin/sh\nset -eu\necho {word} > \"{{{{ env.mount }}}}/hook.txt\"\n{more}\n")
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn run(&self, cmd: &str, extra: &[&str]) -> std::process::Output {
+        let out = stack()
+            .current_dir(self.dir.path())
+            .env_remove("STACK_REPOS")
+            .args(["--color", "never", cmd, "tiny.yaml", "--cluster", "cluster"])
+            .arg("--cache")
+            .arg(self.path("cache"))
+            .args(extra)
+            .output()
+            .expect("run stack");
+        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+        out
+    }
+
+    fn build(&self) -> std::process::Output {
+        self.run("build", &["--build", "build", "-j", "2"])
+    }
+
+    fn head(&self) -> String {
+        let out = Command::new("git")
+            .current_dir(&self.git)
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+}
+
+/// Divergences of issue 18: `install:` steps under cmake run after CMake's
+/// install; the cluster's `loader:` block reaches the build-time audit;
+/// editing the post-install hook re-runs it and re-packs the image; the audit
+/// runs last, on what is packed (an ELF file the hook adds is audited).
+#[test]
+fn tiny_stack_hooks_fingerprint_loader_and_audit_order() {
+    let t = Tiny::new();
+    let out = t.build();
+    assert!(out.status.success(), "tiny build failed");
+    let store = t.path("build/store");
+    // install: steps after CMake's install
+    let prefix = std::fs::read_dir(store.join(std::env::consts::ARCH))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("tiny-")
+        })
+        .expect("tiny prefix");
+    assert!(prefix.join("bin/tiny").is_file());
+    assert_eq!(
+        std::fs::read_to_string(prefix.join("share/tiny/NOTES")).unwrap(),
+        "notes of tiny\n"
+    );
+    // the cluster's loader facts, not the host's
+    let audit: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("build/audit.json")).unwrap())
+            .unwrap();
+    let dirs = audit["loader"]["default_dirs"].as_array().unwrap();
+    assert_eq!(dirs[0], TINY_LOADER_DIR, "{}", audit["loader"]);
+    assert_eq!(
+        std::fs::read_to_string(store.join("hook.txt")).unwrap(),
+        "v1\n"
+    );
+
+    let again = t.build();
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("up to date"));
+
+    // An edited hook runs again and the image is packed again.
+    let image = std::fs::read(t.path("build/store.squashfs")).unwrap();
+    std::fs::write(t.path("hooks/post.sh"), Tiny::hook("v2", "")).unwrap();
+    let edited = t.build();
+    assert!(edited.status.success());
+    assert!(!String::from_utf8_lossy(&edited.stdout).contains("up to date"));
+    assert_eq!(
+        std::fs::read_to_string(store.join("hook.txt")).unwrap(),
+        "v2\n"
+    );
+    assert_ne!(
+        image,
+        std::fs::read(t.path("build/store.squashfs")).unwrap()
+    );
+
+    // An ELF file the hook adds is audited: a host program linking host
+    // libraries (not allowed) fails the build.
+    std::fs::write(
+        t.path("hooks/post.sh"),
+        Tiny::hook(
+            "v3",
+            "mkdir -p \"{{ env.mount }}/extra-bin\"\ncp \"$(command -v unsquashfs)\" \"{{ env.mount }}/extra-bin/\"",
+        ),
+    )
+    .unwrap();
+    let hooked = t.build();
+    assert_eq!(hooked.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&hooked.stderr);
+    assert!(stderr.contains("extra-bin/unsquashfs"), "{stderr}");
+}
+
+/// `stack resolve --lock` pins a git branch to its commit like `build` and
+/// `fetch` do; `--locked` without a lock file is bad input (exit 2) under
+/// every command.
+#[test]
+fn resolve_lock_pins_branches_and_locked_without_a_lock_exits_2() {
+    let t = Tiny::new();
+    for cmd in ["build", "fetch", "resolve"] {
+        let extra: &[&str] = if cmd == "build" {
+            &["--locked", "--build", "build"]
+        } else {
+            &["--locked"]
+        };
+        let out = t.run(cmd, extra);
+        assert_eq!(out.status.code(), Some(2), "stack {cmd} --locked");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("stack.lock"), "{cmd}: {stderr}");
+    }
+    let out = t.run("resolve", &["--lock"]);
+    assert!(out.status.success());
+    let lock: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("stack.lock")).unwrap()).unwrap();
+    let text = lock.to_string();
+    assert!(text.contains(&t.head()), "branch not pinned: {text}");
+    // and the pinned lock is what --locked accepts, under every command
+    let out = t.run("resolve", &["--locked"]);
+    assert!(out.status.success());
+    let out = t.run("fetch", &["--locked"]);
+    assert!(out.status.success());
+}

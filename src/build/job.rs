@@ -81,6 +81,9 @@ pub struct Autotools {
     pub make_args: Vec<String>,
     /// Install targets; default `[install]`.
     pub install_targets: Vec<String>,
+    /// Explicit install steps after `make install` (sources relative to the
+    /// source tree).
+    pub install: Vec<InstallStep>,
 }
 
 impl Default for Autotools {
@@ -91,6 +94,7 @@ impl Default for Autotools {
             configure_args: Vec::new(),
             make_args: Vec::new(),
             install_targets: vec!["install".into()],
+            install: Vec::new(),
         }
     }
 }
@@ -104,6 +108,9 @@ pub struct CMake {
     pub build_type: String,
     /// Which generator to use.
     pub generator: CMakeGenerator,
+    /// Explicit install steps after `cmake --install` (sources relative to
+    /// the source tree).
+    pub install: Vec<InstallStep>,
 }
 
 impl Default for CMake {
@@ -112,6 +119,7 @@ impl Default for CMake {
             args: Vec::new(),
             build_type: "Release".into(),
             generator: CMakeGenerator::Auto,
+            install: Vec::new(),
         }
     }
 }
@@ -130,6 +138,9 @@ pub enum CMakeGenerator {
 #[derive(Clone, Debug, Default)]
 pub struct Meson {
     pub args: Vec<String>,
+    /// Explicit install steps after `meson install` (sources relative to
+    /// the source tree).
+    pub install: Vec<InstallStep>,
 }
 
 /// A plain Makefile: `make ARGS TARGETS`, then an install target or explicit steps.

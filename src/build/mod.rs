@@ -24,6 +24,7 @@
 
 mod build_id;
 mod command;
+mod costs;
 mod env;
 mod error;
 mod graph;
@@ -43,6 +44,7 @@ mod tree;
 mod workspace;
 pub mod wrapper;
 
+pub use costs::recorded_costs;
 pub use env::apply_ops;
 pub use error::{BuildError, PackageError};
 pub use graph::{BuildGraph, JobId};

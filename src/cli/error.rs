@@ -2,21 +2,27 @@
 
 use std::process::ExitCode;
 
+use stack::pipeline::{ErrorClass, PipelineError};
+use stack::resolve::ResolveError;
+
 /// An error as the CLI shows it: rendered with miette, mapped to an exit code
 /// (1 operation failed, 2 bad input or usage).
 #[derive(Debug)]
 pub struct CliError {
     pub code: u8,
     pub report: miette::Report,
+    /// Print as `error: TEXT` (the error lays itself out, like the
+    /// resolver's explanations), not as a miette report.
+    plain: bool,
 }
 
 impl CliError {
     /// The input was wrong (recipe, flags, unknown package): exit 2.
-    #[allow(dead_code)] // used by the subcommands as they land
     pub fn input(report: impl Into<miette::Report>) -> Self {
         CliError {
             code: 2,
             report: report.into(),
+            plain: false,
         }
     }
 
@@ -25,11 +31,16 @@ impl CliError {
         CliError {
             code: 1,
             report: report.into(),
+            plain: false,
         }
     }
 
     pub fn render(self) -> ExitCode {
-        eprintln!("{:?}", self.report);
+        if self.plain {
+            eprintln!("error: {}", self.report);
+        } else {
+            eprintln!("{:?}", self.report);
+        }
         ExitCode::from(self.code)
     }
 }
@@ -37,5 +48,29 @@ impl CliError {
 impl From<anyhow::Error> for CliError {
     fn from(e: anyhow::Error) -> Self {
         CliError::failure(miette::miette!("{e:#}"))
+    }
+}
+
+/// Every stage error at the edge: the exit status from the library's one
+/// classification ([`PipelineError::class`]), the resolver's explanations
+/// (conflicts, lock differences) printed as they lay themselves out.
+pub fn stage_error(e: PipelineError) -> CliError {
+    let code = match e.class() {
+        ErrorClass::Input => 2,
+        ErrorClass::Failure => 1,
+    };
+    let plain = matches!(
+        &e,
+        PipelineError::Resolve(r)
+            if matches!(**r, ResolveError::Unsatisfiable(_) | ResolveError::LockMismatch { .. })
+    );
+    let report = match e.help() {
+        Some(help) => miette::miette!(help = help, "{e}"),
+        None => miette::miette!("{e}"),
+    };
+    CliError {
+        code,
+        report,
+        plain,
     }
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use stack::fetch::{self, FetchedContent, Origin, Source};
-use stack::pipeline::{fetch_options, plan_sources, resolve_plan};
+use stack::pipeline::{LockRules, fetch_options, plan_sources, resolve_plan};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
 use super::progress::Progress;
@@ -40,7 +40,8 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let inputs = args.input.load()?;
     let settings = args.sources.settings()?;
     let opts = fetch_options(&inputs, &settings);
-    let plan = resolve_plan(&inputs, args.locked, &opts, None).map_err(pipeline_error)?;
+    let plan =
+        resolve_plan(&inputs, &lock_rules(args.locked), &opts, None).map_err(pipeline_error)?;
     let requests = plan_sources(&plan);
     if args.dry_run {
         for r in &requests {
@@ -115,4 +116,14 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         opts.cache.root().display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The lock file rules of `stack fetch` and `stack mirror create`: the
+/// lock beside the recipe, branches pinned, nothing written.
+pub(super) fn lock_rules(locked: bool) -> LockRules {
+    LockRules {
+        locked,
+        pin_git: true,
+        ..LockRules::default()
+    }
 }

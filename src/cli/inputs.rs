@@ -83,13 +83,7 @@ impl SourceArgs {
     }
 }
 
-/// A pipeline error at the edge: an unsatisfiable recipe is bad input (2),
-/// anything else a failed operation (1).
+/// A pipeline error at the edge (see [`super::error::stage_error`]).
 pub fn pipeline_error(e: stack::pipeline::PipelineError) -> CliError {
-    match &e {
-        stack::pipeline::PipelineError::Resolve(r) if r.is_input_error() => {
-            CliError::input(miette::miette!("{e}"))
-        }
-        _ => CliError::failure(miette::miette!("{e}")),
-    }
+    super::error::stage_error(e)
 }

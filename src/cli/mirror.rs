@@ -48,7 +48,8 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let inputs = args.input.load()?;
     let settings = args.sources.settings()?;
     let opts = fetch_options(&inputs, &settings);
-    let plan = resolve_plan(&inputs, false, &opts, None).map_err(pipeline_error)?;
+    let plan = resolve_plan(&inputs, &super::fetch::lock_rules(false), &opts, None)
+        .map_err(pipeline_error)?;
     let requests = plan_sources(&plan);
     let progress = Progress::new(false);
     let result = mirror::create(&requests, &args.dir, &opts, &progress);

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use stack::fetch::SourceCache;
+use stack::pipeline::{LockRules, SourceSettings, fetch_options, lock_file, resolve_plan};
 use stack::recipe::{InputOptions, load_inputs};
 use stack::resolve::render::{render_dot, render_json, render_tree};
-use stack::resolve::{Lock, ResolveError, ResolveOptions, lock_path, resolve};
 
 use super::check::{check_repo_flags, render};
+use super::error::stage_error;
 use super::{CliError, Global};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,11 +43,15 @@ Examples:
   stack resolve stacks/demo.yaml --locked     # fail if the plan differs from stacks/stack.lock
 
 The lock file (`stack.lock` beside the recipe, or --lock-file) records the
-whole plan, including the commits of git branches; when it exists, its
-commits are reused so that a moving branch does not change the plan.
+whole plan, including the commits of git branches (--lock asks each
+repository for the commit of its branch, as `stack build` and `stack fetch`
+do); when it exists, its commits are reused so that a moving branch does not
+change the plan. The rules are the same for resolve, fetch and build.
 
-Exit status: 0 resolved, 1 the plan differs from the lock (--locked) or a file
-could not be written, 2 bad input or no configuration satisfies the recipe.")]
+Exit status: 0 resolved, 1 the plan differs from the lock (--locked), a file
+could not be written or a repository could not be asked, 2 bad input (no
+configuration satisfies the recipe, --locked without a lock file, the lock of
+another recipe).")]
 pub struct Args {
     /// The stack recipe (YAML).
     #[arg(value_name = "RECIPE")]
@@ -72,14 +78,10 @@ pub struct Args {
     /// Override the recipe's mount point.
     #[arg(long, value_name = "PATH")]
     pub mount: Option<PathBuf>,
-}
-
-fn input_error(e: ResolveError) -> CliError {
-    if e.is_input_error() {
-        CliError::input(miette::miette!("{e}"))
-    } else {
-        CliError::failure(miette::miette!("{e}"))
-    }
+    /// Source cache, where `--lock` asks git repositories for the commits
+    /// of branches and tags [default: $STACK_CACHE, else ~/.cache/stack].
+    #[arg(long, env = "STACK_CACHE", value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -104,80 +106,33 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         }
     };
     render(&inputs.warnings);
-    let recipe_file = inputs.recipe.file.clone();
-    let recipe_name = recipe_file
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let lock_file = args
-        .lock_file
-        .clone()
-        .unwrap_or_else(|| lock_path(&recipe_file));
-    let belongs = |l: &Lock| l.recipe == recipe_name && l.stack == inputs.recipe.name.value;
-    let mut options = ResolveOptions {
+    // The same lock file rules as `stack build` and `stack fetch`; branches
+    // are pinned (asking their repositories) when the lock is written.
+    let rules = LockRules {
+        file: args.lock_file.clone(),
+        locked: args.locked,
+        write: args.lock,
+        pin_git: args.lock,
         mount: args.mount.clone(),
-        ..ResolveOptions::default()
     };
-    if args.locked {
-        if !lock_file.exists() {
-            return Err(CliError::input(miette::miette!(
-                help = "run `stack resolve RECIPE --lock` first",
-                "--locked: there is no lock file {}",
-                lock_file.display()
-            )));
-        }
-        let lock = Lock::read(&lock_file).map_err(input_error)?;
-        if !belongs(&lock) {
-            return Err(CliError::input(miette::miette!(
-                "--locked: {} belongs to recipe `{}` ({}), not to {}",
-                lock_file.display(),
-                lock.stack,
-                lock.recipe,
-                recipe_name
-            )));
-        }
-        options.locked = Some(lock);
-    } else if lock_file.exists() {
-        // Reuse the commits the lock pinned for git branches and tags.
-        match Lock::read(&lock_file) {
-            Ok(lock) if belongs(&lock) => options.git_pins = lock.git_pins(),
-            Ok(_) => {}
-            Err(e) => tracing::warn!("ignoring the lock file: {e}"),
-        }
-    }
-    let plan = match resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &options) {
-        Ok(p) => p,
-        Err(ResolveError::Unsatisfiable(e)) => {
-            let _ = writeln!(std::io::stderr(), "error: {e}");
-            return Ok(ExitCode::from(2));
-        }
-        Err(e @ ResolveError::LockMismatch { .. }) => {
-            let _ = writeln!(std::io::stderr(), "error: {e}");
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => return Err(input_error(e)),
+    let settings = SourceSettings {
+        cache: SourceCache::new(
+            args.cache
+                .clone()
+                .or_else(SourceCache::default_base)
+                .unwrap_or_else(|| std::env::temp_dir().join("stack-cache")),
+        ),
+        mirrors: Vec::new(),
+        fetch_jobs: stack::fetch::DEFAULT_JOBS,
+        allow_unverified: false,
     };
+    let plan = resolve_plan(&inputs, &rules, &fetch_options(&inputs, &settings), None)
+        .map_err(stage_error)?;
     if args.lock {
-        if lock_file.exists() {
-            if let Ok(old) = Lock::read(&lock_file) {
-                if !belongs(&old) {
-                    return Err(CliError::failure(miette::miette!(
-                        help = "keep each stack recipe in its own directory, or pass --lock-file",
-                        "{} holds the lock of recipe `{}` ({}); not overwriting it",
-                        lock_file.display(),
-                        old.stack,
-                        old.recipe
-                    )));
-                }
-            }
-        }
-        Lock::from_plan(&plan)
-            .write(&lock_file)
-            .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
         let _ = writeln!(
             std::io::stderr(),
             "wrote {} ({} package{})",
-            stack::diag::display_path(&lock_file),
+            stack::diag::display_path(&lock_file(&inputs, &rules)),
             plan.graph.node_count(),
             if plan.graph.node_count() == 1 {
                 ""

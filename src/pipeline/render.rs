@@ -291,14 +291,17 @@ pub fn build_job(
             autogen: toggle(&r, &a.autogen),
             configure_args: r.args(&a.configure_args)?,
             make_args: r.args(&a.make_args)?,
+            install: std::mem::take(&mut install),
             ..Default::default()
         }),
         repo::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
             args: r.args(&c.cmake_args)?,
+            install: std::mem::take(&mut install),
             ..Default::default()
         }),
         repo::BuildSystem::Meson(m) => build::BuildSystem::Meson(build::Meson {
             args: r.args(&m.meson_args)?,
+            install: std::mem::take(&mut install),
         }),
         repo::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
             make_args: r.args(&m.make_args)?,
@@ -349,18 +352,7 @@ pub fn build_job(
             })
         }
     };
-    // Systems with their own install run the explicit steps afterwards.
-    if !install.is_empty() {
-        return Err(RenderError {
-            package: node.name.clone(),
-            template: "install".into(),
-            loc: b.loc.clone(),
-            reason: format!(
-                "`install:` steps are supported with the makefile, generic and binary systems, not {}",
-                b.system
-            ),
-        });
-    }
+    debug_assert!(install.is_empty(), "every system takes its install steps");
 
     let mut build_env = Vec::new();
     for op in &b.build_env {

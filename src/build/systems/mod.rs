@@ -7,6 +7,11 @@
 //! build        pre_build,     <build>,     post_build
 //! install      pre_install,   <install>,   post_install
 //! ```
+//!
+//! `<install>` is the system's own install (`make install`, `cmake
+//! --install`, `meson install`) followed by the recipe's explicit `install:`
+//! steps; `makefile`, `generic` and `binary` have only the steps (and
+//! `makefile` its install targets).
 
 mod autotools;
 mod binary;
@@ -16,6 +21,7 @@ mod makefile;
 mod meson;
 
 use super::error::PackageError;
+use super::install_steps::run_steps;
 use super::job::BuildSystem;
 use super::package::PkgCtx;
 use super::report::Phase;
@@ -52,9 +58,18 @@ pub(crate) fn run(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
     ctx.enter(Phase::Install);
     ctx.hooks(&job.steps.pre_install)?;
     match &job.system {
-        BuildSystem::Autotools(a) => autotools::install(ctx, a)?,
-        BuildSystem::CMake(_) => cmake::install(ctx)?,
-        BuildSystem::Meson(_) => meson::install(ctx)?,
+        BuildSystem::Autotools(a) => {
+            autotools::install(ctx, a)?;
+            run_steps(&a.install, &ctx.stage.src, &ctx.host_prefix)?;
+        }
+        BuildSystem::CMake(c) => {
+            cmake::install(ctx)?;
+            run_steps(&c.install, &ctx.stage.src, &ctx.host_prefix)?;
+        }
+        BuildSystem::Meson(m) => {
+            meson::install(ctx)?;
+            run_steps(&m.install, &ctx.stage.src, &ctx.host_prefix)?;
+        }
         BuildSystem::Makefile(m) => makefile::install(ctx, m)?,
         BuildSystem::Generic(g) => generic::install(ctx, g)?,
         BuildSystem::Binary(b) => binary::install(ctx, b)?,

@@ -1,0 +1,107 @@
+//! The errors of a pipeline run and their one classification into bad
+//! input (exit 2) and failed operations (exit 1).
+
+use crate::build;
+use crate::fetch;
+use crate::image;
+use crate::resolve;
+use crate::store;
+use crate::view;
+
+use super::RenderError;
+use super::plan::LockError;
+
+/// Errors of the pipeline that are not a package build failure. Stage
+/// errors are boxed: they are large and only travel on the failure path.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Lock(Box<LockError>),
+    #[error(transparent)]
+    Resolve(Box<resolve::ResolveError>),
+    #[error(transparent)]
+    Fetch(Box<fetch::FetchError>),
+    #[error(transparent)]
+    Patch(Box<crate::patch::PatchError>),
+    #[error(transparent)]
+    Render(Box<RenderError>),
+    #[error(transparent)]
+    Build(Box<build::BuildError>),
+    #[error(transparent)]
+    View(Box<view::ViewError>),
+    #[error(transparent)]
+    Image(Box<image::ImageError>),
+    #[error(transparent)]
+    Audit(Box<crate::audit::AuditError>),
+    #[error(transparent)]
+    Store(Box<store::StoreError>),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Internal(String),
+}
+
+macro_rules! boxed_from {
+    ($($variant:ident: $ty:ty),* $(,)?) => {
+        $(impl From<$ty> for PipelineError {
+            fn from(e: $ty) -> Self {
+                PipelineError::$variant(Box::new(e))
+            }
+        })*
+    };
+}
+
+boxed_from!(
+    Lock: LockError,
+    Resolve: resolve::ResolveError,
+    Fetch: fetch::FetchError,
+    Patch: crate::patch::PatchError,
+    Render: RenderError,
+    Build: build::BuildError,
+    View: view::ViewError,
+    Image: image::ImageError,
+    Audit: crate::audit::AuditError,
+    Store: store::StoreError,
+);
+
+/// What kind of error this is, for the exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The inputs are wrong (recipe, flags, lock file): fix them (exit 2).
+    Input,
+    /// The operation failed (download, build, I/O): retry or investigate (exit 1).
+    Failure,
+}
+
+impl PipelineError {
+    /// The one classification of every stage error.
+    pub fn class(&self) -> ErrorClass {
+        let input = match self {
+            PipelineError::Lock(e) => e.is_input_error(),
+            PipelineError::Resolve(e) => e.is_input_error(),
+            PipelineError::Fetch(e) => matches!(
+                **e,
+                fetch::FetchError::MissingChecksum { .. }
+                    | fetch::FetchError::InvalidChecksum { .. }
+                    | fetch::FetchError::UnpinnedGit { .. }
+                    | fetch::FetchError::InvalidCommit { .. }
+                    | fetch::FetchError::InvalidUrl { .. }
+            ),
+            PipelineError::Render(_) => true,
+            _ => false,
+        };
+        if input {
+            ErrorClass::Input
+        } else {
+            ErrorClass::Failure
+        }
+    }
+
+    /// A hint to show with the error, where there is one.
+    pub fn help(&self) -> Option<&'static str> {
+        match self {
+            PipelineError::Lock(e) => Some(e.help()),
+            _ => None,
+        }
+    }
+}

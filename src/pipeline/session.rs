@@ -1,0 +1,455 @@
+//! `stack build` as a session of named steps, each a method that takes the
+//! previous step's output:
+//!
+//! ```text
+//! open        lock the build directory
+//! plan        resolve under the lock file rules (plan.rs)
+//! plan_work   workspace, what is installed, what must be built, cost hints
+//! fetch_stage fetch, extract and patch what must be built
+//! build       pre-install hook, build graph, build::run_in
+//! ── a failed package ends the session here
+//! up_to_date  prune the store; compare the image fingerprint
+//! views       views, modules, meta/
+//! hooks       the post-install hook
+//! audit       the store as it will be packed (last: nothing changes it after)
+//! image       store.squashfs, meta/ beside it, the fingerprint
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use petgraph::graph::NodeIndex;
+
+use crate::build::{self, BuildGraph, BuildOptions, BuildSummary, JobId, Workspace};
+use crate::fetch::{self, FetchOptions};
+use crate::image;
+use crate::resolve::{self, Plan};
+use crate::store::{self, BuildLock, LockWait, PrefixState};
+use crate::view;
+
+use super::fingerprint::ImageInputs;
+use super::plan::{LockRules, resolve_plan};
+use super::{
+    BuildOutcome, BuildRequest, PipelineError, PipelineReporter, Stage, audit, fetch_options,
+    prune, render, sources, views,
+};
+
+/// Run the whole pipeline.
+pub fn build_stack(
+    req: &BuildRequest,
+    reporter: &dyn PipelineReporter,
+) -> Result<BuildOutcome, PipelineError> {
+    let (mut s, lock) = Session::open(req, reporter)?;
+    let plan = s.plan()?;
+    let work = s.plan_work(&plan, lock)?;
+    let staged = s.fetch_stage(&plan, &work.missing)?;
+    let summary = s.build(&plan, &work, staged)?;
+    let mut outcome = s.outcome(plan, summary, &work);
+    if !outcome.summary.success() {
+        return Ok(outcome);
+    }
+    let fingerprint = ImageInputs::collect(&outcome.plan, &req.inputs, &req.image)?.digest();
+    if s.up_to_date(&outcome, &fingerprint)? {
+        outcome.up_to_date = true;
+        outcome.timings = s.timings;
+        return Ok(outcome);
+    }
+    let provenance = s.views(&outcome)?;
+    s.hooks(&outcome, work.hook_ns.clone())?;
+    let report = s.audit(&outcome)?;
+    let audit_failed = report.has_errors();
+    outcome.audit = Some(report);
+    if !audit_failed {
+        outcome.image = Some(s.image(&outcome, &provenance, &fingerprint)?);
+    }
+    outcome.timings = s.timings;
+    Ok(outcome)
+}
+
+/// The state a build carries from step to step.
+struct Session<'a> {
+    req: &'a BuildRequest,
+    reporter: &'a dyn PipelineReporter,
+    build_dir: PathBuf,
+    fetch_opts: FetchOptions,
+    timings: Vec<(Stage, Duration)>,
+}
+
+/// What the plan asks of this build directory.
+struct Work {
+    workspace: Workspace,
+    opts: BuildOptions,
+    /// Every node that is not an external, in topological order.
+    buildable: Vec<NodeIndex>,
+    /// Those without a valid installation.
+    missing: Vec<NodeIndex>,
+    /// Seconds each package took when last built here.
+    costs: HashMap<String, f64>,
+    /// Hooks see the store where the packages saw it: at the mount point.
+    hook_ns: Option<Arc<build::Namespace>>,
+}
+
+impl<'a> Session<'a> {
+    /// Take the build directory: it is ours from the lock file to the image.
+    fn open(
+        req: &'a BuildRequest,
+        reporter: &'a dyn PipelineReporter,
+    ) -> Result<(Session<'a>, BuildLock), PipelineError> {
+        let build_dir = std::path::absolute(&req.build_dir)?;
+        let lock = Workspace::lock(&build_dir, LockWait::Wait, reporter.build())?;
+        let session = Session {
+            req,
+            reporter,
+            fetch_opts: fetch_options(&req.inputs, &req.sources),
+            build_dir,
+            timings: Vec::new(),
+        };
+        Ok((session, lock))
+    }
+
+    /// Time one step.
+    fn step<T>(
+        &mut self,
+        stage: Stage,
+        detail: &str,
+        f: impl FnOnce(&mut Self) -> Result<T, PipelineError>,
+    ) -> Result<T, PipelineError> {
+        self.reporter.stage(stage, detail);
+        let t = Instant::now();
+        let out = f(self)?;
+        self.timings.push((stage, t.elapsed()));
+        Ok(out)
+    }
+
+    fn lock_copy(&self) -> PathBuf {
+        self.build_dir.join(resolve::LOCK_FILE)
+    }
+
+    fn plan(&mut self) -> Result<Plan, PipelineError> {
+        let detail = self.req.inputs.recipe.file.display().to_string();
+        self.step(Stage::Resolve, &detail, |s| {
+            let rules = LockRules {
+                locked: s.req.locked,
+                pin_git: true,
+                ..LockRules::default()
+            };
+            let copy = s.lock_copy();
+            resolve_plan(&s.req.inputs, &rules, &s.fetch_opts, Some(&copy))
+        })
+    }
+
+    fn plan_work(&mut self, plan: &Plan, lock: BuildLock) -> Result<Work, PipelineError> {
+        let req = self.req;
+        let mut opts = BuildOptions::new(&self.build_dir);
+        opts.jobs = req.jobs.max(1);
+        opts.fail_fast = req.fail_fast;
+        opts.mount = plan.mount.clone();
+        opts.mount_mode = req.mount_mode;
+        opts.keep_stage = req.keep_stage;
+        if req.mount_mode == build::MountMode::Namespace && !plan.mount.exists() {
+            // An empty directory to mount over; harmless, and only possible where
+            // the parent is writable (otherwise the build explains what to do).
+            let _ = fs_err::create_dir_all(&plan.mount);
+        }
+        let workspace = Workspace::with_lock(lock, &opts)?;
+        let store_dir = workspace.store_root().to_path_buf();
+        let buildable: Vec<NodeIndex> = plan
+            .topo_order()
+            .into_iter()
+            .filter(|i| !plan.node(*i).is_external())
+            .collect();
+        let missing = buildable
+            .iter()
+            .copied()
+            .filter(|i| {
+                let n = plan.node(*i);
+                let host = prune::host_path(plan, &store_dir, &n.prefix);
+                !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
+            })
+            .collect();
+        let hook_ns = match workspace.namespaced() {
+            true => Some(build::Namespace::new(
+                &self.build_dir,
+                &store_dir,
+                &plan.mount,
+            )?),
+            false => None,
+        };
+        Ok(Work {
+            costs: build::recorded_costs(&self.build_dir),
+            workspace,
+            opts,
+            buildable,
+            missing,
+            hook_ns,
+        })
+    }
+
+    /// Fetch, extract and patch the sources of `missing`; their source trees.
+    fn fetch_stage(
+        &mut self,
+        plan: &Plan,
+        missing: &[NodeIndex],
+    ) -> Result<HashMap<NodeIndex, PathBuf>, PipelineError> {
+        let mut dirs = HashMap::new();
+        if missing.is_empty() {
+            return Ok(dirs);
+        }
+        let mut requests = Vec::new();
+        let mut spans = Vec::new();
+        for idx in missing {
+            let node = plan.node(*idx);
+            let start = requests.len();
+            requests.extend(sources::source_request(node));
+            let patch_start = requests.len();
+            requests.extend(sources::patch_requests(node));
+            spans.push((*idx, start, patch_start, requests.len()));
+        }
+        let detail = format!("{} sources", missing.len());
+        let fetched = self.step(Stage::Fetch, &detail, |s| {
+            Ok(fetch::fetch_all(
+                &requests,
+                &s.fetch_opts,
+                s.reporter.fetch(),
+            )?)
+        })?;
+        self.step(Stage::Stage, "extracting and patching", |s| {
+            for (idx, start, patch_start, end) in spans {
+                if start == patch_start {
+                    return Err(PipelineError::Internal(format!(
+                        "{} has no source to build from",
+                        plan.node(idx).name
+                    )));
+                }
+                let (dir, _applied) = sources::stage_and_patch(
+                    plan,
+                    idx,
+                    &fetched[start],
+                    &fetched[patch_start..end],
+                    &s.build_dir,
+                )?;
+                dirs.insert(idx, dir);
+            }
+            Ok(())
+        })?;
+        Ok(dirs)
+    }
+
+    /// The build graph over every buildable node (installed ones are reused).
+    fn graph(
+        &self,
+        plan: &Plan,
+        work: &Work,
+        mut staged: HashMap<NodeIndex, PathBuf>,
+    ) -> Result<BuildGraph, PipelineError> {
+        let mut graph = BuildGraph::new();
+        let mut ids: HashMap<NodeIndex, JobId> = HashMap::new();
+        for idx in &work.buildable {
+            let node = plan.node(*idx);
+            let dir = staged
+                .remove(idx)
+                .unwrap_or_else(|| sources::source_dir(&self.build_dir, node));
+            let mut job = render::build_job(plan, *idx, dir, self.req.jobs)?;
+            job.cost = work.costs.get(&node.name).copied();
+            ids.insert(*idx, graph.add(job));
+        }
+        for idx in &work.buildable {
+            for (dep, _) in plan.deps(*idx) {
+                if let Some(d) = ids.get(&dep) {
+                    graph.depends_on(ids[idx], *d);
+                }
+            }
+        }
+        Ok(graph)
+    }
+
+    fn build(
+        &mut self,
+        plan: &Plan,
+        work: &Work,
+        staged: HashMap<NodeIndex, PathBuf>,
+    ) -> Result<BuildSummary, PipelineError> {
+        let detail = format!("{} to build", work.missing.len());
+        self.step(Stage::Build, &detail, |s| {
+            let graph = s.graph(plan, work, staged)?;
+            if let Some(script) = &s.req.inputs.recipe.pre_install
+                && !work.missing.is_empty()
+            {
+                // Like stackinator's pre-install: once before packages are built.
+                let ctx = s.hook_context(plan, work, view::HookKind::PreInstall);
+                view::run_hook(&script.path, &ctx, &[])?;
+            }
+            Ok(build::run_in(
+                &work.workspace,
+                &graph,
+                &work.opts,
+                s.reporter.build(),
+            )?)
+        })
+    }
+
+    fn hook_context(&self, plan: &Plan, work: &Work, kind: view::HookKind) -> view::HookContext {
+        hook_context(
+            self.req,
+            &self.build_dir,
+            &plan.mount,
+            work.workspace.store_root(),
+            work.hook_ns.clone(),
+            kind,
+        )
+    }
+
+    fn outcome(&self, plan: Plan, summary: BuildSummary, work: &Work) -> BuildOutcome {
+        BuildOutcome {
+            plan,
+            summary,
+            image: None,
+            store_dir: work.workspace.store_root().to_path_buf(),
+            meta_dir: self.build_dir.join("meta"),
+            image_path: self.build_dir.join("store.squashfs"),
+            up_to_date: false,
+            audit: None,
+            audit_path: self.build_dir.join("audit.json"),
+            timings: self.timings.clone(),
+        }
+    }
+
+    /// Remove what earlier plans left in the store; true when nothing was
+    /// rebuilt or removed and the image was made from the same inputs.
+    fn up_to_date(&self, outcome: &BuildOutcome, fingerprint: &str) -> Result<bool, PipelineError> {
+        let pruned = prune::prune_store(&outcome.plan, &outcome.store_dir)?;
+        for p in &pruned {
+            tracing::info!("removed {} (not in this plan)", p.display());
+        }
+        let built_any = outcome.summary.built().next().is_some();
+        let recorded = fs_err::read_to_string(fingerprint_file(outcome)).ok();
+        Ok(!built_any
+            && pruned.is_empty()
+            && outcome.image_path.exists()
+            && recorded.as_deref() == Some(fingerprint))
+    }
+
+    /// Views, modules and `meta/` in the store; the provenance of the build.
+    fn views(&mut self, outcome: &BuildOutcome) -> Result<view::Provenance, PipelineError> {
+        self.step(Stage::Views, "views, modules, meta", |s| {
+            let req = s.req;
+            let recipe = &req.inputs.recipe;
+            let contents =
+                views::store_contents(&outcome.plan, outcome.store_dir.clone(), req.jobs)?;
+            let specs = views::view_specs(recipe);
+            let modules = views::modules_spec(recipe);
+            let provenance = view::Provenance::collect(
+                &req.inputs.cluster.name.value,
+                &outcome.plan.mount,
+                req.args.clone(),
+            );
+            let meta = view::MetaInfo {
+                name: recipe.name.value.clone(),
+                description: recipe.description.clone(),
+                default_view: recipe.default_view.as_ref().map(|v| v.value.clone()),
+                recipe_files: vec![view::CopyFile {
+                    from: recipe.file.clone(),
+                    to: PathBuf::from(recipe.file.file_name().unwrap_or_default()),
+                }],
+                lockfile: Some(s.lock_copy()),
+                provenance: Some(provenance.for_image()),
+                extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),
+                // Added by the audit step, which runs last.
+                audit_report: None,
+            };
+            let store_meta = outcome.store_dir.join("meta");
+            view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
+            Ok(provenance)
+        })
+    }
+
+    /// Like stackinator's post-install: after everything is built and the
+    /// views exist, before the audit and the image; it sees the store at the
+    /// mount point (and its host directory as `env.store`).
+    fn hooks(
+        &mut self,
+        outcome: &BuildOutcome,
+        hook_ns: Option<Arc<build::Namespace>>,
+    ) -> Result<(), PipelineError> {
+        let Some(script) = &self.req.inputs.recipe.post_install else {
+            return Ok(());
+        };
+        let ctx = hook_context(
+            self.req,
+            &self.build_dir,
+            &outcome.plan.mount,
+            &outcome.store_dir,
+            hook_ns,
+            view::HookKind::PostInstall,
+        );
+        self.step(Stage::Hooks, "post-install", |_| {
+            view::run_hook(&script.path, &ctx, &[])?;
+            Ok(())
+        })
+    }
+
+    /// Audit the store as it will be packed; the report goes beside the
+    /// build and into `meta/audit/` of the store.
+    fn audit(
+        &mut self,
+        outcome: &BuildOutcome,
+    ) -> Result<crate::audit::AuditReport, PipelineError> {
+        self.step(Stage::Audit, "linkage of every ELF file", |s| {
+            let report = audit::audit_store(&outcome.plan, &outcome.store_dir, &s.req.inputs)?;
+            let json = report.to_json();
+            store::atomic::write_atomic(&outcome.audit_path, json.as_bytes())?;
+            let in_store = outcome.store_dir.join("meta/audit");
+            fs_err::create_dir_all(&in_store)?;
+            store::atomic::write_atomic(&in_store.join("audit.json"), json.as_bytes())?;
+            Ok(report)
+        })
+    }
+
+    fn image(
+        &mut self,
+        outcome: &BuildOutcome,
+        provenance: &view::Provenance,
+        fingerprint: &str,
+    ) -> Result<image::ImageInfo, PipelineError> {
+        let detail = outcome.image_path.display().to_string();
+        self.step(Stage::Image, &detail, |s| {
+            let info = image::pack(&outcome.store_dir, &outcome.image_path, &s.req.image)?;
+            // The same copy `stack image` makes (meta_dir is <build>/meta).
+            image::export_meta(&outcome.store_dir, &s.build_dir)?;
+            let mut record =
+                serde_json::to_string_pretty(provenance).map_err(std::io::Error::other)?;
+            record.push('\n');
+            store::atomic::write_atomic(
+                &outcome.meta_dir.join(view::BUILD_RECORD),
+                record.as_bytes(),
+            )?;
+            store::atomic::write_atomic(&fingerprint_file(outcome), fingerprint.as_bytes())?;
+            Ok(info)
+        })
+    }
+}
+
+fn fingerprint_file(outcome: &BuildOutcome) -> PathBuf {
+    outcome.meta_dir.join(".stack-fingerprint")
+}
+
+fn hook_context(
+    req: &BuildRequest,
+    build_dir: &Path,
+    mount: &Path,
+    store_dir: &Path,
+    namespace: Option<Arc<build::Namespace>>,
+    kind: view::HookKind,
+) -> view::HookContext {
+    view::HookContext {
+        kind,
+        name: req.inputs.recipe.name.value.clone(),
+        mount: mount.to_path_buf(),
+        build_dir: build_dir.to_path_buf(),
+        store_dir: store_dir.to_path_buf(),
+        work_dir: build_dir.join("hooks"),
+        namespace,
+    }
+}
