@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
-use stack::pipeline::{BuildRequest, build_stack};
+use stack::pipeline::{BuildOutcome, BuildRequest, build_stack};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
 use super::progress::Progress;
@@ -72,6 +72,16 @@ pub enum Mode {
 }
 
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
+    let req = request(&args)?;
+    let progress = Progress::new(false);
+    let _ = global;
+    let outcome = build_stack(&req, &progress).map_err(pipeline_error);
+    progress.finish();
+    Ok(render_outcome(&outcome?))
+}
+
+/// The arguments as a library request.
+fn request(args: &Args) -> Result<BuildRequest, CliError> {
     let mut inputs = args.input.load()?;
     if let Some(mount) = &args.mount {
         if !mount.is_absolute() || mount == std::path::Path::new("/") {
@@ -92,7 +102,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
-    let req = BuildRequest {
+    Ok(BuildRequest {
         inputs,
         build_dir: build_dir.clone(),
         jobs: args.jobs.unwrap_or_else(|| {
@@ -111,12 +121,11 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         },
         image,
         args: std::env::args().collect(),
-    };
-    let progress = Progress::new(false);
-    let _ = global;
-    let outcome = build_stack(&req, &progress).map_err(pipeline_error);
-    progress.finish();
-    let outcome = outcome?;
+    })
+}
+
+/// Failures with their log tails, the summary, the audit and the image.
+fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
     let s = &outcome.summary;
     let failed: Vec<_> = s.failed().collect();
     for p in &failed {
@@ -153,8 +162,13 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         s.jobs
     );
     if !failed.is_empty() || skipped > 0 {
-        return Ok(ExitCode::from(1));
+        return ExitCode::from(1);
     }
+    render_result(outcome)
+}
+
+/// The audit verdict and the image (or "up to date").
+fn render_result(outcome: &BuildOutcome) -> ExitCode {
     if let Some(report) = &outcome.audit {
         if report.has_errors() {
             eprint!("{}", report.to_text());
@@ -162,7 +176,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
                 "\nerror: the linkage audit found problems (report: {}); fix the recipes or allow them with `audit: {{allow: [GLOB]}}` in the stack recipe or cluster configuration",
                 outcome.audit_path.display()
             );
-            return Ok(ExitCode::from(1));
+            return ExitCode::from(1);
         }
         eprintln!("audit: clean ({})", outcome.audit_path.display());
     }
@@ -177,5 +191,5 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             outcome.meta_dir.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    ExitCode::SUCCESS
 }

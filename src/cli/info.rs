@@ -101,7 +101,13 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
     for s in repo.shadowed(&r.name) {
         let _ = writeln!(out, "Hides:         {}", stack::diag::display_path(s));
     }
+    describe_versions(out, r);
+    describe_variants(out, r);
+    describe_dependencies(out, r, repo);
+    describe_rest(out, r);
+}
 
+fn describe_versions(out: &mut String, r: &PackageRecipe) {
     let _ = writeln!(out, "\nVersions:");
     let width = r.versions.iter().map(|v| v.text.len()).max().unwrap_or(0);
     for v in r.versions_newest_first() {
@@ -137,7 +143,9 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
             }
         }
     }
+}
 
+fn describe_variants(out: &mut String, r: &PackageRecipe) {
     let _ = writeln!(out, "\nVariants:");
     if r.variants.is_empty() {
         let _ = writeln!(out, "    (none)");
@@ -170,7 +178,9 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
             let _ = writeln!(out, "        {d}");
         }
     }
+}
 
+fn describe_dependencies(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
     let _ = writeln!(out, "\nDependencies:");
     if r.dependencies.is_empty() {
         let _ = writeln!(out, "    (none)");
@@ -195,7 +205,9 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
             when_suffix(d.when.as_ref())
         );
     }
+}
 
+fn describe_rest(out: &mut String, r: &PackageRecipe) {
     if !r.conflicts.is_empty() {
         let _ = writeln!(out, "\nConflicts:");
         for c in &r.conflicts {
@@ -267,7 +279,36 @@ fn describe_build(out: &mut String, b: &Build) {
             let _ = writeln!(out, "    {key}: when {}", w.text);
         }
     };
-    match &b.system {
+    describe_system(out, &b.system, &args, &toggle);
+    for s in &b.steps {
+        let _ = writeln!(
+            out,
+            "    {}: {}{}",
+            s.phase.key(),
+            s.argv.join(" "),
+            when_suffix(s.when.as_ref())
+        );
+    }
+    for i in &b.install {
+        let what = match &i.action {
+            InstallAction::Copy { from, to } => format!("copy {from} -> {to}"),
+            InstallAction::Mkdir { path } => format!("mkdir {path}"),
+            InstallAction::Symlink { target, at } => format!("symlink {at} -> {target}"),
+        };
+        let _ = writeln!(out, "    install: {what}{}", when_suffix(i.when.as_ref()));
+    }
+    for e in &b.build_env {
+        let _ = writeln!(out, "    build env: {e}{}", when_suffix(e.when.as_ref()));
+    }
+}
+
+fn describe_system(
+    out: &mut String,
+    system: &BuildSystem,
+    args: &dyn Fn(&mut String, &str, &ArgList),
+    toggle: &dyn Fn(&mut String, &str, &Toggle),
+) {
+    match system {
         BuildSystem::Autotools(a) => {
             toggle(out, "autoreconf", &a.autoreconf);
             toggle(out, "autogen", &a.autogen);
@@ -311,25 +352,5 @@ fn describe_build(out: &mut String, b: &Build) {
                 let _ = writeln!(out, "    replace {k} with {v}");
             }
         }
-    }
-    for s in &b.steps {
-        let _ = writeln!(
-            out,
-            "    {}: {}{}",
-            s.phase.key(),
-            s.argv.join(" "),
-            when_suffix(s.when.as_ref())
-        );
-    }
-    for i in &b.install {
-        let what = match &i.action {
-            InstallAction::Copy { from, to } => format!("copy {from} -> {to}"),
-            InstallAction::Mkdir { path } => format!("mkdir {path}"),
-            InstallAction::Symlink { target, at } => format!("symlink {at} -> {target}"),
-        };
-        let _ = writeln!(out, "    install: {what}{}", when_suffix(i.when.as_ref()));
-    }
-    for e in &b.build_env {
-        let _ = writeln!(out, "    build env: {e}{}", when_suffix(e.when.as_ref()));
     }
 }

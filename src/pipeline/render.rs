@@ -260,12 +260,41 @@ pub fn build_job(
     jobs: usize,
 ) -> Result<BuildJob, RenderError> {
     let node = plan.node(idx);
-    let recipe = &node.recipe;
-    let b = &recipe.build;
+    let b = &node.recipe.build;
     let mut r = Renderer::new(plan, idx, jobs);
+    let install = install_steps(&mut r, &b.install)?;
+    let (system, relocate) = system(&mut r, node, install)?;
+    let mut build_env = Vec::new();
+    for op in &b.build_env {
+        if r.holds(&op.when) {
+            let value = r.render(&op.value, &op.loc)?;
+            build_env.push(env_op(op.kind, &op.var, value));
+        }
+    }
+    Ok(BuildJob {
+        name: node.name.clone(),
+        version: node.version.to_string(),
+        hash: node.hash.clone(),
+        spec: node.spec.to_string(),
+        prefix: node.prefix.clone(),
+        source_dir,
+        system,
+        build_env,
+        steps: phase_steps(&mut r, &b.steps)?,
+        relocate,
+        deps: dep_prefixes(plan, idx),
+        compiler: compiler_paths(plan),
+        cost: None,
+    })
+}
 
+/// The recipe's `install:` steps whose `when:` holds, rendered.
+fn install_steps(
+    r: &mut Renderer<'_>,
+    steps: &[repo::InstallStep],
+) -> Result<Vec<build::InstallStep>, RenderError> {
     let mut install = Vec::new();
-    for step in &b.install {
+    for step in steps {
         if !r.holds(&step.when) {
             continue;
         }
@@ -283,87 +312,101 @@ pub fn build_job(
             },
         });
     }
+    Ok(install)
+}
 
-    let mut relocate = None;
+/// The build system with its rendered arguments; every system takes the
+/// explicit install steps (after its own install, if it has one).
+fn system(
+    r: &mut Renderer<'_>,
+    node: &Node,
+    install: Vec<build::InstallStep>,
+) -> Result<(build::BuildSystem, Option<build::Relocation>), RenderError> {
+    let b = &node.recipe.build;
     let system = match &b.system {
         repo::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
-            autoreconf: toggle(&r, &a.autoreconf),
-            autogen: toggle(&r, &a.autogen),
+            autoreconf: toggle(r, &a.autoreconf),
+            autogen: toggle(r, &a.autogen),
             configure_args: r.args(&a.configure_args)?,
             make_args: r.args(&a.make_args)?,
-            install: std::mem::take(&mut install),
+            install,
             ..Default::default()
         }),
         repo::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
             args: r.args(&c.cmake_args)?,
-            install: std::mem::take(&mut install),
+            install,
             ..Default::default()
         }),
         repo::BuildSystem::Meson(m) => build::BuildSystem::Meson(build::Meson {
             args: r.args(&m.meson_args)?,
-            install: std::mem::take(&mut install),
+            install,
         }),
         repo::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
             make_args: r.args(&m.make_args)?,
             build_targets: m.build_targets.clone(),
             install_targets: m.install_targets.clone(),
-            install: std::mem::take(&mut install),
+            install,
         }),
-        repo::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic {
-            install: std::mem::take(&mut install),
-        }),
+        repo::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic { install }),
         repo::BuildSystem::Binary(bin) => {
-            let rel = &bin.relocate;
-            let mut rpath = Vec::new();
-            for dep in &rel.rpath {
-                let Some(prefix) = r.dep_prefix(&dep.value) else {
-                    return Err(RenderError {
-                        package: node.name.clone(),
-                        template: dep.value.clone(),
-                        loc: dep.loc.clone(),
-                        reason:
-                            "relocate.rpath names a package that is not a dependency of this node"
-                                .into(),
-                    });
-                };
-                rpath.push(prefix.join("lib"));
-                rpath.push(prefix.join("lib64"));
-            }
-            let mut needed = Vec::new();
-            for n in &rel.needed {
-                if r.holds(&n.when) {
-                    needed.push(build::AddNeeded {
-                        files: n.file.clone(),
-                        add: vec![r.render(&n.add, &n.loc)?],
-                    });
-                }
-            }
-            let mut placeholders = BTreeMap::new();
-            for (key, value) in &rel.placeholders {
-                placeholders.insert(key.clone(), r.render(value, &b.loc)?);
-            }
-            relocate = Some(build::Relocation {
-                rpath,
-                needed,
-                placeholders,
-            });
-            build::BuildSystem::Binary(build::Binary {
-                install: std::mem::take(&mut install),
-            })
+            let relocate = relocation(r, node, &bin.relocate)?;
+            return Ok((
+                build::BuildSystem::Binary(build::Binary { install }),
+                Some(relocate),
+            ));
         }
     };
-    debug_assert!(install.is_empty(), "every system takes its install steps");
+    Ok((system, None))
+}
 
-    let mut build_env = Vec::new();
-    for op in &b.build_env {
-        if r.holds(&op.when) {
-            let value = r.render(&op.value, &op.loc)?;
-            build_env.push(env_op(op.kind, &op.var, value));
+/// The relocation of a `binary` package: RPATHs to named dependencies,
+/// added `DT_NEEDED` entries, placeholder substitutions.
+fn relocation(
+    r: &mut Renderer<'_>,
+    node: &Node,
+    rel: &repo::Relocate,
+) -> Result<build::Relocation, RenderError> {
+    let mut rpath = Vec::new();
+    for dep in &rel.rpath {
+        let Some(prefix) = r.dep_prefix(&dep.value) else {
+            return Err(RenderError {
+                package: node.name.clone(),
+                template: dep.value.clone(),
+                loc: dep.loc.clone(),
+                reason: "relocate.rpath names a package that is not a dependency of this node"
+                    .into(),
+            });
+        };
+        rpath.push(prefix.join("lib"));
+        rpath.push(prefix.join("lib64"));
+    }
+    let mut needed = Vec::new();
+    for n in &rel.needed {
+        if r.holds(&n.when) {
+            needed.push(build::AddNeeded {
+                files: n.file.clone(),
+                add: vec![r.render(&n.add, &n.loc)?],
+            });
         }
     }
+    let mut placeholders = BTreeMap::new();
+    for (key, value) in &rel.placeholders {
+        placeholders.insert(key.clone(), r.render(value, &node.recipe.build.loc)?);
+    }
+    Ok(build::Relocation {
+        rpath,
+        needed,
+        placeholders,
+    })
+}
 
+/// The recipe's `steps:`, rendered, by phase.
+fn phase_steps(
+    r: &mut Renderer<'_>,
+    recipe_steps: &[repo::Step],
+) -> Result<build::Steps, RenderError> {
     let mut steps = build::Steps::default();
-    for step in &b.steps {
+    for step in recipe_steps {
         if !r.holds(&step.when) {
             continue;
         }
@@ -381,22 +424,7 @@ pub fn build_job(
         };
         slot.push(argv);
     }
-
-    Ok(BuildJob {
-        name: node.name.clone(),
-        version: node.version.to_string(),
-        hash: node.hash.clone(),
-        spec: node.spec.to_string(),
-        prefix: node.prefix.clone(),
-        source_dir,
-        system,
-        build_env,
-        steps,
-        relocate,
-        deps: dep_prefixes(plan, idx),
-        compiler: compiler_paths(plan),
-        cost: None,
-    })
+    Ok(steps)
 }
 
 fn toggle(r: &Renderer<'_>, t: &repo::Toggle) -> bool {
