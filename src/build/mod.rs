@@ -32,6 +32,7 @@ mod job;
 mod jobserver;
 mod log;
 mod namespace;
+mod sandbox_child;
 mod options;
 mod package;
 mod relocate;

@@ -25,6 +25,7 @@
 //! read the records.
 
 pub mod atomic;
+pub mod beneath;
 pub mod lock;
 pub mod manifest;
 pub mod prefix;
@@ -32,6 +33,7 @@ pub mod record;
 
 use std::path::{Path, PathBuf};
 
+pub use beneath::Beneath;
 pub use lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
 pub use prefix::{PrefixState, inspect, wipe};
@@ -71,6 +73,12 @@ pub enum StoreError {
 
     #[error("{}: invalid install record: {message}", path.display())]
     BadRecord { path: PathBuf, message: String },
+
+    #[error(
+        "{}: {kind} in an installed prefix\n  hint: a prefix may hold only files, directories and symlinks; remove it in an install step (or do not install it)",
+        path.display()
+    )]
+    SpecialFile { path: PathBuf, kind: &'static str },
 
     #[error(transparent)]
     Io(#[from] std::io::Error),
