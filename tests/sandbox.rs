@@ -96,7 +96,11 @@ fn cannot_undo_the_sandbox() {
     ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!marker.exists(), "the build wrote outside: {text}");
-    assert_ne!(text.lines().next(), Some("0"), "runs as root inside: {text}");
+    assert_ne!(
+        text.lines().next(),
+        Some("0"),
+        "runs as root inside: {text}"
+    );
     for field in ["CapEff", "CapPrm", "CapBnd"] {
         assert!(
             text.contains(&format!("{field}:\t0000000000000000")),
@@ -159,7 +163,10 @@ fn package_writes_only_its_stage_and_prefix() {
         ),
     );
     ok(&out);
-    assert_eq!(fs_err::read_to_string(t.store.join("pkg/file")).unwrap(), "new\n");
+    assert_eq!(
+        fs_err::read_to_string(t.store.join("pkg/file")).unwrap(),
+        "new\n"
+    );
     assert_eq!(
         fs_err::read_to_string(t.store.join("dep/lib/libdep.so")).unwrap(),
         "orig"
@@ -185,7 +192,10 @@ fn background_processes_end_with_the_command() {
     );
     ok(&out);
     std::thread::sleep(Duration::from_millis(2500));
-    assert!(!t.store.join("late.txt").exists(), "a build process survived");
+    assert!(
+        !t.store.join("late.txt").exists(),
+        "a build process survived"
+    );
 }
 
 /// Issue 13, item 10: when the process that started the build dies
@@ -201,8 +211,10 @@ fn sandbox_dies_with_its_parent() {
     let cwd = t.build.clone();
     let child = std::thread::spawn(move || {
         let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg(format!("(sleep 2; echo late > {}/late.txt) & wait", m.display()));
+        cmd.arg("-c").arg(format!(
+            "(sleep 2; echo late > {}/late.txt) & wait",
+            m.display()
+        ));
         // SAFETY: prctl is async-signal-safe (what the runner sets).
         unsafe {
             cmd.pre_exec(|| {
@@ -229,15 +241,32 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
         assert!(!SANDBOX_TESTS.is_empty());
         return;
     }
-    let known = Command::new("id").arg("-u").arg(TEST_USER).output().unwrap();
+    let known = Command::new("id")
+        .arg("-u")
+        .arg(TEST_USER)
+        .output()
+        .unwrap();
     if !known.status.success() {
         let st = Command::new("useradd")
-            .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER])
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                TEST_USER,
+            ])
             .status()
             .unwrap();
         // Another test binary may have created it meanwhile.
-        let again = Command::new("id").arg("-u").arg(TEST_USER).output().unwrap();
-        assert!(st.success() || again.status.success(), "useradd {TEST_USER}: {st}");
+        let again = Command::new("id")
+            .arg("-u")
+            .arg(TEST_USER)
+            .output()
+            .unwrap();
+        assert!(
+            st.success() || again.status.success(),
+            "useradd {TEST_USER}: {st}"
+        );
     }
     let exe = std::env::current_exe().unwrap();
     let out = Command::new("setpriv")

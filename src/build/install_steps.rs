@@ -65,12 +65,7 @@ pub fn run_steps(
     Ok(())
 }
 
-fn copy_step(
-    from: &str,
-    to: &Path,
-    from_dir: &Path,
-    prefix: &Beneath,
-) -> Result<(), PackageError> {
+fn copy_step(from: &str, to: &Path, from_dir: &Path, prefix: &Beneath) -> Result<(), PackageError> {
     let dest = inside(to)?;
     let nothing = || PackageError::NothingToCopy {
         from: from.to_string(),
@@ -252,7 +247,12 @@ mod tests {
                     to: "out".into(),
                 },
             ],
-            vec![link("out"), InstallStep::Mkdir { path: "out/x".into() }],
+            vec![
+                link("out"),
+                InstallStep::Mkdir {
+                    path: "out/x".into(),
+                },
+            ],
             vec![
                 link("out"),
                 InstallStep::Symlink {
@@ -277,7 +277,10 @@ mod tests {
         ];
         for steps in attempts {
             let err = run_steps(&steps, &b, &p).unwrap_err();
-            assert!(err.to_string().contains("symbolic link"), "{steps:?}: {err}");
+            assert!(
+                err.to_string().contains("symbolic link"),
+                "{steps:?}: {err}"
+            );
             assert_eq!(
                 fs_err::read_dir(&victim).unwrap().count(),
                 0,

@@ -301,7 +301,10 @@ mod tests {
             ),
         );
         ok(&out);
-        assert_eq!(fs_err::read_to_string(t.store.join("file")).unwrap(), "hi\n");
+        assert_eq!(
+            fs_err::read_to_string(t.store.join("file")).unwrap(),
+            "hi\n"
+        );
         assert!(t.store.join("pkg/lib").is_dir());
         assert!(t.build.join("build.log").is_file());
         assert!(

@@ -296,6 +296,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     }
 
     ctx.enter(Phase::Register);
+    store::normalize_modes(&ctx.host_prefix)?;
     let manifest = store::manifest(&ctx.host_prefix)?;
     let mut deps: Vec<RecordDep> = Vec::new();
     for d in &job.deps {

@@ -526,7 +526,9 @@ pub fn build_stack(
         extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),
         audit_report: Some(outcome.audit_path.clone()),
     };
-    let store_meta = outcome.store_dir.join("meta");
+    // A build or hook may have left a link at meta/: never write through it.
+    let store_meta =
+        store::Beneath::open(&outcome.store_dir)?.ensure_real_dir(Path::new("meta"))?;
     view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
     if let Some(script) = &recipe.post_install {
         // Like stackinator's post-install: after everything is built and the

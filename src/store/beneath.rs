@@ -168,14 +168,19 @@ impl Beneath {
     }
 }
 
-/// `path` relative to `root`, if it is below it (lexically).
-pub fn relative_to<'a>(root: &Path, path: &'a Path) -> io::Result<&'a Path> {
-    path.strip_prefix(root).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is not below {}", path.display(), root.display()),
-        )
-    })
+impl Beneath {
+    /// Make `rel` a real directory below the root: a symlink or file in its
+    /// place (left by a build) is removed, never followed. Returns its path.
+    pub fn ensure_real_dir(&self, rel: &Path) -> io::Result<PathBuf> {
+        relative(&self.root, rel)?;
+        let path = self.root.join(rel);
+        if let Ok(md) = std::fs::symlink_metadata(&path)
+            && !md.is_dir()
+        {
+            fs_err::remove_file(&path)?;
+        }
+        self.create_dir_all(rel)
+    }
 }
 
 #[cfg(test)]
@@ -206,6 +211,13 @@ mod tests {
         // A link at the destination itself is replaced, not written through.
         let p = b.prepare_entry(Path::new("out")).unwrap();
         assert!(fs_err::symlink_metadata(&p).is_err());
+        assert_eq!(fs_err::read_dir(&victim).unwrap().count(), 0);
+
+        // meta/ replaced by a link to a host directory: replaced back.
+        std::os::unix::fs::symlink(&victim, root.join("meta")).unwrap();
+        let meta = b.ensure_real_dir(Path::new("meta")).unwrap();
+        assert!(fs_err::symlink_metadata(&meta).unwrap().is_dir());
+        fs_err::write(meta.join("env.json"), "{}").unwrap();
         assert_eq!(fs_err::read_dir(&victim).unwrap().count(), 0);
 
         let e = Beneath::open(&root.join("rel")).unwrap_err();

@@ -28,6 +28,7 @@ pub mod atomic;
 pub mod beneath;
 pub mod lock;
 pub mod manifest;
+pub mod modes;
 pub mod prefix;
 pub mod record;
 
@@ -36,6 +37,7 @@ use std::path::{Path, PathBuf};
 pub use beneath::Beneath;
 pub use lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
+pub use modes::normalize_modes;
 pub use prefix::{PrefixState, inspect, wipe};
 pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
 
