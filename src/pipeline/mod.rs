@@ -270,7 +270,14 @@ fn host_path(plan: &Plan, store_dir: &Path, prefix: &Path) -> PathBuf {
 /// the plan does not name — old hashes of changed packages, packages dropped
 /// from the recipe, partial prefixes of failed builds. Without this they
 /// would end up in the image. Returns the removed host paths.
-fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+///
+/// In a shared store (direct mode) only prefixes this build directory's
+/// record names are removed ([`store::Owned`]); anything else is kept.
+fn prune_store(
+    plan: &Plan,
+    store_dir: &Path,
+    owned: Option<&store::Owned>,
+) -> Result<Vec<PathBuf>, PipelineError> {
     let mut keep: std::collections::BTreeMap<
         PathBuf,
         std::collections::BTreeSet<std::ffi::OsString>,
@@ -301,6 +308,10 @@ fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineEr
                 || !entry.file_type()?.is_dir()
                 || !name.to_str().is_some_and(resolve::is_prefix_name)
             {
+                continue;
+            }
+            if owned.is_some_and(|o| !o.owns(&entry.path())) {
+                tracing::info!("kept {}: not installed by this build", entry.path().display());
                 continue;
             }
             store::wipe(&entry.path())?;
@@ -466,7 +477,24 @@ pub fn build_stack(
         return Ok(outcome);
     }
 
-    let pruned = prune_store(&outcome.plan, &outcome.store_dir)?;
+    // In a shared (direct-mode) store, touch only what this build installed.
+    let mut owned = store::Owned::for_store(&build_dir, &outcome.store_dir)?;
+    if let Some(o) = owned.as_mut() {
+        let plan = &outcome.plan;
+        let prefixes: Vec<PathBuf> = plan
+            .topo_order()
+            .into_iter()
+            .filter(|i| !plan.node(*i).is_external())
+            .map(|i| host_path(plan, &outcome.store_dir, &plan.node(i).prefix))
+            .collect();
+        o.add_prefixes(prefixes.iter().map(PathBuf::as_path));
+        o.save()?;
+    }
+    let pruned = prune_store(&outcome.plan, &outcome.store_dir, owned.as_ref())?;
+    if let Some(o) = owned.as_mut() {
+        o.remove(&pruned);
+        o.save()?;
+    }
     for p in &pruned {
         tracing::info!("removed {} (not in this plan)", p.display());
     }
@@ -526,10 +554,17 @@ pub fn build_stack(
         extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),
         audit_report: Some(outcome.audit_path.clone()),
     };
+    if let Some(o) = &owned {
+        o.check_generated()?;
+    }
     // A build or hook may have left a link at meta/: never write through it.
     let store_meta =
         store::Beneath::open(&outcome.store_dir)?.ensure_real_dir(Path::new("meta"))?;
     view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
+    if let Some(o) = owned.as_mut() {
+        o.record_generated()?;
+        o.save()?;
+    }
     if let Some(script) = &recipe.post_install {
         // Like stackinator's post-install: after everything is built and the
         // views exist, before the image is made; it sees the store at the
