@@ -7,7 +7,10 @@
 //!   directory's *contents* into `to`.
 //! - `copy: README` copies one file (or directory as a whole) into `to`.
 //!
-//! Destinations are relative to the prefix and may not leave it.
+//! Destinations are relative to the prefix and may not leave it: every
+//! directory written to is resolved beneath the prefix without following a
+//! symlink ([`Beneath`]), so a link the build left in the prefix
+//! (`out -> /home/me`) makes the step fail instead of writing through it.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -15,9 +18,10 @@ use globset::GlobBuilder;
 
 use super::error::PackageError;
 use super::job::InstallStep;
-use super::tree::{copy_entry, copy_tree};
+use super::tree::copy_entry;
+use crate::store::Beneath;
 
-fn inside(prefix: &Path, rel: &Path) -> Result<PathBuf, PackageError> {
+fn inside(rel: &Path) -> Result<PathBuf, PackageError> {
     if rel.components().any(|c| {
         matches!(
             c,
@@ -29,7 +33,7 @@ fn inside(prefix: &Path, rel: &Path) -> Result<PathBuf, PackageError> {
             message: "install destinations must be relative paths inside the prefix".into(),
         });
     }
-    Ok(prefix.join(rel))
+    Ok(rel.to_path_buf())
 }
 
 fn has_glob(s: &str) -> bool {
@@ -42,34 +46,27 @@ pub fn run_steps(
     from_dir: &Path,
     host_prefix: &Path,
 ) -> Result<(), PackageError> {
+    if fs_err::symlink_metadata(host_prefix).is_err() {
+        fs_err::create_dir_all(host_prefix)?;
+    }
+    let prefix = Beneath::open(host_prefix)?;
     for step in steps {
         match step {
             InstallStep::Mkdir { path } => {
-                fs_err::create_dir_all(inside(host_prefix, path)?)?;
+                prefix.create_dir_all(&inside(path)?)?;
             }
             InstallStep::Symlink { target, at } => {
-                let at = inside(host_prefix, at)?;
-                if let Some(parent) = at.parent() {
-                    fs_err::create_dir_all(parent)?;
-                }
-                if fs_err::symlink_metadata(&at).is_ok() {
-                    fs_err::remove_file(&at)?;
-                }
+                let at = prefix.prepare_entry(&inside(at)?)?;
                 fs_err::os::unix::fs::symlink(target, &at)?;
             }
-            InstallStep::Copy { from, to } => copy_step(from, to, from_dir, host_prefix)?,
+            InstallStep::Copy { from, to } => copy_step(from, to, from_dir, &prefix)?,
         }
     }
     Ok(())
 }
 
-fn copy_step(
-    from: &str,
-    to: &Path,
-    from_dir: &Path,
-    host_prefix: &Path,
-) -> Result<(), PackageError> {
-    let dest = inside(host_prefix, to)?;
+fn copy_step(from: &str, to: &Path, from_dir: &Path, prefix: &Beneath) -> Result<(), PackageError> {
+    let dest = inside(to)?;
     let nothing = || PackageError::NothingToCopy {
         from: from.to_string(),
         dir: from_dir.to_path_buf(),
@@ -86,9 +83,9 @@ fn copy_step(
         let src = from_dir.join(rel);
         let md = fs_err::symlink_metadata(&src).map_err(|_| nothing())?;
         if md.is_dir() && contents {
-            copy_tree(&src, &dest)?;
+            copy_tree_beneath(&src, prefix, &dest)?;
         } else {
-            copy_match(&src, &dest)?;
+            copy_match(&src, prefix, &dest)?;
         }
         return Ok(());
     }
@@ -109,7 +106,7 @@ fn copy_step(
         let entry = entry.map_err(|e| std::io::Error::other(e.to_string()))?;
         let rel = entry.path().strip_prefix(from_dir).expect("below root");
         if glob.is_match(rel) {
-            copy_match(entry.path(), &dest)?;
+            copy_match(entry.path(), prefix, &dest)?;
             matched += 1;
             if entry.file_type().is_dir() {
                 walk.skip_current_dir();
@@ -122,16 +119,35 @@ fn copy_step(
     Ok(())
 }
 
-/// Copy `src` (file, symlink or whole directory) into directory `dest`.
-fn copy_match(src: &Path, dest: &Path) -> std::io::Result<()> {
-    fs_err::create_dir_all(dest)?;
+/// Copy `src` (file, symlink or whole directory) into directory `dest`
+/// (relative to the prefix).
+fn copy_match(src: &Path, prefix: &Beneath, dest: &Path) -> std::io::Result<()> {
+    prefix.create_dir_all(dest)?;
     let name = src.file_name().unwrap_or_default();
     let md = fs_err::symlink_metadata(src)?;
     if md.is_dir() {
-        copy_tree(src, &dest.join(name))
+        copy_tree_beneath(src, prefix, &dest.join(name))
     } else {
-        copy_entry(src, &dest.join(name), md.file_type())
+        let to = prefix.prepare_entry(&dest.join(name))?;
+        copy_entry(src, &to, md.file_type())
     }
+}
+
+/// Copy the contents of `src` into `dest` (relative to the prefix), every
+/// entry's directory resolved beneath the prefix.
+fn copy_tree_beneath(src: &Path, prefix: &Beneath, dest: &Path) -> std::io::Result<()> {
+    prefix.create_dir_all(dest)?;
+    for entry in walkdir::WalkDir::new(src).min_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(|e| std::io::Error::other(e.to_string()))?;
+        let rel = dest.join(entry.path().strip_prefix(src).expect("below root"));
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            prefix.create_dir_all(&rel)?;
+        }
+        let to = prefix.prepare_entry(&rel)?;
+        copy_entry(entry.path(), &to, ft)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -203,5 +219,79 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("inside the prefix"), "{err}");
+    }
+
+    /// Issue 13, item 1: a symlink in the prefix must not let install steps
+    /// write outside it.
+    #[test]
+    fn never_write_through_a_symlink_out_of_the_prefix() {
+        let d = tempfile::tempdir().unwrap();
+        let b = d.path().join("build");
+        let p = d.path().join("prefix");
+        let victim = d.path().join("victim");
+        for dir in [&b, &p, &victim] {
+            fs_err::create_dir_all(dir).unwrap();
+        }
+        fs_err::write(b.join("payload.txt"), "pwned").unwrap();
+        fs_err::create_dir_all(b.join("tree/sub")).unwrap();
+        fs_err::write(b.join("tree/sub/f"), "pwned").unwrap();
+        let link = |at: &str| InstallStep::Symlink {
+            target: victim.clone(),
+            at: at.into(),
+        };
+        let attempts = [
+            vec![
+                link("out"),
+                InstallStep::Copy {
+                    from: "payload.txt".into(),
+                    to: "out".into(),
+                },
+            ],
+            vec![
+                link("out"),
+                InstallStep::Mkdir {
+                    path: "out/x".into(),
+                },
+            ],
+            vec![
+                link("out"),
+                InstallStep::Symlink {
+                    target: "x".into(),
+                    at: "out/y".into(),
+                },
+            ],
+            vec![
+                link("tree"),
+                InstallStep::Copy {
+                    from: "tree".into(),
+                    to: ".".into(),
+                },
+            ],
+            vec![
+                link("d/sub"),
+                InstallStep::Copy {
+                    from: "tree/".into(),
+                    to: "d".into(),
+                },
+            ],
+        ];
+        for steps in attempts {
+            let err = run_steps(&steps, &b, &p).unwrap_err();
+            assert!(
+                err.to_string().contains("symbolic link"),
+                "{steps:?}: {err}"
+            );
+            assert_eq!(
+                fs_err::read_dir(&victim).unwrap().count(),
+                0,
+                "{steps:?} wrote outside the prefix"
+            );
+        }
+        // The prefix itself replaced by a link is refused too.
+        let moved = d.path().join("moved");
+        std::os::unix::fs::symlink(&victim, &moved).unwrap();
+        let err = run_steps(&[InstallStep::Mkdir { path: "x".into() }], &b, &moved).unwrap_err();
+        assert!(err.to_string().contains("not a real directory"), "{err}");
+        assert_eq!(fs_err::read_dir(&victim).unwrap().count(), 0);
     }
 }

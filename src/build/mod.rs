@@ -38,6 +38,7 @@ mod package;
 mod relocate;
 mod report;
 mod run;
+mod sandbox_child;
 mod scheduler;
 mod systems;
 mod tree;

@@ -1,23 +1,36 @@
-//! Builds in a private user+mount namespace.
+//! Builds in a private sandbox: user, mount and PID namespaces.
 //!
 //! When the mount point is not writable, every command of the build runs in
-//! its own new user and mount namespace, entered between `fork` and `exec`
-//! (a multi-threaded process cannot `unshare(CLONE_NEWUSER)` itself):
+//! its own sandbox, entered between `fork` and `exec` (a multi-threaded
+//! process cannot `unshare(CLONE_NEWUSER)` itself), in two stages as
+//! bubblewrap does:
 //!
-//! 1. `unshare(CLONE_NEWUSER | CLONE_NEWNS)`; map our uid/gid to themselves;
-//! 2. make every mount private (nothing propagates back to the host);
-//! 3. bind the build directory onto itself and `<build>/store` onto the mount
-//!    point;
-//! 4. make the whole tree read-only (`mount_setattr(…, AT_RECURSIVE,
-//!    MOUNT_ATTR_RDONLY)`), then writable again only for the build directory,
-//!    the mount point and `/dev`;
-//! 5. `chdir` into the command's directory again (it was resolved before the
-//!    mounts changed).
+//! 1. **Setup** — `unshare(CLONE_NEWUSER | CLONE_NEWNS)` mapping our uid/gid
+//!    to themselves; every mount private (nothing propagates to the host);
+//!    `<build>/store` bound onto the mount point; each writable path (the
+//!    package's stage and its own prefix; for hooks the build directory and
+//!    the whole mount point) bound onto itself; the whole tree made
+//!    read-only (`mount_setattr(AT_RECURSIVE, MOUNT_ATTR_RDONLY)`), then the
+//!    writable paths writable again; a fresh tmpfs on `/tmp` and `/dev/shm`
+//!    (paths of the build below `/tmp` are re-attached on it).
+//! 2. **Lock** — `unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)` into a
+//!    namespace where the command runs as an unprivileged uid (its own uid,
+//!    or 1000 when `stack` runs as root): the mounts copied into this
+//!    less privileged namespace are locked (the kernel refuses to make them
+//!    writable or to unmount them), the bounding set is emptied and
+//!    `no_new_privs` set, so after `exec` the command holds no capability
+//!    in any namespace and `mount -o remount,rw /` fails, also as root.
 //!
-//! The result: the command sees its final prefix at the mount point, and an
-//! install step that writes to `/etc`, `/sbin` or `/lib/systemd` fails with
-//! "Read-only file system" instead of leaving files on the host. No root is
-//! needed where unprivileged user namespaces are enabled.
+//! The command then runs under a tiny init (PID 1 of the new PID
+//! namespace, see [`super::sandbox_child::fork_init`]); when the command
+//! ends, every process it left behind is killed before `stack` sees the
+//! exit, and `kill -9` of `stack` takes the namespace down.
+//!
+//! The result: the command sees its final prefix at the mount point, can
+//! write only there and in its stage, and an install step that writes to
+//! `/etc`, another package's prefix or `meta/` fails with "Read-only file
+//! system" instead of changing them. No root is needed where unprivileged
+//! user namespaces are enabled.
 //!
 //! Everything the child does is prepared in the parent: the closure only
 //! makes raw syscalls (no allocation), as required after `fork` in a
@@ -27,30 +40,44 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
 use nix::libc;
 
-const MOUNT_ATTR_RDONLY: u64 = 0x0000_0001;
+use super::sandbox_child as child;
 
-#[repr(C)]
-struct MountAttr {
-    attr_set: u64,
-    attr_clr: u64,
-    propagation: u64,
-    userns_fd: u64,
+/// The uid and gid a build runs as inside its sandbox when `stack` runs as
+/// root (anyone else keeps their own): never 0, so it holds no capability.
+pub const SANDBOX_ID_FOR_ROOT: u32 = 1000;
+
+/// Directories replaced by a private tmpfs in the sandbox.
+const PRIVATE_DIRS: &[&str] = &["/tmp", "/dev/shm"];
+
+/// A path of the build that must stay visible under a private tmpfs.
+#[derive(Debug, Clone)]
+struct Reattach {
+    path: CString,
+    /// The directories to create on the tmpfs, outermost first.
+    mkdirs: Vec<CString>,
 }
 
-/// The prepared namespace setup for one build.
-#[derive(Debug)]
+/// The prepared sandbox of one build (or one package of it).
+#[derive(Debug, Clone)]
 pub struct Namespace {
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
-    build_dir: CString,
+    outer_uid_map: Vec<u8>,
+    outer_gid_map: Vec<u8>,
+    inner_uid_map: Vec<u8>,
+    inner_gid_map: Vec<u8>,
+    build_dir: PathBuf,
+    store_path: PathBuf,
+    mount_path: PathBuf,
     store: CString,
     mount: CString,
+    writable: Vec<CString>,
+    private: Vec<CString>,
+    reattach: Vec<Reattach>,
 }
 
 fn cstr(p: &Path) -> io::Result<CString> {
@@ -62,21 +89,85 @@ fn cstr(p: &Path) -> io::Result<CString> {
     })
 }
 
+/// `path` and its ancestors below `dir`, outermost first, if `path` is
+/// below `dir`.
+fn below(dir: &Path, path: &Path) -> io::Result<Option<Vec<CString>>> {
+    let Ok(rel) = path.strip_prefix(dir) else {
+        return Ok(None);
+    };
+    let mut at = dir.to_path_buf();
+    let mut out = Vec::new();
+    for c in rel.components() {
+        at.push(c);
+        out.push(cstr(&at)?);
+    }
+    Ok(Some(out))
+}
+
 impl Namespace {
-    /// Prepare a namespace that shows `store` at `mount` and keeps `build_dir` writable.
+    /// Prepare a sandbox that shows `store` at `mount` and keeps `build_dir`
+    /// and the whole mount point writable (what hooks get; packages get
+    /// [`Namespace::for_package`]).
     pub fn new(build_dir: &Path, store: &Path, mount: &Path) -> io::Result<Arc<Self>> {
         let uid = nix::unistd::getuid().as_raw();
         let gid = nix::unistd::getgid().as_raw();
-        Ok(Arc::new(Namespace {
-            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
-            build_dir: cstr(build_dir)?,
+        let (in_uid, in_gid) = match uid {
+            0 => (SANDBOX_ID_FOR_ROOT, SANDBOX_ID_FOR_ROOT),
+            _ => (uid, gid),
+        };
+        let mut ns = Namespace {
+            outer_uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            outer_gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            inner_uid_map: format!("{in_uid} {uid} 1\n").into_bytes(),
+            inner_gid_map: format!("{in_gid} {gid} 1\n").into_bytes(),
+            build_dir: build_dir.to_path_buf(),
+            store_path: store.to_path_buf(),
+            mount_path: mount.to_path_buf(),
             store: cstr(store)?,
             mount: cstr(mount)?,
-        }))
+            writable: Vec::new(),
+            private: Vec::new(),
+            reattach: Vec::new(),
+        };
+        for dir in PRIVATE_DIRS.iter().map(Path::new) {
+            if !dir.is_dir() {
+                continue;
+            }
+            ns.private.push(cstr(dir)?);
+            for keep in [build_dir, mount] {
+                if let Some(mkdirs) = below(dir, keep)? {
+                    ns.reattach.push(Reattach {
+                        path: cstr(keep)?,
+                        mkdirs,
+                    });
+                }
+            }
+        }
+        ns.writable = vec![cstr(build_dir)?, cstr(mount)?];
+        Ok(Arc::new(ns))
     }
 
-    /// Make `cmd` enter a fresh namespace before exec, then `chdir(cwd)`.
+    /// The sandbox of one package: writable are only its stage directory
+    /// and its own prefix (a path under the mount point, also at its host
+    /// path in the store, where relocation edits it); the rest of the
+    /// build directory, the other prefixes and `meta/` are read-only.
+    pub fn for_package(&self, stage: &Path, prefix: &Path) -> Arc<Self> {
+        let mut ns = self.clone();
+        let mut paths = vec![stage.to_path_buf(), prefix.to_path_buf()];
+        if let Ok(rel) = prefix.strip_prefix(&self.mount_path) {
+            paths.push(self.store_path.join(rel));
+        }
+        // A path with a NUL cannot exist; an empty one makes the mount fail.
+        ns.writable = paths.iter().map(|p| cstr(p).unwrap_or_default()).collect();
+        Arc::new(ns)
+    }
+
+    /// The build directory this sandbox was made for.
+    pub fn build_dir(&self) -> &Path {
+        &self.build_dir
+    }
+
+    /// Make `cmd` enter a fresh sandbox before exec, then `chdir(cwd)`.
     pub fn apply(self: &Arc<Self>, cmd: &mut Command, cwd: &Path) -> io::Result<()> {
         let ns = Arc::clone(self);
         let cwd = cstr(cwd)?;
@@ -88,7 +179,7 @@ impl Namespace {
         Ok(())
     }
 
-    /// Check that the namespace can be entered: run `/bin/true` in it.
+    /// Check that the sandbox can be entered: run `/bin/true` in it.
     pub fn probe(self: &Arc<Self>) -> Result<(), String> {
         let mut cmd = Command::new("/bin/true");
         self.apply(&mut cmd, Path::new("/"))
@@ -101,91 +192,47 @@ impl Namespace {
     }
 
     fn enter(&self, cwd: &CStr) -> io::Result<()> {
-        // SAFETY: plain syscalls with valid NUL-terminated strings and buffers.
-        unsafe {
-            check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS))?;
-            // Unprivileged processes must give up setgroups before writing gid_map.
-            let _ = write_file(c"/proc/self/setgroups", b"deny");
-            write_file(c"/proc/self/uid_map", &self.uid_map)?;
-            write_file(c"/proc/self/gid_map", &self.gid_map)?;
-            check(libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ))?;
-            bind(&self.build_dir, &self.build_dir)?;
-            bind(&self.store, &self.mount)?;
-            set_readonly(c"/", true)?;
-            set_readonly(&self.build_dir, false)?;
-            set_readonly(&self.mount, false)?;
-            let _ = set_readonly(c"/dev", false);
-            check(libc::chdir(cwd.as_ptr()))?;
+        child::enter_userns(libc::CLONE_NEWNS, &self.outer_uid_map, &self.outer_gid_map)?;
+        child::make_private()?;
+        child::bind(&self.store, &self.mount)?;
+        for w in &self.writable {
+            child::bind(w, w)?;
         }
-        Ok(())
-    }
-}
-
-fn check(rc: libc::c_int) -> io::Result<()> {
-    if rc == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
-}
-
-unsafe fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
-    // SAFETY: valid path and buffer; the fd is closed on every path.
-    unsafe {
-        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
+        child::set_readonly(c"/", true, true)?;
+        for w in &self.writable {
+            child::set_readonly(w, false, false)?;
         }
-        let n = libc::write(fd, data.as_ptr().cast(), data.len());
-        let err = io::Error::last_os_error();
-        libc::close(fd);
-        if n != data.len() as isize {
-            return Err(err);
-        }
+        // The next namespace's uid_map is written through /proc.
+        child::set_readonly(c"/proc", false, false)?;
+        self.private_tmp()?;
+        child::enter_userns(
+            libc::CLONE_NEWNS | libc::CLONE_NEWPID,
+            &self.inner_uid_map,
+            &self.inner_gid_map,
+        )?;
+        child::set_readonly(c"/proc", true, false)?;
+        child::drop_privileges()?;
+        child::fork_init()?;
+        // SAFETY: valid NUL-terminated string.
+        child::check(unsafe { libc::chdir(cwd.as_ptr()) })
     }
-    Ok(())
-}
 
-unsafe fn bind(src: &CStr, dst: &CStr) -> io::Result<()> {
-    // SAFETY: valid NUL-terminated strings.
-    check(unsafe {
-        libc::mount(
-            src.as_ptr(),
-            dst.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND | libc::MS_REC,
-            std::ptr::null(),
-        )
-    })
-}
-
-unsafe fn set_readonly(path: &CStr, ro: bool) -> io::Result<()> {
-    let attr = MountAttr {
-        attr_set: if ro { MOUNT_ATTR_RDONLY } else { 0 },
-        attr_clr: if ro { 0 } else { MOUNT_ATTR_RDONLY },
-        propagation: 0,
-        userns_fd: 0,
-    };
-    // SAFETY: mount_setattr(2) with a valid path and a correctly sized struct.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
-            path.as_ptr(),
-            libc::AT_RECURSIVE as libc::c_uint,
-            &attr as *const MountAttr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    if rc == -1 {
-        Err(io::Error::last_os_error())
-    } else {
+    /// Fresh tmpfs on `/tmp` and `/dev/shm`; what of the build lives below
+    /// them is detached first and attached again on the tmpfs.
+    fn private_tmp(&self) -> io::Result<()> {
+        let mut fds = [-1 as libc::c_int; 8];
+        for (i, r) in self.reattach.iter().take(fds.len()).enumerate() {
+            fds[i] = child::clone_tree(&r.path)?;
+        }
+        for dir in &self.private {
+            child::tmpfs(dir)?;
+        }
+        for (i, r) in self.reattach.iter().take(fds.len()).enumerate() {
+            for d in &r.mkdirs {
+                child::mkdir(d)?;
+            }
+            child::attach_tree(fds[i], &r.path)?;
+        }
         Ok(())
     }
 }
@@ -194,8 +241,15 @@ unsafe fn set_readonly(path: &CStr, ro: bool) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn shows_store_at_mount_and_keeps_host_read_only() {
+    struct Dirs {
+        _d: tempfile::TempDir,
+        build: PathBuf,
+        store: PathBuf,
+        mount: PathBuf,
+        outside: PathBuf,
+    }
+
+    fn dirs() -> Dirs {
         let d = tempfile::tempdir().unwrap();
         let build = d.path().join("build");
         let store = build.join("store");
@@ -204,26 +258,59 @@ mod tests {
         for p in [&store, &mount, &outside] {
             fs_err::create_dir_all(p).unwrap();
         }
-        let ns = Namespace::new(&build, &store, &mount).unwrap();
+        Dirs {
+            build,
+            store,
+            mount,
+            outside,
+            _d: d,
+        }
+    }
+
+    fn sh(ns: &Arc<Namespace>, cwd: &Path, script: &str) -> std::process::Output {
         if let Err(e) = ns.probe() {
             panic!("user namespaces unavailable: {e}");
         }
         let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c").arg(format!(
-            "echo hi > {m}/file && mkdir -p {m}/pkg/lib && echo log > build.log && ! touch {o}/x 2>/dev/null",
-            m = mount.display(),
-            o = outside.display()
-        ));
-        ns.apply(&mut cmd, &build).unwrap();
-        let st = cmd.status().unwrap();
-        assert!(st.success(), "{st}");
-        assert_eq!(fs_err::read_to_string(store.join("file")).unwrap(), "hi\n");
-        assert!(store.join("pkg/lib").is_dir());
-        assert!(build.join("build.log").is_file());
+        cmd.arg("-c").arg(script);
+        ns.apply(&mut cmd, cwd).unwrap();
+        cmd.output().unwrap()
+    }
+
+    fn ok(out: &std::process::Output) {
         assert!(
-            !mount.join("file").exists(),
+            out.status.success(),
+            "{}\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn shows_store_at_mount_and_keeps_host_read_only() {
+        let t = dirs();
+        let ns = Namespace::new(&t.build, &t.store, &t.mount).unwrap();
+        let out = sh(
+            &ns,
+            &t.build,
+            &format!(
+                "echo hi > {m}/file && mkdir -p {m}/pkg/lib && echo log > build.log && ! touch {o}/x 2>/dev/null",
+                m = t.mount.display(),
+                o = t.outside.display()
+            ),
+        );
+        ok(&out);
+        assert_eq!(
+            fs_err::read_to_string(t.store.join("file")).unwrap(),
+            "hi\n"
+        );
+        assert!(t.store.join("pkg/lib").is_dir());
+        assert!(t.build.join("build.log").is_file());
+        assert!(
+            !t.mount.join("file").exists(),
             "nothing written to the real mount point"
         );
-        assert!(!outside.join("x").exists(), "host stays read-only");
+        assert!(!t.outside.join("x").exists(), "host stays read-only");
     }
 }

@@ -203,12 +203,12 @@ pub(crate) fn build_one(
         source_date_epoch: shared.source_date_epoch,
         wrapper_log: shared.wrapper_log.then(|| stage.root.join("wrapper.log")),
     });
-    let runner = Runner::new(
-        environment,
-        &log,
-        shared.jobserver,
-        shared.namespace.as_ref(),
-    );
+    // The package may write only its stage and its own prefix.
+    let sandbox = shared
+        .namespace
+        .as_ref()
+        .map(|ns| ns.for_package(&stage.root, &job.prefix));
+    let runner = Runner::new(environment, &log, shared.jobserver, sandbox.as_ref());
     let mut ctx = PkgCtx {
         job,
         stage,
@@ -296,6 +296,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     }
 
     ctx.enter(Phase::Register);
+    store::normalize_modes(&ctx.host_prefix)?;
     let manifest = store::manifest(&ctx.host_prefix)?;
     let mut deps: Vec<RecordDep> = Vec::new();
     for d in &job.deps {

@@ -15,7 +15,9 @@ use super::{CliError, Global};
 ///
 /// Every package is built into its final prefix under the mount point; the
 /// store lives in BUILD/store and is bind-mounted at the mount point in a
-/// private namespace while building, so nothing outside BUILD is written.
+/// sandbox while building (no capabilities, private /tmp, processes end
+/// with their command), so a package writes only its stage and its own
+/// prefix, also as root (docs/security.md).
 /// The result is BUILD/store.squashfs with BUILD/meta/ (env.json, recipe,
 /// lockfile, provenance) beside it.
 #[derive(Debug, clap::Args)]
@@ -49,9 +51,10 @@ pub struct Args {
     pub keep_stage: bool,
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// How builds reach the mount point: `namespace` (private user+mount
-    /// namespace, host untouched), `direct` (install into the mount point
-    /// itself), `auto` (direct when writable).
+    /// How builds reach the mount point: `namespace` (a sandbox of user,
+    /// mount and PID namespaces without capabilities; host, build directory
+    /// and other prefixes read-only), `direct` (install into the mount
+    /// point itself, no sandbox), `auto` (direct when writable).
     #[arg(long, value_enum, default_value_t = Mode::Namespace)]
     pub mount_mode: Mode,
 

@@ -17,7 +17,14 @@ pub(super) fn host_path(plan: &Plan, store_dir: &Path, prefix: &Path) -> PathBuf
 /// the plan does not name — old hashes of changed packages, packages dropped
 /// from the recipe, partial prefixes of failed builds. Without this they
 /// would end up in the image. Returns the removed host paths.
-pub(super) fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+///
+/// In a shared store (direct mode) only prefixes this build directory's
+/// record names are removed ([`store::Owned`]); anything else is kept.
+pub(super) fn prune_store(
+    plan: &Plan,
+    store_dir: &Path,
+    owned: Option<&store::Owned>,
+) -> Result<Vec<PathBuf>, PipelineError> {
     let mut keep: std::collections::BTreeMap<
         PathBuf,
         std::collections::BTreeSet<std::ffi::OsString>,
@@ -48,6 +55,10 @@ pub(super) fn prune_store(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>,
                 || !entry.file_type()?.is_dir()
                 || !name.to_str().is_some_and(resolve::is_prefix_name)
             {
+                continue;
+            }
+            if owned.is_some_and(|o| !o.owns(&entry.path())) {
+                tracing::info!("kept {}: not installed by this build", entry.path().display());
                 continue;
             }
             store::wipe(&entry.path())?;

@@ -75,6 +75,8 @@ struct Session<'a> {
     build_dir: PathBuf,
     fetch_opts: FetchOptions,
     timings: Vec<(Stage, Duration)>,
+    /// In a shared (direct-mode) store: what this build directory installed.
+    owned: Option<store::Owned>,
 }
 
 /// What the plan asks of this build directory.
@@ -105,6 +107,7 @@ impl<'a> Session<'a> {
             fetch_opts: fetch_options(&req.inputs, &req.sources),
             build_dir,
             timings: Vec::new(),
+            owned: None,
         };
         Ok((session, lock))
     }
@@ -318,8 +321,29 @@ impl<'a> Session<'a> {
 
     /// Remove what earlier plans left in the store; true when nothing was
     /// rebuilt or removed and the image was made from the same inputs.
-    fn up_to_date(&self, outcome: &BuildOutcome, fingerprint: &str) -> Result<bool, PipelineError> {
-        let pruned = prune::prune_store(&outcome.plan, &outcome.store_dir)?;
+    fn up_to_date(
+        &mut self,
+        outcome: &BuildOutcome,
+        fingerprint: &str,
+    ) -> Result<bool, PipelineError> {
+        // In a shared (direct-mode) store, touch only what this build installed.
+        self.owned = store::Owned::for_store(&self.build_dir, &outcome.store_dir)?;
+        if let Some(o) = self.owned.as_mut() {
+            let plan = &outcome.plan;
+            let prefixes: Vec<PathBuf> = plan
+                .topo_order()
+                .into_iter()
+                .filter(|i| !plan.node(*i).is_external())
+                .map(|i| prune::host_path(plan, &outcome.store_dir, &plan.node(i).prefix))
+                .collect();
+            o.add_prefixes(prefixes.iter().map(PathBuf::as_path));
+            o.save()?;
+        }
+        let pruned = prune::prune_store(&outcome.plan, &outcome.store_dir, self.owned.as_ref())?;
+        if let Some(o) = self.owned.as_mut() {
+            o.remove(&pruned);
+            o.save()?;
+        }
         for p in &pruned {
             tracing::info!("removed {} (not in this plan)", p.display());
         }
@@ -359,8 +383,17 @@ impl<'a> Session<'a> {
                 // Added by the audit step, which runs last.
                 audit_report: None,
             };
-            let store_meta = outcome.store_dir.join("meta");
+            if let Some(o) = &s.owned {
+                o.check_generated()?;
+            }
+            // A build or hook may have left a link at meta/: never write through it.
+            let store_meta =
+                store::Beneath::open(&outcome.store_dir)?.ensure_real_dir(Path::new("meta"))?;
             view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
+            if let Some(o) = s.owned.as_mut() {
+                o.record_generated()?;
+                o.save()?;
+            }
             Ok(provenance)
         })
     }

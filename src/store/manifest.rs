@@ -1,7 +1,7 @@
 //! The file manifest of an installed prefix.
 
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -93,7 +93,7 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
                 target: None,
             }
         } else {
-            let mut f = fs_err::File::open(entry.path())?;
+            let mut f = open_regular(entry.path(), ft)?;
             let md = f.metadata()?;
             let mut h = Sha256::new();
             loop {
@@ -115,6 +115,42 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
         out.push(e);
     }
     Ok(out)
+}
+
+/// Open a regular file for reading without ever blocking or following a
+/// link: a FIFO, socket or device (or a file swapped for one) is an error
+/// naming it, never an `open` that waits for a writer.
+fn open_regular(path: &Path, ft: std::fs::FileType) -> Result<fs_err::File, StoreError> {
+    use std::os::unix::fs::FileTypeExt;
+    let special = |ft: std::fs::FileType| {
+        let kind = if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_socket() {
+            "a socket"
+        } else if ft.is_block_device() || ft.is_char_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        StoreError::SpecialFile {
+            path: path.to_path_buf(),
+            kind,
+        }
+    };
+    if !ft.is_file() {
+        return Err(special(ft));
+    }
+    let f = std::fs::File::options()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let f = fs_err::File::from_parts(f, path);
+    let md = f.metadata()?;
+    if !md.file_type().is_file() {
+        return Err(special(md.file_type()));
+    }
+    Ok(f)
 }
 
 #[cfg(test)]
@@ -145,5 +181,36 @@ mod tests {
             Some("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         );
         assert_eq!(m[1].target.as_deref(), Some("libx.so.1"));
+    }
+
+    /// Issue 13, item 3: a FIFO in a prefix hung the manifest forever (it
+    /// was opened blocking); now it is an error naming the file. Runs on a
+    /// thread so that the old behaviour fails the test instead of hanging it.
+    #[test]
+    fn special_files_are_an_error_not_a_hang() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().to_path_buf();
+        fs_err::create_dir_all(p.join("share")).unwrap();
+        nix::unistd::mkfifo(&p.join("share/fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let q = p.clone();
+        std::thread::spawn(move || tx.send(manifest(&q).map_err(|e| e.to_string())));
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("manifest() hung on a FIFO");
+        let err = r.unwrap_err();
+        assert!(err.contains("share/fifo") && err.contains("FIFO"), "{err}");
+        // Unblock a thread still stuck in open(2) on old code.
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(nix::libc::O_NONBLOCK)
+            .open(p.join("share/fifo"));
+        drop(d);
+
+        let d = tempfile::tempdir().unwrap();
+        let sock = d.path().join("sock");
+        let _l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let err = manifest(d.path()).unwrap_err().to_string();
+        assert!(err.contains("sock") && err.contains("socket"), "{err}");
     }
 }

@@ -25,15 +25,21 @@
 //! read the records.
 
 pub mod atomic;
+pub mod beneath;
 pub mod lock;
 pub mod manifest;
+pub mod modes;
+pub mod owned;
 pub mod prefix;
 pub mod record;
 
 use std::path::{Path, PathBuf};
 
+pub use beneath::Beneath;
 pub use lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
+pub use modes::normalize_modes;
+pub use owned::Owned;
 pub use prefix::{PrefixState, inspect, wipe};
 pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
 
@@ -71,6 +77,24 @@ pub enum StoreError {
 
     #[error("{}: invalid install record: {message}", path.display())]
     BadRecord { path: PathBuf, message: String },
+
+    #[error(
+        "{}: {kind} in an installed prefix\n  hint: a prefix may hold only files, directories and symlinks; remove it in an install step (or do not install it)",
+        path.display()
+    )]
+    SpecialFile { path: PathBuf, kind: &'static str },
+
+    #[error(
+        "{} holds files this build directory did not install; refusing to replace or remove them:\n{}{}  hint: build into a mount point of its own, use `--mount-mode namespace`, or move these files away",
+        store.display(),
+        listed.iter().map(|p| format!("  {}\n", p.display())).collect::<String>(),
+        if *more > 0 { format!("  … and {more} more\n") } else { String::new() }
+    )]
+    Foreign {
+        store: PathBuf,
+        listed: Vec<PathBuf>,
+        more: usize,
+    },
 
     #[error(transparent)]
     Io(#[from] std::io::Error),
