@@ -8,6 +8,7 @@ use stack::image::ImageOptions;
 use stack::pipeline::{BuildRequest, build_stack};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::output::{errln, errout, outln};
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -126,23 +127,24 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             log_tail,
         } = &p.status
         {
-            eprintln!(
+            errln!(
                 "\nerror: {}@{} failed in {phase}: {message}",
-                p.name, p.version
+                p.name,
+                p.version
             );
             if let Some(log) = &p.log {
-                eprintln!("  log: {}", log.display());
+                errln!("  log: {}", log.display());
             }
-            eprintln!("  last {} lines:", log_tail.len());
+            errln!("  last {} lines:", log_tail.len());
             for l in log_tail {
-                eprintln!("  | {l}");
+                errln!("  | {l}");
             }
         }
     }
     let built = s.built().count();
     let reused = s.reused().count();
     let skipped = s.skipped().count();
-    eprintln!(
+    errln!(
         "\n{} built, {} reused, {} failed, {} skipped in {:.2}s (critical path {:.2}s, -j {})",
         built,
         reused,
@@ -157,19 +159,19 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     }
     if let Some(report) = &outcome.audit {
         if report.has_errors() {
-            eprint!("{}", report.to_text());
-            eprintln!(
+            errout!("{}", report.to_text());
+            errln!(
                 "\nerror: the linkage audit found problems (report: {}); fix the recipes or allow them with `audit: {{allow: [GLOB]}}` in the stack recipe or cluster configuration",
                 outcome.audit_path.display()
             );
             return Ok(ExitCode::from(1));
         }
-        eprintln!("audit: clean ({})", outcome.audit_path.display());
+        errln!("audit: clean ({})", outcome.audit_path.display());
     }
     if outcome.up_to_date {
-        println!("up to date: {}", outcome.image_path.display());
+        outln!("up to date: {}", outcome.image_path.display());
     } else if let Some(img) = &outcome.image {
-        println!(
+        outln!(
             "image: {} ({} bytes, sha256 {})\nmeta:  {}",
             img.path.display(),
             img.size,

@@ -1,5 +1,6 @@
 //! Errors at the edge: a miette report plus the exit code it maps to.
 
+use super::output::errln;
 use std::process::ExitCode;
 
 /// An error as the CLI shows it: rendered with miette, mapped to an exit code
@@ -29,7 +30,7 @@ impl CliError {
     }
 
     pub fn render(self) -> ExitCode {
-        eprintln!("{:?}", self.report);
+        errln!("{:?}", self.report);
         ExitCode::from(self.code)
     }
 }

@@ -6,6 +6,7 @@ use stack::fetch::{self, FetchedContent, Origin, Source};
 use stack::pipeline::{fetch_options, plan_sources, resolve_plan};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::output::outln;
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -73,7 +74,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
                     .is_some(),
                 _ => false,
             };
-            println!(
+            outln!(
                 "{:<28} {}\n{:<28} {}{}",
                 r.label(),
                 what,
@@ -83,9 +84,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             );
         }
         for m in &opts.mirrors {
-            println!("mirror: {m}");
+            outln!("mirror: {m}");
         }
-        println!("{} sources", requests.len());
+        outln!("{} sources", requests.len());
         return Ok(ExitCode::SUCCESS);
     }
     let progress = Progress::new(false);
@@ -104,7 +105,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             bytes += size;
         }
     }
-    println!(
+    outln!(
         "{} sources verified ({} cached, {} from mirrors, {} upstream; {:.1} MB) in {:.2}s; cache {}",
         fetched.len(),
         cache,
