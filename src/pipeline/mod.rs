@@ -576,18 +576,38 @@ fn audit_store(
     outcome: &BuildOutcome,
     inputs: &Inputs,
 ) -> Result<crate::audit::AuditReport, PipelineError> {
+    // Only the prefixes: what else is in the store (views, modules, meta/,
+    // hook output) may be left from an earlier run, and the report must not
+    // depend on that (it goes into the image).
+    let mut only_below: Vec<PathBuf> = outcome
+        .plan
+        .graph
+        .node_weights()
+        .filter(|n| !n.is_external())
+        .map(|n| n.prefix.clone())
+        .collect();
+    only_below.sort();
     let mut opts = crate::audit::AuditOptions {
         mount: Some(outcome.plan.mount.clone()),
+        only_below,
         ..Default::default()
     };
-    for a in inputs
-        .recipe
-        .audit
-        .allow
-        .iter()
-        .chain(inputs.cluster.audit.allow.iter())
-    {
+    opts.allow = inputs.cluster.audit_allow();
+    for a in &inputs.recipe.audit.allow {
         opts.allow.push(a.value.clone());
+    }
+    // The externals this plan links are allowed by construction.
+    for n in outcome
+        .plan
+        .graph
+        .node_weights()
+        .filter(|n| n.is_external())
+    {
+        if let Some(g) = crate::cluster::external_allow(&n.prefix)
+            && !opts.allow.contains(&g)
+        {
+            opts.allow.push(g);
+        }
     }
     Ok(crate::audit::audit_tree(&outcome.store_dir, &opts)?)
 }
