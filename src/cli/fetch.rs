@@ -44,7 +44,10 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let plan = resolve_plan(&inputs, args.locked, &opts, None).map_err(pipeline_error)?;
     let requests = plan_sources(&plan);
     if args.dry_run {
-        for r in &requests {
+        // The library's plan knows every kind of cache entry (archives, git
+        // repositories holding the pinned commit, mirror tarballs of it).
+        let planned = fetch::plan(&requests, &opts);
+        for (r, p) in requests.iter().zip(&planned) {
             let (what, check) = match &r.source {
                 Source::Archive { url, sha256, .. } => (
                     url.clone(),
@@ -66,14 +69,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
                         .unwrap_or_else(|| "unpinned".into()),
                 ),
             };
-            let cached = match &r.source {
-                Source::Archive {
-                    sha256: Some(s), ..
-                } => fetch::Sha256Hex::parse(s)
-                    .and_then(|h| opts.cache.lookup(&h))
-                    .is_some(),
-                _ => false,
-            };
+            let cached = p.cached.is_some();
             outln!(
                 "{:<28} {}\n{:<28} {}{}",
                 r.label(),

@@ -111,7 +111,7 @@ impl FetchReporter for Progress {
             }
         }
         self.line(&format!(
-            "    fetched {}@{} ({:?})",
+            "    fetched {}@{} {}",
             fetched.package, fetched.version, fetched.origin
         ));
     }
