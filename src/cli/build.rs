@@ -135,7 +135,9 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             if let Some(log) = &p.log {
                 errln!("  log: {}", log.display());
             }
-            errln!("  last {} lines:", log_tail.len());
+            if !log_tail.is_empty() {
+                errln!("  last {} lines:", log_tail.len());
+            }
             for l in log_tail {
                 errln!("  | {l}");
             }

@@ -12,6 +12,7 @@
 //! there. A no-op build (every node installed, image up to date) skips
 //! fetch, views, image and audit.
 
+mod failures;
 mod render;
 mod sources;
 mod views;
@@ -365,9 +366,11 @@ pub fn build_stack(
         })
         .collect();
 
-    // Fetch, stage and patch only what is missing.
+    // Fetch, stage and patch only what is missing; a package whose source
+    // fails fails alone (unless fail-fast).
     let t = Instant::now();
     let mut source_dirs = std::collections::HashMap::new();
+    let mut failures = failures::SourceFailures::default();
     if !missing.is_empty() {
         reporter.stage(Stage::Fetch, &format!("{} sources", missing.len()));
         let mut requests = Vec::new();
@@ -382,7 +385,10 @@ pub fn build_stack(
             requests.extend(sources::patch_requests(node));
             spans.push((*idx, start, patch_start, requests.len()));
         }
-        let fetched = fetch::fetch_all(&requests, &fetch_opts, reporter.fetch())?;
+        let fetched = fetch::fetch_each(&requests, &fetch_opts, reporter.fetch());
+        if req.fail_fast && fetched.iter().any(|r| r.is_err()) {
+            return Err(fetch::fetch_all_error(fetched).into());
+        }
         timings.push((Stage::Fetch, t.elapsed()));
         let t = Instant::now();
         reporter.stage(Stage::Stage, "extracting and patching");
@@ -393,14 +399,25 @@ pub fn build_stack(
                     plan.node(idx).name
                 )));
             }
-            let (dir, _applied) = sources::stage_and_patch(
-                &plan,
-                idx,
-                &fetched[start],
-                &fetched[patch_start..end],
-                &build_dir,
-            )?;
-            source_dirs.insert(idx, dir);
+            let got = match fetched[start..end]
+                .iter()
+                .map(Result::as_ref)
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(got) => got,
+                Err(e) => {
+                    failures.record(idx, e.to_string());
+                    continue;
+                }
+            };
+            let patches: Vec<fetch::Fetched> = got[1..].iter().map(|f| (*f).clone()).collect();
+            match sources::stage_and_patch(&plan, idx, got[0], &patches, &build_dir) {
+                Ok((dir, _applied)) => {
+                    source_dirs.insert(idx, dir);
+                }
+                Err(e) if req.fail_fast => return Err(e),
+                Err(e) => failures.record(idx, e.to_string()),
+            }
         }
         timings.push((Stage::Stage, t.elapsed()));
     }
@@ -408,6 +425,7 @@ pub fn build_stack(
     // Build graph over every buildable node (installed ones are reused).
     let t = Instant::now();
     reporter.stage(Stage::Build, &format!("{} to build", missing.len()));
+    let buildable = failures.keep(&plan, &buildable);
     let mut graph = BuildGraph::new();
     let mut ids: std::collections::HashMap<NodeIndex, JobId> = Default::default();
     for idx in &buildable {
@@ -447,7 +465,8 @@ pub fn build_stack(
         view::run_hook(&script.path, &hook(view::HookKind::PreInstall), &[])?;
     }
     let post_install = hook(view::HookKind::PostInstall);
-    let summary = build::run_in(&workspace, &graph, &opts, reporter.build())?;
+    let mut summary = build::run_in(&workspace, &graph, &opts, reporter.build())?;
+    failures.report(&plan, &mut summary);
     timings.push((Stage::Build, t.elapsed()));
 
     let mut outcome = BuildOutcome {
