@@ -1,6 +1,7 @@
 //! The image is a function of the lock file only: re-packing after the image
 //! was removed, and a rebuild after a view-only change, give the image of a
-//! clean build; a temporary image left by a killed run is cleaned up.
+//! clean build; a temporary image left by a killed run is cleaned up; the
+//! applied patches are recorded (output, log, installed.json).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,8 +59,45 @@ fn repacked_and_incremental_images_equal_clean_ones() {
     });
 
     let b1 = tmp.path().join("build-1");
-    build(&a, &b1, &cache);
+    let text = build(&a, &b1, &cache);
     let clean_a = sha(&b1.join("store.squashfs"));
+
+    // The applied patch is recorded: in the output, the log and the
+    // prefix's installed.json (which the image holds).
+    let patch = "hello-make/greet-patched-stack.patch";
+    let sum = "7475fdf3b64b3098ce0a3a7eead7e170e09f7230c1d0ba6bc674073e14d3a0da";
+    assert!(
+        text.contains(&format!(
+            "patched hello-make@1.0 with {patch} (sha256 {sum}, -p1)"
+        )),
+        "{text}"
+    );
+    let prefix = std::fs::read_dir(b1.join("store/x86_64"))
+        .unwrap()
+        .flatten()
+        .find(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("hello-make-1.0-")
+        })
+        .unwrap()
+        .path();
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(prefix.join(".stack/installed.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["patches"][0]["patch"], patch, "{record}");
+    assert_eq!(record["patches"][0]["sha256"], sum, "{record}");
+    let logs: String = std::fs::read_dir(b1.join("logs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("hello-make"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(
+        logs.contains(&format!("==> patched with {patch} (sha256 {sum}")),
+        "{logs}"
+    );
 
     // Re-pack after the image is removed; a temporary image of a killed
     // run is removed on the way.

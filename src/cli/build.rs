@@ -143,6 +143,24 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             }
         }
     }
+    // Which patches went into what was built (also in each prefix's
+    // .stack/installed.json and in the log).
+    for p in s.built() {
+        let node = outcome.plan.graph.node_weights().find(|n| n.hash == p.hash);
+        for patch in node.map(|n| n.patches.as_slice()).unwrap_or_default() {
+            let what = match &patch.source {
+                stack::repo::PatchSource::File(f) => f.text.as_str(),
+                stack::repo::PatchSource::Url(u) => u.value.as_str(),
+            };
+            errln!(
+                "patched {}@{} with {what} (sha256 {}, -p{})",
+                p.name,
+                p.version,
+                patch.sha256,
+                patch.level
+            );
+        }
+    }
     let built = s.built().count();
     let reused = s.reused().count();
     let skipped = s.skipped().count();

@@ -404,6 +404,18 @@ pub fn build_job(
         deps: dep_prefixes(plan, idx),
         compiler: compiler_paths(plan),
         cost: None,
+        patches: node
+            .patches
+            .iter()
+            .map(|p| crate::store::RecordPatch {
+                patch: match &p.source {
+                    repo::PatchSource::File(f) => f.text.clone(),
+                    repo::PatchSource::Url(u) => u.value.clone(),
+                },
+                sha256: p.sha256.clone(),
+                level: p.level,
+            })
+            .collect(),
     })
 }
 

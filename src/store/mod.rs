@@ -35,7 +35,9 @@ use std::path::{Path, PathBuf};
 pub use lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
 pub use prefix::{PrefixState, inspect, wipe};
-pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
+pub use record::{
+    BuildFacts, InstalledRecord, RecordDep, RecordPatch, read_record, register, write_facts,
+};
 
 /// Where `path`, a path under the mount point, lives on the host when the
 /// store is at `store_root` (the mount point itself, or `<build>/store`
