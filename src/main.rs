@@ -15,7 +15,8 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     if let Some(err) = stack::build::wrapper::dispatch() {
-        eprintln!("stack: {err}");
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "stack: {err}");
         return std::process::ExitCode::from(127);
     }
     cli::main()

@@ -364,7 +364,11 @@ impl Ctx<'_> {
                     _ if self.stack.contains(Path::new(s)) => (None, Class::Unresolved),
                     found => {
                         let exists = matches!(found, Lookup::File(_));
-                        if self.allow.allows(s) {
+                        let real = match &found {
+                            Lookup::File(c) => c.to_string_lossy(),
+                            _ => "".into(),
+                        };
+                        if self.allow.allows_any([s.as_str(), &*real]) {
                             (exists.then(|| s.clone()), Class::Allowed)
                         } else {
                             out.raw.push(Raw {
@@ -384,6 +388,7 @@ impl Ctx<'_> {
                         }
                     }
                 },
+                DlopenKind::Relative if self.allow.allows(s) => (None, Class::AllowedMissing),
                 DlopenKind::Relative => {
                     out.raw.push(group_raw(
                         FindingKind::DlopenName,
@@ -399,7 +404,15 @@ impl Ctx<'_> {
                         let opened = opened.to_string();
                         if self.stack.contains(&file.path) {
                             (Some(opened), Class::Stack)
-                        } else if self.allow.allows_any([s.as_str(), &*opened]) {
+                        } else if self.allow.allows_any([
+                            s.as_str(),
+                            &*opened,
+                            &file.path.to_string_lossy(),
+                            file.elf
+                                .as_ref()
+                                .and_then(|e| e.soname.as_deref())
+                                .unwrap_or(""),
+                        ]) {
                             (Some(opened), Class::Allowed)
                         } else {
                             out.raw.push(Raw {
@@ -485,11 +498,13 @@ pub fn describe_via(list: &LoadList, via: &Via) -> String {
     }
 }
 
-/// Files below the stack mount points, sorted.
-pub fn stack_files(vfs: &super::fs::Vfs, stack: &Stack) -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for m in &stack.prefixes {
-        v.extend(vfs.files_below(m));
+/// Files below `dirs` (the stack's mount points), sorted per directory.
+pub fn stack_files(vfs: &super::fs::Vfs, dirs: &[PathBuf]) -> super::unreadable::Walked {
+    let mut w = super::unreadable::Walked::default();
+    for m in dirs {
+        let (files, unlisted) = vfs.walk_below(m);
+        w.files.extend(files);
+        w.unlisted.extend(unlisted);
     }
-    v
+    w
 }

@@ -151,10 +151,7 @@ pub fn merge(
             hint: r.hint,
         })
         .collect();
-    findings.sort_by(|a, b| {
-        (a.severity, &a.group, &a.file, a.kind, &a.target)
-            .cmp(&(b.severity, &b.group, &b.file, b.kind, &b.target))
-    });
+    sort(&mut findings);
     summary.errors = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
@@ -162,6 +159,14 @@ pub fn merge(
     summary.warnings = findings.len() - summary.errors;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     (files, findings, summary)
+}
+
+/// The report's order: errors first, then by group, file, kind and target.
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (a.severity, &a.group, &a.file, a.kind, &a.target)
+            .cmp(&(b.severity, &b.group, &b.file, b.kind, &b.target))
+    });
 }
 
 fn add(merged: &mut BTreeMap<Key, (Raw, usize)>, r: Raw) {

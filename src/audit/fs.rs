@@ -401,30 +401,57 @@ impl Vfs {
     /// Every regular file below the canonical directory `root` (not following
     /// symbolic links), sorted.
     pub fn files_below(&self, root: &Path) -> Vec<PathBuf> {
+        self.walk_below(root).0
+    }
+
+    /// Every regular file below the canonical directory `root` (not following
+    /// symbolic links), sorted; and the directories below it that could not
+    /// be listed, with the reason (sorted).
+    pub fn walk_below(&self, root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
         let mut level = vec![root.to_path_buf()];
         let mut files = Vec::new();
+        let mut unlisted = Vec::new();
         while !level.is_empty() {
             use rayon::prelude::*;
-            let listed: Vec<Vec<(PathBuf, NodeKind)>> = level
+            let listed: Vec<Result<Vec<(PathBuf, NodeKind)>, (PathBuf, io::Error)>> = level
                 .par_iter()
-                .map(|d| {
-                    self.listing(d)
-                        .map(|l| l.iter().map(|(n, k)| (d.join(n), *k)).collect())
-                        .unwrap_or_default()
+                .map(|d| match self.listing(d) {
+                    Some(l) => Ok(l.iter().map(|(n, k)| (d.join(n), *k)).collect()),
+                    None => Err((d.clone(), self.list_error(d))),
                 })
                 .collect();
             level = Vec::new();
-            for (p, k) in listed.into_iter().flatten() {
-                match k {
-                    NodeKind::Dir => level.push(p),
-                    NodeKind::File => files.push(p),
-                    _ => {}
+            for r in listed {
+                let entries = match r {
+                    Ok(entries) => entries,
+                    Err(e) => {
+                        unlisted.push(e);
+                        continue;
+                    }
+                };
+                for (p, k) in entries {
+                    match k {
+                        NodeKind::Dir => level.push(p),
+                        NodeKind::File => files.push(p),
+                        _ => {}
+                    }
                 }
             }
         }
         // Byte order (comparing paths component-wise is much slower).
         files.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        files
+        unlisted.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+        (files, unlisted)
+    }
+
+    /// Why the directory `dir` could not be listed (asked again: listings
+    /// are memoised without their errors, and failures are rare).
+    fn list_error(&self, dir: &Path) -> io::Error {
+        let (b, rel) = self.backend(dir);
+        match b.list(&rel) {
+            Err(e) => e,
+            Ok(_) => io::Error::other("the directory changed while it was read"),
+        }
     }
 }
 

@@ -27,7 +27,9 @@
 //!    [`session`] caches parsed files across all roots.
 //! 5. [`analyze`] loads every ELF file of the stack as a root (in
 //!    parallel), [`classify`] sorts every resolution (stack / allowed /
-//!    leak / unresolved) and [`findings`] merges the problems of all loads.
+//!    leak / unresolved) and [`findings`] merges the problems of all loads;
+//!    [`unreadable`] turns every file or directory that could not be read
+//!    into an error finding (an audit never vouches for what it did not see).
 //! 6. [`render`]: text, JSON and JUnit; [`ldd`] prints one load list the way
 //!    `ldd` does.
 //!
@@ -48,12 +50,14 @@ pub mod ldd;
 pub mod load;
 pub mod loader;
 mod memo;
+pub mod recorded;
 pub mod render;
 pub mod report;
 pub mod session;
 pub mod source;
 pub mod squashfs;
 pub mod tree;
+pub mod unreadable;
 pub mod verify;
 
 pub use classify::{AllowList, Class, DEFAULT_ALLOW};

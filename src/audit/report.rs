@@ -18,6 +18,9 @@ pub struct Input {
     pub mount: String,
     /// Where the mount point came from (`--mount`, `meta/env.json`, …).
     pub mount_from: String,
+    /// The build's recorded audit report whose allow-list was used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow_from: Option<String>,
 }
 
 /// The loader facts the audit used.
@@ -144,6 +147,9 @@ pub enum FindingKind {
     InterpreterMissing,
     /// An ELF file the loader would reject.
     BrokenElf,
+    /// A file or directory of the stack that could not be read: it was not
+    /// examined.
+    Unreadable,
 }
 
 impl FindingKind {
@@ -161,6 +167,7 @@ impl FindingKind {
             FindingKind::NeededWithSlash => "needed-with-slash",
             FindingKind::InterpreterMissing => "interpreter-missing",
             FindingKind::BrokenElf => "broken-elf",
+            FindingKind::Unreadable => "unreadable",
         }
     }
 }
@@ -197,6 +204,9 @@ pub struct Summary {
     pub files: usize,
     /// ELF files among them.
     pub elf_files: usize,
+    /// Files and directories of the stack that could not be read (each an
+    /// `unreadable` error finding).
+    pub unreadable: usize,
     /// ELF files loaded as roots (executables and libraries).
     pub roots: usize,
     /// Direct `DT_NEEDED` resolutions of the audited files.

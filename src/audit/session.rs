@@ -48,6 +48,9 @@ pub struct Object {
     pub elf: Option<Arc<ElfInfo>>,
     /// `open_verify`'s verdict for this session's target.
     pub verdict: Candidate,
+    /// Why the file could not be read (the loader skips it; an audit of the
+    /// stack reports it as not examined).
+    pub error: Option<String>,
 }
 
 impl Object {
@@ -150,6 +153,7 @@ impl Session {
                     id: loaded.id,
                     elf,
                     verdict,
+                    error: None,
                 }
             }
             Err(e) => Object {
@@ -158,6 +162,7 @@ impl Session {
                 mode: 0,
                 id: None,
                 elf: None,
+                error: Some(e.to_string()),
                 verdict: if e.raw_os_error() == Some(21) {
                     Candidate::Fatal("cannot read file data: Is a directory".into())
                 } else {

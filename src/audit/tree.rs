@@ -13,9 +13,11 @@ use super::error::AuditError;
 use super::findings;
 use super::fs::{Backend, HostDir, Vfs, clean};
 use super::loader::LoaderModel;
+use super::recorded;
 use super::report::{AuditReport, Input, LoaderSummary};
 use super::session::{Env, Session};
 use super::squashfs::{self, SquashImage};
+use super::unreadable;
 
 /// The mount point used for an image without `meta/env.json` or `--mount`.
 pub const DEFAULT_MOUNT: &str = "/user-environment";
@@ -41,6 +43,16 @@ pub struct AuditOptions {
     pub ld_library_path: Option<String>,
     /// Scan files that import `dlopen` for hard-coded library paths.
     pub dlopen_scan: bool,
+    /// Audit only the files below these virtual paths (inside the tree);
+    /// empty: every file of the tree. The rest of the tree still counts as
+    /// the stack when libraries resolve. A build audits its prefixes only,
+    /// so that views, modules and `meta/` left by an earlier run do not
+    /// change its report.
+    pub only_below: Vec<PathBuf>,
+    /// Also allow what the build allowed: the `allow` list of the build's
+    /// report, `meta/audit/audit.json` inside the tree or image, or in the
+    /// `meta/` beside it (see [`super::recorded`]).
+    pub recorded_allow: bool,
 }
 
 impl Default for AuditOptions {
@@ -53,6 +65,8 @@ impl Default for AuditOptions {
             default_allow: true,
             ld_library_path: None,
             dlopen_scan: true,
+            only_below: Vec::new(),
+            recorded_allow: false,
         }
     }
 }
@@ -78,6 +92,7 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         .clone()
         .unwrap_or_else(|| PathBuf::from("/"));
     let mut inputs = Vec::new();
+    let mut recorded_allow: Vec<String> = Vec::new();
     let mut backends: Vec<(PathBuf, Box<dyn Backend>)> = Vec::new();
     for root in roots {
         let meta =
@@ -91,12 +106,18 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
                 Some(m) => (clean(m), "--mount".to_string()),
                 None => (host.clone(), "the directory itself".to_string()),
             };
+            let recorded = options
+                .recorded_allow
+                .then(|| recorded::for_directory(&host))
+                .flatten();
             inputs.push(Input {
                 path: root.display().to_string(),
                 kind: "directory".into(),
                 mount: mount.display().to_string(),
                 mount_from: from,
+                allow_from: recorded.as_ref().map(|r| r.1.clone()),
             });
+            recorded_allow.extend(recorded.map(|r| r.0).unwrap_or_default());
             backends.push((mount, Box::new(HostDir::new(host))));
         } else if meta.is_file() && squashfs::is_image(root) {
             if roots.len() > 1 {
@@ -116,18 +137,33 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
                     ),
                 },
             };
+            let recorded = options
+                .recorded_allow
+                .then(|| recorded::for_image(root, &image))
+                .flatten();
             inputs.push(Input {
                 path: root.display().to_string(),
                 kind: "squashfs".into(),
                 mount: mount.display().to_string(),
                 mount_from: from,
+                allow_from: recorded.as_ref().map(|r| r.1.clone()),
             });
+            recorded_allow.extend(recorded.map(|r| r.0).unwrap_or_default());
             backends.push((mount, Box::new(image)));
         } else {
             return Err(AuditError::NotTreeOrImage { path: root.clone() });
         }
     }
-    let allow = AllowList::new(&options.allow, options.default_allow)?;
+    let mut extra = options.allow.clone();
+    for p in recorded_allow {
+        // The recorded list holds the defaults too: they come (or stay
+        // off) with `default_allow`.
+        let default = super::classify::DEFAULT_ALLOW.contains(&p.as_str());
+        if !default && !extra.contains(&p) {
+            extra.push(p);
+        }
+    }
+    let allow = AllowList::new(&extra, options.default_allow)?;
     let mut vfs = Vfs::new(Box::new(HostDir::new(&sysroot)));
     let mut prefixes = Vec::new();
     for (mount, b) in backends {
@@ -137,7 +173,7 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
     let stack = Stack { prefixes };
     let t0 = Instant::now();
     // Asking the host's ld.so for its facts (a process) overlaps the walk.
-    let (model, files) = rayon::join(
+    let (model, walked) = rayon::join(
         || match &options.loader {
             Some(m) => m.clone(),
             None if options.sysroot.is_some() => {
@@ -145,8 +181,16 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
             }
             None => LoaderModel::host(),
         },
-        || stack_files(&vfs, &stack),
+        || {
+            if options.only_below.is_empty() {
+                stack_files(&vfs, &stack.prefixes)
+            } else {
+                let only: Vec<PathBuf> = options.only_below.iter().map(|p| clean(p)).collect();
+                stack_files(&vfs, &only)
+            }
+        },
     );
+    let files = &walked.files;
     let total = files.len();
     let t1 = Instant::now();
     let env = Env {
@@ -169,10 +213,17 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
     let t2 = Instant::now();
     let outs: Vec<FileOut> = files.par_iter().filter_map(|f| ctx.file(f)).collect();
     let t3 = Instant::now();
-    let (files_out, findings, mut summary) =
+    let (files_out, mut findings, mut summary) =
         findings::merge(outs, &stack, &|root, file, needed| {
             ctx.resolved_in(root, file, needed)
         });
+    let unread = unreadable::findings(&walked, &session, &stack);
+    summary.unreadable = unread.len();
+    summary.errors += unread.len();
+    if !unread.is_empty() {
+        findings.extend(unread);
+        findings::sort(&mut findings);
+    }
     tracing::debug!(
         setup_ms = (t0 - start).as_secs_f64() * 1e3,
         walk_ms = (t1 - t0).as_secs_f64() * 1e3,

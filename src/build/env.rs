@@ -278,6 +278,7 @@ mod tests {
             deps,
             compiler: CompilerPaths::default(),
             cost: None,
+            patches: Vec::new(),
         }
     }
 

@@ -41,6 +41,9 @@ pub struct BuildJob {
     pub compiler: CompilerPaths,
     /// Scheduling cost hint (e.g. seconds of the last build); default 1.
     pub cost: Option<f64>,
+    /// The patches applied to `source_dir` (recorded in the log and in
+    /// `installed.json`; applying them is the pipeline's business).
+    pub patches: Vec<crate::store::RecordPatch>,
 }
 
 /// How a package is built, with per-system data.

@@ -181,6 +181,12 @@ pub(crate) fn build_one(
         job.system.keyword(),
         job.prefix.display()
     ));
+    for p in &job.patches {
+        log.line(&format!(
+            "==> patched with {} (sha256 {}, -p{})",
+            p.patch, p.sha256, p.level
+        ));
+    }
     let out_of_source = matches!(job.system, BuildSystem::CMake(_) | BuildSystem::Meson(_));
     let stage = StageDirs::new(
         stage_root(&shared.build_dir, job),
@@ -321,6 +327,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
         deps,
         manifest_entries: 0,
         manifest_sha256: String::new(),
+        patches: job.patches.clone(),
     };
     let facts = BuildFacts {
         name: job.name.clone(),

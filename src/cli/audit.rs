@@ -122,8 +122,13 @@ pub enum Format {
   stack audit store.squashfs --format junit -o audit.xml
   stack audit build/store --allow 'libcurl.so*' --allow '/opt/cray/*'
   stack audit /usr/lib/x86_64-linux-gnu /usr/bin  # several trees as one stack
+  stack audit build/store --cluster cluster-configs/local
 
-Exit status: 0 clean, 1 findings (errors), 2 bad input (missing path, not a tree or image, bad flags).")]
+A build's store or image is judged as the build judged it: the allow-list
+recorded in its meta/audit/audit.json (inside, or in the meta/ beside it) is
+used too, unless --no-recorded-allow.
+
+Exit status: 0 clean, 1 findings (errors, including files or directories that could not be read), 2 bad input (missing path, not a tree or image, bad flags).")]
 pub struct Args {
     /// Directories or one squashfs image to audit.
     #[arg(required = true, value_name = "PATH|IMAGE")]
@@ -147,6 +152,15 @@ pub struct Args {
     /// Do not scan files that call dlopen for hard-coded library paths.
     #[arg(long)]
     pub no_dlopen_scan: bool,
+    /// Also allow what this cluster configuration allows: its `audit.allow`
+    /// globs and the libraries of its externals (everything below an
+    /// external's prefix, unless that is a system-wide one such as /usr).
+    #[arg(long, value_name = "DIR")]
+    pub cluster: Option<PathBuf>,
+    /// Ignore the allow-list the build recorded in meta/audit/audit.json
+    /// (inside the tree or image, or in the meta/ beside it).
+    #[arg(long)]
+    pub no_recorded_allow: bool,
     #[command(flatten)]
     pub loader: Box<LoaderArgs>,
 }
@@ -164,14 +178,30 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     } else {
         None
     };
+    let mut allow = args.allow.clone();
+    if let Some(dir) = &args.cluster {
+        let cluster = match stack::cluster::load_cluster(dir) {
+            Ok((cluster, _warnings)) => cluster,
+            Err(diags) => {
+                super::check::render(&diags);
+                return Err(CliError::input(miette::miette!(
+                    "--cluster {}: invalid cluster configuration",
+                    dir.display()
+                )));
+            }
+        };
+        allow.extend(cluster.audit_allow());
+    }
     let options = AuditOptions {
         mount: args.mount.clone(),
         sysroot: args.loader.sysroot.clone(),
         loader,
-        allow: args.allow.clone(),
+        allow,
         default_allow: !args.no_default_allow,
         ld_library_path: args.loader.ld_library_path.clone(),
         dlopen_scan: !args.no_dlopen_scan,
+        only_below: Vec::new(),
+        recorded_allow: !args.no_recorded_allow,
     };
     let report = audit_paths(&args.paths, &options).map_err(|e| {
         let hint = e.hint();

@@ -8,6 +8,7 @@ use stack::image::ImageOptions;
 use stack::pipeline::{BuildOutcome, BuildRequest, build_stack};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::output::{errln, errout, outln};
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -138,23 +139,44 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
             log_tail,
         } = &p.status
         {
-            eprintln!(
+            errln!(
                 "\nerror: {}@{} failed in {phase}: {message}",
-                p.name, p.version
+                p.name,
+                p.version
             );
             if let Some(log) = &p.log {
-                eprintln!("  log: {}", log.display());
+                errln!("  log: {}", log.display());
             }
-            eprintln!("  last {} lines:", log_tail.len());
+            if !log_tail.is_empty() {
+                errln!("  last {} lines:", log_tail.len());
+            }
             for l in log_tail {
-                eprintln!("  | {l}");
+                errln!("  | {l}");
             }
+        }
+    }
+    // Which patches went into what was built (also in each prefix's
+    // .stack/installed.json and in the log).
+    for p in s.built() {
+        let node = outcome.plan.graph.node_weights().find(|n| n.hash == p.hash);
+        for patch in node.map(|n| n.patches.as_slice()).unwrap_or_default() {
+            let what = match &patch.source {
+                stack::repo::PatchSource::File(f) => f.text.as_str(),
+                stack::repo::PatchSource::Url(u) => u.value.as_str(),
+            };
+            errln!(
+                "patched {}@{} with {what} (sha256 {}, -p{})",
+                p.name,
+                p.version,
+                patch.sha256,
+                patch.level
+            );
         }
     }
     let built = s.built().count();
     let reused = s.reused().count();
     let skipped = s.skipped().count();
-    eprintln!(
+    errln!(
         "\n{} built, {} reused, {} failed, {} skipped in {:.2}s (critical path {:.2}s, -j {})",
         built,
         reused,
@@ -174,19 +196,19 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
 fn render_result(outcome: &BuildOutcome) -> ExitCode {
     if let Some(report) = &outcome.audit {
         if report.has_errors() {
-            eprint!("{}", report.to_text());
-            eprintln!(
+            errout!("{}", report.to_text());
+            errln!(
                 "\nerror: the linkage audit found problems (report: {}); fix the recipes or allow them with `audit: {{allow: [GLOB]}}` in the stack recipe or cluster configuration",
                 outcome.audit_path.display()
             );
             return ExitCode::from(1);
         }
-        eprintln!("audit: clean ({})", outcome.audit_path.display());
+        errln!("audit: clean ({})", outcome.audit_path.display());
     }
     if outcome.up_to_date {
-        println!("up to date: {}", outcome.image_path.display());
+        outln!("up to date: {}", outcome.image_path.display());
     } else if let Some(img) = &outcome.image {
-        println!(
+        outln!(
             "image: {} ({} bytes, sha256 {})\nmeta:  {}",
             img.path.display(),
             img.size,

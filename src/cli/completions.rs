@@ -1,5 +1,6 @@
 //! `stack completions SHELL`: print a shell completion script.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::CommandFactory;
@@ -22,6 +23,10 @@ pub struct Args {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let mut cmd = Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "stack", &mut std::io::stdout());
+    // Generated into memory: clap_complete panics when a write fails (a
+    // closed pipe), the CLI never does.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "stack", &mut script);
+    let _ = std::io::stdout().write_all(&script);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
 //! Errors at the edge: a miette report plus the exit code it maps to.
 
+use super::output::errln;
 use std::process::ExitCode;
 
 use stack::pipeline::{ErrorClass, PipelineError};
@@ -37,9 +38,9 @@ impl CliError {
 
     pub fn render(self) -> ExitCode {
         if self.plain {
-            eprintln!("error: {}", self.report);
+            errln!("error: {}", self.report);
         } else {
-            eprintln!("{:?}", self.report);
+            errln!("{:?}", self.report);
         }
         ExitCode::from(self.code)
     }

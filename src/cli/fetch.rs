@@ -6,6 +6,7 @@ use stack::fetch::{self, FetchedContent, Origin, Source};
 use stack::pipeline::{LockRules, fetch_options, plan_sources, resolve_plan};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::output::outln;
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -44,7 +45,10 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         resolve_plan(&inputs, &lock_rules(args.locked), &opts, None).map_err(pipeline_error)?;
     let requests = plan_sources(&plan);
     if args.dry_run {
-        for r in &requests {
+        // The library's plan knows every kind of cache entry (archives, git
+        // repositories holding the pinned commit, mirror tarballs of it).
+        let planned = fetch::plan(&requests, &opts);
+        for (r, p) in requests.iter().zip(&planned) {
             let (what, check) = match &r.source {
                 Source::Archive { url, sha256, .. } => (
                     url.clone(),
@@ -66,15 +70,8 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
                         .unwrap_or_else(|| "unpinned".into()),
                 ),
             };
-            let cached = match &r.source {
-                Source::Archive {
-                    sha256: Some(s), ..
-                } => fetch::Sha256Hex::parse(s)
-                    .and_then(|h| opts.cache.lookup(&h))
-                    .is_some(),
-                _ => false,
-            };
-            println!(
+            let cached = p.cached.is_some();
+            outln!(
                 "{:<28} {}\n{:<28} {}{}",
                 r.label(),
                 what,
@@ -84,9 +81,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             );
         }
         for m in &opts.mirrors {
-            println!("mirror: {m}");
+            outln!("mirror: {m}");
         }
-        println!("{} sources", requests.len());
+        outln!("{} sources", requests.len());
         return Ok(ExitCode::SUCCESS);
     }
     let progress = Progress::new(false);
@@ -105,7 +102,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             bytes += size;
         }
     }
-    println!(
+    outln!(
         "{} sources verified ({} cached, {} from mirrors, {} upstream; {:.1} MB) in {:.2}s; cache {}",
         fetched.len(),
         cache,

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 
+use super::output::{errln, outln};
 use super::{CliError, Global};
 use stack::image::{self, Compression, ImageError, ImageOptions, Writer};
 
@@ -119,7 +120,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             s.to_string()
         }
     };
-    println!(
+    outln!(
         "{} {} ({}, {}, {:.1} s)",
         bold("packed"),
         info.path.display(),
@@ -127,11 +128,11 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         info.writer,
         info.duration.as_secs_f64()
     );
-    println!("{} {}", bold("sha256"), info.sha256);
+    outln!("{} {}", bold("sha256"), info.sha256);
     if !args.no_meta {
         match image::export_meta(&store, &args.build_dir) {
-            Ok(meta) => println!("{} {}", bold("meta  "), meta.display()),
-            Err(ImageError::MetaMissing { path }) => eprintln!(
+            Ok(meta) => outln!("{} {}", bold("meta  "), meta.display()),
+            Err(ImageError::MetaMissing { path }) => errln!(
                 "warning: {} has no env.json; nothing copied beside the image",
                 path.display()
             ),

@@ -74,6 +74,9 @@ impl SourceArgs {
                 ))
             })?),
         };
+        for m in &self.mirrors {
+            check_local_mirror(m)?;
+        }
         Ok(SourceSettings {
             cache,
             mirrors: self.mirrors.clone(),
@@ -81,6 +84,22 @@ impl SourceArgs {
             allow_unverified: self.allow_unverified,
         })
     }
+}
+
+/// A `--mirror` that is a local directory (a path or `file://`) must exist:
+/// with a warm cache it would otherwise be ignored without a word.
+fn check_local_mirror(m: &str) -> Result<(), CliError> {
+    if m.contains("://") && !m.starts_with("file://") {
+        return Ok(());
+    }
+    let dir = std::path::Path::new(m.strip_prefix("file://").unwrap_or(m));
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(CliError::input(miette::miette!(
+        help = "give an existing mirror directory (made with `stack mirror`), or an http(s):// URL",
+        "--mirror {m}: no such directory"
+    )))
 }
 
 /// A pipeline error at the edge (see [`super::error::stage_error`]).

@@ -7,6 +7,7 @@ use stack::fetch::mirror;
 use stack::pipeline::{fetch_options, plan_sources, resolve_plan};
 
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::output::outln;
 use super::progress::Progress;
 use super::{CliError, Global};
 
@@ -56,7 +57,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     progress.finish();
     let report = result.map_err(|e| CliError::failure(miette::miette!("{e}")))?;
     let added = report.entries.iter().filter(|e| e.added).count();
-    println!(
+    outln!(
         "{}: {} sources ({} added, {} already present)",
         args.dir.display(),
         report.entries.len(),

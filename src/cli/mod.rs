@@ -22,6 +22,7 @@ mod inputs;
 mod ldd;
 mod list;
 mod mirror;
+mod output;
 mod progress;
 mod resolve;
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use super::output::errln;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stack::build::{BuildReporter, JobId, PackageReport, PackageStatus, Phase};
 use stack::fetch::{FetchError, FetchReporter, Fetched, SourceRequest};
@@ -40,7 +41,7 @@ impl Progress {
             Some(mp) => {
                 let _ = mp.println(text);
             }
-            None => eprintln!("{text}"),
+            None => errln!("{text}"),
         }
     }
 
@@ -110,7 +111,7 @@ impl FetchReporter for Progress {
             }
         }
         self.line(&format!(
-            "    fetched {}@{} ({:?})",
+            "    fetched {}@{} {}",
             fetched.package, fetched.version, fetched.origin
         ));
     }

@@ -8,12 +8,14 @@
 //! `packages:` shape) is shared with stack recipes, which merge theirs over
 //! the cluster's ([`Policies::merged_with`]).
 
+mod allow;
 mod load;
 mod model;
 mod policy;
 
 use std::path::{Path, PathBuf};
 
+pub use allow::external_allow;
 pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};
 pub use model::{AuditConfig, Cluster, Compiler, LoaderFacts, Mirror, Network};
 pub use policy::{External, PackagePolicy, Policies};

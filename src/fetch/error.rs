@@ -106,6 +106,19 @@ pub enum FetchError {
     },
 
     #[error(
+        "{url}: the pin {pin} of {reference} is the id of the annotated tag object `{tag}` \
+         (what `git rev-parse {tag}` prints), not of a commit; the tag points to commit \
+         {commit}: pin that (`git rev-parse {tag}^{{commit}}`)"
+    )]
+    GitPinIsTagObject {
+        url: String,
+        reference: String,
+        pin: String,
+        tag: String,
+        commit: String,
+    },
+
+    #[error(
         "{url}: {reference} resolves to commit {actual}, but the recipe pins {expected}; \
          a moved tag is suspicious, check upstream and update the pin"
     )]

@@ -72,6 +72,17 @@ pub enum Origin {
     Upstream(String),
 }
 
+/// How a user reads it: `from the cache`, `from mirror <url>`, `from <url>`.
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Cache => f.write_str("from the cache"),
+            Origin::Mirror(m) => write!(f, "from mirror {m}"),
+            Origin::Upstream(u) => write!(f, "from {u}"),
+        }
+    }
+}
+
 /// Why the content can be trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verification {
@@ -111,5 +122,20 @@ impl Fetched {
     /// Whether the content was checked against a recipe checksum or pinned commit.
     pub fn is_verified(&self) -> bool {
         !matches!(self.verification, Verification::Unverified)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_read_as_words() {
+        assert_eq!(Origin::Cache.to_string(), "from the cache");
+        assert_eq!(
+            Origin::Mirror("file:///m/x.tar.gz".into()).to_string(),
+            "from mirror file:///m/x.tar.gz"
+        );
+        assert_eq!(Origin::Upstream("/src/x".into()).to_string(), "from /src/x");
     }
 }

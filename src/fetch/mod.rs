@@ -67,11 +67,50 @@ pub fn fetch_all(
     options: &FetchOptions,
     reporter: &dyn FetchReporter,
 ) -> Result<Vec<Fetched>, FetchError> {
+    let mut fetched = Vec::with_capacity(requests.len());
+    let mut errors = Vec::new();
+    for r in fetch_each(requests, options, reporter) {
+        match r {
+            Ok(f) => fetched.push(f),
+            Err(e) => errors.push(e),
+        }
+    }
+    match FetchError::combine(errors) {
+        Some(e) => Err(e),
+        None => Ok(fetched),
+    }
+}
+
+/// The error [`fetch_all`] gives for these results (every failure; `Ok`
+/// results are dropped). Call it when at least one failed.
+pub fn fetch_all_error(results: Vec<Result<Fetched, FetchError>>) -> FetchError {
+    let errors: Vec<FetchError> = results.into_iter().filter_map(Result::err).collect();
+    FetchError::combine(errors)
+        .unwrap_or_else(|| FetchError::Io(std::io::Error::other("no source failed")))
+}
+
+/// Like [`fetch_all`], with each request's own result (in request order):
+/// what failed does not hide what was fetched, so a build can go on with
+/// the packages whose sources arrived.
+pub fn fetch_each(
+    requests: &[SourceRequest],
+    options: &FetchOptions,
+    reporter: &dyn FetchReporter,
+) -> Vec<Result<Fetched, FetchError>> {
     if requests.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let http = if needs_http(requests, &options.mirrors) {
-        Some(http::Http::new(options)?)
+        match http::Http::new(options) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                let msg = e.to_string();
+                return requests
+                    .iter()
+                    .map(|_| Err(FetchError::Io(std::io::Error::other(msg.clone()))))
+                    .collect();
+            }
+        }
     } else {
         None
     };
@@ -105,18 +144,12 @@ pub fn fetch_all(
                 .expect("spawn fetch worker");
         }
     });
-    let mut fetched = Vec::with_capacity(requests.len());
-    let mut errors = Vec::new();
-    for r in results.into_inner().expect("workers finished") {
-        match r.expect("every request was processed") {
-            Ok(f) => fetched.push(f),
-            Err(e) => errors.push(e),
-        }
-    }
-    match FetchError::combine(errors) {
-        Some(e) => Err(e),
-        None => Ok(fetched),
-    }
+    results
+        .into_inner()
+        .expect("workers finished")
+        .into_iter()
+        .map(|r| r.expect("every request was processed"))
+        .collect()
 }
 
 /// Fetch one source (worker side).

@@ -22,6 +22,7 @@ mod embedded;
 mod error;
 pub mod mksquashfs;
 mod mode;
+mod stale;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -178,6 +179,7 @@ pub fn pack(
         })?
         .to_string_lossy()
         .into_owned();
+    stale::remove_stale_temps(&parent, &file_name);
     let tmp = parent.join(format!(".{file_name}.tmp-{}", std::process::id()));
 
     let result = write_with(store_dir, &tmp, epoch, opts);

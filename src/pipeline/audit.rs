@@ -2,7 +2,7 @@
 //! mounted at the mount point, with the recipe's and the cluster's
 //! allow-lists and the cluster's loader facts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::audit::{AuditOptions, AuditReport, LoaderModel};
 use crate::cluster::{Cluster, LoaderFacts};
@@ -19,6 +19,7 @@ pub fn audit_store(
 ) -> Result<AuditReport, PipelineError> {
     let mut opts = AuditOptions {
         mount: Some(plan.mount.clone()),
+        only_below: audited_entries(plan, store_dir)?,
         loader: inputs
             .cluster
             .loader
@@ -26,14 +27,17 @@ pub fn audit_store(
             .map(|l| loader_model(&inputs.cluster, l)),
         ..Default::default()
     };
-    for a in inputs
-        .recipe
-        .audit
-        .allow
-        .iter()
-        .chain(inputs.cluster.audit.allow.iter())
-    {
+    opts.allow = inputs.cluster.audit_allow();
+    for a in &inputs.recipe.audit.allow {
         opts.allow.push(a.value.clone());
+    }
+    // The externals this plan links are allowed by construction.
+    for n in plan.graph.node_weights().filter(|n| n.is_external()) {
+        if let Some(g) = crate::cluster::external_allow(&n.prefix)
+            && !opts.allow.contains(&g)
+        {
+            opts.allow.push(g);
+        }
     }
     let mut report = crate::audit::audit_tree(store_dir, &opts)?;
     // The report goes into the image: name the tree by its mount point, not
@@ -44,6 +48,25 @@ pub fn audit_store(
     }
     report.summary.elapsed_ms = 0;
     Ok(report)
+}
+
+/// Everything the image is made of except `meta/`: prefixes, views, modules
+/// and what hooks added — but not the metadata, which holds the previous
+/// run's report (the image must be a function of the lock file).
+fn audited_entries(plan: &Plan, store_dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+    let mut out = Vec::new();
+    for entry in fs_err::read_dir(store_dir)? {
+        let name = entry?.file_name();
+        if name != "meta" {
+            out.push(plan.mount.join(name));
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        // An empty store: audit nothing rather than everything.
+        out.push(plan.mount.join(".empty"));
+    }
+    Ok(out)
 }
 
 /// The loader the cluster describes: the facts of its `loader:` block over

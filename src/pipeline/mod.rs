@@ -16,6 +16,7 @@
 
 mod audit;
 mod error;
+mod failures;
 mod fingerprint;
 mod plan;
 mod prune;

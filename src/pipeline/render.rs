@@ -285,7 +285,23 @@ pub fn build_job(
         deps: dep_prefixes(plan, idx),
         compiler: compiler_paths(plan),
         cost: None,
+        patches: recorded_patches(node),
     })
+}
+
+/// The patches applied to the node's source, as its prefix records them.
+fn recorded_patches(node: &crate::resolve::Node) -> Vec<crate::store::RecordPatch> {
+    node.patches
+        .iter()
+        .map(|p| crate::store::RecordPatch {
+            patch: match &p.source {
+                repo::PatchSource::File(f) => f.text.clone(),
+                repo::PatchSource::Url(u) => u.value.clone(),
+            },
+            sha256: p.sha256.clone(),
+            level: p.level,
+        })
+        .collect()
 }
 
 /// The recipe's `install:` steps whose `when:` holds, rendered.

@@ -32,7 +32,7 @@ use crate::view;
 use super::fingerprint::ImageInputs;
 use super::plan::{LockRules, resolve_plan};
 use super::{
-    BuildOutcome, BuildRequest, PipelineError, PipelineReporter, Stage, audit, fetch_options,
+    BuildOutcome, BuildRequest, PipelineError, PipelineReporter, Stage, audit, failures, fetch_options,
     prune, render, sources, views,
 };
 
@@ -77,6 +77,13 @@ struct Session<'a> {
     timings: Vec<(Stage, Duration)>,
     /// In a shared (direct-mode) store: what this build directory installed.
     owned: Option<store::Owned>,
+}
+
+/// The source trees ready to build, and the packages whose sources failed.
+#[derive(Default)]
+struct Staged {
+    dirs: HashMap<NodeIndex, PathBuf>,
+    failures: failures::SourceFailures,
 }
 
 /// What the plan asks of this build directory.
@@ -191,14 +198,16 @@ impl<'a> Session<'a> {
     }
 
     /// Fetch, extract and patch the sources of `missing`; their source trees.
+    /// A package whose source fails fails alone (unless `--fail-fast`): it is
+    /// recorded in the returned failures and left out of the build.
     fn fetch_stage(
         &mut self,
         plan: &Plan,
         missing: &[NodeIndex],
-    ) -> Result<HashMap<NodeIndex, PathBuf>, PipelineError> {
-        let mut dirs = HashMap::new();
+    ) -> Result<Staged, PipelineError> {
+        let mut staged = Staged::default();
         if missing.is_empty() {
-            return Ok(dirs);
+            return Ok(staged);
         }
         let mut requests = Vec::new();
         let mut spans = Vec::new();
@@ -211,12 +220,13 @@ impl<'a> Session<'a> {
             spans.push((*idx, start, patch_start, requests.len()));
         }
         let detail = format!("{} sources", missing.len());
+        let fail_fast = self.req.fail_fast;
         let fetched = self.step(Stage::Fetch, &detail, |s| {
-            Ok(fetch::fetch_all(
-                &requests,
-                &s.fetch_opts,
-                s.reporter.fetch(),
-            )?)
+            let fetched = fetch::fetch_each(&requests, &s.fetch_opts, s.reporter.fetch());
+            if fail_fast && fetched.iter().any(|r| r.is_err()) {
+                return Err(fetch::fetch_all_error(fetched).into());
+            }
+            Ok(fetched)
         })?;
         self.step(Stage::Stage, "extracting and patching", |s| {
             for (idx, start, patch_start, end) in spans {
@@ -226,18 +236,29 @@ impl<'a> Session<'a> {
                         plan.node(idx).name
                     )));
                 }
-                let (dir, _applied) = sources::stage_and_patch(
-                    plan,
-                    idx,
-                    &fetched[start],
-                    &fetched[patch_start..end],
-                    &s.build_dir,
-                )?;
-                dirs.insert(idx, dir);
+                let got = match fetched[start..end]
+                    .iter()
+                    .map(Result::as_ref)
+                    .collect::<Result<Vec<_>, _>>()
+                {
+                    Ok(got) => got,
+                    Err(e) => {
+                        staged.failures.record(idx, e.to_string());
+                        continue;
+                    }
+                };
+                let patches: Vec<fetch::Fetched> = got[1..].iter().map(|f| (*f).clone()).collect();
+                match sources::stage_and_patch(plan, idx, got[0], &patches, &s.build_dir) {
+                    Ok((dir, _applied)) => {
+                        staged.dirs.insert(idx, dir);
+                    }
+                    Err(e) if fail_fast => return Err(e),
+                    Err(e) => staged.failures.record(idx, e.to_string()),
+                }
             }
             Ok(())
         })?;
-        Ok(dirs)
+        Ok(staged)
     }
 
     /// The build graph over every buildable node (installed ones are reused).
@@ -245,11 +266,12 @@ impl<'a> Session<'a> {
         &self,
         plan: &Plan,
         work: &Work,
+        buildable: &[NodeIndex],
         mut staged: HashMap<NodeIndex, PathBuf>,
     ) -> Result<BuildGraph, PipelineError> {
         let mut graph = BuildGraph::new();
         let mut ids: HashMap<NodeIndex, JobId> = HashMap::new();
-        for idx in &work.buildable {
+        for idx in buildable {
             let node = plan.node(*idx);
             let dir = staged
                 .remove(idx)
@@ -258,7 +280,7 @@ impl<'a> Session<'a> {
             job.cost = work.costs.get(&node.name).copied();
             ids.insert(*idx, graph.add(job));
         }
-        for idx in &work.buildable {
+        for idx in buildable {
             for (dep, _) in plan.deps(*idx) {
                 if let Some(d) = ids.get(&dep) {
                     graph.depends_on(ids[idx], *d);
@@ -272,11 +294,13 @@ impl<'a> Session<'a> {
         &mut self,
         plan: &Plan,
         work: &Work,
-        staged: HashMap<NodeIndex, PathBuf>,
+        staged: Staged,
     ) -> Result<BuildSummary, PipelineError> {
         let detail = format!("{} to build", work.missing.len());
         self.step(Stage::Build, &detail, |s| {
-            let graph = s.graph(plan, work, staged)?;
+            let Staged { dirs, mut failures } = staged;
+            let buildable = failures.keep(plan, &work.buildable);
+            let graph = s.graph(plan, work, &buildable, dirs)?;
             if let Some(script) = &s.req.inputs.recipe.pre_install
                 && !work.missing.is_empty()
             {
@@ -284,12 +308,10 @@ impl<'a> Session<'a> {
                 let ctx = s.hook_context(plan, work, view::HookKind::PreInstall);
                 view::run_hook(&script.path, &ctx, &[])?;
             }
-            Ok(build::run_in(
-                &work.workspace,
-                &graph,
-                &work.opts,
-                s.reporter.build(),
-            )?)
+            let mut summary =
+                build::run_in(&work.workspace, &graph, &work.opts, s.reporter.build())?;
+            failures.report(plan, &mut summary);
+            Ok(summary)
         })
     }
 

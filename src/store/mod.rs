@@ -41,7 +41,9 @@ pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
 pub use modes::normalize_modes;
 pub use owned::Owned;
 pub use prefix::{PrefixState, inspect, wipe};
-pub use record::{BuildFacts, InstalledRecord, RecordDep, read_record, register, write_facts};
+pub use record::{
+    BuildFacts, InstalledRecord, RecordDep, RecordPatch, read_record, register, write_facts,
+};
 
 /// Where `path`, a path under the mount point, lives on the host when the
 /// store is at `store_root` (the mount point itself, or `<build>/store`

@@ -78,6 +78,7 @@ mod tests {
             hash: hash.into(),
             spec: "x@1".into(),
             prefix: "/m/x".into(),
+            patches: Vec::new(),
             build_system: "generic".into(),
             deps: vec![],
             manifest_entries: 0,

@@ -20,6 +20,17 @@ pub struct RecordDep {
     pub prefix: PathBuf,
 }
 
+/// A patch applied to the sources of a prefix, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordPatch {
+    /// The patch as the recipe names it (a file below the repository's
+    /// `patches/`, or a URL).
+    pub patch: String,
+    pub sha256: String,
+    /// Strip level (`patch -p<level>`).
+    pub level: u32,
+}
+
 /// Contents of `<prefix>/.stack/installed.json`.
 ///
 /// Only facts that follow from the inputs go here (no times, no host paths),
@@ -40,6 +51,9 @@ pub struct InstalledRecord {
     /// Number of manifest entries and the sha256 of `manifest.json`.
     pub manifest_entries: usize,
     pub manifest_sha256: String,
+    /// The patches applied to the sources, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches: Vec<RecordPatch>,
 }
 
 /// When and how a prefix was built: `<build>/logs/<slug>.json`, beside the

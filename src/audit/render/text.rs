@@ -2,6 +2,7 @@
 //! then the findings grouped by package/prefix, each with the load chain
 //! that explains it, then a summary line.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -25,16 +26,38 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
+/// `s` with control characters escaped (`\n`, `\t`, `\x1b`, …): a file
+/// name with a newline must not forge a line of the report.
+pub fn esc(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => o.push_str("\\n"),
+            '\t' => o.push_str("\\t"),
+            '\r' => o.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(o, "\\x{:02x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    Cow::Owned(o)
+}
+
 fn finding(out: &mut String, f: &Finding) {
     let _ = writeln!(
         out,
         "  {}[{}]: {}",
         severity(f.severity),
         f.kind.code(),
-        f.message
+        esc(&f.message)
     );
     if f.chain.len() > 1 {
-        let _ = write!(out, "      loaded by: {}", f.chain.join(" → "));
+        let chain: Vec<_> = f.chain.iter().map(|c| esc(c)).collect();
+        let _ = write!(out, "      loaded by: {}", chain.join(" → "));
         if f.contexts > 1 {
             let _ = write!(out, " (and {} other loads)", f.contexts - 1);
         }
@@ -43,7 +66,7 @@ fn finding(out: &mut String, f: &Finding) {
         let _ = writeln!(out, "      seen in {} loads", f.contexts);
     }
     if let Some(h) = &f.hint {
-        let _ = writeln!(out, "      hint: {h}");
+        let _ = writeln!(out, "      hint: {}", esc(h));
     }
 }
 
@@ -55,8 +78,14 @@ pub fn text(r: &AuditReport) -> String {
         let _ = writeln!(
             out,
             "stack audit: {} ({}), mounted at {} (from {})",
-            i.path, i.kind, i.mount, i.mount_from
+            esc(&i.path),
+            i.kind,
+            esc(&i.mount),
+            esc(&i.mount_from)
         );
+        if let Some(a) = &i.allow_from {
+            let _ = writeln!(out, "allow-list recorded by the build: {}", esc(a));
+        }
     }
     let l = &r.loader;
     let _ = writeln!(
@@ -89,7 +118,8 @@ pub fn text(r: &AuditReport) -> String {
         let w = fs.len() - e;
         let _ = writeln!(
             out,
-            "{g}  ({e} error{}, {w} warning{})",
+            "{}  ({e} error{}, {w} warning{})",
+            esc(g),
             plural(e),
             plural(w)
         );
@@ -111,6 +141,16 @@ pub fn text(r: &AuditReport) -> String {
         s.leaks,
         s.unresolved
     );
+    if s.unreadable > 0 {
+        let _ = writeln!(
+            out,
+            "{} file{} or director{} could not be read and {} not examined",
+            s.unreadable,
+            plural(s.unreadable),
+            if s.unreadable == 1 { "y" } else { "ies" },
+            if s.unreadable == 1 { "was" } else { "were" }
+        );
+    }
     let _ = writeln!(
         out,
         "result: {} ({} error{}, {} warning{}) in {} ms",

@@ -2,6 +2,7 @@
 //! resolved to commits; submodules fetched when asked; pinned commits also found in mirrors as
 //! tarballs.
 
+mod cli;
 mod export;
 mod repo;
 mod submodule;
@@ -14,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-use self::repo::{ALL_REFS, fetch, fetch_commit, has_commit, open_or_init, resolve_local};
+use self::repo::{
+    ALL_REFS, fetch, fetch_commit, has_commit, open_or_init, resolve_local, tag_object,
+};
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
 use super::download::{Ctx, download_unverified, exhausted};
@@ -160,7 +163,16 @@ pub(crate) fn fetch_git(
         let repo = open_or_init(&repo_path, url)?;
         match &pinned {
             Some(pin) => {
-                if !fetch_commit(&repo, url, pin, &progress)? {
+                if !fetch_commit(&repo, url, Some(reference), pin, &progress)? {
+                    if let Some((tag, commit)) = tag_object(&repo, pin) {
+                        return Err(FetchError::GitPinIsTagObject {
+                            url: url.clone(),
+                            reference: reference.to_string(),
+                            pin: pin.clone(),
+                            tag,
+                            commit,
+                        });
+                    }
                     return Err(FetchError::GitRefNotFound {
                         url: url.clone(),
                         reference: format!("commit {pin} (the pin of {reference})"),

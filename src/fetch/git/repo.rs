@@ -81,6 +81,11 @@ pub(crate) fn fetch(
     refspecs: &[&str],
     progress: &dyn Fn(u64),
 ) -> Result<(), FetchError> {
+    if super::cli::is_local(url)
+        && let Some(git) = super::cli::git()
+    {
+        return super::cli::fetch(git, repo.path(), url, refspecs);
+    }
     let mut remote = repo
         .remote_anonymous(url)
         .map_err(git_err(url, "set up remote"))?;
@@ -149,21 +154,45 @@ pub(crate) fn resolve_local(
     }
 }
 
-/// Fetch the branches and tags, then if `commit` is still missing, ask for it by id (servers
-/// that allow fetching reachable commits by id will send it).
+/// Fetch what is needed for the pinned `commit`, narrowest first: the ref
+/// it is pinned from (`reference`; a tag or branch), then the commit by id
+/// (servers that allow fetching reachable commits by id send it), and only
+/// then every branch and tag. A broken, unrelated branch upstream (missing
+/// objects) therefore does not block a pin whose own history is intact.
+/// Errors of the narrow fetches are logged; the last one's is returned.
 pub(crate) fn fetch_commit(
     repo: &Repository,
     url: &str,
+    reference: Option<&GitRef>,
     commit: &str,
     progress: &dyn Fn(u64),
 ) -> Result<bool, FetchError> {
-    fetch(repo, url, ALL_REFS, progress)?;
-    if has_commit(repo, commit) {
-        return Ok(true);
+    let targeted = match reference {
+        Some(GitRef::Tag(t)) => Some(format!("+refs/tags/{t}:refs/tags/{t}")),
+        Some(GitRef::Branch(b)) => Some(format!("+refs/heads/{b}:refs/heads/{b}")),
+        _ => None,
+    };
+    if let Some(spec) = targeted {
+        match fetch(repo, url, &[spec.as_str()], progress) {
+            Ok(()) if has_commit(repo, commit) => return Ok(true),
+            Ok(()) => {}
+            Err(e) => tracing::debug!("fetching {spec} from {url} failed: {e}"),
+        }
     }
     let spec = format!("+{commit}:refs/stack/pinned/{commit}");
-    if let Err(e) = fetch(repo, url, &[spec.as_str()], progress) {
-        tracing::debug!("fetching {commit} by id from {url} failed: {e}");
+    match fetch(repo, url, &[spec.as_str()], progress) {
+        Ok(()) if has_commit(repo, commit) => return Ok(true),
+        Ok(()) => {}
+        Err(e) => tracing::debug!("fetching {commit} by id from {url} failed: {e}"),
     }
+    fetch(repo, url, ALL_REFS, progress)?;
     Ok(has_commit(repo, commit))
+}
+
+/// When `id` names an annotated tag object (what `git rev-parse v1.0`
+/// prints) rather than a commit: the tag's name and the commit it points to.
+pub(crate) fn tag_object(repo: &Repository, id: &str) -> Option<(String, String)> {
+    let tag = repo.find_tag(Oid::from_str(id).ok()?).ok()?;
+    let commit = tag.target().ok()?.peel_to_commit().ok()?.id().to_string();
+    Some((tag.name().unwrap_or("?").to_string(), commit))
 }

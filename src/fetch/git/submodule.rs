@@ -66,7 +66,7 @@ pub(crate) fn fetch_submodules(
             let repo = open_or_init(&sub_repo, &sub_url)?;
             if !has_commit(&repo, &sub_commit) {
                 let progress = |n| ctx.reporter.progress(index, n, None);
-                if !fetch_commit(&repo, &sub_url, &sub_commit, &progress)? {
+                if !fetch_commit(&repo, &sub_url, None, &sub_commit, &progress)? {
                     return Err(FetchError::GitRefNotFound {
                         url: sub_url,
                         reference: format!("commit {sub_commit} (submodule `{path}`)"),

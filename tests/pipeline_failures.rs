@@ -1,0 +1,129 @@
+//! A package whose source cannot be fetched fails alone: its dependents are
+//! skipped, independent packages build (unless `--fail-fast`), as
+//! docs/sources.md and docs/cli.md say.
+
+use std::path::Path;
+use std::process::Command;
+
+fn write(t: &Path, rel: &str, text: &str) {
+    let p = t.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn sha256(p: &Path) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(std::fs::read(p).unwrap()))
+}
+
+/// `good` (a real archive), `bad` (its archive does not exist) and `user`
+/// (depends on `bad`).
+fn project(t: &Path) {
+    write(t, "src/good-1.0/README", "good\n");
+    let st = Command::new("tar")
+        .args(["czf", "good-1.0.tar.gz", "good-1.0"])
+        .current_dir(t.join("src"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let sha = sha256(&t.join("src/good-1.0.tar.gz"));
+    write(
+        t,
+        "cluster-configs/local/cluster.yaml",
+        "name: local\ntarget: x86_64\ncompilers:\n  - {spec: gcc@12.2.0, cc: /usr/bin/gcc}\n",
+    );
+    let recipe = |name: &str, url: &str, sha: &str, deps: &str| {
+        format!(
+            "name: {name}\ndescription: {name}\nversions:\n  - {{version: \"1.0\", url: {url}, sha256: {sha}}}\n{deps}\
+             build:\n  system: generic\n  install:\n    - {{copy: README, to: share/README}}\n"
+        )
+    };
+    let good = t.join("src/good-1.0.tar.gz");
+    write(
+        t,
+        "recipes/good.yaml",
+        &recipe("good", good.to_str().unwrap(), &sha, ""),
+    );
+    let missing = t.join("src/bad-1.0.tar.gz");
+    let other = "ab".repeat(32);
+    write(
+        t,
+        "recipes/bad.yaml",
+        &recipe("bad", missing.to_str().unwrap(), &other, ""),
+    );
+    write(
+        t,
+        "recipes/user.yaml",
+        &recipe(
+            "user",
+            good.to_str().unwrap(),
+            &sha,
+            "dependencies: [bad]\n",
+        ),
+    );
+    write(
+        t,
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [good, user]\n",
+    );
+}
+
+fn build(t: &Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+        .args(["--color", "never", "build", "stacks/s.yaml"])
+        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
+        .args(["--build", "build", "-j", "2"])
+        .args(extra)
+        .env_remove("STACK_REPOS")
+        .current_dir(t)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+fn installed(t: &Path, name: &str) -> bool {
+    walkdir::WalkDir::new(t.join("build/store"))
+        .max_depth(2)
+        .into_iter()
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{name}-1.0-"))
+                && e.path().join("share").is_dir()
+        })
+}
+
+#[test]
+fn a_failed_source_fails_its_package_alone() {
+    let t = tempfile::tempdir().unwrap();
+    project(t.path());
+
+    let (code, text) = build(t.path(), &["--fail-fast"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(!installed(t.path(), "good"), "{text}");
+
+    let (code, text) = build(t.path(), &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        installed(t.path(), "good"),
+        "independent package not built:\n{text}\n{:?}",
+        walkdir::WalkDir::new(t.path().join("build/store"))
+            .into_iter()
+            .flatten()
+            .map(|e| e.path().display().to_string())
+            .collect::<Vec<_>>()
+    );
+    assert!(!installed(t.path(), "user"), "{text}");
+    assert!(
+        text.contains("error: bad@1.0 failed in stage: its source could not be fetched or staged"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 built, 0 reused, 1 failed, 1 skipped"),
+        "{text}"
+    );
+}
