@@ -502,6 +502,14 @@ pub fn describe_via(list: &LoadList, via: &Via) -> String {
 pub fn stack_files(vfs: &super::fs::Vfs, dirs: &[PathBuf]) -> super::unreadable::Walked {
     let mut w = super::unreadable::Walked::default();
     for m in dirs {
+        // A file named directly (say, one a hook put at the top of a store)
+        // is a file to examine, not a directory to list.
+        if let (Some(parent), Some(name)) = (m.parent(), m.file_name())
+            && matches!(vfs.entry(parent, name), Some(super::fs::NodeKind::File))
+        {
+            w.files.push(m.clone());
+            continue;
+        }
         let (files, unlisted) = vfs.walk_below(m);
         w.files.extend(files);
         w.unlisted.extend(unlisted);
