@@ -50,6 +50,7 @@ pub mod loader;
 mod memo;
 pub mod render;
 pub mod report;
+pub mod runpath;
 pub mod session;
 pub mod source;
 pub mod squashfs;

@@ -14,6 +14,7 @@ use super::findings;
 use super::fs::{Backend, HostDir, Vfs, clean};
 use super::loader::LoaderModel;
 use super::report::{AuditReport, Input, LoaderSummary};
+use super::runpath::PathPolicy;
 use super::session::{Env, Session};
 use super::squashfs::{self, SquashImage};
 
@@ -41,6 +42,10 @@ pub struct AuditOptions {
     pub ld_library_path: Option<String>,
     /// Scan files that import `dlopen` for hard-coded library paths.
     pub dlopen_scan: bool,
+    /// Library directories of declared externals: RPATH/RUNPATH elements
+    /// there are accepted; elsewhere outside the mount point they are
+    /// findings (see [`super::runpath`]).
+    pub external_lib_dirs: Vec<PathBuf>,
 }
 
 impl Default for AuditOptions {
@@ -53,6 +58,7 @@ impl Default for AuditOptions {
             default_allow: true,
             ld_library_path: None,
             dlopen_scan: true,
+            external_lib_dirs: Vec::new(),
         }
     }
 }
@@ -157,10 +163,12 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
     if options.dlopen_scan {
         session.scan_dlopen = stack.prefixes.clone();
     }
+    let paths = PathPolicy::read(&session.vfs, &stack, &options.external_lib_dirs);
     let ctx = Ctx {
         s: &session,
         allow: &allow,
         stack: &stack,
+        paths: &paths,
     };
     // Read and parse everything first (I/O bound, parallel), then load.
     files.par_iter().for_each(|f| {

@@ -164,7 +164,11 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             );
             return Ok(ExitCode::from(1));
         }
-        eprintln!("audit: clean ({})", outcome.audit_path.display());
+        eprintln!(
+            "{} ({})",
+            report.summary_line(),
+            outcome.audit_path.display()
+        );
     }
     if outcome.up_to_date {
         println!("up to date: {}", outcome.image_path.display());

@@ -578,6 +578,14 @@ fn audit_store(
 ) -> Result<crate::audit::AuditReport, PipelineError> {
     let mut opts = crate::audit::AuditOptions {
         mount: Some(outcome.plan.mount.clone()),
+        // Run paths may name the library dirs of declared externals.
+        external_lib_dirs: outcome
+            .plan
+            .graph
+            .node_weights()
+            .filter_map(|n| n.external.as_ref())
+            .flat_map(|p| [p.join("lib"), p.join("lib64")])
+            .collect(),
         ..Default::default()
     };
     for a in inputs
