@@ -13,13 +13,32 @@ use super::elf::ElfKind;
 use super::fs::Lookup;
 use super::load::{self, LoadList, Outcome, RootProblem, Via};
 use super::report::{DlopenRef, FileKind, FileReport, FindingKind, Resolution, Severity};
+use super::runpath::{PathFinding, PathPolicy};
 use super::session::{Object, Session};
+
+/// A run path or environment finding about the file `file` itself.
+fn path_raw(f: PathFinding, file: &str) -> Raw {
+    Raw {
+        kind: f.kind,
+        severity: f.severity,
+        file: file.to_string(),
+        target: Some(f.target),
+        path: f.path,
+        message: f.message,
+        chain: Vec::new(),
+        hint: Some(f.hint),
+        exe_context: false,
+        root: file.to_string(),
+    }
+}
 
 /// What the audit needs to know while analysing.
 pub struct Ctx<'a> {
     pub s: &'a Session,
     pub allow: &'a AllowList,
     pub stack: &'a Stack,
+    /// Run path and view policy (externals' library dirs, views).
+    pub paths: &'a PathPolicy,
 }
 
 /// A finding before merging across roots.
@@ -305,6 +324,9 @@ impl Ctx<'_> {
             }
             for e in &elements {
                 if let Some(d) = &e.dir {
+                    if let Some(f) = self.paths.check_element(self.stack, &spath, tag, &e.raw, d) {
+                        out.raw.push(path_raw(f, &spath));
+                    }
                     if !d.is_empty() && !d.starts_with('/') {
                         out.raw.push(group_raw(
                             FindingKind::RelativeSearchPath,
@@ -429,7 +451,19 @@ impl Ctx<'_> {
                         }
                     }
                     None if self.allow.allows(s) => (None, Class::AllowedMissing),
-                    None => (None, Class::Unresolved),
+                    None => {
+                        let env =
+                            self.paths
+                                .dlopen_through_view(&self.s.vfs, self.stack, &spath, s);
+                        match env {
+                            Some(f) => {
+                                let at = f.path.clone();
+                                out.raw.push(path_raw(f, &spath));
+                                (at, Class::Stack)
+                            }
+                            None => (None, Class::Unresolved),
+                        }
+                    }
                 },
             };
             out.report.dlopen.push(DlopenRef {

@@ -53,6 +53,7 @@ mod memo;
 pub mod recorded;
 pub mod render;
 pub mod report;
+pub mod runpath;
 pub mod session;
 pub mod source;
 pub mod squashfs;

@@ -140,6 +140,13 @@ pub enum FindingKind {
     EmptySearchPath,
     /// `$ORIGIN` in a set-uid/set-gid program (ignored by the loader there).
     SetidOrigin,
+    /// An RPATH/RUNPATH element outside the mount point and outside every
+    /// declared external's library directory (error for `DT_RPATH`, which
+    /// outranks `LD_LIBRARY_PATH`; warning for `DT_RUNPATH`).
+    SearchPathOutside,
+    /// A library `dlopen`ed by bare name that the calling file's own search
+    /// does not find, but a view's `LD_LIBRARY_PATH` does.
+    DlopenOnlyThroughEnvironment,
     /// A `DT_NEEDED` entry with a slash (no search; relative ones depend on
     /// the working directory).
     NeededWithSlash,
@@ -164,6 +171,8 @@ impl FindingKind {
             FindingKind::RelativeSearchPath => "relative-search-path",
             FindingKind::EmptySearchPath => "empty-search-path",
             FindingKind::SetidOrigin => "setid-origin",
+            FindingKind::SearchPathOutside => "search-path-outside",
+            FindingKind::DlopenOnlyThroughEnvironment => "dlopen-only-through-environment",
             FindingKind::NeededWithSlash => "needed-with-slash",
             FindingKind::InterpreterMissing => "interpreter-missing",
             FindingKind::BrokenElf => "broken-elf",
@@ -239,6 +248,18 @@ impl AuditReport {
     /// Any finding of error severity.
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// The one-line verdict `stack build` prints: `audit: clean` only when
+    /// there is no finding at all, else the counts of errors and warnings.
+    pub fn summary_line(&self) -> String {
+        let (e, w) = (self.summary.errors, self.summary.warnings);
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        match (e, w) {
+            (0, 0) => "audit: clean".to_string(),
+            (0, w) => format!("audit: {}", plural(w, "warning")),
+            (e, w) => format!("audit: {}, {}", plural(e, "error"), plural(w, "warning")),
+        }
     }
 
     /// The process exit code the audit maps to: 0 clean, 1 findings.

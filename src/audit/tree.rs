@@ -15,6 +15,7 @@ use super::fs::{Backend, HostDir, Vfs, clean};
 use super::loader::LoaderModel;
 use super::recorded;
 use super::report::{AuditReport, Input, LoaderSummary};
+use super::runpath::PathPolicy;
 use super::session::{Env, Session};
 use super::squashfs::{self, SquashImage};
 use super::unreadable;
@@ -53,6 +54,10 @@ pub struct AuditOptions {
     /// report, `meta/audit/audit.json` inside the tree or image, or in the
     /// `meta/` beside it (see [`super::recorded`]).
     pub recorded_allow: bool,
+    /// Library directories of declared externals: RPATH/RUNPATH elements
+    /// there are accepted; elsewhere outside the mount point they are
+    /// findings (see [`super::runpath`]).
+    pub external_lib_dirs: Vec<PathBuf>,
 }
 
 impl Default for AuditOptions {
@@ -67,6 +72,7 @@ impl Default for AuditOptions {
             dlopen_scan: true,
             only_below: Vec::new(),
             recorded_allow: false,
+            external_lib_dirs: Vec::new(),
         }
     }
 }
@@ -201,10 +207,12 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
     if options.dlopen_scan {
         session.scan_dlopen = stack.prefixes.clone();
     }
+    let paths = PathPolicy::read(&session.vfs, &stack, &options.external_lib_dirs);
     let ctx = Ctx {
         s: &session,
         allow: &allow,
         stack: &stack,
+        paths: &paths,
     };
     // Read and parse everything first (I/O bound, parallel), then load.
     files.par_iter().for_each(|f| {

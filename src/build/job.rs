@@ -202,6 +202,9 @@ pub enum InstallStep {
 /// Commands see `STACK_PREFIX`, `STACK_SOURCE_DIR` and `STACK_BUILD_DIR`.
 #[derive(Clone, Debug, Default)]
 pub struct Steps {
+    /// Before the autotools bootstrap (`autoreconf`/`autogen.sh`); other
+    /// build systems run them first thing, before `pre_configure`.
+    pub pre_bootstrap: Vec<Vec<String>>,
     pub pre_configure: Vec<Vec<String>>,
     pub post_configure: Vec<Vec<String>>,
     pub pre_build: Vec<Vec<String>>,

@@ -143,6 +143,11 @@ pub struct Args {
     /// or the `mount` of an image's meta/env.json).
     #[arg(long, visible_alias = "root", value_name = "PATH")]
     pub mount: Option<PathBuf>,
+    /// A declared external's library directory: RPATH/RUNPATH elements
+    /// there are accepted (elsewhere outside the mount point they are
+    /// findings: errors as DT_RPATH, warnings as DT_RUNPATH). Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub external_lib_dir: Vec<PathBuf>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -202,6 +207,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         dlopen_scan: !args.no_dlopen_scan,
         only_below: Vec::new(),
         recorded_allow: !args.no_recorded_allow,
+        external_lib_dirs: args.external_lib_dir.clone(),
     };
     let report = audit_paths(&args.paths, &options).map_err(|e| {
         let hint = e.hint();

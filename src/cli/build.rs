@@ -203,7 +203,11 @@ fn render_result(outcome: &BuildOutcome) -> ExitCode {
             );
             return ExitCode::from(1);
         }
-        errln!("audit: clean ({})", outcome.audit_path.display());
+        errln!(
+            "{} ({})",
+            report.summary_line(),
+            outcome.audit_path.display()
+        );
     }
     if outcome.up_to_date {
         outln!("up to date: {}", outcome.image_path.display());

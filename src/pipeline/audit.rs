@@ -20,6 +20,13 @@ pub fn audit_store(
     let mut opts = AuditOptions {
         mount: Some(plan.mount.clone()),
         only_below: audited_entries(plan, store_dir)?,
+        // Run paths may name the library dirs of declared externals.
+        external_lib_dirs: plan
+            .graph
+            .node_weights()
+            .filter_map(|n| n.external.as_ref())
+            .flat_map(|p| [p.join("lib"), p.join("lib64")])
+            .collect(),
         loader: inputs
             .cluster
             .loader

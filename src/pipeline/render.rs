@@ -76,6 +76,11 @@ impl<'a> Renderer<'a> {
                         "prefix": n.prefix.display().to_string(),
                         "version": n.version.to_string(),
                         "hash": n.hash,
+                        // an external in /usr, /usr/local or /: its dirs are
+                        // searched by default and must never be passed as
+                        // -I/-isystem/-L (`{% if not deps.x.system %}`)
+                        "system": is_system_prefix(&n.prefix),
+                        "external": n.is_external(),
                     }),
                 )
             })
@@ -431,6 +436,7 @@ fn phase_steps(
             argv.push(r.render(a, &step.loc)?);
         }
         let slot = match step.phase {
+            repo::Phase::PreBootstrap => &mut steps.pre_bootstrap,
             repo::Phase::PreConfigure => &mut steps.pre_configure,
             repo::Phase::PostConfigure => &mut steps.post_configure,
             repo::Phase::PreBuild => &mut steps.pre_build,

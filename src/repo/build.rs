@@ -179,6 +179,9 @@ pub enum InstallAction {
 /// When an extra step runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Phase {
+    /// Before autotools' `autoreconf`/`autogen.sh` (other systems: before
+    /// configure), e.g. to write a `.release_version` a checkout lacks.
+    PreBootstrap,
     PreConfigure,
     PostConfigure,
     PreBuild,
@@ -188,7 +191,8 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub const ALL: [Phase; 6] = [
+    pub const ALL: [Phase; 7] = [
+        Phase::PreBootstrap,
         Phase::PreConfigure,
         Phase::PostConfigure,
         Phase::PreBuild,
@@ -200,6 +204,7 @@ impl Phase {
     /// The key in `steps:`.
     pub fn key(self) -> &'static str {
         match self {
+            Phase::PreBootstrap => "pre_bootstrap",
             Phase::PreConfigure => "pre_configure",
             Phase::PostConfigure => "post_configure",
             Phase::PreBuild => "pre_build",

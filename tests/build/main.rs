@@ -1,6 +1,7 @@
 //! Integration tests of the build stage with real tiny C projects
 //! (`tests/fixtures/build/`), real compilers, make, cmake, meson, patchelf.
 
+mod bootstrap;
 mod failure;
 mod jobserver;
 mod namespace;

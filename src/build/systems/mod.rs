@@ -2,7 +2,7 @@
 //! extra steps around each phase:
 //!
 //! ```text
-//! [bootstrap]  autotools only: autoreconf -fi / ./autogen.sh
+//! [bootstrap]  pre_bootstrap, then autotools only: autoreconf -fi / ./autogen.sh
 //! configure    pre_configure, <configure>, post_configure
 //! build        pre_build,     <build>,     post_build
 //! install      pre_install,   <install>,   post_install
@@ -28,9 +28,14 @@ use super::report::Phase;
 
 pub(crate) fn run(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
     let job = ctx.job;
-    if let BuildSystem::Autotools(a) = &job.system {
-        if a.autoreconf || a.autogen {
-            ctx.enter(Phase::Bootstrap);
+    let autotools = match &job.system {
+        BuildSystem::Autotools(a) if a.autoreconf || a.autogen => Some(a),
+        _ => None,
+    };
+    if autotools.is_some() || !job.steps.pre_bootstrap.is_empty() {
+        ctx.enter(Phase::Bootstrap);
+        ctx.hooks(&job.steps.pre_bootstrap)?;
+        if let Some(a) = autotools {
             autotools::bootstrap(ctx, a)?;
         }
     }

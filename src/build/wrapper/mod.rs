@@ -21,7 +21,9 @@
 //! `-fsyntax-only` (compile) get `-I` only; anything else links and also gets
 //! `-L` and RPATHs. User `-I`/`-L` flags naming system directories
 //! (`/usr/include`, `/usr/lib*`, `/lib*`, …) are moved behind the
-//! dependency directories, so a system copy cannot shadow a stack library.
+//! dependency directories, so a system copy cannot shadow a stack library;
+//! `-isystem /usr/include` (or `/usr/local/include`) is dropped: it would
+//! break libstdc++'s `#include_next`, and the compiler searches it anyway.
 //! `ld` called from inside a wrapped compiler (gcc's collect2) passes through
 //! (`STACK_WRAP_ACTIVE` marks the subtree), as does `ld -r`.
 
@@ -272,6 +274,10 @@ pub fn rewrite(
     while i < args.len() {
         let a = &args[i];
         let b = a.as_bytes();
+        if let Some(used) = default_isystem(args, i) {
+            i += used;
+            continue;
+        }
         // -I DIR / -IDIR / -L DIR / -LDIR naming a system dir: move back.
         let (flag, dir, used) = if (b == b"-I" || b == b"-L") && i + 1 < args.len() {
             (&b[..2], Some(Path::new(&args[i + 1])), 2)
@@ -322,6 +328,26 @@ pub fn rewrite(
         out.append(&mut sys_lib);
     }
     (mode, out)
+}
+
+/// `-isystem DIR` / `-isystemDIR` at `args[i]` naming one of the compiler's
+/// default include dirs (`/usr/include`, `/usr/local/include`): how many
+/// arguments to drop. Such a flag (configure's `--with-hwloc=/usr` adds
+/// it) moves the dir ahead of the compiler's own C++ headers, and
+/// libstdc++'s `#include_next <stdlib.h>` then finds nothing; the dir is
+/// searched anyway, so dropping it loses nothing.
+fn default_isystem(args: &[OsString], i: usize) -> Option<usize> {
+    let is_default = |d: &[u8]| {
+        let d = Path::new(OsStr::from_bytes(d));
+        d == Path::new("/usr/include") || d == Path::new("/usr/local/include")
+    };
+    let b = args[i].as_bytes();
+    if b == b"-isystem" {
+        let next = args.get(i + 1)?;
+        return is_default(next.as_bytes()).then_some(2);
+    }
+    let rest = b.strip_prefix(b"-isystem")?;
+    is_default(rest).then_some(1)
 }
 
 fn prefixed(flag: &str, dir: &Path) -> OsString {
@@ -544,6 +570,37 @@ mod tests {
         assert!(is_system_dir(Path::new("/usr/lib/x86_64-linux-gnu")));
         assert!(!is_system_dir(Path::new("/user-environment/lib")));
         assert!(!is_system_dir(Path::new("/usr/libexec/foo")));
+    }
+
+    #[test]
+    fn default_include_dirs_are_never_isystem() {
+        let (_, out) = rewrite(
+            Lang::Cxx,
+            &v(&[
+                "-c",
+                "-isystem",
+                "/usr/include",
+                "-isystem/usr/local/include/",
+                "-isystem",
+                "/opt/hwloc/include",
+                "x.cc",
+            ]),
+            &cfg(),
+            false,
+        );
+        let out = s(&out);
+        assert!(!out.iter().any(|a| a.contains("/usr/include")), "{out:?}");
+        assert!(
+            !out.iter().any(|a| a.contains("/usr/local/include")),
+            "{out:?}"
+        );
+        let at = out.iter().position(|a| a == "-isystem").unwrap();
+        assert_eq!(out[at + 1], "/opt/hwloc/include");
+        // a trailing -isystem without a value passes through untouched
+        let (_, out) = rewrite(Lang::C, &v(&["-c", "x.c", "-isystem"]), &cfg(), false);
+        let out = s(&out);
+        let x = out.iter().position(|a| a == "x.c").unwrap();
+        assert_eq!(out[x + 1], "-isystem");
     }
 
     #[test]

@@ -1,0 +1,99 @@
+//! The shipped GPU-stack recipes rendered for a real plan (issue 20): the
+//! aws-ofi-nccl recipe on the `local` cluster with Debian's hwloc as an
+//! external at `/usr` writes `.release_version` before its bootstrap and
+//! never passes `/usr` as `--with-hwloc`; with a stack-built hwloc it does.
+
+use std::path::{Path, PathBuf};
+
+use stack::pipeline::build_job;
+use stack::recipe::{InputOptions, load_inputs};
+use stack::resolve::{Plan, ResolveOptions, resolve};
+
+/// The `local` cluster, plus `extra` lines under `packages:`.
+fn cluster(dir: &Path, extra: &str) -> PathBuf {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("cluster-configs/local/cluster.yaml");
+    let text = std::fs::read_to_string(local).unwrap();
+    let text = text.replacen("packages:\n", &format!("packages:\n{extra}"), 1);
+    let c = dir.join("cluster");
+    std::fs::create_dir_all(&c).unwrap();
+    std::fs::write(c.join("cluster.yaml"), text).unwrap();
+    c
+}
+
+fn plan(spec: &str, extra: &str) -> Plan {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.yaml");
+    std::fs::write(
+        &file,
+        format!("name: t\nenvironments:\n  net:\n    specs: [\"{spec}\"]\n"),
+    )
+    .unwrap();
+    let opts = InputOptions {
+        recipe: file,
+        cluster: Some(cluster(dir.path(), extra)),
+        ..InputOptions::default()
+    };
+    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    resolve(
+        &inputs.recipe,
+        &inputs.cluster,
+        &inputs.repo,
+        &ResolveOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn job_of(plan: &Plan, name: &str) -> stack::build::BuildJob {
+    let idx = plan
+        .nodes_sorted()
+        .into_iter()
+        .find(|&i| plan.node(i).name == name)
+        .unwrap();
+    build_job(plan, idx, PathBuf::from("/src"), 2).unwrap()
+}
+
+fn configure_args(job: &stack::build::BuildJob) -> Vec<String> {
+    match &job.system {
+        stack::build::BuildSystem::Autotools(a) => a.configure_args.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+const DEBIAN_HWLOC: &str =
+    "  hwloc: {buildable: false, externals: [{spec: hwloc@2.9.0, prefix: /usr}]}\n";
+
+#[test]
+fn aws_ofi_nccl_with_debian_hwloc_never_names_usr() {
+    let p = plan("aws-ofi-nccl@1.21.1 ~cuda +neuron", DEBIAN_HWLOC);
+    let j = job_of(&p, "aws-ofi-nccl");
+    let args = configure_args(&j);
+    assert!(
+        !args.iter().any(|a| a.starts_with("--with-hwloc")),
+        "{args:?}"
+    );
+    assert!(!args.iter().any(|a| a.contains("=/usr")), "{args:?}");
+    // .release_version holds the version before autoreconf
+    assert_eq!(j.steps.pre_bootstrap.len(), 1, "{:?}", j.steps);
+    let step = &j.steps.pre_bootstrap[0];
+    assert_eq!(step[0], "sh");
+    assert!(step[2].contains(".release_version"), "{step:?}");
+    assert_eq!(step.last().unwrap(), "1.21.1");
+}
+
+#[test]
+fn aws_ofi_nccl_with_stack_hwloc_passes_its_prefix() {
+    let p = plan("aws-ofi-nccl@1.21.1 ~cuda +neuron", "");
+    let j = job_of(&p, "aws-ofi-nccl");
+    let hwloc = job_of(&p, "hwloc").prefix;
+    let args = configure_args(&j);
+    assert!(
+        args.contains(&format!("--with-hwloc={}", hwloc.display())),
+        "{args:?}"
+    );
+}
+
+#[test]
+fn older_aws_ofi_nccl_needs_no_release_version() {
+    let p = plan("aws-ofi-nccl@1.18.0 ~cuda +neuron", DEBIAN_HWLOC);
+    assert!(job_of(&p, "aws-ofi-nccl").steps.pre_bootstrap.is_empty());
+}
