@@ -22,6 +22,11 @@
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
 //!
+//! Above the stages: [`pipeline`] runs them in order for `stack build` (a
+//! session of named steps) and owns the lock file rules; [`ops`] has one
+//! operation per command (check, resolve, fetch, mirror, build), which is
+//! all the CLI calls for those commands.
+//!
 //! `stack build` ([`pipeline`]) runs them in this order with two
 //! refinements: the post-install hook runs after the views, and the audit
 //! runs after the hook and *before* the image is packed, on the store exactly
@@ -67,6 +72,7 @@ pub mod cluster;
 pub mod diag;
 pub mod fetch;
 pub mod image;
+pub mod ops;
 pub mod patch;
 pub mod pipeline;
 pub mod recipe;
