@@ -22,6 +22,11 @@
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
 //!
+//! Above the stages: [`pipeline`] runs them in order for `stack build` (a
+//! session of named steps) and owns the lock file rules; [`ops`] has one
+//! operation per command (check, resolve, fetch, mirror, build), which is
+//! all the CLI calls for those commands.
+//!
 //! `stack build` ([`pipeline`]) runs them in this order with two
 //! refinements: the post-install hook runs after the views, and the audit
 //! runs after the hook and *before* the image is packed, on the store exactly
@@ -58,7 +63,8 @@
 //! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md` | anything rendering would reject must be rejected by the loader (so `stack check` reports it) |
 //! | build system | a file in `src/build/systems/`, a variant of [`build::BuildSystem`] and of the recipe's build system, a loader arm | `install:` steps run after every system's own install |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
-//! | build executor, binary cache | below [`build`] (today: threads + jobserver in `build::run_in`) | jobs are plain [`build::BuildJob`] values; a cache is consulted per node before building |
+//! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
+//! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after; [`build::LocalStore`] is the only one now; `flock`s are host-local |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
 pub mod audit;
@@ -67,6 +73,7 @@ pub mod cluster;
 pub mod diag;
 pub mod fetch;
 pub mod image;
+pub mod ops;
 pub mod patch;
 pub mod pipeline;
 pub mod recipe;

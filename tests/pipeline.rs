@@ -521,3 +521,39 @@ fn resolve_lock_pins_branches_and_locked_without_a_lock_exits_2() {
     let out = t.run("fetch", &["--locked"]);
     assert!(out.status.success());
 }
+
+/// A template that does not render is bad input (exit 2), shown like the
+/// loaders' problems: code, message, and the recipe line it came from.
+#[test]
+fn a_template_that_does_not_render_is_bad_input_with_its_yaml_location() {
+    let t = Tiny::new();
+    let recipe = t.path("recipes/tiny.yaml");
+    let text = std::fs::read_to_string(&recipe).unwrap().replace(
+        "  system: cmake\n",
+        "  system: cmake\n  cmake_args: [\"-DX={{ deps.nothere.prefix }}\"]\n",
+    );
+    std::fs::write(&recipe, text).unwrap();
+    let out = t.build();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stack::bad-template"), "{stderr}");
+    assert!(stderr.contains("tiny.yaml:7:"), "{stderr}");
+    assert!(stderr.contains("deps.nothere.prefix"), "{stderr}");
+}
+
+/// `stack fetch --dry-run` shows the fetch stage's own plan: per source what
+/// verifies it (here the pinned commit) and whether the cache has it (pinning
+/// the branch fetched the repository into the cache).
+#[test]
+fn fetch_dry_run_shows_the_fetch_plan() {
+    let t = Tiny::new();
+    let out = t.run("fetch", &["--dry-run"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("tiny@main") && stdout.contains(&format!("commit:{}", t.head())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[cached]"), "{stdout}");
+    assert!(stdout.contains("1 sources"), "{stdout}");
+}

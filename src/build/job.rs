@@ -3,12 +3,15 @@
 //! The resolver's `Plan` and the recipe templates are turned into these plain
 //! values by the caller; nothing here knows about specs, variants or tera.
 //! Every argument is one argv element (never a shell string).
+//!
+//! Jobs are plain data and serialisable (serde): an executor may send one to
+//! another machine (see `executor.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One package to build and install into `prefix`.
-#[derive(Clone, Debug)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
 pub struct BuildJob {
     /// Package name (`libfabric`).
     pub name: String,
@@ -47,7 +50,7 @@ pub struct BuildJob {
 }
 
 /// How a package is built, with per-system data.
-#[derive(Clone, Debug)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
 pub enum BuildSystem {
     Autotools(Autotools),
     CMake(CMake),
@@ -72,7 +75,7 @@ impl BuildSystem {
 }
 
 /// `./configure --prefix=P ARGS; make ARGS; make ARGS install`, in source.
-#[derive(Clone, Debug)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
 pub struct Autotools {
     /// Run `autoreconf -fi` first.
     pub autoreconf: bool,
@@ -103,7 +106,7 @@ impl Default for Autotools {
 }
 
 /// Out-of-source CMake build (`<stage>/build`), Ninja when available.
-#[derive(Clone, Debug)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
 pub struct CMake {
     /// Arguments after the ones `stack` sets (`-DCMAKE_INSTALL_PREFIX`, `-DCMAKE_BUILD_TYPE`, …).
     pub args: Vec<String>,
@@ -128,7 +131,7 @@ impl Default for CMake {
 }
 
 /// CMake generator choice.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CMakeGenerator {
     /// Ninja when `ninja` is on the build `PATH`, otherwise Unix Makefiles.
     #[default]
@@ -138,7 +141,7 @@ pub enum CMakeGenerator {
 }
 
 /// `meson setup --prefix=P --libdir=lib ARGS; meson compile; meson install`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct Meson {
     pub args: Vec<String>,
     /// Explicit install steps after `meson install` (sources relative to
@@ -147,7 +150,7 @@ pub struct Meson {
 }
 
 /// A plain Makefile: `make ARGS TARGETS`, then an install target or explicit steps.
-#[derive(Clone, Debug)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
 pub struct Makefile {
     /// Variables/arguments of every make call (`PREFIX=/…`, `CC=cc`).
     pub make_args: Vec<String>,
@@ -172,21 +175,21 @@ impl Default for Makefile {
 
 /// Copy trees into the prefix (header-only packages). Without steps the whole
 /// source tree is copied.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct Generic {
     pub install: Vec<InstallStep>,
 }
 
 /// An unpacked prebuilt tree: copy it (or the listed parts) into the prefix,
 /// then relocate (see [`BuildJob::relocate`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct Binary {
     pub install: Vec<InstallStep>,
 }
 
 /// An explicit install step. Sources are relative to the build directory (the
 /// stage's source tree), destinations relative to the prefix.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
 pub enum InstallStep {
     /// Copy what `from` names (a path or a glob; `*` does not cross `/`) into
     /// the directory `to`. A directory named literally with a trailing `/`
@@ -200,7 +203,7 @@ pub enum InstallStep {
 
 /// Extra argv commands run in the stage's source directory around the phases.
 /// Commands see `STACK_PREFIX`, `STACK_SOURCE_DIR` and `STACK_BUILD_DIR`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct Steps {
     /// Before the autotools bootstrap (`autoreconf`/`autogen.sh`); other
     /// build systems run them first thing, before `pre_configure`.
@@ -214,7 +217,7 @@ pub struct Steps {
 }
 
 /// What to fix in the installed tree.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct Relocation {
     /// Directories put into the RPATH (`DT_RPATH`, via `patchelf --force-rpath
     /// --set-rpath`) of every dynamic ELF file, after the prefix's own
@@ -228,14 +231,14 @@ pub struct Relocation {
 }
 
 /// `patchelf --add-needed` on the files matching `files` (glob relative to the prefix).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
 pub struct AddNeeded {
     pub files: String,
     pub add: Vec<String>,
 }
 
 /// One environment operation (same forms as a recipe's `env:`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
 pub enum EnvOp {
     Set(String, String),
     Unset(String),
@@ -244,7 +247,9 @@ pub enum EnvOp {
 }
 
 /// How a dependency is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, serde::Serialize, serde::Deserialize, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum DepKind {
     /// Tools needed at build time: `bin` on `PATH`, `ACLOCAL_PATH`, `PKG_CONFIG_PATH`, `CMAKE_PREFIX_PATH`.
     Build,
@@ -265,7 +270,7 @@ impl DepKind {
 }
 
 /// A dependency of a job: its install prefix (as builds see it) and kind.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
 pub struct DepPrefix {
     pub name: String,
     /// The dependency's node hash (recorded in `installed.json`).
@@ -276,7 +281,7 @@ pub struct DepPrefix {
 
 /// The real compilers. Relative names are looked up on the host `PATH` once
 /// before the build.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq, Hash)]
 pub struct CompilerPaths {
     pub cc: PathBuf,
     pub cxx: Option<PathBuf>,
@@ -298,5 +303,59 @@ impl BuildJob {
     pub fn slug(&self) -> String {
         let short: String = self.hash.chars().take(8).collect();
         format!("{}-{}-{}", self.name, self.version, short)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job survives a trip through JSON unchanged (what a remote executor
+    /// relies on).
+    #[test]
+    fn a_job_round_trips_through_json() {
+        let job = BuildJob {
+            name: "tiny".into(),
+            version: "1.0".into(),
+            hash: "ab".repeat(32),
+            spec: "tiny@1.0".into(),
+            prefix: "/user-environment/x86_64/tiny-1.0-abababab".into(),
+            source_dir: "/b/sources/tiny".into(),
+            system: BuildSystem::CMake(CMake {
+                args: vec!["-DX=1".into()],
+                install: vec![InstallStep::Copy {
+                    from: "NOTES".into(),
+                    to: "share".into(),
+                }],
+                ..Default::default()
+            }),
+            build_env: vec![EnvOp::Set("A".into(), "b".into())],
+            steps: Steps {
+                pre_build: vec![vec!["true".into()]],
+                ..Default::default()
+            },
+            relocate: Some(Relocation {
+                rpath: vec!["/p/lib".into()],
+                ..Default::default()
+            }),
+            deps: vec![DepPrefix {
+                name: "z".into(),
+                hash: "cd".repeat(32),
+                prefix: "/usr".into(),
+                kind: DepKind::Link,
+            }],
+            compiler: CompilerPaths::default(),
+            cost: Some(2.5),
+            patches: vec![crate::store::RecordPatch {
+                patch: "fix.patch".into(),
+                sha256: "ef".repeat(32),
+                level: 1,
+            }],
+        };
+        let json = serde_json::to_string(&job).unwrap();
+        let back: BuildJob = serde_json::from_str(&json).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        assert!(matches!(&back.system, BuildSystem::CMake(c) if c.install.len() == 1));
+        assert_eq!(back.cost, Some(2.5));
     }
 }

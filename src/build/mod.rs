@@ -27,6 +27,7 @@ mod command;
 mod costs;
 mod env;
 mod error;
+mod executor;
 mod graph;
 mod install_steps;
 mod job;
@@ -48,6 +49,7 @@ pub mod wrapper;
 pub use costs::recorded_costs;
 pub use env::apply_ops;
 pub use error::{BuildError, PackageError};
+pub use executor::{LocalStore, PrefixCache};
 pub use graph::{BuildGraph, JobId};
 pub use job::{
     AddNeeded, Autotools, Binary, BuildJob, BuildSystem, CMake, CMakeGenerator, CompilerPaths,

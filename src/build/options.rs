@@ -26,6 +26,10 @@ pub struct BuildOptions {
     /// Total parallelism (`-j`): jobserver tokens shared by all packages and
     /// their make/ninja children.
     pub jobs: usize,
+    /// Where finished prefixes may come from instead of a build, and where
+    /// built ones go ([`PrefixCache`](super::PrefixCache)); `None`: the
+    /// local store only.
+    pub prefix_cache: Option<std::sync::Arc<dyn super::PrefixCache>>,
     /// Stop starting new packages after the first failure.
     pub fail_fast: bool,
     /// The build directory: `stage/`, `logs/`, `store/` (namespace mode), the lock.
@@ -58,6 +62,7 @@ impl BuildOptions {
             jobs: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
+            prefix_cache: None,
             fail_fast: false,
             build_dir: build_dir.into(),
             mount: PathBuf::from("/user-environment"),

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::env::{PathMap, RealTools};
 use super::error::BuildError;
+use super::executor::{Executor, JobStart, LocalExecutor, LocalStore, PrefixCache};
 use super::graph::{BuildGraph, JobId};
 use super::job::CompilerPaths;
 use super::jobserver::{JobServer, Token};
@@ -18,7 +19,7 @@ use super::package::{self, Event, Outcome, Shared};
 use super::report::{BuildReporter, BuildSummary, PackageReport, PackageStatus, Timing};
 use super::scheduler::{NodeState, Schedule, topo_order};
 use super::workspace::Workspace;
-use crate::store::{self, PrefixState};
+use crate::store;
 
 /// Build every job of `graph` that is not installed yet.
 ///
@@ -98,8 +99,9 @@ fn build(
         })
         .collect();
     let mut done = vec![false; n];
+    let cache = prefix_cache(opts);
     for (id, job) in graph.jobs() {
-        if let PrefixState::Installed(_) = store::inspect(&map.to_host(&job.prefix), &job.hash) {
+        if cache.restore(job, &map.to_host(&job.prefix))? {
             done[id.0] = true;
             reports[id.0].status = PackageStatus::Reused;
             if !opts.keep_stage {
@@ -246,16 +248,18 @@ fn schedule(
                 running += 1;
                 reports[i].timing.start = wall0.elapsed();
                 reporter.started(id, &job.name);
-                let tx = tx.clone();
                 let tools = tools[i].as_ref().expect("tools resolved for jobs to build");
-                scope.spawn(move || {
-                    let out = package::build_one(shared, id, job, tools, &tx);
-                    let ok = out.result.is_ok();
-                    let _ = tx.send(Event::Done(id, Box::new(out), token));
-                    if ok {
-                        package::cleanup_stage(shared, job);
-                    }
-                });
+                LocalExecutor.start(
+                    scope,
+                    JobStart {
+                        id,
+                        job,
+                        shared,
+                        tools,
+                        events: tx.clone(),
+                        token,
+                    },
+                );
             }
             // Fast path: free tokens straight from the pipe.
             while !stop && sched.ready_len() > tokens.len() {
@@ -292,8 +296,15 @@ fn schedule(
                 Event::Done(id, out, token) => {
                     running -= 1;
                     tokens.push(token);
-                    let name = graph.job(id).name.clone();
+                    let job = graph.job(id);
+                    let name = job.name.clone();
                     let failed = finish_job(&mut sched, reports, id, *out);
+                    if !failed
+                        && let Err(e) =
+                            prefix_cache(opts).keep(job, &shared.map.to_host(&job.prefix))
+                    {
+                        tracing::warn!("{name}: not kept in the prefix cache: {e}");
+                    }
                     reporter.finished(id, &reports[id.0]);
                     if failed {
                         for s in sched.fail(id.0) {
@@ -425,4 +436,12 @@ fn which_host(name: &Path) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|d| d.join(name))
         .find(|p| p.is_absolute() && package::is_executable(p))
+}
+
+/// The options' prefix cache, else the local store.
+fn prefix_cache(opts: &BuildOptions) -> &dyn PrefixCache {
+    match &opts.prefix_cache {
+        Some(c) => c.as_ref(),
+        None => &LocalStore,
+    }
 }

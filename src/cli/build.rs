@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
-use stack::pipeline::{BuildOutcome, BuildRequest, build_stack};
+use stack::pipeline::{BuildOutcome, BuildRequest};
 
-use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::inputs::{InputArgs, SourceArgs};
 use super::output::{errln, errout, outln};
 use super::progress::Progress;
 use super::{CliError, Global};
@@ -79,7 +79,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     let req = request(&args)?;
     let progress = Progress::new(false);
     let _ = global;
-    let outcome = build_stack(&req, &progress).map_err(pipeline_error);
+    let outcome = stack::ops::build(&req, &progress);
     progress.finish();
     Ok(render_outcome(&outcome?))
 }

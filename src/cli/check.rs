@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stack::diag::Diagnostics;
-use stack::recipe::{InputOptions, load_inputs};
 
+use super::inputs::InputArgs;
 use super::{CliError, Global};
 
 /// Validate a stack recipe, its cluster configuration and its packages.
@@ -29,52 +29,24 @@ the recipe's `repos:`, the nearest `recipes/` above the recipe.
 Exit status: 0 valid (warnings may be printed), 2 problems found (all of them
 are printed on stderr).")]
 pub struct Args {
-    /// The stack recipe (YAML) to check.
-    #[arg(value_name = "RECIPE")]
-    pub recipe: PathBuf,
-    /// Cluster configuration directory (holding cluster.yaml) [default:
-    /// cluster-configs/local found walking up from the recipe's directory].
-    #[arg(long, value_name = "DIR")]
-    pub cluster: Option<PathBuf>,
-    /// An extra package repository, searched before the others (repeatable).
-    #[arg(long = "repo", value_name = "DIR")]
-    pub repos: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    check_repo_flags(&args.repos)?;
-    let opts = InputOptions {
-        recipe: args.recipe.clone(),
-        cluster: args.cluster,
-        repos: args.repos,
-        env_repos: std::env::var_os("STACK_REPOS"),
-        no_builtin: false,
-    };
-    match load_inputs(&opts) {
-        Ok(inputs) => {
-            render(&inputs.warnings);
-            let envs = inputs.recipe.environments.len();
-            let pkgs = inputs.packages.len();
-            let _ = writeln!(
-                std::io::stdout(),
-                "{}: ok — {envs} environment{}, {pkgs} package{} checked (cluster `{}`)",
-                args.recipe.display(),
-                plural(envs),
-                plural(pkgs),
-                inputs.cluster.name.value,
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(diags) => {
-            render(&diags);
-            Err(CliError::input(miette::miette!(
-                "{} found {} error{} in the inputs",
-                args.recipe.display(),
-                diags.error_count(),
-                plural(diags.error_count()),
-            )))
-        }
-    }
+    // Problems are printed (all of them) and exit 2 inside `load`.
+    let inputs = args.input.load()?;
+    let envs = inputs.recipe.environments.len();
+    let pkgs = inputs.packages.len();
+    let _ = writeln!(
+        std::io::stdout(),
+        "{}: ok — {envs} environment{}, {pkgs} package{} checked (cluster `{}`)",
+        args.input.recipe.display(),
+        plural(envs),
+        plural(pkgs),
+        inputs.cluster.name.value,
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn plural(n: usize) -> &'static str {

@@ -3,6 +3,8 @@
 use super::output::errln;
 use std::process::ExitCode;
 
+use stack::diag::Diagnostics;
+use stack::ops::OpError;
 use stack::pipeline::{ErrorClass, PipelineError};
 use stack::resolve::ResolveError;
 
@@ -15,6 +17,8 @@ pub struct CliError {
     /// Print as `error: TEXT` (the error lays itself out, like the
     /// resolver's explanations), not as a miette report.
     plain: bool,
+    /// Shown first, with source snippets (problems located in YAML files).
+    diagnostics: Option<Diagnostics>,
 }
 
 impl CliError {
@@ -24,6 +28,7 @@ impl CliError {
             code: 2,
             report: report.into(),
             plain: false,
+            diagnostics: None,
         }
     }
 
@@ -33,10 +38,14 @@ impl CliError {
             code: 1,
             report: report.into(),
             plain: false,
+            diagnostics: None,
         }
     }
 
     pub fn render(self) -> ExitCode {
+        if let Some(d) = &self.diagnostics {
+            super::check::render(d);
+        }
         if self.plain {
             errln!("error: {}", self.report);
         } else {
@@ -56,10 +65,7 @@ impl From<anyhow::Error> for CliError {
 /// classification ([`PipelineError::class`]), the resolver's explanations
 /// (conflicts, lock differences) printed as they lay themselves out.
 pub fn stage_error(e: PipelineError) -> CliError {
-    let code = match e.class() {
-        ErrorClass::Input => 2,
-        ErrorClass::Failure => 1,
-    };
+    let code = exit_code(e.class());
     let plain = matches!(
         &e,
         PipelineError::Resolve(r)
@@ -73,5 +79,38 @@ pub fn stage_error(e: PipelineError) -> CliError {
         code,
         report,
         plain,
+        diagnostics: None,
+    }
+}
+
+fn exit_code(class: ErrorClass) -> u8 {
+    match class {
+        ErrorClass::Input => 2,
+        ErrorClass::Failure => 1,
+    }
+}
+
+/// An operation's error at the edge: located problems as diagnostics with
+/// source snippets (like `stack check`), then the summary line; the exit
+/// status from the one classification.
+impl From<OpError> for CliError {
+    fn from(e: OpError) -> Self {
+        if let Some(diagnostics) = e.diagnostics() {
+            return CliError {
+                code: exit_code(e.class()),
+                report: miette::miette!("{e}"),
+                plain: false,
+                diagnostics: Some(diagnostics),
+            };
+        }
+        match e {
+            OpError::Stage(e) => stage_error(e),
+            e => CliError {
+                code: exit_code(e.class()),
+                report: miette::miette!("{e}"),
+                plain: false,
+                diagnostics: None,
+            },
+        }
     }
 }

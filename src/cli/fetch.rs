@@ -2,10 +2,9 @@
 
 use std::process::ExitCode;
 
-use stack::fetch::{self, FetchedContent, Origin, Source};
-use stack::pipeline::{LockRules, fetch_options, plan_sources, resolve_plan};
+use stack::fetch::{FetchedContent, Origin};
 
-use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::inputs::{InputArgs, SourceArgs};
 use super::output::outln;
 use super::progress::Progress;
 use super::{CliError, Global};
@@ -32,7 +31,9 @@ pub struct Args {
     /// Refuse to deviate from stack.lock beside the recipe.
     #[arg(long)]
     pub locked: bool,
-    /// List what would be fetched (source, checksum or commit, where from); download nothing.
+    /// List what would be fetched: per source its checksum or commit, whether
+    /// the cache has it, the mirrors and upstream locations tried in order,
+    /// and what would stop it (a missing checksum); download nothing.
     #[arg(long)]
     pub dry_run: bool,
 }
@@ -40,59 +41,18 @@ pub struct Args {
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let inputs = args.input.load()?;
     let settings = args.sources.settings()?;
-    let opts = fetch_options(&inputs, &settings);
-    let plan =
-        resolve_plan(&inputs, &lock_rules(args.locked), &opts, None).map_err(pipeline_error)?;
-    let requests = plan_sources(&plan);
     if args.dry_run {
-        // The library's plan knows every kind of cache entry (archives, git
-        // repositories holding the pinned commit, mirror tarballs of it).
-        let planned = fetch::plan(&requests, &opts);
-        for (r, p) in requests.iter().zip(&planned) {
-            let (what, check) = match &r.source {
-                Source::Archive { url, sha256, .. } => (
-                    url.clone(),
-                    sha256
-                        .as_deref()
-                        .map(|s| format!("sha256:{s}"))
-                        .unwrap_or_else(|| "UNVERIFIED".into()),
-                ),
-                Source::Git {
-                    url,
-                    reference,
-                    commit,
-                    ..
-                } => (
-                    format!("{url} ({reference})"),
-                    commit
-                        .as_deref()
-                        .map(|c| format!("commit:{c}"))
-                        .unwrap_or_else(|| "unpinned".into()),
-                ),
-            };
-            let cached = p.cached.is_some();
-            outln!(
-                "{:<28} {}\n{:<28} {}{}",
-                r.label(),
-                what,
-                "",
-                check,
-                if cached { "  [cached]" } else { "" }
-            );
-        }
-        for m in &opts.mirrors {
-            outln!("mirror: {m}");
-        }
-        outln!("{} sources", requests.len());
+        let plan = stack::ops::fetch_plan(&inputs, args.locked, &settings)?;
+        print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
     let progress = Progress::new(false);
     let t = std::time::Instant::now();
-    let result = fetch::fetch_all(&requests, &opts, &progress);
+    let result = stack::ops::fetch(&inputs, args.locked, &settings, &progress);
     progress.finish();
-    let fetched = result.map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    let outcome = result?;
     let (mut cache, mut mirror, mut upstream, mut bytes) = (0, 0, 0, 0u64);
-    for f in &fetched {
+    for f in &outcome.fetched {
         match f.origin {
             Origin::Cache => cache += 1,
             Origin::Mirror(_) => mirror += 1,
@@ -104,23 +64,42 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     }
     outln!(
         "{} sources verified ({} cached, {} from mirrors, {} upstream; {:.1} MB) in {:.2}s; cache {}",
-        fetched.len(),
+        outcome.fetched.len(),
         cache,
         mirror,
         upstream,
         bytes as f64 / 1e6,
         t.elapsed().as_secs_f64(),
-        opts.cache.root().display()
+        outcome.cache.display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// The lock file rules of `stack fetch` and `stack mirror create`: the
-/// lock beside the recipe, branches pinned, nothing written.
-pub(super) fn lock_rules(locked: bool) -> LockRules {
-    LockRules {
-        locked,
-        pin_git: true,
-        ..LockRules::default()
+/// Per source: what verifies it, whether the cache has it, the locations
+/// tried in order, and what would stop it before any download.
+fn print_plan(plan: &stack::ops::FetchPlan) {
+    for s in &plan.sources {
+        let cached = if s.cached.is_some() { "  [cached]" } else { "" };
+        outln!(
+            "{:<28} {}{cached}",
+            format!("{}@{}", s.package, s.version),
+            s.verified_by
+        );
+        if s.cached.is_none() {
+            for l in &s.locations {
+                outln!("{:<28}   try {l}", "");
+            }
+        }
+        if let Some(p) = &s.problem {
+            outln!("{:<28}   problem: {p}", "");
+        }
     }
+    for m in &plan.mirrors {
+        outln!("mirror: {m}");
+    }
+    outln!(
+        "{} sources; cache {}",
+        plan.sources.len(),
+        plan.cache.display()
+    );
 }

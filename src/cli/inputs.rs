@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use stack::fetch::SourceCache;
+use stack::ops::OpError;
 use stack::pipeline::SourceSettings;
-use stack::recipe::{InputOptions, Inputs, load_inputs};
+use stack::recipe::{InputOptions, Inputs};
 
 use super::CliError;
 
@@ -25,24 +26,31 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// Load and check the recipe, cluster and packages; problems exit 2.
+    /// Load and check the recipe, cluster and packages ([`stack::ops::check`]);
+    /// problems are printed with source snippets and exit 2.
     pub fn load(&self) -> Result<Inputs, CliError> {
         super::check::check_repo_flags(&self.repos)?;
-        load_inputs(&InputOptions {
+        let inputs = stack::ops::check(&InputOptions {
             recipe: self.recipe.clone(),
             cluster: self.cluster.clone(),
             repos: self.repos.clone(),
             env_repos: std::env::var_os("STACK_REPOS"),
             no_builtin: false,
         })
-        .map_err(|d| {
-            super::check::render(&d);
-            CliError::input(miette::miette!(
-                "{}: {} error(s) in the inputs",
-                self.recipe.display(),
-                d.error_count()
-            ))
-        })
+        .map_err(|e| match e {
+            OpError::Inputs(d) => {
+                super::check::render(&d);
+                CliError::input(miette::miette!(
+                    "{} found {} error{} in the inputs",
+                    self.recipe.display(),
+                    d.error_count(),
+                    if d.error_count() == 1 { "" } else { "s" }
+                ))
+            }
+            e => e.into(),
+        })?;
+        super::check::render(&inputs.warnings);
+        Ok(inputs)
     }
 }
 
@@ -100,9 +108,4 @@ fn check_local_mirror(m: &str) -> Result<(), CliError> {
         help = "give an existing mirror directory (made with `stack mirror`), or an http(s):// URL",
         "--mirror {m}: no such directory"
     )))
-}
-
-/// A pipeline error at the edge (see [`super::error::stage_error`]).
-pub fn pipeline_error(e: stack::pipeline::PipelineError) -> CliError {
-    super::error::stage_error(e)
 }

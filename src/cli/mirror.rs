@@ -3,10 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::fetch::mirror;
-use stack::pipeline::{fetch_options, plan_sources, resolve_plan};
-
-use super::inputs::{InputArgs, SourceArgs, pipeline_error};
+use super::inputs::{InputArgs, SourceArgs};
 use super::output::outln;
 use super::progress::Progress;
 use super::{CliError, Global};
@@ -48,14 +45,10 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let MirrorCommand::Create(args) = args.command;
     let inputs = args.input.load()?;
     let settings = args.sources.settings()?;
-    let opts = fetch_options(&inputs, &settings);
-    let plan = resolve_plan(&inputs, &super::fetch::lock_rules(false), &opts, None)
-        .map_err(pipeline_error)?;
-    let requests = plan_sources(&plan);
     let progress = Progress::new(false);
-    let result = mirror::create(&requests, &args.dir, &opts, &progress);
+    let result = stack::ops::mirror(&inputs, &args.dir, &settings, &progress);
     progress.finish();
-    let report = result.map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    let report = result?;
     let added = report.entries.iter().filter(|e| e.added).count();
     outln!(
         "{}: {} sources ({} added, {} already present)",

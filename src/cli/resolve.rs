@@ -7,12 +7,10 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use stack::fetch::SourceCache;
-use stack::pipeline::{LockRules, SourceSettings, fetch_options, lock_file, resolve_plan};
-use stack::recipe::{InputOptions, load_inputs};
+use stack::pipeline::{LockRules, SourceSettings, lock_file};
 use stack::resolve::render::{render_dot, render_json, render_tree};
 
-use super::check::{check_repo_flags, render};
-use super::error::stage_error;
+use super::inputs::InputArgs;
 use super::{CliError, Global};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,16 +51,8 @@ could not be written or a repository could not be asked, 2 bad input (no
 configuration satisfies the recipe, --locked without a lock file, the lock of
 another recipe).")]
 pub struct Args {
-    /// The stack recipe (YAML).
-    #[arg(value_name = "RECIPE")]
-    pub recipe: PathBuf,
-    /// Cluster configuration directory (holding cluster.yaml) [default:
-    /// cluster-configs/local found walking up from the recipe's directory].
-    #[arg(long, value_name = "DIR")]
-    pub cluster: Option<PathBuf>,
-    /// An extra package repository, searched before the others (repeatable).
-    #[arg(long = "repo", value_name = "DIR")]
-    pub repos: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
@@ -85,27 +75,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    check_repo_flags(&args.repos)?;
-    let opts = InputOptions {
-        recipe: args.recipe.clone(),
-        cluster: args.cluster.clone(),
-        repos: args.repos.clone(),
-        env_repos: std::env::var_os("STACK_REPOS"),
-        no_builtin: false,
-    };
-    let inputs = match load_inputs(&opts) {
-        Ok(i) => i,
-        Err(diags) => {
-            render(&diags);
-            return Err(CliError::input(miette::miette!(
-                "{} has {} error{} (see above)",
-                args.recipe.display(),
-                diags.error_count(),
-                if diags.error_count() == 1 { "" } else { "s" }
-            )));
-        }
-    };
-    render(&inputs.warnings);
+    let inputs = args.input.load()?;
     // The same lock file rules as `stack build` and `stack fetch`; branches
     // are pinned (asking their repositories) when the lock is written.
     let rules = LockRules {
@@ -126,8 +96,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         fetch_jobs: stack::fetch::DEFAULT_JOBS,
         allow_unverified: false,
     };
-    let plan = resolve_plan(&inputs, &rules, &fetch_options(&inputs, &settings), None)
-        .map_err(stage_error)?;
+    let plan = stack::ops::resolve(&inputs, &rules, &settings)?;
     if args.lock {
         let _ = writeln!(
             std::io::stderr(),

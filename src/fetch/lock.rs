@@ -17,6 +17,9 @@
 //!   polls with backoff until [`FetchOptions::lock_timeout`](super::FetchOptions), then fails
 //!   with an error naming the lock file. The guard unlocks on drop (and the kernel unlocks if the
 //!   process dies: `flock` locks die with their file descriptors).
+//! - **Host-local**: `flock` excludes processes of one host only on some shared file systems
+//!   (NFS without lock daemons, Lustre with `localflock`); a source cache shared by several
+//!   machines at once needs a cross-machine lock on top (see `build::executor`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

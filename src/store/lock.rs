@@ -8,6 +8,11 @@
 //!
 //! Upper layers acquire, lower layers assume: [`run_plan`](crate::build::run_plan)
 //! takes the lock before it inspects any prefix.
+//!
+//! **Host-local.** `flock` excludes processes of one host; on some shared
+//! file systems (NFS without lock daemons, Lustre mounted with `localflock`)
+//! processes on two hosts both get it. A build directory shared between
+//! machines (a remote executor) needs a cross-machine lock on top.
 
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};

@@ -163,3 +163,71 @@ fn every_build_system_installs_a_self_contained_tree() {
         .collect();
     assert_eq!(logs_before, logs_after);
 }
+
+/// The prefix cache seam: consulted before a job is built (a prefix it
+/// restores is reused, nothing is built) and fed after a job was built.
+#[test]
+fn a_prefix_cache_is_consulted_before_building_and_fed_after() {
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Debug, Default)]
+    struct Recording {
+        /// Restore this job by copying the prefix built by the first run.
+        restore_from: Mutex<Option<std::path::PathBuf>>,
+        kept: Mutex<Vec<String>>,
+    }
+    impl PrefixCache for Recording {
+        fn restore(
+            &self,
+            job: &BuildJob,
+            host_prefix: &std::path::Path,
+        ) -> Result<bool, stack::store::StoreError> {
+            let Some(from) = self.restore_from.lock().unwrap().clone() else {
+                return LocalStore.restore(job, host_prefix);
+            };
+            let status = std::process::Command::new("cp")
+                .arg("-a")
+                .arg(&from)
+                .arg(host_prefix)
+                .status()?;
+            assert!(status.success());
+            LocalStore.restore(job, host_prefix)
+        }
+        fn keep(
+            &self,
+            job: &BuildJob,
+            _host_prefix: &std::path::Path,
+        ) -> Result<(), stack::store::StoreError> {
+            self.kept.lock().unwrap().push(job.name.clone());
+            Ok(())
+        }
+    }
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let headers = generic_headers(&mount);
+    let prefix = headers.prefix.clone();
+    let mut g = BuildGraph::new();
+    g.add(headers);
+    let cache = Arc::new(Recording::default());
+    let mut opts = options(&tmp.path().join("build"), &mount, MountMode::Direct);
+    opts.prefix_cache = Some(cache.clone());
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    assert_eq!(summary.built().count(), 1);
+    assert_eq!(*cache.kept.lock().unwrap(), ["headers"]);
+
+    // Another machine's mount point: the cache restores the prefix there.
+    let saved = tmp.path().join("saved");
+    std::fs::rename(&prefix, &saved).unwrap();
+    *cache.restore_from.lock().unwrap() = Some(saved);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_eq!(summary.built().count(), 0);
+    assert_eq!(summary.reused().count(), 1);
+    assert!(prefix.join(".stack/installed.json").is_file());
+    assert_eq!(
+        cache.kept.lock().unwrap().len(),
+        1,
+        "nothing built, nothing kept"
+    );
+}

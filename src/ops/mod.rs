@@ -1,0 +1,53 @@
+//! One operation per command (cargo's commands → ops): each `src/cli/*.rs`
+//! turns its arguments into the options of one operation here, calls it and
+//! renders the outcome. The operations own the rules commands must share —
+//! loading and checking the inputs, the lock file rules (read, check, pin,
+//! write: [`LockRules`](crate::pipeline::LockRules)) — and return one error
+//! type, [`OpError`], classified once ([`OpError::class`]) into bad input
+//! (exit 2) and failed operations (exit 1).
+//!
+//! | command | operation |
+//! |---------|-----------|
+//! | `stack check` | [`check`] |
+//! | `stack resolve` | [`resolve`] |
+//! | `stack fetch` | [`fetch`] (`--dry-run`: [`fetch_plan`]) |
+//! | `stack mirror create` | [`mirror`] |
+//! | `stack build` | [`build`] |
+
+mod error;
+mod sources;
+
+use crate::diag::Diagnostics;
+use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineReporter};
+use crate::recipe::{InputOptions, Inputs};
+use crate::resolve::Plan;
+
+pub use error::OpError;
+pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
+
+/// Load and check a stack recipe, its cluster configuration and every
+/// package recipe it can reach (`stack check`, and the first step of every
+/// other operation). All problems come back at once.
+pub fn check(opts: &InputOptions) -> Result<Inputs, OpError> {
+    crate::recipe::load_inputs(opts).map_err(OpError::Inputs)
+}
+
+/// Resolve a loaded stack under the lock file rules (`stack resolve`).
+pub fn resolve(
+    inputs: &Inputs,
+    rules: &LockRules,
+    sources: &pipeline::SourceSettings,
+) -> Result<Plan, OpError> {
+    let opts = pipeline::fetch_options(inputs, sources);
+    Ok(pipeline::resolve_plan(inputs, rules, &opts, None)?)
+}
+
+/// Build a stack: every step of [`pipeline::build_stack`] (`stack build`).
+pub fn build(req: &BuildRequest, reporter: &dyn PipelineReporter) -> Result<BuildOutcome, OpError> {
+    Ok(pipeline::build_stack(req, reporter)?)
+}
+
+/// The warnings of a successful load, for the caller to show.
+pub fn warnings(inputs: &Inputs) -> &Diagnostics {
+    &inputs.warnings
+}

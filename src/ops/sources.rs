@@ -1,0 +1,87 @@
+//! The operations on a stack's sources: `stack fetch` (and its dry run) and
+//! `stack mirror create`. Both resolve under the same lock file rules as
+//! `stack build` (branches pinned, nothing written).
+
+use std::path::{Path, PathBuf};
+
+use crate::fetch::mirror::MirrorReport;
+use crate::fetch::{self, FetchOptions, FetchReporter, Fetched, PlannedSource};
+use crate::pipeline::{self, LockRules, SourceSettings};
+use crate::recipe::Inputs;
+
+use super::OpError;
+
+/// The lock file rules of the source operations.
+fn rules(locked: bool) -> LockRules {
+    LockRules {
+        locked,
+        pin_git: true,
+        ..LockRules::default()
+    }
+}
+
+/// Resolve and list the plan's sources with the options to fetch them.
+fn sources(
+    inputs: &Inputs,
+    locked: bool,
+    settings: &SourceSettings,
+) -> Result<(Vec<fetch::SourceRequest>, FetchOptions), OpError> {
+    let opts = pipeline::fetch_options(inputs, settings);
+    let plan = pipeline::resolve_plan(inputs, &rules(locked), &opts, None)?;
+    Ok((pipeline::plan_sources(&plan), opts))
+}
+
+/// What `stack fetch --dry-run` shows.
+#[derive(Debug)]
+pub struct FetchPlan {
+    /// Per source: verified by what, cached or not, the locations in order.
+    pub sources: Vec<PlannedSource>,
+    pub mirrors: Vec<String>,
+    pub cache: PathBuf,
+}
+
+/// What would be fetched, from where (reads the cache, downloads nothing).
+pub fn fetch_plan(
+    inputs: &Inputs,
+    locked: bool,
+    settings: &SourceSettings,
+) -> Result<FetchPlan, OpError> {
+    let (requests, opts) = sources(inputs, locked, settings)?;
+    Ok(FetchPlan {
+        sources: fetch::plan(&requests, &opts),
+        mirrors: opts.mirrors.clone(),
+        cache: opts.cache.root().to_path_buf(),
+    })
+}
+
+/// What `stack fetch` did.
+#[derive(Debug)]
+pub struct FetchOutcome {
+    pub fetched: Vec<Fetched>,
+    pub cache: PathBuf,
+}
+
+/// Fetch and verify every source of the stack into the source cache.
+pub fn fetch(
+    inputs: &Inputs,
+    locked: bool,
+    settings: &SourceSettings,
+    reporter: &dyn FetchReporter,
+) -> Result<FetchOutcome, OpError> {
+    let (requests, opts) = sources(inputs, locked, settings)?;
+    Ok(FetchOutcome {
+        fetched: fetch::fetch_all(&requests, &opts, reporter)?,
+        cache: opts.cache.root().to_path_buf(),
+    })
+}
+
+/// Write every source of the stack into a Spack-layout mirror directory.
+pub fn mirror(
+    inputs: &Inputs,
+    dir: &Path,
+    settings: &SourceSettings,
+    reporter: &dyn FetchReporter,
+) -> Result<MirrorReport, OpError> {
+    let (requests, opts) = sources(inputs, false, settings)?;
+    Ok(fetch::mirror::create(&requests, dir, &opts, reporter)?)
+}
