@@ -46,6 +46,7 @@ pub mod audit;
 pub mod build;
 pub mod cluster;
 pub mod diag;
+pub mod distribute;
 pub mod fetch;
 pub mod image;
 pub mod patch;

@@ -17,13 +17,19 @@ mod completions;
 mod error;
 mod fetch;
 mod image;
+mod images;
 mod info;
 mod inputs;
+mod key;
 mod ldd;
 mod list;
 mod mirror;
 mod progress;
+mod pull;
+mod push;
+mod registry_args;
 mod resolve;
+mod transfer;
 
 pub use error::CliError;
 
@@ -69,6 +75,10 @@ pub enum Command {
     Mirror(mirror::Args),
     Build(build::Args),
     Image(image::Args),
+    Push(push::Args),
+    Pull(pull::Args),
+    Images(images::Args),
+    Key(key::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
     Completions(completions::Args),
@@ -145,6 +155,10 @@ pub fn main() -> ExitCode {
         Command::Mirror(a) => mirror::run(a, &cli.global),
         Command::Build(a) => build::run(a, &cli.global),
         Command::Image(a) => image::run(a, &cli.global),
+        Command::Push(a) => push::run(a, &cli.global),
+        Command::Pull(a) => pull::run(a, &cli.global),
+        Command::Images(a) => images::run(a, &cli.global),
+        Command::Key(a) => key::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),

@@ -313,6 +313,9 @@ impl Registry {
             });
         }
         tmp.as_file_mut().flush()?;
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
         tmp.persist(dest).map_err(|e| e.error)?;
         reporter.finish(&what, false);
         Ok(())

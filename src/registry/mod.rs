@@ -28,5 +28,5 @@ pub use blob::file_digest;
 pub use client::{ClientOptions, Registry};
 pub use error::RegistryError;
 pub use manifest::{Descriptor, Index, Manifest};
-pub use reference::{Reference, is_digest, is_tag};
+pub use reference::{Reference, is_digest, is_path_component, is_tag};
 pub use reporter::{NoopTransferReporter, TransferReporter};
