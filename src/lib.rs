@@ -43,6 +43,7 @@
 //! | `<build>/store.squashfs`, `<build>/meta/` | [`image`], [`view`] | the uenv image |
 
 pub mod audit;
+pub mod binary_cache;
 pub mod build;
 pub mod cluster;
 pub mod diag;

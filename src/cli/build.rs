@@ -62,6 +62,8 @@ pub struct Args {
     /// Use the embedded squashfs writer even when mksquashfs is installed.
     #[arg(long)]
     pub embedded_squashfs: bool,
+    #[command(flatten)]
+    pub cache: super::build_cache::CacheArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -92,7 +94,9 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
+    let binary_cache = args.cache.open(&inputs.cluster)?;
     let req = BuildRequest {
+        binary_cache,
         inputs,
         build_dir: build_dir.clone(),
         jobs: args.jobs.unwrap_or_else(|| {
@@ -137,6 +141,19 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
             for l in log_tail {
                 eprintln!("  | {l}");
             }
+        }
+    }
+    let c = &outcome.cache;
+    if req.binary_cache.is_some() {
+        eprintln!(
+            "binary cache: {} installed, {} rejected, {} pushed, {} push failures",
+            c.fetched.len(),
+            c.rejected.len(),
+            c.pushes.pushed.len(),
+            c.pushes.failed.len()
+        );
+        for r in c.rejected.iter().chain(&c.pushes.failed) {
+            eprintln!("  warning: {r}");
         }
     }
     let built = s.built().count();

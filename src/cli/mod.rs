@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod audit;
 mod build;
+mod build_cache;
 mod check;
 mod completions;
 mod error;

@@ -8,12 +8,14 @@
 //! `packages:` shape) is shared with stack recipes, which merge theirs over
 //! the cluster's ([`Policies::merged_with`]).
 
+mod binary_cache;
 mod load;
 mod model;
 mod policy;
 
 use std::path::{Path, PathBuf};
 
+pub use binary_cache::BinaryCacheConfig;
 pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};
 pub use model::{AuditConfig, Cluster, Compiler, LoaderFacts, Mirror, Network};
 pub use policy::{External, PackagePolicy, Policies};

@@ -12,6 +12,7 @@
 //! there. A no-op build (every node installed, image up to date) skips
 //! fetch, views, image and audit.
 
+mod cache;
 mod render;
 mod sources;
 mod views;
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use petgraph::graph::NodeIndex;
 
+pub use cache::CacheReport;
 pub use render::{RenderError, Renderer, build_job};
 
 use crate::build::{self, BuildGraph, BuildOptions, BuildReporter, BuildSummary, JobId};
@@ -92,6 +94,8 @@ pub struct BuildRequest {
     pub image: ImageOptions,
     /// The command line, for provenance.
     pub args: Vec<String>,
+    /// Install from and push to this binary cache (`--binary-cache`).
+    pub binary_cache: Option<std::sync::Arc<crate::binary_cache::BinaryCache>>,
 }
 
 /// Where sources come from.
@@ -120,6 +124,8 @@ pub struct BuildOutcome {
     /// `<build>/audit.json` (also copied into `meta/audit/`).
     pub audit_path: PathBuf,
     pub timings: Vec<(Stage, Duration)>,
+    /// What the binary cache did.
+    pub cache: CacheReport,
 }
 
 /// Errors of the pipeline that are not a package build failure. Stage
@@ -364,6 +370,13 @@ pub fn build_stack(
             )
         })
         .collect();
+    let mut cache_report = CacheReport::default();
+    // Prefixes new to this store, built or from the binary cache.
+    let installs_any = !missing.is_empty();
+    let missing = match &req.binary_cache {
+        Some(c) => cache::fill_from_cache(c, &plan, &store_dir, missing, &mut cache_report)?,
+        None => missing,
+    };
 
     // Fetch, stage and patch only what is missing.
     let t = Instant::now();
@@ -441,13 +454,28 @@ pub fn build_stack(
         namespace: hook_ns.clone(),
     };
     if let Some(script) = &req.inputs.recipe.pre_install
-        && !missing.is_empty()
+        && installs_any
     {
         // Like stackinator's pre-install: once before packages are built.
         view::run_hook(&script.path, &hook(view::HookKind::PreInstall), &[])?;
     }
     let post_install = hook(view::HookKind::PostInstall);
-    let summary = build::run_in(&workspace, &graph, &opts, reporter.build())?;
+    let summary = match &req.binary_cache {
+        Some(c) if c.pushes() => {
+            let scratch = build_dir.join("cache-tmp");
+            let pusher = crate::binary_cache::Pusher::new(
+                c.clone(),
+                reporter.build(),
+                &plan.mount,
+                &store_dir,
+                scratch,
+            );
+            let summary = build::run_in(&workspace, &graph, &opts, &pusher);
+            cache_report.pushes = pusher.finish();
+            summary?
+        }
+        _ => build::run_in(&workspace, &graph, &opts, reporter.build())?,
+    };
     timings.push((Stage::Build, t.elapsed()));
 
     let mut outcome = BuildOutcome {
@@ -461,6 +489,7 @@ pub fn build_stack(
         audit: None,
         audit_path: build_dir.join("audit.json"),
         timings,
+        cache: cache_report,
     };
     if !outcome.summary.success() {
         return Ok(outcome);

@@ -1,0 +1,65 @@
+//! The binary cache's two hooks into a build: before building, install what
+//! the cache has; while building, push what was built (see
+//! [`crate::binary_cache`]).
+
+use std::path::Path;
+
+use petgraph::graph::NodeIndex;
+
+use crate::binary_cache::{BinaryCache, CacheEntry, Fetched, PushSummary};
+use crate::resolve::Plan;
+
+use super::{PipelineError, host_path};
+
+/// What the binary cache did for one build.
+#[derive(Clone, Debug, Default)]
+pub struct CacheReport {
+    /// Packages installed from the cache.
+    pub fetched: Vec<String>,
+    /// `name: reason` of cached packages refused (corrupt, untrusted): built instead.
+    pub rejected: Vec<String>,
+    pub pushes: PushSummary,
+}
+
+/// The cache's view of a plan node.
+pub(super) fn entry(plan: &Plan, store_dir: &Path, idx: NodeIndex) -> CacheEntry {
+    let n = plan.node(idx);
+    CacheEntry {
+        name: n.name.clone(),
+        version: n.version.to_string(),
+        hash: n.hash.clone(),
+        prefix: n.prefix.clone(),
+        host_prefix: host_path(plan, store_dir, &n.prefix),
+    }
+}
+
+/// Install every node of `missing` that the cache has; returns the nodes
+/// still to build.
+pub(super) fn fill_from_cache(
+    cache: &BinaryCache,
+    plan: &Plan,
+    store_dir: &Path,
+    missing: Vec<NodeIndex>,
+    report: &mut CacheReport,
+) -> Result<Vec<NodeIndex>, PipelineError> {
+    let mut still = Vec::new();
+    for idx in missing {
+        let e = entry(plan, store_dir, idx);
+        let got = cache.fetch(&e).map_err(|err| {
+            PipelineError::Internal(format!("binary cache {}: {err}", cache.url()))
+        })?;
+        match got {
+            Fetched::Installed => {
+                tracing::info!("{}: installed from the binary cache", e.name);
+                report.fetched.push(e.name);
+            }
+            Fetched::Miss => still.push(idx),
+            Fetched::Rejected(reason) => {
+                tracing::warn!("{}: not using the binary cache: {reason}", e.name);
+                report.rejected.push(format!("{}: {reason}", e.name));
+                still.push(idx);
+            }
+        }
+    }
+    Ok(still)
+}
