@@ -50,6 +50,14 @@ pub struct RegistryArgs {
     /// Upload blobs larger than this many bytes in chunks of this size.
     #[arg(long, default_value_t = 256 << 20, value_name = "BYTES", hide = true)]
     pub chunk_size: u64,
+    /// Fail a transfer that sends or receives nothing for this many seconds.
+    #[arg(
+        long,
+        default_value_t = 60,
+        value_name = "SECONDS",
+        help_heading = "Registry"
+    )]
+    pub timeout: u64,
 }
 
 impl RegistryArgs {
@@ -87,6 +95,7 @@ impl RegistryArgs {
             plain_http: self.plain_http,
             attempts: self.retries.max(1),
             chunk_size: self.chunk_size.max(1),
+            idle_timeout: std::time::Duration::from_secs(self.timeout.max(1)),
             ..ClientOptions::default()
         })
     }

@@ -12,7 +12,7 @@ use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, LOCATION, RAN
 use reqwest::{Method, StatusCode};
 use sha2::{Digest, Sha256};
 
-use super::client::{Registry, backoff, classify};
+use super::client::{Registry, backoff, classify, with_attempts};
 use super::reporter::TransferReporter;
 use super::{Descriptor, RegistryError};
 
@@ -136,7 +136,8 @@ impl Registry {
                     std::thread::sleep(backoff(self.opts.retry_backoff, attempt));
                     attempt += 1;
                 }
-                other => return other,
+                Err(e) => return Err(with_attempts(e, attempt)),
+                ok => return ok,
             }
         }
     }
@@ -223,7 +224,7 @@ impl Registry {
                     }
                     *hasher.lock().unwrap() = h;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(with_attempts(e, failures + 1)),
             }
         }
         let h = std::mem::take(&mut *hasher.lock().unwrap());
@@ -294,7 +295,7 @@ impl Registry {
                     std::thread::sleep(backoff(self.opts.retry_backoff, attempt));
                     attempt += 1;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(with_attempts(e, attempt)),
             }
         }
         let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
@@ -341,7 +342,7 @@ impl Registry {
             }
             Ok(r)
         };
-        let response = self.send(repo, url, &build).await?;
+        let response = self.send_with(repo, url, &build, 1).await?;
         if from > 0 && response.status() != StatusCode::PARTIAL_CONTENT {
             // No resume: start over.
             file.set_len(0)?;

@@ -135,7 +135,18 @@ impl Registry {
         url: &str,
         build: &(dyn Fn(&reqwest::Client) -> Result<RequestBuilder, RegistryError> + Sync),
     ) -> Result<Response, RegistryError> {
-        let attempts = self.opts.attempts.max(1);
+        self.send_with(scope, url, build, self.opts.attempts.max(1))
+            .await
+    }
+
+    /// [`Registry::send`] with at most `attempts` attempts.
+    pub(super) async fn send_with(
+        &self,
+        scope: &str,
+        url: &str,
+        build: &(dyn Fn(&reqwest::Client) -> Result<RequestBuilder, RegistryError> + Sync),
+        attempts: u32,
+    ) -> Result<Response, RegistryError> {
         let mut attempt = 1;
         loop {
             match self.send_once(scope, url, build).await {
@@ -144,18 +155,8 @@ impl Registry {
                     tokio::time::sleep(backoff(self.opts.retry_backoff, attempt)).await;
                     attempt += 1;
                 }
-                Err(RegistryError::Network {
-                    url,
-                    message,
-                    attempts: _,
-                }) => {
-                    return Err(RegistryError::Network {
-                        url,
-                        message,
-                        attempts: attempt,
-                    });
-                }
-                other => return other,
+                Err(e) => return Err(with_attempts(e, attempt)),
+                ok => return ok,
             }
         }
     }
@@ -302,6 +303,18 @@ pub(super) async fn check_status(url: &str, response: Response) -> Result<Respon
 fn short(body: &str) -> String {
     let line = body.lines().next().unwrap_or("").trim();
     line.chars().take(200).collect()
+}
+
+/// A network error, told how many attempts were made.
+pub(super) fn with_attempts(e: RegistryError, n: u32) -> RegistryError {
+    match e {
+        RegistryError::Network { url, message, .. } => RegistryError::Network {
+            url,
+            message,
+            attempts: n,
+        },
+        other => other,
+    }
 }
 
 pub(super) fn backoff(base: Duration, attempt: u32) -> Duration {
