@@ -63,7 +63,7 @@ pub struct Args {
     #[arg(long)]
     pub embedded_squashfs: bool,
     #[command(flatten)]
-    pub cache: super::build_cache::CacheArgs,
+    pub cache: Box<super::build_cache::CacheArgs>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -85,3 +85,46 @@ pub fn binary_cache(cx: &mut Cx, node: &Node) -> Option<BinaryCacheConfig> {
         loc: m.loc.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::{Diagnostics, SourceFile};
+
+    fn parse(extra: &str) -> (Option<crate::cluster::Cluster>, Diagnostics) {
+        let text = format!(
+            "name: c\ntarget: x86_64\ncompilers:\n  - {{spec: gcc@12.2.0, cc: /usr/bin/gcc}}\n{extra}"
+        );
+        let src = SourceFile::new("/site/cluster-configs/c/cluster.yaml", &text);
+        let mut d = Diagnostics::new();
+        let c = crate::cluster::parse_cluster(&src, &mut d);
+        (c, d)
+    }
+
+    #[test]
+    fn reads_url_keys_and_push() {
+        let key = crate::sign::SecretKey::generate()
+            .unwrap()
+            .public()
+            .to_string();
+        let (c, d) = parse(&format!(
+            "binary_cache:\n  url: oci://r.example:5000/cache\n  keys: [\"{key}\"]\n  push: false\n"
+        ));
+        assert!(!d.has_errors(), "{d:?}");
+        let b = c.unwrap().binary_cache.unwrap();
+        assert_eq!(b.url.value, "oci://r.example:5000/cache");
+        assert_eq!(b.keys.len(), 1);
+        assert!(!b.push);
+        let (c, _) = parse("");
+        assert!(c.unwrap().binary_cache.is_none());
+    }
+
+    #[test]
+    fn bad_urls_and_keys_are_errors_at_their_line() {
+        let (_, d) =
+            parse("binary_cache:\n  url: https://r.example/cache\n  keys: [\"ed25519:AAAA\"]\n");
+        let text = format!("{d:?}");
+        assert!(d.has_errors());
+        assert!(text.contains("not an oci:// address"), "{text}");
+        assert!(text.contains("not base64 of 32 bytes"), "{text}");
+    }
+}
