@@ -21,6 +21,7 @@
 //! | view    | [`view`]                        | installed prefixes → views, modules, `meta/env.json` |
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
+//! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
 //!
 //! Allowed imports: a module may use [`diag`] and [`spec`] and any *earlier*
 //! stage in the table; [`audit`] depends on nothing but [`diag`] so that it
