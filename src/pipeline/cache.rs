@@ -7,6 +7,7 @@ use std::path::Path;
 use petgraph::graph::NodeIndex;
 
 use crate::binary_cache::{BinaryCache, CacheEntry, Fetched, PushSummary};
+use crate::distribute::DistributeError;
 use crate::resolve::Plan;
 
 use super::{PipelineError, host_path};
@@ -19,6 +20,9 @@ pub struct CacheReport {
     /// `name: reason` of cached packages refused (corrupt, untrusted): built instead.
     pub rejected: Vec<String>,
     pub pushes: PushSummary,
+    /// The registry could not be reached or refused us: nothing was installed
+    /// from it after that, and nothing is pushed.
+    pub offline: bool,
 }
 
 /// The cache's view of a plan node.
@@ -43,20 +47,34 @@ pub(super) fn fill_from_cache(
     report: &mut CacheReport,
 ) -> Result<Vec<NodeIndex>, PipelineError> {
     let mut still = Vec::new();
+    let mut unreachable = None;
     for idx in missing {
+        if unreachable.is_some() {
+            still.push(idx);
+            continue;
+        }
         let e = entry(plan, store_dir, idx);
-        let got = cache.fetch(&e).map_err(|err| {
-            PipelineError::Internal(format!("binary cache {}: {err}", cache.url()))
-        })?;
-        match got {
-            Fetched::Installed => {
+        match cache.fetch(&e) {
+            Ok(Fetched::Installed) => {
                 tracing::info!("{}: installed from the binary cache", e.name);
                 report.fetched.push(e.name);
             }
-            Fetched::Miss => still.push(idx),
-            Fetched::Rejected(reason) => {
+            Ok(Fetched::Miss) => still.push(idx),
+            Ok(Fetched::Rejected(reason)) => {
                 tracing::warn!("{}: not using the binary cache: {reason}", e.name);
                 report.rejected.push(format!("{}: {reason}", e.name));
+                still.push(idx);
+            }
+            Err(DistributeError::Io(err)) => return Err(err.into()),
+            Err(err) => {
+                // The registry is unreachable or refuses us: build everything
+                // rather than fail, and say so once.
+                tracing::warn!("binary cache {}: {err}; building without it", cache.url());
+                report
+                    .rejected
+                    .push(format!("binary cache {} not used: {err}", cache.url()));
+                unreachable = Some(err);
+                report.offline = true;
                 still.push(idx);
             }
         }

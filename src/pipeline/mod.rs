@@ -461,7 +461,7 @@ pub fn build_stack(
     }
     let post_install = hook(view::HookKind::PostInstall);
     let summary = match &req.binary_cache {
-        Some(c) if c.pushes() => {
+        Some(c) if c.pushes() && !cache_report.offline => {
             let scratch = build_dir.join("cache-tmp");
             let pusher = crate::binary_cache::Pusher::new(
                 c.clone(),

@@ -140,4 +140,48 @@ fn demo_stack_through_the_binary_cache() {
         s.contains("0 installed, 6 rejected") && s.contains("6 built"),
         "{s}"
     );
+
+    // An unreachable cache: a warning, and the missing package is built.
+    let store = w.join("e/store");
+    let prefix = walkdir::WalkDir::new(&store)
+        .max_depth(2)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("libcalc-")
+        })
+        .unwrap();
+    std::fs::remove_dir_all(&prefix).unwrap();
+    let out = stack()
+        .current_dir(root())
+        .args([
+            "build",
+            "stacks/demo.yaml",
+            "--cluster",
+            "cluster-configs/local",
+            "-j",
+            "2",
+        ])
+        .arg("--build")
+        .arg(w.join("e"))
+        .arg("--cache")
+        .arg(&sources)
+        .args([
+            "--binary-cache",
+            "oci://127.0.0.1:1/nothing-here",
+            "--plain-http",
+            "--retries",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("not used") && t.contains("1 built, 5 reused"),
+        "{t}"
+    );
 }

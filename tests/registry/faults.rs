@@ -231,3 +231,92 @@ fn the_registry_killed_mid_push_and_mid_pull() {
         &img.path().join("store.squashfs")
     ));
 }
+
+/// A registry behind a bearer-token gate: 401 with a `Bearer` challenge
+/// pointing at a token endpoint (on the proxy) that hands out `tok-123` for
+/// alice's basic credentials; requests pass only with that token.
+fn token_gate(upstream: u16) -> Proxy {
+    Proxy::start(upstream, |s| {
+        let basic = format!(
+            "Basic {}",
+            base64::Engine::encode(
+                &base64::engine::general_purpose::STANDARD,
+                format!("{}:{}", super::server::USER, super::server::PASSWORD)
+            )
+        );
+        if s.path.starts_with("/token?") {
+            return match s.auth.as_deref() == Some(basic.as_str())
+                && s.path.contains("service=test-registry")
+                && s.path.contains("scope=")
+            {
+                true => Action::Respond(200, vec![], r#"{"token":"tok-123"}"#.into()),
+                false => Action::Respond(401, vec![], "bad credentials".into()),
+            };
+        }
+        if s.auth.as_deref() == Some("Bearer tok-123") {
+            return Action::Forward;
+        }
+        let challenge = format!(
+            r#"Bearer realm="http://127.0.0.1:{}/token",service="test-registry",scope="repository:deploy:pull,push""#,
+            s.port
+        );
+        Action::Respond(
+            401,
+            vec![("WWW-Authenticate".into(), challenge)],
+            "{}".into(),
+        )
+    })
+}
+
+#[test]
+fn bearer_tokens_from_the_realm_or_a_token_file() {
+    let reg = TestRegistry::start_plain();
+    let proxy = token_gate(reg.port);
+    let img = image_dir(20_000, 11);
+    let label = format!("{}/deploy/demo/1.0:v1@s%u", proxy.host());
+    let mut c = stack();
+    c.args([
+        "push",
+        img.path().to_str().unwrap(),
+        &label,
+        "--plain-http",
+        "-q",
+    ])
+    .args(["--username", super::server::USER, "--password-stdin"]);
+    let out = super::with_password(&mut c, super::server::PASSWORD);
+    assert!(out.status.success());
+    // The wrong password gets no token.
+    let mut c = stack();
+    c.args([
+        "images",
+        &format!("{}/deploy", proxy.host()),
+        "--plain-http",
+    ])
+    .args(["--username", super::server::USER, "--password-stdin"]);
+    let out = super::with_password(&mut c, "nope");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("HTTP 401"), "{}", text(&out));
+    // A token file is sent as the bearer token as it is.
+    let tok = tempfile::tempdir().unwrap();
+    fs_err::write(tok.path().join("token"), "tok-123\n").unwrap();
+    let to = tempfile::tempdir().unwrap();
+    let out = stack()
+        .args([
+            "pull",
+            &label,
+            "--plain-http",
+            "--allow-unsigned",
+            "-q",
+            "--to",
+        ])
+        .arg(to.path())
+        .arg("--token-file")
+        .arg(tok.path().join("token"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(same_file(
+        &to.path().join("store.squashfs"),
+        &img.path().join("store.squashfs")
+    ));
+}

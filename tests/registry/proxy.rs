@@ -16,6 +16,10 @@ pub struct Seen {
     pub path: String,
     /// 0-based number of the request.
     pub n: usize,
+    /// The `Authorization` header.
+    pub auth: Option<String>,
+    /// The proxy's own port.
+    pub port: u16,
 }
 
 /// What to do with a request.
@@ -32,6 +36,8 @@ pub enum Action {
     Delay(Duration),
     /// Close the connection without answering.
     Drop,
+    /// Answer with this status, extra headers and body, no forwarding.
+    Respond(u16, Vec<(String, String)>, String),
 }
 
 type Rule = dyn Fn(&Seen) -> Action + Send + Sync;
@@ -54,7 +60,7 @@ impl Proxy {
                 let rule = rule.clone();
                 let n = c.fetch_add(1, Ordering::SeqCst);
                 std::thread::spawn(move || {
-                    let _ = handle(conn, upstream, n, &*rule);
+                    let _ = handle(conn, upstream, port, n, &*rule);
                 });
             }
         });
@@ -97,7 +103,20 @@ fn content_length(head: &str) -> usize {
         .unwrap_or(0)
 }
 
-fn handle(mut client: TcpStream, upstream: u16, n: usize, rule: &Rule) -> std::io::Result<()> {
+fn header(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+    })
+}
+
+fn handle(
+    mut client: TcpStream,
+    upstream: u16,
+    port: u16,
+    n: usize,
+    rule: &Rule,
+) -> std::io::Result<()> {
     let (head, mut body) = read_head(&mut client)?;
     let head = String::from_utf8_lossy(&head).into_owned();
     assert!(
@@ -121,9 +140,11 @@ fn handle(mut client: TcpStream, upstream: u16, n: usize, rule: &Rule) -> std::i
         method: parts.next().unwrap_or("").to_string(),
         path: parts.next().unwrap_or("").to_string(),
         n,
+        auth: header(&head, "authorization"),
+        port,
     };
     let action = rule(&seen);
-    match action {
+    match action.clone() {
         Action::Status(code) => {
             let msg = format!(
                 "HTTP/1.1 {code} Injected\r\nContent-Length: 8\r\nConnection: close\r\n\r\ninjected"
@@ -131,6 +152,18 @@ fn handle(mut client: TcpStream, upstream: u16, n: usize, rule: &Rule) -> std::i
             return client.write_all(msg.as_bytes());
         }
         Action::Drop => return Ok(()),
+        Action::Respond(code, headers, body) => {
+            let mut msg = format!(
+                "HTTP/1.1 {code} Injected\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (k, v) in headers {
+                msg.push_str(&format!("{k}: {v}\r\n"));
+            }
+            msg.push_str("\r\n");
+            msg.push_str(&body);
+            return client.write_all(msg.as_bytes());
+        }
         Action::Delay(d) => std::thread::sleep(d),
         _ => {}
     }
