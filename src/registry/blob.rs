@@ -352,16 +352,24 @@ impl Registry {
         }
         let mut body = response.bytes_stream();
         let mut reported = *have;
+        let mut out = std::io::BufWriter::with_capacity(BUF, &mut *file);
         while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| classify(url, &e))?;
+            let chunk = match chunk {
+                Ok(c) => c,
+                Err(e) => {
+                    out.flush()?;
+                    return Err(classify(url, &e));
+                }
+            };
             hasher.update(&chunk);
-            file.write_all(&chunk)?;
+            out.write_all(&chunk)?;
             *have += chunk.len() as u64;
             if *have - reported >= 1 << 20 {
                 reported = *have;
                 reporter.progress(what, *have);
             }
         }
+        out.flush()?;
         reporter.progress(what, *have);
         Ok(())
     }
