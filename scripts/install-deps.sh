@@ -4,7 +4,7 @@
 set -euo pipefail
 need=(cmake meson ninja-build autoconf automake libtool pkg-config make gcc g++ patch patchelf
       squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree zlib1g-dev
-      libhwloc-dev)
+      libhwloc-dev docker-registry skopeo apache2-utils openssl python3 python3-pip)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,4 +15,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The registry tests' interop client: oras (PyPI).
+if ! python3 -c "import oras.provider" 2>/dev/null; then
+  python3 -m pip install --quiet --break-system-packages "oras>=0.2.25,<0.3" 2>/dev/null \
+    || python3 -m pip install --quiet "oras>=0.2.25,<0.3"
 fi

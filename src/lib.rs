@@ -21,6 +21,7 @@
 //! | view    | [`view`]                        | installed prefixes → views, modules, `meta/env.json` |
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
+//! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
 //!
 //! Above the stages: [`pipeline`] runs them in order for `stack build` (a
 //! session of named steps) and owns the lock file rules; [`ops`] has one
@@ -68,17 +69,21 @@
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
 pub mod audit;
+pub mod binary_cache;
 pub mod build;
 pub mod cluster;
 pub mod diag;
+pub mod distribute;
 pub mod fetch;
 pub mod image;
 pub mod ops;
 pub mod patch;
 pub mod pipeline;
 pub mod recipe;
+pub mod registry;
 pub mod repo;
 pub mod resolve;
+pub mod sign;
 pub mod spec;
 pub mod store;
 pub mod view;

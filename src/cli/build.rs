@@ -66,6 +66,8 @@ pub struct Args {
     /// Use the embedded squashfs writer even when mksquashfs is installed.
     #[arg(long)]
     pub embedded_squashfs: bool,
+    #[command(flatten)]
+    pub cache: Box<super::build_cache::CacheArgs>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -106,7 +108,9 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
+    let binary_cache = args.cache.open(&inputs.cluster)?;
     Ok(BuildRequest {
+        binary_cache,
         inputs,
         build_dir: build_dir.clone(),
         jobs: args.jobs.unwrap_or_else(|| {
@@ -171,6 +175,19 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
                 patch.sha256,
                 patch.level
             );
+        }
+    }
+    let c = &outcome.cache;
+    if c.enabled {
+        errln!(
+            "binary cache: {} installed, {} rejected, {} pushed, {} push failures",
+            c.fetched.len(),
+            c.rejected.len(),
+            c.pushes.pushed.len(),
+            c.pushes.failed.len()
+        );
+        for r in c.rejected.iter().chain(&c.pushes.failed) {
+            errln!("  warning: {r}");
         }
     }
     let built = s.built().count();

@@ -12,19 +12,26 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod audit;
 mod build;
+mod build_cache;
 mod check;
 mod completions;
 mod error;
 mod fetch;
 mod image;
+mod images;
 mod info;
 mod inputs;
+mod key;
 mod ldd;
 mod list;
 mod mirror;
 mod output;
 mod progress;
+mod pull;
+mod push;
+mod registry_args;
 mod resolve;
+mod transfer;
 
 pub use error::CliError;
 
@@ -70,6 +77,10 @@ pub enum Command {
     Mirror(mirror::Args),
     Build(build::Args),
     Image(image::Args),
+    Push(push::Args),
+    Pull(pull::Args),
+    Images(images::Args),
+    Key(key::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
     Completions(completions::Args),
@@ -146,6 +157,10 @@ pub fn main() -> ExitCode {
         Command::Mirror(a) => mirror::run(a, &cli.global),
         Command::Build(a) => build::run(a, &cli.global),
         Command::Image(a) => image::run(a, &cli.global),
+        Command::Push(a) => push::run(a, &cli.global),
+        Command::Pull(a) => pull::run(a, &cli.global),
+        Command::Images(a) => images::run(a, &cli.global),
+        Command::Key(a) => key::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),

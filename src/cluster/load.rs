@@ -22,6 +22,7 @@ const TOP_KEYS: &[&str] = &[
     "mirrors",
     "audit",
     "loader",
+    "binary_cache",
 ];
 
 /// The file name inside a cluster configuration directory.
@@ -81,6 +82,9 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
         .map(|n| audit(&mut cx, n))
         .unwrap_or_default();
     let loader = m.get("loader").and_then(|n| loader(&mut cx, n));
+    let binary_cache = m
+        .get("binary_cache")
+        .and_then(|n| super::binary_cache::binary_cache(&mut cx, n));
     let file = src.path().to_path_buf();
     Some(Cluster {
         dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -95,6 +99,7 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
         mirrors,
         audit,
         loader,
+        binary_cache,
     })
 }
 

@@ -9,6 +9,7 @@
 //! the cluster's ([`Policies::merged_with`]).
 
 mod allow;
+mod binary_cache;
 mod load;
 mod model;
 mod policy;
@@ -16,6 +17,7 @@ mod policy;
 use std::path::{Path, PathBuf};
 
 pub use allow::external_allow;
+pub use binary_cache::BinaryCacheConfig;
 pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};
 pub use model::{AuditConfig, Cluster, Compiler, LoaderFacts, Mirror, Network};
 pub use policy::{External, PackagePolicy, Policies};

@@ -28,6 +28,8 @@ pub struct Cluster {
     pub audit: AuditConfig,
     /// The target's loader facts; `None`: take them from the host.
     pub loader: Option<LoaderFacts>,
+    /// `binary_cache:`: the cluster's binary cache.
+    pub binary_cache: Option<super::binary_cache::BinaryCacheConfig>,
 }
 
 impl Cluster {

@@ -15,6 +15,7 @@
 //! `fingerprint.rs`) skips fetch, views, hooks, audit and image.
 
 mod audit;
+mod cache;
 mod error;
 mod failures;
 mod fingerprint;
@@ -29,6 +30,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use audit::loader_model;
+pub use cache::CacheReport;
 pub use error::{ErrorClass, PipelineError};
 pub use fingerprint::ImageInputs;
 pub use plan::{LockError, LockRules, lock_file, resolve_plan};
@@ -104,6 +106,8 @@ pub struct BuildRequest {
     pub image: ImageOptions,
     /// The command line, for provenance.
     pub args: Vec<String>,
+    /// Install from and push to this binary cache (`--binary-cache`).
+    pub binary_cache: Option<std::sync::Arc<crate::binary_cache::BinaryCache>>,
 }
 
 /// Where sources come from.
@@ -132,6 +136,8 @@ pub struct BuildOutcome {
     /// `<build>/audit.json` (also copied into `meta/audit/`).
     pub audit_path: PathBuf,
     pub timings: Vec<(Stage, Duration)>,
+    /// What the binary cache did.
+    pub cache: CacheReport,
 }
 
 /// The mirrors of a build: flags, then recipe, then cluster.

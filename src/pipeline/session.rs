@@ -32,7 +32,8 @@ use crate::view;
 use super::fingerprint::ImageInputs;
 use super::plan::{LockRules, resolve_plan};
 use super::{
-    BuildOutcome, BuildRequest, PipelineError, PipelineReporter, Stage, audit, failures, fetch_options,
+    BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache, failures,
+    fetch_options,
     prune, render, sources, views,
 };
 
@@ -77,6 +78,8 @@ struct Session<'a> {
     timings: Vec<(Stage, Duration)>,
     /// In a shared (direct-mode) store: what this build directory installed.
     owned: Option<store::Owned>,
+    /// What the binary cache did.
+    cache_report: CacheReport,
 }
 
 /// The source trees ready to build, and the packages whose sources failed.
@@ -92,8 +95,10 @@ struct Work {
     opts: BuildOptions,
     /// Every node that is not an external, in topological order.
     buildable: Vec<NodeIndex>,
-    /// Those without a valid installation.
+    /// Those without a valid installation (after the binary cache's).
     missing: Vec<NodeIndex>,
+    /// Whether any prefix is new to this store (built or from the cache).
+    installs_any: bool,
     /// Seconds each package took when last built here.
     costs: HashMap<String, f64>,
     /// Hooks see the store where the packages saw it: at the mount point.
@@ -115,6 +120,7 @@ impl<'a> Session<'a> {
             build_dir,
             timings: Vec::new(),
             owned: None,
+            cache_report: CacheReport::default(),
         };
         Ok((session, lock))
     }
@@ -170,7 +176,7 @@ impl<'a> Session<'a> {
             .into_iter()
             .filter(|i| !plan.node(*i).is_external())
             .collect();
-        let missing = buildable
+        let missing: Vec<NodeIndex> = buildable
             .iter()
             .copied()
             .filter(|i| {
@@ -179,6 +185,14 @@ impl<'a> Session<'a> {
                 !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
             })
             .collect();
+        // Prefixes new to this store, built or from the binary cache.
+        let installs_any = !missing.is_empty();
+        let missing = match &req.binary_cache {
+            Some(c) => {
+                cache::fill_from_cache(c, plan, &store_dir, missing, &mut self.cache_report)?
+            }
+            None => missing,
+        };
         let hook_ns = match workspace.namespaced() {
             true => Some(build::Namespace::new(
                 &self.build_dir,
@@ -193,6 +207,7 @@ impl<'a> Session<'a> {
             opts,
             buildable,
             missing,
+            installs_any,
             hook_ns,
         })
     }
@@ -302,17 +317,42 @@ impl<'a> Session<'a> {
             let buildable = failures.keep(plan, &work.buildable);
             let graph = s.graph(plan, work, &buildable, dirs)?;
             if let Some(script) = &s.req.inputs.recipe.pre_install
-                && !work.missing.is_empty()
+                && work.installs_any
             {
                 // Like stackinator's pre-install: once before packages are built.
                 let ctx = s.hook_context(plan, work, view::HookKind::PreInstall);
                 view::run_hook(&script.path, &ctx, &[])?;
             }
-            let mut summary =
-                build::run_in(&work.workspace, &graph, &work.opts, s.reporter.build())?;
+            let mut summary = s.run_graph(plan, work, &graph)?;
             failures.report(plan, &mut summary);
             Ok(summary)
         })
+    }
+
+    /// Build the graph; with a binary cache that takes pushes, each package
+    /// is pushed as soon as it is built.
+    fn run_graph(
+        &mut self,
+        plan: &Plan,
+        work: &Work,
+        graph: &BuildGraph,
+    ) -> Result<BuildSummary, PipelineError> {
+        let reporter = self.reporter.build();
+        match &self.req.binary_cache {
+            Some(c) if c.pushes() && !self.cache_report.offline => {
+                let pusher = crate::binary_cache::Pusher::new(
+                    c.clone(),
+                    reporter,
+                    &plan.mount,
+                    work.workspace.store_root(),
+                    self.build_dir.join("cache-tmp"),
+                );
+                let summary = build::run_in(&work.workspace, graph, &work.opts, &pusher);
+                self.cache_report.pushes = pusher.finish();
+                Ok(summary?)
+            }
+            _ => Ok(build::run_in(&work.workspace, graph, &work.opts, reporter)?),
+        }
     }
 
     fn hook_context(&self, plan: &Plan, work: &Work, kind: view::HookKind) -> view::HookContext {
@@ -338,6 +378,7 @@ impl<'a> Session<'a> {
             audit: None,
             audit_path: self.build_dir.join("audit.json"),
             timings: self.timings.clone(),
+            cache: self.cache_report.clone(),
         }
     }
 

@@ -1,0 +1,45 @@
+//! `stack key generate NAME`: make an ed25519 signing key pair.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::{CliError, Global};
+use super::output::outln;
+
+/// Manage signing keys for images and the binary cache.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: KeyCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum KeyCommand {
+    /// Write a new key pair: STEM.key (secret, mode 0600, never overwritten)
+    /// and STEM.pub (`ed25519:…`, for `binary_cache: keys:` in the cluster
+    /// config or --trusted-key).
+    #[command(
+        after_help = "Example:\n  stack key generate ~/.config/stack/site   # site.key, site.pub"
+    )]
+    Generate {
+        /// Path of the pair without extension.
+        stem: PathBuf,
+    },
+}
+
+pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    match args.command {
+        KeyCommand::Generate { stem } => {
+            if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
+                fs_err::create_dir_all(dir)
+                    .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            }
+            let public = stack::sign::generate_files(&stem)
+                .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            outln!("secret {}", stem.with_extension("key").display());
+            outln!("public {}", stem.with_extension("pub").display());
+            outln!("{public}  (id {})", public.id());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Reproducible tarballs of directory trees, and their safe unpacking.
+//!
+//! Entries are written in sorted order with owner 0:0, no user or group
+//! names, and one fixed mtime; only the permission bits of each file are
+//! kept. The same tree gives the same bytes on every machine.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// The mtime of every entry (1980-01-01, as zip and our images use).
+pub const FIXED_MTIME: u64 = 315_532_800;
+
+/// Write the tree at `dir` as a tar stream into `out`, every entry named
+/// `<root>/<relative path>` (or the bare relative path when `root` is
+/// empty). Hard links are stored as regular files; sockets and devices are
+/// an error.
+pub fn write_tree<W: Write>(dir: &Path, root: &str, out: W) -> std::io::Result<W> {
+    let mut b = tar::Builder::new(out);
+    b.mode(tar::HeaderMode::Deterministic);
+    b.follow_symlinks(false);
+    let walk = walkdir::WalkDir::new(dir)
+        .min_depth(if root.is_empty() { 1 } else { 0 })
+        .sort_by_file_name();
+    for entry in walk {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let rel = entry.path().strip_prefix(dir).expect("below the root");
+        let name = match (root.is_empty(), rel.as_os_str().is_empty()) {
+            (true, _) => rel.to_path_buf(),
+            (false, true) => Path::new(root).to_path_buf(),
+            (false, false) => Path::new(root).join(rel),
+        };
+        let md = fs_err::symlink_metadata(entry.path())?;
+        let mut h = tar::Header::new_gnu();
+        h.set_mtime(FIXED_MTIME);
+        h.set_uid(0);
+        h.set_gid(0);
+        let ft = md.file_type();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = md.permissions().mode() & 0o7777;
+        if ft.is_symlink() {
+            h.set_entry_type(tar::EntryType::Symlink);
+            h.set_mode(0o777);
+            h.set_size(0);
+            let target = fs_err::read_link(entry.path())?;
+            b.append_link(&mut h, &name, &target)?;
+        } else if ft.is_dir() {
+            h.set_entry_type(tar::EntryType::Directory);
+            h.set_mode(mode);
+            h.set_size(0);
+            b.append_data(&mut h, &name, std::io::empty())?;
+        } else if ft.is_file() {
+            h.set_entry_type(tar::EntryType::Regular);
+            h.set_mode(mode);
+            h.set_size(md.len());
+            let f = fs_err::File::open(entry.path())?;
+            b.append_data(&mut h, &name, f)?;
+        } else {
+            return Err(std::io::Error::other(format!(
+                "{}: not a file, directory or symbolic link",
+                entry.path().display()
+            )));
+        }
+    }
+    b.into_inner()
+}
+
+/// Unpack a tar stream into `dest` (which must exist). Absolute paths and
+/// `..` are refused, as are links that would let a later entry write
+/// outside `dest`; permissions are kept, owners and mtimes are not.
+pub fn unpack<R: Read>(input: R, dest: &Path) -> std::io::Result<()> {
+    let mut a = tar::Archive::new(input);
+    a.set_preserve_permissions(true);
+    a.set_preserve_mtime(false);
+    a.set_unpack_xattrs(false);
+    a.set_overwrite(false);
+    for entry in a.entries()? {
+        let mut entry = entry?;
+        let path = entry.path()?.into_owned();
+        if path.is_absolute()
+            || path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return Err(std::io::Error::other(format!(
+                "refusing tar entry `{}` (outside the destination)",
+                path.display()
+            )));
+        }
+        if !entry.unpack_in(dest)? {
+            return Err(std::io::Error::other(format!(
+                "refusing tar entry `{}` (outside the destination)",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(d: &Path) {
+        fs_err::create_dir_all(d.join("lib")).unwrap();
+        fs_err::write(d.join("lib/libx.so.1"), "abc").unwrap();
+        std::os::unix::fs::symlink("libx.so.1", d.join("lib/libx.so")).unwrap();
+        fs_err::write(d.join("a"), "a").unwrap();
+    }
+
+    #[test]
+    fn same_tree_same_bytes_and_round_trip() {
+        let one = tempfile::tempdir().unwrap();
+        let two = tempfile::tempdir().unwrap();
+        tree(one.path());
+        tree(two.path());
+        // A different mtime must not matter.
+        let f = fs_err::File::options()
+            .write(true)
+            .open(two.path().join("a"))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::UNIX_EPOCH).unwrap();
+        let a = write_tree(one.path(), "meta", Vec::new()).unwrap();
+        let b = write_tree(two.path(), "meta", Vec::new()).unwrap();
+        assert_eq!(a, b);
+        let out = tempfile::tempdir().unwrap();
+        unpack(&a[..], out.path()).unwrap();
+        assert_eq!(
+            fs_err::read_to_string(out.path().join("meta/lib/libx.so.1")).unwrap(),
+            "abc"
+        );
+        assert_eq!(
+            fs_err::read_link(out.path().join("meta/lib/libx.so")).unwrap(),
+            Path::new("libx.so.1")
+        );
+    }
+
+    #[test]
+    fn refuses_entries_outside_the_destination() {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_size(1);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::Regular);
+        // `set_path` refuses `..`, so write the name bytes directly.
+        h.as_old_mut().name[..10].copy_from_slice(b"../evil.tx");
+        h.set_cksum();
+        b.append(&h, &b"x"[..]).unwrap();
+        let bytes = b.into_inner().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        assert!(unpack(&bytes[..], out.path()).is_err());
+        assert!(!out.path().parent().unwrap().join("evil.tx").exists());
+    }
+}
