@@ -55,4 +55,5 @@ pub mod repo;
 pub mod resolve;
 pub mod spec;
 pub mod store;
+pub mod verify;
 pub mod view;

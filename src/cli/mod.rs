@@ -24,6 +24,7 @@ mod list;
 mod mirror;
 mod progress;
 mod resolve;
+mod verify;
 
 pub use error::CliError;
 
@@ -71,6 +72,7 @@ pub enum Command {
     Image(image::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
+    Verify(verify::Args),
     Completions(completions::Args),
 }
 
@@ -147,6 +149,7 @@ pub fn main() -> ExitCode {
         Command::Image(a) => image::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
+        Command::Verify(a) => verify::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),
     };
     match result {

@@ -145,6 +145,8 @@ pub enum PipelineError {
     #[error(transparent)]
     Store(Box<store::StoreError>),
     #[error(transparent)]
+    Verify(Box<crate::verify::VerifyError>),
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
@@ -170,6 +172,7 @@ boxed_from!(
     Image: image::ImageError,
     Audit: crate::audit::AuditError,
     Store: store::StoreError,
+    Verify: crate::verify::VerifyError,
 );
 
 /// The mirrors of a build: flags, then recipe, then cluster.
@@ -311,7 +314,10 @@ fn prune_store(
                 continue;
             }
             if owned.is_some_and(|o| !o.owns(&entry.path())) {
-                tracing::info!("kept {}: not installed by this build", entry.path().display());
+                tracing::info!(
+                    "kept {}: not installed by this build",
+                    entry.path().display()
+                );
                 continue;
             }
             store::wipe(&entry.path())?;
@@ -575,6 +581,8 @@ pub fn build_stack(
 
     let t = Instant::now();
     reporter.stage(Stage::Image, &outcome.image_path.display().to_string());
+    // Never pack a prefix whose files differ from its own manifest.
+    crate::verify::check_store(&outcome.store_dir)?;
     let info = image::pack(&outcome.store_dir, &outcome.image_path, &req.image)?;
     // The same copy `stack image` makes (meta_dir is <build>/meta).
     image::export_meta(&outcome.store_dir, &build_dir)?;
