@@ -22,6 +22,7 @@ const SANDBOX_TESTS: &[&str] = &[
     "package_writes_only_its_stage_and_prefix",
     "background_processes_end_with_the_command",
     "sandbox_dies_with_its_parent",
+    "direct_mode_processes_end_with_the_command",
 ];
 
 /// The unprivileged user the suite creates when it runs as root.
@@ -231,6 +232,27 @@ fn sandbox_dies_with_its_parent() {
     let status = child.wait().unwrap();
     std::thread::sleep(Duration::from_secs(3));
     assert!(!late.exists(), "the build outlived its parent ({status})");
+}
+
+/// Issue 13, items 7 and 10, in direct mode (no mount sandbox): each
+/// command still gets its own PID namespace, so a backgrounded process
+/// ends with it, while it writes the real mount point directly.
+#[test]
+fn direct_mode_processes_end_with_the_command() {
+    let t = dirs();
+    let ns = Namespace::processes_only(&t.build, &t.mount).unwrap();
+    let out = sh(
+        &ns,
+        &t.build,
+        &format!(
+            "echo now > {m}/now.txt; (sleep 1; echo late > {m}/late.txt) >/dev/null 2>&1 & echo started",
+            m = t.mount.display()
+        ),
+    );
+    ok(&out);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(t.mount.join("now.txt").is_file(), "writes the mount point itself");
+    assert!(!t.mount.join("late.txt").exists(), "a build process survived");
 }
 
 /// CI runs as root: run every sandbox test again as an unprivileged user.
