@@ -3,7 +3,8 @@
 # Safe to rerun; skips apt when everything is already present.
 set -euo pipefail
 need=(cmake meson ninja-build autoconf automake libtool pkg-config make gcc g++ patch patchelf
-      squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree zlib1g-dev)
+      squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree zlib1g-dev
+      util-linux passwd)  # setpriv, useradd: the sandbox tests run again as an unprivileged user
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
