@@ -251,8 +251,14 @@ fn direct_mode_processes_end_with_the_command() {
     );
     ok(&out);
     std::thread::sleep(Duration::from_millis(2500));
-    assert!(t.mount.join("now.txt").is_file(), "writes the mount point itself");
-    assert!(!t.mount.join("late.txt").exists(), "a build process survived");
+    assert!(
+        t.mount.join("now.txt").is_file(),
+        "writes the mount point itself"
+    );
+    assert!(
+        !t.mount.join("late.txt").exists(),
+        "a build process survived"
+    );
 }
 
 /// CI runs as root: run every sandbox test again as an unprivileged user.

@@ -138,7 +138,9 @@ fn build(
             match ns.probe() {
                 Ok(()) => Some(ns),
                 Err(e) => {
-                    tracing::warn!("no PID namespace for direct-mode builds ({e}); build processes may outlive their commands");
+                    tracing::warn!(
+                        "no PID namespace for direct-mode builds ({e}); build processes may outlive their commands"
+                    );
                     None
                 }
             }

@@ -57,7 +57,7 @@ pub fn quick_diff(prefix: &Path) -> Option<String> {
             return Some(format!("{rel}: a special file"));
         };
         let mode = (kind != EntryKind::Symlink).then(|| md.permissions().mode() & 0o7777);
-        let size = (kind == EntryKind::File).then(|| md.len());
+        let size = (kind == EntryKind::File).then_some(md.len());
         let target = match kind {
             EntryKind::Symlink => std::fs::read_link(entry.path())
                 .ok()
