@@ -70,7 +70,6 @@ pub struct Namespace {
     outer_gid_map: Vec<u8>,
     inner_uid_map: Vec<u8>,
     inner_gid_map: Vec<u8>,
-    build_dir: PathBuf,
     store_path: PathBuf,
     mount_path: PathBuf,
     store: CString,
@@ -123,7 +122,6 @@ impl Namespace {
             outer_gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             inner_uid_map: format!("{in_uid} {uid} 1\n").into_bytes(),
             inner_gid_map: format!("{in_gid} {gid} 1\n").into_bytes(),
-            build_dir: build_dir.to_path_buf(),
             store_path: store.to_path_buf(),
             mount_path: mount.to_path_buf(),
             store: cstr(store)?,
@@ -179,11 +177,6 @@ impl Namespace {
         // A path with a NUL cannot exist; an empty one makes the mount fail.
         ns.writable = paths.iter().map(|p| cstr(p).unwrap_or_default()).collect();
         Arc::new(ns)
-    }
-
-    /// The build directory this sandbox was made for.
-    pub fn build_dir(&self) -> &Path {
-        &self.build_dir
     }
 
     /// Make `cmd` enter a fresh sandbox before exec, then `chdir(cwd)`.
