@@ -296,7 +296,18 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
             "useradd {TEST_USER}: {st}"
         );
     }
-    let exe = std::env::current_exe().unwrap();
+    // The checkout may be where the user cannot go (/root/…): run a copy
+    // of this test binary from a world-readable temporary directory.
+    let dir = tempfile::Builder::new()
+        .prefix("stack-sandbox-as-user")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let exe = dir.path().join("sandbox-tests");
+    fs_err::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for (p, mode) in [(dir.path(), 0o755), (exe.as_path(), 0o755)] {
+        fs_err::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
     let out = Command::new("setpriv")
         .args([
             &format!("--reuid={TEST_USER}"),
@@ -308,6 +319,7 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
         .args(["--exact", "--test-threads=1"])
         .args(SANDBOX_TESTS)
         .env("TMPDIR", "/tmp")
+        .current_dir("/")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
