@@ -86,4 +86,5 @@ pub mod resolve;
 pub mod sign;
 pub mod spec;
 pub mod store;
+pub mod verify;
 pub mod view;

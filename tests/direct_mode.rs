@@ -11,7 +11,13 @@ fn build(b: &Path, cache: &Path, mount: &Path) -> std::process::Output {
     let out = Command::cargo_bin("stack")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["--color", "never", "build", "stacks/cxi-mini.yaml", "--build"])
+        .args([
+            "--color",
+            "never",
+            "build",
+            "stacks/cxi-mini.yaml",
+            "--build",
+        ])
         .arg(b)
         .arg("--cache")
         .arg(cache)

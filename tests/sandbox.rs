@@ -22,6 +22,7 @@ const SANDBOX_TESTS: &[&str] = &[
     "package_writes_only_its_stage_and_prefix",
     "background_processes_end_with_the_command",
     "sandbox_dies_with_its_parent",
+    "direct_mode_processes_end_with_the_command",
 ];
 
 /// The unprivileged user the suite creates when it runs as root.
@@ -233,6 +234,33 @@ fn sandbox_dies_with_its_parent() {
     assert!(!late.exists(), "the build outlived its parent ({status})");
 }
 
+/// Issue 13, items 7 and 10, in direct mode (no mount sandbox): each
+/// command still gets its own PID namespace, so a backgrounded process
+/// ends with it, while it writes the real mount point directly.
+#[test]
+fn direct_mode_processes_end_with_the_command() {
+    let t = dirs();
+    let ns = Namespace::processes_only(&t.build, &t.mount).unwrap();
+    let out = sh(
+        &ns,
+        &t.build,
+        &format!(
+            "echo now > {m}/now.txt; (sleep 1; echo late > {m}/late.txt) >/dev/null 2>&1 & echo started",
+            m = t.mount.display()
+        ),
+    );
+    ok(&out);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        t.mount.join("now.txt").is_file(),
+        "writes the mount point itself"
+    );
+    assert!(
+        !t.mount.join("late.txt").exists(),
+        "a build process survived"
+    );
+}
+
 /// CI runs as root: run every sandbox test again as an unprivileged user.
 #[test]
 fn the_sandbox_tests_pass_as_an_unprivileged_user() {
@@ -268,7 +296,18 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
             "useradd {TEST_USER}: {st}"
         );
     }
-    let exe = std::env::current_exe().unwrap();
+    // The checkout may be where the user cannot go (/root/…): run a copy
+    // of this test binary from a world-readable temporary directory.
+    let dir = tempfile::Builder::new()
+        .prefix("stack-sandbox-as-user")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let exe = dir.path().join("sandbox-tests");
+    fs_err::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for (p, mode) in [(dir.path(), 0o755), (exe.as_path(), 0o755)] {
+        fs_err::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
     let out = Command::new("setpriv")
         .args([
             &format!("--reuid={TEST_USER}"),
@@ -280,6 +319,7 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
         .args(["--exact", "--test-threads=1"])
         .args(SANDBOX_TESTS)
         .env("TMPDIR", "/tmp")
+        .current_dir("/")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

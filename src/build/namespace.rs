@@ -70,7 +70,6 @@ pub struct Namespace {
     outer_gid_map: Vec<u8>,
     inner_uid_map: Vec<u8>,
     inner_gid_map: Vec<u8>,
-    build_dir: PathBuf,
     store_path: PathBuf,
     mount_path: PathBuf,
     store: CString,
@@ -78,6 +77,9 @@ pub struct Namespace {
     writable: Vec<CString>,
     private: Vec<CString>,
     reattach: Vec<Reattach>,
+    /// Direct mode: only the PID namespace (and, for a user, the user
+    /// namespace it needs); no mounts, nothing read-only.
+    processes_only: bool,
 }
 
 fn cstr(p: &Path) -> io::Result<CString> {
@@ -120,7 +122,6 @@ impl Namespace {
             outer_gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             inner_uid_map: format!("{in_uid} {uid} 1\n").into_bytes(),
             inner_gid_map: format!("{in_gid} {gid} 1\n").into_bytes(),
-            build_dir: build_dir.to_path_buf(),
             store_path: store.to_path_buf(),
             mount_path: mount.to_path_buf(),
             store: cstr(store)?,
@@ -128,6 +129,7 @@ impl Namespace {
             writable: Vec::new(),
             private: Vec::new(),
             reattach: Vec::new(),
+            processes_only: false,
         };
         for dir in PRIVATE_DIRS.iter().map(Path::new) {
             if !dir.is_dir() {
@@ -147,12 +149,27 @@ impl Namespace {
         Ok(Arc::new(ns))
     }
 
+    /// Direct mode's containment: each command runs in its own PID namespace
+    /// (under the same init as in namespace mode, so no process outlives it
+    /// or `stack`), with the host's files as they are. Root needs no user
+    /// namespace for it; anyone else gets one mapping their uid to itself.
+    pub fn processes_only(build_dir: &Path, mount: &Path) -> io::Result<Arc<Self>> {
+        let mut ns = Namespace::clone(&*Namespace::new(build_dir, mount, mount)?);
+        ns.processes_only = true;
+        ns.private.clear();
+        ns.reattach.clear();
+        Ok(Arc::new(ns))
+    }
+
     /// The sandbox of one package: writable are only its stage directory
     /// and its own prefix (a path under the mount point, also at its host
     /// path in the store, where relocation edits it); the rest of the
     /// build directory, the other prefixes and `meta/` are read-only.
     pub fn for_package(&self, stage: &Path, prefix: &Path) -> Arc<Self> {
         let mut ns = self.clone();
+        if ns.processes_only {
+            return Arc::new(ns);
+        }
         let mut paths = vec![stage.to_path_buf(), prefix.to_path_buf()];
         if let Ok(rel) = prefix.strip_prefix(&self.mount_path) {
             paths.push(self.store_path.join(rel));
@@ -160,11 +177,6 @@ impl Namespace {
         // A path with a NUL cannot exist; an empty one makes the mount fail.
         ns.writable = paths.iter().map(|p| cstr(p).unwrap_or_default()).collect();
         Arc::new(ns)
-    }
-
-    /// The build directory this sandbox was made for.
-    pub fn build_dir(&self) -> &Path {
-        &self.build_dir
     }
 
     /// Make `cmd` enter a fresh sandbox before exec, then `chdir(cwd)`.
@@ -192,6 +204,9 @@ impl Namespace {
     }
 
     fn enter(&self, cwd: &CStr) -> io::Result<()> {
+        if self.processes_only {
+            return self.enter_processes_only(cwd);
+        }
         child::enter_userns(libc::CLONE_NEWNS, &self.outer_uid_map, &self.outer_gid_map)?;
         child::make_private()?;
         child::bind(&self.store, &self.mount)?;
@@ -212,6 +227,18 @@ impl Namespace {
         )?;
         child::set_readonly(c"/proc", true, false)?;
         child::drop_privileges()?;
+        child::fork_init()?;
+        // SAFETY: valid NUL-terminated string.
+        child::check(unsafe { libc::chdir(cwd.as_ptr()) })
+    }
+
+    fn enter_processes_only(&self, cwd: &CStr) -> io::Result<()> {
+        // SAFETY: plain syscalls.
+        if unsafe { libc::geteuid() } == 0 {
+            child::check(unsafe { libc::unshare(libc::CLONE_NEWPID) })?;
+        } else {
+            child::enter_userns(libc::CLONE_NEWPID, &self.outer_uid_map, &self.outer_gid_map)?;
+        }
         child::fork_init()?;
         // SAFETY: valid NUL-terminated string.
         child::check(unsafe { libc::chdir(cwd.as_ptr()) })

@@ -134,7 +134,18 @@ fn build(
             })?;
             Some(ns)
         } else {
-            None
+            // Direct mode: no process of a build outlives it, where a PID
+            // namespace is available (else as before, with a warning).
+            let ns = Namespace::processes_only(&build_dir, &opts.mount)?;
+            match ns.probe() {
+                Ok(()) => Some(ns),
+                Err(e) => {
+                    tracing::warn!(
+                        "no PID namespace for direct-mode builds ({e}); build processes may outlive their commands"
+                    );
+                    None
+                }
+            }
         };
         let wrapper_exe = match &opts.wrapper_exe {
             Some(p) => std::path::absolute(p)?,

@@ -95,6 +95,11 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         ..ImageOptions::default()
     };
 
+    // Never pack a prefix whose files differ from its own manifest.
+    if store.is_dir() {
+        stack::verify::check_store(&store)
+            .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    }
     let spinner = std::io::stderr().is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new_spinner();
         pb.set_message(format!("packing {}", store.display()));

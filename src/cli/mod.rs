@@ -32,6 +32,7 @@ mod push;
 mod registry_args;
 mod resolve;
 mod transfer;
+mod verify;
 
 pub use error::CliError;
 
@@ -83,6 +84,7 @@ pub enum Command {
     Key(key::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
+    Verify(verify::Args),
     Completions(completions::Args),
 }
 
@@ -163,6 +165,7 @@ pub fn main() -> ExitCode {
         Command::Key(a) => key::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
+        Command::Verify(a) => verify::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),
     };
     match result {

@@ -36,6 +36,8 @@ pub enum PipelineError {
     #[error(transparent)]
     Store(Box<store::StoreError>),
     #[error(transparent)]
+    Verify(Box<crate::verify::VerifyError>),
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
@@ -62,6 +64,7 @@ boxed_from!(
     Image: image::ImageError,
     Audit: crate::audit::AuditError,
     Store: store::StoreError,
+    Verify: crate::verify::VerifyError,
 );
 
 /// What kind of error this is, for the exit status.

@@ -511,6 +511,8 @@ impl<'a> Session<'a> {
     ) -> Result<image::ImageInfo, PipelineError> {
         let detail = outcome.image_path.display().to_string();
         self.step(Stage::Image, &detail, |s| {
+            // Never pack a prefix whose files differ from its own manifest.
+            crate::verify::check_store(&outcome.store_dir)?;
             let info = image::pack(&outcome.store_dir, &outcome.image_path, &s.req.image)?;
             // The same copy `stack image` makes (meta_dir is <build>/meta).
             image::export_meta(&outcome.store_dir, &s.build_dir)?;

@@ -188,6 +188,41 @@ fn toggle(cx: &mut Cx, node: &Node, what: &str) -> Toggle {
     }
 }
 
+/// Flag install-step paths that are known (no template) to leave the
+/// prefix or the build directory; the build refuses them too.
+fn check_install_path(cx: &mut Cx, key: &str, s: &crate::diag::Spanned<String>) {
+    use std::path::{Component, Path};
+    if s.value.contains("{{") {
+        return;
+    }
+    let p = Path::new(&s.value);
+    let leaves = p.is_absolute() || p.components().any(|c| c == Component::ParentDir);
+    match key {
+        "to" | "mkdir" | "at" if leaves => cx.error(
+            Code::InvalidValue,
+            &s.loc,
+            format!("`{key}` must be a relative path inside the prefix"),
+            "leaves the prefix",
+            Some("install destinations are relative to the prefix, without `..`".into()),
+        ),
+        "copy" if leaves => cx.error(
+            Code::InvalidValue,
+            &s.loc,
+            "`copy` must be a relative path inside the build directory",
+            "leaves the build directory",
+            None,
+        ),
+        "symlink" if p.is_absolute() => cx.warn(
+            Code::InvalidValue,
+            &s.loc,
+            "an absolute link target outside the stack",
+            "points outside the prefix",
+            Some("the image holds it as is; later install steps never write through it".into()),
+        ),
+        _ => {}
+    }
+}
+
 fn install_steps(cx: &mut Cx, node: &Node) -> Vec<InstallStep> {
     let Some(items) = cx.seq(node, "`install`") else {
         return Vec::new();
@@ -205,6 +240,7 @@ fn install_steps(cx: &mut Cx, node: &Node) -> Vec<InstallStep> {
                 .and_then(|n| cx.nonempty_string(n, &format!("`{key}`")));
             if let Some(s) = &s {
                 read::check_templates(cx, std::slice::from_ref(s));
+                check_install_path(cx, key, s);
             }
             s.map(|s| s.value)
         };

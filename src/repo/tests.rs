@@ -383,3 +383,36 @@ fn recipes_are_parsed_on_first_use() {
     repo.parse_all();
     assert!(repo.entries.values().all(|e| e.parsed.get().is_some()));
 }
+
+/// Issue 13, item 1: `stack check` said ok to install steps that leave the
+/// prefix; destinations known to leave it are errors, with a position.
+#[test]
+fn install_paths_leaving_the_prefix_are_flagged() {
+    let text = r#"
+name: evil
+versions:
+  - version: "1.0"
+    url: https://x/a.tgz
+    sha256: 00000000000000000000000000000000000000000000000000000000000000AA
+build:
+  system: generic
+  install:
+    - {symlink: /home/user/victim, at: out}
+    - {copy: payload.txt, to: ../out}
+    - {mkdir: /etc/evil}
+    - {symlink: x, at: "../y"}
+    - {copy: /etc/passwd, to: share}
+    - {copy: "{{ prefix }}/x", to: "share/{{ name }}"}
+"#;
+    let (_, d) = parse(text);
+    let lines: Vec<(usize, bool)> = d
+        .iter()
+        .filter(|d| d.code == Code::InvalidValue)
+        .map(|d| (d.loc().unwrap().line, d.is_error()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![(10, false), (11, true), (12, true), (13, true), (14, true)],
+        "{d}"
+    );
+}

@@ -31,6 +31,7 @@ pub mod manifest;
 pub mod modes;
 pub mod owned;
 pub mod prefix;
+pub mod quick_check;
 pub mod record;
 
 use std::path::{Path, PathBuf};

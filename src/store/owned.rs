@@ -110,7 +110,10 @@ impl Owned {
         }
         let modules = self.store.join("modules");
         if modules.is_dir() {
-            for e in walkdir::WalkDir::new(&modules).min_depth(1).sort_by_file_name() {
+            for e in walkdir::WalkDir::new(&modules)
+                .min_depth(1)
+                .sort_by_file_name()
+            {
                 let e = e.map_err(|e| std::io::Error::other(e.to_string()))?;
                 if !e.file_type().is_dir() {
                     out.push(e.path().to_path_buf());
@@ -176,7 +179,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let build = d.path().join("build");
         let store = d.path().join("ue");
-        for p in ["x86_64/mine-1.0-aaaaaaaa", "x86_64/other-1.0-bbbbbbbb", "env/v"] {
+        for p in [
+            "x86_64/mine-1.0-aaaaaaaa",
+            "x86_64/other-1.0-bbbbbbbb",
+            "env/v",
+        ] {
             fs_err::create_dir_all(store.join(p)).unwrap();
         }
         fs_err::create_dir_all(&build).unwrap();
@@ -202,6 +209,9 @@ mod tests {
         let o = Owned::for_store(&build, &store).unwrap().unwrap();
         assert!(o.owns(&mine));
         let err = o.check_generated().unwrap_err().to_string();
-        assert!(err.contains("modules/site.lua") && !err.contains("env/v"), "{err}");
+        assert!(
+            err.contains("modules/site.lua") && !err.contains("env/v"),
+            "{err}"
+        );
     }
 }

@@ -25,7 +25,13 @@ pub fn inspect(host_prefix: &Path, hash: &str) -> PrefixState {
         Ok(_) => {}
     }
     match read_record(host_prefix) {
-        Ok(Some(rec)) if rec.hash == hash => PrefixState::Installed(Box::new(rec)),
+        Ok(Some(rec)) if rec.hash == hash => match super::quick_check::quick_diff(host_prefix) {
+            None => PrefixState::Installed(Box::new(rec)),
+            Some(diff) => {
+                tracing::warn!("{}: {diff}; rebuilding", host_prefix.display());
+                PrefixState::Partial
+            }
+        },
         Ok(_) => PrefixState::Partial,
         Err(e) => {
             tracing::warn!("{e}; rebuilding");
@@ -94,7 +100,7 @@ mod tests {
         fs_err::create_dir_all(p.join("lib")).unwrap();
         assert_eq!(inspect(&p, "abc"), PrefixState::Partial);
         let mut r = record("abc");
-        register(&p, &mut r, &[]).unwrap();
+        register(&p, &mut r, &super::super::manifest(&p).unwrap()).unwrap();
         assert!(matches!(inspect(&p, "abc"), PrefixState::Installed(_)));
         assert_eq!(inspect(&p, "other"), PrefixState::Partial);
         fs_err::write(p.join(".stack/installed.json"), "{trunc").unwrap();

@@ -89,8 +89,8 @@ pub fn register(
     record: &mut InstalledRecord,
     manifest: &[ManifestEntry],
 ) -> Result<(), StoreError> {
-    let meta = host_prefix.join(META_DIR);
-    fs_err::create_dir_all(&meta)?;
+    // Never through a link the build left at `.stack` (or at the prefix).
+    let meta = super::Beneath::open(host_prefix)?.ensure_real_dir(Path::new(META_DIR))?;
     let bytes = serde_json::to_vec_pretty(manifest).map_err(std::io::Error::other)?;
     write_atomic(&meta.join(MANIFEST_FILE), &bytes)?;
     record.format = RECORD_FORMAT;
@@ -131,4 +131,42 @@ pub fn read_manifest(host_prefix: &Path) -> Result<Vec<ManifestEntry>, StoreErro
         path,
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 13, item 1: a build that replaced `<prefix>/.stack` by a link
+    /// made the host write manifest.json and installed.json where it pointed.
+    #[test]
+    fn register_never_writes_through_a_link() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pkg");
+        let victim = d.path().join("victim");
+        fs_err::create_dir_all(&p).unwrap();
+        fs_err::create_dir_all(&victim).unwrap();
+        std::os::unix::fs::symlink(&victim, p.join(META_DIR)).unwrap();
+        let mut r = InstalledRecord {
+            format: 0,
+            patches: vec![],
+            name: "pkg".into(),
+            version: "1".into(),
+            hash: "abc".into(),
+            spec: "pkg@1".into(),
+            prefix: "/m/pkg".into(),
+            build_system: "generic".into(),
+            deps: vec![],
+            manifest_entries: 0,
+            manifest_sha256: String::new(),
+        };
+        register(&p, &mut r, &[]).unwrap();
+        assert_eq!(fs_err::read_dir(&victim).unwrap().count(), 0);
+        assert!(p.join(META_DIR).join(INSTALLED_FILE).is_file());
+        assert!(
+            !fs_err::symlink_metadata(p.join(META_DIR))
+                .unwrap()
+                .is_symlink()
+        );
+    }
 }

@@ -99,3 +99,100 @@ fn a_namespace_build_cannot_write_outside_the_build_dir() {
     );
     assert!(!leak.exists());
 }
+
+const KILL_CHILD_ENV: &str = "STACK_SANDBOX_KILL_CHILD";
+
+/// A build whose install step backgrounds a process that writes into the
+/// prefix 4 s later (`(sleep 4; echo late > $prefix/late) & wait`).
+fn lingering_job(mount: &std::path::Path) -> BuildJob {
+    let mut j = generic_headers(mount);
+    let p = j.prefix.display().to_string();
+    j.steps.post_install = vec![vec![
+        "sh".into(),
+        "-c".into(),
+        format!("echo > {p}/started; (sleep 4; echo late > {p}/late) & wait"),
+    ]];
+    j
+}
+
+#[test]
+#[ignore = "helper process of kill_9_of_stack_ends_every_build_process"]
+fn kill_child_build() {
+    let Some(spec) = std::env::var_os(KILL_CHILD_ENV) else {
+        return;
+    };
+    let spec = spec.to_string_lossy().into_owned();
+    let (mode, rest) = spec.split_once('\n').unwrap();
+    let (mount, build) = rest.split_once('\n').unwrap();
+    let mode = match mode {
+        "direct" => MountMode::Direct,
+        _ => MountMode::Namespace,
+    };
+    let mut g = BuildGraph::new();
+    g.add(lingering_job(std::path::Path::new(mount)));
+    let _ = run_plan(
+        &g,
+        &options(
+            std::path::Path::new(build),
+            std::path::Path::new(mount),
+            mode,
+        ),
+        &NoopReporter,
+    );
+}
+
+/// Issue 13, item 10: `kill -9` of `stack` left make and its compilers
+/// running (re-parented to PID 1) and writing into the store. Now every
+/// process of the build dies with it, in both mount modes.
+#[test]
+fn kill_9_of_stack_ends_every_build_process() {
+    for mode in ["namespace", "direct"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mount = tmp.path().join("ue");
+        let build = tmp.path().join("build");
+        fs_err::create_dir_all(&mount).unwrap();
+        let rel = lingering_job(&mount)
+            .prefix
+            .strip_prefix(&mount)
+            .unwrap()
+            .to_path_buf();
+        let host_prefix = match mode {
+            "direct" => mount.join(&rel),
+            _ => build.join("store").join(&rel),
+        };
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "namespace::kill_child_build",
+                "--exact",
+                "--ignored",
+                "--test-threads=1",
+            ])
+            .env(
+                KILL_CHILD_ENV,
+                format!("{mode}\n{}\n{}", mount.display(), build.display()),
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        while !host_prefix.join("started").exists() {
+            assert!(
+                t0.elapsed() < std::time::Duration::from_secs(120),
+                "{mode}: the install step never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(child.id() as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        child.wait().unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(6));
+        assert!(
+            !host_prefix.join("late").exists(),
+            "{mode}: a build process outlived kill -9 of stack"
+        );
+    }
+}

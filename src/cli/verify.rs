@@ -1,0 +1,72 @@
+//! `stack verify BUILD|STORE|IMAGE`: installed prefixes against their
+//! manifests.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use stack::verify::{VerifyError, verify_dir, verify_image};
+
+use super::{CliError, Global};
+
+/// Check that installed prefixes still hold what their manifests record.
+///
+/// Every prefix records `.stack/manifest.json` when it is installed: path,
+/// kind, mode, size and sha256 of every file, link targets. `stack verify`
+/// walks each prefix again — in a build directory's store, in any store
+/// directory (a direct-mode mount point), or inside a squashfs image, read
+/// in place — and lists every file that is missing, extra, or modified
+/// (content, size, mode, kind or link target), like `spack verify` or
+/// `nix-store --verify --check-contents`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  stack verify build/                  # build/store
+  stack verify /user-environment       # a store installed in direct mode
+  stack verify build/store.squashfs    # the packed image
+
+Exit status: 0 every prefix matches its manifest; 1 differences (listed on
+stdout: `missing`, `extra` or `modified` with the path and what changed);
+2 bad input (no such path, no installed prefix found, unreadable image or
+manifest).")]
+pub struct Args {
+    /// A build directory, a store directory or a squashfs image.
+    #[arg(value_name = "BUILD|STORE|IMAGE")]
+    pub path: PathBuf,
+}
+
+pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    let path = &args.path;
+    let md = fs_err::metadata(path).map_err(|e| CliError::input(miette::miette!("{e}")))?;
+    let result = if md.is_dir() {
+        let store = path.join("store");
+        verify_dir(if store.is_dir() { &store } else { path })
+    } else {
+        verify_image(path)
+    };
+    let report = result.map_err(|e| match e {
+        VerifyError::Io(_) | VerifyError::Store(_) => CliError::failure(miette::miette!("{e}")),
+        e => CliError::input(miette::miette!("{e}")),
+    })?;
+    let mut out = String::new();
+    for f in &report.findings {
+        out.push_str(&f.to_string());
+        out.push('\n');
+    }
+    let status = if report.ok() {
+        "ok".to_string()
+    } else {
+        format!("{} differences", report.findings.len())
+    };
+    out.push_str(&format!(
+        "{} prefixes, {} recorded entries: {status}\n",
+        report.prefixes.len(),
+        report.entries
+    ));
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    Ok(if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
