@@ -32,9 +32,12 @@
 //! runs after the hook and *before* the image is packed, on the store exactly
 //! as it is packed (its report goes into the image's `meta/audit/`).
 //!
-//! Allowed imports: a module may use [`diag`] and [`spec`] and any *earlier*
-//! stage in the table; [`audit`] depends on nothing but [`diag`] so that it
-//! can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
+//! Allowed imports (the exact matrix is checked by a unit test,
+//! `src/architecture_tests.rs`): a module may use [`diag`], [`spec`] and
+//! [`settings`] and any *earlier* stage in the table, with two edges the
+//! matrix names: [`build`] registers prefixes in [`store`], and [`view`] runs
+//! hooks in the build's namespace; [`audit`] depends on nothing but [`diag`]
+//! so that it can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
 //! arguments, renders progress (indicatif) and errors (miette) and calls the
 //! library; the library never prints. Progress is reported through reporter
 //! traits defined next to the stage that reports; logs go through `tracing`.
@@ -67,6 +70,13 @@
 //! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after; [`build::LocalStore`] is the only one now; `flock`s are host-local |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
+#![deny(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    clippy::too_many_lines
+)]
+
 pub mod audit;
 pub mod build;
 pub mod cluster;
@@ -79,6 +89,10 @@ pub mod pipeline;
 pub mod recipe;
 pub mod repo;
 pub mod resolve;
+pub mod settings;
 pub mod spec;
 pub mod store;
 pub mod view;
+
+#[cfg(test)]
+mod architecture_tests;
