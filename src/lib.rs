@@ -63,7 +63,9 @@
 //! | command | `src/cli/<name>.rs` + one line in `src/cli/mod.rs` | turns arguments into options, calls one library operation, renders the outcome; exit status from [`pipeline::PipelineError::class`] (`cli::error::stage_error`) |
 //! | step of `stack build` | a method of the session in `src/pipeline/session.rs` | timed and reported as a [`pipeline::Stage`]; if it reads a new input, add a field to [`pipeline::ImageInputs`] (the image fingerprint) |
 //! | lock file rule | `src/pipeline/plan.rs` ([`pipeline::LockRules`]) | the one place resolve, fetch and build read, check, pin and write `stack.lock` |
-//! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md` | anything rendering would reject must be rejected by the loader (so `stack check` reports it) |
+//! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md` | anything rendering would reject must be rejected at load time, so `stack check` reports it (template syntax: `repo::read`; what templates name: `recipe/template_refs.rs`) |
+//! | environment variable | a function in [`settings`] | `std::env::var*` elsewhere is denied (`clippy.toml`) |
+//! | top-level module | `src/lib.rs` and its row in `src/architecture_tests.rs` | the import matrix test fails on any undeclared edge |
 //! | build system | a file in `src/build/systems/`, a variant of [`build::BuildSystem`] and of the recipe's build system, a loader arm | `install:` steps run after every system's own install |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
