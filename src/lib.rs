@@ -33,9 +33,12 @@
 //! runs after the hook and *before* the image is packed, on the store exactly
 //! as it is packed (its report goes into the image's `meta/audit/`).
 //!
-//! Allowed imports: a module may use [`diag`] and [`spec`] and any *earlier*
-//! stage in the table; [`audit`] depends on nothing but [`diag`] so that it
-//! can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
+//! Allowed imports (the exact matrix is checked by a unit test,
+//! `src/architecture_tests.rs`): a module may use [`diag`], [`spec`] and
+//! [`settings`] and any *earlier* stage in the table, with two edges the
+//! matrix names: [`build`] registers prefixes in [`store`], and [`view`] runs
+//! hooks in the build's namespace; [`audit`] depends on nothing but [`diag`]
+//! so that it can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
 //! arguments, renders progress (indicatif) and errors (miette) and calls the
 //! library; the library never prints. Progress is reported through reporter
 //! traits defined next to the stage that reports; logs go through `tracing`.
@@ -61,12 +64,21 @@
 //! | command | `src/cli/<name>.rs` + one line in `src/cli/mod.rs` | turns arguments into options, calls one library operation, renders the outcome; exit status from [`pipeline::PipelineError::class`] (`cli::error::stage_error`) |
 //! | step of `stack build` | a method of the session in `src/pipeline/session.rs` | timed and reported as a [`pipeline::Stage`]; if it reads a new input, add a field to [`pipeline::ImageInputs`] (the image fingerprint) |
 //! | lock file rule | `src/pipeline/plan.rs` ([`pipeline::LockRules`]) | the one place resolve, fetch and build read, check, pin and write `stack.lock` |
-//! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md` | anything rendering would reject must be rejected by the loader (so `stack check` reports it) |
+//! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md` | anything rendering would reject must be rejected at load time, so `stack check` reports it (template syntax: `repo::read`; what templates name: `recipe/template_refs.rs`) |
+//! | environment variable | a function in [`settings`] | `std::env::var*` elsewhere is denied (`clippy.toml`) |
+//! | top-level module | `src/lib.rs` and its row in `src/architecture_tests.rs` | the import matrix test fails on any undeclared edge |
 //! | build system | a file in `src/build/systems/`, a variant of [`build::BuildSystem`] and of the recipe's build system, a loader arm | `install:` steps run after every system's own install |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
 //! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after; [`build::LocalStore`] is the only one now; `flock`s are host-local |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
+
+#![deny(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    clippy::too_many_lines
+)]
 
 pub mod audit;
 pub mod binary_cache;
@@ -84,7 +96,11 @@ pub mod registry;
 pub mod repo;
 pub mod resolve;
 pub mod sign;
+pub mod settings;
 pub mod spec;
 pub mod store;
 pub mod verify;
 pub mod view;
+
+#[cfg(test)]
+mod architecture_tests;

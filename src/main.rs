@@ -5,6 +5,8 @@
 //! (symlinks in a build's wrapper directory), the binary is the compiler
 //! wrapper instead: see `stack::build::wrapper`.
 
+#![deny(clippy::disallowed_methods, clippy::too_many_lines)]
+
 mod cli;
 
 /// mimalloc instead of glibc's malloc: recipe parsing and the linkage audit

@@ -530,7 +530,8 @@ fn a_template_that_does_not_render_is_bad_input_with_its_yaml_location() {
     let recipe = t.path("recipes/tiny.yaml");
     let text = std::fs::read_to_string(&recipe).unwrap().replace(
         "  system: cmake\n",
-        "  system: cmake\n  cmake_args: [\"-DX={{ deps.nothere.prefix }}\"]\n",
+        // `tiny` exists (so `stack check` cannot know), but is no dependency.
+        "  system: cmake\n  cmake_args: [\"-DX={{ deps.tiny.prefix }}\"]\n",
     );
     std::fs::write(&recipe, text).unwrap();
     let out = t.build();
@@ -538,7 +539,44 @@ fn a_template_that_does_not_render_is_bad_input_with_its_yaml_location() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stack::bad-template"), "{stderr}");
     assert!(stderr.contains("tiny.yaml:7:"), "{stderr}");
-    assert!(stderr.contains("deps.nothere.prefix"), "{stderr}");
+    assert!(stderr.contains("deps.tiny.prefix"), "{stderr}");
+}
+
+/// What rendering would reject, `stack check` rejects at load time: a
+/// template naming a dependency no repository has, a variant the package
+/// does not define, a name templates do not know.
+#[test]
+fn check_rejects_templates_naming_unknown_dependencies_variants_and_names() {
+    let t = Tiny::new();
+    let recipe = t.path("recipes/tiny.yaml");
+    let text = std::fs::read_to_string(&recipe).unwrap().replace(
+        "  system: cmake\n",
+        "  system: cmake\n  cmake_args: [\"-DX={{ deps.nothere.prefix }}\", \"{% if variants.cuda %}-DC{% endif %}\", \"{{ prefx }}\"]\n",
+    );
+    std::fs::write(&recipe, text).unwrap();
+    let out = stack()
+        .current_dir(t.dir.path())
+        .env_remove("STACK_REPOS")
+        .args([
+            "--color",
+            "never",
+            "check",
+            "tiny.yaml",
+            "--cluster",
+            "cluster",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no package or virtual `nothere`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`tiny` has no variant `cuda`"), "{stderr}");
+    assert!(stderr.contains("templates know no `prefx`"), "{stderr}");
+    assert!(stderr.contains("tiny.yaml:7:"), "{stderr}");
+    assert!(stderr.contains("found 3 errors"), "{stderr}");
 }
 
 /// `stack fetch --dry-run` shows the fetch stage's own plan: per source what

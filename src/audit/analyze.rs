@@ -111,6 +111,10 @@ impl Ctx<'_> {
 
     /// Audits the stack file at the canonical virtual path `path`; `None`
     /// when it is not an ELF file.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "over 120 lines before the limit was enforced (issue 18); split it"
+    )]
     pub fn file(&self, path: &Path) -> Option<FileOut> {
         let obj = self.s.object(path);
         let elf = obj.elf.as_ref()?;

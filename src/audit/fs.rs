@@ -478,10 +478,10 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let tree = t.path().join("tree");
         let sys = t.path().join("sys");
-        std::fs::create_dir_all(tree.join("lib")).unwrap();
-        std::fs::create_dir_all(sys.join("usr/lib")).unwrap();
-        std::fs::write(sys.join("usr/lib/libz.so.1"), b"x").unwrap();
-        std::fs::write(tree.join("lib/libfoo.so.1"), b"y").unwrap();
+        fs_err::create_dir_all(tree.join("lib")).unwrap();
+        fs_err::create_dir_all(sys.join("usr/lib")).unwrap();
+        fs_err::write(sys.join("usr/lib/libz.so.1"), b"x").unwrap();
+        fs_err::write(tree.join("lib/libfoo.so.1"), b"y").unwrap();
         symlink("/usr/lib/libz.so.1", tree.join("lib/libz.so.1")).unwrap();
         symlink("/mnt/stack/lib/libfoo.so.1", tree.join("lib/abs.so")).unwrap();
         symlink("libfoo.so.1", tree.join("lib/rel.so")).unwrap();

@@ -81,6 +81,10 @@ impl Bytes<'_> {
 impl LdCache {
     /// Parses a cache file; `big_endian_target` decides the byte order of
     /// files that do not declare one.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "over 120 lines before the limit was enforced (issue 18); split it"
+    )]
     pub fn parse(bytes: &[u8], big_endian_target: bool) -> Result<LdCache, CacheError> {
         let mut cache = LdCache::default();
         let mut new_at = None;
@@ -317,7 +321,7 @@ mod tests {
             strings.extend_from_slice(h.as_bytes());
             strings.push(0);
         }
-        while (str_base + strings.len()) % 4 != 0 {
+        while !(str_base + strings.len()).is_multiple_of(4) {
             strings.push(0);
         }
         let ext_off = str_base + strings.len();

@@ -135,19 +135,19 @@ mod tests {
     fn follows_includes() {
         let t = tempfile::tempdir().unwrap();
         let etc = t.path().join("etc");
-        std::fs::create_dir_all(etc.join("ld.so.conf.d")).unwrap();
-        std::fs::write(
+        fs_err::create_dir_all(etc.join("ld.so.conf.d")).unwrap();
+        fs_err::write(
             etc.join("ld.so.conf"),
             "include /etc/ld.so.conf.d/*.conf\n/opt/a # comment\n",
         )
         .unwrap();
-        std::fs::write(
+        fs_err::write(
             etc.join("ld.so.conf.d/b.conf"),
             "/opt/b/\nhwcap 0 nosegneg\n",
         )
         .unwrap();
-        std::fs::write(etc.join("ld.so.conf.d/a.conf"), "/opt/c:/opt/a\n").unwrap();
-        std::fs::write(etc.join("ld.so.conf.d/x.txt"), "/opt/no\n").unwrap();
+        fs_err::write(etc.join("ld.so.conf.d/a.conf"), "/opt/c:/opt/a\n").unwrap();
+        fs_err::write(etc.join("ld.so.conf.d/x.txt"), "/opt/no\n").unwrap();
         let vfs = Vfs::new(Box::new(HostDir::new(t.path())));
         assert_eq!(
             conf_dirs(&vfs, Path::new("/etc/ld.so.conf")),

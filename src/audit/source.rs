@@ -326,7 +326,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("f");
         let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        std::fs::write(&p, &data).unwrap();
+        fs_err::write(&p, &data).unwrap();
         let policy = ReadPolicy {
             head: 100,
             prefix: 1000,
@@ -359,7 +359,7 @@ mod tests {
     fn short_file_is_read_whole() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("f");
-        std::fs::write(&p, b"hello").unwrap();
+        fs_err::write(&p, b"hello").unwrap();
         let mut s =
             FileSource::open(std::fs::File::open(&p).unwrap(), ReadPolicy::default()).unwrap();
         assert!(s.read_all());

@@ -7,6 +7,8 @@
 //! to load and relocate — it starts several times faster than `stack`,
 //! and it starts once per compiler call. See `stack::build::wrapper`.
 
+#![deny(clippy::disallowed_methods, clippy::too_many_lines)]
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -1,6 +1,6 @@
 //! Scheduling cost hints from earlier builds: the wall time each package
 //! took the last time it was built in this build directory, read back from
-//! the [`BuildFacts`](crate::store::BuildFacts) records beside the logs.
+//! the [`BuildFacts`] records beside the logs.
 //! Packages never built here cost the default (1 second's worth).
 
 use std::collections::HashMap;

@@ -443,7 +443,7 @@ fn which_host(name: &Path) -> Option<PathBuf> {
             .then(|| std::path::absolute(name).ok())
             .flatten();
     }
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    let path = crate::settings::search_path().unwrap_or_else(|| "/usr/bin:/bin".into());
     std::env::split_paths(&path)
         .map(|d| d.join(name))
         .find(|p| p.is_absolute() && package::is_executable(p))

@@ -34,7 +34,7 @@ impl InputArgs {
             recipe: self.recipe.clone(),
             cluster: self.cluster.clone(),
             repos: self.repos.clone(),
-            env_repos: std::env::var_os("STACK_REPOS"),
+            env_repos: stack::settings::stack_repos(),
             no_builtin: false,
         })
         .map_err(|e| match e {

@@ -94,7 +94,7 @@ impl Global {
         match self.color {
             Color::Always => true,
             Color::Never => false,
-            Color::Auto => is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            Color::Auto => is_tty && !stack::settings::no_color(),
         }
     }
 }

@@ -41,14 +41,7 @@ impl SourceCache {
     /// The default base directory: `$STACK_CACHE`, else `$XDG_CACHE_HOME/stack`, else
     /// `$HOME/.cache/stack`. `None` when none of them is set.
     pub fn default_base() -> Option<PathBuf> {
-        let var = |k: &str| {
-            std::env::var_os(k)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        var("STACK_CACHE")
-            .or_else(|| var("XDG_CACHE_HOME").map(|p| p.join("stack")))
-            .or_else(|| var("HOME").map(|p| p.join(".cache").join("stack")))
+        crate::settings::cache_base()
     }
 
     /// The bucket directory (`<base>/sources-v1`).

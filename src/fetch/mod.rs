@@ -10,10 +10,10 @@
 //!   downloads stream through sha256 in one pass, retry transient failures with backoff and
 //!   resume truncated bodies; only verified files are renamed into the cache.
 //! - [`resolve_git_ref`]: a branch or tag to the commit `stack.lock` pins.
-//! - [`stage`]: extract an archive safely (or copy a payload, or check out a git commit) into a
+//! - [`stage()`]: extract an archive safely (or copy a payload, or check out a git commit) into a
 //!   build directory.
 //! - [`mirror::create`]: write every source into a Spack-layout mirror for air-gapped sites.
-//! - [`plan`]: what a fetch would do (cache hits, locations in order), for `--dry-run`.
+//! - [`plan()`]: what a fetch would do (cache hits, locations in order), for `--dry-run`.
 //!
 //! Progress goes to a [`FetchReporter`]; logs go to `tracing`. Nothing here prints.
 //!

@@ -69,7 +69,7 @@ pub fn find(explicit: Option<&Path>) -> Result<Mksquashfs, ImageError> {
 }
 
 fn search_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = crate::settings::search_path().unwrap_or_default();
     std::env::split_paths(&path)
         .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
         .map(|d| d.join(name))

@@ -245,14 +245,12 @@ pub fn resolve_epoch(explicit: Option<u32>) -> Result<u32, ImageError> {
     if let Some(e) = explicit {
         return Ok(e);
     }
-    match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(s) if !s.trim().is_empty() => {
-            s.trim().parse::<u32>().map_err(|_| ImageError::BadOption {
-                message: format!(
-                    "SOURCE_DATE_EPOCH={s} is not a number of seconds between 0 and 4294967295"
-                ),
-            })
-        }
+    match crate::settings::source_date_epoch() {
+        Some(s) => s.trim().parse::<u32>().map_err(|_| ImageError::BadOption {
+            message: format!(
+                "SOURCE_DATE_EPOCH={s} is not a number of seconds between 0 and 4294967295"
+            ),
+        }),
         _ => Ok(DEFAULT_EPOCH),
     }
 }

@@ -2,7 +2,7 @@
 //! turns its arguments into the options of one operation here, calls it and
 //! renders the outcome. The operations own the rules commands must share —
 //! loading and checking the inputs, the lock file rules (read, check, pin,
-//! write: [`LockRules`](crate::pipeline::LockRules)) — and return one error
+//! write: [`LockRules`]) — and return one error
 //! type, [`OpError`], classified once ([`OpError::class`]) into bad input
 //! (exit 2) and failed operations (exit 1).
 //!

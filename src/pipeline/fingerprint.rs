@@ -73,7 +73,7 @@ impl ImageInputs {
         let epoch = image
             .source_date_epoch
             .map(|e| e.to_string())
-            .or_else(|| std::env::var("SOURCE_DATE_EPOCH").ok());
+            .or_else(crate::settings::source_date_epoch);
         Ok(ImageInputs {
             format: FORMAT,
             tool: env!("CARGO_PKG_VERSION"),

@@ -126,6 +126,9 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
         check_recipe(r, src, cluster_ref, &repo, &packages, &mut diags);
         for name in &packages {
             diags.extend(repo.check(name));
+            if let Some(pkg) = repo.get(name) {
+                super::template_refs::check_package(pkg, &repo, &mut diags);
+            }
             if !r.allow_unverified {
                 check_verified(&repo, name, &mut diags);
             }

@@ -11,6 +11,7 @@
 mod inputs;
 mod load;
 mod model;
+mod template_refs;
 
 pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
 pub use load::{load_stack_recipe, parse_stack_recipe};

@@ -67,7 +67,7 @@ impl RepoSearch {
     /// A search starting at `start_dir`, with `STACK_REPOS` from the environment.
     pub fn new(start_dir: impl Into<PathBuf>) -> Self {
         RepoSearch {
-            env: std::env::var_os("STACK_REPOS"),
+            env: crate::settings::stack_repos(),
             start_dir: start_dir.into(),
             ..RepoSearch::default()
         }

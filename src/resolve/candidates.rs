@@ -135,7 +135,7 @@ mod tests {
         }
         y.push_str("build: {system: generic}\n");
         let f = tmp.path().join("p.yaml");
-        std::fs::write(&f, y).unwrap();
+        fs_err::write(&f, y).unwrap();
         let (r, d) = crate::repo::load_package(&f, tmp.path());
         assert!(!d.has_errors(), "{d:?}");
         (tmp, r.unwrap())

@@ -2,7 +2,7 @@
 //! exactly the inputs of a node's build.
 //!
 //! The serialisation is compact JSON written field by field in a fixed
-//! order (see [`canonical`]), preceded by the line `stack-node-v1`. It
+//! order (see `canonical`), preceded by the line `stack-node-v1`. It
 //! contains, for a built node:
 //!
 //! | field | content |

@@ -137,7 +137,7 @@ mod tests {
         assert!(p.prefer.is_empty());
         let tmp = tempfile::tempdir().unwrap();
         let f = tmp.path().join("zlib.yaml");
-        std::fs::write(
+        fs_err::write(
             &f,
             "name: zlib\ndescription: d\nversions: [{version: '1', url: x.tgz, sha256: '0000000000000000000000000000000000000000000000000000000000000000'}]\nvariants: {shared: {default: true}}\nbuild: {system: generic}\n",
         )

@@ -1,5 +1,5 @@
 //! The spec language: Spack-compatible package specs, versions, version
-//! constraints, variants, compilers and targets (DESIGN.md §3).
+//! constraints, variants, compilers and targets (docs/spec-syntax.md).
 //!
 //! Pure (no IO). Text in, values out; every error carries the byte offset
 //! of the offending characters so loaders can point into the file.

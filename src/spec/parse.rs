@@ -196,6 +196,10 @@ impl<'a> Parser<'a> {
 
     /// One node: an optional (or, after `^`, required) name and its clauses,
     /// up to the next `^` or the end.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "over 120 lines before the limit was enforced (issue 18); split it"
+    )]
     fn node(&mut self, spec: &mut Spec, is_dep: bool) -> Result<(), SpecParseError> {
         let mut seen_versions = false;
         let mut first = true;

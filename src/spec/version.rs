@@ -20,7 +20,7 @@
 //! - one deliberate difference from Spack: a version without any number (a
 //!   *branch*: `main`, `develop`, `stable`, `cxi-next`) is greater than every
 //!   version that contains a number, even when it is not one of the infinity
-//!   words. Spack puts such unknown names below all numbers; DESIGN.md §3 wants
+//!   words. Spack puts such unknown names below all numbers; stack wants
 //!   branches above releases and never chosen unless asked for.
 
 use std::cmp::Ordering;

@@ -131,7 +131,7 @@ pub fn run_hook(
         ))
     })?;
     if !status.success() {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let text = fs_err::read_to_string(&log).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
         let tail = lines[lines.len().saturating_sub(20)..].join("\n");
         return Err(ViewError::HookFailed {

@@ -4,7 +4,7 @@
 //! [`ModulesSpec`], [`MetaInfo`]) and writes, inside the store directory
 //! (what will be mounted at the mount point):
 //!
-//! - `env/<view>/`: a symlink tree per view (see [`link`] for the rules and
+//! - `env/<view>/`: a symlink tree per view (see `link` for the rules and
 //!   the conflict policy), with `activate.sh` and `env.json`;
 //! - `modules/`: Lmod or Tcl module files (see [`modules`]);
 //! - and into `meta_dir` (normally `<store>/meta`): `env.json` in the uenv

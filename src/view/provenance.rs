@@ -49,7 +49,7 @@ impl HostInfo {
     /// unreadable).
     pub fn current() -> HostInfo {
         let read = |name: &str| {
-            std::fs::read_to_string(Path::new("/proc/sys/kernel").join(name))
+            fs_err::read_to_string(Path::new("/proc/sys/kernel").join(name))
                 .map(|s| s.trim().to_string())
                 .unwrap_or_default()
         };
@@ -66,9 +66,7 @@ impl HostInfo {
 impl Provenance {
     /// Collect provenance for a build of `cluster` at `mount` run as `args`.
     pub fn collect(cluster: &str, mount: &Path, args: Vec<String>) -> Provenance {
-        let epoch = std::env::var("SOURCE_DATE_EPOCH")
-            .ok()
-            .and_then(|s| s.trim().parse::<i64>().ok());
+        let epoch = crate::settings::source_date_epoch().and_then(|s| s.trim().parse::<i64>().ok());
         let time = epoch
             .and_then(|s| jiff::Timestamp::from_second(s).ok())
             .unwrap_or_else(jiff::Timestamp::now);

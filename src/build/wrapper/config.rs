@@ -33,7 +33,7 @@ pub struct WrapConfig {
 impl WrapConfig {
     /// Read the configuration from the `STACK_WRAP_*` variables.
     pub fn from_env() -> Self {
-        Self::from_lookup(|k| std::env::var_os(k))
+        Self::from_lookup(crate::settings::wrapper_var)
     }
 
     /// Read the configuration through `get` (a variable lookup).

@@ -382,7 +382,7 @@ pub fn dispatch() -> Option<WrapError> {
 /// Run the real program for `lang` with rewritten `args`. Returns only on error.
 pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
     let var = lang.real_var();
-    let Some(real) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+    let Some(real) = crate::settings::wrapper_var(var).filter(|v| !v.is_empty()) else {
         return WrapError::NotConfigured {
             name: Path::new(argv0)
                 .file_name()
@@ -392,10 +392,10 @@ pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
             var,
         };
     };
-    let nested = std::env::var_os(ENV_ACTIVE).is_some();
+    let nested = crate::settings::wrapper_var(ENV_ACTIVE).is_some();
     let cfg = WrapConfig::from_env();
     let (mode, new_args) = rewrite(lang, args, &cfg, nested);
-    if let Some(log) = std::env::var_os(ENV_LOG) {
+    if let Some(log) = crate::settings::wrapper_var(ENV_LOG) {
         log_call(Path::new(&log), mode, &real, &new_args);
     }
     let err = std::process::Command::new(&real)

@@ -206,7 +206,7 @@ pub(crate) fn fetch_git(
 /// A mirror tarball of a commit fetched earlier: its cache entry, if it is still there and
 /// still has the digest the index recorded.
 fn cached_tarball(known: &Path) -> Option<(PathBuf, Sha256Hex, u64)> {
-    let sha = Sha256Hex::parse(&std::fs::read_to_string(known).ok()?)?;
+    let sha = Sha256Hex::parse(&fs_err::read_to_string(known).ok()?)?;
     let bucket = known.parent()?.parent()?;
     let path = bucket.join("archive").join(sha.prefix()).join(sha.as_str());
     let (actual, size) = hash_reader(std::fs::File::open(&path).ok()?).ok()?;

@@ -1,0 +1,142 @@
+//! The module import matrix of `src/lib.rs`, checked: every `crate::…` path
+//! in the code (comments aside) of a top-level module names a module that
+//! module may use. A new module, or a new edge, is added here on purpose.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Which top-level modules each module may use. Stages use earlier stages
+/// (and `diag`, `spec`, `settings`); `pipeline` runs them all; `ops` sits
+/// on top.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("diag", &[]),
+    ("spec", &["diag"]),
+    ("settings", &[]),
+    ("repo", &["diag", "spec", "settings"]),
+    ("cluster", &["diag", "spec", "repo"]),
+    ("recipe", &["diag", "spec", "repo", "cluster"]),
+    ("resolve", &["diag", "spec", "repo", "cluster", "recipe"]),
+    ("fetch", &["diag", "spec", "settings"]),
+    ("patch", &["diag", "fetch"]),
+    ("store", &["diag"]),
+    ("build", &["diag", "spec", "settings", "store"]),
+    // `build`: the hooks run in the build's namespace (to move into a
+    // `sandbox` module below both).
+    ("view", &["diag", "spec", "settings", "store", "build"]),
+    ("image", &["diag", "settings", "view"]),
+    // Runs alone in CI: nothing but diagnostics.
+    ("audit", &["diag"]),
+    (
+        "pipeline",
+        &[
+            "diag", "spec", "settings", "repo", "cluster", "recipe", "resolve", "fetch", "patch",
+            "store", "build", "view", "image", "audit",
+        ],
+    ),
+    (
+        "ops",
+        &[
+            "diag", "spec", "settings", "repo", "cluster", "recipe", "resolve", "fetch", "patch",
+            "store", "build", "view", "image", "audit", "pipeline",
+        ],
+    ),
+];
+
+/// Top-level modules named after `crate::` in `code`.
+fn crate_paths(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        let mut rest = line;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                // `use crate::{a::X, b, c::{…}}` on one line: the first
+                // segment of each top-level item.
+                let mut depth = 0;
+                let mut item_start = true;
+                for (j, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => item_start = true,
+                        c if item_start && (c.is_ascii_alphabetic() || c == '_') => {
+                            out.insert(ident(&group[j..]));
+                            item_start = false;
+                        }
+                        _ => {}
+                    }
+                }
+            } else {
+                out.insert(ident(rest));
+            }
+        }
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs_err::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn modules_import_only_what_the_matrix_allows() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let mut problems = Vec::new();
+    for entry in fs_err::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let module = stem.to_string();
+        if ["lib", "main", "cli", "bin", "architecture_tests"].contains(&module.as_str()) {
+            continue;
+        }
+        let Some(may) = allowed.get(module.as_str()) else {
+            problems.push(format!("module `{module}` is not in the import matrix"));
+            continue;
+        };
+        let mut files = Vec::new();
+        if path.is_dir() {
+            rust_files(&path, &mut files);
+        } else {
+            files.push(path.clone());
+        }
+        for file in files {
+            let code = fs_err::read_to_string(&file).unwrap();
+            for used in crate_paths(&code) {
+                if used != module
+                    && allowed.contains_key(used.as_str())
+                    && !may.contains(&used.as_str())
+                {
+                    problems.push(format!(
+                        "{}: `{module}` uses `crate::{used}`",
+                        file.strip_prefix(&src).unwrap().display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn crate_paths_reads_plain_and_grouped_uses() {
+    let code = "use crate::build::{self, X};\n// crate::audit in a comment\n\
+                use crate::{diag::Loc, spec, view::{a, b}};\nlet x = crate::store::wipe(p);\n";
+    let got: Vec<String> = crate_paths(code).into_iter().collect();
+    assert_eq!(got, ["build", "diag", "spec", "store", "view"]);
+}

@@ -1,0 +1,180 @@
+//! Load-time check of what recipe templates refer to, so that `stack check`
+//! rejects what rendering a build job would reject: a `{{ deps.X… }}` where
+//! no package or virtual `X` exists, a `variants.V` the package does not
+//! define, an unknown top-level name in a `{{ … }}` interpolation. (Syntax
+//! is checked where templates are read, `repo::read::check_templates`.)
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile};
+use crate::repo::{ArgList, BuildSystem, InstallAction, PackageRecipe, PackageRepo};
+
+/// The names every template sees (see `pipeline::render`).
+const ROOTS: &[&str] = &[
+    "name", "version", "prefix", "target", "jobs", "spec", "variants", "compiler", "deps",
+];
+
+/// The templates of an argument list.
+fn list<'a>(l: &'a ArgList, out: &mut Vec<(&'a str, &'a Loc)>) {
+    for c in l {
+        out.extend(c.value.iter().map(|t| (t.as_str(), &c.loc)));
+    }
+}
+
+/// Every template of a package recipe with its location.
+fn templates(pkg: &PackageRecipe) -> Vec<(&str, &Loc)> {
+    let mut out: Vec<(&str, &Loc)> = Vec::new();
+    let b = &pkg.build;
+    match &b.system {
+        BuildSystem::Autotools(a) => {
+            list(&a.configure_args, &mut out);
+            list(&a.make_args, &mut out);
+        }
+        BuildSystem::Cmake(c) => list(&c.cmake_args, &mut out),
+        BuildSystem::Meson(m) => list(&m.meson_args, &mut out),
+        BuildSystem::Makefile(m) => list(&m.make_args, &mut out),
+        BuildSystem::Generic => {}
+        BuildSystem::Binary(bin) => {
+            for n in &bin.relocate.needed {
+                out.push((n.add.as_str(), &n.loc));
+            }
+            for (_, v) in &bin.relocate.placeholders {
+                out.push((v.as_str(), &b.loc));
+            }
+        }
+    }
+    for s in &b.steps {
+        out.extend(s.argv.iter().map(|t| (t.as_str(), &s.loc)));
+    }
+    for i in &b.install {
+        match &i.action {
+            InstallAction::Copy { from, to } => {
+                out.extend([(from.as_str(), &i.loc), (to.as_str(), &i.loc)])
+            }
+            InstallAction::Mkdir { path } => out.push((path.as_str(), &i.loc)),
+            InstallAction::Symlink { target, at } => {
+                out.extend([(target.as_str(), &i.loc), (at.as_str(), &i.loc)])
+            }
+        }
+    }
+    for e in b.build_env.iter().chain(&pkg.env) {
+        out.push((e.value.as_str(), &e.loc));
+    }
+    out
+}
+
+/// Dotted names (`deps.mpi.prefix`) inside `{{ … }}` and `{% … %}`, each
+/// with whether it is a whole interpolation (`{{ a.b }}`).
+fn references(template: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find(['{']) {
+        let after = &rest[open + 1..];
+        let close = match after.as_bytes().first() {
+            Some(b'{') => "}}",
+            Some(b'%') => "%}",
+            _ => {
+                rest = after;
+                continue;
+            }
+        };
+        let Some(end) = after[1..].find(close) else {
+            break;
+        };
+        let inner = after[1..1 + end].trim_matches(|c: char| c == ' ' || c == '-');
+        let whole = close == "}}";
+        let mut token = String::new();
+        let mut in_string = None;
+        for c in inner.chars().chain([' ']) {
+            if let Some(q) = in_string {
+                if c == q {
+                    in_string = None;
+                }
+                continue;
+            }
+            if c == '"' || c == '\'' {
+                in_string = Some(c);
+            } else if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+                token.push(c);
+                continue;
+            }
+            if token.contains('.') && token.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                out.push((token.clone(), whole && token == inner));
+            } else if whole && token == inner && !token.is_empty() {
+                out.push((token.clone(), true));
+            }
+            token.clear();
+        }
+        rest = &after[1 + end + close.len()..];
+    }
+    out
+}
+
+/// Problems with what the templates of `pkg` refer to.
+pub fn check_package(pkg: &PackageRecipe, repo: &PackageRepo, diags: &mut Diagnostics) {
+    let source = SourceFile::read(&pkg.file).ok();
+    for (template, loc) in templates(pkg) {
+        // Loops and `set` bind names of their own: only `deps.`/`variants.`
+        // are checked in such templates.
+        let binds = ["for ", "set ", "macro "].iter().any(|k| {
+            template.contains(&format!("{{% {k}")) || template.contains(&format!("{{%- {k}"))
+        });
+        for (name, whole) in references(template) {
+            let mut parts = name.split('.');
+            let root = parts.next().unwrap_or_default();
+            let second = parts.next();
+            let problem = match (root, second) {
+                ("deps", Some(dep)) if !repo.contains(dep) && !repo.is_virtual(dep) => Some((
+                    format!("`{name}`: no package or virtual `{dep}` exists"),
+                    "`deps.<name>` names a dependency (or a virtual it provides)".to_string(),
+                )),
+                ("variants", Some(v)) if pkg.variant(v).is_none() => Some((
+                    format!("`{name}`: `{}` has no variant `{v}`", pkg.name),
+                    format!(
+                        "variants of `{}`: {}",
+                        pkg.name,
+                        pkg.variants
+                            .iter()
+                            .map(|v| v.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+                (root, _) if whole && !binds && !ROOTS.contains(&root) => Some((
+                    format!("`{name}`: templates know no `{root}`"),
+                    format!("templates see {}", ROOTS.join(", ")),
+                )),
+                _ => None,
+            };
+            if let Some((message, help)) = problem {
+                let mut d = Diagnostic::error(Code::BadTemplate, message)
+                    .at(loc, "in this template")
+                    .with_help(help);
+                if let Some(src) = &source {
+                    d.attach_source(src);
+                }
+                diags.push(d);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_in_interpolations_and_tags() {
+        let r = references(
+            "-DX={{ deps.mpi.prefix }} {% if variants.cuda and x %}on{% endif %} {{ jobs }} {{ \"a.b\" }}",
+        );
+        assert_eq!(
+            r,
+            [
+                ("deps.mpi.prefix".to_string(), true),
+                ("variants.cuda".to_string(), false),
+                ("jobs".to_string(), true),
+            ]
+        );
+        assert!(references("plain text").is_empty());
+        assert_eq!(references("{{ nope }}"), [("nope".to_string(), true)]);
+    }
+}

@@ -1,0 +1,60 @@
+//! The one place the library reads the process environment. Every variable
+//! `stack` reacts to is a function here, so that what the environment can
+//! change is visible at a glance (and `clippy.toml` forbids
+//! `std::env::var*` everywhere else).
+//!
+//! | variable | read by |
+//! |----------|---------|
+//! | `STACK_REPOS` | package repository search (after `--repo`) |
+//! | `STACK_CACHE`, `XDG_CACHE_HOME`, `HOME` | the default source cache |
+//! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint |
+//! | `PATH` | finding build tools and `mksquashfs` |
+//! | `NO_COLOR` | the CLI's colour choice |
+//! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
+
+#![allow(clippy::disallowed_methods)]
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// A variable, `None` when unset or empty.
+fn non_empty(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// `STACK_REPOS`: `:`-separated package repositories.
+pub fn stack_repos() -> Option<OsString> {
+    std::env::var_os("STACK_REPOS")
+}
+
+/// The default base directory of the source cache: `$STACK_CACHE`, else
+/// `$XDG_CACHE_HOME/stack`, else `$HOME/.cache/stack`.
+pub fn cache_base() -> Option<PathBuf> {
+    let var = |k: &str| non_empty(k).map(PathBuf::from);
+    var("STACK_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|p| p.join("stack")))
+        .or_else(|| var("HOME").map(|p| p.join(".cache").join("stack")))
+}
+
+/// `SOURCE_DATE_EPOCH` as written (`None` when unset or blank).
+pub fn source_date_epoch() -> Option<String> {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// `PATH` (`None` when unset).
+pub fn search_path() -> Option<OsString> {
+    std::env::var_os("PATH")
+}
+
+/// `NO_COLOR` is set to something.
+pub fn no_color() -> bool {
+    non_empty("NO_COLOR").is_some()
+}
+
+/// A variable of the compiler wrapper's protocol (`STACK_WRAP_*`, the
+/// real compilers' variables), set by the build for the wrapper.
+pub fn wrapper_var(name: &str) -> Option<OsString> {
+    std::env::var_os(name)
+}
