@@ -10,6 +10,7 @@
 //! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint |
 //! | `PATH` | finding build tools and `mksquashfs` |
 //! | `NO_COLOR` | the CLI's colour choice |
+//! | `DOCKER_CONFIG`, `HOME` | registry credentials (docker's `config.json`) |
 //! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
 
 #![allow(clippy::disallowed_methods)]
@@ -57,4 +58,15 @@ pub fn no_color() -> bool {
 /// real compilers' variables), set by the build for the wrapper.
 pub fn wrapper_var(name: &str) -> Option<OsString> {
     std::env::var_os(name)
+}
+
+/// `DOCKER_CONFIG`: the directory of docker's `config.json` (registry
+/// credentials).
+pub fn docker_config() -> Option<OsString> {
+    non_empty("DOCKER_CONFIG")
+}
+
+/// `HOME`.
+pub fn home() -> Option<OsString> {
+    non_empty("HOME")
 }

@@ -22,6 +22,9 @@ use super::source::{Contents, FileSource, ReadPolicy};
 /// How many symbolic links one lookup may follow (Linux: 40).
 const MAX_LINKS: u32 = 40;
 
+/// A directory's entries, or why it could not be listed.
+type Walked = Result<Vec<(PathBuf, NodeKind)>, (PathBuf, io::Error)>;
+
 /// The type of a directory entry (not following symbolic links).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum NodeKind {
@@ -413,7 +416,7 @@ impl Vfs {
         let mut unlisted = Vec::new();
         while !level.is_empty() {
             use rayon::prelude::*;
-            let listed: Vec<Result<Vec<(PathBuf, NodeKind)>, (PathBuf, io::Error)>> = level
+            let listed: Vec<Walked> = level
                 .par_iter()
                 .map(|d| match self.listing(d) {
                     Some(l) => Ok(l.iter().map(|(n, k)| (d.join(n), *k)).collect()),

@@ -73,9 +73,9 @@ mod tests {
     #[test]
     fn a_build_directory_report_is_found_beside_the_store() {
         let t = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(t.path().join("store")).unwrap();
-        std::fs::create_dir_all(t.path().join("meta/audit")).unwrap();
-        std::fs::write(t.path().join(REPORT), br#"{"allow": ["libx.so"]}"#).unwrap();
+        fs_err::create_dir_all(t.path().join("store")).unwrap();
+        fs_err::create_dir_all(t.path().join("meta/audit")).unwrap();
+        fs_err::write(t.path().join(REPORT), br#"{"allow": ["libx.so"]}"#).unwrap();
         let (allow, from) = for_directory(&t.path().join("store")).unwrap();
         assert_eq!(allow, vec!["libx.so".to_string()]);
         assert!(from.ends_with("meta/audit/audit.json"));

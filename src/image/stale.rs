@@ -52,7 +52,7 @@ mod tests {
         let live = t.path().join(".store.squashfs.tmp-1");
         let other = t.path().join(".other.squashfs.tmp-99999999");
         for p in [&dead, &mine, &live, &other] {
-            std::fs::write(p, b"partial").unwrap();
+            fs_err::write(p, b"partial").unwrap();
         }
         assert_eq!(remove_stale_temps(t.path(), "store.squashfs"), 2);
         assert!(!dead.exists() && !mine.exists());

@@ -76,10 +76,10 @@ impl Credentials {
 /// The docker client configuration: `$DOCKER_CONFIG/config.json`, else
 /// `~/.docker/config.json`.
 pub fn docker_config_path() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("DOCKER_CONFIG") {
+    if let Some(dir) = crate::settings::docker_config() {
         return Some(PathBuf::from(dir).join("config.json"));
     }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".docker/config.json"))
+    crate::settings::home().map(|h| PathBuf::from(h).join(".docker/config.json"))
 }
 
 /// The credentials for `registry` (`host[:port]`) in a docker `config.json`:

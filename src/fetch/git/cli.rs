@@ -21,7 +21,7 @@ pub(crate) fn is_local(url: &str) -> bool {
 pub(crate) fn git() -> Option<&'static Path> {
     static GIT: OnceLock<Option<PathBuf>> = OnceLock::new();
     GIT.get_or_init(|| {
-        std::env::var_os("PATH").and_then(|path| {
+        crate::settings::search_path().and_then(|path| {
             std::env::split_paths(&path)
                 .map(|d| d.join("git"))
                 .find(|p| p.is_file())
