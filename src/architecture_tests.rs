@@ -13,7 +13,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("spec", &["diag"]),
     ("settings", &[]),
     ("repo", &["diag", "spec", "settings"]),
-    ("cluster", &["diag", "spec", "repo"]),
+    // `sign`: the binary cache's trusted keys are part of the cluster config.
+    ("cluster", &["diag", "spec", "repo", "sign"]),
     ("recipe", &["diag", "spec", "repo", "cluster"]),
     ("resolve", &["diag", "spec", "repo", "cluster", "recipe"]),
     ("fetch", &["diag", "spec", "settings"]),
@@ -26,18 +27,34 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("image", &["diag", "settings", "view"]),
     // Runs alone in CI: nothing but diagnostics.
     ("audit", &["diag"]),
+    // Checks installed prefixes and images against their manifests.
+    ("verify", &["diag", "settings", "store", "view", "image"]),
+    // The OCI side: a registry client, signatures over it, uenv images in
+    // it, and the per-package binary cache that build hooks into.
+    ("registry", &["diag", "settings"]),
+    ("sign", &["diag", "registry"]),
+    ("distribute", &["diag", "settings", "registry", "sign"]),
+    (
+        "binary_cache",
+        &[
+            "diag", "spec", "settings", "store", "build", "resolve", "registry", "sign",
+            "distribute",
+        ],
+    ),
     (
         "pipeline",
         &[
             "diag", "spec", "settings", "repo", "cluster", "recipe", "resolve", "fetch", "patch",
-            "store", "build", "view", "image", "audit",
+            "store", "build", "view", "image", "audit", "verify", "registry", "sign",
+            "distribute", "binary_cache",
         ],
     ),
     (
         "ops",
         &[
             "diag", "spec", "settings", "repo", "cluster", "recipe", "resolve", "fetch", "patch",
-            "store", "build", "view", "image", "audit", "pipeline",
+            "store", "build", "view", "image", "audit", "pipeline", "verify", "registry",
+            "sign", "distribute", "binary_cache",
         ],
     ),
 ];
