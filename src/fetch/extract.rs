@@ -214,6 +214,10 @@ impl SafeTree {
             if !abs.starts_with(boundary) {
                 continue;
             }
+            // A later entry replaced the link (GNU tar extracts that too).
+            if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
+                continue;
+            }
             if !resolves_inside(boundary, &abs) {
                 let target = std::fs::read_link(&abs).unwrap_or_default();
                 return Err(self.refuse(
