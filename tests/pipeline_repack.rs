@@ -104,7 +104,12 @@ fn repacked_and_incremental_images_equal_clean_ones() {
     std::fs::remove_file(b1.join("store.squashfs")).unwrap();
     let debris = b1.join(".store.squashfs.tmp-99999999");
     std::fs::write(&debris, b"partial image of a killed run").unwrap();
+    // A source tree of an old hash is pruned too.
+    let old_source = b1.join("sources/hello-make-0.9-deadbeef");
+    std::fs::create_dir_all(old_source.join("src")).unwrap();
+    std::fs::write(old_source.join("src/main.c"), "int main;\n").unwrap();
     build(&a, &b1, &cache);
+    assert!(!old_source.exists(), "old source tree kept");
     assert_eq!(
         sha(&b1.join("store.squashfs")),
         clean_a,

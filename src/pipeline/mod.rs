@@ -489,6 +489,9 @@ pub fn build_stack(
     for p in &pruned {
         tracing::info!("removed {} (not in this plan)", p.display());
     }
+    for p in sources::prune_sources(&outcome.plan, &build_dir)? {
+        tracing::info!("removed source tree {} (not in this plan)", p.display());
+    }
     let fingerprint = fingerprint(&outcome.plan, &req.inputs)?;
     let fp_file = outcome.meta_dir.join(".stack-fingerprint");
     let built_any = outcome.summary.built().next().is_some();

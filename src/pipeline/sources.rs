@@ -85,6 +85,36 @@ pub fn source_dir(build_dir: &Path, node: &Node) -> PathBuf {
     ))
 }
 
+/// Remove source trees in `<build>/sources/` that no node of `plan` uses
+/// (old hashes accumulate there otherwise); returns what was removed.
+pub fn prune_sources(plan: &Plan, build_dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+    let dir = build_dir.join("sources");
+    let Ok(entries) = fs_err::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let keep: std::collections::BTreeSet<PathBuf> = plan
+        .graph
+        .node_weights()
+        .filter(|n| !n.is_external())
+        .map(|n| source_dir(build_dir, n))
+        .collect();
+    let mut removed = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        if keep.contains(&path) {
+            continue;
+        }
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => fs_err::remove_dir_all(&path)?,
+            Ok(_) => fs_err::remove_file(&path)?,
+            Err(_) => continue,
+        }
+        removed.push(path);
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 /// Stage `fetched` for `node` into a fresh source dir and apply its patches
 /// (URL patches come from `patch_files`, already fetched, in order).
 pub fn stage_and_patch(
