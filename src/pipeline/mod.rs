@@ -539,10 +539,7 @@ pub fn build_stack(
         name: recipe.name.value.clone(),
         description: recipe.description.clone(),
         default_view: recipe.default_view.as_ref().map(|v| v.value.clone()),
-        recipe_files: vec![view::CopyFile {
-            from: recipe.file.clone(),
-            to: PathBuf::from(recipe.file.file_name().unwrap_or_default()),
-        }],
+        recipe_files: sources::recipe_files(&outcome.plan, &req.inputs),
         lockfile: Some(lock_file.clone()),
         provenance: Some(provenance.for_image()),
         extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),
