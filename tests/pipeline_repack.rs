@@ -99,12 +99,35 @@ fn repacked_and_incremental_images_equal_clean_ones() {
         "{logs}"
     );
 
+    // The image's meta/recipe/ holds what it was built from: the stack
+    // recipe, the cluster configuration, the package recipes the plan uses
+    // and their patches.
+    let meta = b1.join("store/meta/recipe");
+    for f in [
+        "demo.yaml".to_string(),
+        "cluster/cluster.yaml".into(),
+        "packages/recipes/hello-make.yaml".into(),
+        "packages/recipes/libgreet.yaml".into(),
+        format!("packages/patches/{patch}"),
+    ] {
+        assert!(meta.join(&f).is_file(), "meta/recipe/{f} missing");
+    }
+    assert!(
+        !meta.join("packages/recipes/zlib.yaml").exists(),
+        "externals have no recipe"
+    );
+
     // Re-pack after the image is removed; a temporary image of a killed
     // run is removed on the way.
     std::fs::remove_file(b1.join("store.squashfs")).unwrap();
     let debris = b1.join(".store.squashfs.tmp-99999999");
     std::fs::write(&debris, b"partial image of a killed run").unwrap();
+    // A source tree of an old hash is pruned too.
+    let old_source = b1.join("sources/hello-make-0.9-deadbeef");
+    std::fs::create_dir_all(old_source.join("src")).unwrap();
+    std::fs::write(old_source.join("src/main.c"), "int main;\n").unwrap();
     build(&a, &b1, &cache);
+    assert!(!old_source.exists(), "old source tree kept");
     assert_eq!(
         sha(&b1.join("store.squashfs")),
         clean_a,

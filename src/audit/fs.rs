@@ -22,9 +22,6 @@ use super::source::{Contents, FileSource, ReadPolicy};
 /// How many symbolic links one lookup may follow (Linux: 40).
 const MAX_LINKS: u32 = 40;
 
-/// A directory's entries, or why it could not be listed.
-type Walked = Result<Vec<(PathBuf, NodeKind)>, (PathBuf, io::Error)>;
-
 /// The type of a directory entry (not following symbolic links).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum NodeKind {
@@ -410,13 +407,13 @@ impl Vfs {
     /// Every regular file below the canonical directory `root` (not following
     /// symbolic links), sorted; and the directories below it that could not
     /// be listed, with the reason (sorted).
-    pub fn walk_below(&self, root: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, io::Error)>) {
+    pub fn walk_below(&self, root: &Path) -> (Vec<PathBuf>, Vec<Unlisted>) {
         let mut level = vec![root.to_path_buf()];
         let mut files = Vec::new();
         let mut unlisted = Vec::new();
         while !level.is_empty() {
             use rayon::prelude::*;
-            let listed: Vec<Walked> = level
+            let listed: Vec<Result<Vec<(PathBuf, NodeKind)>, Unlisted>> = level
                 .par_iter()
                 .map(|d| match self.listing(d) {
                     Some(l) => Ok(l.iter().map(|(n, k)| (d.join(n), *k)).collect()),
@@ -457,6 +454,9 @@ impl Vfs {
         }
     }
 }
+
+/// A directory that could not be listed, and why.
+pub type Unlisted = (PathBuf, io::Error);
 
 /// Pushes the components of `p` onto `todo` so that the first one is on top.
 fn push_components(todo: &mut Vec<OsString>, p: &Path) {

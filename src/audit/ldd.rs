@@ -7,6 +7,25 @@ use std::path::Path;
 use super::load::{self, Entry, LoadList, Loaded, Outcome, RootProblem, Via};
 use super::session::Session;
 
+/// Why `path` cannot be listed at all, in words (instead of "No such file
+/// or directory" for a directory or a FIFO, and "not a dynamic executable"
+/// for a file that cannot be read). Never opens anything but a regular
+/// file, so a FIFO cannot block.
+fn not_a_readable_file(session: &Session, path: &Path) -> Option<String> {
+    use super::fs::Lookup;
+    match session.vfs.lookup(path) {
+        Lookup::Dir(_) => Some("is a directory, not a file".into()),
+        Lookup::Other(_) => {
+            Some("not a regular file (a device, FIFO or socket): nothing to load".into())
+        }
+        Lookup::File(real) => match session.vfs.load(&real) {
+            Ok(_) => None,
+            Err(e) => Some(format!("cannot read it: {e}")),
+        },
+        Lookup::Missing | Lookup::Loop => None,
+    }
+}
+
 /// Why one object is in the list, in words (`--why`).
 pub fn explain(list: &LoadList, obj: &Loaded) -> String {
     let loader = obj
@@ -104,6 +123,12 @@ pub struct LddResult {
 /// `ldd FILE` for an absolute virtual path; `display` is the name the user
 /// gave (used in error messages, as ldd does).
 pub fn ldd(session: &Session, path: &Path, display: &str, why: bool) -> LddResult {
+    if let Some(problem) = not_a_readable_file(session, path) {
+        return LddResult {
+            text: format!("{display}: {problem}\n"),
+            failed: true,
+        };
+    }
     match load::load(session, path) {
         Ok(list) => LddResult {
             text: render(&list, display, why),

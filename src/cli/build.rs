@@ -38,8 +38,9 @@ pub struct Args {
     /// Build directory [default: build/<recipe name> in the current directory].
     #[arg(long = "build", value_name = "DIR")]
     pub build_dir: Option<PathBuf>,
-    /// Parallel jobs in total (packages and their make/ninja children) [default: cores].
-    #[arg(short, long)]
+    /// Parallel jobs in total (packages and their make/ninja children), 1 to
+    /// 4096 [default: cores].
+    #[arg(short, long, value_name = "N", value_parser = super::inputs::count_in(1, MAX_JOBS))]
     pub jobs: Option<usize>,
     /// Refuse to deviate from stack.lock beside the recipe.
     #[arg(long)]
@@ -77,6 +78,10 @@ pub enum Mode {
     Auto,
 }
 
+/// Most jobs `-j` accepts: each is a byte in the jobserver pipe, whose
+/// buffer holds 64 KiB, and no machine runs more compilers at once usefully.
+const MAX_JOBS: usize = 4096;
+
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     let req = request(&args)?;
     let progress = Progress::new(false);
@@ -103,6 +108,7 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         .build_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value));
+    check_mount_and_build(&inputs.recipe.mount, &build_dir)?;
     let sources = args.sources.settings()?;
     let mut image = ImageOptions::default();
     if args.embedded_squashfs {
@@ -238,4 +244,26 @@ fn render_result(outcome: &BuildOutcome) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+/// The build directory must not be the mount point or below it: the store
+/// lives in the build directory and is mounted at the mount point (this
+/// used to fail late, inside a package's configure).
+fn check_mount_and_build(
+    mount: &std::path::Path,
+    build_dir: &std::path::Path,
+) -> Result<(), CliError> {
+    let build = std::path::absolute(build_dir).unwrap_or_else(|_| build_dir.to_path_buf());
+    let build = stack::audit::fs::clean(&build);
+    let mount = stack::audit::fs::clean(mount);
+    if build.starts_with(&mount) {
+        return Err(CliError::input(miette::miette!(
+            help =
+                "build somewhere else (--build DIR) or choose another mount point (--mount PATH)",
+            "the build directory {} is the mount point {} or below it: the store is built in the one and mounted at the other",
+            build.display(),
+            mount.display()
+        )));
+    }
+    Ok(())
 }

@@ -51,24 +51,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let result = stack::ops::fetch(&inputs, args.locked, &settings, &progress);
     progress.finish();
     let outcome = result?;
-    let (mut cache, mut mirror, mut upstream, mut bytes) = (0, 0, 0, 0u64);
-    for f in &outcome.fetched {
-        match f.origin {
-            Origin::Cache => cache += 1,
-            Origin::Mirror(_) => mirror += 1,
-            Origin::Upstream(_) => upstream += 1,
-        }
-        if let FetchedContent::File { size, .. } = f.content {
-            bytes += size;
-        }
-    }
     outln!(
-        "{} sources verified ({} cached, {} from mirrors, {} upstream; {:.1} MB) in {:.2}s; cache {}",
-        outcome.fetched.len(),
-        cache,
-        mirror,
-        upstream,
-        bytes as f64 / 1e6,
+        "{} in {:.2}s; cache {}",
+        summary(&outcome.fetched),
         t.elapsed().as_secs_f64(),
         outcome.cache.display()
     );
@@ -102,4 +87,81 @@ fn print_plan(plan: &stack::ops::FetchPlan) {
         plan.sources.len(),
         plan.cache.display()
     );
+}
+
+/// `N sources verified, M trusted, K unverified (… cached, … from mirrors,
+/// … upstream; X MB)`: a mirror's tarball of a git commit is only as good as
+/// the mirror (trusted, not verified), and `--allow-unverified` sources are
+/// neither.
+fn summary(fetched: &[stack::fetch::Fetched]) -> String {
+    use stack::fetch::Verification;
+    let (mut cache, mut mirror, mut upstream, mut bytes) = (0, 0, 0, 0u64);
+    let (mut verified, mut trusted, mut unverified) = (0, 0, 0);
+    for f in fetched {
+        match f.origin {
+            Origin::Cache => cache += 1,
+            Origin::Mirror(_) => mirror += 1,
+            Origin::Upstream(_) => upstream += 1,
+        }
+        match f.verification {
+            Verification::MirrorTarball { .. } => trusted += 1,
+            Verification::Unverified => unverified += 1,
+            _ => verified += 1,
+        }
+        if let FetchedContent::File { size, .. } = f.content {
+            bytes += size;
+        }
+    }
+    let mut head = format!("{verified} sources verified");
+    if trusted > 0 {
+        head.push_str(&format!(
+            ", {trusted} trusted (mirror tarballs of git commits)"
+        ));
+    }
+    if unverified > 0 {
+        head.push_str(&format!(", {unverified} unverified"));
+    }
+    format!(
+        "{head} ({cache} cached, {mirror} from mirrors, {upstream} upstream; {:.1} MB)",
+        bytes as f64 / 1e6
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stack::fetch::{Fetched, Sha256Hex, Verification};
+
+    fn file(verification: Verification, origin: Origin) -> Fetched {
+        Fetched {
+            package: "p".into(),
+            version: "1".into(),
+            content: FetchedContent::File {
+                path: "/c/x".into(),
+                sha256: Sha256Hex::parse(&"a".repeat(64)).unwrap(),
+                file_name: "x.tar.gz".into(),
+                expand: true,
+                size: 2_000_000,
+            },
+            origin,
+            verification,
+        }
+    }
+
+    #[test]
+    fn mirror_tarballs_are_trusted_not_verified() {
+        let fetched = vec![
+            file(Verification::Sha256, Origin::Cache),
+            file(
+                Verification::MirrorTarball { commit: "c".into() },
+                Origin::Mirror("file:///m".into()),
+            ),
+            file(Verification::Unverified, Origin::Upstream("/u".into())),
+        ];
+        assert_eq!(
+            summary(&fetched),
+            "1 sources verified, 1 trusted (mirror tarballs of git commits), 1 unverified \
+             (1 cached, 1 from mirrors, 1 upstream; 6.0 MB)"
+        );
+    }
 }

@@ -63,8 +63,9 @@ pub struct SourceArgs {
     /// A source mirror tried before upstream (file://, http(s)://, or a path; repeatable).
     #[arg(long = "mirror", value_name = "URL")]
     pub mirrors: Vec<String>,
-    /// Sources downloaded at once.
-    #[arg(long, default_value_t = stack::fetch::DEFAULT_JOBS, value_name = "N")]
+    /// Sources downloaded at once (1 to 256).
+    #[arg(long, default_value_t = stack::fetch::DEFAULT_JOBS, value_name = "N",
+          value_parser = count_in(1, 256))]
     pub fetch_jobs: usize,
     /// Accept sources without sha256 and unpinned git refs (recorded as unverified).
     #[arg(long)]
@@ -91,6 +92,21 @@ impl SourceArgs {
             fetch_jobs: self.fetch_jobs,
             allow_unverified: self.allow_unverified,
         })
+    }
+}
+
+/// A clap parser for a count between `min` and `max` (a clear error instead
+/// of a failure deep inside, e.g. `-j 100000` and the jobserver pipe).
+pub fn count_in(min: usize, max: usize) -> impl Fn(&str) -> Result<usize, String> + Clone {
+    move |s: &str| {
+        let n: usize = s
+            .parse()
+            .map_err(|_| format!("`{s}` is not a number (expected {min} to {max})"))?;
+        if (min..=max).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!("{n} is out of range (expected {min} to {max})"))
+        }
     }
 }
 

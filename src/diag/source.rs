@@ -48,7 +48,14 @@ impl SourceFile {
     /// Read a file (errors name the path).
     pub fn read(path: impl Into<PathBuf>) -> std::io::Result<Self> {
         let path = path.into();
-        let text = fs_err::read_to_string(&path)?;
+        let bytes = fs_err::read(&path)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bytes = e.as_bytes();
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: {}", path.display(), utf8_error(bytes, e.utf8_error())),
+            )
+        })?;
         Ok(SourceFile::new(path, text))
     }
 
@@ -160,5 +167,36 @@ mod tests {
         assert_eq!(src.byte_of_char(3), 4);
         let loc = src.loc(4, 2);
         assert_eq!((loc.line, loc.col), (1, 4));
+    }
+}
+
+/// Where the first invalid UTF-8 byte is, for a message: line and column
+/// (counted in characters, from 1) and the byte.
+fn utf8_error(bytes: &[u8], e: std::str::Utf8Error) -> String {
+    let good = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
+    let line = good.matches('\n').count() + 1;
+    let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!(
+        "line {line}, column {col}: byte 0x{:02x} is not valid UTF-8 (input files must be UTF-8)",
+        bytes[e.valid_up_to()]
+    )
+}
+
+#[cfg(test)]
+mod utf8_tests {
+    use super::*;
+
+    #[test]
+    fn invalid_utf8_says_where() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("r.yaml");
+        fs_err::write(&p, b"name: x\ndescription: caf\xc3\xa9 \xff\n").unwrap();
+        let e = SourceFile::read(&p).err().unwrap();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        let m = e.to_string();
+        assert!(
+            m.ends_with("r.yaml: line 2, column 19: byte 0xff is not valid UTF-8 (input files must be UTF-8)"),
+            "{m}"
+        );
     }
 }

@@ -66,6 +66,17 @@ pub enum FetchError {
         attempts: u32,
     },
 
+    #[error(
+        "{url}: the download exceeds {limit} bytes{}, the most a source may have; \
+         check the URL (an endless or wrong body?)",
+        announced.map(|n| format!(" (announced: {n} bytes)")).unwrap_or_default()
+    )]
+    TooLarge {
+        url: String,
+        limit: u64,
+        announced: Option<u64>,
+    },
+
     #[error("{url}: body ended after {received} of {expected} bytes (after {attempts} attempt(s))")]
     Truncated {
         url: String,

@@ -31,7 +31,14 @@ pub(crate) struct SafeTree {
     symlinks: Vec<PathBuf>,
     dir_times: Vec<(PathBuf, SystemTime)>,
     entries: u64,
+    /// Bytes written so far, and the most an archive may expand to (a
+    /// sparse member or a compression bomb must not fill the disk).
+    written: u64,
+    max_bytes: u64,
 }
+
+/// The most one source archive may expand to: 64 GiB.
+pub(crate) const MAX_EXTRACTED_BYTES: u64 = 64 << 30;
 
 impl SafeTree {
     /// Fill `root` (an existing, empty directory); `label` names the source in errors.
@@ -43,7 +50,16 @@ impl SafeTree {
             symlinks: Vec::new(),
             dir_times: Vec::new(),
             entries: 0,
+            written: 0,
+            max_bytes: MAX_EXTRACTED_BYTES,
         }
+    }
+
+    /// Lowers the limit on the bytes extracted (tests).
+    #[cfg(test)]
+    pub(crate) fn with_max_bytes(mut self, max: u64) -> SafeTree {
+        self.max_bytes = max;
+        self
     }
 
     pub(crate) fn refuse(&self, entry: &[u8], reason: impl Into<String>) -> FetchError {
@@ -103,10 +119,27 @@ impl SafeTree {
                 path: abs.clone(),
                 source,
             })?;
-        io::copy(data, &mut f).map_err(|source| FetchError::BadArchive {
-            archive: self.label.clone(),
-            reason: format!("reading `{}`: {source}", rel.display()),
+        let budget = self.max_bytes.saturating_sub(self.written);
+        let n = io::copy(&mut data.take(budget.saturating_add(1)), &mut f).map_err(|source| {
+            FetchError::BadArchive {
+                archive: self.label.clone(),
+                reason: format!("reading `{}`: {source}", rel.display()),
+            }
         })?;
+        if n > budget {
+            drop(f);
+            let _ = std::fs::remove_file(&abs);
+            return Err(FetchError::BadArchive {
+                archive: self.label.clone(),
+                reason: format!(
+                    "`{}` expands the archive beyond {} bytes, the most a source may extract to \
+                     (a sparse member or a compression bomb?)",
+                    rel.display(),
+                    self.max_bytes
+                ),
+            });
+        }
+        self.written += n;
         // `mode` on create is filtered by the umask; set it exactly.
         f.set_permissions(std::fs::Permissions::from_mode((mode & 0o777) | 0o600))
             .map_err(|source| FetchError::LocalFile {
@@ -212,6 +245,10 @@ impl SafeTree {
         for rel in &self.symlinks {
             let abs = self.root.join(rel);
             if !abs.starts_with(boundary) {
+                continue;
+            }
+            // A later entry replaced the link (GNU tar extracts that too).
+            if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
                 continue;
             }
             if !resolves_inside(boundary, &abs) {
@@ -431,6 +468,26 @@ mod tests {
         assert!(!lexical_escape(Path::new("a"), Path::new("..")));
         assert!(lexical_escape(Path::new("a"), Path::new("../..")));
         assert!(lexical_escape(Path::new(""), Path::new("x/../../y")));
+    }
+
+    #[test]
+    fn extraction_is_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("root");
+        fs_err::create_dir(&root).unwrap();
+        let mut t = SafeTree::new(&root, "bomb.tar").with_max_bytes(1 << 20);
+        t.file(b"top/small", 0o644, None, &mut io::repeat(0).take(1 << 19))
+            .unwrap();
+        // What a sparse member of any declared size reads as: zeros.
+        let err = t
+            .file(b"top/sparse", 0o644, None, &mut io::repeat(0).take(1 << 30))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`top/sparse` expands the archive beyond 1048576 bytes"),
+            "{err}"
+        );
+        assert!(!root.join("top/sparse").exists());
     }
 
     #[test]

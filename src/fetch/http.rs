@@ -160,6 +160,14 @@ impl Http {
             }
             response.content_length()
         };
+        let limit = opts.max_download;
+        if let Some(n) = total.filter(|n| *n > limit) {
+            return Err(FetchError::TooLarge {
+                url: url.to_string(),
+                limit,
+                announced: Some(n),
+            });
+        }
         (observer.progress)(rx.len, total);
         let mut body = response.bytes_stream();
         loop {
@@ -169,6 +177,14 @@ impl Http {
             match next {
                 None => break,
                 Some(Ok(chunk)) => {
+                    if rx.len + chunk.len() as u64 > limit {
+                        rx.restart()?;
+                        return Err(FetchError::TooLarge {
+                            url: url.to_string(),
+                            limit,
+                            announced: total,
+                        });
+                    }
                     rx.hasher.update(&chunk);
                     rx.file.write_all(&chunk)?;
                     rx.len += chunk.len() as u64;

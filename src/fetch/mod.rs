@@ -49,7 +49,7 @@ pub use digest::{Sha256Hex, sha256_file};
 pub use error::FetchError;
 pub use fetched::{Fetched, FetchedContent, FetchedSubmodule, Origin, Verification};
 pub use git::resolve_git_ref;
-pub use options::{DEFAULT_JOBS, FetchOptions};
+pub use options::{DEFAULT_JOBS, DEFAULT_MAX_DOWNLOAD, FetchOptions};
 pub use plan::{PlannedSource, plan};
 pub use reporter::{FetchReporter, NoopReporter};
 pub use source::{GitRef, Source, SourceRequest};

@@ -26,6 +26,9 @@ pub struct FetchOptions {
     pub connect_timeout: Duration,
     /// How long to wait for another process's lock on a cache entry.
     pub lock_timeout: Duration,
+    /// Largest download accepted (an endless or huge body is cut off with
+    /// [`FetchError::TooLarge`](super::FetchError::TooLarge)).
+    pub max_download: u64,
 }
 
 impl FetchOptions {
@@ -41,6 +44,7 @@ impl FetchOptions {
             idle_timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(30),
             lock_timeout: Duration::from_secs(30 * 60),
+            max_download: DEFAULT_MAX_DOWNLOAD,
         }
     }
 }
@@ -48,3 +52,7 @@ impl FetchOptions {
 /// Default number of parallel fetches: downloads are IO bound, and 8 streams fill most links
 /// without hammering a single server.
 pub const DEFAULT_JOBS: usize = 8;
+
+/// Default [`FetchOptions::max_download`]: 16 GiB, far above any source
+/// archive (the CUDA toolkit runfile is ~4 GiB).
+pub const DEFAULT_MAX_DOWNLOAD: u64 = 16 << 30;

@@ -410,6 +410,9 @@ impl<'a> Session<'a> {
         for p in &pruned {
             tracing::info!("removed {} (not in this plan)", p.display());
         }
+        for p in sources::prune_sources(&outcome.plan, &self.build_dir)? {
+            tracing::info!("removed source tree {} (not in this plan)", p.display());
+        }
         let built_any = outcome.summary.built().next().is_some();
         let recorded = fs_err::read_to_string(fingerprint_file(outcome)).ok();
         Ok(!built_any
@@ -436,10 +439,7 @@ impl<'a> Session<'a> {
                 name: recipe.name.value.clone(),
                 description: recipe.description.clone(),
                 default_view: recipe.default_view.as_ref().map(|v| v.value.clone()),
-                recipe_files: vec![view::CopyFile {
-                    from: recipe.file.clone(),
-                    to: PathBuf::from(recipe.file.file_name().unwrap_or_default()),
-                }],
+                recipe_files: sources::recipe_files(&outcome.plan, &req.inputs),
                 lockfile: Some(s.lock_copy()),
                 provenance: Some(provenance.for_image()),
                 extra_dir: recipe.extra.as_ref().map(|e| e.path.clone()),

@@ -85,6 +85,83 @@ pub fn source_dir(build_dir: &Path, node: &Node) -> PathBuf {
     ))
 }
 
+/// What `meta/recipe/` of the image holds: the stack recipe, the cluster
+/// configuration (`cluster/cluster.yaml`) and the package recipes the plan
+/// uses with their patch files, as one repository (`packages/recipes/`,
+/// `packages/patches/`), so the image carries everything it was built from.
+pub fn recipe_files(plan: &Plan, inputs: &crate::recipe::Inputs) -> Vec<crate::view::CopyFile> {
+    use crate::view::CopyFile;
+    let recipe = &inputs.recipe;
+    let mut out = vec![CopyFile {
+        from: recipe.file.clone(),
+        to: PathBuf::from(recipe.file.file_name().unwrap_or_default()),
+    }];
+    out.push(CopyFile {
+        from: inputs.cluster.file.clone(),
+        to: PathBuf::from("cluster/cluster.yaml"),
+    });
+    let mut seen = std::collections::BTreeSet::new();
+    let mut nodes: Vec<&Node> = plan
+        .graph
+        .node_weights()
+        .filter(|n| !n.is_external())
+        .collect();
+    nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    for n in nodes {
+        if !seen.insert(n.name.clone()) {
+            continue;
+        }
+        if let Some(file) = inputs.repo.file(&n.name) {
+            out.push(CopyFile {
+                from: file.to_path_buf(),
+                to: PathBuf::from(format!("packages/recipes/{}.yaml", n.name)),
+            });
+        }
+        for p in &n.patches {
+            if let PatchSource::File(f) = &p.source {
+                let rel = Path::new(&f.text);
+                if rel.is_relative() && !rel.components().any(|c| c.as_os_str() == "..") {
+                    out.push(CopyFile {
+                        from: f.path.clone(),
+                        to: Path::new("packages/patches").join(rel),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Remove source trees in `<build>/sources/` that no node of `plan` uses
+/// (old hashes accumulate there otherwise); returns what was removed.
+pub fn prune_sources(plan: &Plan, build_dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+    let dir = build_dir.join("sources");
+    let Ok(entries) = fs_err::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let keep: std::collections::BTreeSet<PathBuf> = plan
+        .graph
+        .node_weights()
+        .filter(|n| !n.is_external())
+        .map(|n| source_dir(build_dir, n))
+        .collect();
+    let mut removed = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        if keep.contains(&path) {
+            continue;
+        }
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => fs_err::remove_dir_all(&path)?,
+            Ok(_) => fs_err::remove_file(&path)?,
+            Err(_) => continue,
+        }
+        removed.push(path);
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 /// Stage `fetched` for `node` into a fresh source dir and apply its patches
 /// (URL patches come from `patch_files`, already fetched, in order).
 pub fn stage_and_patch(

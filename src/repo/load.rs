@@ -734,6 +734,30 @@ fn check_patch_file(
     patch_dir: &Path,
     sha: Option<&str>,
 ) {
+    // Below patches/, also after following links: a recipe must not make
+    // `stack check` read (and print the checksum of) any file it likes.
+    let inside = path.starts_with(patch_dir)
+        && match (path.canonicalize(), patch_dir.canonicalize()) {
+            (Ok(real), Ok(dir)) => real.starts_with(dir),
+            _ => true, // missing: reported below
+        };
+    if !inside {
+        cx.error(
+            Code::InvalidValue,
+            &text.loc,
+            format!(
+                "patch file `{}` is outside the repository's `patches/` directory",
+                text.value
+            ),
+            "not below patches/",
+            Some(
+                "`file:` is relative to the `patches/` directory beside the repository; \
+                 copy the patch there"
+                    .into(),
+            ),
+        );
+        return;
+    }
     match fs_err::read(path) {
         Err(_) => {
             cx.error(

@@ -80,6 +80,20 @@ pub(crate) fn check_against_repo(
         }
         check_spec(&mut cx, repo, &dep.spec, None, "dependency");
     }
+    if let Some(chain) = super::cycles::cycle_through(repo, &recipe.name)
+        && let Some(first) = recipe.dependencies.iter().find(|d| d.name() == chain[1])
+    {
+        cx.error(
+            Code::InvalidValue,
+            &first.spec.loc,
+            format!(
+                "dependency cycle: {} (resolving would fail)",
+                chain.join(" → ")
+            ),
+            "starts a cycle",
+            Some("remove one of the dependencies, or make it conditional (`when:`)".into()),
+        );
+    }
     for when in conditions(recipe) {
         for d in &when.spec.deps {
             check_named(&mut cx, repo, d, when, "`^` constraint");

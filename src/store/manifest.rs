@@ -35,6 +35,13 @@ pub struct ManifestEntry {
     /// Link target (symlinks), verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// The path's bytes in hex when they are not UTF-8 (`path` then holds a
+    /// lossy rendering): names are recorded losslessly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
+    /// The same for a link target that is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_bytes: Option<String>,
 }
 
 /// A walk over everything installed below `prefix`, sorted by name, without
@@ -65,12 +72,12 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
                 .unwrap_or_default();
             std::io::Error::other(format!("{path}: {e}"))
         })?;
-        let rel = entry
+        let rel_path = entry
             .path()
             .strip_prefix(prefix)
-            .expect("walkdir stays below its root")
-            .to_string_lossy()
-            .into_owned();
+            .expect("walkdir stays below its root");
+        let rel = rel_path.to_string_lossy().into_owned();
+        let path_bytes = raw_hex(rel_path.as_os_str());
         let ft = entry.file_type();
         let e = if ft.is_symlink() {
             let target = fs_err::read_link(entry.path())?;
@@ -81,6 +88,8 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
                 size: None,
                 sha256: None,
                 target: Some(target.to_string_lossy().into_owned()),
+                path_bytes,
+                target_bytes: raw_hex(target.as_os_str()),
             }
         } else if ft.is_dir() {
             let md = fs_err::symlink_metadata(entry.path())?;
@@ -91,6 +100,8 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
                 size: None,
                 sha256: None,
                 target: None,
+                path_bytes,
+                target_bytes: None,
             }
         } else {
             let mut f = open_regular(entry.path(), ft)?;
@@ -110,6 +121,8 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
                 size: Some(md.len()),
                 sha256: Some(hex::encode(h.finalize())),
                 target: None,
+                path_bytes,
+                target_bytes: None,
             }
         };
         out.push(e);
@@ -153,9 +166,33 @@ fn open_regular(path: &Path, ft: std::fs::FileType) -> Result<fs_err::File, Stor
     Ok(f)
 }
 
+/// The bytes of `name` in hex when it is not UTF-8.
+fn raw_hex(name: &std::ffi::OsStr) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    name.to_str()
+        .is_none()
+        .then(|| hex::encode(name.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_utf8_names_are_recorded_losslessly() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9");
+        fs_err::write(d.path().join(name), "x").unwrap();
+        std::os::unix::fs::symlink(name, d.path().join("link")).unwrap();
+        fs_err::write(d.path().join("plain"), "y").unwrap();
+        let m = manifest(d.path()).unwrap();
+        let by = |p: &str| m.iter().find(|e| e.path == p).unwrap();
+        assert_eq!(by("caf\u{fffd}").path_bytes.as_deref(), Some("636166e9"));
+        assert_eq!(by("link").target_bytes.as_deref(), Some("636166e9"));
+        assert_eq!(by("link").path_bytes, None);
+        assert_eq!(by("plain").path_bytes, None);
+    }
 
     #[test]
     fn lists_files_dirs_links_and_skips_meta() {

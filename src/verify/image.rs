@@ -99,6 +99,7 @@ fn entries(
         if rel.as_os_str().is_empty() || p.starts_with(&meta) {
             continue;
         }
+        let path_bytes = non_utf8_hex(rel.as_os_str());
         let rel = rel.to_string_lossy().into_owned();
         let mode = Some(u32::from(node.header.permissions) & 0o7777);
         let entry = match &node.inner {
@@ -109,6 +110,8 @@ fn entries(
                 size: None,
                 sha256: None,
                 target: None,
+                path_bytes,
+                target_bytes: None,
             },
             InnerNode::Symlink(s) => ManifestEntry {
                 path: rel,
@@ -117,6 +120,8 @@ fn entries(
                 size: None,
                 sha256: None,
                 target: Some(s.link.to_string_lossy().into_owned()),
+                path_bytes,
+                target_bytes: non_utf8_hex(s.link.as_os_str()),
             },
             InnerNode::File(_) => {
                 let bytes = read_file(fs, node, image)?;
@@ -127,6 +132,8 @@ fn entries(
                     size: Some(bytes.len() as u64),
                     sha256: Some(hex::encode(Sha256::digest(&bytes))),
                     target: None,
+                    path_bytes,
+                    target_bytes: None,
                 }
             }
             _ => {
@@ -137,4 +144,12 @@ fn entries(
         out.push(entry);
     }
     Ok((out, special))
+}
+
+/// A name's bytes in hex when it is not UTF-8 (as manifests record them).
+fn non_utf8_hex(name: &std::ffi::OsStr) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    name.to_str()
+        .is_none()
+        .then(|| hex::encode(name.as_bytes()))
 }

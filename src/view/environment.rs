@@ -109,6 +109,104 @@ impl Environment {
         }
     }
 
+    /// The same environment with each directory once per list variable: a
+    /// value prepended again later (the view's `prefix_paths`, the prefix
+    /// inspections and a package's own `env` often name one directory) is
+    /// kept only where it ends up first — the last prepend, else the first
+    /// append. A `set`/`unset` of the variable starts over.
+    pub fn deduped(&self) -> Environment {
+        type Seen<'a> = std::collections::HashMap<&'a str, Vec<&'a Value>>;
+        fn insert<'a>(seen: &mut Vec<&'a Value>, v: &'a Value) -> bool {
+            if seen.contains(&v) {
+                false
+            } else {
+                seen.push(v);
+                true
+            }
+        }
+        let n = self.ops.len();
+        // Per op: which of its values survive.
+        let mut keep: Vec<Vec<bool>> = self
+            .ops
+            .iter()
+            .map(|o| vec![true; o.values.len()])
+            .collect();
+        // Prepends: walk backwards, a value already prepended later goes.
+        let mut later: Seen = Default::default();
+        for i in (0..n).rev() {
+            let op = &self.ops[i];
+            match op.kind {
+                OpKind::Set | OpKind::Unset => {
+                    later.remove(op.var.as_str());
+                }
+                OpKind::Prepend => {
+                    let seen = later.entry(op.var.as_str()).or_default();
+                    // Within one op the first value ends up first.
+                    let mut mine: Vec<&Value> = Vec::new();
+                    for (j, v) in op.values.iter().enumerate() {
+                        if seen.contains(&v) || !insert(&mut mine, v) {
+                            keep[i][j] = false;
+                        }
+                    }
+                    seen.extend(mine);
+                }
+                OpKind::Append => {}
+            }
+        }
+        // Appends: walk forwards, a value already present goes (prepended
+        // anywhere since the last set, or appended before).
+        let mut present: Seen = Default::default();
+        let mut prepended: Seen = Default::default();
+        for op in &self.ops {
+            if op.kind == OpKind::Prepend {
+                prepended
+                    .entry(op.var.as_str())
+                    .or_default()
+                    .extend(op.values.iter());
+            }
+        }
+        for (i, op) in self.ops.iter().enumerate() {
+            match op.kind {
+                OpKind::Set | OpKind::Unset => {
+                    present.remove(op.var.as_str());
+                }
+                OpKind::Prepend => {}
+                OpKind::Append => {
+                    let pre = prepended.get(op.var.as_str());
+                    let seen = present.entry(op.var.as_str()).or_default();
+                    for (j, v) in op.values.iter().enumerate() {
+                        if pre.is_some_and(|p| p.contains(&v)) || !insert(seen, v) {
+                            keep[i][j] = false;
+                        }
+                    }
+                }
+            }
+        }
+        let ops = self
+            .ops
+            .iter()
+            .zip(keep)
+            .filter_map(|(op, keep)| {
+                if !matches!(op.kind, OpKind::Prepend | OpKind::Append) {
+                    return Some(op.clone());
+                }
+                let values: Vec<Value> = op
+                    .values
+                    .iter()
+                    .zip(keep)
+                    .filter(|(_, k)| *k)
+                    .map(|(v, _)| v.clone())
+                    .collect();
+                (!values.is_empty()).then(|| ResolvedOp {
+                    kind: op.kind,
+                    var: op.var.clone(),
+                    values,
+                })
+            })
+            .collect();
+        Environment { ops }
+    }
+
     /// Variables treated as `:`-separated lists: the fixed set plus any
     /// variable that some operation prepends or appends to.
     pub fn list_vars(&self) -> BTreeSet<&str> {
@@ -124,10 +222,11 @@ impl Environment {
     /// The uenv form: list variables keep every operation in order, scalars
     /// keep their final value (`null` when unset).
     pub fn uenv_values(&self) -> EnvValues {
+        let this = self.deduped();
         let list_vars = self.list_vars();
         let mut list: OrderedMap<Vec<ListOp>> = OrderedMap::default();
         let mut scalar: OrderedMap<Option<String>> = OrderedMap::default();
-        for op in &self.ops {
+        for op in &this.ops {
             if list_vars.contains(op.var.as_str()) {
                 let value: Vec<String> = match op.kind {
                     OpKind::Unset => Vec::new(),
@@ -158,7 +257,8 @@ impl Environment {
 
     /// POSIX shell lines, one per operation.
     pub fn shell_lines(&self) -> Vec<String> {
-        self.ops
+        self.deduped()
+            .ops
             .iter()
             .map(|op| {
                 let joined = || {
@@ -186,7 +286,7 @@ impl Environment {
     /// Lmod (lua) statements, one or more per operation.
     pub fn lua_lines(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for op in &self.ops {
+        for op in &self.deduped().ops {
             let var = &op.var;
             match op.kind {
                 OpKind::Set => {
@@ -214,7 +314,7 @@ impl Environment {
     /// Tcl modulefile commands, one or more per operation.
     pub fn tcl_lines(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for op in &self.ops {
+        for op in &self.deduped().ops {
             let var = &op.var;
             match op.kind {
                 OpKind::Set => {
@@ -293,6 +393,43 @@ mod tests {
                 "scalar": {"A": "2", "B": null}
             })
         );
+    }
+
+    #[test]
+    fn each_directory_once_per_list_variable() {
+        let lit = |s: &str| Value::literal(s.to_string());
+        let op = |kind, var: &str, vals: &[&str]| ResolvedOp {
+            kind,
+            var: var.into(),
+            values: vals.iter().map(|v| lit(v)).collect(),
+        };
+        let env = Environment {
+            ops: vec![
+                op(
+                    OpKind::Prepend,
+                    "PATH",
+                    &["/m/a/bin", "/m/b/bin", "/m/a/bin"],
+                ),
+                op(OpKind::Prepend, "PKG_CONFIG_PATH", &["/m/a/lib/pkgconfig"]),
+                op(OpKind::Prepend, "PATH", &["/m/b/bin"]),
+                op(OpKind::Prepend, "PKG_CONFIG_PATH", &["/m/a/lib/pkgconfig"]),
+                op(
+                    OpKind::Append,
+                    "PATH",
+                    &["/m/c/bin", "/m/a/bin", "/m/c/bin"],
+                ),
+            ],
+        };
+        assert_eq!(
+            env.shell_lines(),
+            vec![
+                r#"export PATH="/m/a/bin${PATH:+:${PATH}}""#,
+                r#"export PATH="/m/b/bin${PATH:+:${PATH}}""#,
+                r#"export PKG_CONFIG_PATH="/m/a/lib/pkgconfig${PKG_CONFIG_PATH:+:${PKG_CONFIG_PATH}}""#,
+                r#"export PATH="${PATH:+${PATH}:}/m/c/bin""#,
+            ]
+        );
+        assert_eq!(env.lua_lines().len(), 4);
     }
 
     #[test]

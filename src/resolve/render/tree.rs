@@ -44,17 +44,42 @@ fn types_mark(t: DepTypes) -> String {
     }
 }
 
+/// Beyond this depth lines are not indented further: they start with
+/// `… (level N) ` (a 35,000-deep chain would otherwise print gigabytes).
+const MAX_INDENT: usize = 64;
+
+/// The dependencies of `root` below it, depth first, without recursion (a
+/// chain of tens of thousands of packages must not overflow the stack).
 fn walk(
     plan: &Plan,
-    idx: NodeIndex,
+    root: NodeIndex,
     prefix: &str,
     shown: &mut BTreeSet<NodeIndex>,
     out: &mut String,
 ) {
-    let deps = plan.deps(idx);
-    let count = deps.len();
-    for (i, (d, t)) in deps.into_iter().enumerate() {
-        let last = i + 1 == count;
+    struct Frame {
+        deps: std::vec::IntoIter<(NodeIndex, DepTypes)>,
+        left: usize,
+        prefix: String,
+        depth: usize,
+    }
+    let frame = |idx: NodeIndex, prefix: String, depth: usize| {
+        let deps = plan.deps(idx);
+        Frame {
+            left: deps.len(),
+            deps: deps.into_iter(),
+            prefix,
+            depth,
+        }
+    };
+    let mut stack = vec![frame(root, prefix.to_string(), 1)];
+    while let Some(top) = stack.last_mut() {
+        let Some((d, t)) = top.deps.next() else {
+            stack.pop();
+            continue;
+        };
+        top.left -= 1;
+        let last = top.left == 0;
         let (branch, next) = if last {
             ("└── ", "    ")
         } else {
@@ -62,15 +87,26 @@ fn walk(
         };
         let again = !shown.insert(d);
         let more = again && !plan.deps(d).is_empty();
+        let lead = if top.depth > MAX_INDENT {
+            format!("… (level {}) ", top.depth)
+        } else {
+            top.prefix.clone()
+        };
         let _ = writeln!(
             out,
-            "{prefix}{branch}{}{}{}",
+            "{lead}{branch}{}{}{}",
             types_mark(t),
             node_line(plan, d),
             if more { " (*)" } else { "" }
         );
         if !again {
-            walk(plan, d, &format!("{prefix}{next}"), shown, out);
+            let depth = top.depth + 1;
+            let prefix = if depth > MAX_INDENT {
+                String::new()
+            } else {
+                format!("{}{next}", top.prefix)
+            };
+            stack.push(frame(d, prefix, depth));
         }
     }
 }
