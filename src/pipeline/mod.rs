@@ -12,6 +12,7 @@
 //! there. A no-op build (every node installed, image up to date) skips
 //! fetch, views, image and audit.
 
+mod merge;
 mod render;
 mod sources;
 mod views;
@@ -205,6 +206,7 @@ pub fn plan_sources(plan: &Plan) -> Vec<fetch::SourceRequest> {
     for idx in plan.topo_order() {
         let node = plan.node(idx);
         out.extend(sources::source_request(node));
+        out.extend(sources::resource_requests(node));
         out.extend(sources::patch_requests(node));
     }
     out
@@ -378,6 +380,7 @@ pub fn build_stack(
             if let Some(r) = sources::source_request(node) {
                 requests.push(r);
             }
+            requests.extend(sources::resource_requests(node));
             let patch_start = requests.len();
             requests.extend(sources::patch_requests(node));
             spans.push((*idx, start, patch_start, requests.len()));
@@ -397,6 +400,7 @@ pub fn build_stack(
                 &plan,
                 idx,
                 &fetched[start],
+                &fetched[start + 1..patch_start],
                 &fetched[patch_start..end],
                 &build_dir,
             )?;

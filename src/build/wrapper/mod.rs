@@ -1,5 +1,5 @@
 //! The compiler wrapper: the `stack` binary itself, called as `cc`, `gcc`,
-//! `c++`, `g++`, `gfortran` or `ld` through symlinks in a per-build wrapper
+//! `c++`, `g++`, `gfortran`, `ld` or `nvcc` through symlinks in a per-build wrapper
 //! directory that is first on `PATH` (`CC`, `CXX`, `FC` point there too).
 //!
 //! It reads its configuration from the environment the build sets up and
@@ -7,7 +7,7 @@
 //!
 //! | variable | meaning |
 //! |---|---|
-//! | `STACK_WRAP_REAL_CC`, `_CXX`, `_FC`, `_LD` | the real programs (absolute paths) |
+//! | `STACK_WRAP_REAL_CC`, `_CXX`, `_FC`, `_LD`, `_NVCC` | the real programs (absolute paths; `nvcc`: see [`nvcc`]) |
 //! | `STACK_WRAP_INCLUDES` | `:`-separated dirs added as `-I` (every mode but version queries) |
 //! | `STACK_WRAP_LIBDIRS` | dirs added as `-L` when linking |
 //! | `STACK_WRAP_RPATHS` | dirs added as `-Wl,-rpath,DIR` (or `-rpath DIR` for `ld`) when linking |
@@ -33,12 +33,14 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 mod config;
+pub mod nvcc;
 pub use config::{Dtags, WrapConfig};
 
 pub const ENV_REAL_CC: &str = "STACK_WRAP_REAL_CC";
 pub const ENV_REAL_CXX: &str = "STACK_WRAP_REAL_CXX";
 pub const ENV_REAL_FC: &str = "STACK_WRAP_REAL_FC";
 pub const ENV_REAL_LD: &str = "STACK_WRAP_REAL_LD";
+pub const ENV_REAL_NVCC: &str = "STACK_WRAP_REAL_NVCC";
 pub const ENV_INCLUDES: &str = "STACK_WRAP_INCLUDES";
 pub const ENV_LIBDIRS: &str = "STACK_WRAP_LIBDIRS";
 pub const ENV_RPATHS: &str = "STACK_WRAP_RPATHS";
@@ -57,6 +59,7 @@ pub const WRAPPER_NAMES: &[(&str, Lang)] = &[
     ("f77", Lang::Fortran),
     ("f95", Lang::Fortran),
     ("ld", Lang::Ld),
+    ("nvcc", Lang::Cuda),
 ];
 
 /// Which real program a wrapper name stands for.
@@ -66,6 +69,8 @@ pub enum Lang {
     Cxx,
     Fortran,
     Ld,
+    /// `nvcc`: see [`nvcc`] (made deterministic, nothing injected).
+    Cuda,
 }
 
 impl Lang {
@@ -76,6 +81,7 @@ impl Lang {
             Lang::Cxx => ENV_REAL_CXX,
             Lang::Fortran => ENV_REAL_FC,
             Lang::Ld => ENV_REAL_LD,
+            Lang::Cuda => ENV_REAL_NVCC,
         }
     }
 }
@@ -392,6 +398,10 @@ pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
             var,
         };
     };
+    if lang == Lang::Cuda {
+        let log = std::env::var_os(ENV_LOG).map(PathBuf::from);
+        std::process::exit(nvcc::run(&real, args, log.as_deref()));
+    }
     let nested = std::env::var_os(ENV_ACTIVE).is_some();
     let cfg = WrapConfig::from_env();
     let (mode, new_args) = rewrite(lang, args, &cfg, nested);
@@ -409,8 +419,13 @@ pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
 }
 
 fn log_call(log: &Path, mode: Mode, real: &OsStr, args: &[OsString]) {
+    log_line(log, &format!("{mode:?}"), real, args);
+}
+
+/// Appends `MODE REAL ARGS…` to the wrapper log.
+fn log_line(log: &Path, mode: &str, real: &OsStr, args: &[OsString]) {
     use std::io::Write;
-    let mut line = format!("{mode:?} {}", real.to_string_lossy());
+    let mut line = format!("{mode} {}", real.to_string_lossy());
     for a in args {
         line.push(' ');
         line.push_str(&a.to_string_lossy());
