@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-use self::repo::{ALL_REFS, fetch, fetch_commit, has_commit, open_or_init, resolve_local};
+use self::repo::{
+    ALL_REFS, fetch, fetch_commit, has_commit, open_existing, open_or_init, resolve_local,
+};
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
 use super::download::{Ctx, download_unverified, exhausted};
@@ -40,18 +42,27 @@ pub fn resolve_git_ref(
         options.lock_timeout,
         || {},
     )?;
-    let repo = open_or_init(&cache.git_repo_path(url), url)?;
+    let path = cache.git_repo_path(url);
+    let fresh = open_existing(&path, url)?.is_none();
+    let repo = open_or_init(&path, url)?;
     if let GitRef::Commit(c) = reference
         && is_full_commit(c)
         && has_commit(&repo, c)
     {
         return Ok(c.to_ascii_lowercase());
     }
-    fetch(&repo, url, ALL_REFS, &|_| {})?;
-    match resolve_local(&repo, url, reference)? {
-        Some(oid) => Ok(oid.to_string()),
-        None => Err(not_found(url, reference)),
+    let got = fetch(&repo, url, ALL_REFS, &|_| {}).and_then(|()| {
+        match resolve_local(&repo, url, reference)? {
+            Some(oid) => Ok(oid.to_string()),
+            None => Err(not_found(url, reference)),
+        }
+    });
+    if got.is_err() && fresh {
+        // Nothing came: leave no empty repository behind for this URL.
+        drop(repo);
+        let _ = fs_err::remove_dir_all(&path);
     }
+    got
 }
 
 fn not_found(url: &str, reference: &GitRef) -> FetchError {
@@ -109,8 +120,11 @@ pub(crate) fn fetch_git(
     // 1. The cache already has the pinned commit (and, for a tag, the tag agrees).
     if let Some(pin) = &pinned {
         let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
-        let repo = open_or_init(&repo_path, url)?;
-        if has_commit(&repo, pin) && agrees_locally(&repo, url, reference, pin)? {
+        // Only look: a repository created here would stay empty when a mirror serves the commit.
+        if let Some(repo) = open_existing(&repo_path, url)?
+            && has_commit(&repo, pin)
+            && agrees_locally(&repo, url, reference, pin)?
+        {
             drop(_lock);
             return finish(ctx, index, req, pin, Origin::Cache);
         }
@@ -155,12 +169,10 @@ pub(crate) fn fetch_git(
 
     // 3. Upstream.
     ctx.reporter.transfer(index, url, None);
-    let upstream = || -> Result<String, FetchError> {
-        let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
-        let repo = open_or_init(&repo_path, url)?;
+    let from_upstream = |repo: &Repository| -> Result<String, FetchError> {
         match &pinned {
             Some(pin) => {
-                if !fetch_commit(&repo, url, pin, &progress)? {
+                if !fetch_commit(repo, url, pin, &progress)? {
                     return Err(FetchError::GitRefNotFound {
                         url: url.clone(),
                         reference: format!("commit {pin} (the pin of {reference})"),
@@ -171,16 +183,28 @@ pub(crate) fn fetch_git(
                         ),
                     });
                 }
-                check_pin(&repo, url, reference, pin)?;
+                check_pin(repo, url, reference, pin)?;
                 Ok(pin.clone())
             }
             None => {
-                fetch(&repo, url, ALL_REFS, &progress)?;
-                Ok(resolve_local(&repo, url, reference)?
+                fetch(repo, url, ALL_REFS, &progress)?;
+                Ok(resolve_local(repo, url, reference)?
                     .ok_or_else(|| not_found(url, reference))?
                     .to_string())
             }
         }
+    };
+    let upstream = || -> Result<String, FetchError> {
+        let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
+        let fresh = open_existing(&repo_path, url)?.is_none();
+        let repo = open_or_init(&repo_path, url)?;
+        let got = from_upstream(&repo);
+        if got.is_err() && fresh {
+            // Nothing came: leave no empty repository behind for this URL.
+            drop(repo);
+            let _ = fs_err::remove_dir_all(&repo_path);
+        }
+        got
     };
     match upstream() {
         Ok(commit) => finish(ctx, index, req, &commit, Origin::Upstream(url.clone())),
