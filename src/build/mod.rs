@@ -38,6 +38,7 @@ mod relocate;
 mod report;
 mod run;
 mod scheduler;
+mod stage_prune;
 mod systems;
 mod tree;
 mod workspace;
