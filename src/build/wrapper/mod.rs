@@ -34,7 +34,10 @@ use std::path::{Path, PathBuf};
 
 mod config;
 pub mod nvcc;
+mod system_dirs;
 pub use config::{Dtags, WrapConfig};
+use system_dirs::default_isystem;
+pub use system_dirs::is_system_dir;
 
 pub const ENV_REAL_CC: &str = "STACK_WRAP_REAL_CC";
 pub const ENV_REAL_CXX: &str = "STACK_WRAP_REAL_CXX";
@@ -205,28 +208,6 @@ pub fn ld_mode(args: &[OsString]) -> Mode {
     Mode::Link
 }
 
-/// System directories: never injected, and user flags naming them go last.
-pub fn is_system_dir(dir: &Path) -> bool {
-    const EXACT: &[&str] = &[
-        "/",
-        "/usr",
-        "/usr/include",
-        "/usr/local/include",
-        "/include",
-    ];
-    const TREES: &[&str] = &[
-        "/usr/lib",
-        "/usr/lib32",
-        "/usr/lib64",
-        "/lib",
-        "/lib32",
-        "/lib64",
-        "/usr/local/lib",
-        "/usr/local/lib64",
-    ];
-    EXACT.iter().any(|e| dir == Path::new(e)) || TREES.iter().any(|t| dir.starts_with(t))
-}
-
 /// The new argument list for a call in `lang` with `args`.
 pub fn rewrite(
     lang: Lang,
@@ -334,26 +315,6 @@ pub fn rewrite(
         out.append(&mut sys_lib);
     }
     (mode, out)
-}
-
-/// `-isystem DIR` / `-isystemDIR` at `args[i]` naming one of the compiler's
-/// default include dirs (`/usr/include`, `/usr/local/include`): how many
-/// arguments to drop. Such a flag (configure's `--with-hwloc=/usr` adds
-/// it) moves the dir ahead of the compiler's own C++ headers, and
-/// libstdc++'s `#include_next <stdlib.h>` then finds nothing; the dir is
-/// searched anyway, so dropping it loses nothing.
-fn default_isystem(args: &[OsString], i: usize) -> Option<usize> {
-    let is_default = |d: &[u8]| {
-        let d = Path::new(OsStr::from_bytes(d));
-        d == Path::new("/usr/include") || d == Path::new("/usr/local/include")
-    };
-    let b = args[i].as_bytes();
-    if b == b"-isystem" {
-        let next = args.get(i + 1)?;
-        return is_default(next.as_bytes()).then_some(2);
-    }
-    let rest = b.strip_prefix(b"-isystem")?;
-    is_default(rest).then_some(1)
 }
 
 fn prefixed(flag: &str, dir: &Path) -> OsString {
