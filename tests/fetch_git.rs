@@ -365,3 +365,34 @@ fn two_threads_fetch_one_repository() {
         assert_eq!(a.content, b.content);
     });
 }
+
+#[test]
+fn no_empty_cache_repository_for_mirror_served_or_failed_urls() {
+    let up = upstream();
+    let url = up.repo.to_str().unwrap().to_string();
+    let req = git_req(&url, GitRef::Tag("v1".into()), Some(&up.c1));
+    let m = up.root.join("mirror");
+    mirror::create(
+        std::slice::from_ref(&req),
+        &m,
+        &options(&up.root.join("c1")),
+        &NoopReporter,
+    )
+    .unwrap();
+
+    // Served from the mirror: the cache holds the tarball, and no repository for the URL.
+    let mut opts = options(&up.root.join("c2"));
+    opts.mirrors = vec![m.display().to_string()];
+    let f = fetch_one(req, &opts).unwrap();
+    assert!(matches!(f.origin, Origin::Mirror(_)), "{:?}", f.origin);
+    let repo = opts.cache.git_repo_path(&url);
+    assert!(!repo.exists(), "empty cache repository {}", repo.display());
+
+    // A URL where nothing is: the fetch fails and leaves no repository either.
+    let gone = up.root.join("nothing-here").display().to_string();
+    let bad = git_req(&gone, GitRef::Branch("main".into()), Some(&up.c2));
+    assert!(fetch_one(bad, &opts).is_err());
+    assert!(!opts.cache.git_repo_path(&gone).exists());
+    assert!(resolve_git_ref(&gone, &GitRef::Branch("main".into()), &opts).is_err());
+    assert!(!opts.cache.git_repo_path(&gone).exists());
+}

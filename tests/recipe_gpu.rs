@@ -97,3 +97,35 @@ fn older_aws_ofi_nccl_needs_no_release_version() {
     let p = plan("aws-ofi-nccl@1.18.0 ~cuda +neuron", DEBIAN_HWLOC);
     assert!(job_of(&p, "aws-ofi-nccl").steps.pre_bootstrap.is_empty());
 }
+
+fn info(name: &str) -> String {
+    use assert_cmd::cargo::CommandCargoExt;
+    let out = std::process::Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["--color", "never", "info", name])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn stack_info_shows_the_wheels_and_nccls_fixed_fp8_kernels() {
+    let cuda = info("cuda");
+    // the nvcc wheel is the source, five more wheels are resources, each with its sha256
+    assert!(cuda.contains("13.0.2-wheels-x86_64"), "{cuda}");
+    assert_eq!(
+        cuda.matches("  + https://files.pythonhosted.org/").count(),
+        10,
+        "{cuda}"
+    );
+    assert!(
+        cuda.contains("sha256 2c8043c7c9e02492716426e9919fc78d2c5b3b2a7a768a88e952676b08aa55a4")
+    );
+    let nccl = info("nccl");
+    assert!(
+        nccl.contains("4 FP8 kernels for sm_100f whatever this says"),
+        "{nccl}"
+    );
+}

@@ -561,3 +561,47 @@ fn post_install_hook_renders_and_runs() {
         f.store.display()
     )));
 }
+
+#[test]
+fn every_view_has_a_module_with_its_environment() {
+    for flavour in [ModuleFlavour::Lmod, ModuleFlavour::Tcl] {
+        let f = fixture();
+        let g = generate(&f, Some(flavour));
+        let names: Vec<&str> = g.view_modules.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["views/default", "views/tools-all", "views/develop"]);
+        let file = match flavour {
+            ModuleFlavour::Lmod => "modules/views/default.lua",
+            ModuleFlavour::Tcl => "modules/views/default",
+        };
+        let text = read(f.store.join(file));
+        for var in [
+            "UCX_MEMTYPE_CACHE",
+            "JULIA_MPI_BINARY",
+            "STACK_VIEW_ROOT",
+            "HELLO_DEBUG",
+        ] {
+            assert!(text.contains(var), "{var} missing from {file}:\n{text}");
+        }
+    }
+    // Loaded with the real Lmod, the module sets what activate.sh sets.
+    let f = fixture();
+    generate(&f, Some(ModuleFlavour::Lmod));
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source /usr/share/lmod/lmod/init/bash && module use {}/modules && module load views/default \
+             && echo \"$UCX_MEMTYPE_CACHE|$UCX_ERROR_SIGNALS|$STACK_VIEW_ROOT\"",
+            f.store.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("no|SIGILL,SIGBUS,SIGFPE|{MOUNT}/env/default")
+    );
+}

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `PATH` | wrapper dir, then `bin` of build dependencies, then `/usr/bin:/bin` |
 //! | `CC`, `CXX`, `FC`, `F77` | the wrappers |
+//! | `NVCC`, `STACK_WRAP_REAL_NVCC` | with a dependency that has `bin/nvcc` (CUDA): the `nvcc` wrapper and the real program |
 //! | `PKG_CONFIG_PATH` | `lib{,64}/pkgconfig`, `share/pkgconfig` of build and link dependencies |
 //! | `CMAKE_PREFIX_PATH` | build and link dependency prefixes |
 //! | `ACLOCAL_PATH` | `share/aclocal` of build and link dependencies |
@@ -87,6 +88,9 @@ pub struct DepDirs {
     pub cmake_prefix: Vec<PathBuf>,
     pub aclocal: Vec<PathBuf>,
     pub wrap: Option<WrapConfig>,
+    /// `bin/nvcc` of a (link or build) dependency: the real program behind
+    /// the `nvcc` wrapper.
+    pub nvcc: Option<PathBuf>,
 }
 
 /// Collect the directories of the job's dependencies (in order, deduplicated).
@@ -116,6 +120,9 @@ pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
             if exists(&dir) {
                 push(&mut d.pkg_config, dir);
             }
+        }
+        if d.nvcc.is_none() && map.to_host(&p.join("bin/nvcc")).is_file() {
+            d.nvcc = Some(p.join("bin/nvcc"));
         }
         let aclocal = p.join("share/aclocal");
         if exists(&aclocal) {
@@ -197,6 +204,11 @@ pub fn build_environment(inp: &EnvInputs<'_>) -> BTreeMap<OsString, OsString> {
     }
     if let Some(ld) = &inp.tools.ld {
         set(wrapper::ENV_REAL_LD, ld.clone().into());
+    }
+    if let Some(nvcc) = &inp.deps.nvcc {
+        // `nvcc` on PATH (and $NVCC) is the wrapper: deterministic objects.
+        set("NVCC", inp.stage.wrap.join("nvcc").into());
+        set(wrapper::ENV_REAL_NVCC, nvcc.clone().into());
     }
     if let Some(w) = &inp.deps.wrap {
         for (k, v) in w.to_env() {

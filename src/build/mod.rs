@@ -41,6 +41,7 @@ mod report;
 mod run;
 mod sandbox_child;
 mod scheduler;
+mod stage_prune;
 mod systems;
 mod tree;
 mod workspace;

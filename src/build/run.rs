@@ -113,6 +113,9 @@ fn build(
             reporter.reused(id, &job.name);
         }
     }
+    if !opts.keep_stage {
+        super::stage_prune::prune_stages(&build_dir, graph);
+    }
     let to_build = done.iter().filter(|d| !**d).count();
     reporter.planned(n, to_build);
 

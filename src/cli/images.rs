@@ -4,9 +4,9 @@ use std::process::ExitCode;
 
 use stack::distribute;
 
+use super::output::outln;
 use super::registry_args::RegistryArgs;
 use super::{CliError, Global};
-use super::output::outln;
 
 /// List the uenv images below a namespace of a registry: label, tag,
 /// system, uarch, size, digest.

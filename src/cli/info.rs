@@ -118,6 +118,11 @@ fn describe_versions(out: &mut String, r: &PackageRecipe) {
                 let sha = a.sha256.as_deref().unwrap_or("(none: unverified)");
                 let keep = if a.expand { "" } else { "  (not extracted)" };
                 let _ = writeln!(out, "    {:<width$}  sha256 {sha}{keep}", "");
+                for res in &a.resources {
+                    let sha = res.sha256.as_deref().unwrap_or("(none: unverified)");
+                    let _ = writeln!(out, "    {:<width$}  + {}", "", res.url_text);
+                    let _ = writeln!(out, "    {:<width$}    sha256 {sha}", "");
+                }
             }
             Source::Git(g) => {
                 let reference = match &g.reference {

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{CliError, Global};
 use super::output::outln;
+use super::{CliError, Global};
 
 /// Manage signing keys for images and the binary cache.
 #[derive(Debug, clap::Args)]

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use stack::distribute::{self, Address, Trust};
 
+use super::output::{errln, outln};
 use super::registry_args::{RegistryArgs, TrustArgs};
 use super::transfer::TransferProgress;
 use super::{CliError, Global};
-use super::output::{errln, outln};
 
 /// Pull a uenv image: DIR/store.squashfs and DIR/meta/.
 ///

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use stack::distribute::{self, Address, DistributeError};
 
+use super::output::{errln, outln};
 use super::registry_args::{RegistryArgs, read_secret_key};
 use super::transfer::TransferProgress;
 use super::{CliError, Global};
-use super::output::{errln, outln};
 
 /// Push a uenv image (store.squashfs and meta/) to an OCI registry.
 ///

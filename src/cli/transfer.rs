@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
+use super::output::errln;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stack::registry::{RegistryError, TransferReporter};
-use super::output::errln;
 
 /// One bar per blob on a terminal; one line per finished blob otherwise.
 pub struct TransferProgress {

@@ -19,6 +19,7 @@ mod cache;
 mod error;
 mod failures;
 mod fingerprint;
+mod merge;
 mod plan;
 mod prune;
 mod render;
@@ -173,6 +174,7 @@ pub fn plan_sources(plan: &Plan) -> Vec<fetch::SourceRequest> {
     for idx in plan.topo_order() {
         let node = plan.node(idx);
         out.extend(sources::source_request(node));
+        out.extend(sources::resource_requests(node));
         out.extend(sources::patch_requests(node));
     }
     out

@@ -58,7 +58,10 @@ pub(super) fn prune_store(
                 continue;
             }
             if owned.is_some_and(|o| !o.owns(&entry.path())) {
-                tracing::info!("kept {}: not installed by this build", entry.path().display());
+                tracing::info!(
+                    "kept {}: not installed by this build",
+                    entry.path().display()
+                );
                 continue;
             }
             store::wipe(&entry.path())?;

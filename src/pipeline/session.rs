@@ -32,9 +32,8 @@ use crate::view;
 use super::fingerprint::ImageInputs;
 use super::plan::{LockRules, resolve_plan};
 use super::{
-    BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache, failures,
-    fetch_options,
-    prune, render, sources, views,
+    BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache,
+    failures, fetch_options, prune, render, sources, views,
 };
 
 /// Run the whole pipeline.
@@ -215,11 +214,7 @@ impl<'a> Session<'a> {
     /// Fetch, extract and patch the sources of `missing`; their source trees.
     /// A package whose source fails fails alone (unless `--fail-fast`): it is
     /// recorded in the returned failures and left out of the build.
-    fn fetch_stage(
-        &mut self,
-        plan: &Plan,
-        missing: &[NodeIndex],
-    ) -> Result<Staged, PipelineError> {
+    fn fetch_stage(&mut self, plan: &Plan, missing: &[NodeIndex]) -> Result<Staged, PipelineError> {
         let mut staged = Staged::default();
         if missing.is_empty() {
             return Ok(staged);
@@ -230,6 +225,7 @@ impl<'a> Session<'a> {
             let node = plan.node(*idx);
             let start = requests.len();
             requests.extend(sources::source_request(node));
+            requests.extend(sources::resource_requests(node));
             let patch_start = requests.len();
             requests.extend(sources::patch_requests(node));
             spans.push((*idx, start, patch_start, requests.len()));
@@ -262,8 +258,10 @@ impl<'a> Session<'a> {
                         continue;
                     }
                 };
-                let patches: Vec<fetch::Fetched> = got[1..].iter().map(|f| (*f).clone()).collect();
-                match sources::stage_and_patch(plan, idx, got[0], &patches, &s.build_dir) {
+                let rest: Vec<fetch::Fetched> = got[1..].iter().map(|f| (*f).clone()).collect();
+                let (resources, patches) = rest.split_at(patch_start - start - 1);
+                match sources::stage_and_patch(plan, idx, got[0], resources, patches, &s.build_dir)
+                {
                     Ok((dir, _applied)) => {
                         staged.dirs.insert(idx, dir);
                     }

@@ -49,6 +49,31 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
     })
 }
 
+/// Fetch requests for the `resources:` of a node's archive source, in
+/// order. Named `<name>-resource@<sha256[..12]>` for mirror paths (the
+/// content-addressed mirror path works as for any archive).
+pub fn resource_requests(node: &Node) -> Vec<SourceRequest> {
+    let Some(NodeSource::Archive { resources, .. }) = &node.source else {
+        return Vec::new();
+    };
+    resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| SourceRequest {
+            package: format!("{}-resource", node.name),
+            version: match &r.sha256 {
+                Some(sha) => sha[..12].to_string(),
+                None => format!("{}-{i}", node.version),
+            },
+            source: fetch::Source::Archive {
+                url: resource_url(&r.url),
+                sha256: r.sha256.clone(),
+                expand: r.expand,
+            },
+        })
+        .collect()
+}
+
 /// Fetch requests for patches given by URL (fetched like sources, kept as files).
 pub fn patch_requests(node: &Node) -> Vec<SourceRequest> {
     node.patches
@@ -162,12 +187,14 @@ pub fn prune_sources(plan: &Plan, build_dir: &Path) -> Result<Vec<PathBuf>, Pipe
     Ok(removed)
 }
 
-/// Stage `fetched` for `node` into a fresh source dir and apply its patches
-/// (URL patches come from `patch_files`, already fetched, in order).
+/// Stage `fetched` for `node` into a fresh source dir, unpack its
+/// `resources` (already fetched, in order) into the same tree, and apply its
+/// patches (URL patches come from `url_patches`, already fetched, in order).
 pub fn stage_and_patch(
     plan: &Plan,
     idx: NodeIndex,
     fetched: &Fetched,
+    resources: &[Fetched],
     url_patches: &[Fetched],
     build_dir: &Path,
 ) -> Result<(PathBuf, Vec<AppliedPatch>), PipelineError> {
@@ -177,6 +204,15 @@ pub fn stage_and_patch(
         fs_err::remove_dir_all(&dir)?;
     }
     fetch::stage(fetched, &dir)?;
+    for (i, r) in resources.iter().enumerate() {
+        let tmp = dir.with_extension(format!("resource-{i}"));
+        if tmp.exists() {
+            fs_err::remove_dir_all(&tmp)?;
+        }
+        fetch::stage(r, &tmp)?;
+        super::merge::merge_tree(&tmp, &dir)?;
+        fs_err::remove_dir_all(&tmp)?;
+    }
     let mut files = Vec::new();
     let mut url_iter = url_patches.iter();
     for p in &node.patches {

@@ -40,6 +40,7 @@ const VERSION_KEYS: &[&str] = &[
     "branch",
     "commit",
     "submodules",
+    "resources",
 ];
 
 /// Variant names that clash with spec syntax.
@@ -259,7 +260,7 @@ fn version_entry(cx: &mut Cx, m: &Map) -> Option<VersionEntry> {
 }
 
 const GIT_ONLY: &[&str] = &["tag", "branch", "commit", "submodules"];
-const URL_ONLY: &[&str] = &["sha256", "expand"];
+const URL_ONLY: &[&str] = &["sha256", "expand", "resources"];
 
 fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
     match (m.get("url"), m.get("git")) {
@@ -294,11 +295,13 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
                 .get("expand")
                 .and_then(|n| cx.bool(n, "`expand`"))
                 .unwrap_or(true);
+            let resources = super::load_resources::resources(cx, m);
             Some(Source::Archive(ArchiveSource {
                 url: resource,
                 url_text: text.value,
                 sha256,
                 expand,
+                resources,
                 loc: text.loc,
             }))
         }

@@ -25,6 +25,7 @@ pub mod discover;
 pub mod env;
 mod load;
 mod load_build;
+mod load_resources;
 pub mod located;
 pub mod package;
 pub mod read;

@@ -96,6 +96,20 @@ pub struct ArchiveSource {
     pub sha256: Option<String>,
     /// Extract the archive (`false`: keep the file as is, e.g. a `.run` installer).
     pub expand: bool,
+    /// More files unpacked into the same source tree (`resources:`), in order.
+    pub resources: Vec<ExtraFile>,
+    pub loc: Loc,
+}
+
+/// One entry of `resources:`: a file fetched and checksummed like the main
+/// source and unpacked (or with `expand: false` copied) into its tree.
+#[derive(Clone, Debug)]
+pub struct ExtraFile {
+    pub url: Resource,
+    /// The URL as written.
+    pub url_text: String,
+    pub sha256: Option<String>,
+    pub expand: bool,
     pub loc: Loc,
 }
 

@@ -61,6 +61,16 @@ fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
             url_text: a.url_text.clone(),
             sha256: a.sha256.clone(),
             expand: a.expand,
+            resources: a
+                .resources
+                .iter()
+                .map(|r| super::model::NodeResource {
+                    url: r.url.clone(),
+                    url_text: r.url_text.clone(),
+                    sha256: r.sha256.clone(),
+                    expand: r.expand,
+                })
+                .collect(),
         },
         Source::Git(g) => {
             let commit = match &g.reference {

@@ -160,11 +160,26 @@ fn source_json(src: Option<&NodeSource>) -> Value {
             sha256,
             expand,
             url_text,
+            resources,
             ..
-        }) => match sha256 {
-            Some(sha) => json!({"archive": {"sha256": sha, "expand": expand}}),
-            None => json!({"archive": {"unverified": url_text, "expand": expand}}),
-        },
+        }) => {
+            let mut v = match sha256 {
+                Some(sha) => json!({"archive": {"sha256": sha, "expand": expand}}),
+                None => json!({"archive": {"unverified": url_text, "expand": expand}}),
+            };
+            // Only when present, so that hashes of sources without them stay as they were.
+            if !resources.is_empty() {
+                let list: Vec<Value> = resources
+                    .iter()
+                    .map(|r| match &r.sha256 {
+                        Some(sha) => json!({"sha256": sha, "expand": r.expand}),
+                        None => json!({"unverified": r.url_text, "expand": r.expand}),
+                    })
+                    .collect();
+                v["archive"]["resources"] = Value::Array(list);
+            }
+            v
+        }
         Some(NodeSource::Git {
             repo_text,
             reference,

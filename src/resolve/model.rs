@@ -42,6 +42,8 @@ pub enum NodeSource {
         sha256: Option<String>,
         /// Extract the archive (`false`: keep the file as is).
         expand: bool,
+        /// More files unpacked into the same tree (`resources:`), in order.
+        resources: Vec<NodeResource>,
     },
     /// A git repository.
     Git {
@@ -58,6 +60,15 @@ pub enum NodeSource {
         commit: Option<String>,
         submodules: bool,
     },
+}
+
+/// One extra file of an archive source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeResource {
+    pub url: Resource,
+    pub url_text: String,
+    pub sha256: Option<String>,
+    pub expand: bool,
 }
 
 impl NodeSource {

@@ -34,6 +34,7 @@ mod projection;
 mod provenance;
 mod select;
 mod template;
+mod view_module;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -66,6 +67,8 @@ pub const RESERVED_DIRS: &[&str] = &["env", "modules", "meta"];
 pub struct Generated {
     pub views: Vec<GeneratedView>,
     pub modules: Vec<GeneratedModule>,
+    /// One module per view (`views/<view>`), with the view's environment.
+    pub view_modules: Vec<GeneratedModule>,
     /// `<meta_dir>/env.json`.
     pub env_json: PathBuf,
     /// Conflicts and other things worth showing; generation went on.
@@ -109,17 +112,35 @@ pub fn generate(
 
     let templates = Templates::builtin();
     let mut generated_views = Vec::new();
+    let mut view_envs = Vec::new();
     let mut entries = OrderedMap::default();
     for spec in views {
-        let (view, entry) = generate_view(store, &index, spec, meta, &templates, &mut warnings)?;
+        let (view, entry, env) =
+            generate_view(store, &index, spec, meta, &templates, &mut warnings)?;
         entries.insert(spec.name.clone(), entry);
         generated_views.push(view);
+        view_envs.push(env);
     }
 
     let mut generated_modules = Vec::new();
+    let mut view_modules = Vec::new();
     if let Some(mspec) = modules {
         fs_err::create_dir_all(&modules_dir)?;
         generated_modules = modules::generate_modules(store, mspec, &modules_dir)?;
+        for ((spec, view), env) in views.iter().zip(&generated_views).zip(&view_envs) {
+            let v = view_module::ViewModule {
+                view: &spec.name,
+                description: &spec.description,
+                root: &view.root,
+                env,
+            };
+            view_modules.push(view_module::write_view_module(
+                &v,
+                &meta.name,
+                mspec.flavour,
+                &modules_dir,
+            )?);
+        }
         entries.insert("modules", EnvJson::modules_view(&mount));
     }
 
@@ -143,6 +164,7 @@ pub fn generate(
     Ok(Generated {
         views: generated_views,
         modules: generated_modules,
+        view_modules,
         env_json,
         warnings,
     })
@@ -155,7 +177,7 @@ fn generate_view(
     meta: &MetaInfo,
     templates: &Templates,
     warnings: &mut Vec<ViewWarning>,
-) -> Result<(GeneratedView, ViewEntry), ViewError> {
+) -> Result<(GeneratedView, ViewEntry, Environment), ViewError> {
     let root = store.mount.join("env").join(&spec.name);
     let dir = store.store_dir.join("env").join(&spec.name);
     let root_str = root.to_string_lossy().into_owned();
@@ -234,7 +256,7 @@ fn generate_view(
         packages: packages.iter().map(|p| p.label()).collect(),
         counts,
     };
-    Ok((view, entry))
+    Ok((view, entry, env))
 }
 
 fn check_store(store: &StoreContents) -> Result<(), ViewError> {

@@ -191,6 +191,6 @@ fn write_modulerc(dir: &Path, hidden: &[String], flavour: ModuleFlavour) -> Resu
     Ok(())
 }
 
-fn tcl_word(s: &str) -> String {
+pub(crate) fn tcl_word(s: &str) -> String {
     super::placeholder::Value::literal(s).to_tcl()
 }

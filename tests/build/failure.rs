@@ -226,3 +226,38 @@ fn setup_errors_are_clear() {
     let err = run_plan(&g, &ns, &NoopReporter).unwrap_err().to_string();
     insta::assert_snapshot!("mount_point_missing", redact(&err, tmp.path(), &[]));
 }
+
+#[test]
+fn stage_of_a_failed_older_hash_is_removed_by_the_next_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let broken = job(
+        &mount,
+        "broken",
+        broken_source(tmp.path()),
+        BuildSystem::Autotools(Autotools::default()),
+    );
+    let old_stage = build.join("stage").join(broken.slug());
+    let mut g = BuildGraph::new();
+    g.add(broken);
+    let opts = options(&build, &mount, MountMode::Direct);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert!(!summary.success());
+    assert!(old_stage.is_dir(), "a failed build keeps its stage");
+
+    // The recipe is fixed: same package, new hash. A stage of another
+    // package (from another recipe sharing the build dir) stays.
+    let other = build.join("stage").join("other-1.0-0123abcd");
+    fs_err::create_dir_all(&other).unwrap();
+    let mut fixed = generic_headers(&mount);
+    fixed.name = "broken".into();
+    fixed.hash = hash_of("broken", "1.0", "fixed");
+    fixed.prefix = mount.join(format!("broken-1.0-{}", &fixed.hash[..8]));
+    let mut g = BuildGraph::new();
+    g.add(fixed);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    assert!(!old_stage.exists(), "{} left behind", old_stage.display());
+    assert!(other.is_dir());
+}

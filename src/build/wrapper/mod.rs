@@ -1,5 +1,5 @@
 //! The compiler wrapper: the `stack` binary itself, called as `cc`, `gcc`,
-//! `c++`, `g++`, `gfortran` or `ld` through symlinks in a per-build wrapper
+//! `c++`, `g++`, `gfortran`, `ld` or `nvcc` through symlinks in a per-build wrapper
 //! directory that is first on `PATH` (`CC`, `CXX`, `FC` point there too).
 //!
 //! It reads its configuration from the environment the build sets up and
@@ -7,7 +7,7 @@
 //!
 //! | variable | meaning |
 //! |---|---|
-//! | `STACK_WRAP_REAL_CC`, `_CXX`, `_FC`, `_LD` | the real programs (absolute paths) |
+//! | `STACK_WRAP_REAL_CC`, `_CXX`, `_FC`, `_LD`, `_NVCC` | the real programs (absolute paths; `nvcc`: see [`nvcc`]) |
 //! | `STACK_WRAP_INCLUDES` | `:`-separated dirs added as `-I` (every mode but version queries) |
 //! | `STACK_WRAP_LIBDIRS` | dirs added as `-L` when linking |
 //! | `STACK_WRAP_RPATHS` | dirs added as `-Wl,-rpath,DIR` (or `-rpath DIR` for `ld`) when linking |
@@ -33,12 +33,17 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 mod config;
+pub mod nvcc;
+mod system_dirs;
 pub use config::{Dtags, WrapConfig};
+use system_dirs::default_isystem;
+pub use system_dirs::is_system_dir;
 
 pub const ENV_REAL_CC: &str = "STACK_WRAP_REAL_CC";
 pub const ENV_REAL_CXX: &str = "STACK_WRAP_REAL_CXX";
 pub const ENV_REAL_FC: &str = "STACK_WRAP_REAL_FC";
 pub const ENV_REAL_LD: &str = "STACK_WRAP_REAL_LD";
+pub const ENV_REAL_NVCC: &str = "STACK_WRAP_REAL_NVCC";
 pub const ENV_INCLUDES: &str = "STACK_WRAP_INCLUDES";
 pub const ENV_LIBDIRS: &str = "STACK_WRAP_LIBDIRS";
 pub const ENV_RPATHS: &str = "STACK_WRAP_RPATHS";
@@ -57,6 +62,7 @@ pub const WRAPPER_NAMES: &[(&str, Lang)] = &[
     ("f77", Lang::Fortran),
     ("f95", Lang::Fortran),
     ("ld", Lang::Ld),
+    ("nvcc", Lang::Cuda),
 ];
 
 /// Which real program a wrapper name stands for.
@@ -66,6 +72,8 @@ pub enum Lang {
     Cxx,
     Fortran,
     Ld,
+    /// `nvcc`: see [`nvcc`] (made deterministic, nothing injected).
+    Cuda,
 }
 
 impl Lang {
@@ -76,6 +84,7 @@ impl Lang {
             Lang::Cxx => ENV_REAL_CXX,
             Lang::Fortran => ENV_REAL_FC,
             Lang::Ld => ENV_REAL_LD,
+            Lang::Cuda => ENV_REAL_NVCC,
         }
     }
 }
@@ -199,28 +208,6 @@ pub fn ld_mode(args: &[OsString]) -> Mode {
     Mode::Link
 }
 
-/// System directories: never injected, and user flags naming them go last.
-pub fn is_system_dir(dir: &Path) -> bool {
-    const EXACT: &[&str] = &[
-        "/",
-        "/usr",
-        "/usr/include",
-        "/usr/local/include",
-        "/include",
-    ];
-    const TREES: &[&str] = &[
-        "/usr/lib",
-        "/usr/lib32",
-        "/usr/lib64",
-        "/lib",
-        "/lib32",
-        "/lib64",
-        "/usr/local/lib",
-        "/usr/local/lib64",
-    ];
-    EXACT.iter().any(|e| dir == Path::new(e)) || TREES.iter().any(|t| dir.starts_with(t))
-}
-
 /// The new argument list for a call in `lang` with `args`.
 pub fn rewrite(
     lang: Lang,
@@ -330,26 +317,6 @@ pub fn rewrite(
     (mode, out)
 }
 
-/// `-isystem DIR` / `-isystemDIR` at `args[i]` naming one of the compiler's
-/// default include dirs (`/usr/include`, `/usr/local/include`): how many
-/// arguments to drop. Such a flag (configure's `--with-hwloc=/usr` adds
-/// it) moves the dir ahead of the compiler's own C++ headers, and
-/// libstdc++'s `#include_next <stdlib.h>` then finds nothing; the dir is
-/// searched anyway, so dropping it loses nothing.
-fn default_isystem(args: &[OsString], i: usize) -> Option<usize> {
-    let is_default = |d: &[u8]| {
-        let d = Path::new(OsStr::from_bytes(d));
-        d == Path::new("/usr/include") || d == Path::new("/usr/local/include")
-    };
-    let b = args[i].as_bytes();
-    if b == b"-isystem" {
-        let next = args.get(i + 1)?;
-        return is_default(next.as_bytes()).then_some(2);
-    }
-    let rest = b.strip_prefix(b"-isystem")?;
-    is_default(rest).then_some(1)
-}
-
 fn prefixed(flag: &str, dir: &Path) -> OsString {
     let mut s = OsString::from(flag);
     s.push(dir);
@@ -392,7 +359,15 @@ pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
             var,
         };
     };
+    if lang == Lang::Cuda {
+        let log = crate::settings::wrapper_var(ENV_LOG).map(PathBuf::from);
+        match nvcc::run(&real, args, log.as_deref()) {
+            Ok(code) => std::process::exit(code),
+            Err(e) => return e,
+        }
+    }
     let nested = crate::settings::wrapper_var(ENV_ACTIVE).is_some();
+
     let cfg = WrapConfig::from_env();
     let (mode, new_args) = rewrite(lang, args, &cfg, nested);
     if let Some(log) = crate::settings::wrapper_var(ENV_LOG) {
@@ -409,8 +384,13 @@ pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
 }
 
 fn log_call(log: &Path, mode: Mode, real: &OsStr, args: &[OsString]) {
+    log_line(log, &format!("{mode:?}"), real, args);
+}
+
+/// Appends `MODE REAL ARGS…` to the wrapper log.
+fn log_line(log: &Path, mode: &str, real: &OsStr, args: &[OsString]) {
     use std::io::Write;
-    let mut line = format!("{mode:?} {}", real.to_string_lossy());
+    let mut line = format!("{mode} {}", real.to_string_lossy());
     for a in args {
         line.push(' ');
         line.push_str(&a.to_string_lossy());

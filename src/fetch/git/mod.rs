@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use git2::Repository;
 
 use self::repo::{
-    ALL_REFS, fetch, fetch_commit, has_commit, open_or_init, resolve_local, tag_object,
+    ALL_REFS, fetch, fetch_commit, has_commit, open_existing, open_or_init, resolve_local,
+    tag_object,
 };
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
@@ -43,18 +44,60 @@ pub fn resolve_git_ref(
         options.lock_timeout,
         || {},
     )?;
-    let repo = open_or_init(&cache.git_repo_path(url), url)?;
+    let path = cache.git_repo_path(url);
+    let fresh = open_existing(&path, url)?.is_none();
+    let repo = open_or_init(&path, url)?;
     if let GitRef::Commit(c) = reference
         && is_full_commit(c)
         && has_commit(&repo, c)
     {
         return Ok(c.to_ascii_lowercase());
     }
-    fetch(&repo, url, ALL_REFS, &|_| {})?;
-    match resolve_local(&repo, url, reference)? {
-        Some(oid) => Ok(oid.to_string()),
-        None => Err(not_found(url, reference)),
+    let got = fetch(&repo, url, ALL_REFS, &|_| {}).and_then(|()| {
+        match resolve_local(&repo, url, reference)? {
+            Some(oid) => Ok(oid.to_string()),
+            None => Err(not_found(url, reference)),
+        }
+    });
+    if got.is_err() && fresh {
+        // Nothing came: leave no empty repository behind for this URL.
+        drop(repo);
+        let _ = fs_err::remove_dir_all(&path);
     }
+    got
+}
+
+/// Fetch the pinned commit of `reference` from upstream and check that the
+/// reference still agrees with it.
+fn fetch_pinned(
+    repo: &Repository,
+    url: &str,
+    reference: &GitRef,
+    pin: &str,
+    progress: &dyn Fn(u64),
+) -> Result<String, FetchError> {
+    if !fetch_commit(repo, url, Some(reference), pin, progress)? {
+        if let Some((tag, commit)) = tag_object(repo, pin) {
+            return Err(FetchError::GitPinIsTagObject {
+                url: url.to_string(),
+                reference: reference.to_string(),
+                pin: pin.to_string(),
+                tag,
+                commit,
+            });
+        }
+        return Err(FetchError::GitRefNotFound {
+            url: url.to_string(),
+            reference: format!("commit {pin} (the pin of {reference})"),
+            hint: Some(
+                "the pinned commit is on no branch or tag upstream (history \
+                 rewritten?); re-resolve the reference and update the pin"
+                    .into(),
+            ),
+        });
+    }
+    check_pin(repo, url, reference, pin)?;
+    Ok(pin.to_string())
 }
 
 fn not_found(url: &str, reference: &GitRef) -> FetchError {
@@ -112,8 +155,11 @@ pub(crate) fn fetch_git(
     // 1. The cache already has the pinned commit (and, for a tag, the tag agrees).
     if let Some(pin) = &pinned {
         let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
-        let repo = open_or_init(&repo_path, url)?;
-        if has_commit(&repo, pin) && agrees_locally(&repo, url, reference, pin)? {
+        // Only look: a repository created here would stay empty when a mirror serves the commit.
+        if let Some(repo) = open_existing(&repo_path, url)?
+            && has_commit(&repo, pin)
+            && agrees_locally(&repo, url, reference, pin)?
+        {
             drop(_lock);
             return finish(ctx, index, req, pin, Origin::Cache);
         }
@@ -158,41 +204,28 @@ pub(crate) fn fetch_git(
 
     // 3. Upstream.
     ctx.reporter.transfer(index, url, None);
-    let upstream = || -> Result<String, FetchError> {
-        let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
-        let repo = open_or_init(&repo_path, url)?;
+    let from_upstream = |repo: &Repository| -> Result<String, FetchError> {
         match &pinned {
-            Some(pin) => {
-                if !fetch_commit(&repo, url, Some(reference), pin, &progress)? {
-                    if let Some((tag, commit)) = tag_object(&repo, pin) {
-                        return Err(FetchError::GitPinIsTagObject {
-                            url: url.clone(),
-                            reference: reference.to_string(),
-                            pin: pin.clone(),
-                            tag,
-                            commit,
-                        });
-                    }
-                    return Err(FetchError::GitRefNotFound {
-                        url: url.clone(),
-                        reference: format!("commit {pin} (the pin of {reference})"),
-                        hint: Some(
-                            "the pinned commit is on no branch or tag upstream (history \
-                             rewritten?); re-resolve the reference and update the pin"
-                                .into(),
-                        ),
-                    });
-                }
-                check_pin(&repo, url, reference, pin)?;
-                Ok(pin.clone())
-            }
+            Some(pin) => fetch_pinned(repo, url, reference, pin, &progress),
             None => {
-                fetch(&repo, url, ALL_REFS, &progress)?;
-                Ok(resolve_local(&repo, url, reference)?
+                fetch(repo, url, ALL_REFS, &progress)?;
+                Ok(resolve_local(repo, url, reference)?
                     .ok_or_else(|| not_found(url, reference))?
                     .to_string())
             }
         }
+    };
+    let upstream = || -> Result<String, FetchError> {
+        let _lock = ctx.lock(index, &lock_path, LockMode::Exclusive)?;
+        let fresh = open_existing(&repo_path, url)?.is_none();
+        let repo = open_or_init(&repo_path, url)?;
+        let got = from_upstream(&repo);
+        if got.is_err() && fresh {
+            // Nothing came: leave no empty repository behind for this URL.
+            drop(repo);
+            let _ = fs_err::remove_dir_all(&repo_path);
+        }
+        got
     };
     match upstream() {
         Ok(commit) => finish(ctx, index, req, &commit, Origin::Upstream(url.clone())),

@@ -39,6 +39,17 @@ pub(crate) fn check_url(url: &str) -> Result<(), FetchError> {
     }
 }
 
+/// Open the bare repository at `path` if it exists (`None` otherwise; nothing is created).
+pub(crate) fn open_existing(path: &Path, url: &str) -> Result<Option<Repository>, FetchError> {
+    if !path.join("HEAD").is_file() {
+        return Ok(None);
+    }
+    clear_stale_locks(path);
+    Repository::open_bare(path)
+        .map(Some)
+        .map_err(git_err(url, "open cache of"))
+}
+
 /// Open the bare repository at `path`, creating it (atomically) if missing. Call with the
 /// entry's exclusive lock held.
 pub(crate) fn open_or_init(path: &Path, url: &str) -> Result<Repository, FetchError> {

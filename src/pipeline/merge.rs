@@ -1,0 +1,62 @@
+//! Merging a staged resource tree into a package's source tree (the wheels
+//! of a CUDA toolkit all unpack below `nvidia/cu13/`).
+
+use std::path::Path;
+
+use super::PipelineError;
+
+/// Moves everything below `from` into `into`: directories present in both
+/// are merged, anything else is renamed into place. A file or link that
+/// exists in both is an error (two resources must not disagree on a path).
+pub fn merge_tree(from: &Path, into: &Path) -> Result<(), PipelineError> {
+    fs_err::create_dir_all(into)?;
+    let mut entries: Vec<_> = fs_err::read_dir(from)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let src = e.path();
+        let dst = into.join(e.file_name());
+        let is_dir = e.file_type()?.is_dir();
+        match fs_err::symlink_metadata(&dst) {
+            Ok(m) if m.is_dir() && is_dir => merge_tree(&src, &dst)?,
+            Ok(_) => {
+                return Err(PipelineError::Io(std::io::Error::other(format!(
+                    "{} is provided by two sources of the package (the main source or an earlier resource, and {})",
+                    dst.display(),
+                    from.display()
+                ))));
+            }
+            Err(_) => fs_err::rename(&src, &dst)?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_merge_and_clashing_files_are_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let (a, b) = (t.path().join("a"), t.path().join("b"));
+        for (root, file) in [
+            (&a, "nvidia/cu13/bin/nvcc"),
+            (&b, "nvidia/cu13/include/crt/x.h"),
+        ] {
+            let p = root.join(file);
+            fs_err::create_dir_all(p.parent().unwrap()).unwrap();
+            fs_err::write(&p, file).unwrap();
+        }
+        fs_err::create_dir_all(b.join("nvidia_cuda_crt.dist-info")).unwrap();
+        merge_tree(&b, &a).unwrap();
+        assert!(a.join("nvidia/cu13/bin/nvcc").is_file());
+        assert!(a.join("nvidia/cu13/include/crt/x.h").is_file());
+        assert!(a.join("nvidia_cuda_crt.dist-info").is_dir());
+
+        let c = t.path().join("c");
+        fs_err::create_dir_all(c.join("nvidia/cu13/bin")).unwrap();
+        fs_err::write(c.join("nvidia/cu13/bin/nvcc"), "other").unwrap();
+        let err = merge_tree(&c, &a).unwrap_err().to_string();
+        assert!(err.contains("nvidia/cu13/bin/nvcc"), "{err}");
+    }
+}
