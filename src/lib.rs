@@ -11,6 +11,7 @@
 //!
 //! | stage   | module                          | input → output |
 //! |---------|---------------------------------|----------------|
+//! | import  | [`import`]                      | Spack `package.py` → package recipes (`stack import spack`, run before all else) |
 //! | load    | [`recipe`], [`cluster`], [`repo`] | YAML files → `StackRecipe`, `Cluster`, `PackageRepo` (diagnostics in [`diag`]) |
 //! | spec    | [`spec`]                        | text → `Spec`, `Version`, `VersionConstraint`, variants |
 //! | resolve | [`resolve`]                     | recipe + cluster + repo → `Plan` (hashed DAG, `stack.lock`) |
@@ -48,6 +49,7 @@ pub mod cluster;
 pub mod diag;
 pub mod fetch;
 pub mod image;
+pub mod import;
 pub mod patch;
 pub mod pipeline;
 pub mod recipe;

@@ -17,6 +17,7 @@ mod completions;
 mod error;
 mod fetch;
 mod image;
+mod import;
 mod info;
 mod inputs;
 mod ldd;
@@ -69,6 +70,7 @@ pub enum Command {
     Mirror(mirror::Args),
     Build(build::Args),
     Image(image::Args),
+    Import(import::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
     Completions(completions::Args),
@@ -145,6 +147,7 @@ pub fn main() -> ExitCode {
         Command::Mirror(a) => mirror::run(a, &cli.global),
         Command::Build(a) => build::run(a, &cli.global),
         Command::Image(a) => image::run(a, &cli.global),
+        Command::Import(a) => import::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),

@@ -22,6 +22,7 @@
 pub mod build;
 pub mod discover;
 pub mod env;
+pub mod imported;
 mod load;
 mod load_build;
 pub mod located;
@@ -41,6 +42,7 @@ pub use build::{
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};
+pub use imported::{Imported, UntranslatedItem};
 pub use load::{load_package, parse_package};
 pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
 pub use package::{

@@ -1,0 +1,158 @@
+//! Conditions of hook bodies (`if self.spec.satisfies("+cuda"):`,
+//! `"+mpi" in spec`, `not …`, `and`/`or`) and how they become a recipe's
+//! `when:` (a plain spec) or a tera test (`spec is satisfies("…")`).
+
+/// A condition on the concrete spec being built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    True,
+    False,
+    /// The spec satisfies this (anonymous) spec.
+    Spec(String),
+    Not(Box<Cond>),
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+}
+
+impl Cond {
+    pub fn and(self, other: Cond) -> Cond {
+        match (self, other) {
+            (Cond::True, c) | (c, Cond::True) => c,
+            (Cond::False, _) | (_, Cond::False) => Cond::False,
+            (Cond::And(mut a), Cond::And(b)) => {
+                a.extend(b);
+                Cond::And(a)
+            }
+            (Cond::And(mut a), c) | (c, Cond::And(mut a)) => {
+                a.push(c);
+                Cond::And(a)
+            }
+            (a, b) => Cond::And(vec![a, b]),
+        }
+    }
+
+    pub fn or(self, other: Cond) -> Cond {
+        match (self, other) {
+            (Cond::False, c) | (c, Cond::False) => c,
+            (Cond::True, _) | (_, Cond::True) => Cond::True,
+            (a, b) => Cond::Or(vec![a, b]),
+        }
+    }
+
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Cond {
+        match self {
+            Cond::True => Cond::False,
+            Cond::False => Cond::True,
+            Cond::Not(c) => *c,
+            Cond::Spec(s) => match flip_bool_variant(&s) {
+                Some(f) => Cond::Spec(f),
+                None => Cond::Not(Box::new(Cond::Spec(s))),
+            },
+            Cond::And(cs) => Cond::Or(cs.into_iter().map(Cond::not).collect()),
+            Cond::Or(cs) => Cond::And(cs.into_iter().map(Cond::not).collect()),
+        }
+    }
+
+    /// The condition as a spec for `when:`, if it is a conjunction of specs.
+    pub fn as_when(&self) -> Option<Option<String>> {
+        match self {
+            Cond::True => Some(None),
+            Cond::Spec(s) => Some(Some(s.trim().to_string())),
+            Cond::And(cs) => {
+                let mut parts = Vec::new();
+                for c in cs {
+                    match c.as_when()? {
+                        Some(s) => parts.push(s),
+                        None => {}
+                    }
+                }
+                Some((!parts.is_empty()).then(|| parts.join(" ")))
+            }
+            _ => None,
+        }
+    }
+
+    /// The condition as a tera expression.
+    pub fn as_tera(&self) -> String {
+        match self {
+            Cond::True => "true".into(),
+            Cond::False => "false".into(),
+            Cond::Spec(s) => format!("spec is satisfies({})", quote(s)),
+            Cond::Not(c) => match &**c {
+                Cond::Spec(s) => format!("spec is not satisfies({})", quote(s)),
+                other => format!("not ({})", other.as_tera()),
+            },
+            Cond::And(cs) => cs
+                .iter()
+                .map(|c| paren(c))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            Cond::Or(cs) => cs.iter().map(|c| paren(c)).collect::<Vec<_>>().join(" or "),
+        }
+    }
+}
+
+fn paren(c: &Cond) -> String {
+    match c {
+        Cond::And(_) | Cond::Or(_) => format!("({})", c.as_tera()),
+        _ => c.as_tera(),
+    }
+}
+
+/// A spec as a tera string literal.
+pub fn quote(s: &str) -> String {
+    if !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        format!("'{s}'")
+    }
+}
+
+/// `+x` ↔ `~x` for a single bool variant.
+fn flip_bool_variant(s: &str) -> Option<String> {
+    let s = s.trim();
+    let (sign, name) = s.split_at(s.chars().next()?.len_utf8());
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    match (sign, ok) {
+        ("+", true) => Some(format!("~{name}")),
+        ("~", true) => Some(format!("+{name}")),
+        _ => None,
+    }
+}
+
+/// `{% if COND %}A{% else %}B{% endif %}` (or the plain branch for constants).
+pub fn if_else(cond: &Cond, then: &str, otherwise: &str) -> String {
+    match cond {
+        Cond::True => then.to_string(),
+        Cond::False => otherwise.to_string(),
+        c if otherwise.is_empty() => format!("{{% if {} %}}{then}{{% endif %}}", c.as_tera()),
+        c => format!(
+            "{{% if {} %}}{then}{{% else %}}{otherwise}{{% endif %}}",
+            c.as_tera()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conjunctions_become_when_and_the_rest_tera() {
+        let c = Cond::Spec("+a".into()).and(Cond::Spec("@2:".into()));
+        assert_eq!(c.as_when(), Some(Some("+a @2:".into())));
+        assert_eq!(Cond::Spec("+a".into()).not(), Cond::Spec("~a".into()));
+        let n = Cond::Spec("@2:".into()).not();
+        assert_eq!(n.as_when(), None);
+        assert_eq!(n.as_tera(), "spec is not satisfies(\"@2:\")");
+        let o = Cond::Spec("+a".into()).or(Cond::Spec("+b".into()));
+        assert_eq!(
+            if_else(&o, "X", "Y"),
+            "{% if spec is satisfies(\"+a\") or spec is satisfies(\"+b\") %}X{% else %}Y{% endif %}"
+        );
+    }
+}

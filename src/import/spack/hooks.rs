@@ -1,0 +1,417 @@
+//! Build hooks → the recipe's `build:` section and `env:`: which build system,
+//! `configure_args`/`cmake_args`/`meson_args`, make targets,
+//! `force_autoreconf`, `setup_build_environment`/`setup_run_environment`;
+//! every other method is classified and recorded as untranslated.
+
+use crate::import::yaml_out::Yaml;
+
+use super::cond::{Cond, if_else};
+use super::hook_body::{EnvItem, run_method};
+use super::hook_expr::ArgItem;
+use super::model::{Kind, Method, SpackPackage};
+use super::translate::Sections;
+
+/// Methods that only serve external detection, tests or other packages.
+const INFO_METHODS: &[&str] = &[
+    "determine_version",
+    "determine_variants",
+    "determine_spec_details",
+    "filter_detected_exes",
+    "validate_detected_spec",
+    "check",
+    "installcheck",
+    "libs",
+    "headers",
+    "home",
+    "command",
+    "url_for_version",
+    "fetcher",
+    "cmake_prefix_paths",
+    "setup_dependent_package",
+    "test",
+];
+
+/// Class attributes that change how a package is built.
+const BUILD_ATTRIBUTES: &[&str] = &[
+    "build_targets",
+    "install_targets",
+    "build_directory",
+    "root_cmakelists_dir",
+    "configure_directory",
+    "parallel",
+    "keep_werror",
+    "force_autoreconf",
+    "autoreconf_extra_args",
+    "patch_config_files",
+    "install_libtool_archives",
+    "makefile_name",
+    "build_system_class",
+    "generator",
+    "import_modules",
+    "pypi",
+];
+
+/// Class attributes that are metadata the importer reads elsewhere.
+const METADATA_ATTRIBUTES: &[&str] = &[
+    "homepage",
+    "url",
+    "urls",
+    "git",
+    "list_url",
+    "list_depth",
+    "maintainers",
+    "gnu_mirror_path",
+    "sourceforge_mirror_path",
+    "sourceware_mirror_path",
+    "xorg_mirror_path",
+];
+
+/// How much an attribute matters when its value cannot be read.
+pub fn attribute_kind(name: &str) -> Kind {
+    let name = name.rsplit(':').next().unwrap_or(name);
+    if BUILD_ATTRIBUTES.contains(&name) {
+        Kind::Build
+    } else if METADATA_ATTRIBUTES.contains(&name) {
+        Kind::Directive
+    } else {
+        Kind::Info
+    }
+}
+
+/// The build section and run environment.
+pub struct BuildOut {
+    pub build: Yaml,
+    pub env: Vec<Yaml>,
+    /// Spack's name of the build system translated (`cmake`, `python_pip`).
+    pub spack_system: String,
+}
+
+/// The stack build system for a Spack one.
+fn our_system(spack: &str) -> Option<&'static str> {
+    Some(match spack {
+        "cmake" => "cmake",
+        "autotools" => "autotools",
+        "meson" => "meson",
+        "makefile" => "makefile",
+        "generic" | "bundle" | "python_pip" => "generic",
+        _ => return None,
+    })
+}
+
+pub fn build_section(pkg: &mut SpackPackage, src: &str, s: &Sections) -> BuildOut {
+    let spack_system = s
+        .build_systems
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "generic".into());
+    let system = match our_system(&spack_system) {
+        Some(sys) => sys,
+        None => {
+            pkg.untranslated(
+                1,
+                Kind::Build,
+                format!("build system {spack_system}"),
+                "no stack build system",
+            );
+            "generic"
+        }
+    };
+    let mut build: Vec<(String, Yaml)> = vec![("system".into(), Yaml::str(system))];
+    let mut env = Vec::new();
+    if spack_system == "python_pip" {
+        build.push(("steps".into(), pip_steps()));
+    }
+    for m in pkg.methods.clone() {
+        method(pkg, src, s, &m, &spack_system, &mut build, &mut env);
+    }
+    attributes(pkg, &spack_system, &mut build);
+    BuildOut {
+        build: Yaml::Map(build),
+        env,
+        spack_system,
+    }
+}
+
+fn pip_steps() -> Yaml {
+    let argv = [
+        "{{ deps.python.prefix }}/bin/python3",
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--prefix",
+        "{{ prefix }}",
+        ".",
+    ];
+    Yaml::Map(vec![(
+        "pre_install".into(),
+        Yaml::Seq(vec![Yaml::strs(&argv)]),
+    )])
+}
+
+/// The recipe key a hook method fills for a build system.
+fn hook_key(name: &str, system: &str) -> Option<&'static str> {
+    Some(match (name, system) {
+        ("configure_args", "autotools") => "configure_args",
+        ("cmake_args", "cmake") => "cmake_args",
+        ("meson_args", "meson") => "meson_args",
+        ("build_targets", "makefile") => "build_targets",
+        ("install_targets", "makefile") => "install_targets",
+        _ => return None,
+    })
+}
+
+fn method(
+    pkg: &mut SpackPackage,
+    src: &str,
+    s: &Sections,
+    m: &Method,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+    env: &mut Vec<Yaml>,
+) {
+    let name = m.name.as_str();
+    if m.builder.as_deref().is_some_and(|b| b != system) {
+        let b = m.builder.clone().unwrap_or_default();
+        pkg.untranslated(
+            m.line,
+            Kind::Info,
+            "hook of another build system",
+            format!("{b}: {name}"),
+        );
+        return;
+    }
+    if INFO_METHODS.contains(&name)
+        || name.starts_with("test")
+        || name.starts_with("_") && !name.starts_with("__")
+    {
+        if name != "url_for_version" {
+            let what = if name.starts_with('_') {
+                "helper method"
+            } else {
+                "method for detection, tests or dependents"
+            };
+            pkg.untranslated(m.line, Kind::Info, format!("method {name}"), what);
+        }
+        return;
+    }
+    if m.decorators
+        .iter()
+        .any(|d| d.starts_with("run_after") || d.starts_with("run_before"))
+    {
+        let tests = m.decorators.iter().any(|d| d.contains("run_tests"));
+        let kind = if tests { Kind::Info } else { Kind::Build };
+        let hook = m
+            .decorators
+            .iter()
+            .find(|d| d.starts_with("run_"))
+            .cloned()
+            .unwrap_or_default();
+        pkg.untranslated(
+            m.line,
+            kind,
+            "run_before/run_after hook",
+            format!("{name} ({hook})"),
+        );
+        return;
+    }
+    let body = &src[m.range.clone()];
+    let key = hook_key(name, system);
+    let env_key = match name {
+        "setup_build_environment" => Some("build_env"),
+        "setup_run_environment" => Some("env"),
+        _ => None,
+    };
+    if key.is_none() && env_key.is_none() {
+        let construct = match name {
+            "configure_args" | "cmake_args" | "meson_args" | "build_targets"
+            | "install_targets" => format!("{name} for build system {system}"),
+            _ => format!("method {name}"),
+        };
+        pkg.untranslated(m.line, Kind::Build, construct, "build logic");
+        return;
+    }
+    let produced = match run_method(body, &s.variant_info) {
+        Ok(p) => p,
+        Err(e) => {
+            pkg.untranslated(
+                m.line + e.line - 1,
+                Kind::Build,
+                format!("hook {name}"),
+                e.what,
+            );
+            return;
+        }
+    };
+    if let Some(key) = key {
+        match produced.args.as_deref().map(arg_list) {
+            Some(Ok(list)) => build.push((key.into(), Yaml::Seq(list))),
+            Some(Err(why)) => pkg.untranslated(m.line, Kind::Build, format!("hook {name}"), why),
+            None => pkg.untranslated(
+                m.line,
+                Kind::Build,
+                format!("hook {name}"),
+                "returns no list",
+            ),
+        }
+    }
+    if let Some(env_key) = env_key {
+        match env_list(&produced.env) {
+            Ok(ops) if env_key == "env" => env.extend(ops),
+            Ok(ops) => build.push((env_key.into(), Yaml::Seq(ops))),
+            Err(why) => pkg.untranslated(m.line, Kind::Build, format!("hook {name}"), why),
+        }
+    }
+}
+
+/// Argument items as an argument list: runs of items with the same plain
+/// condition become `{when, args}` blocks; other conditions become tera
+/// `{% if %}` templates.
+pub fn arg_list(items: &[ArgItem]) -> Result<Vec<Yaml>, String> {
+    let mut out: Vec<Yaml> = Vec::new();
+    let mut group: Option<(String, Vec<String>)> = None;
+    let flush = |group: &mut Option<(String, Vec<String>)>, out: &mut Vec<Yaml>| {
+        if let Some((w, args)) = group.take() {
+            out.push(Yaml::Map(vec![
+                ("when".into(), Yaml::str(w)),
+                ("args".into(), Yaml::strs(&args)),
+            ]));
+        }
+    };
+    for item in items {
+        match item.cond.as_when() {
+            Some(None) => {
+                flush(&mut group, &mut out);
+                check_words(&item.template)?;
+                out.push(Yaml::str(&item.template));
+            }
+            Some(Some(w)) => {
+                check_words(&item.template)?;
+                match &mut group {
+                    Some((gw, args)) if *gw == w => args.push(item.template.clone()),
+                    _ => {
+                        flush(&mut group, &mut out);
+                        group = Some((w, vec![item.template.clone()]));
+                    }
+                }
+            }
+            None if item.cond == Cond::False => {}
+            None => {
+                flush(&mut group, &mut out);
+                let t = if_else(&item.cond, &item.template, "");
+                check_words(&t)?;
+                out.push(Yaml::str(t));
+            }
+        }
+    }
+    flush(&mut group, &mut out);
+    Ok(out)
+}
+
+/// A template with a `{% %}` block is split on whitespace after rendering:
+/// such a template must not contain literal spaces outside its tags.
+fn check_words(t: &str) -> Result<(), String> {
+    if !t.contains("{%") {
+        return Ok(());
+    }
+    let mut rest = t;
+    while let Some(start) = rest.find(['{']) {
+        if rest[..start].contains(char::is_whitespace) {
+            return Err(format!("argument `{t}` would be split into several words"));
+        }
+        let close = if rest[start..].starts_with("{%") {
+            "%}"
+        } else if rest[start..].starts_with("{{") {
+            "}}"
+        } else {
+            "{"
+        };
+        match rest[start + 1..].find(close) {
+            Some(end) => rest = &rest[start + 1 + end + close.len()..],
+            None => return Ok(()),
+        }
+    }
+    if rest.contains(char::is_whitespace) {
+        return Err(format!("argument `{t}` would be split into several words"));
+    }
+    Ok(())
+}
+
+fn env_list(items: &[EnvItem]) -> Result<Vec<Yaml>, String> {
+    let mut out = Vec::new();
+    for item in items {
+        let when = item.cond.as_when().ok_or_else(|| {
+            format!(
+                "environment change of {} under a condition that is not a spec",
+                item.var
+            )
+        })?;
+        if item.cond == Cond::False {
+            continue;
+        }
+        let op = match (item.op, &item.value) {
+            ("unset", _) => Yaml::str(&item.var),
+            (_, Some(v)) => Yaml::Map(vec![(item.var.clone(), Yaml::str(v))]),
+            (_, None) => return Err(format!("{} without a value", item.op)),
+        };
+        out.push(Yaml::map([
+            (item.op, Some(op)),
+            ("when", when.map(Yaml::str)),
+        ]));
+    }
+    Ok(out)
+}
+
+fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yaml)>) {
+    for (full, value, line) in pkg.attributes.clone() {
+        let (builder, name) = match full.split_once(':') {
+            Some((b, n)) => (Some(b.to_string()), n.to_string()),
+            None => (None, full.clone()),
+        };
+        if builder.as_deref().is_some_and(|b| b != system) {
+            pkg.untranslated(
+                line,
+                Kind::Info,
+                "hook of another build system",
+                format!("{full}"),
+            );
+            continue;
+        }
+        if METADATA_ATTRIBUTES.contains(&name.as_str()) {
+            continue;
+        }
+        match (name.as_str(), system) {
+            ("force_autoreconf", "autotools") => {
+                if value.truthy() {
+                    build.push(("autoreconf".into(), Yaml::Bool(true)));
+                }
+            }
+            ("build_targets" | "install_targets", "makefile") => {
+                let items = value.iter_items().unwrap_or_default();
+                build.push((
+                    name.clone(),
+                    Yaml::Seq(items.iter().map(|v| Yaml::str(v.to_py_string())).collect()),
+                ));
+            }
+            ("build_directory" | "root_cmakelists_dir" | "configure_directory", _)
+                if value.as_str() == Some(".") => {}
+            ("parallel", _) if value.truthy() => {}
+            (n, _) if BUILD_ATTRIBUTES.contains(&n) => {
+                pkg.untranslated(
+                    line,
+                    Kind::Build,
+                    format!("attribute {n}"),
+                    value.to_py_string(),
+                );
+            }
+            (n, _) => pkg.untranslated(
+                line,
+                Kind::Info,
+                format!("attribute {n}"),
+                "not used by stack",
+            ),
+        }
+    }
+}
