@@ -4,7 +4,11 @@
 //! the same reader as package files.
 
 use super::model::Directive;
-use super::reader::read_package;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::reader::read_base;
+use super::value::{Scope, Value};
 
 /// Base classes and the build system they select (`None`: a mix-in).
 pub fn build_system_of(base: &str) -> Option<&'static str> {
@@ -105,19 +109,77 @@ class ROCmPackage:
     conflicts("amdgpu_target=none", when="+rocm")
 "#;
 
+/// Class constants of the bases that packages loop over
+/// (`for arch in CudaPackage.cuda_arch_values:`), from the same facts.
+pub fn base_constants(scope: &mut Scope) {
+    static CONSTANTS: OnceLock<Vec<(String, Value)>> = OnceLock::new();
+    let constants = CONSTANTS.get_or_init(|| {
+        let mut out = Vec::new();
+        for (base, name, variant) in [
+            ("CudaPackage", "cuda_arch_values", "cuda_arch"),
+            ("ROCmPackage", "amdgpu_targets", "amdgpu_target"),
+        ] {
+            let values = base_directives(base)
+                .unwrap_or_default()
+                .into_iter()
+                .find(|d| d.arg_str(0) == Some(variant))
+                .and_then(|d| d.kw("values").cloned());
+            if let Some(Value::Call(c)) = values {
+                out.push((format!("{base}.{name}"), Value::List(c.args.clone())));
+            }
+        }
+        out
+    });
+    for (k, v) in constants {
+        scope.set(k, v.clone());
+    }
+}
+
+/// Each base's directives, read once.
+fn read_bases() -> &'static HashMap<&'static str, Vec<Directive>> {
+    static BASES: OnceLock<HashMap<&'static str, Vec<Directive>>> = OnceLock::new();
+    BASES.get_or_init(|| {
+        let mut map = HashMap::new();
+        for (name, src) in [
+            ("cmake", CMAKE),
+            ("autotools", AUTOTOOLS),
+            ("meson", MESON),
+            ("makefile", MAKEFILE),
+            ("python", PYTHON),
+            ("generic", GENERIC),
+            ("bundle", BUNDLE),
+            ("cuda", CUDA),
+            ("rocm", ROCM),
+        ] {
+            let class = src
+                .lines()
+                .find_map(|l| l.strip_prefix("class "))
+                .unwrap_or("")
+                .trim_end_matches(':');
+            let mut pkg = read_base(class, src);
+            for d in &mut pkg.directives {
+                d.line = 0;
+            }
+            debug_assert!(pkg.untranslated.is_empty(), "{:?}", pkg.untranslated);
+            map.insert(name, pkg.directives);
+        }
+        map
+    })
+}
+
 /// The directives a base class adds, or `None` for a base the importer
 /// does not know.
 pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
-    let src = match base {
-        "CMakePackage" | "CachedCMakePackage" | "ROCmLibrary" => CMAKE,
-        "AutotoolsPackage" | "XorgPackage" => AUTOTOOLS,
-        "MesonPackage" => MESON,
-        "MakefilePackage" => MAKEFILE,
-        "PythonPackage" => PYTHON,
-        "Package" => GENERIC,
-        "BundlePackage" => BUNDLE,
-        "CudaPackage" => CUDA,
-        "ROCmPackage" => ROCM,
+    let key = match base {
+        "CMakePackage" | "CachedCMakePackage" | "ROCmLibrary" => "cmake",
+        "AutotoolsPackage" | "XorgPackage" => "autotools",
+        "MesonPackage" => "meson",
+        "MakefilePackage" => "makefile",
+        "PythonPackage" => "python",
+        "Package" => "generic",
+        "BundlePackage" => "bundle",
+        "CudaPackage" => "cuda",
+        "ROCmPackage" => "rocm",
         "GNUMirrorPackage" | "SourceforgePackage" | "SourcewarePackage" | "PythonExtension"
         | "CompilerPackage" => return Some(Vec::new()),
         other => {
@@ -130,17 +192,7 @@ pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
             }]);
         }
     };
-    let name = src
-        .lines()
-        .find_map(|l| l.strip_prefix("class "))
-        .unwrap_or("")
-        .trim_end_matches(':');
-    let mut pkg = read_package(name, src);
-    for d in &mut pkg.directives {
-        d.line = 0;
-    }
-    debug_assert!(pkg.untranslated.is_empty(), "{:?}", pkg.untranslated);
-    Some(pkg.directives)
+    read_bases().get(key).cloned()
 }
 
 #[cfg(test)]

@@ -2,6 +2,31 @@
 //! `"+mpi" in spec`, `not …`, `and`/`or`) and how they become a recipe's
 //! `when:` (a plain spec) or a tera test (`spec is satisfies("…")`).
 
+/// Join conditions the way Spack merges them: the package's own
+/// constraints first, then the `^dep` parts (a constraint written after
+/// `^dep` would apply to `dep`); a token given twice is kept once.
+pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
+    let mut own: Vec<&str> = Vec::new();
+    let mut deps: Vec<&str> = Vec::new();
+    for p in parts {
+        let p = p.as_ref().trim();
+        let (root, dep) = match p.find('^') {
+            Some(i) => (&p[..i], &p[i..]),
+            None => (p, ""),
+        };
+        for tok in root.split_whitespace() {
+            if !own.contains(&tok) {
+                own.push(tok);
+            }
+        }
+        if !dep.trim().is_empty() && !deps.contains(&dep.trim()) {
+            deps.push(dep.trim());
+        }
+    }
+    own.extend(deps);
+    own.join(" ")
+}
+
 /// A condition on the concrete spec being built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
@@ -62,12 +87,11 @@ impl Cond {
             Cond::And(cs) => {
                 let mut parts = Vec::new();
                 for c in cs {
-                    match c.as_when()? {
-                        Some(s) => parts.push(s),
-                        None => {}
+                    if let Some(s) = c.as_when()? {
+                        parts.push(s);
                     }
                 }
-                Some((!parts.is_empty()).then(|| parts.join(" ")))
+                Some((!parts.is_empty()).then(|| join_conditions(&parts)))
             }
             _ => None,
         }
@@ -143,6 +167,7 @@ mod tests {
 
     #[test]
     fn conjunctions_become_when_and_the_rest_tera() {
+        assert_eq!(join_conditions(&["^python@3: +x", "@:2.7 +x"]), "+x @:2.7 ^python@3:");
         let c = Cond::Spec("+a".into()).and(Cond::Spec("@2:".into()));
         assert_eq!(c.as_when(), Some(Some("+a @2:".into())));
         assert_eq!(Cond::Spec("+a".into()).not(), Cond::Spec("~a".into()));

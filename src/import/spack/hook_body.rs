@@ -43,7 +43,7 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         .map(|p| {
             children(p)
                 .into_iter()
-                .map(|n| text(n, method_src).to_string())
+                .map(|n| param_name(n, method_src))
                 .collect()
         })
         .unwrap_or_default();
@@ -76,6 +76,18 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         .ok_or_else(|| Unevaluable::new(def, "method body"))?;
     body.block(&children(block))?;
     Ok(body.out)
+}
+
+/// The name of a parameter (`env`, `env: EnvironmentModifications`, `x=1`).
+fn param_name(n: Node, src: &str) -> String {
+    if n.kind() == "identifier" {
+        return text(n, src).to_string();
+    }
+    children(n)
+        .into_iter()
+        .find(|c| c.kind() == "identifier")
+        .map(|c| text(c, src).to_string())
+        .unwrap_or_default()
 }
 
 fn find_def(node: Node) -> Option<Node> {

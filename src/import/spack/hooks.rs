@@ -47,8 +47,6 @@ const BUILD_ATTRIBUTES: &[&str] = &[
     "makefile_name",
     "build_system_class",
     "generator",
-    "import_modules",
-    "pypi",
 ];
 
 /// Class attributes that are metadata the importer reads elsewhere.
@@ -64,6 +62,9 @@ const METADATA_ATTRIBUTES: &[&str] = &[
     "sourceforge_mirror_path",
     "sourceware_mirror_path",
     "xorg_mirror_path",
+    "pypi",
+    "cran",
+    "bioc",
 ];
 
 /// How much an attribute matters when its value cannot be read.

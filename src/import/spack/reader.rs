@@ -30,6 +30,15 @@ pub const DIRECTIVES: &[&str] = &[
 
 /// Parse `src` (the text of `package.py` of package `name`).
 pub fn read_package(name: &str, src: &str) -> SpackPackage {
+    read(name, src, true)
+}
+
+/// Parse without the base classes' constants in scope (to read the bases).
+pub fn read_base(name: &str, src: &str) -> SpackPackage {
+    read(name, src, false)
+}
+
+fn read(name: &str, src: &str, with_constants: bool) -> SpackPackage {
     let mut pkg = SpackPackage {
         name: name.to_string(),
         ..SpackPackage::default()
@@ -62,6 +71,9 @@ pub fn read_package(name: &str, src: &str) -> SpackPackage {
         );
     }
     let mut module_scope = Scope::new();
+    if with_constants {
+        super::bases::base_constants(&mut module_scope);
+    }
     let classes = module_statements(root, src, &mut module_scope);
     let Some(main) = pick_package_class(&classes, src, name) else {
         pkg.untranslated(1, Kind::Directive, "no package class", "no class found");
@@ -393,12 +405,7 @@ impl ClassReader<'_> {
             }
             kwargs.remove(pos);
         }
-        let joined = whens
-            .iter()
-            .map(|w| w.trim())
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let joined = super::cond::join_conditions(&whens);
         if !joined.is_empty() && name != "maintainers" {
             kwargs.push(("when".into(), Value::Str(joined)));
         }

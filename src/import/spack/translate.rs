@@ -59,6 +59,7 @@ pub struct VariantInfo {
 /// Spack package directory (patch files live there).
 pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     let mut s = Sections::default();
+    url::derive_attributes(pkg);
     let mut directives = Vec::new();
     for base in pkg.bases.clone() {
         match super::bases::base_directives(&base) {
@@ -500,7 +501,7 @@ fn conflict(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
         .trim()
         .to_string();
     let when = match d.kw_str("when").map(str::trim) {
-        Some(w) if !w.is_empty() => format!("{spec} {w}"),
+        Some(w) if !w.is_empty() => super::cond::join_conditions(&[spec.as_str(), w]),
         _ => spec,
     };
     check_spec(pkg, d.line, &when, "condition");

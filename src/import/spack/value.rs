@@ -310,10 +310,11 @@ impl<'a> Evaluator<'a> {
                     _ => Err(Unevaluable::new(node, "boolean operator")),
                 }
             }
-            "attribute" => Err(Unevaluable::new(
-                node,
-                format!("attribute `{}`", text(node, self.src)),
-            )),
+            "attribute" => self
+                .scope
+                .get(text(node, self.src))
+                .cloned()
+                .ok_or_else(|| Unevaluable::new(node, format!("attribute `{}`", text(node, self.src)))),
             "lambda" => Err(Unevaluable::new(node, "lambda")),
             other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
         }
