@@ -90,6 +90,7 @@ pub fn pipeline_error(e: stack::pipeline::PipelineError) -> CliError {
         stack::pipeline::PipelineError::Resolve(r) if r.is_input_error() => {
             CliError::input(miette::miette!("{e}"))
         }
+        stack::pipeline::PipelineError::Unreviewed(_) => CliError::input(miette::miette!("{e}")),
         _ => CliError::failure(miette::miette!("{e}")),
     }
 }

@@ -55,9 +55,9 @@ impl Yaml {
     /// The flow form, if the value is small and at most two levels deep.
     fn flow(&self, depth: usize) -> Option<String> {
         let text = match self {
-            Yaml::Str(s) => scalar(s),
-            Yaml::Bool(b) => b.to_string(),
-            Yaml::Int(i) => i.to_string(),
+            Yaml::Str(s) => return Some(scalar(s)),
+            Yaml::Bool(b) => return Some(b.to_string()),
+            Yaml::Int(i) => return Some(i.to_string()),
             Yaml::Seq(items) => {
                 if depth > 1 {
                     return None;

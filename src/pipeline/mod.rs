@@ -148,6 +148,50 @@ pub enum PipelineError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
+    /// Imported recipes with untranslated build logic that nobody reviewed.
+    #[error("{}", unreviewed_message(.0))]
+    Unreviewed(Vec<(String, std::path::PathBuf, Vec<String>)>),
+}
+
+fn unreviewed_message(items: &[(String, std::path::PathBuf, Vec<String>)]) -> String {
+    let mut text = String::from(
+        "imported recipes with untranslated build logic must be reviewed before they are built \
+         (fix them, then set `imported.reviewed: true`):",
+    );
+    for (name, file, constructs) in items {
+        text.push_str(&format!(
+            "\n  {name} ({}): {}",
+            file.display(),
+            constructs.join("; ")
+        ));
+    }
+    text
+}
+
+/// Refuse imported recipes whose untranslated build logic was not reviewed.
+pub fn check_reviewed(plan: &Plan, inputs: &Inputs) -> Result<(), PipelineError> {
+    let mut items = Vec::new();
+    for idx in plan.topo_order() {
+        let node = plan.node(idx);
+        if node.is_external() {
+            continue;
+        }
+        let Some(recipe) = inputs.repo.get(&node.name) else {
+            continue;
+        };
+        if let Some(imp) = recipe.imported.as_ref().filter(|i| i.needs_review()) {
+            let constructs = imp
+                .untranslated_build()
+                .map(|u| format!("line {}: {}", u.line, u.construct))
+                .collect();
+            items.push((node.name.clone(), recipe.file.clone(), constructs));
+        }
+    }
+    if items.is_empty() {
+        Ok(())
+    } else {
+        Err(PipelineError::Unreviewed(items))
+    }
 }
 
 macro_rules! boxed_from {
@@ -329,6 +373,7 @@ pub fn build_stack(
     );
     let lock_file = build_dir.join(resolve::LOCK_FILE);
     let plan = resolve_plan(&req.inputs, req.locked, &fetch_opts, Some(&lock_file))?;
+    check_reviewed(&plan, &req.inputs)?;
     timings.push((Stage::Resolve, t.elapsed()));
 
     let mut opts = BuildOptions::new(&build_dir);

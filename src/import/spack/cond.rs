@@ -167,7 +167,10 @@ mod tests {
 
     #[test]
     fn conjunctions_become_when_and_the_rest_tera() {
-        assert_eq!(join_conditions(&["^python@3: +x", "@:2.7 +x"]), "+x @:2.7 ^python@3:");
+        assert_eq!(
+            join_conditions(&["^python@3: +x", "@:2.7 +x"]),
+            "+x @:2.7 ^python@3:"
+        );
         let c = Cond::Spec("+a".into()).and(Cond::Spec("@2:".into()));
         assert_eq!(c.as_when(), Some(Some("+a @2:".into())));
         assert_eq!(Cond::Spec("+a".into()).not(), Cond::Spec("~a".into()));

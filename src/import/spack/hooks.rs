@@ -391,10 +391,14 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
             }
             ("build_targets" | "install_targets", "makefile") => {
                 let items = value.iter_items().unwrap_or_default();
-                build.push((
-                    name.clone(),
-                    Yaml::Seq(items.iter().map(|v| Yaml::str(v.to_py_string())).collect()),
-                ));
+                let v = Yaml::Seq(items.iter().map(|v| Yaml::str(v.to_py_string())).collect());
+                // Python: the later definition (attribute or property) wins.
+                let method_line = pkg.methods.iter().find(|m| m.name == name).map(|m| m.line);
+                match build.iter().position(|(k, _)| *k == name) {
+                    Some(_) if method_line.is_some_and(|l| l > line) => {}
+                    Some(i) => build[i].1 = v,
+                    None => build.push((name.clone(), v)),
+                }
             }
             ("build_directory" | "root_cmakelists_dir" | "configure_directory", _)
                 if value.as_str() == Some(".") => {}

@@ -384,7 +384,14 @@ impl ClassReader<'_> {
         }
         let mut kwargs = Vec::new();
         for (k, v) in &args.keywords {
-            kwargs.push((k.clone(), ev.eval(*v)?));
+            match ev.eval(*v) {
+                Ok(value) => kwargs.push((k.clone(), value)),
+                // A validator is code: kept by name, reported by the translator.
+                Err(_) if k == "validator" => {
+                    kwargs.push((k.clone(), Value::Str(first_line(*v, self.src))));
+                }
+                Err(e) => return Err(e),
+            }
         }
         self.apply_context(name, &mut kwargs);
         Ok(Directive {

@@ -76,7 +76,7 @@ pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
         directive(pkg, &mut s, d, pkg_dir);
     }
     versions(pkg, &mut s, src);
-    if s.build_systems.len() > 1 {
+    if !s.build_systems.is_empty() {
         let default = s.build_systems[0].clone();
         let mut values = s.build_systems.clone();
         values.sort();

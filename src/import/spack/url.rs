@@ -25,26 +25,47 @@ const MIRRORS: &[(&str, &str)] = &[
 /// (PythonPackage), `cran` and `bioc` (RPackage) → `url`, `homepage`,
 /// `list_url`, `git`. Only fills attributes the package does not set.
 pub fn derive_attributes(pkg: &mut SpackPackage) {
-    let get = |pkg: &SpackPackage, k: &str| pkg.attribute(k).and_then(Value::as_str).map(str::to_string);
-    let first_version = pkg.directives("version").find_map(|d| d.arg_str(0).map(str::to_string));
+    let get =
+        |pkg: &SpackPackage, k: &str| pkg.attribute(k).and_then(Value::as_str).map(str::to_string);
+    let first_version = pkg
+        .directives("version")
+        .find_map(|d| d.arg_str(0).map(str::to_string));
     let mut derived: Vec<(&str, String)> = Vec::new();
     if let Some(pypi) = get(pkg, "pypi") {
         let name = pypi.split('/').next().unwrap_or(&pypi).to_string();
         let initial = pypi.chars().next().unwrap_or('x');
-        derived.push(("url", format!("https://files.pythonhosted.org/packages/source/{initial}/{pypi}")));
+        derived.push((
+            "url",
+            format!("https://files.pythonhosted.org/packages/source/{initial}/{pypi}"),
+        ));
         derived.push(("homepage", format!("https://pypi.org/project/{name}/")));
         derived.push(("list_url", format!("https://pypi.org/simple/{name}/")));
     }
     if let Some(cran) = get(pkg, "cran") {
         if let Some(v) = &first_version {
-            derived.push(("url", format!("https://cran.r-project.org/src/contrib/{cran}_{v}.tar.gz")));
+            derived.push((
+                "url",
+                format!("https://cran.r-project.org/src/contrib/{cran}_{v}.tar.gz"),
+            ));
         }
-        derived.push(("homepage", format!("https://cloud.r-project.org/package={cran}")));
-        derived.push(("list_url", format!("https://cran.r-project.org/src/contrib/Archive/{cran}/")));
+        derived.push((
+            "homepage",
+            format!("https://cloud.r-project.org/package={cran}"),
+        ));
+        derived.push((
+            "list_url",
+            format!("https://cran.r-project.org/src/contrib/Archive/{cran}/"),
+        ));
     }
     if let Some(bioc) = get(pkg, "bioc") {
-        derived.push(("git", format!("https://git.bioconductor.org/packages/{bioc}")));
-        derived.push(("homepage", format!("https://bioconductor.org/packages/{bioc}")));
+        derived.push((
+            "git",
+            format!("https://git.bioconductor.org/packages/{bioc}"),
+        ));
+        derived.push((
+            "homepage",
+            format!("https://bioconductor.org/packages/{bioc}"),
+        ));
     }
     for (k, v) in derived {
         if pkg.attribute(k).is_none() && !(k == "url" && pkg.attribute("urls").is_some()) {
@@ -115,7 +136,8 @@ fn reference_version(url: &str, known: &[&str]) -> Option<String> {
     let bytes = file.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let after_word = i > 0 && bytes[i - 1].is_ascii_alphanumeric() && !matches!(bytes[i - 1], b'v' | b'V');
+        let after_word =
+            i > 0 && bytes[i - 1].is_ascii_alphanumeric() && !matches!(bytes[i - 1], b'v' | b'V');
         if bytes[i].is_ascii_digit() && !after_word {
             let start = i;
             while i < bytes.len()

@@ -314,7 +314,9 @@ impl<'a> Evaluator<'a> {
                 .scope
                 .get(text(node, self.src))
                 .cloned()
-                .ok_or_else(|| Unevaluable::new(node, format!("attribute `{}`", text(node, self.src)))),
+                .ok_or_else(|| {
+                    Unevaluable::new(node, format!("attribute `{}`", text(node, self.src)))
+                }),
             "lambda" => Err(Unevaluable::new(node, "lambda")),
             other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
         }
@@ -420,6 +422,7 @@ impl<'a> Evaluator<'a> {
             ("+", Value::Int(a), Value::Int(b)) => Ok(Value::Int(a + b)),
             ("-", Value::Int(a), Value::Int(b)) => Ok(Value::Int(a - b)),
             ("*", Value::Int(a), Value::Int(b)) => Ok(Value::Int(a * b)),
+            ("*", Value::Str(a), Value::Int(n)) => Ok(Value::Str(a.repeat(n.max(0) as usize))),
             ("*", Value::List(a), Value::Int(n)) => Ok(Value::List(
                 a.iter()
                     .cycle()
@@ -604,7 +607,8 @@ impl<'a> Evaluator<'a> {
             "any_combination_of"
             | "disjoint_sets"
             | "conditional"
-            | "auto_or_any_combination_of" => {
+            | "auto_or_any_combination_of"
+            | "patch" => {
                 let kwargs = args
                     .keywords
                     .iter()
