@@ -10,11 +10,11 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
     let mut deps: Vec<&str> = Vec::new();
     for p in parts {
         let p = p.as_ref().trim();
-        let (root, dep) = match p.find('^') {
+        let (root, dep) = match p.find(['^', '%']) {
             Some(i) => (&p[..i], &p[i..]),
             None => (p, ""),
         };
-        for tok in root.split_whitespace() {
+        for tok in atoms(root) {
             if !own.contains(&tok) {
                 own.push(tok);
             }
@@ -25,6 +25,54 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
     }
     own.extend(deps);
     own.join(" ")
+}
+
+/// The atoms of an anonymous spec: `+a~b@1.2 x=y` → `+a`, `~b`, `@1.2`, `x=y`.
+fn atoms(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        let boundary = c.is_whitespace() || c == '+' || c == '~';
+        if boundary {
+            if let Some(st) = start.take() {
+                if st < i {
+                    out.push(&s[st..i]);
+                }
+            }
+            if !c.is_whitespace() {
+                start = Some(i);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(st) = start {
+        out.push(&s[st..]);
+    }
+    out
+}
+
+/// Spack's edge attributes (`^[virtuals=mpi] openmpi`, `%[when=…] gcc`)
+/// have no stack spelling: the bracket is dropped, the node kept.
+pub fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(['^', '%']) {
+        out.push_str(&rest[..=i]);
+        let after = rest[i + 1..].trim_start();
+        if let Some(inner) = after.strip_prefix('[') {
+            match inner.find(']') {
+                Some(end) => rest = inner[end + 1..].trim_start(),
+                None => {
+                    rest = after;
+                }
+            }
+        } else {
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A condition on the concrete spec being built.
@@ -169,7 +217,16 @@ mod tests {
     fn conjunctions_become_when_and_the_rest_tera() {
         assert_eq!(
             join_conditions(&["^python@3: +x", "@:2.7 +x"]),
-            "+x @:2.7 ^python@3:"
+            "@:2.7 +x ^python@3: +x"
+        );
+        assert_eq!(join_conditions(&["%gcc @:11", "@6:"]), "@6: %gcc @:11");
+        assert_eq!(
+            join_conditions(&["+cuda", "+slepc+cuda x=1"]),
+            "+cuda +slepc x=1"
+        );
+        assert_eq!(
+            normalize("+mpi ^[virtuals=mpi] openmpi@4:"),
+            "+mpi ^openmpi@4:"
         );
         let c = Cond::Spec("+a".into()).and(Cond::Spec("@2:".into()));
         assert_eq!(c.as_when(), Some(Some("+a @2:".into())));

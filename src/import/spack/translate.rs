@@ -222,7 +222,7 @@ fn check_spec(pkg: &mut SpackPackage, line: usize, text: &str, what: &str) {
 }
 
 fn when_of(pkg: &mut SpackPackage, d: &Directive) -> Option<String> {
-    let w = d.kw_str("when")?.trim().to_string();
+    let w = super::cond::normalize(d.kw_str("when")?.trim());
     if w.is_empty() {
         return None;
     }
@@ -424,7 +424,7 @@ fn dep_types(d: &Directive, extends: bool) -> Result<BTreeSet<String>, String> {
 }
 
 fn dependency(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, extends: bool) {
-    let Some(spec) = d.arg_str(0).map(|x| x.trim().to_string()) else {
+    let Some(spec) = d.arg_str(0).map(|x| super::cond::normalize(x.trim())) else {
         pkg.untranslated(
             d.line,
             Kind::Directive,
@@ -500,8 +500,24 @@ fn conflict(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
         .unwrap_or(spec)
         .trim()
         .to_string();
+    // A conflict that names another package is about a dependency.
+    let first = spec.split_whitespace().next().unwrap_or("");
+    let names_package = first.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !first
+            .split(['@', '+', '~', '%'])
+            .next()
+            .unwrap_or("")
+            .contains('=');
+    let spec = if names_package {
+        format!("^{spec}")
+    } else {
+        spec
+    };
+    let spec = super::cond::normalize(&spec);
     let when = match d.kw_str("when").map(str::trim) {
-        Some(w) if !w.is_empty() => super::cond::join_conditions(&[spec.as_str(), w]),
+        Some(w) if !w.is_empty() => {
+            super::cond::join_conditions(&[spec.as_str(), &super::cond::normalize(w)])
+        }
         _ => spec,
     };
     check_spec(pkg, d.line, &when, "condition");
@@ -626,6 +642,7 @@ fn class_scope(pkg: &SpackPackage) -> Scope {
     for (name, v, _) in &pkg.attributes {
         if !name.contains(':') {
             scope.set(name, v.clone());
+            scope.set(&format!("self.{name}"), v.clone());
         }
     }
     scope
@@ -651,7 +668,12 @@ fn version(
     if d.kw("md5").is_some() || d.arg_str(1).is_some_and(|c| c.len() == 32) {
         return Err(format!("{v}: md5 checksum only"));
     }
-    if git_ref || (d.kw("git").is_some() && checksum.is_none()) {
+    // `version("develop")` with the class's `git`: that branch.
+    let bare_branch = checksum.is_none()
+        && d.kw("url").is_none()
+        && class_git.is_some()
+        && !v.starts_with(|c: char| c.is_ascii_digit());
+    if git_ref || bare_branch || (d.kw("git").is_some() && checksum.is_none()) {
         let repo = d
             .kw_str("git")
             .map(str::to_string)
@@ -662,6 +684,9 @@ fn version(
             if let Some(x) = d.kw_str(k) {
                 e.push((k.into(), Yaml::str(x)));
             }
+        }
+        if !git_ref {
+            e.push(("branch".into(), Yaml::str(v)));
         }
         if let Some(c) = d.kw_str("commit") {
             e.push(("commit".into(), Yaml::str(c)));
@@ -674,7 +699,15 @@ fn version(
         let u = match d.kw_str("url") {
             Some(u) => u.to_string(),
             None => match ufv {
-                Some(m) => url::url_for_version(m, v, scope).map_err(|e| {
+                Some(m) => url::url_for_version(
+                    m,
+                    v,
+                    scope,
+                    class_url
+                        .as_deref()
+                        .and_then(|b| url::substitute(b, v, known)),
+                )
+                .map_err(|e| {
                     format!(
                         "{v}: url_for_version: {} (line {} of the method)",
                         e.what, e.line

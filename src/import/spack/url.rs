@@ -208,7 +208,12 @@ fn replace_bounded(hay: &str, from: &str, to: &str) -> Option<String> {
 }
 
 /// Evaluate the package's `url_for_version(self, version)` for `version`.
-pub fn url_for_version(method_src: &str, version: &str, scope: &Scope) -> Eval<String> {
+pub fn url_for_version(
+    method_src: &str,
+    version: &str,
+    scope: &Scope,
+    default_url: Option<String>,
+) -> Eval<String> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -235,6 +240,7 @@ pub fn url_for_version(method_src: &str, version: &str, scope: &Scope) -> Eval<S
     let cx = VersionCx {
         name: vname,
         version: version.to_string(),
+        default_url,
     };
     match run_block(&children(body), method_src, &mut scope, &cx)? {
         Some(url) => Ok(url),
@@ -252,6 +258,8 @@ fn find_def(node: Node) -> Option<Node> {
 struct VersionCx {
     name: String,
     version: String,
+    /// What Spack's default `url_for_version` gives (for `super()` calls).
+    default_url: Option<String>,
 }
 
 /// Run statements until a `return`.
@@ -389,7 +397,15 @@ fn version_expr(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> 
             if !is_version(obj) {
                 return None;
             }
-            let idx = ev.eval(n.child_by_field_name("subscript")?);
+            let sub = n.child_by_field_name("subscript")?;
+            if sub.kind() == "slice" {
+                let t = text(sub, src);
+                return Some(match t.strip_prefix(':').map(str::parse::<usize>) {
+                    Some(Ok(k)) => Ok(Value::Str(up_to(v, k))),
+                    _ => Err(Unevaluable::new(n, "version slice")),
+                });
+            }
+            let idx = ev.eval(sub);
             let parts: Vec<&str> = v.split(['.', '_', '-']).collect();
             Some(match idx {
                 Ok(Value::Int(i)) if (i as usize) < parts.len() => {
@@ -408,6 +424,14 @@ fn version_call(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> 
     let func = n.child_by_field_name("function")?;
     let args = super::value::Args::of_call(n, src)?;
     let arg0 = args.positional.first().map(|a| ev.eval(*a));
+    if text(func, src) == "super().url_for_version" {
+        return Some(
+            cx.default_url
+                .clone()
+                .map(Value::Str)
+                .ok_or_else(|| Unevaluable::new(n, "super().url_for_version without a url")),
+        );
+    }
     match func.kind() {
         "attribute" => {
             let obj = text(func.child_by_field_name("object")?, src);
@@ -543,15 +567,15 @@ def url_for_version(self, version):
 "#;
         let scope = Scope::new();
         assert_eq!(
-            url_for_version(src, "1.5.2", &scope).unwrap(),
+            url_for_version(src, "1.5.2", &scope, None).unwrap(),
             "https://e.org/old/foo-1_5_2.tgz"
         );
         assert_eq!(
-            url_for_version(src, "3.1.0", &scope).unwrap(),
+            url_for_version(src, "3.1.0", &scope, None).unwrap(),
             "https://e.org/3/foo-3.1.0.tgz"
         );
         assert_eq!(
-            url_for_version(src, "2.7.1", &scope).unwrap(),
+            url_for_version(src, "2.7.1", &scope, None).unwrap(),
             "https://e.org/v2.7/foo.tgz"
         );
     }

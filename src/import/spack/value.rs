@@ -637,6 +637,22 @@ impl<'a> Evaluator<'a> {
                 [] => Ok(Value::List(Vec::new())),
                 _ => Err(Unevaluable::new(node, format!("{name}()"))),
             },
+            "int" => match positional?.as_slice() {
+                [Value::Str(s)] => s
+                    .trim()
+                    .parse()
+                    .map(Value::Int)
+                    .map_err(|_| Unevaluable::new(node, "int()")),
+                [Value::Int(i)] => Ok(Value::Int(*i)),
+                _ => Err(Unevaluable::new(node, "int()")),
+            },
+            "len" => match positional?.as_slice() {
+                [v] => v
+                    .iter_items()
+                    .map(|i| Value::Int(i.len() as i64))
+                    .ok_or_else(|| Unevaluable::new(node, "len()")),
+                _ => Err(Unevaluable::new(node, "len()")),
+            },
             "range" => match positional?.as_slice() {
                 [Value::Int(n)] => Ok(Value::List((0..*n).map(Value::Int).collect())),
                 [Value::Int(a), Value::Int(b)] => {
@@ -674,8 +690,50 @@ impl<'a> Evaluator<'a> {
                 _ => Err(fail()),
             },
             (Value::Str(s), "upper") => Ok(Value::Str(s.to_uppercase())),
+            (Value::Str(s), "rsplit" | "split") if args.len() == 2 => match (&args[0], &args[1]) {
+                (Value::Str(sep), Value::Int(n)) => {
+                    let n = (*n).max(0) as usize + 1;
+                    let parts: Vec<Value> = if attr == "rsplit" {
+                        let mut p: Vec<Value> = s
+                            .rsplitn(n, sep.as_str())
+                            .map(|p| Value::Str(p.into()))
+                            .collect();
+                        p.reverse();
+                        p
+                    } else {
+                        s.splitn(n, sep.as_str())
+                            .map(|p| Value::Str(p.into()))
+                            .collect()
+                    };
+                    Ok(Value::List(parts))
+                }
+                _ => Err(fail()),
+            },
+            (Value::Str(s), "rstrip" | "lstrip" | "strip") => match args.as_slice() {
+                [Value::Str(chars)] => {
+                    let set: Vec<char> = chars.chars().collect();
+                    Ok(Value::Str(match attr {
+                        "rstrip" => s.trim_end_matches(set.as_slice()).to_string(),
+                        "lstrip" => s.trim_start_matches(set.as_slice()).to_string(),
+                        _ => s.trim_matches(set.as_slice()).to_string(),
+                    }))
+                }
+                [] => Ok(Value::Str(match attr {
+                    "rstrip" => s.trim_end().to_string(),
+                    "lstrip" => s.trim_start().to_string(),
+                    _ => s.trim().to_string(),
+                })),
+                _ => Err(fail()),
+            },
+            (Value::Str(s), "startswith" | "endswith") => match args.as_slice() {
+                [Value::Str(x)] => Ok(Value::Bool(if attr == "startswith" {
+                    s.starts_with(x.as_str())
+                } else {
+                    s.ends_with(x.as_str())
+                })),
+                _ => Err(fail()),
+            },
             (Value::Str(s), "lower") => Ok(Value::Str(s.to_lowercase())),
-            (Value::Str(s), "strip") if args.is_empty() => Ok(Value::Str(s.trim().to_string())),
             (Value::Str(s), "replace") => match args.as_slice() {
                 [Value::Str(a), Value::Str(b)] => Ok(Value::Str(s.replace(a.as_str(), b))),
                 _ => Err(fail()),
