@@ -192,7 +192,24 @@ impl Body<'_> {
                 return Ok(Local::Value(v));
             }
         }
-        if let Ok(items) = self.e.list(r) {
+        const HELPERS: &[&str] = &[
+            "define",
+            "define_from_variant",
+            "with_or_without",
+            "enable_or_disable",
+            "activate_or_not",
+        ];
+        if let Some(h) = rt.strip_prefix("self.").filter(|h| HELPERS.contains(h)) {
+            return Ok(Local::Func(format!("self.{h}")));
+        }
+        if matches!(r.kind(), "list" | "list_comprehension" | "binary_operator") {
+            if let Ok(items) = self.e.list(r) {
+                return Ok(Local::List(items));
+            }
+            if r.kind() != "binary_operator" {
+                return self.e.list(r).map(Local::List);
+            }
+        } else if let Ok(items) = self.e.list(r) {
             return Ok(Local::List(items));
         }
         if let Ok(c) = self.e.cond(r) {
@@ -255,7 +272,11 @@ impl Body<'_> {
     }
 
     fn e_element(&self, a: Node) -> Eval<Vec<ArgItem>> {
-        if a.kind() == "call" && self.t(a).contains("define_from_variant") {
+        let helper = a
+            .child_by_field_name("function")
+            .map(|f| self.e.func_name(f))
+            .unwrap_or_default();
+        if a.kind() == "call" && helper.ends_with("define_from_variant") {
             let args = Args::of_call(a, self.e.src).ok_or_else(|| Unevaluable::new(a, "call"))?;
             return self.e.define_from_variant(a, &args);
         }

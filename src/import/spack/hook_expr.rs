@@ -32,6 +32,8 @@ pub enum Local {
     Dep(String),
     /// An argument list being built.
     List(Vec<ArgItem>),
+    /// A helper bound to a name (`define = self.define`).
+    Func(String),
 }
 
 /// One argument under a condition.
@@ -216,6 +218,14 @@ impl Exprs<'_> {
                     super::cond::quote(&dep)
                 ));
             }
+            // MPI providers put their wrappers in bin/ (Spack's mpich,
+            // openmpi and cray-mpich set `mpicc` to prefix.bin.mpicc).
+            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90"].contains(&attr) {
+                return Ok(format!(
+                    "{{{{ deps[{}].prefix }}}}/bin/{attr}",
+                    super::cond::quote(&dep)
+                ));
+            }
             return err(node, format!("dependency .{attr}"));
         }
         if self.is_version(obj) {
@@ -320,7 +330,8 @@ impl Exprs<'_> {
             .child_by_field_name("function")
             .ok_or_else(|| Unevaluable::new(node, "call"))?;
         let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
-        let fname = self.t(func);
+        let fname = self.func_name(func);
+        let fname = fname.as_str();
         let method = fname.rsplit('.').next().unwrap_or(fname);
         match method {
             "format" if func.kind() == "attribute" => {
@@ -398,6 +409,15 @@ impl Exprs<'_> {
             .map(|i| i.template)
             .collect::<Vec<_>>()
             .join(&sep))
+    }
+
+    /// The called function's text, a bound helper resolved (`define` →
+    /// `self.define`).
+    pub fn func_name(&self, func: Node) -> String {
+        match self.locals.get(self.t(func)) {
+            Some(Local::Func(f)) => f.clone(),
+            _ => self.t(func).to_string(),
+        }
     }
 
     /// `define("NAME", value)`: `-DNAME:BOOL=ON`, `-DNAME:STRING=…`.
@@ -619,8 +639,8 @@ impl Exprs<'_> {
         if node.kind() == "call" {
             let f = node
                 .child_by_field_name("function")
-                .map(|f| self.t(f))
-                .unwrap_or("");
+                .map(|f| self.func_name(f))
+                .unwrap_or_default();
             if f.ends_with("define_from_variant") {
                 let args =
                     Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
@@ -638,7 +658,8 @@ impl Exprs<'_> {
             .child_by_field_name("function")
             .ok_or_else(|| Unevaluable::new(node, "call"))?;
         let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
-        let fname = self.t(func);
+        let fname = self.func_name(func);
+        let fname = fname.as_str();
         let method = fname.rsplit('.').next().unwrap_or(fname);
         match method {
             "with_or_without" => self.activate(node, &args, "with", "without"),

@@ -219,6 +219,13 @@ fn method(
         return;
     }
     let body = &src[m.range.clone()];
+    if name == "autoreconf" && system == "autotools" {
+        match bootstrap_kind(body) {
+            Some(key) => build.push((key.into(), Yaml::Bool(true))),
+            None => pkg.untranslated(m.line, Kind::Build, "method autoreconf", "build logic"),
+        }
+        return;
+    }
     let key = hook_key(name, system);
     let env_key = match name {
         "setup_build_environment" => Some("build_env"),
@@ -265,6 +272,33 @@ fn method(
             Err(why) => pkg.untranslated(m.line, Kind::Build, format!("hook {name}"), why),
         }
     }
+}
+
+/// An `autoreconf` method that only runs `./autogen.sh` (→ `autogen`) or
+/// `autoreconf -fi`-like commands (→ `autoreconf`); `None` for anything else.
+fn bootstrap_kind(body: &str) -> Option<&'static str> {
+    let mut kind = None;
+    for line in body.lines().skip(1) {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') || l == "pass" {
+            continue;
+        }
+        let neutral = l.contains("= which(\"bash\"")
+            || l.contains("= which(\"sh\"")
+            || l.contains("= which(\"autoreconf\"")
+            || l.contains("= Executable(\"./autogen.sh\")");
+        if neutral {
+            continue;
+        }
+        if l.contains("autogen.sh") || l == "autogen()" {
+            kind = Some("autogen");
+        } else if l.starts_with("autoreconf(") {
+            kind = kind.or(Some("autoreconf"));
+        } else {
+            return None;
+        }
+    }
+    kind
 }
 
 /// Argument items as an argument list: runs of items with the same plain
