@@ -66,13 +66,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
             .iter()
             .filter(|u| u.kind != stack::import::spack::Kind::Info)
             .collect();
-        if dir == "url_demo" {
-            // install() of a generic package is build logic by design.
-            assert_eq!(left.len(), 1, "{dir}: {left:?}");
-            assert_eq!(left[0].construct, "method install");
-        } else {
-            assert!(left.is_empty(), "{dir}: {left:?}");
-        }
+        assert!(left.is_empty(), "{dir}: {left:?}");
     }
     let d = convert_fixture("directives_demo");
     assert!(d.directives_complete(), "{:?}", d.untranslated);

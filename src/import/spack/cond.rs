@@ -23,8 +23,41 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
             deps.push(dep.trim());
         }
     }
+    let merged = merge_versions(&own);
+    let mut own: Vec<&str> = match &merged {
+        Some((first, _)) => own
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with('@') || a == first)
+            .collect(),
+        None => own,
+    };
     own.extend(deps);
-    own.join(" ")
+    let text = own.join(" ");
+    match merged {
+        Some((first, version)) => text.replacen(first, &version, 1),
+        None => text,
+    }
+}
+
+/// Several version constraints on the package (`@:3.8.0 @3.8:`) merged
+/// into one (`@3.8:3.8.0`); `None` when there is at most one or they do
+/// not intersect (the condition is then reported as written).
+fn merge_versions<'a>(atoms: &[&'a str]) -> Option<(&'a str, String)> {
+    let versions: Vec<&str> = atoms
+        .iter()
+        .copied()
+        .filter(|a| a.starts_with('@'))
+        .collect();
+    if versions.len() < 2 {
+        return None;
+    }
+    let mut spec = crate::spec::Spec::parse(versions[0]).ok()?;
+    for v in &versions[1..] {
+        spec.constrain(&crate::spec::Spec::parse(v).ok()?).ok()?;
+    }
+    let text = spec.to_string();
+    text.starts_with('@').then(|| (versions[0], text))
 }
 
 /// The atoms of an anonymous spec: `+a~b@1.2 x=y` → `+a`, `~b`, `@1.2`, `x=y`.
@@ -220,6 +253,7 @@ mod tests {
             "@:2.7 +x ^python@3: +x"
         );
         assert_eq!(join_conditions(&["%gcc @:11", "@6:"]), "@6: %gcc @:11");
+        assert_eq!(join_conditions(&["@:3.8.0", "@3.8: +x"]), "@3.8:3.8.0 +x");
         assert_eq!(
             join_conditions(&["+cuda", "+slepc+cuda x=1"]),
             "+cuda +slepc x=1"

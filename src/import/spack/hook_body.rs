@@ -27,6 +27,18 @@ pub struct EnvItem {
 pub struct Produced {
     pub args: Option<Vec<ArgItem>>,
     pub env: Vec<EnvItem>,
+    /// Install steps of an `install()` body.
+    pub install: Vec<InstallItem>,
+}
+
+/// One install action: `copy` (source glob, prefix-relative directory) or
+/// `mkdir` (prefix-relative directory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstallItem {
+    pub cond: Cond,
+    pub op: &'static str,
+    pub from: Option<String>,
+    pub to: String,
 }
 
 /// Run the method defined in `method_src` (a `def …` snippet).
@@ -248,6 +260,9 @@ impl Body<'_> {
         let func = call
             .child_by_field_name("function")
             .ok_or_else(|| Unevaluable::new(call, "call"))?;
+        if func.kind() == "identifier" {
+            return self.install_call(call, &self.t(func));
+        }
         if func.kind() != "attribute" {
             return err(call, format!("call of `{}`", first_words(&self.t(func))));
         }
@@ -284,6 +299,43 @@ impl Body<'_> {
             cond: Cond::True,
             template: self.e.tmpl(a)?,
         }])
+    }
+
+    /// `install_tree(src, prefix.x)`, `install(file, prefix.bin)`,
+    /// `copy(…)`, `mkdirp(prefix.x)` in an `install()` body.
+    fn install_call(&mut self, call: Node, name: &str) -> Eval<()> {
+        let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
+        if !args.keywords.is_empty() {
+            return err(call, format!("{name} with keywords"));
+        }
+        let rel = |t: String| -> Eval<String> {
+            match t.strip_prefix("{{ prefix }}") {
+                Some("") => Ok(".".into()),
+                Some(r) if r.starts_with('/') => Ok(r.trim_start_matches('/').to_string()),
+                _ => err(call, format!("{name} outside the prefix")),
+            }
+        };
+        let (op, from, to) = match (name, &args.positional[..]) {
+            ("install_tree" | "copy_tree" | "install" | "copy", [a, b]) => {
+                let from = self.e.tmpl(*a)?;
+                if from.contains("{{") || from.contains("{%") || from.starts_with('/') {
+                    return err(
+                        call,
+                        format!("{name} of a path outside the build directory"),
+                    );
+                }
+                ("copy", Some(from), rel(self.e.tmpl(*b)?)?)
+            }
+            ("mkdirp" | "mkdir", [a]) => ("mkdir", None, rel(self.e.tmpl(*a)?)?),
+            _ => return err(call, format!("call of `{name}`")),
+        };
+        self.out.install.push(InstallItem {
+            cond: self.cond.clone(),
+            op,
+            from,
+            to,
+        });
+        Ok(())
     }
 
     fn env_call(&mut self, call: Node, method: &str, args: &Args) -> Eval<()> {

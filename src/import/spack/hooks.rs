@@ -6,7 +6,7 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::{Cond, if_else};
-use super::hook_body::{EnvItem, run_method};
+use super::hook_body::{EnvItem, InstallItem, run_method};
 use super::hook_expr::ArgItem;
 use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
@@ -226,6 +226,22 @@ fn method(
         }
         return;
     }
+    if name == "install" && matches!(system, "generic" | "makefile") {
+        match run_method(body, &s.variant_info)
+            .map_err(|e| (m.line + e.line - 1, e.what))
+            .and_then(|p| install_list(&p.install).map_err(|w| (m.line, w)))
+        {
+            Ok(steps) => {
+                if system == "makefile" {
+                    build.retain(|(k, _)| k != "install_targets");
+                    build.push(("install_targets".into(), Yaml::Seq(Vec::new())));
+                }
+                build.push(("install".into(), Yaml::Seq(steps)));
+            }
+            Err((line, why)) => pkg.untranslated(line, Kind::Build, "method install", why),
+        }
+        return;
+    }
     let key = hook_key(name, system);
     let env_key = match name {
         "setup_build_environment" => Some("build_env"),
@@ -372,6 +388,30 @@ fn check_words(t: &str) -> Result<(), String> {
         return Err(format!("argument `{t}` would be split into several words"));
     }
     Ok(())
+}
+
+fn install_list(items: &[InstallItem]) -> Result<Vec<Yaml>, String> {
+    if items.is_empty() {
+        return Err("installs nothing the importer understands".into());
+    }
+    let mut out = Vec::new();
+    for item in items {
+        let when = item
+            .cond
+            .as_when()
+            .ok_or("install step under a condition that is not a spec")?;
+        let step = match &item.from {
+            Some(from) => vec![
+                ("copy", Some(Yaml::str(from))),
+                ("to", Some(Yaml::str(&item.to))),
+            ],
+            None => vec![("mkdir", Some(Yaml::str(&item.to)))],
+        };
+        let mut entries: Vec<(&str, Option<Yaml>)> = step;
+        entries.push(("when", when.map(Yaml::str)));
+        out.push(Yaml::map(entries));
+    }
+    Ok(out)
 }
 
 fn env_list(items: &[EnvItem]) -> Result<Vec<Yaml>, String> {
