@@ -188,12 +188,8 @@ impl Cond {
                 Cond::Spec(s) => format!("spec is not satisfies({})", quote(s)),
                 other => format!("not ({})", other.as_tera()),
             },
-            Cond::And(cs) => cs
-                .iter()
-                .map(|c| paren(c))
-                .collect::<Vec<_>>()
-                .join(" and "),
-            Cond::Or(cs) => cs.iter().map(|c| paren(c)).collect::<Vec<_>>().join(" or "),
+            Cond::And(cs) => cs.iter().map(paren).collect::<Vec<_>>().join(" and "),
+            Cond::Or(cs) => cs.iter().map(paren).collect::<Vec<_>>().join(" or "),
         }
     }
 }

@@ -450,7 +450,7 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
                 line,
                 Kind::Info,
                 "hook of another build system",
-                format!("{full}"),
+                full.to_string(),
             );
             continue;
         }

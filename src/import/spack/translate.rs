@@ -346,10 +346,10 @@ fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), String> {
                 flatten(a, &mut vals);
             }
             let mut def = "none".to_string();
-            if c.name == "disjoint_sets" || c.name == "any_combination_of" {
-                if !vals.contains(&"none".to_string()) {
-                    vals.insert(0, "none".into());
-                }
+            if (c.name == "disjoint_sets" || c.name == "any_combination_of")
+                && !vals.contains(&"none".to_string())
+            {
+                vals.insert(0, "none".into());
             }
             if c.name == "auto_or_any_combination_of" {
                 vals.insert(0, "auto".into());
