@@ -14,13 +14,22 @@
 mod bases;
 mod cond;
 mod hook_body;
+mod hook_cond;
 mod hook_expr;
+mod hook_helpers;
+mod hook_list;
 mod hooks;
 pub mod model;
+mod pystr;
 mod reader;
+mod reader_blocks;
 mod translate;
 mod url;
 mod value;
+mod value_calls;
+mod value_loops;
+mod variant_kind;
+mod versions;
 
 use std::path::{Path, PathBuf};
 
