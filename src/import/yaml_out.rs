@@ -87,6 +87,7 @@ impl Yaml {
         let mut out = String::new();
         match self {
             Yaml::Map(entries) => write_map(&mut out, entries, 0),
+            Yaml::Seq(items) => write_seq(&mut out, items, 0),
             other => {
                 let _ = writeln!(out, "{}", other.flow(0).unwrap_or_default());
             }

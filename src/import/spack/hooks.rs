@@ -173,51 +173,10 @@ fn method(
     build: &mut Vec<(String, Yaml)>,
     env: &mut Vec<Yaml>,
 ) {
+    if not_build_logic(pkg, m, system) {
+        return;
+    }
     let name = m.name.as_str();
-    if m.builder.as_deref().is_some_and(|b| b != system) {
-        let b = m.builder.clone().unwrap_or_default();
-        pkg.untranslated(
-            m.line,
-            Kind::Info,
-            "hook of another build system",
-            format!("{b}: {name}"),
-        );
-        return;
-    }
-    if INFO_METHODS.contains(&name)
-        || name.starts_with("test")
-        || name.starts_with("_") && !name.starts_with("__")
-    {
-        if name != "url_for_version" {
-            let what = if name.starts_with('_') {
-                "helper method"
-            } else {
-                "method for detection, tests or dependents"
-            };
-            pkg.untranslated(m.line, Kind::Info, format!("method {name}"), what);
-        }
-        return;
-    }
-    if m.decorators
-        .iter()
-        .any(|d| d.starts_with("run_after") || d.starts_with("run_before"))
-    {
-        let tests = m.decorators.iter().any(|d| d.contains("run_tests"));
-        let kind = if tests { Kind::Info } else { Kind::Build };
-        let hook = m
-            .decorators
-            .iter()
-            .find(|d| d.starts_with("run_"))
-            .cloned()
-            .unwrap_or_default();
-        pkg.untranslated(
-            m.line,
-            kind,
-            "run_before/run_after hook",
-            format!("{name} ({hook})"),
-        );
-        return;
-    }
     let body = &src[m.range.clone()];
     if name == "autoreconf" && system == "autotools" {
         match bootstrap_kind(body) {
@@ -227,21 +186,80 @@ fn method(
         return;
     }
     if name == "install" && matches!(system, "generic" | "makefile") {
-        match run_method(body, &s.variant_info)
-            .map_err(|e| (m.line + e.line - 1, e.what))
-            .and_then(|p| install_list(&p.install).map_err(|w| (m.line, w)))
-        {
-            Ok(steps) => {
-                if system == "makefile" {
-                    build.retain(|(k, _)| k != "install_targets");
-                    build.push(("install_targets".into(), Yaml::Seq(Vec::new())));
-                }
-                build.push(("install".into(), Yaml::Seq(steps)));
-            }
-            Err((line, why)) => pkg.untranslated(line, Kind::Build, "method install", why),
-        }
+        install_method(pkg, s, m, body, system, build);
         return;
     }
+    hook_method(pkg, s, m, body, system, build, env);
+}
+
+/// Methods that are not build logic of this build system (recorded as
+/// `info`) and `run_before`/`run_after` hooks (recorded as `build`, or
+/// `info` for test-only ones). Returns whether the method was handled.
+fn not_build_logic(pkg: &mut SpackPackage, m: &Method, system: &str) -> bool {
+    let name = m.name.as_str();
+    if m.builder.as_deref().is_some_and(|b| b != system) {
+        let b = m.builder.clone().unwrap_or_default();
+        let detail = format!("{b}: {name}");
+        pkg.untranslated(m.line, Kind::Info, "hook of another build system", detail);
+        return true;
+    }
+    let helper = name.starts_with('_') && !name.starts_with("__");
+    if INFO_METHODS.contains(&name) || name.starts_with("test") || helper {
+        if name != "url_for_version" {
+            let what = if helper {
+                "helper method"
+            } else {
+                "method for detection, tests or dependents"
+            };
+            pkg.untranslated(m.line, Kind::Info, format!("method {name}"), what);
+        }
+        return true;
+    }
+    let Some(hook) = m.decorators.iter().find(|d| d.starts_with("run_")) else {
+        return false;
+    };
+    let tests = m.decorators.iter().any(|d| d.contains("run_tests"));
+    let kind = if tests { Kind::Info } else { Kind::Build };
+    let detail = format!("{name} ({hook})");
+    pkg.untranslated(m.line, kind, "run_before/run_after hook", detail);
+    true
+}
+
+/// `install()` of a generic or Makefile package → `install:` steps.
+fn install_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+) {
+    let steps = run_method(body, &s.variant_info)
+        .map_err(|e| (m.line + e.line - 1, e.what))
+        .and_then(|p| install_list(&p.install).map_err(|w| (m.line, w)));
+    match steps {
+        Ok(steps) => {
+            if system == "makefile" {
+                build.retain(|(k, _)| k != "install_targets");
+                build.push(("install_targets".into(), Yaml::Seq(Vec::new())));
+            }
+            build.push(("install".into(), Yaml::Seq(steps)));
+        }
+        Err((line, why)) => pkg.untranslated(line, Kind::Build, "method install", why),
+    }
+}
+
+/// Argument hooks and environment hooks; any other method is build logic.
+fn hook_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+    env: &mut Vec<Yaml>,
+) {
+    let name = m.name.as_str();
     let key = hook_key(name, system);
     let env_key = match name {
         "setup_build_environment" => Some("build_env"),
@@ -257,35 +275,26 @@ fn method(
         pkg.untranslated(m.line, Kind::Build, construct, "build logic");
         return;
     }
+    let hook = format!("hook {name}");
     let produced = match run_method(body, &s.variant_info) {
         Ok(p) => p,
         Err(e) => {
-            pkg.untranslated(
-                m.line + e.line - 1,
-                Kind::Build,
-                format!("hook {name}"),
-                e.what,
-            );
+            pkg.untranslated(m.line + e.line - 1, Kind::Build, hook, e.what);
             return;
         }
     };
     if let Some(key) = key {
         match produced.args.as_deref().map(arg_list) {
             Some(Ok(list)) => build.push((key.into(), Yaml::Seq(list))),
-            Some(Err(why)) => pkg.untranslated(m.line, Kind::Build, format!("hook {name}"), why),
-            None => pkg.untranslated(
-                m.line,
-                Kind::Build,
-                format!("hook {name}"),
-                "returns no list",
-            ),
+            Some(Err(why)) => pkg.untranslated(m.line, Kind::Build, hook.clone(), why),
+            None => pkg.untranslated(m.line, Kind::Build, hook.clone(), "returns no list"),
         }
     }
     if let Some(env_key) = env_key {
         match env_list(&produced.env) {
             Ok(ops) if env_key == "env" => env.extend(ops),
             Ok(ops) => build.push((env_key.into(), Yaml::Seq(ops))),
-            Err(why) => pkg.untranslated(m.line, Kind::Build, format!("hook {name}"), why),
+            Err(why) => pkg.untranslated(m.line, Kind::Build, hook, why),
         }
     }
 }
@@ -492,5 +501,42 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
                 "not used by stack",
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn autoreconf_methods_that_only_bootstrap_are_translated() {
+        let autogen = "def autoreconf(self, spec, prefix):\n    bash = which(\"bash\")\n    bash(\"./autogen.sh\")\n";
+        assert_eq!(bootstrap_kind(autogen), Some("autogen"));
+        let reconf =
+            "def autoreconf(self, spec, prefix):\n    autoreconf(\"--install\", \"--force\")\n";
+        assert_eq!(bootstrap_kind(reconf), Some("autoreconf"));
+        let other = "def autoreconf(self, spec, prefix):\n    filter_file(\"a\", \"b\", \"c\")\n";
+        assert_eq!(bootstrap_kind(other), None);
+    }
+
+    #[test]
+    fn arguments_group_by_condition_and_refuse_words_that_would_split() {
+        let item = |cond: Cond, t: &str| ArgItem {
+            cond,
+            template: t.into(),
+        };
+        let list = arg_list(&[
+            item(Cond::True, "--a"),
+            item(Cond::Spec("+x".into()), "--b"),
+            item(Cond::Spec("+x".into()), "--c"),
+            item(Cond::Spec("@2:".into()).not(), "--d"),
+        ])
+        .unwrap();
+        assert_eq!(
+            Yaml::Seq(list).to_document(),
+            "- \"--a\"\n- {when: \"+x\", args: [\"--b\", \"--c\"]}\n- \"{% if spec is not satisfies(\\\"@2:\\\") %}--d{% endif %}\"\n"
+        );
+        let bad = item(Cond::Spec("@2:".into()).not(), "CFLAGS=-g -O0");
+        assert!(arg_list(&[bad]).is_err());
     }
 }
