@@ -262,6 +262,30 @@ impl<'a> Evaluator<'a> {
                     .ok_or_else(|| Unevaluable::new(node, format!("name `{name}`")))
             }
             "binary_operator" => self.binary(node),
+            "unary_operator" | "not_operator" | "conditional_expression" | "boolean_operator" => {
+                self.logic(node)
+            }
+            "subscript" => self.subscript(node),
+            "call" => self.call(node),
+            "list_comprehension" | "generator_expression" | "set_comprehension" => {
+                self.comprehension(node)
+            }
+            "comparison_operator" => self.comparison(node),
+            "attribute" => self
+                .scope
+                .get(text(node, self.src))
+                .cloned()
+                .ok_or_else(|| {
+                    Unevaluable::new(node, format!("attribute `{}`", text(node, self.src)))
+                }),
+            "lambda" => Err(Unevaluable::new(node, "lambda")),
+            other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
+        }
+    }
+
+    /// `-x`, `not x`, `a if c else b`, `a and b`, `a or b`.
+    fn logic(&self, node: Node) -> Eval<Value> {
+        match node.kind() {
             "unary_operator" => {
                 let arg = node
                     .child_by_field_name("argument")
@@ -289,12 +313,6 @@ impl<'a> Evaluator<'a> {
                     self.eval(parts[2])
                 }
             }
-            "subscript" => self.subscript(node),
-            "call" => self.call(node),
-            "list_comprehension" | "generator_expression" | "set_comprehension" => {
-                self.comprehension(node)
-            }
-            "comparison_operator" => self.comparison(node),
             "boolean_operator" => {
                 let l = node.child_by_field_name("left");
                 let r = node.child_by_field_name("right");
@@ -313,14 +331,6 @@ impl<'a> Evaluator<'a> {
                     _ => Err(Unevaluable::new(node, "boolean operator")),
                 }
             }
-            "attribute" => self
-                .scope
-                .get(text(node, self.src))
-                .cloned()
-                .ok_or_else(|| {
-                    Unevaluable::new(node, format!("attribute `{}`", text(node, self.src)))
-                }),
-            "lambda" => Err(Unevaluable::new(node, "lambda")),
             other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
         }
     }

@@ -57,6 +57,48 @@ impl Evaluator<'_> {
                     kwargs,
                 })))
             }
+            _ => self.builtin(node, name, positional, &args),
+        }
+    }
+
+    pub(super) fn method(
+        &self,
+        node: Node,
+        obj: Value,
+        attr: &str,
+        args: Vec<Value>,
+    ) -> Eval<Value> {
+        let fail = || Unevaluable::new(node, format!("method `.{attr}()`"));
+        match (obj, attr) {
+            (Value::Str(s), _) => self.str_method(node, s, attr, args),
+            (
+                Value::Call(mut c),
+                "with_default" | "with_non_feature_values" | "prohibit_empty_set" | "with_error",
+            ) => {
+                let v = args.into_iter().next().unwrap_or(Value::None);
+                c.kwargs.push((format!("__{attr}"), v));
+                Ok(Value::Call(c))
+            }
+            (Value::Dict(d), "items") => Ok(Value::List(
+                d.into_iter()
+                    .map(|(k, v)| Value::List(vec![k, v]))
+                    .collect(),
+            )),
+            (Value::Dict(d), "keys") => Ok(Value::List(d.into_iter().map(|(k, _)| k).collect())),
+            (Value::Dict(d), "values") => Ok(Value::List(d.into_iter().map(|(_, v)| v).collect())),
+            _ => Err(fail()),
+        }
+    }
+
+    /// `str`, `int`, `len`, `list`/`tuple`/`sorted`/`set`, `range`, `dict(k=v)`.
+    fn builtin(
+        &self,
+        node: Node,
+        name: &str,
+        positional: Eval<Vec<Value>>,
+        args: &Args,
+    ) -> Eval<Value> {
+        match name {
             "str" => match positional?.as_slice() {
                 [v] => Ok(Value::Str(v.to_py_string())),
                 _ => Err(Unevaluable::new(node, "str()")),
@@ -109,15 +151,10 @@ impl Evaluator<'_> {
         }
     }
 
-    pub(super) fn method(
-        &self,
-        node: Node,
-        obj: Value,
-        attr: &str,
-        args: Vec<Value>,
-    ) -> Eval<Value> {
+    /// Methods of strings.
+    fn str_method(&self, node: Node, s: String, attr: &str, args: Vec<Value>) -> Eval<Value> {
         let fail = || Unevaluable::new(node, format!("method `.{attr}()`"));
-        match (obj, attr) {
+        match (Value::Str(s), attr) {
             (Value::Str(s), "format") => {
                 format_braces(&s, &args).ok_or_else(|| Unevaluable::new(node, "str.format"))
             }
@@ -192,21 +229,6 @@ impl Evaluator<'_> {
                 )),
                 _ => Err(fail()),
             },
-            (
-                Value::Call(mut c),
-                "with_default" | "with_non_feature_values" | "prohibit_empty_set" | "with_error",
-            ) => {
-                let v = args.into_iter().next().unwrap_or(Value::None);
-                c.kwargs.push((format!("__{attr}"), v));
-                Ok(Value::Call(c))
-            }
-            (Value::Dict(d), "items") => Ok(Value::List(
-                d.into_iter()
-                    .map(|(k, v)| Value::List(vec![k, v]))
-                    .collect(),
-            )),
-            (Value::Dict(d), "keys") => Ok(Value::List(d.into_iter().map(|(k, _)| k).collect())),
-            (Value::Dict(d), "values") => Ok(Value::List(d.into_iter().map(|(_, v)| v).collect())),
             _ => Err(fail()),
         }
     }
