@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 use super::cond::Cond;
 use super::hook_expr::{ArgItem, Exprs, Local, bind_scope, first_words};
@@ -43,11 +43,10 @@ pub struct InstallItem {
 
 /// Run the method defined in `method_src` (a `def …` snippet).
 pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .expect("the Python grammar loads");
-    let tree = parser.parse(method_src, None).expect("a parse tree");
+    let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
+        line: 1,
+        what: "method does not parse".into(),
+    })?;
     let root = tree.root_node();
     let def = find_def(root).ok_or_else(|| Unevaluable::new(root, "method"))?;
     let params: Vec<String> = def

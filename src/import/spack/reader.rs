@@ -28,6 +28,22 @@ pub const DIRECTIVES: &[&str] = &[
     "filter_compiler_wrappers",
 ];
 
+/// Parse Python source with this thread's parser.
+pub fn parse(src: &str) -> Option<tree_sitter::Tree> {
+    thread_local! {
+        static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+    }
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+            *slot = Some(p);
+        }
+        slot.as_mut()?.parse(src, None)
+    })
+}
+
 /// Parse `src` (the text of `package.py` of package `name`).
 pub fn read_package(name: &str, src: &str) -> SpackPackage {
     read(name, src, true)
@@ -43,20 +59,7 @@ fn read(name: &str, src: &str, with_constants: bool) -> SpackPackage {
         name: name.to_string(),
         ..SpackPackage::default()
     };
-    let mut parser = Parser::new();
-    if parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .is_err()
-    {
-        pkg.untranslated(
-            0,
-            Kind::Directive,
-            "parser",
-            "the Python grammar did not load",
-        );
-        return pkg;
-    }
-    let Some(tree) = parser.parse(src, None) else {
+    let Some(tree) = parse(src) else {
         pkg.untranslated(0, Kind::Directive, "parser", "package.py did not parse");
         return pkg;
     };

@@ -3,7 +3,7 @@
 //! simple `url_for_version` bodies, evaluated per version at import time.
 //! A version no rule places is reported, never guessed.
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 use crate::spec::Spec;
 
@@ -214,11 +214,26 @@ pub fn url_for_version(
     scope: &Scope,
     default_url: Option<String>,
 ) -> Eval<String> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .expect("the Python grammar loads");
-    let tree = parser.parse(method_src, None).expect("a parse tree");
+    // One method is evaluated for every version: parse it once per thread.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, tree_sitter::Tree)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let tree = LAST.with(|cell| {
+        let mut last = cell.borrow_mut();
+        match &*last {
+            Some((text, tree)) if text == method_src => Some(tree.clone()),
+            _ => {
+                let tree = super::reader::parse(method_src)?;
+                *last = Some((method_src.to_string(), tree.clone()));
+                Some(tree)
+            }
+        }
+    });
+    let tree = tree.ok_or_else(|| Unevaluable {
+        line: 1,
+        what: "url_for_version does not parse".into(),
+    })?;
     let root = tree.root_node();
     let def = find_def(root).ok_or_else(|| Unevaluable::new(root, "url_for_version"))?;
     let params = def
