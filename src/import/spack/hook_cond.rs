@@ -106,6 +106,13 @@ impl Exprs<'_> {
             let c = Cond::Spec(s);
             return Ok(if op == "in" { c } else { c.not() });
         }
+        // `"v" in spec.variants["x"].value` (or without `.value`): x=v.
+        if op == "in" || op == "not in" {
+            if let Some(var) = self.variant_of(b).or_else(|| self.variant_subscript(b)) {
+                let c = Cond::Spec(format!("{var}={}", self.str_arg(a)?));
+                return Ok(if op == "in" { c } else { c.not() });
+            }
+        }
         if self.t(a) == "sys.platform" || self.t(a) == "platform.system()" {
             let s = self.str_arg(b)?.to_lowercase();
             let linux = s.starts_with("linux");

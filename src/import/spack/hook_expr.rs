@@ -272,7 +272,11 @@ impl Exprs<'_> {
         if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
             return None;
         }
-        let sub = node.child_by_field_name("object")?;
+        self.variant_subscript(node.child_by_field_name("object")?)
+    }
+
+    /// `spec.variants["x"]` → `x`.
+    pub(super) fn variant_subscript(&self, sub: Node) -> Option<String> {
         if sub.kind() != "subscript" {
             return None;
         }

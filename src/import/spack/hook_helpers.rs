@@ -16,6 +16,13 @@ impl Exprs<'_> {
             return err(node, "define with unusual arguments");
         };
         let name = self.tmpl(name)?;
+        if let Some(var) = self.variant_of(value) {
+            if self.variants.iter().any(|v| v.name == var && v.multi) {
+                return Ok(format!(
+                    "-D{name}:STRING={{{{ variants.{var} | join(sep=\";\") }}}}"
+                ));
+            }
+        }
         if let Ok(c) = self.cond(value) {
             return Ok(format!("-D{name}:BOOL={}", if_else(&c, "ON", "OFF")));
         }
