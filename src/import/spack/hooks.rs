@@ -180,7 +180,7 @@ fn method(
     let body = &src[m.range.clone()];
     if name == "autoreconf" && system == "autotools" {
         match bootstrap_kind(body) {
-            Some(key) => build.push((key.into(), Yaml::Bool(true))),
+            Some(key) => put(build, key, Yaml::Bool(true)),
             None => pkg.untranslated(m.line, Kind::Build, "method autoreconf", "build logic"),
         }
         return;
@@ -243,7 +243,7 @@ fn install_method(
                 build.retain(|(k, _)| k != "install_targets");
                 build.push(("install_targets".into(), Yaml::Seq(Vec::new())));
             }
-            build.push(("install".into(), Yaml::Seq(steps)));
+            put(build, "install", Yaml::Seq(steps));
         }
         Err((line, why)) => pkg.untranslated(line, Kind::Build, "method install", why),
     }
@@ -285,7 +285,7 @@ fn hook_method(
     };
     if let Some(key) = key {
         match produced.args.as_deref().map(arg_list) {
-            Some(Ok(list)) => build.push((key.into(), Yaml::Seq(list))),
+            Some(Ok(list)) => put(build, key, Yaml::Seq(list)),
             Some(Err(why)) => pkg.untranslated(m.line, Kind::Build, hook.clone(), why),
             None => pkg.untranslated(m.line, Kind::Build, hook.clone(), "returns no list"),
         }
@@ -293,9 +293,18 @@ fn hook_method(
     if let Some(env_key) = env_key {
         match env_list(&produced.env) {
             Ok(ops) if env_key == "env" => env.extend(ops),
-            Ok(ops) => build.push((env_key.into(), Yaml::Seq(ops))),
+            Ok(ops) => put(build, env_key, Yaml::Seq(ops)),
             Err(why) => pkg.untranslated(m.line, Kind::Build, hook, why),
         }
+    }
+}
+
+/// Set a key of the build section; a later definition replaces an earlier
+/// one (Python: the last `def` wins, a builder class's over the package's).
+fn put(build: &mut Vec<(String, Yaml)>, key: &str, value: Yaml) {
+    match build.iter_mut().find(|(k, _)| k == key) {
+        Some(entry) => entry.1 = value,
+        None => build.push((key.to_string(), value)),
     }
 }
 
@@ -469,7 +478,7 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
         match (name.as_str(), system) {
             ("force_autoreconf", "autotools") => {
                 if value.truthy() {
-                    build.push(("autoreconf".into(), Yaml::Bool(true)));
+                    put(build, "autoreconf", Yaml::Bool(true));
                 }
             }
             ("build_targets" | "install_targets", "makefile") => {

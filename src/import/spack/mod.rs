@@ -199,3 +199,38 @@ fn imported_block(
         ("untranslated", seq_or_none(&items)),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a key defined twice (an attribute and a method, or a
+    /// method redefined in a builder class) was written twice, which is
+    /// invalid YAML.
+    #[test]
+    fn build_keys_defined_twice_are_written_once() {
+        let src = r#"
+class Twice(AutotoolsPackage):
+    """Twice."""
+    url = "https://example.org/twice-1.0.tgz"
+    version("1.0", sha256="0" * 64)
+    force_autoreconf = True
+
+    def autoreconf(self, spec, prefix):
+        autoreconf("-fi")
+
+    def configure_args(self):
+        return ["--a"]
+
+
+class AutotoolsBuilder(autotools.AutotoolsBuilder):
+    def configure_args(self):
+        return ["--b"]
+"#;
+        let c = convert("twice", src, Path::new("/nonexistent"), &Origin::default());
+        let yaml = c.to_yaml();
+        assert_eq!(yaml.matches("configure_args:").count(), 1, "{yaml}");
+        assert_eq!(yaml.matches("autoreconf:").count(), 1, "{yaml}");
+        assert!(yaml.contains("configure_args: [\"--b\"]"), "{yaml}");
+    }
+}
