@@ -12,6 +12,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("diag", &[]),
     ("spec", &["diag"]),
     ("settings", &[]),
+    // `stack import spack`: package.py in, recipe files out (nothing
+    // downstream sees it).
+    ("import", &["diag", "spec", "settings"]),
     ("repo", &["diag", "spec", "settings"]),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "repo", "sign"]),

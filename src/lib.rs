@@ -11,6 +11,7 @@
 //!
 //! | stage   | module                          | input → output |
 //! |---------|---------------------------------|----------------|
+//! | import  | [`import`]                      | Spack `package.py` → package recipes (`stack import spack`, run before all else) |
 //! | load    | [`recipe`], [`cluster`], [`repo`] | YAML files → `StackRecipe`, `Cluster`, `PackageRepo` (diagnostics in [`diag`]) |
 //! | spec    | [`spec`]                        | text → `Spec`, `Version`, `VersionConstraint`, variants |
 //! | resolve | [`resolve`]                     | recipe + cluster + repo → `Plan` (hashed DAG, `stack.lock`) |
@@ -88,6 +89,7 @@ pub mod diag;
 pub mod distribute;
 pub mod fetch;
 pub mod image;
+pub mod import;
 pub mod ops;
 pub mod patch;
 pub mod pipeline;

@@ -19,6 +19,7 @@ mod error;
 mod fetch;
 mod image;
 mod images;
+mod import;
 mod info;
 mod inputs;
 mod key;
@@ -82,6 +83,7 @@ pub enum Command {
     Pull(pull::Args),
     Images(images::Args),
     Key(key::Args),
+    Import(import::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
     Verify(verify::Args),
@@ -163,6 +165,7 @@ pub fn main() -> ExitCode {
         Command::Pull(a) => pull::run(a, &cli.global),
         Command::Images(a) => images::run(a, &cli.global),
         Command::Key(a) => key::run(a, &cli.global),
+        Command::Import(a) => import::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Verify(a) => verify::run(a, &cli.global),

@@ -62,6 +62,8 @@ pub enum Code {
     BadTemplate,
     /// A feature of the format that stack does not support.
     Unsupported,
+    /// An imported recipe with untranslated build logic, not yet reviewed.
+    Unreviewed,
 }
 
 impl Code {
@@ -91,6 +93,7 @@ impl Code {
             Code::BadPath => "stack::bad-path",
             Code::BadTemplate => "stack::bad-template",
             Code::Unsupported => "stack::unsupported",
+            Code::Unreviewed => "stack::unreviewed-import",
         }
     }
 }

@@ -41,6 +41,24 @@ pub enum PipelineError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
+    /// Imported recipes with untranslated build logic that nobody reviewed.
+    #[error("{}", unreviewed_message(.0))]
+    Unreviewed(Vec<(String, std::path::PathBuf, Vec<String>)>),
+}
+
+fn unreviewed_message(items: &[(String, std::path::PathBuf, Vec<String>)]) -> String {
+    let mut text = String::from(
+        "imported recipes with untranslated build logic must be reviewed before they are built \
+         (fix them, then set `imported.reviewed: true`):",
+    );
+    for (name, file, constructs) in items {
+        text.push_str(&format!(
+            "\n  {name} ({}): {}",
+            file.display(),
+            constructs.join("; ")
+        ));
+    }
+    text
 }
 
 macro_rules! boxed_from {
@@ -90,7 +108,7 @@ impl PipelineError {
                     | fetch::FetchError::InvalidCommit { .. }
                     | fetch::FetchError::InvalidUrl { .. }
             ),
-            PipelineError::Render(_) => true,
+            PipelineError::Render(_) | PipelineError::Unreviewed(_) => true,
             _ => false,
         };
         if input {

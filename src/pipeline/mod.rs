@@ -23,6 +23,7 @@ mod merge;
 mod plan;
 mod prune;
 mod render;
+mod review;
 mod session;
 mod sources;
 mod views;
@@ -36,6 +37,7 @@ pub use error::{ErrorClass, PipelineError};
 pub use fingerprint::ImageInputs;
 pub use plan::{LockError, LockRules, lock_file, resolve_plan};
 pub use render::{RenderError, Renderer, build_job};
+pub use review::check_reviewed;
 pub use session::build_stack;
 
 use crate::build::{self, BuildReporter, BuildSummary};

@@ -151,7 +151,9 @@ impl<'a> Session<'a> {
                 ..LockRules::default()
             };
             let copy = s.lock_copy();
-            resolve_plan(&s.req.inputs, &rules, &s.fetch_opts, Some(&copy))
+            let plan = resolve_plan(&s.req.inputs, &rules, &s.fetch_opts, Some(&copy))?;
+            super::review::check_reviewed(&plan, &s.req.inputs)?;
+            Ok(plan)
         })
     }
 

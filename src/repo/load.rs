@@ -27,6 +27,7 @@ const TOP_KEYS: &[&str] = &[
     "provides",
     "build",
     "env",
+    "imported",
 ];
 
 const VERSION_KEYS: &[&str] = &[
@@ -151,6 +152,10 @@ pub fn parse_package(
         .map(|n| read::env_ops(&mut cx, n, "`env`"))
         .unwrap_or_default();
 
+    let imported = m
+        .get("imported")
+        .and_then(|n| super::imported::imported(&mut cx, n, &name.value));
+
     let recipe = PackageRecipe {
         name: name.value,
         file: src.path().to_path_buf(),
@@ -166,6 +171,7 @@ pub fn parse_package(
         provides,
         build,
         env,
+        imported,
     };
     super::validate::check_own_conditions(&recipe, &mut cx);
     Some(recipe)

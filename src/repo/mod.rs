@@ -23,6 +23,7 @@ pub mod build;
 mod cycles;
 pub mod discover;
 pub mod env;
+pub mod imported;
 mod load;
 mod load_build;
 mod load_resources;
@@ -43,6 +44,7 @@ pub use build::{
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};
+pub use imported::{Imported, UntranslatedItem};
 pub use load::{load_package, parse_package};
 pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
 pub use package::{

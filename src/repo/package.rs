@@ -34,6 +34,8 @@ pub struct PackageRecipe {
     pub build: Build,
     /// Run environment (views, modules), applied in order.
     pub env: Vec<EnvOp>,
+    /// Provenance of a recipe written by `stack import` (`imported:`).
+    pub imported: Option<super::imported::Imported>,
 }
 
 impl PackageRecipe {

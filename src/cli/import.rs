@@ -1,0 +1,116 @@
+//! `stack import spack`: Spack package.py files → stack package recipes.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use stack::import::{ImportError, ImportOptions, import_spack};
+
+use super::{CliError, Global};
+
+/// Import package recipes from another package manager.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub source: Source,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Source {
+    Spack(SpackArgs),
+}
+
+/// Convert Spack package.py files into stack package recipes.
+///
+/// Reads package.py statically (no Spack, no Python): directives, base
+/// classes and build hooks become the recipe; every construct that is not
+/// translated is listed in the recipe's `imported:` block with its line in
+/// package.py. `stack build` refuses a recipe with untranslated build logic
+/// until a human has reviewed it and set `imported.reviewed: true`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  stack import spack --from ~/src/spack-packages zlib-ng lz4 --out recipes
+  stack import spack --from ~/src/spack-packages --all --out /tmp/all --report /tmp/all/coverage.md
+
+Patch files are copied to <OUT>/../patches/<package>/. With --report FILE the
+coverage report is written to FILE (Markdown) and FILE with the extension
+.json (summary). See docs/import.md.")]
+pub struct SpackArgs {
+    /// A spack-packages checkout (or a directory of <name>/package.py).
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    /// Packages to import (Spack names: `zlib-ng`, `py-numpy`).
+    #[arg(
+        value_name = "PKG",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub packages: Vec<String>,
+    /// Import every package of the checkout.
+    #[arg(long)]
+    pub all: bool,
+    /// Directory the recipes are written to (<OUT>/<name>.yaml).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Write the coverage report (Markdown) here, and a JSON summary beside it.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    let Source::Spack(a) = args.source;
+    let opts = ImportOptions {
+        from: a.from,
+        packages: if a.all { Vec::new() } else { a.packages },
+        out: a.out,
+        dry_run: false,
+    };
+    let summary = import_spack(&opts).map_err(|e| match e {
+        ImportError::UnknownPackage { ref suggestion, .. } => {
+            let help = suggestion.as_ref().map(|s| format!("did you mean `{s}`?"));
+            match help {
+                Some(h) => CliError::input(miette::miette!(help = h, "{e}")),
+                None => CliError::input(miette::miette!("{e}")),
+            }
+        }
+        ImportError::NoPackages(_) => CliError::input(miette::miette!("{e}")),
+        other => CliError::failure(miette::miette!("{other}")),
+    })?;
+    let r = &summary.report;
+    if let Some(path) = &a.report {
+        let json = path.with_extension("json");
+        fs_err::write(path, r.to_markdown())
+            .and_then(|()| fs_err::write(&json, r.to_json()))
+            .map_err(|e| {
+                CliError::failure(miette::miette!("cannot write {}: {e}", path.display()))
+            })?;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "imported {} packages into {}: directives complete {} ({:.1}%), hooks complete {} of {} ({:.1}%), {:.2} s",
+        r.packages,
+        opts.out.display(),
+        r.directives_complete,
+        r.directives_share(),
+        r.hooks_complete,
+        r.hook_packages,
+        r.hooks_share(),
+        r.wall_seconds
+    );
+    for o in r
+        .outcomes
+        .iter()
+        .filter(|o| !o.hooks_complete || !o.directives_complete)
+        .take(if a.all { 0 } else { usize::MAX })
+    {
+        let n = o.untranslated.iter().filter(|(k, _)| k != "info").count();
+        let _ = writeln!(
+            out,
+            "  {}: {n} untranslated construct(s), see imported.untranslated",
+            o.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,222 @@
+//! Spack's base classes: which build system each one means and the
+//! directives it adds to every package that derives from it, written down
+//! here as directive calls (facts: names, defaults, values) and read with
+//! the same reader as package files.
+
+use super::model::Directive;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::reader::read_base;
+use super::value::{Scope, Value};
+
+/// Base classes and the build system they select (`None`: a mix-in).
+pub fn build_system_of(base: &str) -> Option<&'static str> {
+    Some(match base {
+        "CMakePackage" | "CachedCMakePackage" | "ROCmLibrary" => "cmake",
+        "AutotoolsPackage" | "XorgPackage" => "autotools",
+        "MesonPackage" => "meson",
+        "MakefilePackage" => "makefile",
+        "PythonPackage" => "python_pip",
+        "Package" => "generic",
+        "BundlePackage" => "bundle",
+        "CargoPackage" => "cargo",
+        "GoPackage" => "go",
+        "PerlPackage" => "perl",
+        "RPackage" => "r",
+        "SConsPackage" => "scons",
+        "WafPackage" => "waf",
+        "QMakePackage" => "qmake",
+        "SIPPackage" => "sip",
+        "LuaPackage" => "lua",
+        "OctavePackage" => "octave",
+        "MavenPackage" => "maven",
+        "RacketPackage" => "racket",
+        "RubyPackage" => "ruby",
+        "NMakePackage" => "nmake",
+        "MSBuildPackage" => "msbuild",
+        "IntelOneApiPackage" | "IntelOneApiLibraryPackage" => "oneapi",
+        _ => return None,
+    })
+}
+
+const CMAKE: &str = r#"
+class CMakePackage:
+    build_system("cmake")
+    with when("build_system=cmake"):
+        variant("build_type", default="Release", description="CMake build type", values=("Debug", "Release", "RelWithDebInfo", "MinSizeRel"))
+        variant("ipo", default=False, description="CMake interprocedural optimization")
+        variant("generator", default="make", values=("make", "ninja"), description="the build system generator to use")
+        depends_on("cmake", type="build")
+        depends_on("ninja", type="build", when="generator=ninja")
+"#;
+
+const AUTOTOOLS: &str = r#"
+class AutotoolsPackage:
+    build_system("autotools")
+"#;
+
+const MESON: &str = r#"
+class MesonPackage:
+    build_system("meson")
+    with when("build_system=meson"):
+        variant("buildtype", default="release", description="Meson build type", values=("plain", "debug", "debugoptimized", "release", "minsize"))
+        variant("default_library", default="shared", values=("shared", "static"), multi=True, description="Build shared libs, static libs or both")
+        variant("strip", default=False, description="Strip targets on install")
+        depends_on("meson", type="build")
+        depends_on("ninja", type="build")
+        depends_on("pkgconfig", type="build")
+"#;
+
+const MAKEFILE: &str = r#"
+class MakefilePackage:
+    build_system("makefile")
+"#;
+
+const PYTHON: &str = r#"
+class PythonPackage:
+    build_system("python_pip")
+    with when("build_system=python_pip"):
+        extends("python")
+        depends_on("py-pip", type="build")
+        depends_on("py-wheel", type="build")
+"#;
+
+const GENERIC: &str = r#"
+class Package:
+    build_system("generic")
+"#;
+
+const BUNDLE: &str = r#"
+class BundlePackage:
+    build_system("bundle")
+"#;
+
+const CUDA: &str = r#"
+class CudaPackage:
+    variant("cuda", default=False, description="Build with CUDA")
+    variant("cuda_arch", description="CUDA architecture", values=any_combination_of("10", "11", "12", "13", "20", "21", "30", "32", "35", "37", "50", "52", "53", "60", "61", "62", "70", "72", "75", "80", "86", "87", "89", "90", "90a", "100", "100a", "100f", "101", "101a", "101f", "103", "103a", "103f", "110", "110a", "110f", "120", "120a", "120f", "121", "121a", "121f"), sticky=True, when="+cuda")
+    depends_on("cuda", when="+cuda")
+"#;
+
+const ROCM: &str = r#"
+class ROCmPackage:
+    variant("rocm", default=False, description="Enable ROCm support")
+    variant("amdgpu_target", description="AMD GPU architecture", values=any_combination_of("gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201"), sticky=True, when="+rocm")
+    depends_on("llvm-amdgpu", type="build", when="+rocm")
+    depends_on("hsa-rocr-dev", when="+rocm")
+    depends_on("hip +rocm", when="+rocm")
+    conflicts("amdgpu_target=none", when="+rocm")
+"#;
+
+/// Class constants of the bases that packages loop over
+/// (`for arch in CudaPackage.cuda_arch_values:`), from the same facts.
+pub fn base_constants(scope: &mut Scope) {
+    static CONSTANTS: OnceLock<Vec<(String, Value)>> = OnceLock::new();
+    let constants = CONSTANTS.get_or_init(|| {
+        let mut out = Vec::new();
+        for (base, name, variant) in [
+            ("CudaPackage", "cuda_arch_values", "cuda_arch"),
+            ("ROCmPackage", "amdgpu_targets", "amdgpu_target"),
+        ] {
+            let values = base_directives(base)
+                .unwrap_or_default()
+                .into_iter()
+                .find(|d| d.arg_str(0) == Some(variant))
+                .and_then(|d| d.kw("values").cloned());
+            if let Some(Value::Call(c)) = values {
+                out.push((format!("{base}.{name}"), Value::List(c.args.clone())));
+            }
+        }
+        out
+    });
+    for (k, v) in constants {
+        scope.set(k, v.clone());
+    }
+}
+
+/// Each base's directives, read once.
+fn read_bases() -> &'static HashMap<&'static str, Vec<Directive>> {
+    static BASES: OnceLock<HashMap<&'static str, Vec<Directive>>> = OnceLock::new();
+    BASES.get_or_init(|| {
+        let mut map = HashMap::new();
+        for (name, src) in [
+            ("cmake", CMAKE),
+            ("autotools", AUTOTOOLS),
+            ("meson", MESON),
+            ("makefile", MAKEFILE),
+            ("python", PYTHON),
+            ("generic", GENERIC),
+            ("bundle", BUNDLE),
+            ("cuda", CUDA),
+            ("rocm", ROCM),
+        ] {
+            let class = src
+                .lines()
+                .find_map(|l| l.strip_prefix("class "))
+                .unwrap_or("")
+                .trim_end_matches(':');
+            let mut pkg = read_base(class, src);
+            for d in &mut pkg.directives {
+                d.line = 0;
+            }
+            debug_assert!(pkg.untranslated.is_empty(), "{:?}", pkg.untranslated);
+            map.insert(name, pkg.directives);
+        }
+        map
+    })
+}
+
+/// The directives a base class adds, or `None` for a base the importer
+/// does not know.
+pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
+    let key = match base {
+        "CMakePackage" | "CachedCMakePackage" | "ROCmLibrary" => "cmake",
+        "AutotoolsPackage" | "XorgPackage" => "autotools",
+        "MesonPackage" => "meson",
+        "MakefilePackage" => "makefile",
+        "PythonPackage" => "python",
+        "Package" => "generic",
+        "BundlePackage" => "bundle",
+        "CudaPackage" => "cuda",
+        "ROCmPackage" => "rocm",
+        "GNUMirrorPackage" | "SourceforgePackage" | "SourcewarePackage" | "PythonExtension"
+        | "CompilerPackage" => return Some(Vec::new()),
+        other => {
+            let system = build_system_of(other)?;
+            return Some(vec![Directive {
+                name: "build_system".into(),
+                line: 0,
+                args: vec![super::value::Value::Str(system.into())],
+                kwargs: Vec::new(),
+            }]);
+        }
+    };
+    read_bases().get(key).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_base_reads_without_untranslated_constructs() {
+        for base in [
+            "CMakePackage",
+            "AutotoolsPackage",
+            "MesonPackage",
+            "MakefilePackage",
+            "PythonPackage",
+            "Package",
+            "BundlePackage",
+            "CudaPackage",
+            "ROCmPackage",
+        ] {
+            let d = base_directives(base).unwrap();
+            assert!(!d.is_empty(), "{base}");
+        }
+        let cuda = base_directives("CudaPackage").unwrap();
+        assert!(cuda.iter().any(|d| d.arg_str(0) == Some("cuda_arch")));
+        assert!(base_directives("NoSuchPackage").is_none());
+    }
+}

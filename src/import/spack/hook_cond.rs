@@ -1,0 +1,155 @@
+//! Conditions of hook bodies: `self.spec.satisfies(…)`, `"+x" in spec`,
+//! variant and version comparisons, `not`/`and`/`or`.
+
+use tree_sitter::Node;
+
+use super::cond::Cond;
+use super::hook_expr::{Exprs, Local, err, first_words};
+use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children};
+
+impl Exprs<'_> {
+    /// A condition on the spec.
+    pub fn cond(&self, node: Node) -> Eval<Cond> {
+        match node.kind() {
+            "true" => Ok(Cond::True),
+            "false" => Ok(Cond::False),
+            "parenthesized_expression" => match children(node).first() {
+                Some(inner) => self.cond(*inner),
+                None => err(node, "()"),
+            },
+            "not_operator" => Ok(self
+                .cond(
+                    node.child_by_field_name("argument")
+                        .ok_or_else(|| Unevaluable::new(node, "not"))?,
+                )?
+                .not()),
+            "boolean_operator" => {
+                let (Some(l), Some(r), Some(op)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                    node.child_by_field_name("operator"),
+                ) else {
+                    return err(node, "boolean operator");
+                };
+                let (a, b) = (self.cond(l)?, self.cond(r)?);
+                Ok(if self.t(op) == "and" {
+                    a.and(b)
+                } else {
+                    a.or(b)
+                })
+            }
+            "identifier" => match self.locals.get(self.t(node)) {
+                Some(Local::Cond(c)) => Ok(c.clone()),
+                Some(Local::Value(v)) => Ok(if v.truthy() { Cond::True } else { Cond::False }),
+                _ => err(node, format!("condition `{}`", self.t(node))),
+            },
+            "attribute" => match self.t(node) {
+                "self.run_tests" | "self.pkg.run_tests" => Ok(Cond::False),
+                _ => match self.variant_of(node) {
+                    Some(v) if self.variants.iter().any(|i| i.name == v && i.is_bool) => {
+                        Ok(Cond::Spec(format!("+{v}")))
+                    }
+                    _ => err(node, format!("condition `{}`", first_words(self.t(node)))),
+                },
+            },
+            "call" => self.cond_call(node),
+            "comparison_operator" => self.comparison(node),
+            _ => err(node, format!("condition `{}`", first_words(self.t(node)))),
+        }
+    }
+
+    pub(super) fn cond_call(&self, node: Node) -> Eval<Cond> {
+        let func = node
+            .child_by_field_name("function")
+            .ok_or_else(|| Unevaluable::new(node, "call"))?;
+        let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
+        if func.kind() == "attribute"
+            && self.t(func.child_by_field_name("attribute").unwrap_or(func)) == "satisfies"
+        {
+            let obj = func.child_by_field_name("object").unwrap_or(func);
+            let s = self.str_arg(
+                *args
+                    .positional
+                    .first()
+                    .ok_or_else(|| Unevaluable::new(node, "satisfies"))?,
+            )?;
+            if self.is_spec(obj) {
+                return Ok(Cond::Spec(s));
+            }
+            if let Some(dep) = self.dep_of(obj) {
+                return Ok(Cond::Spec(format!("^{dep}{}", s.trim())));
+            }
+        }
+        err(node, format!("condition `{}`", first_words(self.t(node))))
+    }
+
+    pub(super) fn comparison(&self, node: Node) -> Eval<Cond> {
+        let parts = children(node);
+        let mut cursor = node.walk();
+        let op: Vec<String> = node
+            .children(&mut cursor)
+            .filter(|c| !c.is_named())
+            .map(|c| self.t(c).to_string())
+            .collect();
+        let op = op.join(" ");
+        if parts.len() != 2 {
+            return err(node, "chained comparison");
+        }
+        let (a, b) = (parts[0], parts[1]);
+        if (op == "in" || op == "not in") && self.is_spec(b) {
+            let s = self.str_arg(a)?;
+            let s = if s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                format!("^{s}")
+            } else {
+                s
+            };
+            let c = Cond::Spec(s);
+            return Ok(if op == "in" { c } else { c.not() });
+        }
+        // `"v" in spec.variants["x"].value` (or without `.value`): x=v.
+        if op == "in" || op == "not in" {
+            if let Some(var) = self.variant_of(b).or_else(|| self.variant_subscript(b)) {
+                let c = Cond::Spec(format!("{var}={}", self.str_arg(a)?));
+                return Ok(if op == "in" { c } else { c.not() });
+            }
+        }
+        if self.t(a) == "sys.platform" || self.t(a) == "platform.system()" {
+            let s = self.str_arg(b)?.to_lowercase();
+            let linux = s.starts_with("linux");
+            return Ok(if (op == "==") == linux {
+                Cond::True
+            } else {
+                Cond::False
+            });
+        }
+        if let Some(var) = self.variant_of(a) {
+            let v = self.str_arg(b)?;
+            let c = Cond::Spec(format!("{var}={v}"));
+            return match op.as_str() {
+                "==" => Ok(c),
+                "!=" => Ok(c.not()),
+                _ => err(node, "variant comparison"),
+            };
+        }
+        if self.is_version(a) {
+            let scope = Scope::new();
+            let v = match b.kind() {
+                "call" => Args::of_call(b, self.src)
+                    .and_then(|x| x.positional.first().copied())
+                    .and_then(|x| Evaluator::new(self.src, &scope).eval(x).ok()),
+                _ => Evaluator::new(self.src, &scope).eval(b).ok(),
+            };
+            let Some(Value::Str(v)) = v else {
+                return err(node, "version comparison");
+            };
+            return match op.as_str() {
+                ">=" => Ok(Cond::Spec(format!("@{v}:"))),
+                "<" => Ok(Cond::Spec(format!("@{v}:")).not()),
+                "==" => Ok(Cond::Spec(format!("@={v}"))),
+                "!=" => Ok(Cond::Spec(format!("@={v}")).not()),
+                _ => err(node, format!("version comparison `{op}`")),
+            };
+        }
+        err(node, format!("condition `{}`", first_words(self.t(node))))
+    }
+}

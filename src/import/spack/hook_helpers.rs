@@ -1,0 +1,144 @@
+//! The Autotools and CMake helpers of hook bodies: `define`,
+//! `define_from_variant`, `enable_or_disable`, `with_or_without`,
+//! `activate_or_not`.
+
+use tree_sitter::Node;
+
+use super::cond::{Cond, if_else, quote};
+use super::hook_expr::{ArgItem, Exprs, err};
+use super::translate::VariantInfo;
+use super::value::{Args, Eval, Evaluator, Unevaluable, Value};
+
+impl Exprs<'_> {
+    /// `define("NAME", value)`: `-DNAME:BOOL=ON`, `-DNAME:STRING=…`.
+    pub(super) fn define(&self, node: Node, args: &Args) -> Eval<String> {
+        let [name, value] = args.positional[..] else {
+            return err(node, "define with unusual arguments");
+        };
+        let name = self.tmpl(name)?;
+        if let Some(var) = self.variant_of(value) {
+            if self.variants.iter().any(|v| v.name == var && v.multi) {
+                return Ok(format!(
+                    "-D{name}:STRING={{{{ variants.{var} | join(sep=\";\") }}}}"
+                ));
+            }
+        }
+        if let Ok(c) = self.cond(value) {
+            return Ok(format!("-D{name}:BOOL={}", if_else(&c, "ON", "OFF")));
+        }
+        if matches!(value.kind(), "list" | "tuple" | "list_comprehension") {
+            let items = self.list(value)?;
+            if items.iter().any(|i| i.cond != Cond::True) {
+                return err(node, "define of a conditional list");
+            }
+            let joined: Vec<String> = items.into_iter().map(|i| i.template).collect();
+            return Ok(format!("-D{name}:STRING={}", joined.join(";")));
+        }
+        Ok(format!("-D{name}:STRING={}", self.tmpl(value)?))
+    }
+
+    pub(super) fn variant_info(&self, node: Node, name: &str) -> Eval<&VariantInfo> {
+        self.variants
+            .iter()
+            .find(|v| v.name == name)
+            .ok_or_else(|| Unevaluable::new(node, format!("unknown variant `{name}`")))
+    }
+
+    pub(super) fn str_arg(&self, node: Node) -> Eval<String> {
+        let scope = self.literal_scope();
+        match Evaluator::new(self.src, &scope).eval(node)? {
+            Value::Str(s) => Ok(s),
+            _ => err(node, "not a string"),
+        }
+    }
+
+    /// `define_from_variant("NAME", "variant")`.
+    pub fn define_from_variant(&self, node: Node, args: &Args) -> Eval<Vec<ArgItem>> {
+        let cmake_var = self.tmpl(
+            *args
+                .positional
+                .first()
+                .ok_or_else(|| Unevaluable::new(node, "define_from_variant"))?,
+        )?;
+        let variant = match args.positional.get(1).or(args.keyword("variant").as_ref()) {
+            Some(v) => self.str_arg(*v)?,
+            None => cmake_var.to_lowercase(),
+        };
+        let info = self.variant_info(node, &variant)?;
+        let template = if info.is_bool {
+            format!(
+                "-D{cmake_var}:BOOL={{% if variants.{variant} %}}ON{{% else %}}OFF{{% endif %}}"
+            )
+        } else if info.multi {
+            format!("-D{cmake_var}:STRING={{{{ variants.{variant} | join(sep=\";\") }}}}")
+        } else {
+            format!("-D{cmake_var}:STRING={{{{ variants.{variant} }}}}")
+        };
+        let cond = info.when.clone().map(Cond::Spec).unwrap_or(Cond::True);
+        Ok(vec![ArgItem { cond, template }])
+    }
+
+    /// `with_or_without`, `enable_or_disable`, `activate_or_not`.
+    pub fn activate(&self, node: Node, args: &Args, on: &str, off: &str) -> Eval<Vec<ArgItem>> {
+        let mut pos = args.positional.iter();
+        let name = self.str_arg(
+            *pos.next()
+                .ok_or_else(|| Unevaluable::new(node, "no variant"))?,
+        )?;
+        let (on, off) = if on.is_empty() {
+            let a = self.str_arg(
+                *pos.next()
+                    .ok_or_else(|| Unevaluable::new(node, "activation word"))?,
+            )?;
+            let b = self.str_arg(
+                *pos.next()
+                    .ok_or_else(|| Unevaluable::new(node, "deactivation word"))?,
+            )?;
+            (a, b)
+        } else {
+            (on.to_string(), off.to_string())
+        };
+        let activation = match pos.next().copied().or(args.keyword("activation_value")) {
+            None => None,
+            Some(v) => match self.str_arg(v) {
+                Ok(s) if s == "prefix" => Some(()),
+                _ => return err(v, "activation_value other than \"prefix\""),
+            },
+        };
+        let variant = match args.keyword("variant") {
+            Some(v) => self.str_arg(v)?,
+            None => name.clone(),
+        };
+        let info = self.variant_info(node, &variant)?;
+        let cond = info.when.clone().map(Cond::Spec).unwrap_or(Cond::True);
+        let line = |opt: &str, test: String| {
+            let then = match activation {
+                Some(()) => format!("--{on}-{opt}={{{{ deps[{}].prefix }}}}", quote(opt)),
+                None => format!("--{on}-{opt}"),
+            };
+            format!("{{% if {test} %}}{then}{{% else %}}--{off}-{opt}{{% endif %}}")
+        };
+        if info.is_bool {
+            let t = line(&name, format!("variants.{variant}"));
+            return Ok(vec![ArgItem { cond, template: t }]);
+        }
+        let values = info.values.clone().ok_or_else(|| {
+            Unevaluable::new(node, format!("variant `{variant}` has open values"))
+        })?;
+        Ok(values
+            .iter()
+            .filter(|v| !matches!(v.as_str(), "none" | "auto"))
+            .map(|v| {
+                let test = if info.multi {
+                    format!("{} in variants.{variant}", quote(v))
+                } else {
+                    format!("variants.{variant} == {}", quote(v))
+                };
+                ArgItem {
+                    cond: cond.clone(),
+                    template: line(v, test),
+                }
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,551 @@
+//! Build hooks → the recipe's `build:` section and `env:`: which build system,
+//! `configure_args`/`cmake_args`/`meson_args`, make targets,
+//! `force_autoreconf`, `setup_build_environment`/`setup_run_environment`;
+//! every other method is classified and recorded as untranslated.
+
+use crate::import::yaml_out::Yaml;
+
+use super::cond::{Cond, if_else};
+use super::hook_body::{EnvItem, InstallItem, run_method};
+use super::hook_expr::ArgItem;
+use super::model::{Kind, Method, SpackPackage};
+use super::translate::Sections;
+
+/// Methods that only serve external detection, tests or other packages.
+const INFO_METHODS: &[&str] = &[
+    "determine_version",
+    "determine_variants",
+    "determine_spec_details",
+    "filter_detected_exes",
+    "validate_detected_spec",
+    "check",
+    "installcheck",
+    "libs",
+    "headers",
+    "home",
+    "command",
+    "url_for_version",
+    "fetcher",
+    "cmake_prefix_paths",
+    "setup_dependent_package",
+    "test",
+];
+
+/// Class attributes that change how a package is built.
+const BUILD_ATTRIBUTES: &[&str] = &[
+    "build_targets",
+    "install_targets",
+    "build_directory",
+    "root_cmakelists_dir",
+    "configure_directory",
+    "parallel",
+    "keep_werror",
+    "force_autoreconf",
+    "autoreconf_extra_args",
+    "patch_config_files",
+    "install_libtool_archives",
+    "makefile_name",
+    "build_system_class",
+    "generator",
+];
+
+/// Class attributes that are metadata the importer reads elsewhere.
+const METADATA_ATTRIBUTES: &[&str] = &[
+    "homepage",
+    "url",
+    "urls",
+    "git",
+    "list_url",
+    "list_depth",
+    "maintainers",
+    "gnu_mirror_path",
+    "sourceforge_mirror_path",
+    "sourceware_mirror_path",
+    "xorg_mirror_path",
+    "pypi",
+    "cran",
+    "bioc",
+];
+
+/// How much an attribute matters when its value cannot be read.
+pub fn attribute_kind(name: &str) -> Kind {
+    let name = name.rsplit(':').next().unwrap_or(name);
+    if BUILD_ATTRIBUTES.contains(&name) {
+        Kind::Build
+    } else if METADATA_ATTRIBUTES.contains(&name) {
+        Kind::Directive
+    } else {
+        Kind::Info
+    }
+}
+
+/// The build section and run environment.
+pub struct BuildOut {
+    pub build: Yaml,
+    pub env: Vec<Yaml>,
+    /// Spack's name of the build system translated (`cmake`, `python_pip`).
+    pub spack_system: String,
+}
+
+/// The stack build system for a Spack one.
+fn our_system(spack: &str) -> Option<&'static str> {
+    Some(match spack {
+        "cmake" => "cmake",
+        "autotools" => "autotools",
+        "meson" => "meson",
+        "makefile" => "makefile",
+        "generic" | "bundle" | "python_pip" => "generic",
+        _ => return None,
+    })
+}
+
+pub fn build_section(pkg: &mut SpackPackage, src: &str, s: &Sections) -> BuildOut {
+    let spack_system = s
+        .build_systems
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "generic".into());
+    let system = match our_system(&spack_system) {
+        Some(sys) => sys,
+        None => {
+            pkg.untranslated(
+                1,
+                Kind::Build,
+                format!("build system {spack_system}"),
+                "no stack build system",
+            );
+            "generic"
+        }
+    };
+    let mut build: Vec<(String, Yaml)> = vec![("system".into(), Yaml::str(system))];
+    let mut env = Vec::new();
+    if spack_system == "python_pip" {
+        build.push(("steps".into(), pip_steps()));
+    }
+    for m in pkg.methods.clone() {
+        method(pkg, src, s, &m, &spack_system, &mut build, &mut env);
+    }
+    attributes(pkg, &spack_system, &mut build);
+    BuildOut {
+        build: Yaml::Map(build),
+        env,
+        spack_system,
+    }
+}
+
+fn pip_steps() -> Yaml {
+    let argv = [
+        "{{ deps.python.prefix }}/bin/python3",
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--prefix",
+        "{{ prefix }}",
+        ".",
+    ];
+    Yaml::Map(vec![(
+        "pre_install".into(),
+        Yaml::Seq(vec![Yaml::strs(&argv)]),
+    )])
+}
+
+/// The recipe key a hook method fills for a build system.
+fn hook_key(name: &str, system: &str) -> Option<&'static str> {
+    Some(match (name, system) {
+        ("configure_args", "autotools") => "configure_args",
+        ("cmake_args", "cmake") => "cmake_args",
+        ("meson_args", "meson") => "meson_args",
+        ("build_targets", "makefile") => "build_targets",
+        ("install_targets", "makefile") => "install_targets",
+        _ => return None,
+    })
+}
+
+fn method(
+    pkg: &mut SpackPackage,
+    src: &str,
+    s: &Sections,
+    m: &Method,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+    env: &mut Vec<Yaml>,
+) {
+    if not_build_logic(pkg, m, system) {
+        return;
+    }
+    let name = m.name.as_str();
+    let body = &src[m.range.clone()];
+    if name == "autoreconf" && system == "autotools" {
+        match bootstrap_kind(body) {
+            Some(key) => put(build, key, Yaml::Bool(true)),
+            None => pkg.untranslated(m.line, Kind::Build, "method autoreconf", "build logic"),
+        }
+        return;
+    }
+    if name == "install" && matches!(system, "generic" | "makefile") {
+        install_method(pkg, s, m, body, system, build);
+        return;
+    }
+    hook_method(pkg, s, m, body, system, build, env);
+}
+
+/// Methods that are not build logic of this build system (recorded as
+/// `info`) and `run_before`/`run_after` hooks (recorded as `build`, or
+/// `info` for test-only ones). Returns whether the method was handled.
+fn not_build_logic(pkg: &mut SpackPackage, m: &Method, system: &str) -> bool {
+    let name = m.name.as_str();
+    if m.builder.as_deref().is_some_and(|b| b != system) {
+        let b = m.builder.clone().unwrap_or_default();
+        let detail = format!("{b}: {name}");
+        pkg.untranslated(m.line, Kind::Info, "hook of another build system", detail);
+        return true;
+    }
+    let helper = name.starts_with('_') && !name.starts_with("__");
+    if INFO_METHODS.contains(&name) || name.starts_with("test") || helper {
+        if name != "url_for_version" {
+            let what = if helper {
+                "helper method"
+            } else {
+                "method for detection, tests or dependents"
+            };
+            pkg.untranslated(m.line, Kind::Info, format!("method {name}"), what);
+        }
+        return true;
+    }
+    let Some(hook) = m.decorators.iter().find(|d| d.starts_with("run_")) else {
+        return false;
+    };
+    let tests = m.decorators.iter().any(|d| d.contains("run_tests"));
+    let kind = if tests { Kind::Info } else { Kind::Build };
+    let detail = format!("{name} ({hook})");
+    pkg.untranslated(m.line, kind, "run_before/run_after hook", detail);
+    true
+}
+
+/// `install()` of a generic or Makefile package → `install:` steps.
+fn install_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+) {
+    let steps = run_method(body, &s.variant_info)
+        .map_err(|e| (m.line + e.line - 1, e.what))
+        .and_then(|p| install_list(&p.install).map_err(|w| (m.line, w)));
+    match steps {
+        Ok(steps) => {
+            if system == "makefile" {
+                build.retain(|(k, _)| k != "install_targets");
+                build.push(("install_targets".into(), Yaml::Seq(Vec::new())));
+            }
+            put(build, "install", Yaml::Seq(steps));
+        }
+        Err((line, why)) => pkg.untranslated(line, Kind::Build, "method install", why),
+    }
+}
+
+/// Argument hooks and environment hooks; any other method is build logic.
+fn hook_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+    env: &mut Vec<Yaml>,
+) {
+    let name = m.name.as_str();
+    let key = hook_key(name, system);
+    let env_key = match name {
+        "setup_build_environment" => Some("build_env"),
+        "setup_run_environment" => Some("env"),
+        _ => None,
+    };
+    if key.is_none() && env_key.is_none() {
+        let construct = match name {
+            "configure_args" | "cmake_args" | "meson_args" | "build_targets"
+            | "install_targets" => format!("{name} for build system {system}"),
+            _ => format!("method {name}"),
+        };
+        pkg.untranslated(m.line, Kind::Build, construct, "build logic");
+        return;
+    }
+    let hook = format!("hook {name}");
+    let produced = match run_method(body, &s.variant_info) {
+        Ok(p) => p,
+        Err(e) => {
+            pkg.untranslated(m.line + e.line - 1, Kind::Build, hook, e.what);
+            return;
+        }
+    };
+    if let Some(key) = key {
+        match produced.args.as_deref().map(arg_list) {
+            Some(Ok(list)) => put(build, key, Yaml::Seq(list)),
+            Some(Err(why)) => pkg.untranslated(m.line, Kind::Build, hook.clone(), why),
+            None => pkg.untranslated(m.line, Kind::Build, hook.clone(), "returns no list"),
+        }
+    }
+    if let Some(env_key) = env_key {
+        match env_list(&produced.env) {
+            Ok(ops) if env_key == "env" => env.extend(ops),
+            Ok(ops) => put(build, env_key, Yaml::Seq(ops)),
+            Err(why) => pkg.untranslated(m.line, Kind::Build, hook, why),
+        }
+    }
+}
+
+/// Set a key of the build section; a later definition replaces an earlier
+/// one (Python: the last `def` wins, a builder class's over the package's).
+fn put(build: &mut Vec<(String, Yaml)>, key: &str, value: Yaml) {
+    match build.iter_mut().find(|(k, _)| k == key) {
+        Some(entry) => entry.1 = value,
+        None => build.push((key.to_string(), value)),
+    }
+}
+
+/// An `autoreconf` method that only runs `./autogen.sh` (→ `autogen`) or
+/// `autoreconf -fi`-like commands (→ `autoreconf`); `None` for anything else.
+fn bootstrap_kind(body: &str) -> Option<&'static str> {
+    let mut kind = None;
+    for line in body.lines().skip(1) {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') || l == "pass" {
+            continue;
+        }
+        let neutral = l.contains("= which(\"bash\"")
+            || l.contains("= which(\"sh\"")
+            || l.contains("= which(\"autoreconf\"")
+            || l.contains("= Executable(\"./autogen.sh\")");
+        if neutral {
+            continue;
+        }
+        if l.contains("autogen.sh") || l == "autogen()" {
+            kind = Some("autogen");
+        } else if l.starts_with("autoreconf(") {
+            kind = kind.or(Some("autoreconf"));
+        } else {
+            return None;
+        }
+    }
+    kind
+}
+
+/// Argument items as an argument list: runs of items with the same plain
+/// condition become `{when, args}` blocks; other conditions become tera
+/// `{% if %}` templates.
+pub fn arg_list(items: &[ArgItem]) -> Result<Vec<Yaml>, String> {
+    let mut out: Vec<Yaml> = Vec::new();
+    let mut group: Option<(String, Vec<String>)> = None;
+    let flush = |group: &mut Option<(String, Vec<String>)>, out: &mut Vec<Yaml>| {
+        if let Some((w, args)) = group.take() {
+            out.push(Yaml::Map(vec![
+                ("when".into(), Yaml::str(w)),
+                ("args".into(), Yaml::strs(&args)),
+            ]));
+        }
+    };
+    for item in items {
+        match item.cond.as_when() {
+            Some(None) => {
+                flush(&mut group, &mut out);
+                check_words(&item.template)?;
+                out.push(Yaml::str(&item.template));
+            }
+            Some(Some(w)) => {
+                check_words(&item.template)?;
+                match &mut group {
+                    Some((gw, args)) if *gw == w => args.push(item.template.clone()),
+                    _ => {
+                        flush(&mut group, &mut out);
+                        group = Some((w, vec![item.template.clone()]));
+                    }
+                }
+            }
+            None if item.cond == Cond::False => {}
+            None => {
+                flush(&mut group, &mut out);
+                let t = if_else(&item.cond, &item.template, "");
+                check_words(&t)?;
+                out.push(Yaml::str(t));
+            }
+        }
+    }
+    flush(&mut group, &mut out);
+    Ok(out)
+}
+
+/// A template with a `{% %}` block is split on whitespace after rendering:
+/// such a template must not contain literal spaces outside its tags.
+fn check_words(t: &str) -> Result<(), String> {
+    if !t.contains("{%") {
+        return Ok(());
+    }
+    let mut rest = t;
+    while let Some(start) = rest.find(['{']) {
+        if rest[..start].contains(char::is_whitespace) {
+            return Err(format!("argument `{t}` would be split into several words"));
+        }
+        let close = if rest[start..].starts_with("{%") {
+            "%}"
+        } else if rest[start..].starts_with("{{") {
+            "}}"
+        } else {
+            "{"
+        };
+        match rest[start + 1..].find(close) {
+            Some(end) => rest = &rest[start + 1 + end + close.len()..],
+            None => return Ok(()),
+        }
+    }
+    if rest.contains(char::is_whitespace) {
+        return Err(format!("argument `{t}` would be split into several words"));
+    }
+    Ok(())
+}
+
+fn install_list(items: &[InstallItem]) -> Result<Vec<Yaml>, String> {
+    if items.is_empty() {
+        return Err("installs nothing the importer understands".into());
+    }
+    let mut out = Vec::new();
+    for item in items {
+        let when = item
+            .cond
+            .as_when()
+            .ok_or("install step under a condition that is not a spec")?;
+        let step = match &item.from {
+            Some(from) => vec![
+                ("copy", Some(Yaml::str(from))),
+                ("to", Some(Yaml::str(&item.to))),
+            ],
+            None => vec![("mkdir", Some(Yaml::str(&item.to)))],
+        };
+        let mut entries: Vec<(&str, Option<Yaml>)> = step;
+        entries.push(("when", when.map(Yaml::str)));
+        out.push(Yaml::map(entries));
+    }
+    Ok(out)
+}
+
+fn env_list(items: &[EnvItem]) -> Result<Vec<Yaml>, String> {
+    let mut out = Vec::new();
+    for item in items {
+        let when = item.cond.as_when().ok_or_else(|| {
+            format!(
+                "environment change of {} under a condition that is not a spec",
+                item.var
+            )
+        })?;
+        if item.cond == Cond::False {
+            continue;
+        }
+        let op = match (item.op, &item.value) {
+            ("unset", _) => Yaml::str(&item.var),
+            (_, Some(v)) => Yaml::Map(vec![(item.var.clone(), Yaml::str(v))]),
+            (_, None) => return Err(format!("{} without a value", item.op)),
+        };
+        out.push(Yaml::map([
+            (item.op, Some(op)),
+            ("when", when.map(Yaml::str)),
+        ]));
+    }
+    Ok(out)
+}
+
+fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yaml)>) {
+    for (full, value, line) in pkg.attributes.clone() {
+        let (builder, name) = match full.split_once(':') {
+            Some((b, n)) => (Some(b.to_string()), n.to_string()),
+            None => (None, full.clone()),
+        };
+        if builder.as_deref().is_some_and(|b| b != system) {
+            pkg.untranslated(
+                line,
+                Kind::Info,
+                "hook of another build system",
+                full.to_string(),
+            );
+            continue;
+        }
+        if METADATA_ATTRIBUTES.contains(&name.as_str()) {
+            continue;
+        }
+        match (name.as_str(), system) {
+            ("force_autoreconf", "autotools") => {
+                if value.truthy() {
+                    put(build, "autoreconf", Yaml::Bool(true));
+                }
+            }
+            ("build_targets" | "install_targets", "makefile") => {
+                let items = value.iter_items().unwrap_or_default();
+                let v = Yaml::Seq(items.iter().map(|v| Yaml::str(v.to_py_string())).collect());
+                // Python: the later definition (attribute or property) wins.
+                let method_line = pkg.methods.iter().find(|m| m.name == name).map(|m| m.line);
+                match build.iter().position(|(k, _)| *k == name) {
+                    Some(_) if method_line.is_some_and(|l| l > line) => {}
+                    Some(i) => build[i].1 = v,
+                    None => build.push((name.clone(), v)),
+                }
+            }
+            ("build_directory" | "root_cmakelists_dir" | "configure_directory", _)
+                if value.as_str() == Some(".") => {}
+            ("parallel", _) if value.truthy() => {}
+            (n, _) if BUILD_ATTRIBUTES.contains(&n) => {
+                pkg.untranslated(
+                    line,
+                    Kind::Build,
+                    format!("attribute {n}"),
+                    value.to_py_string(),
+                );
+            }
+            (n, _) => pkg.untranslated(
+                line,
+                Kind::Info,
+                format!("attribute {n}"),
+                "not used by stack",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn autoreconf_methods_that_only_bootstrap_are_translated() {
+        let autogen = "def autoreconf(self, spec, prefix):\n    bash = which(\"bash\")\n    bash(\"./autogen.sh\")\n";
+        assert_eq!(bootstrap_kind(autogen), Some("autogen"));
+        let reconf =
+            "def autoreconf(self, spec, prefix):\n    autoreconf(\"--install\", \"--force\")\n";
+        assert_eq!(bootstrap_kind(reconf), Some("autoreconf"));
+        let other = "def autoreconf(self, spec, prefix):\n    filter_file(\"a\", \"b\", \"c\")\n";
+        assert_eq!(bootstrap_kind(other), None);
+    }
+
+    #[test]
+    fn arguments_group_by_condition_and_refuse_words_that_would_split() {
+        let item = |cond: Cond, t: &str| ArgItem {
+            cond,
+            template: t.into(),
+        };
+        let list = arg_list(&[
+            item(Cond::True, "--a"),
+            item(Cond::Spec("+x".into()), "--b"),
+            item(Cond::Spec("+x".into()), "--c"),
+            item(Cond::Spec("@2:".into()).not(), "--d"),
+        ])
+        .unwrap();
+        assert_eq!(
+            Yaml::Seq(list).to_document(),
+            "- \"--a\"\n- {when: \"+x\", args: [\"--b\", \"--c\"]}\n- \"{% if spec is not satisfies(\\\"@2:\\\") %}--d{% endif %}\"\n"
+        );
+        let bad = item(Cond::Spec("@2:".into()).not(), "CFLAGS=-g -O0");
+        assert!(arg_list(&[bad]).is_err());
+    }
+}

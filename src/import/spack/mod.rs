@@ -1,0 +1,236 @@
+//! Spack `package.py` → stack package recipe.
+//!
+//! | file | step |
+//! |------|------|
+//! | `value` | evaluating literal Python (strings, lists, f-strings, comprehensions) |
+//! | `reader` | tree-sitter parse; class body → directives, attributes, methods |
+//! | `bases` | what `CMakePackage`, `CudaPackage`, … add |
+//! | `url` | version URLs: default substitution, mirrors, `url_for_version` |
+//! | `translate` | directives → versions, variants, dependencies, … |
+//! | `cond`, `hook_expr`, `hook_body` | hook bodies → templates and conditions |
+//! | `hooks` | methods → the `build:` section and `env:` |
+//! | `model` | what is read, and what is reported untranslated |
+
+mod bases;
+mod cond;
+mod hook_body;
+mod hook_cond;
+mod hook_expr;
+mod hook_helpers;
+mod hook_list;
+mod hooks;
+pub mod model;
+mod pystr;
+mod reader;
+mod reader_blocks;
+mod translate;
+mod url;
+mod value;
+mod value_calls;
+mod value_loops;
+mod variant_kind;
+mod versions;
+
+use std::path::{Path, PathBuf};
+
+use super::yaml_out::Yaml;
+pub use model::{Kind, Untranslated};
+
+/// Where a package.py came from, for the `imported:` block.
+#[derive(Clone, Debug, Default)]
+pub struct Origin {
+    /// Path of package.py relative to the spack-packages checkout.
+    pub file: String,
+    /// The checkout's commit, if it is a git repository.
+    pub commit: Option<String>,
+}
+
+/// One converted package.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    pub name: String,
+    pub recipe: Yaml,
+    pub untranslated: Vec<Untranslated>,
+    /// Spack's build system of the translated build section.
+    pub build_system: String,
+    /// Patch files to copy: (source file, name below `patches/<name>/`).
+    pub patch_files: Vec<(PathBuf, String)>,
+}
+
+impl Converted {
+    /// The recipe as YAML text.
+    pub fn to_yaml(&self) -> String {
+        self.recipe.to_document()
+    }
+
+    /// No directive was left untranslated.
+    pub fn directives_complete(&self) -> bool {
+        !self.untranslated.iter().any(|u| u.kind == Kind::Directive)
+    }
+
+    /// No build logic was left untranslated.
+    pub fn hooks_complete(&self) -> bool {
+        !self.untranslated.iter().any(|u| u.kind == Kind::Build)
+    }
+}
+
+/// Convert the text of one package.py. `pkg_dir` is its directory (for
+/// patch files).
+pub fn convert(name: &str, src: &str, pkg_dir: &Path, origin: &Origin) -> Converted {
+    let mut pkg = reader::read_package(name, src);
+    let sections = translate::sections(&mut pkg, src, pkg_dir);
+    let out = hooks::build_section(&mut pkg, src, &sections);
+    let mut untranslated = std::mem::take(&mut pkg.untranslated);
+    untranslated.sort();
+    untranslated.dedup();
+    let recipe = assemble(
+        &pkg,
+        &sections,
+        out.build,
+        out.env,
+        &out.spack_system,
+        origin,
+        &untranslated,
+    );
+    Converted {
+        name: name.to_string(),
+        recipe,
+        untranslated,
+        build_system: out.spack_system,
+        patch_files: sections.patch_files,
+    }
+}
+
+fn description(pkg: &model::SpackPackage) -> String {
+    let doc = pkg.docstring.clone().unwrap_or_default();
+    let para = doc.split("\n\n").next().unwrap_or("");
+    let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        format!("{} (imported from Spack)", pkg.name)
+    } else {
+        text
+    }
+}
+
+fn seq_or_none(items: &[Yaml]) -> Option<Yaml> {
+    (!items.is_empty()).then(|| Yaml::Seq(items.to_vec()))
+}
+
+fn assemble(
+    pkg: &model::SpackPackage,
+    s: &translate::Sections,
+    build: Yaml,
+    env: Vec<Yaml>,
+    system: &str,
+    origin: &Origin,
+    untranslated: &[Untranslated],
+) -> Yaml {
+    let homepage = pkg
+        .attribute("homepage")
+        .and_then(|v| v.as_str())
+        .map(Yaml::str);
+    let variants = (!s.variants.is_empty()).then(|| Yaml::Map(s.variants.clone()));
+    Yaml::map([
+        ("name", Some(Yaml::str(&pkg.name))),
+        ("description", Some(Yaml::str(description(pkg)))),
+        ("homepage", homepage),
+        ("versions", Some(Yaml::Seq(s.versions.clone()))),
+        ("variants", variants),
+        ("dependencies", seq_or_none(&s.dependencies)),
+        ("conflicts", seq_or_none(&s.conflicts)),
+        ("patches", seq_or_none(&s.patches)),
+        ("provides", seq_or_none(&s.provides)),
+        ("build", Some(build)),
+        ("env", seq_or_none(&env)),
+        (
+            "imported",
+            Some(imported_block(pkg, s, system, origin, untranslated)),
+        ),
+    ])
+}
+
+fn imported_block(
+    pkg: &model::SpackPackage,
+    s: &translate::Sections,
+    system: &str,
+    origin: &Origin,
+    untranslated: &[Untranslated],
+) -> Yaml {
+    let languages: Vec<&str> = s.languages.iter().map(String::as_str).collect();
+    let list_url = pkg
+        .attribute("list_url")
+        .and_then(|v| v.as_str())
+        .map(Yaml::str);
+    let items = untranslated
+        .iter()
+        .map(|u| {
+            Yaml::map([
+                ("line", Some(Yaml::Int(u.line as i64))),
+                ("kind", Some(Yaml::str(u.kind.name()))),
+                ("construct", Some(Yaml::str(&u.construct))),
+                (
+                    "detail",
+                    (!u.detail.is_empty()).then(|| Yaml::str(&u.detail)),
+                ),
+            ])
+        })
+        .collect::<Vec<_>>();
+    Yaml::map([
+        ("from", Some(Yaml::str("spack"))),
+        ("file", Some(Yaml::str(&origin.file))),
+        ("commit", origin.commit.as_deref().map(Yaml::str)),
+        ("reviewed", Some(Yaml::Bool(false))),
+        (
+            "languages",
+            (!languages.is_empty()).then(|| Yaml::strs(&languages)),
+        ),
+        ("build_system", Some(Yaml::str(system))),
+        (
+            "build_systems",
+            (s.build_systems.len() > 1).then(|| Yaml::strs(&s.build_systems)),
+        ),
+        ("list_url", list_url),
+        ("license", seq_or_none(&s.license)),
+        (
+            "maintainers",
+            (!s.maintainers.is_empty()).then(|| Yaml::strs(&s.maintainers)),
+        ),
+        ("kept", seq_or_none(&s.kept)),
+        ("untranslated", seq_or_none(&items)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a key defined twice (an attribute and a method, or a
+    /// method redefined in a builder class) was written twice, which is
+    /// invalid YAML.
+    #[test]
+    fn build_keys_defined_twice_are_written_once() {
+        let src = r#"
+class Twice(AutotoolsPackage):
+    """Twice."""
+    url = "https://example.org/twice-1.0.tgz"
+    version("1.0", sha256="0" * 64)
+    force_autoreconf = True
+
+    def autoreconf(self, spec, prefix):
+        autoreconf("-fi")
+
+    def configure_args(self):
+        return ["--a"]
+
+
+class AutotoolsBuilder(autotools.AutotoolsBuilder):
+    def configure_args(self):
+        return ["--b"]
+"#;
+        let c = convert("twice", src, Path::new("/nonexistent"), &Origin::default());
+        let yaml = c.to_yaml();
+        assert_eq!(yaml.matches("configure_args:").count(), 1, "{yaml}");
+        assert_eq!(yaml.matches("autoreconf:").count(), 1, "{yaml}");
+        assert!(yaml.contains("configure_args: [\"--b\"]"), "{yaml}");
+    }
+}

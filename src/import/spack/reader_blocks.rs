@@ -1,0 +1,155 @@
+//! Class-level blocks: `with when(…)` / `with default_args(…)`, `for`
+//! loops over literal lists, `if sys.platform …`.
+
+use tree_sitter::Node;
+
+use super::model::Kind;
+use super::reader::{ClassReader, Context, first_line};
+use super::value::{Args, Evaluator, bind_target, children, text};
+
+impl ClassReader<'_> {
+    pub(super) fn with_block(&mut self, stmt: Node, builder: Option<&str>) {
+        let line = stmt.start_position().row + 1;
+        let body = stmt.child_by_field_name("body");
+        let clause = children(stmt)
+            .into_iter()
+            .find(|c| c.kind() == "with_clause");
+        let mut pushed = 0;
+        for item in clause.map(children).unwrap_or_default() {
+            let value = item.child_by_field_name("value");
+            match value.map(|v| self.with_context(v)) {
+                Some(Ok(ctx)) => {
+                    self.context.push(ctx);
+                    pushed += 1;
+                }
+                Some(Err(what)) => {
+                    self.pkg
+                        .untranslated(line, Kind::Directive, "with block", what);
+                    for _ in 0..pushed {
+                        self.context.pop();
+                    }
+                    return;
+                }
+                None => {}
+            }
+        }
+        if let Some(body) = body {
+            self.block(&children(body), builder);
+        }
+        for _ in 0..pushed {
+            self.context.pop();
+        }
+    }
+
+    pub(super) fn with_context(&self, value: Node) -> Result<Context, String> {
+        if value.kind() != "call" {
+            return Err(first_line(value, self.src));
+        }
+        let func = value
+            .child_by_field_name("function")
+            .map(|f| text(f, self.src))
+            .unwrap_or("");
+        let args = Args::of_call(value, self.src).ok_or("arguments")?;
+        let ev = Evaluator::new(self.src, &self.scope);
+        match func {
+            "when" => {
+                let mut parts = Vec::new();
+                for a in &args.positional {
+                    let v = ev.eval(*a).map_err(|e| e.what)?;
+                    parts.push(v.as_str().ok_or("when() of a non-string")?.to_string());
+                }
+                Ok(Context {
+                    when: Some(parts.join(" ")),
+                    defaults: Vec::new(),
+                })
+            }
+            "default_args" => {
+                let mut defaults = Vec::new();
+                for (k, v) in &args.keywords {
+                    defaults.push((k.clone(), ev.eval(*v).map_err(|e| e.what)?));
+                }
+                let when = defaults
+                    .iter()
+                    .position(|(k, _)| k == "when")
+                    .and_then(|i| defaults.remove(i).1.as_str().map(str::to_string));
+                Ok(Context { when, defaults })
+            }
+            _ => Err(format!("with {}", first_line(value, self.src))),
+        }
+    }
+
+    pub(super) fn for_loop(&mut self, stmt: Node, builder: Option<&str>) {
+        let line = stmt.start_position().row + 1;
+        let (Some(left), Some(right), Some(body)) = (
+            stmt.child_by_field_name("left"),
+            stmt.child_by_field_name("right"),
+            stmt.child_by_field_name("body"),
+        ) else {
+            return;
+        };
+        let items = match Evaluator::new(self.src, &self.scope).eval(right) {
+            Ok(v) => v.iter_items(),
+            Err(_) => None,
+        };
+        let Some(items) = items else {
+            self.pkg.untranslated(
+                line,
+                Kind::Directive,
+                "class-level loop",
+                format!("loop over {}", text(right, self.src)),
+            );
+            return;
+        };
+        let stmts = children(body);
+        for item in items {
+            self.scope.push();
+            if let Err(e) = bind_target(left, self.src, item, &mut self.scope) {
+                self.scope.pop();
+                self.pkg
+                    .untranslated(line, Kind::Directive, "class-level loop", e.what);
+                return;
+            }
+            self.block(&stmts, builder);
+            self.scope.pop();
+        }
+    }
+
+    /// `if sys.platform == "darwin":` and the like at class level: the
+    /// condition is evaluated when it can be (on Linux), else recorded.
+    pub(super) fn class_if(&mut self, stmt: Node, builder: Option<&str>) {
+        let line = stmt.start_position().row + 1;
+        let cond = stmt.child_by_field_name("condition");
+        let platform = cond.map(|c| text(c, self.src)).unwrap_or("");
+        let value = if platform.contains("sys.platform") || platform.contains("platform.system") {
+            Some(
+                platform.contains("!=") || platform.contains("linux") || platform.contains("Linux"),
+            )
+        } else {
+            cond.and_then(|c| Evaluator::new(self.src, &self.scope).eval(c).ok())
+                .map(|v| v.truthy())
+        };
+        let Some(taken) = value else {
+            self.pkg.untranslated(
+                line,
+                Kind::Directive,
+                "class-level if",
+                first_line(stmt, self.src),
+            );
+            return;
+        };
+        if taken {
+            if let Some(body) = stmt.child_by_field_name("consequence") {
+                self.block(&children(body), builder);
+            }
+        } else if let Some(alt) = stmt.child_by_field_name("alternative") {
+            if alt.kind() == "else_clause" {
+                if let Some(body) = alt.child_by_field_name("body") {
+                    self.block(&children(body), builder);
+                }
+            } else {
+                self.pkg
+                    .untranslated(line, Kind::Directive, "class-level if", "elif");
+            }
+        }
+    }
+}

@@ -1,0 +1,494 @@
+//! Directives → the sections of a stack recipe (`versions`, `variants`,
+//! `dependencies`, `conflicts`, `patches`, `provides`) plus the Spack-only
+//! facts kept in the `imported:` block.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::import::yaml_out::Yaml;
+use crate::spec::Spec;
+
+use super::model::{Directive, Kind, SpackPackage};
+use super::url;
+use super::value::Value;
+use super::variant_kind::variant_kind;
+use super::versions::versions;
+
+/// Language virtuals: what Spack spells as dependencies, `stack` takes from
+/// the stack's compiler (`cc`, `cxx`, `fc`).
+pub const LANGUAGES: &[&str] = &["c", "cxx", "fortran"];
+
+/// The directive part of a translated recipe.
+#[derive(Debug, Default)]
+pub struct Sections {
+    pub versions: Vec<Yaml>,
+    pub variants: Vec<(String, Yaml)>,
+    /// Declared variants: name → (bool?, allowed values, `when`).
+    pub variant_info: Vec<VariantInfo>,
+    pub dependencies: Vec<Yaml>,
+    pub dependency_names: BTreeSet<String>,
+    pub conflicts: Vec<Yaml>,
+    pub patches: Vec<Yaml>,
+    pub provides: Vec<Yaml>,
+    pub languages: BTreeSet<String>,
+    /// Build systems named by `build_system(…)`, the default first.
+    pub build_systems: Vec<String>,
+    /// Directives with no stack equivalent, kept as data.
+    pub kept: Vec<Yaml>,
+    pub license: Vec<Yaml>,
+    pub maintainers: Vec<String>,
+    /// Patch files to copy: (file in the Spack package directory, name
+    /// below `patches/<package>/`).
+    pub patch_files: Vec<(PathBuf, String)>,
+}
+
+/// What the hook translator needs to know about a variant.
+#[derive(Clone, Debug)]
+pub struct VariantInfo {
+    pub name: String,
+    pub is_bool: bool,
+    /// Allowed values of a valued variant (`None`: any).
+    pub values: Option<Vec<String>>,
+    pub multi: bool,
+    pub when: Option<String>,
+    /// Line of the declaration (0: a base class's).
+    pub line: usize,
+}
+
+/// Translate the directives of `pkg` (base classes first). `pkg_dir` is the
+/// Spack package directory (patch files live there).
+pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
+    let mut s = Sections::default();
+    url::derive_attributes(pkg);
+    let mut directives = Vec::new();
+    for base in pkg.bases.clone() {
+        match super::bases::base_directives(&base) {
+            Some(d) => directives.extend(d),
+            None => pkg.untranslated(1, Kind::Directive, "unknown base class", base.clone()),
+        }
+    }
+    // A package's own build_system(…) replaces those of its bases.
+    if pkg.directives("build_system").next().is_some() {
+        directives.retain(|d: &Directive| d.name != "build_system");
+    }
+    directives.extend(pkg.directives.iter().cloned());
+    for d in &directives {
+        directive(pkg, &mut s, d, pkg_dir);
+    }
+    versions(pkg, &mut s, src);
+    if !s.build_systems.is_empty() {
+        let default = s.build_systems[0].clone();
+        let mut values = s.build_systems.clone();
+        values.sort();
+        s.variants.push((
+            "build_system".into(),
+            Yaml::map([
+                ("default", Some(Yaml::str(&default))),
+                ("values", Some(Yaml::strs(&values))),
+                (
+                    "description",
+                    Some(Yaml::str("Spack's build_system variant")),
+                ),
+            ]),
+        ));
+        s.variant_info.push(VariantInfo {
+            name: "build_system".into(),
+            is_bool: false,
+            values: Some(values),
+            multi: false,
+            when: None,
+            line: 0,
+        });
+    }
+    s
+}
+
+fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path) {
+    match d.name.as_str() {
+        "version" => {} // after all directives: needs the class URL
+        "variant" => variant(pkg, s, d),
+        "depends_on" => dependency(pkg, s, d, false),
+        "extends" => dependency(pkg, s, d, true),
+        "conflicts" => conflict(pkg, s, d),
+        "provides" => provides(pkg, s, d),
+        "patch" => patch(pkg, s, d, pkg_dir),
+        "build_system" => {
+            let default = d.kw_str("default").map(str::to_string);
+            let mut names: Vec<String> = d
+                .args
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_string))
+                .collect();
+            if let Some(def) = default.or_else(|| names.first().cloned()) {
+                names.retain(|n| *n != def);
+                names.insert(0, def);
+            }
+            s.build_systems = names;
+        }
+        "license" => s.license.push(Yaml::map([
+            ("license", d.arg_str(0).map(Yaml::str)),
+            ("when", d.kw_str("when").map(Yaml::str)),
+        ])),
+        "maintainers" => s
+            .maintainers
+            .extend(d.args.iter().filter_map(|a| a.as_str().map(str::to_string))),
+        "requires" | "resource" | "redistribute" | "can_splice" | "generator" => {
+            if d.name == "resource" {
+                pkg.untranslated(
+                    d.line,
+                    Kind::Build,
+                    "directive resource",
+                    "resources are not fetched by stack",
+                );
+            }
+            if d.name == "generator" {
+                pkg.untranslated(
+                    d.line,
+                    Kind::Directive,
+                    "directive generator",
+                    "CMake generator choice",
+                );
+            }
+            s.kept.push(kept(d));
+        }
+        "filter_compiler_wrappers" => pkg.untranslated(
+            d.line,
+            Kind::Build,
+            "directive filter_compiler_wrappers",
+            "compiler wrapper paths in installed files are not filtered",
+        ),
+        other => pkg.untranslated(d.line, Kind::Directive, format!("directive {other}"), ""),
+    }
+}
+
+/// A directive as data: its name, line and arguments.
+pub fn kept(d: &Directive) -> Yaml {
+    let mut entries = vec![("directive".to_string(), Yaml::str(&d.name))];
+    if d.line > 0 {
+        entries.push(("line".into(), Yaml::Int(d.line as i64)));
+    }
+    if !d.args.is_empty() {
+        entries.push((
+            "args".into(),
+            Yaml::Seq(d.args.iter().map(value_yaml).collect()),
+        ));
+    }
+    for (k, v) in &d.kwargs {
+        entries.push((k.clone(), value_yaml(v)));
+    }
+    Yaml::Map(entries)
+}
+
+/// A Python value as YAML (calls as `{call: name, args: …}`).
+pub fn value_yaml(v: &Value) -> Yaml {
+    match v {
+        Value::Str(s) => Yaml::str(s),
+        Value::Int(i) => Yaml::Int(*i),
+        Value::Float(f) => Yaml::str(format!("{f}")),
+        Value::Bool(b) => Yaml::Bool(*b),
+        Value::None => Yaml::str("None"),
+        Value::List(items) => Yaml::Seq(items.iter().map(value_yaml).collect()),
+        Value::Dict(items) => Yaml::Map(
+            items
+                .iter()
+                .map(|(k, v)| (k.to_py_string(), value_yaml(v)))
+                .collect(),
+        ),
+        Value::Call(c) => {
+            let mut e = vec![("call".to_string(), Yaml::str(&c.name))];
+            e.push((
+                "args".into(),
+                Yaml::Seq(c.args.iter().map(value_yaml).collect()),
+            ));
+            for (k, v) in &c.kwargs {
+                e.push((k.clone(), value_yaml(v)));
+            }
+            Yaml::Map(e)
+        }
+    }
+}
+
+/// Check a condition or spec with the stack's spec parser; a spec it cannot
+/// read is recorded (the recipe keeps it as written).
+fn check_spec(pkg: &mut SpackPackage, line: usize, text: &str, what: &str) {
+    if let Err(e) = Spec::parse(text) {
+        pkg.untranslated(
+            line,
+            Kind::Directive,
+            "spec syntax",
+            format!("{what} `{text}`: {e}"),
+        );
+    }
+}
+
+fn when_of(pkg: &mut SpackPackage, d: &Directive) -> Option<String> {
+    let w = super::cond::normalize(d.kw_str("when")?.trim());
+    if w.is_empty() {
+        return None;
+    }
+    check_spec(pkg, d.line, &w, "condition");
+    Some(w)
+}
+
+fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
+    let Some(name) = d.arg_str(0).map(str::to_string) else {
+        pkg.untranslated(d.line, Kind::Directive, "directive variant", "no name");
+        return;
+    };
+    let when = when_of(pkg, d);
+    let description = d.kw_str("description").map(str::to_string);
+    let (kind, info) = match variant_kind(d) {
+        Ok(k) => k,
+        Err(why) => {
+            pkg.untranslated(
+                d.line,
+                Kind::Directive,
+                "directive variant",
+                format!("{name}: {why}"),
+            );
+            return;
+        }
+    };
+    if d.kw("validator").is_some() {
+        pkg.untranslated(d.line, Kind::Directive, "variant validator", name.clone());
+    }
+    if d.kw_bool("sticky") == Some(true) {
+        s.kept.push(kept(d));
+    }
+    let mut entries = kind;
+    if let Some(desc) = description {
+        entries.push((
+            "description".into(),
+            Yaml::str(desc.split_whitespace().collect::<Vec<_>>().join(" ")),
+        ));
+    }
+    if let Some(w) = &when {
+        entries.push(("when".into(), Yaml::str(w)));
+    }
+    let info = VariantInfo {
+        name: name.clone(),
+        when: when.clone(),
+        ..info
+    };
+    if let Some(pos) = s.variants.iter().position(|(n, _)| *n == name) {
+        // A package's declaration replaces its base class's; a package that
+        // declares a variant twice (under different `when`s) keeps the
+        // first, the others are kept as data.
+        if s.variant_info[pos].line == 0 && d.line > 0 {
+            s.variants[pos] = (name, Yaml::Map(entries));
+            s.variant_info[pos] = VariantInfo {
+                line: d.line,
+                ..info
+            };
+        } else {
+            s.kept.push(kept(d));
+        }
+        return;
+    }
+    s.variants.push((name, Yaml::Map(entries)));
+    s.variant_info.push(VariantInfo {
+        line: d.line,
+        ..info
+    });
+}
+
+pub(super) type Entries = Vec<(String, Yaml)>;
+
+fn dep_types(d: &Directive, extends: bool) -> Result<BTreeSet<String>, String> {
+    let mut types = BTreeSet::new();
+    match d.kw("type") {
+        None if extends => {
+            types.extend(["build", "link", "run"].map(String::from));
+        }
+        None => {
+            types.extend(["build", "link"].map(String::from));
+        }
+        Some(Value::Str(t)) => {
+            types.insert(t.clone());
+        }
+        Some(Value::List(ts)) => {
+            for t in ts {
+                types.insert(t.as_str().ok_or("type")?.to_string());
+            }
+        }
+        Some(other) => return Err(format!("type {}", other.to_py_string())),
+    }
+    Ok(types)
+}
+
+fn dependency(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, extends: bool) {
+    let Some(spec) = d.arg_str(0).map(|x| super::cond::normalize(x.trim())) else {
+        pkg.untranslated(
+            d.line,
+            Kind::Directive,
+            format!("directive {}", d.name),
+            "no spec",
+        );
+        return;
+    };
+    let when = when_of(pkg, d);
+    let name: String = spec
+        .split(|c: char| c.is_whitespace() || "@+~%^=".contains(c))
+        .next()
+        .unwrap_or("")
+        .to_string();
+    if LANGUAGES.contains(&name.as_str()) {
+        s.languages.insert(name);
+        return;
+    }
+    let types = match dep_types(d, extends) {
+        Ok(t) => t,
+        Err(why) => {
+            pkg.untranslated(d.line, Kind::Directive, "directive depends_on", why);
+            return;
+        }
+    };
+    if d.kw("patches").is_some() {
+        pkg.untranslated(
+            d.line,
+            Kind::Build,
+            "dependency patches",
+            format!("patches of {name}"),
+        );
+        s.kept.push(kept(d));
+    }
+    let mut ours: Vec<&str> = ["build", "link", "run"]
+        .into_iter()
+        .filter(|t| types.contains(*t))
+        .collect();
+    if types.contains("test") {
+        s.kept.push(kept(d));
+        if ours.is_empty() {
+            return; // test-only: kept as data, tests are not run
+        }
+    }
+    if ours.is_empty() {
+        ours.push("build");
+    }
+    check_spec(pkg, d.line, &spec, "dependency");
+    s.dependency_names.insert(name);
+    let ty = if ours == ["build", "link"] {
+        None
+    } else if ours.len() == 1 {
+        Some(Yaml::str(ours[0]))
+    } else {
+        Some(Yaml::strs(&ours))
+    };
+    s.dependencies.push(Yaml::map([
+        ("spec", Some(Yaml::str(&spec))),
+        ("type", ty),
+        ("when", when.map(Yaml::str)),
+    ]));
+}
+
+fn conflict(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
+    let Some(spec) = d.arg_str(0).map(str::trim) else {
+        pkg.untranslated(d.line, Kind::Directive, "directive conflicts", "no spec");
+        return;
+    };
+    // `conflicts("pkg@1.2")` names the package itself: keep the constraints.
+    let spec = spec
+        .strip_prefix(pkg.name.as_str())
+        .filter(|rest| rest.is_empty() || rest.starts_with(['@', '+', '~', ' ', '%', '^']))
+        .unwrap_or(spec)
+        .trim()
+        .to_string();
+    // A conflict that names another package is about a dependency.
+    let first = spec.split_whitespace().next().unwrap_or("");
+    let names_package = first.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !first
+            .split(['@', '+', '~', '%'])
+            .next()
+            .unwrap_or("")
+            .contains('=');
+    let spec = if names_package {
+        format!("^{spec}")
+    } else {
+        spec
+    };
+    let spec = super::cond::normalize(&spec);
+    let when = match d.kw_str("when").map(str::trim) {
+        Some(w) if !w.is_empty() => {
+            super::cond::join_conditions(&[spec.as_str(), &super::cond::normalize(w)])
+        }
+        _ => spec,
+    };
+    check_spec(pkg, d.line, &when, "condition");
+    s.conflicts.push(Yaml::map([
+        ("when", Some(Yaml::str(when.trim()))),
+        ("message", d.kw_str("msg").map(Yaml::str)),
+    ]));
+}
+
+fn provides(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
+    let when = when_of(pkg, d);
+    for a in &d.args {
+        let Some(spec) = a.as_str() else { continue };
+        let name: String = spec
+            .split(|c: char| c.is_whitespace() || "@+~".contains(c))
+            .next()
+            .unwrap_or("")
+            .to_string();
+        if name != spec.trim() {
+            s.kept.push(kept(d)); // the virtual's version range
+        }
+        s.provides.push(match &when {
+            Some(w) => Yaml::map([
+                ("virtual", Some(Yaml::str(&name))),
+                ("when", Some(Yaml::str(w))),
+            ]),
+            None => Yaml::str(&name),
+        });
+    }
+}
+
+fn patch(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path) {
+    let Some(what) = d.arg_str(0) else {
+        pkg.untranslated(d.line, Kind::Build, "directive patch", "not a file or URL");
+        return;
+    };
+    if d.kw_str("working_dir").is_some_and(|w| w != ".") {
+        pkg.untranslated(d.line, Kind::Build, "patch working_dir", what.to_string());
+        s.kept.push(kept(d));
+        return;
+    }
+    let when = when_of(pkg, d);
+    let level = match d.kw("level") {
+        Some(Value::Int(l)) => *l,
+        _ => 1,
+    };
+    let level = (level != 1).then_some(Yaml::Int(level));
+    if what.contains("://") {
+        let Some(sha) = d.kw_str("sha256") else {
+            pkg.untranslated(
+                d.line,
+                Kind::Build,
+                "patch without sha256",
+                what.to_string(),
+            );
+            return;
+        };
+        s.patches.push(Yaml::map([
+            ("url", Some(Yaml::str(what))),
+            ("sha256", Some(Yaml::str(sha))),
+            ("level", level),
+            ("when", when.map(Yaml::str)),
+        ]));
+        return;
+    }
+    let file = pkg_dir.join(what);
+    let Ok(bytes) = std::fs::read(&file) else {
+        pkg.untranslated(d.line, Kind::Build, "patch file missing", what.to_string());
+        return;
+    };
+    let sha = hex::encode(Sha256::digest(&bytes));
+    s.patch_files.push((file, what.to_string()));
+    s.patches.push(Yaml::map([
+        ("file", Some(Yaml::str(format!("{}/{what}", pkg.name)))),
+        ("sha256", Some(Yaml::str(sha))),
+        ("level", level),
+        ("when", when.map(Yaml::str)),
+    ]));
+}

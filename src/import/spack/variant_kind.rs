@@ -1,0 +1,118 @@
+//! A `variant(…)` directive's `default`, `values` and `multi` as recipe keys.
+
+use crate::import::yaml_out::Yaml;
+
+use super::model::Directive;
+use super::translate::{Entries, VariantInfo};
+use super::value::Value;
+
+/// The `default`/`values`/`multi` keys of a variant and what hooks need.
+pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), String> {
+    let info = |is_bool, values, multi| VariantInfo {
+        name: String::new(),
+        is_bool,
+        values,
+        multi,
+        when: None,
+        line: 0,
+    };
+    let values = d.kw("values");
+    let multi_kw = d.kw_bool("multi");
+    let default = d.kw("default");
+    match values {
+        None | Some(Value::None) => match default {
+            None | Some(Value::Bool(_)) => {
+                let b = matches!(default, Some(Value::Bool(true)) | None);
+                Ok((
+                    vec![("default".into(), Yaml::Bool(b))],
+                    info(true, None, false),
+                ))
+            }
+            Some(v) => {
+                let text = v.to_py_string();
+                Ok(valued(&text, None, multi_kw.unwrap_or(false)))
+            }
+        },
+        Some(Value::List(vals)) => {
+            let vals: Vec<String> = vals.iter().map(Value::to_py_string).collect();
+            if vals.iter().all(|v| v == "True" || v == "False") {
+                let b = matches!(default, Some(Value::Bool(true)));
+                return Ok((
+                    vec![("default".into(), Yaml::Bool(b))],
+                    info(true, None, false),
+                ));
+            }
+            let def = match default {
+                Some(v) => v.to_py_string(),
+                None => vals.first().cloned().unwrap_or_default(),
+            };
+            Ok(valued(&def, Some(vals), multi_kw.unwrap_or(false)))
+        }
+        Some(Value::Call(c)) => {
+            let mut vals: Vec<String> = Vec::new();
+            let flatten = |v: &Value, out: &mut Vec<String>| match v {
+                Value::List(items) => out.extend(items.iter().map(Value::to_py_string)),
+                other => out.push(other.to_py_string()),
+            };
+            for a in &c.args {
+                flatten(a, &mut vals);
+            }
+            let mut def = "none".to_string();
+            if (c.name == "disjoint_sets" || c.name == "any_combination_of")
+                && !vals.contains(&"none".to_string())
+            {
+                vals.insert(0, "none".into());
+            }
+            if c.name == "auto_or_any_combination_of" {
+                vals.insert(0, "auto".into());
+                def = "auto".into();
+            }
+            if let Some((_, v)) = c.kwargs.iter().find(|(k, _)| k == "__with_default") {
+                def = v.to_py_string();
+            }
+            if let Some(v) = default {
+                def = v.to_py_string();
+            }
+            if c.name == "conditional" {
+                return Ok(valued(&def, Some(vals), multi_kw.unwrap_or(false)));
+            }
+            Ok(valued(&def, Some(vals), true))
+        }
+        Some(other) => Err(format!("values {}", other.to_py_string())),
+    }
+}
+
+pub(super) fn valued(
+    default: &str,
+    values: Option<Vec<String>>,
+    multi: bool,
+) -> (Entries, VariantInfo) {
+    let mut e = Vec::new();
+    if multi {
+        let defaults: Vec<&str> = default.split(',').filter(|s| !s.is_empty()).collect();
+        e.push(("default".into(), Yaml::strs(&defaults)));
+    } else {
+        e.push(("default".into(), Yaml::str(default)));
+    }
+    if let Some(v) = &values {
+        let mut v = v.clone();
+        for d in default.split(',').filter(|s| !s.is_empty()) {
+            if !v.iter().any(|x| x == d) {
+                v.push(d.to_string());
+            }
+        }
+        e.push(("values".into(), Yaml::strs(&v)));
+    }
+    if multi {
+        e.push(("multi".into(), Yaml::Bool(true)));
+    }
+    let info = VariantInfo {
+        name: String::new(),
+        is_bool: false,
+        values,
+        multi,
+        when: None,
+        line: 0,
+    };
+    (e, info)
+}

@@ -1,0 +1,143 @@
+//! `version(…)` directives → `versions:` entries: git versions, explicit
+//! URLs, `url_for_version` and the default substitution.
+
+use crate::import::yaml_out::Yaml;
+
+use super::model::{Directive, Kind, SpackPackage};
+use super::translate::{Entries, Sections, kept};
+use super::url;
+use super::value::{Scope, Value};
+
+/// Version entries: git versions, explicit URLs, `url_for_version` and the
+/// default substitution.
+pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
+    let decls: Vec<Directive> = pkg.directives("version").cloned().collect();
+    let known: Vec<String> = decls
+        .iter()
+        .filter_map(|d| d.arg_str(0).map(str::to_string))
+        .collect();
+    let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
+    let class_url = url::class_url(pkg);
+    let class_git = pkg
+        .attribute("git")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let ufv = url::method_source(src, pkg).map(str::to_string);
+    let scope = class_scope(pkg);
+    for d in &decls {
+        match version(
+            d,
+            &class_url,
+            &class_git,
+            ufv.as_deref(),
+            &known_refs,
+            &scope,
+        ) {
+            Ok(entry) => {
+                if d.kw_bool("deprecated") == Some(true)
+                    || d.kw("extension").is_some()
+                    || d.kw("get_full_repo").is_some()
+                {
+                    s.kept.push(kept(d));
+                }
+                s.versions.push(entry);
+            }
+            Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
+        }
+    }
+}
+
+pub(super) fn class_scope(pkg: &SpackPackage) -> Scope {
+    let mut scope = Scope::new();
+    for (name, v, _) in &pkg.attributes {
+        if !name.contains(':') {
+            scope.set(name, v.clone());
+            scope.set(&format!("self.{name}"), v.clone());
+        }
+    }
+    scope
+}
+
+pub(super) fn version(
+    d: &Directive,
+    class_url: &Option<String>,
+    class_git: &Option<String>,
+    ufv: Option<&str>,
+    known: &[&str],
+    scope: &Scope,
+) -> Result<Yaml, String> {
+    let v = d.arg_str(0).ok_or("version without a name")?;
+    let mut e: Entries = vec![("version".into(), Yaml::str(v))];
+    let git_ref = ["tag", "branch", "commit"]
+        .iter()
+        .any(|k| d.kw(k).is_some());
+    let checksum = d
+        .kw_str("sha256")
+        .map(str::to_string)
+        .or_else(|| d.arg_str(1).filter(|c| c.len() == 64).map(str::to_string));
+    if d.kw("md5").is_some() || d.arg_str(1).is_some_and(|c| c.len() == 32) {
+        return Err(format!("{v}: md5 checksum only"));
+    }
+    // `version("develop")` with the class's `git`: that branch.
+    let bare_branch = checksum.is_none()
+        && d.kw("url").is_none()
+        && class_git.is_some()
+        && !v.starts_with(|c: char| c.is_ascii_digit());
+    if git_ref || bare_branch || (d.kw("git").is_some() && checksum.is_none()) {
+        let repo = d
+            .kw_str("git")
+            .map(str::to_string)
+            .or_else(|| class_git.clone())
+            .ok_or(format!("{v}: git ref without a repository"))?;
+        e.push(("git".into(), Yaml::str(repo)));
+        for k in ["tag", "branch"] {
+            if let Some(x) = d.kw_str(k) {
+                e.push((k.into(), Yaml::str(x)));
+            }
+        }
+        if !git_ref {
+            e.push(("branch".into(), Yaml::str(v)));
+        }
+        if let Some(c) = d.kw_str("commit") {
+            e.push(("commit".into(), Yaml::str(c)));
+        }
+        if d.kw_bool("submodules") == Some(true) {
+            e.push(("submodules".into(), Yaml::Bool(true)));
+        }
+    } else {
+        let sha = checksum.ok_or(format!("{v}: no sha256 and no git reference"))?;
+        let u = match d.kw_str("url") {
+            Some(u) => u.to_string(),
+            None => match ufv {
+                Some(m) => url::url_for_version(
+                    m,
+                    v,
+                    scope,
+                    class_url
+                        .as_deref()
+                        .and_then(|b| url::substitute(b, v, known)),
+                )
+                .map_err(|e| {
+                    format!(
+                        "{v}: url_for_version: {} (line {} of the method)",
+                        e.what, e.line
+                    )
+                })?,
+                None => {
+                    let base = class_url.as_deref().ok_or(format!("{v}: no url"))?;
+                    url::substitute(base, v, known)
+                        .ok_or(format!("{v}: cannot place the version in {base}"))?
+                }
+            },
+        };
+        e.push(("url".into(), Yaml::str(u)));
+        e.push(("sha256".into(), Yaml::str(sha.to_ascii_lowercase())));
+        if d.kw_bool("expand") == Some(false) {
+            e.push(("expand".into(), Yaml::Bool(false)));
+        }
+    }
+    if d.kw_bool("preferred") == Some(true) {
+        e.push(("preferred".into(), Yaml::Bool(true)));
+    }
+    Ok(Yaml::Map(e))
+}

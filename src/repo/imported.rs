@@ -1,0 +1,177 @@
+//! The `imported:` block of a package recipe written by `stack import`:
+//! where the recipe came from, what the importer could not translate, and
+//! whether a human has reviewed it.
+
+use crate::diag::yaml::{Cx, Node};
+use crate::diag::{Code, Loc};
+
+const KEYS: &[&str] = &[
+    "from",
+    "file",
+    "commit",
+    "reviewed",
+    "languages",
+    "build_system",
+    "build_systems",
+    "list_url",
+    "license",
+    "maintainers",
+    "kept",
+    "untranslated",
+];
+
+const ITEM_KEYS: &[&str] = &["line", "kind", "construct", "detail"];
+
+/// Kinds of untranslated constructs (see docs/import.md).
+pub const KINDS: &[&str] = &["directive", "build", "info"];
+
+/// Provenance and review state of an imported recipe.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The package manager (`spack`).
+    pub from: String,
+    /// The file the recipe was converted from, relative to its checkout.
+    pub file: Option<String>,
+    /// The commit of that checkout.
+    pub commit: Option<String>,
+    /// A human checked the recipe and fixed what was not translated.
+    pub reviewed: bool,
+    /// Languages the package needs from the stack's compiler (`c`, `cxx`, `fortran`).
+    pub languages: Vec<String>,
+    pub untranslated: Vec<UntranslatedItem>,
+    /// Location of the `imported:` key's value.
+    pub loc: Loc,
+}
+
+/// One construct the importer did not translate.
+#[derive(Clone, Debug)]
+pub struct UntranslatedItem {
+    /// Line in the source file.
+    pub line: u32,
+    /// `directive`, `build` or `info`.
+    pub kind: String,
+    pub construct: String,
+    pub detail: Option<String>,
+}
+
+impl Imported {
+    /// Untranslated build logic: what `stack build` refuses until reviewed.
+    pub fn untranslated_build(&self) -> impl Iterator<Item = &UntranslatedItem> {
+        self.untranslated.iter().filter(|u| u.kind == "build")
+    }
+
+    /// Whether building this recipe must wait for a review.
+    pub fn needs_review(&self) -> bool {
+        !self.reviewed && self.untranslated_build().next().is_some()
+    }
+}
+
+/// Read the block; warns when build logic awaits review.
+pub(super) fn imported(cx: &mut Cx, node: &Node, package: &str) -> Option<Imported> {
+    let m = cx.map(node, "the `imported` block", KEYS)?;
+    let what = "the `imported` block";
+    let from = cx
+        .required(&m, "from", what)
+        .and_then(|n| cx.nonempty_string(n, "`from`"))
+        .map(|s| s.value)
+        .unwrap_or_default();
+    let text = |cx: &mut Cx, key: &str| {
+        m.get(key)
+            .and_then(|n| cx.string(n, &format!("`{key}`")))
+            .map(|s| s.value)
+    };
+    let file = text(cx, "file");
+    let commit = text(cx, "commit");
+    let reviewed = m
+        .get("reviewed")
+        .and_then(|n| cx.bool(n, "`reviewed`"))
+        .unwrap_or(false);
+    let languages = m
+        .get("languages")
+        .map(|n| cx.strings(n, "`languages`", false))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| s.value)
+        .collect();
+    let mut untranslated = Vec::new();
+    if let Some(items) = m
+        .get("untranslated")
+        .and_then(|n| cx.seq(n, "`untranslated`"))
+    {
+        for item in items {
+            if let Some(u) = untranslated_item(cx, item) {
+                untranslated.push(u);
+            }
+        }
+    }
+    let block = Imported {
+        from,
+        file,
+        commit,
+        reviewed,
+        languages,
+        untranslated,
+        loc: m.loc.clone(),
+    };
+    warn_unreviewed(cx, &block, package);
+    Some(block)
+}
+
+fn untranslated_item(cx: &mut Cx, node: &Node) -> Option<UntranslatedItem> {
+    let m = cx.map(node, "an untranslated construct", ITEM_KEYS)?;
+    let what = "an untranslated construct";
+    let line = cx
+        .required(&m, "line", what)
+        .and_then(|n| cx.u32(n, "`line`"))?;
+    let kind_node = cx.required(&m, "kind", what)?;
+    let kind = cx.string(kind_node, "`kind`")?;
+    if !KINDS.contains(&kind.value.as_str()) {
+        cx.error(
+            Code::InvalidValue,
+            &kind.loc,
+            format!("unknown kind `{}`", kind.value),
+            "expected directive, build or info",
+            None,
+        );
+    }
+    let construct = cx
+        .required(&m, "construct", what)
+        .and_then(|n| cx.string(n, "`construct`"))?
+        .value;
+    let detail = m
+        .get("detail")
+        .and_then(|n| cx.string(n, "`detail`"))
+        .map(|s| s.value);
+    Some(UntranslatedItem {
+        line,
+        kind: kind.value,
+        construct,
+        detail,
+    })
+}
+
+fn warn_unreviewed(cx: &mut Cx, block: &Imported, package: &str) {
+    if !block.needs_review() {
+        return;
+    }
+    let build: Vec<String> = block
+        .untranslated_build()
+        .map(|u| format!("line {}: {}", u.line, u.construct))
+        .collect();
+    let source = block.file.as_deref().unwrap_or("the source");
+    cx.warn(
+        Code::Unreviewed,
+        &block.loc,
+        format!(
+            "imported recipe `{package}` has {} untranslated build construct(s) in {source}: {}",
+            build.len(),
+            build.join("; ")
+        ),
+        "not reviewed",
+        Some(
+            "translate them into the recipe (or check that they are not needed), then set \
+             `imported.reviewed: true`; `stack build` refuses the recipe until then"
+                .into(),
+        ),
+    );
+}

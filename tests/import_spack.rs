@@ -1,0 +1,284 @@
+//! `stack import spack`: the fixture package.py files in
+//! tests/fixtures/import/spack/packages/ (written for these tests, one per
+//! construct class) converted into recipes (snapshots), the constructs
+//! reported as untranslated (golden), the recipes read back by the loader,
+//! and one package imported, checked and built for real.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+use stack::import::spack::{Origin, convert};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures/import/spack")
+}
+
+fn stack() -> Command {
+    Command::cargo_bin("stack").expect("stack binary")
+}
+
+fn convert_fixture(dir: &str) -> stack::import::spack::Converted {
+    let pkg_dir = fixtures().join("packages").join(dir);
+    let src = std::fs::read_to_string(pkg_dir.join("package.py")).unwrap();
+    let origin = Origin {
+        file: format!("packages/{dir}/package.py"),
+        commit: Some("0000000000000000000000000000000000000000".into()),
+    };
+    convert(&dir.replace('_', "-"), &src, &pkg_dir, &origin)
+}
+
+const SNAPSHOTTED: &[&str] = &[
+    "directives_demo",
+    "cmake_demo",
+    "autotools_demo",
+    "meson_demo",
+    "makefile_demo",
+    "py_demo",
+    "url_demo",
+    "untranslated_demo",
+];
+
+#[test]
+fn fixture_packages_convert_to_the_snapshotted_recipes() {
+    for dir in SNAPSHOTTED {
+        let c = convert_fixture(dir);
+        insta::assert_snapshot!(*dir, c.to_yaml());
+    }
+}
+
+#[test]
+fn construct_classes_translate_without_untranslated_directives_or_hooks() {
+    for dir in [
+        "cmake_demo",
+        "autotools_demo",
+        "meson_demo",
+        "py_demo",
+        "url_demo",
+    ] {
+        let c = convert_fixture(dir);
+        let left: Vec<_> = c
+            .untranslated
+            .iter()
+            .filter(|u| u.kind != stack::import::spack::Kind::Info)
+            .collect();
+        assert!(left.is_empty(), "{dir}: {left:?}");
+    }
+    let d = convert_fixture("directives_demo");
+    assert!(d.directives_complete(), "{:?}", d.untranslated);
+}
+
+#[test]
+fn a_fixed_set_of_constructs_is_reported_untranslated() {
+    let c = convert_fixture("untranslated_demo");
+    let got: Vec<(usize, &str, &str)> = c
+        .untranslated
+        .iter()
+        .map(|u| (u.line, u.kind.name(), u.construct.as_str()))
+        .collect();
+    let expected = vec![
+        (16, "directive", "version source"),
+        (18, "directive", "variant validator"),
+        (22, "directive", "class-level loop"),
+        (25, "directive", "class-level if"),
+        (28, "build", "directive resource"),
+        (30, "build", "directive filter_compiler_wrappers"),
+        (32, "build", "attribute build_directory"),
+        (35, "build", "hook cmake_args"),
+        (37, "build", "method patch"),
+        (40, "build", "method flag_handler"),
+        (43, "build", "run_before/run_after hook"),
+        (47, "build", "method setup_dependent_build_environment"),
+        (50, "info", "method libs"),
+        (54, "info", "method test_run"),
+    ];
+    assert_eq!(got, expected, "{:#?}", c.untranslated);
+    assert!(!c.hooks_complete());
+    assert!(!c.directives_complete());
+}
+
+fn import(packages: &[&str], out: &Path) -> std::process::Output {
+    let o = stack()
+        .args(["--color", "never", "import", "spack", "--from"])
+        .arg(fixtures())
+        .args(packages)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+#[test]
+fn imported_recipes_load_and_report_what_awaits_review() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("recipes");
+    let report = tmp.path().join("coverage.md");
+    let o = stack()
+        .args(["--color", "never", "import", "spack", "--all", "--from"])
+        .arg(fixtures())
+        .arg("--out")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("imported 9 packages"), "{stdout}");
+    let md = std::fs::read_to_string(&report).unwrap();
+    assert!(md.contains("| imported | 9 |"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
+            .unwrap();
+    assert_eq!(json["packages"], 9);
+    // The patch file is copied beside the repository.
+    assert!(
+        tmp.path()
+            .join("patches/directives-demo/fix.patch")
+            .is_file()
+    );
+    for dir in SNAPSHOTTED {
+        let name = dir.replace('_', "-");
+        let (recipe, diags) = stack::repo::load_package(&out.join(format!("{name}.yaml")), &out);
+        assert_eq!(diags.error_count(), 0, "{name}: {diags:?}");
+        let recipe = recipe.unwrap();
+        let imported = recipe.imported.expect("an imported block");
+        assert_eq!(imported.from, "spack");
+        let file = imported.file.clone().unwrap();
+        assert!(
+            file.ends_with(&format!("packages/{dir}/package.py")),
+            "{file}"
+        );
+        let warned = diags
+            .warnings()
+            .any(|d| d.code.as_str() == "stack::unreviewed-import");
+        assert_eq!(warned, imported.needs_review(), "{name}");
+    }
+}
+
+#[test]
+fn unknown_packages_are_bad_input_with_a_suggestion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = import(&["cmake-dem"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("no package `cmake-dem`"), "{stderr}");
+    assert!(stderr.contains("did you mean `cmake-demo`?"), "{stderr}");
+}
+
+/// Import greet-demo (its URL pointed at the demo fixture tarball), check
+/// a stack that uses it, see the build refused until the recipe is
+/// reviewed, then build it for real.
+#[test]
+fn import_check_refuse_review_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spack = tmp.path().join("spack/packages/greet_demo");
+    std::fs::create_dir_all(&spack).unwrap();
+    let dist = root().join("tests/fixtures/demo/dist");
+    let src = std::fs::read_to_string(fixtures().join("packages/greet_demo/package.py")).unwrap();
+    std::fs::write(
+        spack.join("package.py"),
+        src.replace("@DIST@", &dist.display().to_string()),
+    )
+    .unwrap();
+    let stack_dir = tmp.path().join("stack");
+    let o = stack()
+        .args([
+            "--color",
+            "never",
+            "import",
+            "spack",
+            "greet-demo",
+            "--from",
+        ])
+        .arg(tmp.path().join("spack"))
+        .arg("--out")
+        .arg(stack_dir.join("recipes"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recipe_path = stack_dir.join("recipes/greet-demo.yaml");
+    let recipe = std::fs::read_to_string(&recipe_path).unwrap();
+    assert!(recipe.contains("reviewed: false"), "{recipe}");
+    std::fs::write(
+        stack_dir.join("greet.yaml"),
+        "name: greet\ncompiler: gcc\nrepos: [recipes]\nenvironments:\n  tools:\n    specs: [\"greet-demo greeting=Servus\"]\n    views:\n      default:\n        prefix_paths: {PATH: [bin]}\n",
+    )
+    .unwrap();
+    let cluster = root().join("cluster-configs/local");
+    let check = stack()
+        .args(["--color", "never", "check"])
+        .arg(stack_dir.join("greet.yaml"))
+        .arg("--cluster")
+        .arg(&cluster)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(check.status.success(), "{stderr}");
+    assert!(stderr.contains("stack::unreviewed-import"), "{stderr}");
+    let build = |dir: &str| {
+        let o = stack()
+            .args(["--color", "never", "build"])
+            .arg(stack_dir.join("greet.yaml"))
+            .arg("--cluster")
+            .arg(&cluster)
+            .arg("--build")
+            .arg(tmp.path().join(dir))
+            .arg("--cache")
+            .arg(tmp.path().join("cache"))
+            .args(["-j", "2"])
+            .output()
+            .unwrap();
+        eprintln!("{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    let refused = build("b1");
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("must be reviewed"), "{stderr}");
+    assert!(stderr.contains("greet-demo"), "{stderr}");
+    // The reviewer checked the run_after hook (it only runs the program).
+    std::fs::write(
+        &recipe_path,
+        recipe.replace("reviewed: false", "reviewed: true"),
+    )
+    .unwrap();
+    let built = build("b2");
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    assert!(built.status.success(), "{stderr}");
+    assert!(stderr.contains("audit: clean"), "{stderr}");
+    let greet = std::fs::read_dir(tmp.path().join("b2/store"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find_map(|p| find_file(&p, "greet"))
+        .expect("bin/greet installed");
+    assert!(greet.ends_with("bin/greet"));
+}
+
+fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    walk(dir)
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == name) && p.is_file())
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && !p.is_symlink() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
