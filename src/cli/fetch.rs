@@ -92,7 +92,10 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let t = std::time::Instant::now();
     let result = fetch::fetch_all(&requests, &opts, &progress);
     progress.finish();
-    let fetched = result.map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    let fetched = result.map_err(|e| {
+        let e = stack::pipeline::with_recipe_lines(e, &plan);
+        CliError::failure(miette::miette!("{e}"))
+    })?;
     let (mut cache, mut mirror, mut upstream, mut bytes) = (0, 0, 0, 0u64);
     for f in &fetched {
         match f.origin {

@@ -185,10 +185,13 @@ pub(crate) fn fetch_file(
                 ));
             }
             Ok((actual, size)) => {
-                tracing::warn!("{loc}: sha256 mismatch (got {actual}, expected {sha})");
+                // Reported once, by the error (with every location tried).
+                tracing::debug!("{loc}: sha256 mismatch (got {actual}, expected {sha})");
                 attempts.push((
                     loc.clone(),
                     FetchError::ChecksumMismatch {
+                        package: req.label().into(),
+                        recipe: None,
                         url: loc.clone(),
                         expected: sha.to_string(),
                         actual: actual.to_string(),

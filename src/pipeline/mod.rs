@@ -14,6 +14,7 @@
 
 mod render;
 mod sources;
+pub use sources::with_recipe_lines;
 mod views;
 
 use std::path::{Path, PathBuf};
@@ -382,7 +383,8 @@ pub fn build_stack(
             requests.extend(sources::patch_requests(node));
             spans.push((*idx, start, patch_start, requests.len()));
         }
-        let fetched = fetch::fetch_all(&requests, &fetch_opts, reporter.fetch())?;
+        let fetched = fetch::fetch_all(&requests, &fetch_opts, reporter.fetch())
+            .map_err(|e| sources::with_recipe_lines(e, &plan))?;
         timings.push((Stage::Fetch, t.elapsed()));
         let t = Instant::now();
         reporter.stage(Stage::Stage, "extracting and patching");
