@@ -24,7 +24,8 @@ Examples:
   stack check my-stack.yaml --repo ./my-recipes --repo ../site-recipes
 
 Package repositories are searched in this order: --repo flags, STACK_REPOS,
-the recipe's `repos:`, the nearest `recipes/` above the recipe.
+the recipe's `repos:`, the nearest `recipes/` above the recipe, and last the
+built-in repository. `-v` logs the cluster file and the repositories used.
 
 Exit status: 0 valid (warnings may be printed), 2 problems found (all of them
 are printed on stderr).")]

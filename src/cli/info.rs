@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use stack::repo::*;
 
-use super::check::{check_repo_flags, render};
+use super::check::render;
 use super::list::{latest, load_repo};
 use super::{CliError, Global};
 
@@ -22,6 +22,7 @@ Examples:
   stack info libfabric
   stack info cray-mpich --repo ./site-recipes
   stack info mpi            # a virtual: lists its providers
+  stack info hwloc --stack my-stack.yaml   # with the recipe's `repos:`
 
 Exit status: 0 shown, 2 unknown package (with the nearest names) or a recipe
 with errors (shown after the information).")]
@@ -32,11 +33,14 @@ pub struct Args {
     /// An extra package repository, searched before the others (repeatable).
     #[arg(long = "repo", value_name = "DIR")]
     pub repos: Vec<PathBuf>,
+    /// Look the package up as this stack recipe does (its `repos:`, the
+    /// `recipes/` above it).
+    #[arg(long, value_name = "RECIPE")]
+    pub stack: Option<PathBuf>,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    check_repo_flags(&args.repos)?;
-    let repo = load_repo(args.repos);
+    let repo = load_repo(args.repos, args.stack.as_deref())?;
     render(repo.problems());
     let name = args.package.as_str();
     if !repo.contains(name) {
@@ -97,6 +101,9 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
     let _ = writeln!(out, "Recipe:        {}", stack::diag::display_path(&r.file));
     if let Some(v) = latest(r) {
         let _ = writeln!(out, "Latest:        {}", v.text);
+    }
+    for o in repo.overlays(&r.name) {
+        let _ = writeln!(out, "Overlay:       {}", stack::diag::display_path(o));
     }
     for s in repo.shadowed(&r.name) {
         let _ = writeln!(out, "Hides:         {}", stack::diag::display_path(s));

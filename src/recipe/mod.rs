@@ -10,6 +10,7 @@
 
 mod inputs;
 mod load;
+pub mod lookup;
 mod model;
 
 pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
