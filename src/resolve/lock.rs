@@ -158,7 +158,11 @@ impl Lock {
             source,
         };
         let dir = path.parent().unwrap_or(Path::new("."));
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(wrap)?;
+        // 0666 less the umask, like any file the user writes (not 0600).
+        let mut tmp = tempfile::Builder::new()
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(dir)
+            .map_err(wrap)?;
         std::io::Write::write_all(&mut tmp, self.to_json().as_bytes()).map_err(wrap)?;
         tmp.persist(path).map_err(|e| wrap(e.error))?;
         Ok(())
