@@ -13,7 +13,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod audit;
 mod build;
 mod check;
+mod checksum;
 mod completions;
+mod dependents;
+mod edit;
 mod error;
 mod fetch;
 mod image;
@@ -21,6 +24,7 @@ mod info;
 mod inputs;
 mod ldd;
 mod list;
+mod lookup;
 mod mirror;
 mod progress;
 mod resolve;
@@ -45,10 +49,10 @@ pub struct Cli {
 #[derive(Debug, Clone, clap::Args)]
 pub struct Global {
     /// More log output (-v info, -vv debug, -vvv trace). RUST_LOG overrides.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Global options")]
     pub verbose: u8,
     /// When to use colour. NO_COLOR in the environment means `never` for `auto`.
-    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto, help_heading = "Global options")]
     pub color: Color,
 }
 
@@ -72,6 +76,9 @@ pub enum Command {
     Audit(audit::Args),
     Ldd(ldd::Args),
     Completions(completions::Args),
+    Checksum(checksum::Args),
+    Edit(edit::Args),
+    Dependents(dependents::Args),
 }
 
 impl Global {
@@ -148,6 +155,9 @@ pub fn main() -> ExitCode {
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),
+        Command::Checksum(a) => checksum::run(a, &cli.global),
+        Command::Edit(a) => edit::run(a, &cli.global),
+        Command::Dependents(a) => dependents::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

@@ -51,7 +51,8 @@ pub struct Args {
     #[arg(value_name = "RECIPE")]
     pub recipe: PathBuf,
     /// Cluster configuration directory (holding cluster.yaml) [default:
-    /// cluster-configs/local found walking up from the recipe's directory].
+    /// cluster-configs/local found walking up from the recipe's directory,
+    /// else the source tree's, with a warning; `-v` shows which].
     #[arg(long, value_name = "DIR")]
     pub cluster: Option<PathBuf>,
     /// An extra package repository, searched before the others (repeatable).

@@ -24,6 +24,7 @@
 
 mod archive;
 mod cache;
+pub mod checksum;
 mod digest;
 mod download;
 mod error;

@@ -20,6 +20,7 @@
 //! [`EnvOp`]. Every spec is a parsed [`SpecRef`] with its source location.
 
 pub mod build;
+pub mod dependents;
 pub mod discover;
 pub mod env;
 mod load;

@@ -1,0 +1,167 @@
+//! Site commands through the real binary: `checksum` (file URLs), `edit`,
+//! `dependents`, and help text consistency.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+fn sha256_of(path: &Path) -> String {
+    let out = Command::new("sha256sum").arg(path).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()[..64].to_string()
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn stack(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    let out = Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .env_remove("STACK_REPOS")
+        .env_remove("RUST_LOG")
+        .env("STACK_BUILTIN_REPO", "")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let norm = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(&dir.canonicalize().unwrap().display().to_string(), "[DIR]")
+            .replace(&dir.display().to_string(), "[DIR]")
+    };
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: norm(&out.stdout),
+        stderr: norm(&out.stderr),
+    }
+}
+
+/// recipes/payload.yaml with two archive versions served as files, one
+/// with a wrong sha256; recipes/app.yaml depends on it.
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    for v in ["1.0", "1.1", "2.0"] {
+        write(
+            &t.join(format!("dist/payload-{v}.tar.gz")),
+            &format!("payload {v}\n"),
+        );
+    }
+    let good = sha256_of(&t.join("dist/payload-1.0.tar.gz"));
+    write(
+        &t.join("recipes/payload.yaml"),
+        &format!(
+            "name: payload\ndescription: d\nversions:\n  - {{version: \"1.0\", url: ../dist/payload-1.0.tar.gz, sha256: {good}}}\n  - {{version: \"1.1\", url: ../dist/payload-1.1.tar.gz, sha256: {}}}\nbuild: {{system: generic}}\n",
+            "0".repeat(64)
+        ),
+    );
+    write(
+        &t.join("recipes/app.yaml"),
+        "name: app\ndescription: d\nversions: [{version: \"1\", git: \"https://x/app.git\", tag: v1}]\nvariants: {extra: {default: false}}\ndependencies: [{spec: \"payload@1:\", when: +extra}]\nbuild: {system: generic}\n",
+    );
+    write(
+        &t.join("recipes/top.yaml"),
+        "name: top\ndescription: d\nversions: [{version: \"1\", git: \"https://x/top.git\", tag: v1}]\ndependencies: [app]\nbuild: {system: generic}\n",
+    );
+    tmp
+}
+
+#[test]
+fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
+    let p = project();
+    let t = p.path();
+    let cache = t.join("cache");
+    let cache = cache.to_str().unwrap();
+    let sha = |v: &str| sha256_of(&t.join(format!("dist/payload-{v}.tar.gz")));
+    let out = stack(t, &["checksum", "payload", "--cache", cache], &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "  - {{version: \"1.0\", url: \"../dist/payload-1.0.tar.gz\", sha256: {}}}  # matches the recipe\n  - {{version: \"1.1\", url: \"../dist/payload-1.1.tar.gz\", sha256: {}}}  # differs from the recipe (recipe: {})\n",
+            sha("1.0"),
+            sha("1.1"),
+            "0".repeat(64)
+        )
+    );
+    // A new version: the URL of the newest archive version, version replaced.
+    let out = stack(t, &["checksum", "payload", "2.0", "--cache", cache], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "  - {{version: \"2.0\", url: \"../dist/payload-2.0.tar.gz\", sha256: {}}}  # new\n",
+            sha("2.0")
+        )
+    );
+    // A version with nothing to download fails with the URL tried.
+    let out = stack(t, &["checksum", "payload", "3.0", "--cache", cache], &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("payload-3.0.tar.gz"), "{}", out.stderr);
+    let out = stack(t, &["checksum", "paylod", "--cache", cache], &[]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("did you mean `payload`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn dependents_lists_direct_entries_and_the_transitive_closure() {
+    let p = project();
+    let t = p.path();
+    let out = stack(t, &["dependents", "payload"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "app  payload@1:  when +extra  recipes/app.yaml:5\n"
+    );
+    let out = stack(t, &["dependents", "payload", "--transitive"], &[]);
+    assert_eq!(out.stdout, "app  1\ntop  2\n");
+    let out = stack(t, &["dependents", "top"], &[]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn edit_opens_the_recipe_lookup_uses() {
+    let p = project();
+    let t = p.path();
+    let out = stack(t, &["edit", "app", "--print"], &[]);
+    assert_eq!(out.stdout, "[DIR]/recipes/app.yaml\n");
+    // The editor gets the path (here `head -2` shows the file).
+    let out = stack(
+        t,
+        &["edit", "app"],
+        &[("VISUAL", ""), ("EDITOR", "head -2")],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "name: app\ndescription: d\n");
+    let out = stack(t, &["edit", "app"], &[("VISUAL", "false")]);
+    assert_eq!(out.code, 1);
+    let out = stack(t, &["edit", "nope"], &[]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn help_keeps_global_options_apart_and_hides_empty_env_values() {
+    let p = project();
+    let out = stack(p.path(), &["build", "--help"], &[("STACK_CACHE", "")]);
+    assert_eq!(out.code, 0);
+    assert!(!out.stdout.contains("[env: STACK_CACHE"), "{}", out.stdout);
+    let options = out.stdout.find("\nOptions:").unwrap();
+    let global = out.stdout.find("\nGlobal options:").unwrap();
+    assert!(options < global);
+    assert!(out.stdout[global..].contains("--verbose"));
+    assert!(!out.stdout[options..global].contains("--verbose"));
+}
