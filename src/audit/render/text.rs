@@ -111,8 +111,14 @@ pub fn text(r: &AuditReport) -> String {
         s.leaks,
         s.unresolved
     );
-    let _ = writeln!(
-        out,
+    let _ = writeln!(out, "{}", result_line(r));
+    out
+}
+
+/// `result: clean|FINDINGS (N errors, M warnings) in T ms`.
+pub fn result_line(r: &AuditReport) -> String {
+    let s = &r.summary;
+    format!(
         "result: {} ({} error{}, {} warning{}) in {} ms",
         if s.errors == 0 { "clean" } else { "FINDINGS" },
         s.errors,
@@ -120,8 +126,7 @@ pub fn text(r: &AuditReport) -> String {
         s.warnings,
         plural(s.warnings),
         s.elapsed_ms
-    );
-    out
+    )
 }
 
 fn plural(n: usize) -> &'static str {
