@@ -165,3 +165,57 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
     assert!(out.stdout[global..].contains("--verbose"));
     assert!(!out.stdout[options..global].contains("--verbose"));
 }
+
+#[test]
+fn check_list_and_info_speak_json() {
+    let p = project();
+    let t = p.path();
+    write(
+        &t.join("cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\n",
+    );
+    write(
+        &t.join("stacks/s.yaml"),
+        "name: s\nenvironments: {e: {specs: [top]}}\n",
+    );
+    let out = stack(t, &["check", "stacks/s.yaml", "--format", "json"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["cluster"], "local");
+    assert_eq!(v["packages"], serde_json::json!(["app", "payload", "top"]));
+    write(
+        &t.join("stacks/s.yaml"),
+        "name: s\nenvironments: {e: {specs: [tpo]}}\n",
+    );
+    let out = stack(t, &["check", "stacks/s.yaml", "--format", "json"], &[]);
+    assert_eq!(out.code, 2);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    let d = &v["diagnostics"][0];
+    assert_eq!(
+        (d["code"].as_str(), d["line"].as_u64()),
+        (Some("stack::unknown-package"), Some(2))
+    );
+    assert_eq!(d["file"], "[DIR]/stacks/s.yaml");
+
+    let out = stack(t, &["list", "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<_> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["app", "payload", "top"]);
+    assert_eq!(v[1]["version"], "1.1");
+
+    let out = stack(t, &["info", "app", "--format", "json"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["versions"][0]["tag"], "v1");
+    assert_eq!(v["variants"][0]["name"], "extra");
+    assert_eq!(v["variants"][0]["default"], false);
+    assert_eq!(v["dependencies"][0]["when"], "+extra");
+    assert_eq!(v["build_system"], "generic");
+}

@@ -27,8 +27,10 @@ Package repositories are searched in this order: --repo flags, STACK_REPOS,
 the recipe's `repos:`, the nearest `recipes/` above the recipe, and last the
 built-in repository. `-v` logs the cluster file and the repositories used.
 
+  stack check my-stack.yaml --format json | jq '.diagnostics[] | .file + \":\" + (.line|tostring)'
+
 Exit status: 0 valid (warnings may be printed), 2 problems found (all of them
-are printed on stderr).")]
+are printed on stderr, or with --format json listed in `diagnostics`).")]
 pub struct Args {
     /// The stack recipe (YAML) to check.
     #[arg(value_name = "RECIPE")]
@@ -41,6 +43,23 @@ pub struct Args {
     /// An extra package repository, searched before the others (repeatable).
     #[arg(long = "repo", value_name = "DIR")]
     pub repos: Vec<PathBuf>,
+    /// Output format: text (diagnostics on stderr) or json (one object on
+    /// stdout: ok, cluster, environments, packages, diagnostics).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `--format` of `check`, `list`, `info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// Print `value` as pretty JSON on stdout.
+pub(super) fn print_json(value: &serde_json::Value) {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let _ = writeln!(std::io::stdout(), "{text}");
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -52,6 +71,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         env_repos: std::env::var_os("STACK_REPOS"),
         no_builtin: false,
     };
+    if args.format == Format::Json {
+        return check_json(&args.recipe, &opts);
+    }
     match load_inputs(&opts) {
         Ok(inputs) => {
             render(&inputs.warnings);
@@ -77,6 +99,41 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             )))
         }
     }
+}
+
+/// `stack check --format json`: the verdict and every diagnostic as JSON.
+fn check_json(recipe: &Path, opts: &InputOptions) -> Result<ExitCode, CliError> {
+    let (ok, value) = match load_inputs(opts) {
+        Ok(inputs) => (
+            true,
+            serde_json::json!({
+                "recipe": recipe,
+                "ok": true,
+                "cluster": inputs.cluster.name.value,
+                "environments": inputs.recipe.environments.iter().map(|e| &e.name.value).collect::<Vec<_>>(),
+                "packages": inputs.packages,
+                "errors": 0,
+                "warnings": inputs.warnings.len(),
+                "diagnostics": inputs.warnings.to_json(),
+            }),
+        ),
+        Err(diags) => (
+            false,
+            serde_json::json!({
+                "recipe": recipe,
+                "ok": false,
+                "errors": diags.error_count(),
+                "warnings": diags.len() - diags.error_count(),
+                "diagnostics": diags.to_json(),
+            }),
+        ),
+    };
+    print_json(&value);
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
 }
 
 fn plural(n: usize) -> &'static str {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use stack::repo::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
 
-use super::check::{check_repo_flags, cwd, render};
+use super::check::{Format, check_repo_flags, cwd, print_json, render};
 use super::{CliError, Global};
 
 /// List the available packages (name, latest version, description).
@@ -19,6 +19,7 @@ Examples:
   stack list --repo ./my-recipes
   stack list | grep -i fabric
   stack list --stack my-stack.yaml   # with the recipe's `repos:`
+  stack list --format json | jq -r '.[].name'
 
 Packages come from --repo flags, STACK_REPOS, the `repos:` of the --stack
 recipe, the nearest `recipes/` above the current directory (or the --stack
@@ -33,6 +34,10 @@ pub struct Args {
     /// `recipes/` above it).
     #[arg(long, value_name = "RECIPE")]
     pub stack: Option<PathBuf>,
+    /// Output format: text (aligned columns) or json (an array of
+    /// {name, version, description, recipe}).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -61,6 +66,22 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             ),
         })
         .collect();
+    if args.format == Format::Json {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, version, desc)| {
+                serde_json::json!({
+                    "name": name,
+                    "version": (version != "?" && version != "-").then_some(version),
+                    "description": desc,
+                    "valid": repo.get(name).is_some(),
+                    "recipe": repo.file(name),
+                })
+            })
+            .collect();
+        print_json(&serde_json::Value::Array(items));
+        return Ok(ExitCode::SUCCESS);
+    }
     let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
     let mut out = std::io::stdout().lock();

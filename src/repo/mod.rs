@@ -23,6 +23,7 @@ pub mod build;
 pub mod dependents;
 pub mod discover;
 pub mod env;
+mod json;
 mod load;
 mod load_build;
 pub mod located;
