@@ -266,3 +266,38 @@ fn a_checksum_mismatch_names_the_package_and_the_recipe_line() {
         out.stderr
     );
 }
+
+#[test]
+fn diff_compares_two_lock_files() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    let site = t.join("site");
+    let lock = |name: &str| {
+        let out = stack(
+            &site,
+            &builtin,
+            &["resolve", "stacks/s.yaml", "--lock", "--lock-file", name],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    };
+    lock("a.lock");
+    lock("same.lock");
+    let out = stack(&site, &builtin, &["diff", "a.lock", "same.lock"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "no differences\n"));
+    // The built-in zlib's default changes: a variant and a hash differ.
+    write(
+        &builtin.join("zlib.yaml"),
+        &recipe("zlib", "1.3", "variants: {shared: {default: false}}\n"),
+    );
+    lock("b.lock");
+    let out = stack(&site, &builtin, &["diff", "a.lock", "b.lock"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.starts_with("plan:\n  "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("variant `shared` true → false"),
+        "{}",
+        out.stdout
+    );
+    let out = stack(&site, &builtin, &["diff", "a.lock", "nothere"]);
+    assert_eq!(out.code, 2);
+}

@@ -16,6 +16,7 @@ mod check;
 mod checksum;
 mod completions;
 mod dependents;
+mod diff;
 mod edit;
 mod error;
 mod fetch;
@@ -79,6 +80,7 @@ pub enum Command {
     Checksum(checksum::Args),
     Edit(edit::Args),
     Dependents(dependents::Args),
+    Diff(diff::Args),
 }
 
 impl Global {
@@ -158,6 +160,7 @@ pub fn main() -> ExitCode {
         Command::Checksum(a) => checksum::run(a, &cli.global),
         Command::Edit(a) => edit::run(a, &cli.global),
         Command::Dependents(a) => dependents::run(a, &cli.global),
+        Command::Diff(a) => diff::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

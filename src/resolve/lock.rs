@@ -190,7 +190,12 @@ impl Lock {
 
     /// How `plan` differs from this lock, in words; empty when it matches.
     pub fn compare(&self, plan: &Plan) -> Vec<LockChange> {
-        let new = Lock::from_plan(plan);
+        self.diff(&Lock::from_plan(plan))
+    }
+
+    /// What differs from this lock to `new` (`stack diff`): the same
+    /// messages as [`Lock::compare`].
+    pub fn diff(&self, new: &Lock) -> Vec<LockChange> {
         let mut out = Vec::new();
         for (what, a, b) in [
             ("mount point", &self.mount, &new.mount),
@@ -212,7 +217,7 @@ impl Lock {
                 .map(|e| e.name.clone())
                 .collect::<BTreeSet<_>>()
         };
-        let (old_envs, new_envs) = (env_names(self), env_names(&new));
+        let (old_envs, new_envs) = (env_names(self), env_names(new));
         for e in old_envs.difference(&new_envs) {
             out.push(format!("environment `{e}` is gone"));
         }

@@ -20,6 +20,7 @@
 //! `env/` and `modules/` are owned by this stage and are replaced on every
 //! run, so a view removed from the recipe disappears from the store.
 
+pub mod diff;
 pub mod env_json;
 mod env_op;
 mod environment;
