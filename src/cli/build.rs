@@ -7,6 +7,7 @@ use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
 use stack::pipeline::{BuildRequest, build_stack};
 
+use super::image_args::ImageArgs;
 use super::inputs::{InputArgs, SourceArgs, pipeline_error};
 use super::progress::Progress;
 use super::{CliError, Global};
@@ -59,8 +60,10 @@ pub struct Args {
     /// absolute path; part of every prefix, so it changes every hash).
     #[arg(long, value_name = "PATH")]
     pub mount: Option<PathBuf>,
-    /// Use the embedded squashfs writer even when mksquashfs is installed.
-    #[arg(long)]
+    #[command(flatten)]
+    pub image: ImageArgs,
+    /// Same as `--writer embedded` (kept for old scripts).
+    #[arg(long, hide = true)]
     pub embedded_squashfs: bool,
 }
 
@@ -89,6 +92,7 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value));
     let sources = args.sources.settings()?;
     let mut image = ImageOptions::default();
+    args.image.apply(&mut image);
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }

@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::ValueEnum;
-
+use super::image_args::ImageArgs;
 use super::{CliError, Global};
-use stack::image::{self, Compression, ImageError, ImageOptions, Writer};
+use stack::image::{self, ImageError, ImageOptions};
 
 /// Pack a build directory's store into a reproducible store.squashfs
 /// (without rebuilding anything).
@@ -32,16 +31,8 @@ pub struct Args {
     /// Where to write the image [default: BUILD_DIR/store.squashfs].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Which program writes the image: mksquashfs when installed (auto), always
-    /// mksquashfs, or the embedded pure-Rust writer.
-    #[arg(long, value_enum, default_value_t = WriterArg::Auto)]
-    pub writer: WriterArg,
-    /// Compression of the image.
-    #[arg(long, value_enum, default_value_t = CompressionArg::Gzip)]
-    pub compression: CompressionArg,
-    /// Compression level [default: 3 for gzip (as stackinator), 15 for zstd].
-    #[arg(long, value_name = "N")]
-    pub level: Option<u32>,
+    #[command(flatten)]
+    pub image: ImageArgs,
     /// The mtime of every entry, in seconds since 1970 [default: 315576060].
     #[arg(long, env = "SOURCE_DATE_EPOCH", value_name = "SECONDS")]
     pub source_date_epoch: Option<u32>,
@@ -53,46 +44,18 @@ pub struct Args {
     pub no_meta: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WriterArg {
-    Auto,
-    Mksquashfs,
-    Embedded,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompressionArg {
-    Gzip,
-    Zstd,
-    Xz,
-}
-
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     let store = args.build_dir.join("store");
     let output = args
         .output
         .clone()
         .unwrap_or_else(|| args.build_dir.join("store.squashfs"));
-    let compression = match args.compression {
-        CompressionArg::Gzip => Compression::Gzip {
-            level: args.level.unwrap_or(3),
-        },
-        CompressionArg::Zstd => Compression::Zstd {
-            level: args.level.unwrap_or(15),
-        },
-        CompressionArg::Xz => Compression::Xz,
-    };
-    let opts = ImageOptions {
+    let mut opts = ImageOptions {
         source_date_epoch: args.source_date_epoch,
-        writer: match args.writer {
-            WriterArg::Auto => Writer::Auto,
-            WriterArg::Mksquashfs => Writer::Mksquashfs,
-            WriterArg::Embedded => Writer::Embedded,
-        },
-        compression,
         mksquashfs: args.mksquashfs.clone(),
         ..ImageOptions::default()
     };
+    args.image.apply(&mut opts);
 
     let spinner = std::io::stderr().is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new_spinner();

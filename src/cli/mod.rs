@@ -21,6 +21,7 @@ mod edit;
 mod error;
 mod fetch;
 mod image;
+mod image_args;
 mod info;
 mod inputs;
 mod ldd;
