@@ -167,14 +167,26 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
     // `build` and `image` take the same image options.
     for cmd in ["build", "image"] {
         let out = stack(p.path(), &[cmd, "--help"], &[]);
-        for opt in ["--writer <WRITER>", "--compression <COMPRESSION>", "--level <N>"] {
+        for opt in [
+            "--writer <WRITER>",
+            "--compression <COMPRESSION>",
+            "--level <N>",
+        ] {
             assert!(out.stdout.contains(opt), "{cmd}: {opt}");
         }
     }
     // The old spelling still parses (the build then fails on the recipe).
-    let out = stack(p.path(), &["build", "nothere.yaml", "--embedded-squashfs"], &[]);
+    let out = stack(
+        p.path(),
+        &["build", "nothere.yaml", "--embedded-squashfs"],
+        &[],
+    );
     assert_eq!(out.code, 2);
-    assert!(!out.stderr.contains("unexpected argument"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("unexpected argument"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

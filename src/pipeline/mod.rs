@@ -12,6 +12,7 @@
 //! there. A no-op build (every node installed, image up to date) skips
 //! fetch, views, image and audit.
 
+pub mod preflight;
 mod render;
 mod sources;
 pub use sources::with_recipe_lines;
@@ -338,10 +339,11 @@ pub fn build_stack(
     opts.mount = plan.mount.clone();
     opts.mount_mode = req.mount_mode;
     opts.keep_stage = req.keep_stage;
-    if req.mount_mode == build::MountMode::Namespace && !plan.mount.exists() {
+    preflight::warn_before_build(&plan.target);
+    if req.mount_mode == build::MountMode::Namespace {
         // An empty directory to mount over; harmless, and only possible where
         // the parent is writable (otherwise the build explains what to do).
-        let _ = fs_err::create_dir_all(&plan.mount);
+        preflight::create_mount_point(&plan.mount);
     }
     let workspace = build::Workspace::with_lock(lock, &opts)?;
     let store_dir = workspace.store_root().to_path_buf();
