@@ -236,6 +236,7 @@ fn check_recipe(
         }
         check_policies(&mut cx, repo, &env.packages, true);
         if let Some(cluster) = cluster {
+            super::external_roots::check_external_roots(&mut cx, env, cluster);
             let merged = env.policies(cluster);
             for (name, pol) in &merged.entries {
                 if pol.buildable == Some(false)

@@ -8,6 +8,7 @@
 //!   repositories, checks them against each other and returns [`Inputs`]
 //!   or every diagnostic found.
 
+mod external_roots;
 mod inputs;
 mod load;
 pub mod lookup;

@@ -322,3 +322,35 @@ fn a_view_placeholder_typo_is_caught_with_its_position() {
     let loc = e.loc().unwrap();
     assert_eq!((loc.line, loc.col, loc.len), (9, 34, 11), "{loc:?}");
 }
+
+#[test]
+fn a_root_spec_met_by_an_external_is_reported() {
+    let tmp = project(
+        "name: s\nallow_unverified: true\nenvironments: {e: {specs: [\"tool@1:\", \"app@1:\"]}}\n",
+    );
+    write(
+        &tmp.path().join("cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\npackages:\n  tool: {externals: [{spec: tool@1.0, prefix: /usr}]}\n  app: {externals: [{spec: app@0.5, prefix: /opt/app}]}\n",
+    );
+    let ok = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    let w: Vec<_> = ok
+        .warnings
+        .iter()
+        .filter(|d| d.message.contains("will be met by the external"))
+        .collect();
+    // `tool@1:` is met by tool@1.0; app@0.5 cannot meet `app@1:`.
+    assert_eq!(w.len(), 1, "{}", ok.warnings);
+    assert!(
+        w[0].message.contains(
+            "root spec `tool@1:` of environment `e` will be met by the external `tool@1.0` at /usr"
+        ),
+        "{}",
+        w[0].message
+    );
+    assert_eq!(w[0].loc().unwrap().line, 3);
+    assert!(
+        w[0].help.as_deref().unwrap().contains("cluster.yaml:5"),
+        "{:?}",
+        w[0].help
+    );
+}
