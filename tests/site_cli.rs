@@ -242,3 +242,44 @@ fn check_list_and_info_speak_json() {
     assert_eq!(v["dependencies"][0]["when"], "+extra");
     assert_eq!(v["build_system"], "generic");
 }
+
+#[test]
+fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
+    let p = project();
+    let t = p.path();
+    if !Path::new("/usr/bin/gcc").is_file() {
+        return;
+    }
+    let bin = t.join("bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/gcc", bin.join("gcc")).unwrap();
+    let version = Command::new("/usr/bin/gcc")
+        .arg("-dumpfullversion")
+        .output()
+        .unwrap();
+    let version = String::from_utf8(version.stdout).unwrap();
+    let out = stack(
+        t,
+        &["compiler", "find", "--path", bin.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "compilers:\n  - {{spec: gcc@{}, cc: [DIR]/bin/gcc}}\n",
+            version.trim()
+        )
+    );
+    let out = stack(
+        t,
+        &[
+            "compiler",
+            "find",
+            "--path",
+            t.join("dist").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1);
+}

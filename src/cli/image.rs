@@ -33,8 +33,14 @@ pub struct Args {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub image: ImageArgs,
-    /// The mtime of every entry, in seconds since 1970 [default: 315576060].
-    #[arg(long, env = "SOURCE_DATE_EPOCH", value_name = "SECONDS")]
+    /// The mtime of every entry, in seconds since 1970 [default: $SOURCE_DATE_EPOCH, else
+    /// 315576060].
+    #[arg(
+        long,
+        env = "SOURCE_DATE_EPOCH",
+        hide_env = true,
+        value_name = "SECONDS"
+    )]
     pub source_date_epoch: Option<u32>,
     /// The mksquashfs program to use [default: mksquashfs on PATH].
     #[arg(long, value_name = "PROGRAM")]

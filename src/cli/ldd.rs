@@ -74,11 +74,7 @@ fn parse_mount(s: &str) -> Result<(PathBuf, PathBuf), String> {
         ));
     }
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let dir = clean(&cwd.join(dir));
-    if !dir.is_dir() {
-        return Err(format!("{}: no such directory", dir.display()));
-    }
-    Ok((dir, mount))
+    Ok((clean(&cwd.join(dir)), mount))
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -92,6 +88,14 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         .unwrap_or_else(|| PathBuf::from("/"));
     let mut vfs = Vfs::new(Box::new(HostDir::new(root)));
     for (dir, at) in &args.mount {
+        if !dir.is_dir() {
+            return Err(CliError::input(miette::miette!(
+                "--mount {}:{}: {} is not a directory",
+                dir.display(),
+                at.display(),
+                dir.display()
+            )));
+        }
         vfs = vfs.mount(at, Box::new(HostDir::new(dir)));
     }
     let env = Env {

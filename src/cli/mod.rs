@@ -14,6 +14,7 @@ mod audit;
 mod build;
 mod check;
 mod checksum;
+mod compiler;
 mod completions;
 mod dependents;
 mod diff;
@@ -82,6 +83,7 @@ pub enum Command {
     Edit(edit::Args),
     Dependents(dependents::Args),
     Diff(diff::Args),
+    Compiler(compiler::Args),
 }
 
 impl Global {
@@ -162,6 +164,7 @@ pub fn main() -> ExitCode {
         Command::Edit(a) => edit::run(a, &cli.global),
         Command::Dependents(a) => dependents::run(a, &cli.global),
         Command::Diff(a) => diff::run(a, &cli.global),
+        Command::Compiler(a) => compiler::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@
 //! `packages:` shape) is shared with stack recipes, which merge theirs over
 //! the cluster's ([`Policies::merged_with`]).
 
+pub mod detect;
 mod load;
 mod model;
 mod policy;
