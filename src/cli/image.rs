@@ -21,10 +21,10 @@ use stack::image::{self, ImageError, ImageOptions};
 /// uenv looks first.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  stack image build/                      # build/store -> build/store.squashfs, build/meta
-  stack image build/ -o /tmp/demo.squashfs --writer embedded
-  SOURCE_DATE_EPOCH=1700000000 stack image build/ --compression zstd --level 19
-  unsquashfs -l build/store.squashfs      # list what is inside")]
+  stack image build/demo                  # build/demo/store -> build/demo/store.squashfs, meta/
+  stack image build/demo -o /tmp/demo.squashfs --writer embedded
+  SOURCE_DATE_EPOCH=1700000000 stack image build/demo --compression zstd --level 19
+  unsquashfs -l build/demo/store.squashfs # list what is inside")]
 pub struct Args {
     /// The build directory: the one that contains `store/`.
     pub build_dir: PathBuf,
