@@ -283,3 +283,54 @@ fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
     );
     assert_eq!(out.code, 1);
 }
+
+#[test]
+fn external_find_prints_externals_found_on_a_path() {
+    let p = project();
+    let t = p.path();
+    if !Path::new("/usr/bin/cmake").is_file() {
+        return;
+    }
+    let bin = t.join("tools/bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/cmake", bin.join("cmake")).unwrap();
+    let v = Command::new("/usr/bin/cmake")
+        .arg("--version")
+        .output()
+        .unwrap();
+    let v = String::from_utf8(v.stdout).unwrap();
+    let v = v
+        .lines()
+        .next()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let path = bin.to_str().unwrap();
+    let out = stack(
+        t,
+        &[
+            "external",
+            "find",
+            "cmake",
+            "not-installed-x",
+            "--path",
+            path,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "packages:\n  cmake: {{externals: [{{spec: cmake@{v}, prefix: [DIR]/tools}}]}}   # [DIR]/tools/bin/cmake\n"
+        )
+    );
+    let out = stack(
+        t,
+        &["external", "find", "not-installed-x", "--path", path],
+        &[],
+    );
+    assert_eq!(out.code, 1);
+}

@@ -20,6 +20,7 @@ mod dependents;
 mod diff;
 mod edit;
 mod error;
+mod external;
 mod fetch;
 mod image;
 mod image_args;
@@ -84,6 +85,7 @@ pub enum Command {
     Dependents(dependents::Args),
     Diff(diff::Args),
     Compiler(compiler::Args),
+    External(external::Args),
 }
 
 impl Global {
@@ -165,6 +167,7 @@ pub fn main() -> ExitCode {
         Command::Dependents(a) => dependents::run(a, &cli.global),
         Command::Diff(a) => diff::run(a, &cli.global),
         Command::Compiler(a) => compiler::run(a, &cli.global),
+        Command::External(a) => external::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

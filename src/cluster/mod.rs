@@ -9,6 +9,7 @@
 //! the cluster's ([`Policies::merged_with`]).
 
 pub mod detect;
+pub mod detect_external;
 mod load;
 mod model;
 mod policy;
