@@ -301,3 +301,45 @@ fn diff_compares_two_lock_files() {
     let out = stack(&site, &builtin, &["diff", "a.lock", "nothere"]);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn find_queries_a_lock_file_by_spec() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    let site = t.join("site");
+    let out = stack(
+        &site,
+        &builtin,
+        &[
+            "resolve",
+            "stacks/s.yaml",
+            "--lock",
+            "--lock-file",
+            "s.lock",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names = |out: &Out| -> Vec<String> {
+        out.stdout
+            .lines()
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let all = stack(&site, &builtin, &["find", "s.lock"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    assert_eq!(names(&all), ["app@1.0", "fabric@9.0", "zlib@1.3"]);
+    assert!(all.stdout.contains("zlib@1.3 +shared"), "{}", all.stdout);
+    let out = stack(
+        &site,
+        &builtin,
+        &["find", "s.lock", "zlib+shared", "--paths"],
+    );
+    assert_eq!(names(&out), ["zlib@1.3"]);
+    assert!(out.stdout.contains("/user-environment/"), "{}", out.stdout);
+    let out = stack(&site, &builtin, &["find", "s.lock", "@9:"]);
+    assert_eq!(names(&out), ["fabric@9.0"]);
+    let out = stack(&site, &builtin, &["find", "s.lock", "zlib~shared"]);
+    assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    let out = stack(&site, &builtin, &["find", "s.lock", "zlib@@"]);
+    assert_eq!(out.code, 2);
+}

@@ -22,6 +22,7 @@ mod edit;
 mod error;
 mod external;
 mod fetch;
+mod find;
 mod image;
 mod image_args;
 mod info;
@@ -86,6 +87,7 @@ pub enum Command {
     Diff(diff::Args),
     Compiler(compiler::Args),
     External(external::Args),
+    Find(find::Args),
 }
 
 impl Global {
@@ -168,6 +170,7 @@ pub fn main() -> ExitCode {
         Command::Diff(a) => diff::run(a, &cli.global),
         Command::Compiler(a) => compiler::run(a, &cli.global),
         Command::External(a) => external::run(a, &cli.global),
+        Command::Find(a) => find::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

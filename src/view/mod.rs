@@ -33,6 +33,7 @@ pub mod modules;
 pub mod placeholder;
 mod projection;
 mod provenance;
+pub mod query;
 mod select;
 mod template;
 
