@@ -334,3 +334,76 @@ fn external_find_prints_externals_found_on_a_path() {
     );
     assert_eq!(out.code, 1);
 }
+
+#[test]
+fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
+    let p = project();
+    let t = p.path();
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/demo/dist");
+    let cache = t.join("cache");
+    let cache = cache.to_str().unwrap();
+    for (file, system) in [
+        ("libcalc-1.2.tar.gz", "cmake"),
+        ("libgreet-1.0.tar.gz", "autotools"),
+        ("hello-make-1.0.tar.gz", "makefile"),
+    ] {
+        let url = dist.join(file);
+        let out = stack(
+            t,
+            &[
+                "create",
+                url.to_str().unwrap(),
+                "--dir",
+                "site",
+                "--cache",
+                cache,
+            ],
+            &[],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(
+            out.stdout.ends_with(&format!("build system {system})\n")),
+            "{}",
+            out.stdout
+        );
+        assert_eq!(out.stderr, "", "no unverified-download warning");
+    }
+    let text = fs_err::read_to_string(t.join("site/libcalc.yaml")).unwrap();
+    assert!(
+        text.contains(&format!(
+            "sha256: {}",
+            sha256_of(&dist.join("libcalc-1.2.tar.gz"))
+        )),
+        "{text}"
+    );
+    // The skeleton is a valid recipe.
+    let out = stack(t, &["info", "libcalc", "--repo", "site"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Build system: cmake"), "{}", out.stdout);
+    // Never over an existing recipe without --force.
+    let url = dist.join("libcalc-1.2.tar.gz");
+    let out = stack(
+        t,
+        &[
+            "create",
+            url.to_str().unwrap(),
+            "--dir",
+            "site",
+            "--cache",
+            cache,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 2);
+    let out = stack(
+        t,
+        &[
+            "create",
+            "https://example.org/noversion.tar.gz",
+            "--cache",
+            cache,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 2);
+}

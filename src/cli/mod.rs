@@ -16,6 +16,7 @@ mod check;
 mod checksum;
 mod compiler;
 mod completions;
+mod create;
 mod dependents;
 mod diff;
 mod edit;
@@ -88,6 +89,7 @@ pub enum Command {
     Compiler(compiler::Args),
     External(external::Args),
     Find(find::Args),
+    Create(create::Args),
 }
 
 impl Global {
@@ -171,6 +173,7 @@ pub fn main() -> ExitCode {
         Command::Compiler(a) => compiler::run(a, &cli.global),
         Command::External(a) => external::run(a, &cli.global),
         Command::Find(a) => find::run(a, &cli.global),
+        Command::Create(a) => create::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

@@ -87,6 +87,7 @@ pub fn checksum(
     };
     let mut opts = options.clone();
     opts.allow_unverified = true;
+    opts.computing_digests = true;
     let mut out = Vec::new();
     for version in wanted {
         let entry = recipe.versions.iter().find(|v| v.text == version);

@@ -125,10 +125,14 @@ pub(crate) fn fetch_file(
         for (loc, from_mirror) in &locations {
             match download_unverified(ctx, index, loc) {
                 Ok((path, sha, size)) => {
-                    tracing::warn!(
-                        "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
-                        req.label()
-                    );
+                    if ctx.opts.computing_digests {
+                        tracing::debug!("{}: {loc} has sha256 {sha}", req.label());
+                    } else {
+                        tracing::warn!(
+                            "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
+                            req.label()
+                        );
+                    }
                     return Ok(fetched(
                         path,
                         sha,

@@ -25,6 +25,7 @@
 mod archive;
 mod cache;
 pub mod checksum;
+pub mod create;
 mod digest;
 mod download;
 mod error;
