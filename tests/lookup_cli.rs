@@ -343,3 +343,23 @@ fn find_queries_a_lock_file_by_spec() {
     let out = stack(&site, &builtin, &["find", "s.lock", "zlib@@"]);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn an_unsatisfiable_version_names_the_recipe_file() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    write(
+        &t.join("site/stacks/v.yaml"),
+        "name: v\nenvironments: {e: {specs: [\"zlib@9\"]}}\n",
+    );
+    let out = stack(&t.join("site"), &builtin, &["resolve", "stacks/v.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let flat = out.stderr.replace("\n  | ", " ");
+    assert!(
+        flat.contains(
+            "no version of `zlib` satisfies `@9` (available in [DIR]/builtin/zlib.yaml: 1.3)"
+        ),
+        "{}",
+        out.stderr
+    );
+}
