@@ -158,7 +158,10 @@ fn every_documented_command_line_parses() {
                 .skip(1)
                 .map(|w| w.trim_matches(['\'', '"']))
                 .collect();
-            let args: Vec<&str> = words.iter().copied().chain(["--help"]).collect();
+            // `--help` before a `--` (after it, it belongs to the command run).
+            let mut args = words.clone();
+            let at = args.iter().position(|w| *w == "--").unwrap_or(args.len());
+            args.insert(at, "--help");
             let (code, _, err) = stack(&args);
             if code != 0 {
                 bad.push(format!(

@@ -34,6 +34,7 @@ mod lookup;
 mod mirror;
 mod progress;
 mod resolve;
+mod run;
 
 pub use error::CliError;
 
@@ -90,6 +91,8 @@ pub enum Command {
     External(external::Args),
     Find(find::Args),
     Create(create::Args),
+    Run(run::Args),
+    Shell(run::ShellArgs),
 }
 
 impl Global {
@@ -174,6 +177,8 @@ pub fn main() -> ExitCode {
         Command::External(a) => external::run(a, &cli.global),
         Command::Find(a) => find::run(a, &cli.global),
         Command::Create(a) => create::run(a, &cli.global),
+        Command::Run(a) => run::run(a, &cli.global),
+        Command::Shell(a) => run::shell(a, &cli.global),
     };
     match result {
         Ok(code) => code,

@@ -22,6 +22,7 @@ mod embedded;
 mod error;
 pub mod mksquashfs;
 mod mode;
+pub mod run;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
