@@ -17,16 +17,21 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("import", &["diag", "spec", "settings"]),
     ("repo", &["diag", "spec", "settings"]),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
-    ("cluster", &["diag", "spec", "repo", "sign"]),
+    ("cluster", &["diag", "spec", "settings", "repo", "sign"]),
     ("recipe", &["diag", "spec", "repo", "cluster"]),
     ("resolve", &["diag", "spec", "repo", "cluster", "recipe"]),
-    ("fetch", &["diag", "spec", "settings"]),
+    // `repo`: `stack checksum` turns a recipe's versions into requests.
+    ("fetch", &["diag", "spec", "settings", "repo"]),
     ("patch", &["diag", "fetch"]),
     ("store", &["diag"]),
     ("build", &["diag", "spec", "settings", "store"]),
     // `build`: the hooks run in the build's namespace (to move into a
     // `sandbox` module below both).
-    ("view", &["diag", "spec", "settings", "store", "build"]),
+    // `resolve`: `stack diff` and `stack find` read lock files and plans.
+    (
+        "view",
+        &["diag", "spec", "settings", "store", "build", "resolve"],
+    ),
     ("image", &["diag", "settings", "view"]),
     // Runs alone in CI: nothing but diagnostics.
     ("audit", &["diag"]),

@@ -6,10 +6,12 @@
 //! | variable | read by |
 //! |----------|---------|
 //! | `STACK_REPOS` | package repository search (after `--repo`) |
+//! | `STACK_BUILTIN_REPO` | where the built-in repository is (searched last) |
 //! | `STACK_CACHE`, `XDG_CACHE_HOME`, `HOME` | the default source cache |
 //! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint |
 //! | `PATH` | finding build tools and `mksquashfs` |
 //! | `NO_COLOR` | the CLI's colour choice |
+//! | `VISUAL`, `EDITOR`, `SHELL` | `stack edit`'s editor, `stack shell`'s shell |
 //! | `DOCKER_CONFIG`, `HOME` | registry credentials (docker's `config.json`) |
 //! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
 
@@ -69,4 +71,15 @@ pub fn docker_config() -> Option<OsString> {
 /// `HOME`.
 pub fn home() -> Option<OsString> {
     non_empty("HOME")
+}
+
+/// `STACK_BUILTIN_REPO`: the built-in package repository, searched last.
+pub fn builtin_repo() -> Option<OsString> {
+    std::env::var_os("STACK_BUILTIN_REPO")
+}
+
+/// A variable naming the user's own tools (`VISUAL`, `EDITOR`, `SHELL`), as
+/// UTF-8 text; `None` when unset, empty or not UTF-8.
+pub fn user_var(name: &str) -> Option<String> {
+    non_empty(name).and_then(|v| v.into_string().ok())
 }

@@ -377,9 +377,35 @@ fn junit_and_text_reports() {
         xml.contains("warning[resolves-only-when-preloaded]"),
         "{xml}"
     );
-    // -o writes the report to a file.
-    let (code, _) = audit(&["store", "--format", "junit", "-o", "audit.xml"], c.root());
+    // One test case per finding: a failure per error, a skipped case (shown
+    // by GitLab) per warning.
+    let (_, json) = audit(&["store", "--format", "json"], c.root());
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let errors = report["summary"]["errors"].as_u64().unwrap() as usize;
+    let warnings = report["summary"]["warnings"].as_u64().unwrap() as usize;
+    assert!(errors > 1 && warnings > 0, "{errors} {warnings}");
+    assert_eq!(xml.matches("<failure ").count(), errors, "{xml}");
+    assert_eq!(xml.matches("<skipped ").count(), warnings, "{xml}");
+    assert!(
+        xml.contains(&format!(
+            "failures=\"{errors}\" errors=\"0\" skipped=\"{warnings}\""
+        )),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<skipped message=\"warning[resolves-only-when-preloaded]: "),
+        "{xml}"
+    );
+    // -o writes the report to a file and prints the verdict.
+    let (code, out) = audit(&["store", "--format", "junit", "-o", "audit.xml"], c.root());
     assert_eq!(code, 1);
+    assert!(
+        out.starts_with(&format!(
+            "stack audit: result: FINDINGS ({errors} errors, {warnings} warning"
+        )),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("; report in audit.xml"), "{out}");
     let untimed = |s: &str| {
         s.split(" time=").next().unwrap().to_string()
             + s.split("\">\n")

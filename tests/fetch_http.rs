@@ -88,14 +88,22 @@ fn wrong_sha256_names_url_and_both_digests_and_caches_nothing() {
     let req = archive("demo", "1.0", &srv.url("/demo.tar.gz"), Some(&wrong));
     let err = fetch_all(&[req], &options(&cache), &NoopReporter).unwrap_err();
     let FetchError::ChecksumMismatch {
+        package,
         url,
         expected,
         actual,
         bytes,
+        ..
     } = &err
     else {
         panic!("expected a checksum mismatch, got {err}")
     };
+    assert_eq!(&**package, "demo@1.0");
+    assert!(
+        err.to_string()
+            .starts_with("demo@1.0: sha256 mismatch for "),
+        "{err}"
+    );
     assert_eq!(url, &srv.url("/demo.tar.gz"));
     assert_eq!(expected, &wrong);
     assert_eq!(actual, &sha(&data));

@@ -43,6 +43,9 @@ fn stack(dir: &Path, args: &[&str]) -> Out {
         .arg("never")
         .args(args)
         .env_remove("STACK_REPOS")
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
         .output()
         .unwrap();
     let norm = |b: &[u8]| {

@@ -73,6 +73,8 @@ fn run_case(case: &str) -> Run {
         .args(args.split_whitespace())
         .env_remove("STACK_REPOS")
         .env_remove("RUST_LOG")
+        // Hermetic: the fixtures' own repositories only.
+        .env("STACK_BUILTIN_REPO", "")
         .output()
         .unwrap();
     let norm = |s: &[u8]| {

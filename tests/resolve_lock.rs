@@ -59,6 +59,19 @@ fn lock_round_trips_and_pins_git_branches() {
     let text = lock.to_json();
     let back = Lock::parse(&text, std::path::Path::new("stack.lock")).unwrap();
     assert_eq!(back.nodes, lock.nodes);
+    // Written with the user's umask (it was 0600, a temporary file's mode).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.lock");
+    lock.write(&file).unwrap();
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&fs_err::metadata(&file).unwrap().permissions());
+    let status = fs_err::read_to_string("/proc/self/status").unwrap();
+    let umask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .map(|m| u32::from_str_radix(m.trim(), 8).unwrap())
+        .unwrap();
+    assert_eq!(mode & 0o777, 0o666 & !umask, "umask {umask:o}");
     assert_eq!(back.environments, lock.environments);
     // libcxi@main plus the two tags pinned in their recipes
     assert_eq!(back.git_pins().len(), 3);

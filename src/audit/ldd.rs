@@ -118,6 +118,8 @@ pub struct LddResult {
     pub text: String,
     /// `ldd` would exit non-zero for this file.
     pub failed: bool,
+    /// Libraries listed as `not found` (ldd still exits 0 for those).
+    pub missing: usize,
 }
 
 /// `ldd FILE` for an absolute virtual path; `display` is the name the user
@@ -127,21 +129,29 @@ pub fn ldd(session: &Session, path: &Path, display: &str, why: bool) -> LddResul
         return LddResult {
             text: format!("{display}: {problem}\n"),
             failed: true,
+            missing: 0,
         };
     }
     match load::load(session, path) {
         Ok(list) => LddResult {
             text: render(&list, display, why),
             failed: list.fatal.is_some(),
+            missing: list
+                .entries
+                .iter()
+                .filter(|e| matches!(e, Entry::NotFound { .. }))
+                .count(),
         },
 
         Err(RootProblem::Missing) => LddResult {
             text: format!("{display}: No such file or directory\n"),
             failed: true,
+            missing: 0,
         },
         Err(RootProblem::Broken(why)) => LddResult {
             text: format!("{display}: {why}\n"),
             failed: true,
+            missing: 0,
         },
         // ldd says this (exit 1) for files without PT_DYNAMIC too.
         Err(
@@ -152,6 +162,7 @@ pub fn ldd(session: &Session, path: &Path, display: &str, why: bool) -> LddResul
         ) => LddResult {
             text: "\tnot a dynamic executable\n".into(),
             failed: true,
+            missing: 0,
         },
     }
 }

@@ -278,6 +278,11 @@ impl AuditReport {
     }
 
     /// JUnit XML for CI systems.
+    /// The last line of the text report: `result: clean (0 errors, 2 warnings) in 35 ms`.
+    pub fn result_line(&self) -> String {
+        super::render::result_line(self)
+    }
+
     pub fn to_junit(&self) -> String {
         super::render::junit(self)
     }

@@ -110,9 +110,18 @@ fn namespaced(opts: &BuildOptions) -> Result<bool, BuildError> {
         mount: mount.clone(),
         reason: format!("cannot be created ({e})"),
     };
+    let create = |mount: &Path| {
+        if !mount.exists() {
+            tracing::warn!(
+                "creating the mount point {} on this machine and installing into it directly",
+                mount.display()
+            );
+        }
+        fs_err::create_dir_all(mount).map_err(missing)
+    };
     Ok(match opts.mount_mode {
         MountMode::Direct => {
-            fs_err::create_dir_all(mount).map_err(missing)?;
+            create(mount)?;
             false
         }
         MountMode::Namespace => {
@@ -129,7 +138,7 @@ fn namespaced(opts: &BuildOptions) -> Result<bool, BuildError> {
             if mount.is_dir() {
                 nix::unistd::access(mount.as_path(), nix::unistd::AccessFlags::W_OK).is_err()
             } else {
-                fs_err::create_dir_all(mount).map_err(missing)?;
+                create(mount)?;
                 false
             }
         }

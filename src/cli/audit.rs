@@ -224,7 +224,14 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     };
     match &args.output {
         Some(path) => {
-            fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?
+            fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            // The report is in the file; the job log still gets the verdict.
+            let _ = writeln!(
+                std::io::stdout(),
+                "stack audit: {}; report in {}",
+                report.result_line(),
+                path.display()
+            );
         }
         None => {
             let mut out = std::io::stdout().lock();

@@ -7,6 +7,7 @@ use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
 use stack::pipeline::{BuildOutcome, BuildRequest};
 
+use super::image_args::ImageArgs;
 use super::inputs::{InputArgs, SourceArgs};
 use super::output::{errln, errout, outln};
 use super::progress::Progress;
@@ -64,8 +65,10 @@ pub struct Args {
     /// absolute path; part of every prefix, so it changes every hash).
     #[arg(long, value_name = "PATH")]
     pub mount: Option<PathBuf>,
-    /// Use the embedded squashfs writer even when mksquashfs is installed.
-    #[arg(long)]
+    #[command(flatten)]
+    pub image: ImageArgs,
+    /// Same as `--writer embedded` (kept for old scripts).
+    #[arg(long, hide = true)]
     pub embedded_squashfs: bool,
     #[command(flatten)]
     pub cache: Box<super::build_cache::CacheArgs>,
@@ -111,6 +114,7 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
     check_mount_and_build(&inputs.recipe.mount, &build_dir)?;
     let sources = args.sources.settings()?;
     let mut image = ImageOptions::default();
+    args.image.apply(&mut image);
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }

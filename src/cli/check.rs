@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stack::diag::Diagnostics;
+use stack::recipe::{InputOptions, load_inputs};
 
 use super::inputs::InputArgs;
 use super::{CliError, Global};
@@ -24,16 +25,47 @@ Examples:
   stack check my-stack.yaml --repo ./my-recipes --repo ../site-recipes
 
 Package repositories are searched in this order: --repo flags, STACK_REPOS,
-the recipe's `repos:`, the nearest `recipes/` above the recipe.
+the recipe's `repos:`, the nearest `recipes/` above the recipe, and last the
+built-in repository. `-v` logs the cluster file and the repositories used.
+
+  stack check my-stack.yaml --format json | jq '.diagnostics[] | .file + \":\" + (.line|tostring)'
 
 Exit status: 0 valid (warnings may be printed), 2 problems found (all of them
-are printed on stderr).")]
+are printed on stderr, or with --format json listed in `diagnostics`).")]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
+    /// Output format: text (diagnostics on stderr) or json (one object on
+    /// stdout: ok, cluster, environments, packages, diagnostics).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// `--format` of `check`, `list`, `info`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// Print `value` as pretty JSON on stdout.
+pub(super) fn print_json(value: &serde_json::Value) {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    let _ = writeln!(std::io::stdout(), "{text}");
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    if args.format == Format::Json {
+        check_repo_flags(&args.input.repos)?;
+        let opts = InputOptions {
+            recipe: args.input.recipe.clone(),
+            cluster: args.input.cluster.clone(),
+            repos: args.input.repos.clone(),
+            env_repos: stack::settings::stack_repos(),
+            no_builtin: false,
+        };
+        return check_json(&args.input.recipe, &opts);
+    }
     // Problems are printed (all of them) and exit 2 inside `load`.
     let inputs = args.input.load()?;
     let envs = inputs.recipe.environments.len();
@@ -47,6 +79,41 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         inputs.cluster.name.value,
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `stack check --format json`: the verdict and every diagnostic as JSON.
+fn check_json(recipe: &Path, opts: &InputOptions) -> Result<ExitCode, CliError> {
+    let (ok, value) = match load_inputs(opts) {
+        Ok(inputs) => (
+            true,
+            serde_json::json!({
+                "recipe": recipe,
+                "ok": true,
+                "cluster": inputs.cluster.name.value,
+                "environments": inputs.recipe.environments.iter().map(|e| &e.name.value).collect::<Vec<_>>(),
+                "packages": inputs.packages,
+                "errors": 0,
+                "warnings": inputs.warnings.len(),
+                "diagnostics": inputs.warnings.to_json(),
+            }),
+        ),
+        Err(diags) => (
+            false,
+            serde_json::json!({
+                "recipe": recipe,
+                "ok": false,
+                "errors": diags.error_count(),
+                "warnings": diags.len() - diags.error_count(),
+                "diagnostics": diags.to_json(),
+            }),
+        ),
+    };
+    print_json(&value);
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
 }
 
 fn plural(n: usize) -> &'static str {

@@ -7,11 +7,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::ValueEnum;
-
+use super::image_args::ImageArgs;
 use super::output::{errln, outln};
 use super::{CliError, Global};
-use stack::image::{self, Compression, ImageError, ImageOptions, Writer};
+use stack::image::{self, ImageError, ImageOptions};
 
 /// Pack a build directory's store into a reproducible store.squashfs
 /// (without rebuilding anything).
@@ -23,28 +22,26 @@ use stack::image::{self, Compression, ImageError, ImageOptions, Writer};
 /// uenv looks first.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  stack image build/                      # build/store -> build/store.squashfs, build/meta
-  stack image build/ -o /tmp/demo.squashfs --writer embedded
-  SOURCE_DATE_EPOCH=1700000000 stack image build/ --compression zstd --level 19
-  unsquashfs -l build/store.squashfs      # list what is inside")]
+  stack image build/demo                  # build/demo/store -> build/demo/store.squashfs, meta/
+  stack image build/demo -o /tmp/demo.squashfs --writer embedded
+  SOURCE_DATE_EPOCH=1700000000 stack image build/demo --compression zstd --level 19
+  unsquashfs -l build/demo/store.squashfs # list what is inside")]
 pub struct Args {
     /// The build directory: the one that contains `store/`.
     pub build_dir: PathBuf,
     /// Where to write the image [default: BUILD_DIR/store.squashfs].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Which program writes the image: mksquashfs when installed (auto), always
-    /// mksquashfs, or the embedded pure-Rust writer.
-    #[arg(long, value_enum, default_value_t = WriterArg::Auto)]
-    pub writer: WriterArg,
-    /// Compression of the image.
-    #[arg(long, value_enum, default_value_t = CompressionArg::Gzip)]
-    pub compression: CompressionArg,
-    /// Compression level [default: 3 for gzip (as stackinator), 15 for zstd].
-    #[arg(long, value_name = "N")]
-    pub level: Option<u32>,
-    /// The mtime of every entry, in seconds since 1970 [default: 315576060].
-    #[arg(long, env = "SOURCE_DATE_EPOCH", value_name = "SECONDS")]
+    #[command(flatten)]
+    pub image: ImageArgs,
+    /// The mtime of every entry, in seconds since 1970 [default: $SOURCE_DATE_EPOCH, else
+    /// 315576060].
+    #[arg(
+        long,
+        env = "SOURCE_DATE_EPOCH",
+        hide_env = true,
+        value_name = "SECONDS"
+    )]
     pub source_date_epoch: Option<u32>,
     /// The mksquashfs program to use [default: mksquashfs on PATH].
     #[arg(long, value_name = "PROGRAM")]
@@ -54,46 +51,18 @@ pub struct Args {
     pub no_meta: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WriterArg {
-    Auto,
-    Mksquashfs,
-    Embedded,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompressionArg {
-    Gzip,
-    Zstd,
-    Xz,
-}
-
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     let store = args.build_dir.join("store");
     let output = args
         .output
         .clone()
         .unwrap_or_else(|| args.build_dir.join("store.squashfs"));
-    let compression = match args.compression {
-        CompressionArg::Gzip => Compression::Gzip {
-            level: args.level.unwrap_or(3),
-        },
-        CompressionArg::Zstd => Compression::Zstd {
-            level: args.level.unwrap_or(15),
-        },
-        CompressionArg::Xz => Compression::Xz,
-    };
-    let opts = ImageOptions {
+    let mut opts = ImageOptions {
         source_date_epoch: args.source_date_epoch,
-        writer: match args.writer {
-            WriterArg::Auto => Writer::Auto,
-            WriterArg::Mksquashfs => Writer::Mksquashfs,
-            WriterArg::Embedded => Writer::Embedded,
-        },
-        compression,
         mksquashfs: args.mksquashfs.clone(),
         ..ImageOptions::default()
     };
+    args.image.apply(&mut opts);
 
     // Never pack a prefix whose files differ from its own manifest.
     if store.is_dir() {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use stack::repo::*;
 
-use super::check::{check_repo_flags, render};
+use super::check::{Format, print_json, render};
 use super::list::{latest, load_repo};
 use super::{CliError, Global};
 
@@ -22,6 +22,8 @@ Examples:
   stack info libfabric
   stack info cray-mpich --repo ./site-recipes
   stack info mpi            # a virtual: lists its providers
+  stack info hwloc --stack my-stack.yaml   # with the recipe's `repos:`
+  stack info zlib --format json | jq '.versions[].version'
 
 Exit status: 0 shown, 2 unknown package (with the nearest names) or a recipe
 with errors (shown after the information).")]
@@ -32,14 +34,30 @@ pub struct Args {
     /// An extra package repository, searched before the others (repeatable).
     #[arg(long = "repo", value_name = "DIR")]
     pub repos: Vec<PathBuf>,
+    /// Look the package up as this stack recipe does (its `repos:`, the
+    /// `recipes/` above it).
+    #[arg(long, value_name = "RECIPE")]
+    pub stack: Option<PathBuf>,
+    /// Output format: text, or json (the recipe as one object; a virtual
+    /// as {virtual, providers}).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    check_repo_flags(&args.repos)?;
-    let repo = load_repo(args.repos);
+    let repo = load_repo(args.repos, args.stack.as_deref())?;
     render(repo.problems());
     let name = args.package.as_str();
     if !repo.contains(name) {
+        if repo.is_virtual(name) && args.format == Format::Json {
+            let providers: Vec<_> = repo
+                .providers(name)
+                .iter()
+                .map(|p| serde_json::json!({"package": p.package, "when": p.when.as_ref().map(|w| &w.text)}))
+                .collect();
+            print_json(&serde_json::json!({"virtual": name, "providers": providers}));
+            return Ok(ExitCode::SUCCESS);
+        }
         if repo.is_virtual(name) {
             let mut out = String::new();
             let _ = writeln!(out, "{name} (virtual package)\n\nProviders:");
@@ -69,12 +87,20 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         )));
     }
     let diags = repo.check(name);
-    if let Some(recipe) = repo.get(name) {
+    if let (Some(recipe), Format::Json) = (repo.get(name), args.format) {
+        let mut v = recipe.to_json();
+        v["overlays"] = serde_json::json!(repo.overlays(name));
+        v["hides"] = serde_json::json!(repo.shadowed(name));
+        v["diagnostics"] = diags.to_json();
+        print_json(&v);
+    } else if let Some(recipe) = repo.get(name) {
         let mut out = String::new();
         describe(&mut out, recipe, &repo);
         let _ = std::io::stdout().write_all(out.as_bytes());
     }
-    render(&diags);
+    if args.format == Format::Text {
+        render(&diags);
+    }
     if diags.has_errors() {
         return Err(CliError::input(miette::miette!(
             "the recipe of `{name}` has {} error{}",
@@ -97,6 +123,9 @@ fn describe(out: &mut String, r: &PackageRecipe, repo: &PackageRepo) {
     let _ = writeln!(out, "Recipe:        {}", stack::diag::display_path(&r.file));
     if let Some(v) = latest(r) {
         let _ = writeln!(out, "Latest:        {}", v.text);
+    }
+    for o in repo.overlays(&r.name) {
+        let _ = writeln!(out, "Overlay:       {}", stack::diag::display_path(o));
     }
     for s in repo.shadowed(&r.name) {
         let _ = writeln!(out, "Hides:         {}", stack::diag::display_path(s));

@@ -17,7 +17,8 @@ pub struct InputArgs {
     #[arg(value_name = "RECIPE")]
     pub recipe: PathBuf,
     /// Cluster configuration directory (holding cluster.yaml) [default:
-    /// cluster-configs/local found walking up from the recipe's directory].
+    /// cluster-configs/local found walking up from the recipe's directory,
+    /// else the source tree's, with a warning; `-v` shows which].
     #[arg(long, value_name = "DIR")]
     pub cluster: Option<PathBuf>,
     /// An extra package repository, searched before the others (repeatable).
@@ -58,7 +59,7 @@ impl InputArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SourceArgs {
     /// Source cache [default: $STACK_CACHE, else ~/.cache/stack].
-    #[arg(long, env = "STACK_CACHE", value_name = "DIR")]
+    #[arg(long, env = "STACK_CACHE", hide_env = true, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     /// A source mirror tried before upstream (file://, http(s)://, or a path; repeatable).
     #[arg(long = "mirror", value_name = "URL")]

@@ -24,8 +24,12 @@ use super::{CliError, Global};
   stack ldd /usr/bin/curl
   stack ldd --why build/bin/app          # show the search step that found each library
   stack ldd --sysroot /srv/rhel8 /usr/bin/ls   # paths are on the target system
+  stack ldd --mount build/demo/store:/user-environment build/demo/store/x86_64/*/bin/hello
+  stack ldd --strict --format json app   # exit 1 if anything is not found
 
-Exit status: 0 every file listed, 1 a file is not dynamic or the loader would fail, 2 bad usage.")]
+Exit status: 0 every file listed (as ldd, also with `not found` lines unless
+--strict), 1 a file is not dynamic, the loader would fail, or with --strict a
+library is not found, 2 bad usage.")]
 pub struct Args {
     /// Files to list (absolute or relative to the working directory; with
     /// --sysroot, paths on the target system).
@@ -34,8 +38,43 @@ pub struct Args {
     /// Show, for each library, which search step found it.
     #[arg(long)]
     pub why: bool,
+    /// Exit 1 when a library is not found (ldd itself exits 0).
+    #[arg(long)]
+    pub strict: bool,
+    /// DIR on this machine is mounted at MOUNT at run time (a build's store
+    /// and its mount point; repeatable). FILEs inside DIR are looked at from
+    /// MOUNT, so `$ORIGIN` and absolute RPATHs resolve as they will.
+    #[arg(long, value_name = "DIR:MOUNT", value_parser = parse_mount)]
+    pub mount: Vec<(PathBuf, PathBuf)>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LddFormat::Text)]
+    pub format: LddFormat,
     #[command(flatten)]
     pub loader: Box<LoaderArgs>,
+}
+
+/// `stack ldd --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LddFormat {
+    /// ldd's format.
+    Text,
+    /// One object per file: file, failed, missing, the ldd lines.
+    Json,
+}
+
+fn parse_mount(s: &str) -> Result<(PathBuf, PathBuf), String> {
+    let (dir, mount) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("`{s}`: expected DIR:MOUNT, e.g. build/store:/user-environment"))?;
+    let mount = PathBuf::from(mount);
+    if !mount.is_absolute() {
+        return Err(format!(
+            "`{}`: the mount point must be absolute",
+            mount.display()
+        ));
+    }
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    Ok((clean(&cwd.join(dir)), mount))
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -47,27 +86,70 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         .sysroot
         .clone()
         .unwrap_or_else(|| PathBuf::from("/"));
-    let vfs = Vfs::new(Box::new(HostDir::new(root)));
+    let mut vfs = Vfs::new(Box::new(HostDir::new(root)));
+    for (dir, at) in &args.mount {
+        if !dir.is_dir() {
+            return Err(CliError::input(miette::miette!(
+                "--mount {}:{}: {} is not a directory",
+                dir.display(),
+                at.display(),
+                dir.display()
+            )));
+        }
+        vfs = vfs.mount(at, Box::new(HostDir::new(dir)));
+    }
     let env = Env {
         ld_library_path: args.loader.ld_library_path.clone(),
         cwd: Some(cwd.clone()),
     };
     let session = Session::new(vfs, model, env);
     let mut failed = false;
+    let mut missing = 0;
     let many = args.files.len() > 1;
+    let mut json = Vec::new();
     let mut out = std::io::stdout().lock();
     for f in &args.files {
-        let abs = clean(&if f.is_absolute() {
+        let host = clean(&if f.is_absolute() {
             f.clone()
         } else {
             cwd.join(f)
         });
+        // A file inside a mounted DIR is looked at where it runs.
+        let abs = args
+            .mount
+            .iter()
+            .find_map(|(dir, at)| host.strip_prefix(dir).ok().map(|rest| at.join(rest)))
+            .unwrap_or(host);
         let r = ldd::ldd(&session, &abs, &f.to_string_lossy(), args.why);
         failed |= r.failed;
-        if many {
-            let _ = writeln!(out, "{}:", f.display());
+        missing += r.missing;
+        match args.format {
+            LddFormat::Json => json.push(serde_json::json!({
+                "file": f,
+                "path": abs,
+                "failed": r.failed,
+                "missing": r.missing,
+                "lines": r.text.lines().map(str::trim).collect::<Vec<_>>(),
+            })),
+            LddFormat::Text => {
+                if many {
+                    let _ = writeln!(out, "{}:", f.display());
+                }
+                let _ = out.write_all(r.text.as_bytes());
+            }
         }
-        let _ = out.write_all(r.text.as_bytes());
+    }
+    if args.format == LddFormat::Json {
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        let _ = writeln!(out, "{text}");
+    }
+    if args.strict && missing > 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "stack ldd --strict: {missing} librar{} not found",
+            if missing == 1 { "y" } else { "ies" }
+        );
+        failed = true;
     }
     Ok(if failed {
         ExitCode::from(1)

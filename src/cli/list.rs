@@ -1,12 +1,12 @@
 //! `stack list`: the packages in the repositories, one line each.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stack::repo::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
 
-use super::check::{check_repo_flags, cwd};
+use super::check::{Format, check_repo_flags, cwd, print_json, render};
 use super::{CliError, Global};
 
 /// List the available packages (name, latest version, description).
@@ -18,21 +18,31 @@ Examples:
   stack list
   stack list --repo ./my-recipes
   stack list | grep -i fabric
+  stack list --stack my-stack.yaml   # with the recipe's `repos:`
+  stack list --format json | jq -r '.[].name'
 
-Packages come from --repo flags, STACK_REPOS, and the nearest `recipes/` above
-the current directory. The latest version is the preferred one if a recipe
+Packages come from --repo flags, STACK_REPOS, the `repos:` of the --stack
+recipe, the nearest `recipes/` above the current directory (or the --stack
+recipe), and last the built-in repository; `-v` logs them in order. The latest version is the preferred one if a recipe
 marks one, else the newest release (git branches only when there is nothing
 else).")]
 pub struct Args {
     /// An extra package repository, searched before the others (repeatable).
     #[arg(long = "repo", value_name = "DIR")]
     pub repos: Vec<PathBuf>,
+    /// See the packages as this stack recipe does (its `repos:`, the
+    /// `recipes/` above it).
+    #[arg(long, value_name = "RECIPE")]
+    pub stack: Option<PathBuf>,
+    /// Output format: text (aligned columns) or json (an array of
+    /// {name, version, description, recipe}).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    check_repo_flags(&args.repos)?;
-    let repo = load_repo(args.repos);
-    super::check::render(repo.problems());
+    let repo = load_repo(args.repos, args.stack.as_deref())?;
+    render(repo.problems());
     if repo.is_empty() {
         return Err(CliError::input(miette::miette!(
             help = "run from a tree with a `recipes/` directory, or pass `--repo DIR`",
@@ -56,6 +66,22 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             ),
         })
         .collect();
+    if args.format == Format::Json {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, version, desc)| {
+                serde_json::json!({
+                    "name": name,
+                    "version": (version != "?" && version != "-").then_some(version),
+                    "description": desc,
+                    "valid": repo.get(name).is_some(),
+                    "recipe": repo.file(name),
+                })
+            })
+            .collect();
+        print_json(&serde_json::Value::Array(items));
+        return Ok(ExitCode::SUCCESS);
+    }
     let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
     let mut out = std::io::stdout().lock();
@@ -65,11 +91,27 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The repositories seen from the current directory plus `flags`.
-pub(super) fn load_repo(flags: Vec<PathBuf>) -> PackageRepo {
-    let mut search = RepoSearch::new(cwd());
+/// The repositories seen from the current directory (or by the stack
+/// recipe `stack`) plus `flags`; the search order is logged (`-v`).
+pub(super) fn load_repo(
+    flags: Vec<PathBuf>,
+    stack: Option<&Path>,
+) -> Result<PackageRepo, CliError> {
+    check_repo_flags(&flags)?;
+    let mut search = match stack {
+        None => RepoSearch::new(cwd()),
+        Some(recipe) => stack::recipe::lookup::stack_repo_search(recipe).map_err(|d| {
+            render(&d);
+            CliError::input(miette::miette!(
+                "{}: cannot read the stack recipe's `repos:`",
+                recipe.display()
+            ))
+        })?,
+    };
     search.flags = flags;
-    PackageRepo::load(search.dirs())
+    let dirs = search.dirs();
+    stack::recipe::lookup::log_repositories(&dirs);
+    Ok(PackageRepo::load(dirs))
 }
 
 /// The version `stack list` shows: preferred, else newest non-branch, else newest.

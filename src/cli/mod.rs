@@ -14,10 +14,19 @@ mod audit;
 mod build;
 mod build_cache;
 mod check;
+mod checksum;
+mod compiler;
 mod completions;
+mod create;
+mod dependents;
+mod diff;
+mod edit;
 mod error;
+mod external;
 mod fetch;
+mod find;
 mod image;
+mod image_args;
 mod images;
 mod import;
 mod info;
@@ -25,6 +34,7 @@ mod inputs;
 mod key;
 mod ldd;
 mod list;
+mod lookup;
 mod mirror;
 mod output;
 mod progress;
@@ -32,6 +42,7 @@ mod pull;
 mod push;
 mod registry_args;
 mod resolve;
+mod run;
 mod transfer;
 mod verify;
 
@@ -55,10 +66,10 @@ pub struct Cli {
 #[derive(Debug, Clone, clap::Args)]
 pub struct Global {
     /// More log output (-v info, -vv debug, -vvv trace). RUST_LOG overrides.
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Global options")]
     pub verbose: u8,
     /// When to use colour. NO_COLOR in the environment means `never` for `auto`.
-    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto, help_heading = "Global options")]
     pub color: Color,
 }
 
@@ -88,6 +99,16 @@ pub enum Command {
     Ldd(ldd::Args),
     Verify(verify::Args),
     Completions(completions::Args),
+    Checksum(checksum::Args),
+    Edit(edit::Args),
+    Dependents(dependents::Args),
+    Diff(diff::Args),
+    Compiler(compiler::Args),
+    External(external::Args),
+    Find(find::Args),
+    Create(create::Args),
+    Run(run::Args),
+    Shell(run::ShellArgs),
 }
 
 impl Global {
@@ -170,6 +191,16 @@ pub fn main() -> ExitCode {
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Verify(a) => verify::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),
+        Command::Checksum(a) => checksum::run(a, &cli.global),
+        Command::Edit(a) => edit::run(a, &cli.global),
+        Command::Dependents(a) => dependents::run(a, &cli.global),
+        Command::Diff(a) => diff::run(a, &cli.global),
+        Command::Compiler(a) => compiler::run(a, &cli.global),
+        Command::External(a) => external::run(a, &cli.global),
+        Command::Find(a) => find::run(a, &cli.global),
+        Command::Create(a) => create::run(a, &cli.global),
+        Command::Run(a) => run::run(a, &cli.global),
+        Command::Shell(a) => run::shell(a, &cli.global),
     };
     match result {
         Ok(code) => code,

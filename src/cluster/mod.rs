@@ -10,6 +10,8 @@
 
 mod allow;
 mod binary_cache;
+pub mod detect;
+pub mod detect_external;
 mod load;
 mod model;
 mod policy;
@@ -26,17 +28,39 @@ pub use policy::{External, PackagePolicy, Policies};
 /// in `start` or the nearest ancestor that has one, else in the source tree
 /// `stack` was built from.
 pub fn find_default(start: &Path) -> Option<PathBuf> {
-    start
+    locate_default(start).map(|d| d.dir)
+}
+
+/// Where the default cluster configuration was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefaultCluster {
+    /// The directory holding `cluster.yaml`.
+    pub dir: PathBuf,
+    /// `true`: not found above `start`; this is the source tree's
+    /// `cluster-configs/local`, so the result depends on which binary runs.
+    pub from_source_tree: bool,
+}
+
+/// [`find_default`], saying whether the source tree's fallback was used.
+pub fn locate_default(start: &Path) -> Option<DefaultCluster> {
+    if let Some(dir) = start
         .ancestors()
         .map(|a| a.join("cluster-configs/local"))
         .find(|p| p.join(CLUSTER_FILE).is_file())
-        .or_else(|| {
-            let p = PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/cluster-configs/local"
-            ));
-            p.join(CLUSTER_FILE).is_file().then_some(p)
-        })
+    {
+        return Some(DefaultCluster {
+            dir,
+            from_source_tree: false,
+        });
+    }
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/cluster-configs/local"
+    ));
+    dir.join(CLUSTER_FILE).is_file().then_some(DefaultCluster {
+        dir,
+        from_source_tree: true,
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! - [`did_you_mean`]: nearest-name suggestions.
 
 mod diagnostic;
+mod json;
 mod source;
 mod suggest;
 pub mod yaml;

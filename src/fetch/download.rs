@@ -125,10 +125,14 @@ pub(crate) fn fetch_file(
         for (loc, from_mirror) in &locations {
             match download_unverified(ctx, index, loc) {
                 Ok((path, sha, size)) => {
-                    tracing::warn!(
-                        "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
-                        req.label()
-                    );
+                    if ctx.opts.computing_digests {
+                        tracing::debug!("{}: {loc} has sha256 {sha}", req.label());
+                    } else {
+                        tracing::warn!(
+                            "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
+                            req.label()
+                        );
+                    }
                     return Ok(fetched(
                         path,
                         sha,
@@ -185,10 +189,13 @@ pub(crate) fn fetch_file(
                 ));
             }
             Ok((actual, size)) => {
-                tracing::warn!("{loc}: sha256 mismatch (got {actual}, expected {sha})");
+                // Reported once, by the error (with every location tried).
+                tracing::debug!("{loc}: sha256 mismatch (got {actual}, expected {sha})");
                 attempts.push((
                     loc.clone(),
                     FetchError::ChecksumMismatch {
+                        package: req.label().into(),
+                        recipe: None,
                         url: loc.clone(),
                         expected: sha.to_string(),
                         actual: actual.to_string(),

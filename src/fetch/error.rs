@@ -35,11 +35,16 @@ pub enum FetchError {
     InvalidUrl { url: String, reason: String },
 
     #[error(
-        "sha256 mismatch for {url}\n  expected: {expected}\n  actual:   {actual} ({bytes} bytes)\n\
+        "{package}: sha256 mismatch for {url}{}\n  expected: {expected}\n  actual:   {actual} ({bytes} bytes)\n\
          the download was discarded and the cache left untouched; if upstream re-released the \
-         file, check it and update the recipe's sha256"
+         file, check it and update the recipe's sha256",
+        recipe_at(recipe)
     )]
     ChecksumMismatch {
+        /// `name@version` of the source.
+        package: Box<str>,
+        /// Where the recipe lists the source (`file:line:col`), when known.
+        recipe: Option<Box<str>>,
         url: String,
         expected: String,
         actual: String,
@@ -227,4 +232,11 @@ impl FetchError {
             _ => Some(FetchError::Multiple(errors)),
         }
     }
+}
+
+fn recipe_at(recipe: &Option<Box<str>>) -> String {
+    recipe
+        .as_ref()
+        .map(|r| format!(" (listed at {r})"))
+        .unwrap_or_default()
 }

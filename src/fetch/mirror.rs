@@ -213,6 +213,8 @@ fn copy_verified(src: &Path, target: &Path, sha: &Sha256Hex) -> Result<bool, Fet
     let (actual, size) = copy_hashing(fs_err::File::open(src)?, tmp.as_file_mut(), |_| {})?;
     if actual != *sha {
         return Err(FetchError::ChecksumMismatch {
+            package: "mirror copy".into(),
+            recipe: None,
             url: src.display().to_string(),
             expected: sha.to_string(),
             actual: actual.to_string(),

@@ -24,6 +24,8 @@
 
 mod archive;
 mod cache;
+pub mod checksum;
+pub mod create;
 mod digest;
 mod download;
 mod error;

@@ -16,6 +16,9 @@ pub struct FetchOptions {
     pub jobs: usize,
     /// Accept archives without sha256 and git sources not pinned to a commit.
     pub allow_unverified: bool,
+    /// Unverified downloads are the point (`stack checksum`, `stack create`
+    /// compute digests): log them at debug level, not as warnings.
+    pub computing_digests: bool,
     /// Attempts per URL for transient failures (connection errors, 5xx, truncation, stalls).
     pub attempts: u32,
     /// Delay before the first retry; doubles on each further retry.
@@ -39,6 +42,7 @@ impl FetchOptions {
             mirrors: Vec::new(),
             jobs: DEFAULT_JOBS,
             allow_unverified: false,
+            computing_digests: false,
             attempts: 4,
             retry_backoff: Duration::from_millis(500),
             idle_timeout: Duration::from_secs(60),

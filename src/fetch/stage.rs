@@ -56,6 +56,8 @@ pub fn stage(fetched: &Fetched, dest: &Path) -> Result<StagedSource, FetchError>
                 drop(out);
                 fs_err::remove_file(&target)?;
                 return Err(FetchError::ChecksumMismatch {
+                    package: fetched.label().into(),
+                    recipe: None,
                     url: path.display().to_string(),
                     expected: sha256.to_string(),
                     actual: actual.to_string(),

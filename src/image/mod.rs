@@ -22,6 +22,7 @@ mod embedded;
 mod error;
 pub mod mksquashfs;
 mod mode;
+pub mod run;
 mod stale;
 
 use std::io::Read;

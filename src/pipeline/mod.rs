@@ -21,11 +21,13 @@ mod failures;
 mod fingerprint;
 mod merge;
 mod plan;
+pub mod preflight;
 mod prune;
 mod render;
 mod review;
 mod session;
 mod sources;
+pub use sources::with_recipe_lines;
 mod views;
 
 use std::path::PathBuf;

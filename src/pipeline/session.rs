@@ -165,10 +165,9 @@ impl<'a> Session<'a> {
         opts.mount = plan.mount.clone();
         opts.mount_mode = req.mount_mode;
         opts.keep_stage = req.keep_stage;
-        if req.mount_mode == build::MountMode::Namespace && !plan.mount.exists() {
-            // An empty directory to mount over; harmless, and only possible where
-            // the parent is writable (otherwise the build explains what to do).
-            let _ = fs_err::create_dir_all(&plan.mount);
+        super::preflight::warn_before_build(&plan.target);
+        if req.mount_mode == build::MountMode::Namespace {
+            super::preflight::create_mount_point(&plan.mount);
         }
         let workspace = Workspace::with_lock(lock, &opts)?;
         let store_dir = workspace.store_root().to_path_buf();
@@ -235,7 +234,10 @@ impl<'a> Session<'a> {
         let detail = format!("{} sources", missing.len());
         let fail_fast = self.req.fail_fast;
         let fetched = self.step(Stage::Fetch, &detail, |s| {
-            let fetched = fetch::fetch_each(&requests, &s.fetch_opts, s.reporter.fetch());
+            let fetched: Vec<_> = fetch::fetch_each(&requests, &s.fetch_opts, s.reporter.fetch())
+                .into_iter()
+                .map(|r| r.map_err(|e| sources::with_recipe_lines(e, plan)))
+                .collect();
             if fail_fast && fetched.iter().any(|r| r.is_err()) {
                 return Err(fetch::fetch_all_error(fetched).into());
             }

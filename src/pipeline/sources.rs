@@ -74,6 +74,40 @@ pub fn resource_requests(node: &Node) -> Vec<SourceRequest> {
         .collect()
 }
 
+/// `e` with the recipe line of each source whose sha256 did not match
+/// (found through the plan node the request was made for).
+pub fn with_recipe_lines(mut e: fetch::FetchError, plan: &Plan) -> fetch::FetchError {
+    fill_recipe_lines(&mut e, plan);
+    e
+}
+
+fn fill_recipe_lines(e: &mut fetch::FetchError, plan: &Plan) {
+    match e {
+        fetch::FetchError::ChecksumMismatch {
+            package, recipe, ..
+        } if recipe.is_none() => {
+            let node = plan
+                .graph
+                .node_weights()
+                .find(|n| format!("{}@{}", n.name, n.version) == **package);
+            *recipe = node.and_then(|n| {
+                let entry = n.recipe.version(&n.version)?;
+                let at = match &entry.source {
+                    crate::repo::Source::Archive(a) => a.loc.to_string(),
+                    _ => entry.loc.to_string(),
+                };
+                Some(at.into())
+            });
+        }
+        fetch::FetchError::AllLocationsFailed { attempts, .. } => {
+            for (_, e) in attempts {
+                fill_recipe_lines(e, plan);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Fetch requests for patches given by URL (fetched like sources, kept as files).
 pub fn patch_requests(node: &Node) -> Vec<SourceRequest> {
     node.patches

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::cluster::{self, Cluster, Policies, parse_cluster};
+use crate::cluster::{Cluster, Policies, parse_cluster};
 use crate::diag::yaml::Cx;
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, did_you_mean};
 use crate::repo::{PackageRepo, RepoSearch, Source, SpecRef, check_spec};
@@ -19,7 +19,7 @@ pub struct InputOptions {
     /// The stack recipe file.
     pub recipe: PathBuf,
     /// The cluster configuration dir (or file); `None`: `cluster-configs/local`
-    /// found walking up from the recipe's dir (see [`cluster::find_default`]).
+    /// found walking up from the recipe's dir (see [`crate::cluster::find_default`]).
     pub cluster: Option<PathBuf>,
     /// `--repo` flags, searched first.
     pub repos: Vec<PathBuf>,
@@ -62,19 +62,16 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
         }
     };
     let recipe_dir = recipe_path.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let cluster_dir = opts
-        .cluster
-        .as_ref()
-        .map(|c| crate::repo::absolutize(c, &cwd))
-        .or_else(|| cluster::find_default(&recipe_dir));
-    let cluster = match cluster_dir {
-        Some(dir) => {
-            let file = if dir.is_file() {
-                dir
-            } else {
-                dir.join(cluster::CLUSTER_FILE)
-            };
-            match SourceFile::read(&file) {
+    let choice = super::lookup::choose_cluster(
+        opts.cluster
+            .as_ref()
+            .map(|c| crate::repo::absolutize(c, &cwd)),
+        &recipe_dir,
+    );
+    let cluster = match &choice {
+        Some(choice) => {
+            diags.extend(choice.warning.clone());
+            match SourceFile::read(&choice.file) {
                 Ok(src) => parse_cluster(&src, &mut diags).map(|c| (c, src)),
                 Err(e) => {
                     diags.push(
@@ -107,7 +104,9 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
         start_dir: recipe_dir,
         no_builtin: opts.no_builtin,
     };
-    let repo = PackageRepo::load(search.dirs());
+    let dirs = search.dirs();
+    super::lookup::log_lookup(choice.as_ref(), &dirs);
+    let repo = PackageRepo::load(dirs);
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
         diags.push(
@@ -117,7 +116,9 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     }
 
     let cluster_ref = cluster.as_ref().map(|(c, _)| c);
-    if let Some((c, src)) = &cluster {
+    // Without a readable stack recipe its `repos:` are unknown: the
+    // cluster's "unknown package" warnings would follow from that error.
+    if let (Some((c, src)), Some(_)) = (&cluster, &recipe) {
         check_cluster(c, src, &repo, &mut diags);
     }
     let mut packages = BTreeSet::new();
@@ -238,6 +239,7 @@ fn check_recipe(
         }
         check_policies(&mut cx, repo, &env.packages, true);
         if let Some(cluster) = cluster {
+            super::external_roots::check_external_roots(&mut cx, env, cluster);
             let merged = env.policies(cluster);
             for (name, pol) in &merged.entries {
                 if pol.buildable == Some(false)
@@ -410,6 +412,14 @@ fn check_policy_spec(
 /// Url sources need sha256 unless the stack allows unverified sources.
 fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
     let Some(pkg) = repo.get(name) else { return };
+    // A `sha256` that is there but malformed was reported when reading the
+    // recipe; "no sha256" would be a second, false error about it.
+    let malformed = repo
+        .diagnostics(name)
+        .is_some_and(|d| d.iter().any(|d| d.code == Code::BadChecksum));
+    if malformed {
+        return;
+    }
     for v in &pkg.versions {
         if let Source::Archive(a) = &v.source {
             if a.sha256.is_none() {
@@ -419,7 +429,8 @@ fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
                 )
                 .at(&a.loc, "no checksum for this download")
                 .with_help("add `sha256: <64 hex digits>` (`sha256sum FILE`), or set `allow_unverified: true` in the stack recipe");
-                if let Ok(src) = SourceFile::read(&pkg.file) {
+                // `a.loc` is in an overlay's file when the overlay added it.
+                if let Ok(src) = SourceFile::read(a.loc.file.as_path()) {
                     d.attach_source(&src);
                 }
                 diags.push(d);

@@ -441,6 +441,7 @@ fn view_env_ops(cx: &mut Cx, kind: EnvOpKind, node: &Node) -> Vec<EnvOp> {
             let loc = cx.scalar_loc(k);
             read::check_var_name(cx, k.as_str(), &loc);
             if let Some(value) = cx.string(v, &format!("the value of {}", k.as_str())) {
+                crate::repo::placeholders::check(cx, &value);
                 out.push(EnvOp {
                     kind,
                     var: k.as_str().to_string(),

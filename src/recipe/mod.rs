@@ -8,8 +8,10 @@
 //!   repositories, checks them against each other and returns [`Inputs`]
 //!   or every diagnostic found.
 
+mod external_roots;
 mod inputs;
 mod load;
+pub mod lookup;
 mod model;
 mod template_refs;
 

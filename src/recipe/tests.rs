@@ -273,3 +273,84 @@ fn a_missing_cluster_is_an_error_with_a_hint() {
     assert_eq!(e.code, Code::Io);
     assert!(e.message.contains("nope"), "{}", e.message);
 }
+
+#[test]
+fn a_broken_stack_recipe_gives_no_follow_up_cluster_warnings() {
+    let tmp = project("name: s\nenvironments: {e: {specs: [tool]\n");
+    write(
+        &tmp.path().join("cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\npackages: {not-in-any-repo: {buildable: false}}\n",
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    let codes: Vec<_> = d.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::YamlSyntax], "{d}");
+    // With the recipe fixed, the cluster's unknown package is reported.
+    write(
+        &tmp.path().join("stacks/s.yaml"),
+        "name: s\nallow_unverified: true\nenvironments: {e: {specs: [tool]}}\n",
+    );
+    let ok = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    let codes: Vec<_> = ok.warnings.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&Code::UnknownPackage), "{}", ok.warnings);
+}
+
+#[test]
+fn a_short_sha256_is_one_error_not_two() {
+    let tmp = project("name: s\nenvironments: {e: {specs: [tool]}}\n");
+    write(
+        &tmp.path().join("recipes/tool.yaml"),
+        &format!(
+            "name: tool\ndescription: d\nversions: [{{version: \"1\", url: \"https://x/t.tgz\", sha256: {}}}]\nbuild: {{system: generic}}\n",
+            "a".repeat(63)
+        ),
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    let codes: Vec<_> = d.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::BadChecksum], "{d}");
+    assert!(d.to_string().contains("is not a sha256 checksum"), "{d}");
+}
+
+#[test]
+fn a_view_placeholder_typo_is_caught_with_its_position() {
+    let tmp = project(
+        "name: s\nallow_unverified: true\nenvironments:\n  e:\n    specs: [tool]\n    views:\n      v:\n        env_vars:\n          prepend_path: [{PATH: \"$@viewpath@/bin\"}]\n",
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    let e = d.iter().next().unwrap();
+    assert_eq!(e.code, Code::BadTemplate, "{d}");
+    assert!(e.message.contains("`$@viewpath@`"), "{}", e.message);
+    let loc = e.loc().unwrap();
+    assert_eq!((loc.line, loc.col, loc.len), (9, 34, 11), "{loc:?}");
+}
+
+#[test]
+fn a_root_spec_met_by_an_external_is_reported() {
+    let tmp = project(
+        "name: s\nallow_unverified: true\nenvironments: {e: {specs: [\"tool@1:\", \"app@1:\"]}}\n",
+    );
+    write(
+        &tmp.path().join("cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\npackages:\n  tool: {externals: [{spec: tool@1.0, prefix: /usr}]}\n  app: {externals: [{spec: app@0.5, prefix: /opt/app}]}\n",
+    );
+    let ok = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    let w: Vec<_> = ok
+        .warnings
+        .iter()
+        .filter(|d| d.message.contains("will be met by the external"))
+        .collect();
+    // `tool@1:` is met by tool@1.0; app@0.5 cannot meet `app@1:`.
+    assert_eq!(w.len(), 1, "{}", ok.warnings);
+    assert!(
+        w[0].message.contains(
+            "root spec `tool@1:` of environment `e` will be met by the external `tool@1.0` at /usr"
+        ),
+        "{}",
+        w[0].message
+    );
+    assert_eq!(w[0].loc().unwrap().line, 3);
+    assert!(
+        w[0].help.as_deref().unwrap().contains("cluster.yaml:5"),
+        "{:?}",
+        w[0].help
+    );
+}

@@ -6,11 +6,12 @@
 //! 3. the stack recipe's `repos:`, in order;
 //! 4. the nearest `recipes/` dir found walking up from the stack recipe's
 //!    directory (or the current directory for `stack list` / `stack info`);
-//! 5. only when step 4 found nothing: the `recipes/` dir of the source tree
-//!    `stack` was built from, if it exists (so a development build finds the
-//!    shipped recipes from anywhere).
+//! 5. always last: the built-in repository (see [`builtin_recipes`]), as
+//!    Spack's `builtin` — a stack's own recipes and `--repo` flags always
+//!    win over it, even when the built-in directory is also named earlier.
 //!
-//! Duplicates (the same directory reached twice) are dropped.
+//! Duplicates (the same directory reached twice) are dropped; a directory
+//! that is the built-in repository keeps the built-in (last) place.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -30,8 +31,21 @@ pub enum RepoOrigin {
     Recipe(Loc),
     /// The nearest `recipes/` above the starting directory.
     Discovered,
-    /// The source tree's `recipes/`.
+    /// The built-in repository ([`builtin_recipes`]).
     BuiltIn,
+}
+
+impl RepoOrigin {
+    /// Why the directory is searched, for log lines and `stack info`.
+    pub fn describe(&self) -> String {
+        match self {
+            RepoOrigin::Flag => "--repo".into(),
+            RepoOrigin::Env => "STACK_REPOS".into(),
+            RepoOrigin::Recipe(loc) => format!("`repos:` at {loc}"),
+            RepoOrigin::Discovered => "nearest recipes/ above the start directory".into(),
+            RepoOrigin::BuiltIn => "built-in, searched last".into(),
+        }
+    }
 }
 
 /// One package repository directory (absolute).
@@ -59,7 +73,7 @@ pub struct RepoSearch {
     pub recipe_repos: Vec<PathRef>,
     /// Where to start looking for `recipes/`: the stack recipe's dir, or cwd.
     pub start_dir: PathBuf,
-    /// Never fall back to the source tree's `recipes/`.
+    /// Leave out the built-in repository (tests).
     pub no_builtin: bool,
 }
 
@@ -75,14 +89,26 @@ impl RepoSearch {
 
     /// The repository directories, in search order.
     pub fn dirs(&self) -> Vec<RepoDir> {
+        let builtin = if self.no_builtin {
+            None
+        } else {
+            builtin_recipes()
+        };
+        self.dirs_with_builtin(builtin)
+    }
+
+    /// [`RepoSearch::dirs`] with the given built-in repository.
+    fn dirs_with_builtin(&self, builtin: Option<PathBuf>) -> Vec<RepoDir> {
         let cwd = std::env::current_dir().unwrap_or_default();
+        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let builtin_key = builtin.as_deref().map(canon);
         let mut out: Vec<RepoDir> = Vec::new();
         let mut add = |path: PathBuf, origin: RepoOrigin| {
-            let key = path.canonicalize().unwrap_or_else(|_| path.clone());
-            if !out
-                .iter()
-                .any(|d| d.path.canonicalize().unwrap_or_else(|_| d.path.clone()) == key)
-            {
+            let key = canon(&path);
+            if builtin_key.as_ref() == Some(&key) {
+                return;
+            }
+            if !out.iter().any(|d| canon(&d.path) == key) {
                 out.push(RepoDir { path, origin });
             }
         };
@@ -99,14 +125,14 @@ impl RepoSearch {
         for r in &self.recipe_repos {
             add(r.path.clone(), RepoOrigin::Recipe(r.loc.clone()));
         }
-        match find_upwards(&absolutize(&self.start_dir, &cwd), "recipes") {
-            Some(found) => add(found, RepoOrigin::Discovered),
-            None if !self.no_builtin => {
-                if let Some(builtin) = builtin_recipes() {
-                    add(builtin, RepoOrigin::BuiltIn);
-                }
-            }
-            None => {}
+        if let Some(found) = find_upwards(&absolutize(&self.start_dir, &cwd), "recipes") {
+            add(found, RepoOrigin::Discovered);
+        }
+        if let Some(builtin) = builtin {
+            out.push(RepoDir {
+                path: builtin,
+                origin: RepoOrigin::BuiltIn,
+            });
         }
         out
     }
@@ -117,10 +143,27 @@ pub fn find_upwards(start: &Path, name: &str) -> Option<PathBuf> {
     start.ancestors().map(|a| a.join(name)).find(|p| p.is_dir())
 }
 
-/// The `recipes/` dir of the source tree `stack` was built from, if it exists.
+/// Environment variable naming the built-in repository; empty: none.
+pub const BUILTIN_ENV: &str = "STACK_BUILTIN_REPO";
+
+/// The built-in repository: `$STACK_BUILTIN_REPO` when set (empty: no
+/// built-in repository), else the `recipes/` dir of the source tree `stack`
+/// was built from, else `<dir of the stack binary>/../share/stack/recipes`
+/// (an installed copy); `None` when none of them exists.
 pub fn builtin_recipes() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/recipes"));
-    p.is_dir().then_some(p)
+    if let Some(v) = crate::settings::builtin_repo() {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        return (!v.is_empty()).then(|| absolutize(Path::new(&v), &cwd));
+    }
+    let source_tree = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/recipes"));
+    if source_tree.is_dir() {
+        return Some(source_tree);
+    }
+    let exe = std::env::current_exe().ok()?;
+    let installed = exe.parent()?.join("../share/stack/recipes");
+    installed
+        .is_dir()
+        .then(|| absolutize(&installed, Path::new("/")))
 }
 
 #[cfg(test)]
@@ -164,6 +207,46 @@ mod tests {
         assert_eq!(dirs[1].origin, RepoOrigin::Env);
         assert!(matches!(dirs[2].origin, RepoOrigin::Recipe(_)));
         assert_eq!(dirs[2].patch_dir(), root.join("patches"));
+    }
+
+    #[test]
+    fn the_builtin_repository_is_searched_last() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for d in ["site/recipes", "site/stacks", "builtin", "extra"] {
+            fs_err::create_dir_all(root.join(d)).unwrap();
+        }
+        // The built-in repository named by a flag still comes last, after
+        // the stack's own `recipes/`.
+        let search = RepoSearch {
+            flags: vec![root.join("builtin"), root.join("extra")],
+            start_dir: root.join("site/stacks"),
+            ..RepoSearch::default()
+        };
+        let dirs = search.dirs_with_builtin(Some(root.join("builtin")));
+        let got: Vec<_> = dirs
+            .iter()
+            .map(|d| (d.path.clone(), d.origin.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (root.join("extra"), RepoOrigin::Flag),
+                (root.join("site/recipes"), RepoOrigin::Discovered),
+                (root.join("builtin"), RepoOrigin::BuiltIn),
+            ]
+        );
+        // When the stack's nearest `recipes/` is the built-in one, it is
+        // listed once, last.
+        let search = RepoSearch {
+            flags: vec![root.join("extra")],
+            start_dir: root.join("site/stacks"),
+            ..RepoSearch::default()
+        };
+        let dirs = search.dirs_with_builtin(Some(root.join("site/recipes")));
+        assert_eq!(dirs.len(), 2);
+        assert_eq!(dirs[1].origin, RepoOrigin::BuiltIn);
+        assert_eq!(dirs[1].origin.describe(), "built-in, searched last");
     }
 
     #[test]

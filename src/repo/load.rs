@@ -193,7 +193,7 @@ fn check_package_name(cx: &mut Cx, name: &Spanned<String>) {
     }
 }
 
-fn versions(cx: &mut Cx, node: &Node) -> Vec<VersionEntry> {
+pub(super) fn versions(cx: &mut Cx, node: &Node) -> Vec<VersionEntry> {
     let Some(items) = cx.seq(node, "`versions`") else {
         return Vec::new();
     };

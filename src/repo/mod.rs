@@ -21,14 +21,18 @@
 
 pub mod build;
 mod cycles;
+pub mod dependents;
 pub mod discover;
 pub mod env;
 pub mod imported;
+mod json;
 mod load;
 mod load_build;
 mod load_resources;
 pub mod located;
+pub mod overlay;
 pub mod package;
+pub mod placeholders;
 pub mod read;
 mod validate;
 
@@ -64,6 +68,10 @@ struct Entry {
     parsed: OnceLock<Parsed>,
     /// Same-named recipes in later repositories, hidden by this one.
     shadows: Vec<PathBuf>,
+    /// `overlay: true`: this file amends `base`.
+    overlay: bool,
+    /// For an overlay: the same-named recipe of the next repository.
+    base: Option<Box<Entry>>,
 }
 
 /// The outcome of parsing one recipe file.
@@ -74,9 +82,70 @@ struct Parsed {
 }
 
 impl Entry {
+    fn new(file: PathBuf, repo_dir: &Path) -> Entry {
+        let source = SourceFile::read(&file).map_err(|e| e.to_string());
+        let overlay = source.as_ref().is_ok_and(overlay::is_overlay);
+        Entry {
+            file,
+            repo_dir: repo_dir.to_path_buf(),
+            source,
+            parsed: OnceLock::new(),
+            shadows: Vec::new(),
+            overlay,
+            base: None,
+        }
+    }
+
+    /// Where the next same-named recipe goes when this entry is an overlay
+    /// (or a chain of overlays) still waiting for its base.
+    fn open_base_slot(&mut self) -> Option<&mut Option<Box<Entry>>> {
+        if !self.overlay {
+            return None;
+        }
+        if self.base.is_none() {
+            return Some(&mut self.base);
+        }
+        self.base.as_mut()?.open_base_slot()
+    }
+
+    /// The overlay applied to its base.
+    fn parse_overlay(&self) -> Parsed {
+        let mut diagnostics = Diagnostics::new();
+        let (Some(base), Ok(src)) = (&self.base, &self.source) else {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::UnknownPackage,
+                    format!(
+                        "overlay {} has nothing to extend: no repository searched after it has `{}`",
+                        crate::diag::display_path(&self.file),
+                        self.file.file_name().unwrap_or_default().to_string_lossy()
+                    ),
+                )
+                .with_help("an overlay (`overlay: true`) amends the same-named recipe of a later repository; `stack -v …` lists the repositories in order"),
+            );
+            return Parsed {
+                recipe: None,
+                diagnostics,
+            };
+        };
+        let b = base.parsed();
+        diagnostics.extend(b.diagnostics.clone());
+        let recipe = b
+            .recipe
+            .as_ref()
+            .map(|r| Arc::new(overlay::apply_overlay(src, r, &mut diagnostics)));
+        Parsed {
+            recipe,
+            diagnostics,
+        }
+    }
+
     fn parsed(&self) -> &Parsed {
         self.parsed.get_or_init(|| {
             tracing::trace!("parsing {}", self.file.display());
+            if self.overlay {
+                return self.parse_overlay();
+            }
             let mut diagnostics = Diagnostics::new();
             let recipe = match &self.source {
                 Ok(src) => parse_package(src, &self.repo_dir, &mut diagnostics).map(Arc::new),
@@ -98,6 +167,9 @@ impl Entry {
     /// Whether this file can declare a `provides` key: its text names it,
     /// or uses escapes that could spell it.
     fn may_provide(&self) -> bool {
+        if let Some(base) = &self.base {
+            return base.may_provide();
+        }
         match &self.source {
             Ok(src) => src.text().contains("provides") || src.text().contains('\\'),
             Err(_) => false,
@@ -155,6 +227,11 @@ impl PackageRepo {
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 if let Some(existing) = repo.entries.get_mut(&stem) {
+                    if let Some(slot) = existing.open_base_slot() {
+                        tracing::debug!("{} is the base of an overlay", file.display());
+                        *slot = Some(Box::new(Entry::new(file, &dir.path)));
+                        continue;
+                    }
                     tracing::debug!(
                         "{} is hidden by {}",
                         file.display(),
@@ -163,17 +240,7 @@ impl PackageRepo {
                     existing.shadows.push(file);
                     continue;
                 }
-                let source = SourceFile::read(&file).map_err(|e| e.to_string());
-                repo.entries.insert(
-                    stem,
-                    Entry {
-                        file,
-                        repo_dir: dir.path.clone(),
-                        source,
-                        parsed: OnceLock::new(),
-                        shadows: Vec::new(),
-                    },
-                );
+                repo.entries.insert(stem, Entry::new(file, &dir.path));
             }
         }
         repo
@@ -286,6 +353,18 @@ impl PackageRepo {
         nearest(name, self.names().chain(self.virtual_names()))
     }
 
+    /// The overlay files applied to `name`'s recipe, first-searched first
+    /// (empty when its recipe is not an overlay).
+    pub fn overlays(&self, name: &str) -> Vec<&Path> {
+        let mut out = Vec::new();
+        let mut e = self.entries.get(name);
+        while let Some(entry) = e.filter(|e| e.overlay) {
+            out.push(entry.file.as_path());
+            e = entry.base.as_deref();
+        }
+        out
+    }
+
     /// Recipes in later repositories hidden by `name`'s recipe.
     pub fn shadowed(&self, name: &str) -> &[PathBuf] {
         self.entries
@@ -314,7 +393,12 @@ impl PackageRepo {
         };
         let parsed = entry.parsed();
         let mut diags = parsed.diagnostics.clone();
-        if let (Some(recipe), Ok(source)) = (&parsed.recipe, &entry.source) {
+        // An overlay's cross-package checks concern its base's file.
+        let mut base = entry;
+        while let Some(b) = base.base.as_deref() {
+            base = b;
+        }
+        if let (Some(recipe), Ok(source)) = (&parsed.recipe, &base.source) {
             validate::check_against_repo(recipe, source, self, &mut diags);
         }
         diags

@@ -284,6 +284,7 @@ fn env_op(cx: &mut Cx, kind: EnvOpKind, node: &Node, when: Option<When>) -> Vec<
         check_var_name(cx, &var, &loc);
         if let Some(value) = cx.string(v, &format!("the value of {var}")) {
             check_templates(cx, std::slice::from_ref(&value));
+            super::placeholders::check(cx, &value);
             out.push(EnvOp {
                 kind,
                 var,
@@ -299,10 +300,7 @@ fn env_op(cx: &mut Cx, kind: EnvOpKind, node: &Node, when: Option<When>) -> Vec<
 /// Environment variable names: letters, digits, underscore, not starting
 /// with a digit.
 pub fn check_var_name(cx: &mut Cx, var: &str, loc: &crate::diag::Loc) {
-    let ok = !var.is_empty()
-        && !var.starts_with(|c: char| c.is_ascii_digit())
-        && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !ok {
+    if !valid_var_name(var) {
         cx.error(
             Code::InvalidValue,
             loc,
@@ -311,6 +309,13 @@ pub fn check_var_name(cx: &mut Cx, var: &str, loc: &crate::diag::Loc) {
             None,
         );
     }
+}
+
+/// Letters, digits and `_`, not starting with a digit.
+pub fn valid_var_name(var: &str) -> bool {
+    !var.is_empty()
+        && !var.starts_with(|c: char| c.is_ascii_digit())
+        && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Check a sha256 value: 64 hex digits; returned lower-case.

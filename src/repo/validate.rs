@@ -167,14 +167,15 @@ fn check_variants(cx: &mut Cx, spec: &Spec, pkg: &PackageRecipe, written: &SpecR
     for (name, value) in &spec.variants {
         let Some(def) = pkg.variant(name) else {
             let loc = locate(cx, written, name);
-            let help = did_you_mean(name, pkg.variant_names()).or_else(|| {
+            let help = did_you_mean(name, pkg.variant_names()).unwrap_or_else(|| {
                 let names: Vec<_> = pkg.variant_names().map(|n| format!("`{n}`")).collect();
-                Some(if names.is_empty() {
+                if names.is_empty() {
                     format!("`{}` has no variants", pkg.name)
                 } else {
                     format!("variants of `{}`: {}", pkg.name, names.join(", "))
-                })
+                }
             });
+            let help = Some(with_recipe_note(help, pkg, written));
             cx.error(
                 Code::UnknownVariant,
                 &loc,
@@ -218,9 +219,32 @@ fn check_variants(cx: &mut Cx, spec: &Spec, pkg: &PackageRecipe, written: &SpecR
                     )
                 }
             };
+            let help = match help {
+                Some(h) => Some(with_recipe_note(h, pkg, written)),
+                None if *written.loc.file != pkg.file => Some(recipe_note(pkg)),
+                None => None,
+            };
             cx.error(Code::UnknownVariantValue, &loc, msg, label, help);
         }
     }
+}
+
+/// `help`, plus which file defines `pkg` when the spec is written elsewhere.
+fn with_recipe_note(help: String, pkg: &PackageRecipe, written: &SpecRef) -> String {
+    if *written.loc.file == pkg.file {
+        help
+    } else {
+        format!("{help}\n{}", recipe_note(pkg))
+    }
+}
+
+/// Which file defines `pkg`, for messages about it.
+fn recipe_note(pkg: &PackageRecipe) -> String {
+    format!(
+        "`{}` is defined by {}",
+        pkg.name,
+        crate::diag::display_path(&pkg.file)
+    )
 }
 
 /// The location of `word` inside a written spec (whole-word match), or the

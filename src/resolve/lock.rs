@@ -158,7 +158,11 @@ impl Lock {
             source,
         };
         let dir = path.parent().unwrap_or(Path::new("."));
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(wrap)?;
+        // 0666 less the umask, like any file the user writes (not 0600).
+        let mut tmp = tempfile::Builder::new()
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(dir)
+            .map_err(wrap)?;
         std::io::Write::write_all(&mut tmp, self.to_json().as_bytes()).map_err(wrap)?;
         tmp.persist(path).map_err(|e| wrap(e.error))?;
         Ok(())
@@ -186,7 +190,12 @@ impl Lock {
 
     /// How `plan` differs from this lock, in words; empty when it matches.
     pub fn compare(&self, plan: &Plan) -> Vec<LockChange> {
-        let new = Lock::from_plan(plan);
+        self.diff(&Lock::from_plan(plan))
+    }
+
+    /// What differs from this lock to `new` (`stack diff`): the same
+    /// messages as [`Lock::compare`].
+    pub fn diff(&self, new: &Lock) -> Vec<LockChange> {
         let mut out = Vec::new();
         for (what, a, b) in [
             ("mount point", &self.mount, &new.mount),
@@ -208,7 +217,7 @@ impl Lock {
                 .map(|e| e.name.clone())
                 .collect::<BTreeSet<_>>()
         };
-        let (old_envs, new_envs) = (env_names(self), env_names(&new));
+        let (old_envs, new_envs) = (env_names(self), env_names(new));
         for e in old_envs.difference(&new_envs) {
             out.push(format!("environment `{e}` is gone"));
         }

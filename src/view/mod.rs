@@ -20,6 +20,7 @@
 //! `env/` and `modules/` are owned by this stage and are replaced on every
 //! run, so a view removed from the recipe disappears from the store.
 
+pub mod diff;
 pub mod env_json;
 mod env_op;
 mod environment;
@@ -32,6 +33,7 @@ pub mod modules;
 pub mod placeholder;
 mod projection;
 mod provenance;
+pub mod query;
 mod select;
 mod template;
 mod view_module;
@@ -170,6 +172,29 @@ pub fn generate(
     })
 }
 
+/// The view's description, naming the roots of its environment that an
+/// external installation met: they are not in the view (`uenv view` shows
+/// the description, so they do not disappear silently).
+fn with_external_roots(description: &str, store: &StoreContents, spec: &ViewSpec) -> String {
+    let external: Vec<String> = store
+        .packages
+        .iter()
+        .filter(|p| p.external && p.root_in.contains(&spec.env_name))
+        .filter(|p| spec.select.is_empty() || spec.select.contains(&p.name))
+        .filter(|p| !spec.exclude.contains(&p.name))
+        .map(|p| format!("{}@{} at {}", p.name, p.version, p.prefix.display()))
+        .collect();
+    if external.is_empty() {
+        return description.to_string();
+    }
+    let note = format!("from the system, not in this view: {}", external.join(", "));
+    if description.is_empty() {
+        note
+    } else {
+        format!("{description} ({note})")
+    }
+}
+
 fn generate_view(
     store: &StoreContents,
     index: &PackageIndex<'_>,
@@ -239,7 +264,7 @@ fn generate_view(
     let entry = ViewEntry {
         root: root_str,
         activate: activate.to_string_lossy().into_owned(),
-        description: spec.description.clone(),
+        description: with_external_roots(&spec.description, store, spec),
         kind: env_json::VIEW_TYPE.into(),
         env: ViewEnv {
             version: 1,
@@ -349,4 +374,55 @@ fn check_views(views: &[ViewSpec], with_modules: bool, meta: &MetaInfo) -> Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod external_root_tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn pkg(name: &str, external: bool, roots: &[&str]) -> InstalledPackage {
+        InstalledPackage {
+            name: name.into(),
+            version: "3.25.1".into(),
+            hash: format!("h-{name}"),
+            description: String::new(),
+            prefix: PathBuf::from(if external { "/usr" } else { "/m/x" }),
+            deps: vec![],
+            build_deps: vec![],
+            root_in: roots.iter().map(|s| s.to_string()).collect(),
+            external,
+            env: vec![],
+        }
+    }
+
+    #[test]
+    fn the_description_names_roots_met_by_externals() {
+        let store = StoreContents {
+            mount: "/m".into(),
+            store_dir: "/s".into(),
+            packages: vec![
+                pkg("cmake", true, &["e"]),
+                pkg("zlib", true, &[]),
+                pkg("app", false, &["e"]),
+                pkg("ninja", true, &["other"]),
+            ],
+        };
+        let spec = ViewSpec {
+            env_name: "e".into(),
+            name: "default".into(),
+            description: "tools".into(),
+            ..ViewSpec::default()
+        };
+        assert_eq!(
+            with_external_roots(&spec.description, &store, &spec),
+            "tools (from the system, not in this view: cmake@3.25.1 at /usr)"
+        );
+        let excluded = ViewSpec {
+            exclude: vec!["cmake".into()],
+            ..spec.clone()
+        };
+        assert_eq!(with_external_roots("tools", &store, &excluded), "tools");
+    }
 }

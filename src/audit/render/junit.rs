@@ -1,5 +1,8 @@
-//! JUnit XML: one test suite per package/prefix, one test case per audited
-//! ELF file; errors are `<failure>`s, warnings go to `<system-out>`.
+//! JUnit XML: one test suite per package/prefix. A file without findings is
+//! one passing test case; a file with findings gets one test case per
+//! finding (`<file>: <code>`), a `<failure>` for an error and a `<skipped>`
+//! for a warning, so that CI pages (GitLab's test report) count and show
+//! every finding, warnings included.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -58,61 +61,74 @@ pub fn junit(r: &AuditReport) -> String {
             }
         }
     }
-    let failing = |file: &str| {
-        by_file
-            .get(file)
-            .is_some_and(|v| v.iter().any(|f| f.severity == Severity::Error))
+    // One case per finding, one per clean file.
+    let cases = |file: &str| by_file.get(file).map_or(1, Vec::len);
+    let count = |files: &[&str], sev: Severity| -> usize {
+        files
+            .iter()
+            .filter_map(|f| by_file.get(f))
+            .flatten()
+            .filter(|f| f.severity == sev)
+            .count()
     };
-    let total: usize = suites.values().map(Vec::len).sum();
-    let failures: usize = suites.values().flatten().filter(|f| failing(f)).count();
+    let total: usize = suites.values().flatten().map(|f| cases(f)).sum();
+    let all: Vec<&str> = suites.values().flatten().copied().collect();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"stack audit\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\" time=\"{:.3}\">",
+        "<testsuites name=\"stack audit\" tests=\"{total}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3}\">",
+        count(&all, Severity::Error),
+        count(&all, Severity::Warning),
         r.summary.elapsed_ms as f64 / 1000.0
     );
     for (group, files) in &suites {
-        let f_fail = files.iter().filter(|f| failing(f)).count();
         let _ = writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{f_fail}\" errors=\"0\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">",
             esc(group),
-            files.len()
+            files.iter().map(|f| cases(f)).sum::<usize>(),
+            count(files, Severity::Error),
+            count(files, Severity::Warning),
         );
         for file in files {
-            let _ = write!(
-                out,
-                "    <testcase classname=\"{}\" name=\"{}\"",
-                esc(group),
-                esc(file)
-            );
             let Some(fs) = by_file.get(file) else {
-                out.push_str("/>\n");
+                let _ = writeln!(
+                    out,
+                    "    <testcase classname=\"{}\" name=\"{}\"/>",
+                    esc(group),
+                    esc(file)
+                );
                 continue;
             };
-            out.push_str(">\n");
-            for f in fs.iter().filter(|f| f.severity == Severity::Error) {
+            for f in fs {
                 let _ = writeln!(
                     out,
-                    "      <failure type=\"{}\" message=\"{}\">{}</failure>",
-                    f.kind.code(),
-                    esc(&f.message),
-                    esc(&body(f))
+                    "    <testcase classname=\"{}\" name=\"{}: {}\">",
+                    esc(group),
+                    esc(file),
+                    f.kind.code()
                 );
+                match f.severity {
+                    Severity::Error => {
+                        let _ = writeln!(
+                            out,
+                            "      <failure type=\"{}\" message=\"{}\">{}</failure>",
+                            f.kind.code(),
+                            esc(&f.message),
+                            esc(&body(f))
+                        );
+                    }
+                    Severity::Warning => {
+                        let _ = writeln!(
+                            out,
+                            "      <skipped message=\"warning[{}]: {}\"/>",
+                            f.kind.code(),
+                            esc(&body(f))
+                        );
+                    }
+                }
+                out.push_str("    </testcase>\n");
             }
-            let warnings: Vec<String> = fs
-                .iter()
-                .filter(|f| f.severity == Severity::Warning)
-                .map(|f| format!("warning[{}]: {}", f.kind.code(), body(f)))
-                .collect();
-            if !warnings.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "      <system-out>{}</system-out>",
-                    esc(&warnings.join("\n"))
-                );
-            }
-            out.push_str("    </testcase>\n");
         }
         out.push_str("  </testsuite>\n");
     }

@@ -4,7 +4,7 @@ mod junit;
 mod text;
 
 pub use junit::junit;
-pub use text::text;
+pub use text::{result_line, text};
 
 use super::report::AuditReport;
 

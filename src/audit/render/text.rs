@@ -151,8 +151,14 @@ pub fn text(r: &AuditReport) -> String {
             if s.unreadable == 1 { "was" } else { "were" }
         );
     }
-    let _ = writeln!(
-        out,
+    let _ = writeln!(out, "{}", result_line(r));
+    out
+}
+
+/// `result: clean|FINDINGS (N errors, M warnings) in T ms`.
+pub fn result_line(r: &AuditReport) -> String {
+    let s = &r.summary;
+    format!(
         "result: {} ({} error{}, {} warning{}) in {} ms",
         if s.errors == 0 { "clean" } else { "FINDINGS" },
         s.errors,
@@ -160,8 +166,7 @@ pub fn text(r: &AuditReport) -> String {
         s.warnings,
         plural(s.warnings),
         s.elapsed_ms
-    );
-    out
+    )
 }
 
 fn plural(n: usize) -> &'static str {

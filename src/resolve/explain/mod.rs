@@ -420,9 +420,13 @@ impl<'a> Solver<'a> {
                     .collect()
             })
             .unwrap_or_default();
+        let file = self
+            .recipe(slot)
+            .map(|r| format!(" in {}", crate::diag::display_path(&r.file)))
+            .unwrap_or_default();
         self.explanation(
             format!(
-                "no version of `{name}` satisfies `@{versions}` (available: {})",
+                "no version of `{name}` satisfies `@{versions}` (available{file}: {})",
                 available.join(", ")
             ),
             lines,

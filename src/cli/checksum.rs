@@ -1,0 +1,75 @@
+//! `stack checksum PKG [VERSION…]`: fetch sources and print recipe lines.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use stack::fetch::checksum::{ChecksumError, Recorded, checksum};
+use stack::fetch::{FetchOptions, NoopReporter};
+
+use super::inputs::SourceArgs;
+use super::lookup::{RepoArgs, recipe};
+use super::{CliError, Global};
+
+/// Fetch a package's sources and print its `versions:` lines with sha256
+/// (archives) or commits (git tags and branches).
+///
+/// Every version of the recipe, or the VERSIONs given; a version the
+/// recipe does not list gets the URL of the newest archive version with
+/// the version text replaced. Downloads go into the source cache.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  stack checksum zlib                 # check every version of the recipe
+  stack checksum zlib 1.3.2           # a new version: URL derived from the newest one
+  stack checksum hwloc --stack my-stack.yaml
+
+Each line is a `versions:` entry to paste into the recipe, followed by a
+comment: `matches the recipe`, `differs from the recipe (recipe: …)` or `new`.
+
+Exit status: 0 every version matches or is new, 1 a download failed or a
+version differs from the recipe, 2 unknown package or version.")]
+pub struct Args {
+    /// The package.
+    #[arg(value_name = "PKG")]
+    pub package: String,
+    /// Versions to check (default: every version of the recipe).
+    #[arg(value_name = "VERSION")]
+    pub versions: Vec<String>,
+    #[command(flatten)]
+    pub lookup: RepoArgs,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
+    let repo = args.lookup.load()?;
+    let r = recipe(&repo, &args.package)?;
+    let settings = args.sources.settings()?;
+    let mut opts = FetchOptions::new(settings.cache);
+    opts.mirrors = settings.mirrors;
+    let lines = checksum(&r, &args.versions, &opts, &NoopReporter).map_err(|e| match e {
+        ChecksumError::NoUrl { .. } => CliError::input(miette::miette!("{e}")),
+        ChecksumError::Fetch(_) => CliError::failure(miette::miette!("{e}")),
+    })?;
+    let mut out = std::io::stdout().lock();
+    let mut differs = false;
+    for l in &lines {
+        let note = match &l.recorded {
+            Recorded::New => "new".to_string(),
+            Recorded::Matches => "matches the recipe".to_string(),
+            Recorded::Differs(old) => {
+                differs = true;
+                format!(
+                    "differs from the recipe (recipe: {})",
+                    old.as_deref().unwrap_or("none")
+                )
+            }
+        };
+        let _ = writeln!(out, "  {}  # {note}", l.yaml());
+    }
+    Ok(if differs {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,54 @@
+//! `--repo` / `--stack` for the commands that look packages up by name
+//! (checksum, edit, dependents), and the "unknown package" error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use stack::repo::{PackageRecipe, PackageRepo};
+
+use super::CliError;
+
+/// --repo, --stack.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RepoArgs {
+    /// An extra package repository, searched before the others (repeatable).
+    #[arg(long = "repo", value_name = "DIR")]
+    pub repos: Vec<PathBuf>,
+    /// Look packages up as this stack recipe does (its `repos:`, the
+    /// `recipes/` above it).
+    #[arg(long, value_name = "RECIPE")]
+    pub stack: Option<PathBuf>,
+}
+
+impl RepoArgs {
+    /// The repositories, in search order (logged with `-v`).
+    pub fn load(&self) -> Result<PackageRepo, CliError> {
+        let repo = super::list::load_repo(self.repos.clone(), self.stack.as_deref())?;
+        super::check::render(repo.problems());
+        Ok(repo)
+    }
+}
+
+/// The recipe of `name`, or an input error with the nearest name.
+pub fn recipe(repo: &PackageRepo, name: &str) -> Result<Arc<PackageRecipe>, CliError> {
+    if let Some(r) = repo.get(name) {
+        return Ok(r.clone());
+    }
+    if repo.contains(name) {
+        super::check::render(&repo.check(name));
+        return Err(CliError::input(miette::miette!(
+            "the recipe of `{name}` does not parse"
+        )));
+    }
+    let help = match repo.suggest(name) {
+        Some(s) => format!("did you mean `{s}`? (`stack list` shows all packages)"),
+        None => {
+            "`stack list` shows all packages; `--repo DIR` or `--stack RECIPE` add repositories"
+                .into()
+        }
+    };
+    Err(CliError::input(miette::miette!(
+        help = help,
+        "unknown package `{name}`"
+    )))
+}

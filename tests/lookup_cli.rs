@@ -1,0 +1,365 @@
+//! Package and cluster lookup through the real binary: the built-in
+//! repository comes last, the lookup is logged, `--stack` gives `list` and
+//! `info` a stack's `repos:`, overlays, the cluster fallback warning, and
+//! a checksum mismatch that names its recipe line.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+fn recipe(name: &str, version: &str, extra: &str) -> String {
+    format!(
+        "name: {name}\ndescription: {name} from here\nversions:\n  - version: \"{version}\"\n    git: https://example.org/{name}.git\n    commit: {}\nbuild: {{system: generic}}\n{extra}",
+        "a".repeat(40)
+    )
+}
+
+/// site/{stacks,recipes,cluster-configs/local}, and builtin/ standing in
+/// for the shipped recipes.
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    write(
+        &t.join("site/stacks/s.yaml"),
+        "name: s\nenvironments: {e: {specs: [app]}}\n",
+    );
+    write(
+        &t.join("site/recipes/app.yaml"),
+        &recipe("app", "1.0", "dependencies: [zlib, fabric]\n"),
+    );
+    write(
+        &t.join("site/recipes/fabric.yaml"),
+        &recipe("fabric", "9.0", ""),
+    );
+    write(
+        &t.join("builtin/fabric.yaml"),
+        &recipe("fabric", "1.0", "variants: {cxi: {default: false}}\n"),
+    );
+    write(
+        &t.join("builtin/zlib.yaml"),
+        &recipe("zlib", "1.3", "variants: {shared: {default: true}}\n"),
+    );
+    write(
+        &t.join("site/cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\n",
+    );
+    tmp
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn stack(dir: &Path, builtin: &Path, args: &[&str]) -> Out {
+    let out = Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .env_remove("STACK_REPOS")
+        .env_remove("RUST_LOG")
+        .env("STACK_BUILTIN_REPO", builtin)
+        .output()
+        .unwrap();
+    let root = builtin.parent().unwrap();
+    let norm = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(&root.canonicalize().unwrap().display().to_string(), "[DIR]")
+            .replace(&root.display().to_string(), "[DIR]")
+    };
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: norm(&out.stdout),
+        stderr: norm(&out.stderr),
+    }
+}
+
+#[test]
+fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    // Even named with --repo, the built-in repository stays last: the
+    // stack's own `fabric` wins, `zlib` comes from the built-in one.
+    let out = stack(
+        &t.join("site"),
+        &builtin,
+        &[
+            "-v",
+            "check",
+            "stacks/s.yaml",
+            "--repo",
+            builtin.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let logged: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("cluster configuration:") || l.contains("package repository"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        logged,
+        [
+            "INFO cluster configuration: [DIR]/site/cluster-configs/local/cluster.yaml (nearest cluster-configs/local above the recipe)",
+            "INFO package repository 1: [DIR]/site/recipes (nearest recipes/ above the start directory)",
+            "INFO package repository 2: [DIR]/builtin (built-in, searched last)",
+        ],
+        "{}",
+        out.stderr
+    );
+    let out = stack(&t.join("site"), &builtin, &["info", "fabric"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Latest:        9.0"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("Hides:         [DIR]/builtin/fabric.yaml"),
+        "{}",
+        out.stdout
+    );
+    // A variant of the built-in recipe named from the stack: the message
+    // names the recipe file that defines the package.
+    write(
+        &t.join("site/stacks/s.yaml"),
+        "name: s\nenvironments: {e: {specs: [app, zlib+static]}}\n",
+    );
+    let out = stack(&t.join("site"), &builtin, &["check", "stacks/s.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`zlib` is defined by [DIR]/builtin/zlib.yaml"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn list_and_info_see_a_stacks_repos_with_dash_dash_stack() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    write(
+        &t.join("elsewhere/s.yaml"),
+        "name: s\nrepos: [../site/recipes]\nenvironments: {e: {specs: [app]}}\n",
+    );
+    let out = stack(t, &builtin, &["info", "app"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let out = stack(t, &builtin, &["info", "app", "--stack", "elsewhere/s.yaml"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("app: app from here"),
+        "{}",
+        out.stdout
+    );
+    let out = stack(t, &builtin, &["list", "--stack", "elsewhere/s.yaml"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(names, ["app", "fabric", "zlib"]);
+}
+
+#[test]
+fn an_overlay_adds_a_version_to_a_builtin_recipe() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    write(
+        &t.join("site/recipes/zlib.yaml"),
+        &format!(
+            "name: zlib\noverlay: true\nversions:\n  - {{version: \"1.4\", git: https://example.org/zlib.git, commit: {}}}\nvariants:\n  shared: {{default: false}}\n",
+            "b".repeat(40)
+        ),
+    );
+    let out = stack(&t.join("site"), &builtin, &["info", "zlib"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("Recipe:        [DIR]/builtin/zlib.yaml"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("Overlay:       recipes/zlib.yaml"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Latest:        1.4"), "{}", out.stdout);
+    let out = stack(&t.join("site"), &builtin, &["check", "stacks/s.yaml"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+#[test]
+fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    write(
+        &t.join("lonely/s.yaml"),
+        "name: s\nrepos: [../site/recipes]\nenvironments: {e: {specs: [app]}}\n",
+    );
+    let out = stack(t, &builtin, &["check", "lonely/s.yaml"]);
+    assert!(
+        out.stderr
+            .contains("no cluster-configs/local above lonely; using"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("pass `--cluster DIR`"),
+        "{}",
+        out.stderr
+    );
+    let cluster = t.join("site/cluster-configs/local");
+    let out = stack(
+        t,
+        &builtin,
+        &[
+            "check",
+            "lonely/s.yaml",
+            "--cluster",
+            cluster.to_str().unwrap(),
+        ],
+    );
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn a_checksum_mismatch_names_the_package_and_the_recipe_line() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    write(
+        &t.join("dist/payload-1.0.tar.gz"),
+        "not what the recipe says",
+    );
+    write(
+        &t.join("site/recipes/payload.yaml"),
+        &format!(
+            "name: payload\ndescription: d\nversions:\n  - version: \"1.0\"\n    url: {}\n    sha256: {}\nbuild: {{system: generic}}\n",
+            t.join("dist/payload-1.0.tar.gz").display(),
+            "0".repeat(64)
+        ),
+    );
+    write(
+        &t.join("site/stacks/f.yaml"),
+        "name: f\nenvironments: {e: {specs: [payload]}}\n",
+    );
+    let cache = t.join("cache");
+    let out = stack(
+        &t.join("site"),
+        &builtin,
+        &["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    // One report (no extra log line), unwrapped from miette's 80 columns.
+    let flat = out.stderr.replace("\n  | ", " ");
+    assert!(
+        flat.starts_with("  x payload@1.0: sha256 mismatch for [DIR]/dist/payload-1.0.tar.gz (listed at [DIR]/site/recipes/payload.yaml:5:10)"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn diff_compares_two_lock_files() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    let site = t.join("site");
+    let lock = |name: &str| {
+        let out = stack(
+            &site,
+            &builtin,
+            &["resolve", "stacks/s.yaml", "--lock", "--lock-file", name],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    };
+    lock("a.lock");
+    lock("same.lock");
+    let out = stack(&site, &builtin, &["diff", "a.lock", "same.lock"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "no differences\n"));
+    // The built-in zlib's default changes: a variant and a hash differ.
+    write(
+        &builtin.join("zlib.yaml"),
+        &recipe("zlib", "1.3", "variants: {shared: {default: false}}\n"),
+    );
+    lock("b.lock");
+    let out = stack(&site, &builtin, &["diff", "a.lock", "b.lock"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.starts_with("plan:\n  "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("variant `shared` true → false"),
+        "{}",
+        out.stdout
+    );
+    let out = stack(&site, &builtin, &["diff", "a.lock", "nothere"]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn find_queries_a_lock_file_by_spec() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    let site = t.join("site");
+    let out = stack(
+        &site,
+        &builtin,
+        &[
+            "resolve",
+            "stacks/s.yaml",
+            "--lock",
+            "--lock-file",
+            "s.lock",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let names = |out: &Out| -> Vec<String> {
+        out.stdout
+            .lines()
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let all = stack(&site, &builtin, &["find", "s.lock"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    assert_eq!(names(&all), ["app@1.0", "fabric@9.0", "zlib@1.3"]);
+    assert!(all.stdout.contains("zlib@1.3 +shared"), "{}", all.stdout);
+    let out = stack(
+        &site,
+        &builtin,
+        &["find", "s.lock", "zlib+shared", "--paths"],
+    );
+    assert_eq!(names(&out), ["zlib@1.3"]);
+    assert!(out.stdout.contains("/user-environment/"), "{}", out.stdout);
+    let out = stack(&site, &builtin, &["find", "s.lock", "@9:"]);
+    assert_eq!(names(&out), ["fabric@9.0"]);
+    let out = stack(&site, &builtin, &["find", "s.lock", "zlib~shared"]);
+    assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    let out = stack(&site, &builtin, &["find", "s.lock", "zlib@@"]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn an_unsatisfiable_version_names_the_recipe_file() {
+    let p = project();
+    let (t, builtin) = (p.path(), p.path().join("builtin"));
+    write(
+        &t.join("site/stacks/v.yaml"),
+        "name: v\nenvironments: {e: {specs: [\"zlib@9\"]}}\n",
+    );
+    let out = stack(&t.join("site"), &builtin, &["resolve", "stacks/v.yaml"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let flat = out.stderr.replace("\n  | ", " ");
+    assert!(
+        flat.contains(
+            "no version of `zlib` satisfies `@9` (available in [DIR]/builtin/zlib.yaml: 1.3)"
+        ),
+        "{}",
+        out.stderr
+    );
+}

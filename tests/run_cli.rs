@@ -1,0 +1,136 @@
+//! `stack run` on a build directory and on its image: the store appears at
+//! the mount point inside a user+mount namespace, the view is activated.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+/// A minimal build: store/ with a file and a view, meta/env.json naming a
+/// mount point (an empty directory here).
+fn build() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let mount = t.join("mnt");
+    fs_err::create_dir_all(&mount).unwrap();
+    write(&t.join("b/store/share/hello.txt"), "from the store\n");
+    write(
+        &t.join("b/store/env/default/activate.sh"),
+        &format!("export HELLO_VIEW={}/share\n", mount.display()),
+    );
+    write(
+        &t.join("b/meta/env.json"),
+        &format!(
+            r#"{{"mount": "{}", "views": {{"default": {{}}}}}}"#,
+            mount.display()
+        ),
+    );
+    tmp
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("stack")
+        .unwrap()
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn namespaces_work() -> bool {
+    Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn run_mounts_a_build_store_and_activates_the_view() {
+    if !namespaces_work() {
+        eprintln!("skipped: no unprivileged user namespaces here");
+        return;
+    }
+    let b = build();
+    let t = b.path();
+    let build = t.join("b");
+    let script = "cat \"$HELLO_VIEW/hello.txt\"; echo \"$HELLO_VIEW\"";
+    let (code, out, err) = run(&[
+        "run",
+        build.to_str().unwrap(),
+        "--view",
+        "default",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, format!("from the store\n{}/mnt/share\n", t.display()));
+    // Nothing stays mounted on the host.
+    assert_eq!(fs_err::read_dir(t.join("mnt")).unwrap().count(), 0);
+    // The command's exit status is passed on.
+    let (code, _, _) = run(&["run", build.to_str().unwrap(), "--", "sh", "-c", "exit 7"]);
+    assert_eq!(code, 7);
+    let (code, _, err) = run(&[
+        "run",
+        build.to_str().unwrap(),
+        "--view",
+        "nope",
+        "--",
+        "true",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("view `nope` is not in the image (views: default)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn run_mounts_an_image_with_squashfuse() {
+    let has = |p: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {p}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !namespaces_work()
+        || !has("squashfuse")
+        || !has("mksquashfs")
+        || !Path::new("/dev/fuse").exists()
+    {
+        eprintln!("skipped: needs user namespaces, squashfuse, mksquashfs and /dev/fuse");
+        return;
+    }
+    let b = build();
+    let t = b.path();
+    let st = Command::new("mksquashfs")
+        .args([
+            t.join("b/store").as_os_str(),
+            t.join("b/store.squashfs").as_os_str(),
+        ])
+        .args(["-quiet", "-noappend"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let image = t.join("b/store.squashfs");
+    let (code, out, err) = run(&[
+        "run",
+        image.to_str().unwrap(),
+        "--",
+        "cat",
+        &format!("{}/mnt/share/hello.txt", t.display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "from the store\n");
+}

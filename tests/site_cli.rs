@@ -1,0 +1,409 @@
+//! Site commands through the real binary: `checksum` (file URLs), `edit`,
+//! `dependents`, and help text consistency.
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn write(path: &Path, text: &str) {
+    fs_err::create_dir_all(path.parent().unwrap()).unwrap();
+    fs_err::write(path, text).unwrap();
+}
+
+fn sha256_of(path: &Path) -> String {
+    let out = Command::new("sha256sum").arg(path).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()[..64].to_string()
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn stack(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    let out = Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .env_remove("STACK_REPOS")
+        .env_remove("RUST_LOG")
+        .env("STACK_BUILTIN_REPO", "")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let norm = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(&dir.canonicalize().unwrap().display().to_string(), "[DIR]")
+            .replace(&dir.display().to_string(), "[DIR]")
+    };
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: norm(&out.stdout),
+        stderr: norm(&out.stderr),
+    }
+}
+
+/// recipes/payload.yaml with two archive versions served as files, one
+/// with a wrong sha256; recipes/app.yaml depends on it.
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    for v in ["1.0", "1.1", "2.0"] {
+        write(
+            &t.join(format!("dist/payload-{v}.tar.gz")),
+            &format!("payload {v}\n"),
+        );
+    }
+    let good = sha256_of(&t.join("dist/payload-1.0.tar.gz"));
+    write(
+        &t.join("recipes/payload.yaml"),
+        &format!(
+            "name: payload\ndescription: d\nversions:\n  - {{version: \"1.0\", url: ../dist/payload-1.0.tar.gz, sha256: {good}}}\n  - {{version: \"1.1\", url: ../dist/payload-1.1.tar.gz, sha256: {}}}\nbuild: {{system: generic}}\n",
+            "0".repeat(64)
+        ),
+    );
+    write(
+        &t.join("recipes/app.yaml"),
+        "name: app\ndescription: d\nversions: [{version: \"1\", git: \"https://x/app.git\", tag: v1}]\nvariants: {extra: {default: false}}\ndependencies: [{spec: \"payload@1:\", when: +extra}]\nbuild: {system: generic}\n",
+    );
+    write(
+        &t.join("recipes/top.yaml"),
+        "name: top\ndescription: d\nversions: [{version: \"1\", git: \"https://x/top.git\", tag: v1}]\ndependencies: [app]\nbuild: {system: generic}\n",
+    );
+    tmp
+}
+
+#[test]
+fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
+    let p = project();
+    let t = p.path();
+    let cache = t.join("cache");
+    let cache = cache.to_str().unwrap();
+    let sha = |v: &str| sha256_of(&t.join(format!("dist/payload-{v}.tar.gz")));
+    let out = stack(t, &["checksum", "payload", "--cache", cache], &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "  - {{version: \"1.0\", url: \"../dist/payload-1.0.tar.gz\", sha256: {}}}  # matches the recipe\n  - {{version: \"1.1\", url: \"../dist/payload-1.1.tar.gz\", sha256: {}}}  # differs from the recipe (recipe: {})\n",
+            sha("1.0"),
+            sha("1.1"),
+            "0".repeat(64)
+        )
+    );
+    // A new version: the URL of the newest archive version, version replaced.
+    let out = stack(t, &["checksum", "payload", "2.0", "--cache", cache], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "  - {{version: \"2.0\", url: \"../dist/payload-2.0.tar.gz\", sha256: {}}}  # new\n",
+            sha("2.0")
+        )
+    );
+    // A version with nothing to download fails with the URL tried.
+    let out = stack(t, &["checksum", "payload", "3.0", "--cache", cache], &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("payload-3.0.tar.gz"), "{}", out.stderr);
+    let out = stack(t, &["checksum", "paylod", "--cache", cache], &[]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("did you mean `payload`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn dependents_lists_direct_entries_and_the_transitive_closure() {
+    let p = project();
+    let t = p.path();
+    let out = stack(t, &["dependents", "payload"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "app  payload@1:  when +extra  recipes/app.yaml:5\n"
+    );
+    let out = stack(t, &["dependents", "payload", "--transitive"], &[]);
+    assert_eq!(out.stdout, "app  1\ntop  2\n");
+    let out = stack(t, &["dependents", "top"], &[]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+}
+
+#[test]
+fn edit_opens_the_recipe_lookup_uses() {
+    let p = project();
+    let t = p.path();
+    let out = stack(t, &["edit", "app", "--print"], &[]);
+    assert_eq!(out.stdout, "[DIR]/recipes/app.yaml\n");
+    // The editor gets the path (here `head -2` shows the file).
+    let out = stack(
+        t,
+        &["edit", "app"],
+        &[("VISUAL", ""), ("EDITOR", "head -2")],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "name: app\ndescription: d\n");
+    let out = stack(t, &["edit", "app"], &[("VISUAL", "false")]);
+    assert_eq!(out.code, 1);
+    let out = stack(t, &["edit", "nope"], &[]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn help_keeps_global_options_apart_and_hides_empty_env_values() {
+    let p = project();
+    let out = stack(p.path(), &["build", "--help"], &[("STACK_CACHE", "")]);
+    assert_eq!(out.code, 0);
+    assert!(!out.stdout.contains("[env: STACK_CACHE"), "{}", out.stdout);
+    let options = out.stdout.find("\nOptions:").unwrap();
+    let global = out.stdout.find("\nGlobal options:").unwrap();
+    assert!(options < global);
+    assert!(out.stdout[global..].contains("--verbose"));
+    assert!(!out.stdout[options..global].contains("--verbose"));
+    // `build` and `image` take the same image options.
+    for cmd in ["build", "image"] {
+        let out = stack(p.path(), &[cmd, "--help"], &[]);
+        for opt in [
+            "--writer <WRITER>",
+            "--compression <COMPRESSION>",
+            "--level <N>",
+        ] {
+            assert!(out.stdout.contains(opt), "{cmd}: {opt}");
+        }
+    }
+    // The old spelling still parses (the build then fails on the recipe).
+    let out = stack(
+        p.path(),
+        &["build", "nothere.yaml", "--embedded-squashfs"],
+        &[],
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        !out.stderr.contains("unexpected argument"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn check_list_and_info_speak_json() {
+    let p = project();
+    let t = p.path();
+    write(
+        &t.join("cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\n",
+    );
+    write(
+        &t.join("stacks/s.yaml"),
+        "name: s\nenvironments: {e: {specs: [top]}}\n",
+    );
+    let out = stack(t, &["check", "stacks/s.yaml", "--format", "json"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["cluster"], "local");
+    assert_eq!(v["packages"], serde_json::json!(["app", "payload", "top"]));
+    write(
+        &t.join("stacks/s.yaml"),
+        "name: s\nenvironments: {e: {specs: [tpo]}}\n",
+    );
+    let out = stack(t, &["check", "stacks/s.yaml", "--format", "json"], &[]);
+    assert_eq!(out.code, 2);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    let d = &v["diagnostics"][0];
+    assert_eq!(
+        (d["code"].as_str(), d["line"].as_u64()),
+        (Some("stack::unknown-package"), Some(2))
+    );
+    assert_eq!(d["file"], "[DIR]/stacks/s.yaml");
+
+    let out = stack(t, &["list", "--format", "json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<_> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["app", "payload", "top"]);
+    assert_eq!(v[1]["version"], "1.1");
+
+    let out = stack(t, &["info", "app", "--format", "json"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["versions"][0]["tag"], "v1");
+    assert_eq!(v["variants"][0]["name"], "extra");
+    assert_eq!(v["variants"][0]["default"], false);
+    assert_eq!(v["dependencies"][0]["when"], "+extra");
+    assert_eq!(v["build_system"], "generic");
+}
+
+#[test]
+fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
+    let p = project();
+    let t = p.path();
+    if !Path::new("/usr/bin/gcc").is_file() {
+        return;
+    }
+    let bin = t.join("bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/gcc", bin.join("gcc")).unwrap();
+    let version = Command::new("/usr/bin/gcc")
+        .arg("-dumpfullversion")
+        .output()
+        .unwrap();
+    let version = String::from_utf8(version.stdout).unwrap();
+    let out = stack(
+        t,
+        &["compiler", "find", "--path", bin.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "compilers:\n  - {{spec: gcc@{}, cc: [DIR]/bin/gcc}}\n",
+            version.trim()
+        )
+    );
+    let out = stack(
+        t,
+        &[
+            "compiler",
+            "find",
+            "--path",
+            t.join("dist").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 1);
+}
+
+#[test]
+fn external_find_prints_externals_found_on_a_path() {
+    let p = project();
+    let t = p.path();
+    if !Path::new("/usr/bin/cmake").is_file() {
+        return;
+    }
+    let bin = t.join("tools/bin");
+    fs_err::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/cmake", bin.join("cmake")).unwrap();
+    let v = Command::new("/usr/bin/cmake")
+        .arg("--version")
+        .output()
+        .unwrap();
+    let v = String::from_utf8(v.stdout).unwrap();
+    let v = v
+        .lines()
+        .next()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let path = bin.to_str().unwrap();
+    let out = stack(
+        t,
+        &[
+            "external",
+            "find",
+            "cmake",
+            "not-installed-x",
+            "--path",
+            path,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "packages:\n  cmake: {{externals: [{{spec: cmake@{v}, prefix: [DIR]/tools}}]}}   # [DIR]/tools/bin/cmake\n"
+        )
+    );
+    let out = stack(
+        t,
+        &["external", "find", "not-installed-x", "--path", path],
+        &[],
+    );
+    assert_eq!(out.code, 1);
+}
+
+#[test]
+fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
+    let p = project();
+    let t = p.path();
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/demo/dist");
+    let cache = t.join("cache");
+    let cache = cache.to_str().unwrap();
+    for (file, system) in [
+        ("libcalc-1.2.tar.gz", "cmake"),
+        ("libgreet-1.0.tar.gz", "autotools"),
+        ("hello-make-1.0.tar.gz", "makefile"),
+    ] {
+        let url = dist.join(file);
+        let out = stack(
+            t,
+            &[
+                "create",
+                url.to_str().unwrap(),
+                "--dir",
+                "site",
+                "--cache",
+                cache,
+            ],
+            &[],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(
+            out.stdout.ends_with(&format!("build system {system})\n")),
+            "{}",
+            out.stdout
+        );
+        assert_eq!(out.stderr, "", "no unverified-download warning");
+    }
+    let text = fs_err::read_to_string(t.join("site/libcalc.yaml")).unwrap();
+    assert!(
+        text.contains(&format!(
+            "sha256: {}",
+            sha256_of(&dist.join("libcalc-1.2.tar.gz"))
+        )),
+        "{text}"
+    );
+    // The skeleton is a valid recipe.
+    let out = stack(t, &["info", "libcalc", "--repo", "site"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Build system: cmake"), "{}", out.stdout);
+    // Never over an existing recipe without --force.
+    let url = dist.join("libcalc-1.2.tar.gz");
+    let out = stack(
+        t,
+        &[
+            "create",
+            url.to_str().unwrap(),
+            "--dir",
+            "site",
+            "--cache",
+            cache,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 2);
+    let out = stack(
+        t,
+        &[
+            "create",
+            "https://example.org/noversion.tar.gz",
+            "--cache",
+            cache,
+        ],
+        &[],
+    );
+    assert_eq!(out.code, 2);
+}
