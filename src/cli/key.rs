@@ -19,7 +19,7 @@ pub enum KeyCommand {
     /// and STEM.pub (`ed25519:…`, for `binary_cache: keys:` in the cluster
     /// config or --trusted-key).
     #[command(
-        after_help = "Example:\n  stack key generate ~/.config/stack/site   # site.key, site.pub"
+        after_help = "Examples:\n  stack key generate ~/.config/stack/site   # site.key, site.pub"
     )]
     Generate {
         /// Path of the pair without extension.

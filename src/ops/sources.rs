@@ -68,9 +68,13 @@ pub fn fetch(
     settings: &SourceSettings,
     reporter: &dyn FetchReporter,
 ) -> Result<FetchOutcome, OpError> {
-    let (requests, opts) = sources(inputs, locked, settings)?;
+    let opts = pipeline::fetch_options(inputs, settings);
+    let plan = pipeline::resolve_plan(inputs, &rules(locked), &opts, None)?;
+    let requests = pipeline::plan_sources(&plan);
+    let fetched = fetch::fetch_all(&requests, &opts, reporter)
+        .map_err(|e| pipeline::with_recipe_lines(e, &plan))?;
     Ok(FetchOutcome {
-        fetched: fetch::fetch_all(&requests, &opts, reporter)?,
+        fetched,
         cache: opts.cache.root().to_path_buf(),
     })
 }

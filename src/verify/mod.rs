@@ -3,7 +3,7 @@
 //!
 //! Every prefix records `.stack/manifest.json` when it is installed (path,
 //! kind, mode, size, sha256 of every file, link targets; see
-//! [`crate::store::manifest`]). Verifying walks the prefix again — in a
+//! [`crate::store::manifest()`]). Verifying walks the prefix again — in a
 //! store directory or inside a squashfs image, read in place — and compares:
 //!
 //! - **missing**: recorded, not there;
