@@ -149,6 +149,26 @@ impl Namespace {
         Ok(Arc::new(ns))
     }
 
+    /// This sandbox, with `paths` (directories whose programs the build
+    /// runs, such as the compiler wrapper's) kept visible, read as they are,
+    /// when they lie below a private directory such as `/tmp`.
+    pub fn keeping(&self, paths: &[PathBuf]) -> io::Result<Arc<Self>> {
+        let mut ns = self.clone();
+        if !ns.private.is_empty() {
+            for dir in PRIVATE_DIRS.iter().map(Path::new) {
+                for path in paths {
+                    if let Some(mkdirs) = below(dir, path)? {
+                        ns.reattach.push(Reattach {
+                            path: cstr(path)?,
+                            mkdirs,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(Arc::new(ns))
+    }
+
     /// Direct mode's containment: each command runs in its own PID namespace
     /// (under the same init as in namespace mode, so no process outlives it
     /// or `stack`), with the host's files as they are. Root needs no user

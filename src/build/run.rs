@@ -129,8 +129,15 @@ fn build(
         namespaced,
     };
     if to_build > 0 {
+        let wrapper_exe = match &opts.wrapper_exe {
+            Some(p) => std::path::absolute(p)?,
+            None => default_wrapper().map_err(BuildError::WrapperExe)?,
+        };
         let namespace = if namespaced {
-            let ns = Namespace::new(&build_dir, &summary.store_root, &opts.mount)?;
+            // The wrapper runs inside: keep its directory visible even when
+            // it lies below the sandbox's private /tmp.
+            let ns = Namespace::new(&build_dir, &summary.store_root, &opts.mount)?
+                .keeping(&wrapper_dirs(&wrapper_exe))?;
             ns.probe().map_err(|message| BuildError::Namespace {
                 mount: opts.mount.clone(),
                 message,
@@ -149,10 +156,6 @@ fn build(
                     None
                 }
             }
-        };
-        let wrapper_exe = match &opts.wrapper_exe {
-            Some(p) => std::path::absolute(p)?,
-            None => default_wrapper().map_err(BuildError::WrapperExe)?,
         };
         let tools = resolve_tools(graph, &done)?;
         super::wrapper::install_links(&build_dir.join(package::WRAP_DIR), &wrapper_exe)?;
@@ -385,6 +388,20 @@ fn finish_job(
             true
         }
     }
+}
+
+/// The directories the wrapper program lives in: where its path points, and
+/// where that resolves to when it is a link.
+fn wrapper_dirs(exe: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
+    if let Some(real) = fs_err::canonicalize(exe)
+        .ok()
+        .and_then(|r| r.parent().map(Path::to_path_buf))
+        && !dirs.contains(&real)
+    {
+        dirs.push(real);
+    }
+    dirs
 }
 
 /// `stack-wrap` next to the running executable (small, fast to start), or
