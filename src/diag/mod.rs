@@ -12,6 +12,7 @@
 //! - [`yaml`]: the spanned YAML reader the loaders are built on.
 //! - [`did_you_mean`]: nearest-name suggestions.
 
+mod chain;
 mod diagnostic;
 mod json;
 mod source;
@@ -22,6 +23,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use chain::error_chain;
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Label, Severity};
 pub use source::SourceFile;
 pub use source::display_path;

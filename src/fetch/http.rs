@@ -1,6 +1,7 @@
 //! HTTP(S) downloads: streamed into a file while hashing (one pass over the bytes), with retries
 //! and backoff on connection errors, 5xx and stalls, and resume (or restart) on truncation.
 
+use crate::diag::error_chain;
 use std::io::{Seek, SeekFrom, Write};
 use std::time::Duration;
 
@@ -279,20 +280,6 @@ fn classify(url: &str, e: &reqwest::Error) -> FetchError {
             message,
         }
     }
-}
-
-/// An error and its sources, `outer: inner: innermost`, without repeats.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts: Vec<String> = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        cur = s.source();
-    }
-    parts.join(": ")
 }
 
 #[cfg(test)]

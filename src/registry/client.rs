@@ -8,6 +8,7 @@
 //! 5xx, 429) with exponential backoff, and turns error statuses into
 //! [`RegistryError`]s that name the URL.
 
+use crate::diag::error_chain;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -336,20 +337,6 @@ pub(super) fn classify(url: &str, e: &reqwest::Error) -> RegistryError {
             message,
         }
     }
-}
-
-/// An error and its sources, `outer: inner: innermost`, without repeats.
-pub(super) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts: Vec<String> = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        cur = s.source();
-    }
-    parts.join(": ")
 }
 
 #[cfg(test)]
