@@ -7,17 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::classify::{AllowList, Class, Stack};
-use super::dlopen::{self, DlopenKind};
 use super::dst::{self, DstContext};
 use super::elf::ElfKind;
-use super::fs::Lookup;
 use super::load::{self, LoadList, Outcome, RootProblem, Via};
-use super::report::{DlopenRef, FileKind, FileReport, FindingKind, Resolution, Severity};
+use super::report::{FileKind, FileReport, FindingKind, Resolution, Severity};
 use super::runpath::{PathFinding, PathPolicy};
 use super::session::{Object, Session};
 
 /// A run path or environment finding about the file `file` itself.
-fn path_raw(f: PathFinding, file: &str) -> Raw {
+pub(super) fn path_raw(f: PathFinding, file: &str) -> Raw {
     Raw {
         kind: f.kind,
         severity: f.severity,
@@ -111,16 +109,64 @@ impl Ctx<'_> {
 
     /// Audits the stack file at the canonical virtual path `path`; `None`
     /// when it is not an ELF file.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "over 120 lines before the limit was enforced (issue 18); split it"
-    )]
     pub fn file(&self, path: &Path) -> Option<FileOut> {
         let obj = self.s.object(path);
         let elf = obj.elf.as_ref()?;
         let spath = p2s(path);
-        let report = FileReport {
-            path: spath.clone(),
+        let mut out = FileOut {
+            report: self.report(&obj, elf, &spath, path),
+            raw: Vec::new(),
+            loaded: Vec::new(),
+            objects: 0,
+            is_root: false,
+        };
+        let list = match load::load(self.s, path) {
+            Ok(list) => list,
+            Err(problem) => return not_loaded(out, problem, &spath),
+        };
+        out.is_root = true;
+        out.objects = list.objects.len();
+        let exe = elf.kind() == ElfKind::Executable;
+        out.report.kind = if exe {
+            FileKind::Executable
+        } else {
+            FileKind::Library
+        };
+        self.own_resolutions(&list, &mut out.report);
+        self.load_findings(&list, exe, &spath, &mut out.raw);
+        // The interpreter.
+        if let Some((interp, false)) = &list.interp {
+            out.raw.push(group_raw(
+                &spath,
+                FindingKind::InterpreterMissing,
+                Severity::Error,
+                Some(interp.clone()),
+                format!("{spath}: program interpreter {interp} does not exist on the target"),
+                Some("link with the target's loader path (e.g. -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2)"),
+            ));
+        }
+        self.search_path_findings(path, obj.setid() && exe, elf, &spath, &mut out.raw);
+        needed_with_slash(elf, &spath, &mut out.raw);
+        self.dlopen_refs(&list, elf, &spath, &mut out);
+        out.loaded = list
+            .objects
+            .iter()
+            .filter(|o| self.stack.contains(o.file()))
+            .map(|o| o.object.clone())
+            .collect();
+        Some(out)
+    }
+
+    /// The file's report before its load: what its dynamic section says.
+    fn report(
+        &self,
+        obj: &Object,
+        elf: &super::elf::ElfInfo,
+        spath: &str,
+        path: &Path,
+    ) -> FileReport {
+        FileReport {
+            path: spath.to_string(),
             group: self.stack.group(path),
             kind: FileKind::Library,
             soname: elf.soname.clone(),
@@ -132,66 +178,13 @@ impl Ctx<'_> {
             needed: Vec::new(),
             dlopen: Vec::new(),
             note: None,
-        };
-        let mut out = FileOut {
-            report,
-            raw: Vec::new(),
-            loaded: Vec::new(),
-            objects: 0,
-            is_root: false,
-        };
-        let group_raw =
-            |kind, severity, target: Option<String>, message: String, hint: Option<&str>| Raw {
-                kind,
-                severity,
-                file: spath.clone(),
-                target,
-                path: None,
-                message,
-                chain: Vec::new(),
-                hint: hint.map(str::to_string),
-                exe_context: false,
-                root: spath.clone(),
-            };
-        let list = match load::load(self.s, path) {
-            Ok(list) => list,
-            Err(problem) => {
-                let (kind, note) = match problem {
-                    RootProblem::Static => (FileKind::Static, None),
-                    RootProblem::NotDynamic => (FileKind::NotDynamic, None),
-                    RootProblem::Foreign(why) => (
-                        FileKind::Foreign,
-                        Some(format!("{why} for this target; the loader skips it")),
-                    ),
-                    RootProblem::Broken(why) => {
-                        out.raw.push(group_raw(
-                            FindingKind::BrokenElf,
-                            Severity::Warning,
-                            None,
-                            format!("{spath}: {why}; the loader would reject it"),
-                            Some("rebuild or remove the file"),
-                        ));
-                        (FileKind::Broken, Some(why))
-                    }
-                    RootProblem::Missing | RootProblem::NotElf => return None,
-                };
-                out.report.kind = kind;
-                out.report.note = note;
-                return Some(out);
-            }
-        };
-        out.is_root = true;
-        out.objects = list.objects.len();
-        let exe = elf.kind() == ElfKind::Executable;
-        out.report.kind = if exe {
-            FileKind::Executable
-        } else {
-            FileKind::Library
-        };
+        }
+    }
 
-        // The file's own resolutions (loaded on its own).
+    /// The file's own resolutions (loaded on its own) into its report.
+    fn own_resolutions(&self, list: &LoadList, report: &mut FileReport) {
         for e in list.edges.iter().filter(|e| e.from == 0) {
-            let (class, rpath) = self.classify(&list, &e.needed, &e.outcome);
+            let (class, rpath) = self.classify(list, &e.needed, &e.outcome);
             let (via, via_object) = match &e.outcome {
                 Outcome::Found { via, .. } => (
                     Some(via.code().to_string()),
@@ -202,7 +195,7 @@ impl Ctx<'_> {
                 ),
                 _ => (None, None),
             };
-            out.report.needed.push(Resolution {
+            report.needed.push(Resolution {
                 needed: e.needed.to_string(),
                 path: rpath.map(str::to_string),
                 via,
@@ -210,21 +203,24 @@ impl Ctx<'_> {
                 class,
             });
         }
+    }
 
-        // Every resolution of a stack object in this load.
+    /// Findings about every resolution of a stack object in the load of the
+    /// root `spath` (an executable when `exe`).
+    fn load_findings(&self, list: &LoadList, exe: bool, spath: &str, raws: &mut Vec<Raw>) {
         for e in &list.edges {
             let from = &list.objects[e.from];
             if !self.stack.contains(from.file()) {
                 continue;
             }
-            let (class, rpath) = self.classify(&list, &e.needed, &e.outcome);
+            let (class, rpath) = self.classify(list, &e.needed, &e.outcome);
             if matches!(class, Class::Stack | Class::Allowed | Class::AllowedMissing) {
                 continue;
             }
             let from_path = p2s(from.file());
-            let raw = |kind, severity, message: String, hint: &str| Raw {
+            let raw = |kind, message: String, hint: &str| Raw {
                 kind,
-                severity,
+                severity: Severity::Error,
                 file: from_path.clone(),
                 target: Some(e.needed.to_string()),
                 path: rpath.map(str::to_string),
@@ -236,80 +232,68 @@ impl Ctx<'_> {
                     .collect(),
                 hint: Some(hint.to_string()),
                 exe_context: exe,
-                root: spath.clone(),
+                root: spath.to_string(),
             };
+            let needed = &e.needed;
+            let at = rpath.unwrap_or("?");
             match class {
                 Class::Stack | Class::Allowed | Class::AllowedMissing => {}
                 Class::Leak => {
                     let via = match &e.outcome {
-                        Outcome::Found { via, .. } => describe_via(&list, via),
+                        Outcome::Found { via, .. } => describe_via(list, via),
                         _ => String::new(),
                     };
-                    let base = e.needed.rsplit('/').next().unwrap_or(&e.needed);
-                    out.raw.push(raw(
+                    let base = needed.rsplit('/').next().unwrap_or(needed);
+                    raws.push(raw(
                         FindingKind::Leak,
-                        Severity::Error,
-                        format!(
-                            "{from_path} needs {}: resolves outside the stack to {} ({via})",
-                            e.needed,
-                            rpath.unwrap_or("?")
-                        ),
+                        format!("{from_path} needs {needed}: resolves outside the stack to {at} ({via})"),
                         &format!(
                             "build {base} in the stack and point RUNPATH at it, or allow the host copy with --allow '{base}'"
                         ),
                     ));
                 }
-                Class::Unresolved => {
-                    out.raw.push(raw(
-                        FindingKind::Unresolved,
-                        Severity::Error,
-                        format!(
-                            "{from_path} needs {}: not found ({})",
-                            e.needed,
-                            searched(from.object.elf.as_deref())
-                        ),
-                        "add the directory that holds it to the RUNPATH of the file (e.g. $ORIGIN/../lib), or build it in the stack",
-                    ));
-                }
+                Class::Unresolved => raws.push(raw(
+                    FindingKind::Unresolved,
+                    format!(
+                        "{from_path} needs {needed}: not found ({})",
+                        searched(from.object.elf.as_deref())
+                    ),
+                    "add the directory that holds it to the RUNPATH of the file (e.g. $ORIGIN/../lib), or build it in the stack",
+                )),
                 Class::LoaderError => {
                     let reason = match &e.outcome {
                         Outcome::Fatal { reason, .. } => reason.clone(),
                         _ => String::new(),
                     };
-                    out.raw.push(raw(
+                    raws.push(raw(
                         FindingKind::LoaderError,
-                        Severity::Error,
-                        format!(
-                            "{from_path} needs {}: the loader stops at {}: {reason}",
-                            e.needed,
-                            rpath.unwrap_or("?")
-                        ),
+                        format!("{from_path} needs {needed}: the loader stops at {at}: {reason}"),
                         "a file of that name that is not a loadable library shadows the real one; remove it or fix the search path",
                     ));
                 }
             }
         }
-        // The interpreter.
-        if let Some((interp, false)) = &list.interp {
-            out.raw.push(group_raw(
-                FindingKind::InterpreterMissing,
-                Severity::Error,
-                Some(interp.clone()),
-                format!("{spath}: program interpreter {interp} does not exist on the target"),
-                Some("link with the target's loader path (e.g. -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2)"),
-            ));
-        }
+    }
 
-        // The file's own search paths.
+    /// Findings about the file's own search paths (RPATH, or RUNPATH which
+    /// makes the loader ignore RPATH); `setid_exe` for a set-uid/set-gid
+    /// program.
+    fn search_path_findings(
+        &self,
+        path: &Path,
+        setid_exe: bool,
+        elf: &super::elf::ElfInfo,
+        spath: &str,
+        raws: &mut Vec<Raw>,
+    ) {
         let origin = path.parent().map(p2s);
-        let trusted = &self.s.trusted;
         let dctx = DstContext {
             origin: origin.as_deref(),
             lib: &self.s.model.lib,
             platform: &self.s.model.platform,
             secure: false,
             is_main: true,
-            trusted,
+            trusted: &self.s.trusted,
         };
         for (tag, value) in [("RPATH", &elf.rpath), ("RUNPATH", &elf.runpath)] {
             let Some(value) = value else { continue };
@@ -318,7 +302,8 @@ impl Ctx<'_> {
             }
             let elements = dst::elements(value, &[':'], &dctx);
             if elements.iter().any(|e| e.raw.is_empty()) {
-                out.raw.push(group_raw(
+                raws.push(group_raw(
+                    spath,
                     FindingKind::EmptySearchPath,
                     Severity::Error,
                     Some(value.clone()),
@@ -327,23 +312,24 @@ impl Ctx<'_> {
                 ));
             }
             for e in &elements {
-                if let Some(d) = &e.dir {
-                    if let Some(f) = self.paths.check_element(self.stack, &spath, tag, &e.raw, d) {
-                        out.raw.push(path_raw(f, &spath));
-                    }
-                    if !d.is_empty() && !d.starts_with('/') {
-                        out.raw.push(group_raw(
-                            FindingKind::RelativeSearchPath,
-                            Severity::Error,
-                            Some(e.raw.clone()),
-                            format!("{spath}: {tag} element \"{}\" is relative: the loader resolves it against the working directory", e.raw),
-                            Some("use $ORIGIN/... for paths relative to the file"),
-                        ));
-                    }
+                let Some(d) = &e.dir else { continue };
+                if let Some(f) = self.paths.check_element(self.stack, spath, tag, &e.raw, d) {
+                    raws.push(path_raw(f, spath));
+                }
+                if !d.is_empty() && !d.starts_with('/') {
+                    raws.push(group_raw(
+                        spath,
+                        FindingKind::RelativeSearchPath,
+                        Severity::Error,
+                        Some(e.raw.clone()),
+                        format!("{spath}: {tag} element \"{}\" is relative: the loader resolves it against the working directory", e.raw),
+                        Some("use $ORIGIN/... for paths relative to the file"),
+                    ));
                 }
             }
-            if obj.setid() && exe && dst::has_origin(value) {
-                out.raw.push(group_raw(
+            if setid_exe && dst::has_origin(value) {
+                raws.push(group_raw(
+                    spath,
                     FindingKind::SetidOrigin,
                     Severity::Error,
                     Some(value.clone()),
@@ -352,138 +338,6 @@ impl Ctx<'_> {
                 ));
             }
         }
-        for n in &elf.needed {
-            if n.contains('/') {
-                let abs = n.starts_with('/') || n.starts_with('$');
-                out.raw.push(group_raw(
-                    FindingKind::NeededWithSlash,
-                    if abs { Severity::Warning } else { Severity::Error },
-                    Some(n.to_string()),
-                    if abs {
-                        format!("{spath} needs \"{n}\" by path: no search happens, the file must exist exactly there")
-                    } else {
-                        format!("{spath} needs \"{n}\", a relative path the loader opens against the working directory")
-                    },
-                    Some("link against the library by soname (-L<dir> -l<name>) so DT_NEEDED holds only its soname"),
-                ));
-            }
-        }
-
-        // dlopen strings.
-        let bare: Vec<String> = elf
-            .dlopen_strings
-            .iter()
-            .filter(|s| dlopen::kind_of(s) == DlopenKind::Bare)
-            .cloned()
-            .collect();
-        let mut bare_found = if bare.is_empty() {
-            Vec::new()
-        } else {
-            load::dlopen_lookup(self.s, &list, 0, &bare)
-        }
-        .into_iter();
-        for s in &elf.dlopen_strings {
-            let kind = dlopen::kind_of(s);
-            let (path, class) = match kind {
-                DlopenKind::Absolute => match self.s.vfs.lookup(Path::new(s)) {
-                    Lookup::File(c) if self.stack.contains(&c) => (Some(s.clone()), Class::Stack),
-                    _ if self.stack.contains(Path::new(s)) => (None, Class::Unresolved),
-                    found => {
-                        let exists = matches!(found, Lookup::File(_));
-                        let real = match &found {
-                            Lookup::File(c) => c.to_string_lossy(),
-                            _ => "".into(),
-                        };
-                        if self.allow.allows_any([s.as_str(), &*real]) {
-                            (exists.then(|| s.clone()), Class::Allowed)
-                        } else {
-                            out.raw.push(Raw {
-                                path: exists.then(|| s.clone()),
-                                ..group_raw(
-                                    FindingKind::DlopenPath,
-                                    Severity::Error,
-                                    Some(s.clone()),
-                                    format!(
-                                        "{spath} calls dlopen and contains the path \"{s}\" outside the stack{}",
-                                        if exists { "" } else { " (absent here, present on some hosts)" }
-                                    ),
-                                    Some("make it dlopen the stack's copy (a bare soname found through RUNPATH, or a path below the mount point)"),
-                                )
-                            });
-                            (exists.then(|| s.clone()), Class::Leak)
-                        }
-                    }
-                },
-                DlopenKind::Relative if self.allow.allows(s) => (None, Class::AllowedMissing),
-                DlopenKind::Relative => {
-                    out.raw.push(group_raw(
-                        FindingKind::DlopenName,
-                        Severity::Warning,
-                        Some(s.clone()),
-                        format!("{spath} calls dlopen and contains the relative path \"{s}\", which resolves against the working directory"),
-                        None,
-                    ));
-                    (None, Class::Unresolved)
-                }
-                DlopenKind::Bare => match bare_found.next().flatten() {
-                    Some((opened, file)) => {
-                        let opened = opened.to_string();
-                        if self.stack.contains(&file.path) {
-                            (Some(opened), Class::Stack)
-                        } else if self.allow.allows_any([
-                            s.as_str(),
-                            &*opened,
-                            &file.path.to_string_lossy(),
-                            file.elf
-                                .as_ref()
-                                .and_then(|e| e.soname.as_deref())
-                                .unwrap_or(""),
-                        ]) {
-                            (Some(opened), Class::Allowed)
-                        } else {
-                            out.raw.push(Raw {
-                                path: Some(opened.clone()),
-                                ..group_raw(
-                                    FindingKind::DlopenName,
-                                    Severity::Warning,
-                                    Some(s.clone()),
-                                    format!("{spath} calls dlopen and names \"{s}\": from this file that loads {opened}, outside the stack"),
-                                    Some("provide the library in the stack and make it findable through this file's RUNPATH"),
-                                )
-                            });
-                            (Some(opened), Class::Leak)
-                        }
-                    }
-                    None if self.allow.allows(s) => (None, Class::AllowedMissing),
-                    None => {
-                        let env =
-                            self.paths
-                                .dlopen_through_view(&self.s.vfs, self.stack, &spath, s);
-                        match env {
-                            Some(f) => {
-                                let at = f.path.clone();
-                                out.raw.push(path_raw(f, &spath));
-                                (at, Class::Stack)
-                            }
-                            None => (None, Class::Unresolved),
-                        }
-                    }
-                },
-            };
-            out.report.dlopen.push(DlopenRef {
-                string: s.clone(),
-                kind,
-                path,
-                class,
-            });
-        }
-        out.loaded = list
-            .objects
-            .iter()
-            .filter(|o| self.stack.contains(o.file()))
-            .map(|o| o.object.clone())
-            .collect();
-        Some(out)
     }
 }
 
@@ -553,4 +407,74 @@ pub fn stack_files(vfs: &super::fs::Vfs, dirs: &[PathBuf]) -> super::unreadable:
         w.unlisted.extend(unlisted);
     }
     w
+}
+
+/// A finding about the root file `spath` itself.
+pub(super) fn group_raw(
+    spath: &str,
+    kind: FindingKind,
+    severity: Severity,
+    target: Option<String>,
+    message: String,
+    hint: Option<&str>,
+) -> Raw {
+    Raw {
+        kind,
+        severity,
+        file: spath.to_string(),
+        target,
+        path: None,
+        message,
+        chain: Vec::new(),
+        hint: hint.map(str::to_string),
+        exe_context: false,
+        root: spath.to_string(),
+    }
+}
+
+/// The outcome for a file the loader does not load as a root (`None` for
+/// one that is missing or not ELF).
+fn not_loaded(mut out: FileOut, problem: RootProblem, spath: &str) -> Option<FileOut> {
+    let (kind, note) = match problem {
+        RootProblem::Static => (FileKind::Static, None),
+        RootProblem::NotDynamic => (FileKind::NotDynamic, None),
+        RootProblem::Foreign(why) => (
+            FileKind::Foreign,
+            Some(format!("{why} for this target; the loader skips it")),
+        ),
+        RootProblem::Broken(why) => {
+            out.raw.push(group_raw(
+                spath,
+                FindingKind::BrokenElf,
+                Severity::Warning,
+                None,
+                format!("{spath}: {why}; the loader would reject it"),
+                Some("rebuild or remove the file"),
+            ));
+            (FileKind::Broken, Some(why))
+        }
+        RootProblem::Missing | RootProblem::NotElf => return None,
+    };
+    out.report.kind = kind;
+    out.report.note = note;
+    Some(out)
+}
+
+/// Findings about DT_NEEDED entries that hold a path instead of a soname.
+fn needed_with_slash(elf: &super::elf::ElfInfo, spath: &str, raws: &mut Vec<Raw>) {
+    for n in elf.needed.iter().filter(|n| n.contains('/')) {
+        let abs = n.starts_with('/') || n.starts_with('$');
+        raws.push(group_raw(
+            spath,
+            FindingKind::NeededWithSlash,
+            if abs { Severity::Warning } else { Severity::Error },
+            Some(n.to_string()),
+            if abs {
+                format!("{spath} needs \"{n}\" by path: no search happens, the file must exist exactly there")
+            } else {
+                format!("{spath} needs \"{n}\", a relative path the loader opens against the working directory")
+            },
+            Some("link against the library by soname (-L<dir> -l<name>) so DT_NEEDED holds only its soname"),
+        ));
+    }
 }

@@ -39,6 +39,7 @@
 pub mod analyze;
 pub mod classify;
 pub mod dlopen;
+mod dlopen_refs;
 pub mod dst;
 pub mod elf;
 pub mod error;
