@@ -9,14 +9,12 @@
 //! panic (see the proptest at the bottom and `tests/audit_fuzz.rs`).
 
 use goblin::container::{Container, Ctx, Endian};
-use goblin::elf::SectionHeader;
 use goblin::elf::dynamic::{
     DT_FLAGS, DT_FLAGS_1, DT_GNU_HASH, DT_HASH, DT_NEEDED, DT_NULL, DT_RPATH, DT_RUNPATH,
     DT_SONAME, DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB,
 };
 use goblin::elf::header::{ELFCLASS32, ELFCLASS64, ELFDATA2LSB, ELFDATA2MSB, ET_DYN, ET_EXEC};
-use goblin::elf::program_header::{PF_W, PF_X, PT_DYNAMIC, PT_INTERP, PT_LOAD, ProgramHeader};
-use goblin::elf::section_header::{SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNSYM, SHT_PROGBITS};
+use goblin::elf::program_header::{PT_DYNAMIC, PT_INTERP, PT_LOAD, ProgramHeader};
 use serde::Serialize;
 
 use super::source::{Bytes, ReadAt};
@@ -28,9 +26,6 @@ pub const DF_1_PIE: u64 = 0x0800_0000;
 
 /// The 4-byte ELF magic.
 pub const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
-
-/// Symbols whose import marks a file as one that loads libraries at run time.
-const DLOPEN_SYMBOLS: &[&[u8]] = &[b"dlopen", b"dlmopen", b"lt_dlopen", b"lt_dlopenext"];
 
 /// What kind of ELF file this is, as far as linkage is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -123,10 +118,10 @@ impl ElfInfo {
 
 /// Endian-aware integer reads from a byte slice, with bounds checks.
 #[derive(Clone, Copy)]
-struct Order(bool);
+pub(super) struct Order(bool);
 
 impl Order {
-    fn u16(self, b: &[u8], off: usize) -> Option<u16> {
+    pub(super) fn u16(self, b: &[u8], off: usize) -> Option<u16> {
         let b: [u8; 2] = b.get(off..off.checked_add(2)?)?.try_into().ok()?;
         Some(if self.0 {
             u16::from_le_bytes(b)
@@ -135,7 +130,7 @@ impl Order {
         })
     }
 
-    fn u32(self, b: &[u8], off: usize) -> Option<u32> {
+    pub(super) fn u32(self, b: &[u8], off: usize) -> Option<u32> {
         let b: [u8; 4] = b.get(off..off.checked_add(4)?)?.try_into().ok()?;
         Some(if self.0 {
             u32::from_le_bytes(b)
@@ -144,7 +139,7 @@ impl Order {
         })
     }
 
-    fn u64(self, b: &[u8], off: usize) -> Option<u64> {
+    pub(super) fn u64(self, b: &[u8], off: usize) -> Option<u64> {
         let b: [u8; 8] = b.get(off..off.checked_add(8)?)?.try_into().ok()?;
         Some(if self.0 {
             u64::from_le_bytes(b)
@@ -155,7 +150,7 @@ impl Order {
 }
 
 /// The bytes before the first NUL, if there is one.
-fn until_nul(b: &[u8]) -> Option<&[u8]> {
+pub(super) fn until_nul(b: &[u8]) -> Option<&[u8]> {
     memchr::memchr(0, b).map(|n| &b[..n])
 }
 
@@ -168,7 +163,7 @@ fn lossy(b: &[u8]) -> String {
 
 /// Translates a virtual address to a file offset through the `PT_LOAD`
 /// segments (only the file-backed part of a segment counts).
-fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<u64> {
+pub(super) fn vaddr_to_offset(phdrs: &[ProgramHeader], vaddr: u64) -> Option<u64> {
     phdrs
         .iter()
         .filter(|p| p.p_type == PT_LOAD)
@@ -187,39 +182,96 @@ pub fn parse(bytes: &[u8], scan_dlopen: bool) -> Option<ElfInfo> {
 /// [`parse`], reading only the ranges the loader looks at from `src`.
 /// Without `scan_dlopen`, the dynamic symbols are not read and
 /// [`ElfInfo::imports_dlopen`] stays `false`.
-#[allow(
-    clippy::too_many_lines,
-    reason = "over 120 lines before the limit was enforced (issue 18); split it"
-)]
 pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<ElfInfo> {
-    let size = src.size();
     let head = src.read_at(0, 64);
     if head.len() < 16 || &head[..4] != ELF_MAGIC {
         return None;
     }
     let mut info = ElfInfo::default();
     info.ident.copy_from_slice(&head[..16]);
-    let (container, le) = match (info.ident[4], info.ident[5]) {
-        (ELFCLASS64, ELFDATA2LSB) => (Container::Big, true),
-        (ELFCLASS64, ELFDATA2MSB) => (Container::Big, false),
-        (ELFCLASS32, ELFDATA2LSB) => (Container::Little, true),
-        (ELFCLASS32, ELFDATA2MSB) => (Container::Little, false),
-        _ => {
-            info.malformed = Some("unknown ELF class or data encoding".into());
-            return Some(info);
-        }
-    };
-    let header = match goblin::elf::Elf::parse_header(head) {
-        Ok(h) => h,
-        Err(_) => {
-            info.malformed = Some("file too short for an ELF header".into());
-            return Some(info);
-        }
-    };
+    let header = container_of(&info.ident).and_then(|c| {
+        goblin::elf::Elf::parse_header(head)
+            .map(|h| (c, h))
+            .map_err(|_| "file too short for an ELF header".to_string())
+    });
+    let parsed = header.and_then(|(c, h)| parse_dynamic(src, &h, c, scan_dlopen, &mut info));
+    if let Err(why) = parsed {
+        info.malformed = Some(why);
+    }
+    Some(info)
+}
+
+/// The word size and byte order (`true`: little-endian) the identification
+/// names.
+fn container_of(ident: &[u8; 16]) -> Result<(Container, bool), String> {
+    match (ident[4], ident[5]) {
+        (ELFCLASS64, ELFDATA2LSB) => Ok((Container::Big, true)),
+        (ELFCLASS64, ELFDATA2MSB) => Ok((Container::Big, false)),
+        (ELFCLASS32, ELFDATA2LSB) => Ok((Container::Little, true)),
+        (ELFCLASS32, ELFDATA2MSB) => Ok((Container::Little, false)),
+        _ => Err("unknown ELF class or data encoding".into()),
+    }
+}
+
+/// Everything after the ELF header into `info`: program headers, the
+/// dynamic section and its strings, and (with `scan_dlopen`) the dlopen
+/// imports. `Err` says why the file is malformed.
+fn parse_dynamic<R: ReadAt + ?Sized>(
+    src: &mut R,
+    header: &goblin::elf::Header,
+    (container, le): (Container, bool),
+    scan_dlopen: bool,
+    info: &mut ElfInfo,
+) -> Result<(), String> {
     info.e_type = header.e_type;
     info.machine = header.e_machine;
     info.e_version = header.e_version;
     let ctx = Ctx::new(container, if le { Endian::Little } else { Endian::Big });
+    let phdrs = program_headers(src, header, ctx, info)?;
+    let Some(dyn_ph) = phdrs.iter().find(|p| p.p_type == PT_DYNAMIC) else {
+        return Ok(());
+    };
+    info.dynamic = true;
+    let e = Order(le);
+    let tags = DynTags::of(&dynamic_entries(src, dyn_ph, container, e)?, info);
+    let strtab = tags.strtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
+    let size = src.size();
+    // Strings end before this file offset.
+    let strtab_end = match (strtab, tags.strsz) {
+        (Some(s), Some(sz)) => s.saturating_add(sz).min(size),
+        (Some(_), None) => size,
+        _ => 0,
+    };
+    let Some(strtab) = strtab else {
+        if tags.has_strings() {
+            return Err("DT_STRTAB missing or outside the loaded segments".into());
+        }
+        return Ok(());
+    };
+    let strings = Strings {
+        base: strtab,
+        end: strtab_end,
+    };
+    tags.read_strings(src, &strings, info)?;
+    if scan_dlopen {
+        let file = super::elf_dlopen::Layout {
+            e,
+            ctx,
+            phdrs: &phdrs,
+            header,
+        };
+        super::elf_dlopen::scan(src, &file, &tags, (strtab, strtab_end), info);
+    }
+    Ok(())
+}
+
+/// The program headers, with the interpreter they name into `info`.
+fn program_headers<R: ReadAt + ?Sized>(
+    src: &mut R,
+    header: &goblin::elf::Header,
+    ctx: Ctx,
+    info: &mut ElfInfo,
+) -> Result<Vec<ProgramHeader>, String> {
     let phent = ProgramHeader::size(ctx);
     info.phentsize_ok = usize::from(header.e_phentsize) == phent;
     let phnum = usize::from(header.e_phnum);
@@ -228,10 +280,7 @@ pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<
         b if b.len() as u64 == phsize => ProgramHeader::parse(b, 0, phnum, ctx).ok(),
         _ => None,
     };
-    let Some(phdrs) = phdrs else {
-        info.malformed = Some("program headers lie outside the file".into());
-        return Some(info);
-    };
+    let phdrs = phdrs.ok_or("program headers lie outside the file")?;
     for ph in &phdrs {
         if ph.p_type == PT_INTERP && ph.p_filesz > 0 {
             // glibc uses the segment as a string; an unterminated one is
@@ -240,153 +289,124 @@ pub fn parse_from<R: ReadAt + ?Sized>(src: &mut R, scan_dlopen: bool) -> Option<
             info.interp = Some(lossy(until_nul(seg).unwrap_or(seg)));
         }
     }
-    let Some(dyn_ph) = phdrs.iter().find(|p| p.p_type == PT_DYNAMIC) else {
-        return Some(info);
-    };
-    info.dynamic = true;
-    let e = Order(le);
+    Ok(phdrs)
+}
+
+/// The `(tag, value)` entries of the dynamic segment, up to `DT_NULL`.
+fn dynamic_entries<R: ReadAt + ?Sized>(
+    src: &mut R,
+    dyn_ph: &ProgramHeader,
+    container: Container,
+    e: Order,
+) -> Result<Vec<(u64, u64)>, String> {
     let dyn_size: usize = if container == Container::Big { 16 } else { 8 };
     let mut dyns: Vec<(u64, u64)> = Vec::new();
-    if dyn_ph.p_filesz > 0 {
-        let seg = src.read_at(dyn_ph.p_offset, dyn_ph.p_filesz);
-        if (seg.len() as u64) < dyn_ph.p_filesz {
-            info.malformed = Some("dynamic section lies outside the file".into());
-            return Some(info);
-        }
-        dyns.reserve(seg.len() / dyn_size);
-        for entry in seg.chunks_exact(dyn_size) {
-            let (tag, val) = if container == Container::Big {
-                (e.u64(entry, 0), e.u64(entry, 8))
-            } else {
-                (
-                    e.u32(entry, 0).map(u64::from),
-                    e.u32(entry, 4).map(u64::from),
-                )
-            };
-            let (Some(tag), Some(val)) = (tag, val) else {
-                break;
-            };
-            if tag == DT_NULL {
-                break;
-            }
-            dyns.push((tag, val));
-        }
+    if dyn_ph.p_filesz == 0 {
+        return Ok(dyns);
     }
-    let mut strtab_vaddr = None;
-    let mut strsz = None;
-    let mut symtab_vaddr = None;
-    let mut syment = None;
-    let mut gnu_hash = None;
-    let mut sysv_hash = None;
-    let mut needed_offs = Vec::new();
-    let (mut rpath_off, mut runpath_off, mut soname_off) = (None, None, None);
-    for &(tag, val) in &dyns {
-        match tag {
-            DT_NEEDED => needed_offs.push(val),
-            DT_RPATH => rpath_off = Some(val),
-            DT_RUNPATH => runpath_off = Some(val),
-            DT_SONAME => soname_off = Some(val),
-            DT_STRTAB => strtab_vaddr = Some(val),
-            DT_STRSZ => strsz = Some(val),
-            DT_SYMTAB => symtab_vaddr = Some(val),
-            DT_SYMENT => syment = Some(val),
-            DT_GNU_HASH => gnu_hash = Some(val),
-            DT_HASH => sysv_hash = Some(val),
-            DT_FLAGS => info.flags = val,
-            DT_FLAGS_1 => info.flags_1 = val,
-            _ => {}
-        }
+    let seg = src.read_at(dyn_ph.p_offset, dyn_ph.p_filesz);
+    if (seg.len() as u64) < dyn_ph.p_filesz {
+        return Err("dynamic section lies outside the file".into());
     }
-    let has_strings = !needed_offs.is_empty()
-        || rpath_off.is_some()
-        || runpath_off.is_some()
-        || soname_off.is_some();
-    let strtab = strtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
-    // Strings end before this file offset.
-    let strtab_end = match (strtab, strsz) {
-        (Some(s), Some(sz)) => s.saturating_add(sz).min(size),
-        (Some(_), None) => size,
-        _ => 0,
-    };
-    let Some(strtab) = strtab else {
-        if has_strings {
-            info.malformed = Some("DT_STRTAB missing or outside the loaded segments".into());
+    dyns.reserve(seg.len() / dyn_size);
+    for entry in seg.chunks_exact(dyn_size) {
+        let (tag, val) = if container == Container::Big {
+            (e.u64(entry, 0), e.u64(entry, 8))
+        } else {
+            (
+                e.u32(entry, 0).map(u64::from),
+                e.u32(entry, 4).map(u64::from),
+            )
+        };
+        let (Some(tag), Some(val)) = (tag, val) else {
+            break;
+        };
+        if tag == DT_NULL {
+            break;
         }
-        return Some(info);
-    };
-    let strings = Strings {
-        base: strtab,
-        end: strtab_end,
-    };
+        dyns.push((tag, val));
+    }
+    Ok(dyns)
+}
 
-    let mut offs: Vec<u64> = needed_offs.clone();
-    offs.extend(rpath_off);
-    offs.extend(runpath_off);
-    offs.extend(soname_off);
-    let found = strings.read(src, &mut offs);
-    let get = |off: u64| {
-        found
-            .iter()
-            .find(|(o, _)| *o == off)
-            .and_then(|(_, s)| s.clone())
-    };
-    info.needed.reserve_exact(needed_offs.len());
-    for off in needed_offs {
-        match get(off) {
-            Some(s) => info.needed.push(s.into()),
-            None => {
-                info.malformed = Some(format!("DT_NEEDED string offset {off:#x} is invalid"));
-                return Some(info);
+/// The dynamic tags the loader (and the dlopen scan) reads.
+#[derive(Default)]
+pub(super) struct DynTags {
+    strtab_vaddr: Option<u64>,
+    strsz: Option<u64>,
+    pub(super) symtab_vaddr: Option<u64>,
+    pub(super) syment: Option<u64>,
+    pub(super) gnu_hash: Option<u64>,
+    pub(super) sysv_hash: Option<u64>,
+    needed_offs: Vec<u64>,
+    rpath_off: Option<u64>,
+    runpath_off: Option<u64>,
+    soname_off: Option<u64>,
+}
+
+impl DynTags {
+    /// The tags of `dyns`; the flags go straight into `info`.
+    fn of(dyns: &[(u64, u64)], info: &mut ElfInfo) -> DynTags {
+        let mut t = DynTags::default();
+        for &(tag, val) in dyns {
+            match tag {
+                DT_NEEDED => t.needed_offs.push(val),
+                DT_RPATH => t.rpath_off = Some(val),
+                DT_RUNPATH => t.runpath_off = Some(val),
+                DT_SONAME => t.soname_off = Some(val),
+                DT_STRTAB => t.strtab_vaddr = Some(val),
+                DT_STRSZ => t.strsz = Some(val),
+                DT_SYMTAB => t.symtab_vaddr = Some(val),
+                DT_SYMENT => t.syment = Some(val),
+                DT_GNU_HASH => t.gnu_hash = Some(val),
+                DT_HASH => t.sysv_hash = Some(val),
+                DT_FLAGS => info.flags = val,
+                DT_FLAGS_1 => info.flags_1 = val,
+                _ => {}
             }
         }
-    }
-    info.rpath = rpath_off.and_then(get);
-    info.runpath = runpath_off.and_then(get);
-    info.soname = soname_off.and_then(get);
-    info.tokens = info.rpath.as_deref().is_some_and(|r| r.contains('$'))
-        || info.runpath.as_deref().is_some_and(|r| r.contains('$'))
-        || info.needed.iter().any(|n| n.contains('$'));
-    // dlopen imports (only needed for the scan): undefined dynamic symbols
-    // named dlopen/dlmopen/…, compared in place in the whole string table.
-    let mut imports = Vec::new();
-    if scan_dlopen {
-        let sym_size: u64 = if container == Container::Big { 24 } else { 16 };
-        let syment = syment.filter(|&s| s >= sym_size).unwrap_or(sym_size);
-        let symtab = symtab_vaddr.and_then(|v| vaddr_to_offset(&phdrs, v));
-        let mut shdrs = None;
-        let symcount = symbol_count(
-            src, e, &phdrs, gnu_hash, sysv_hash, &header, ctx, &mut shdrs,
-        );
-        if let (Some(symtab), Some(count)) = (symtab, symcount) {
-            let count = (count as u64).min(size / syment);
-            let table = src.read_at(symtab, count.saturating_mul(syment));
-            let shndx_at = if sym_size == 24 { 6 } else { 14 };
-            for sym in table.chunks(syment as usize) {
-                let (Some(name), Some(shndx)) = (e.u32(sym, 0), e.u16(sym, shndx_at)) else {
-                    break;
-                };
-                if shndx == 0 && name != 0 {
-                    imports.push(name);
-                }
-            }
-        }
-        let table = src.read_at(strtab, strtab_end.saturating_sub(strtab));
-        info.imports_dlopen = imports.iter().any(|&name| {
-            let start = name as usize;
-            // Compare in place (C++ names are long; no need to find their end).
-            matches!(table.get(start), Some(b'd' | b'l'))
-                && DLOPEN_SYMBOLS.iter().any(|sym| {
-                    let end = start + sym.len();
-                    end < table.len() && &table[start..end] == *sym && table[end] == 0
-                })
-        });
-        if info.imports_dlopen {
-            info.dlopen_strings =
-                scan_read_only(src, &phdrs, &header, ctx, (strtab, strtab_end), shdrs);
-        }
+        t
     }
 
-    Some(info)
+    fn has_strings(&self) -> bool {
+        !self.needed_offs.is_empty()
+            || self.rpath_off.is_some()
+            || self.runpath_off.is_some()
+            || self.soname_off.is_some()
+    }
+
+    /// NEEDED, RPATH, RUNPATH and SONAME from the string table into `info`.
+    fn read_strings<R: ReadAt + ?Sized>(
+        &self,
+        src: &mut R,
+        strings: &Strings,
+        info: &mut ElfInfo,
+    ) -> Result<(), String> {
+        let mut offs: Vec<u64> = self.needed_offs.clone();
+        offs.extend(self.rpath_off);
+        offs.extend(self.runpath_off);
+        offs.extend(self.soname_off);
+        let found = strings.read(src, &mut offs);
+        let get = |off: u64| {
+            found
+                .iter()
+                .find(|(o, _)| *o == off)
+                .and_then(|(_, s)| s.clone())
+        };
+        info.needed.reserve_exact(self.needed_offs.len());
+        for &off in &self.needed_offs {
+            let s =
+                get(off).ok_or_else(|| format!("DT_NEEDED string offset {off:#x} is invalid"))?;
+            info.needed.push(s.into());
+        }
+        info.rpath = self.rpath_off.and_then(get);
+        info.runpath = self.runpath_off.and_then(get);
+        info.soname = self.soname_off.and_then(get);
+        info.tokens = info.rpath.as_deref().is_some_and(|r| r.contains('$'))
+            || info.runpath.as_deref().is_some_and(|r| r.contains('$'))
+            || info.needed.iter().any(|n| n.contains('$'));
+        Ok(())
+    }
 }
 
 /// The dynamic string table: file offsets `base..end`.
@@ -449,118 +469,6 @@ impl Strings {
         }
         out
     }
-}
-
-/// Number of dynamic symbols worth looking at for imports. With a GNU hash
-/// table, undefined symbols all come before `symoffset`; otherwise the SysV
-/// hash table's `nchain` or the `.dynsym` section size tells the count.
-#[allow(clippy::too_many_arguments)]
-fn symbol_count<R: ReadAt + ?Sized>(
-    src: &mut R,
-    e: Order,
-    phdrs: &[ProgramHeader],
-    gnu_hash: Option<u64>,
-    sysv_hash: Option<u64>,
-    header: &goblin::elf::Header,
-    ctx: Ctx,
-    shdrs: &mut Option<Option<Vec<SectionHeader>>>,
-) -> Option<usize> {
-    for table in [gnu_hash, sysv_hash] {
-        if let Some(off) = table.and_then(|v| vaddr_to_offset(phdrs, v)) {
-            let word = src.read_at(off.checked_add(4)?, 4);
-            return e.u32(word, 0).map(|n| n as usize);
-        }
-    }
-    shdrs
-        .get_or_insert_with(|| section_headers(src, header, ctx))
-        .as_ref()?
-        .iter()
-        .find(|s| s.sh_type == SHT_DYNSYM && s.sh_entsize > 0)
-        .and_then(|s| usize::try_from(s.sh_size / s.sh_entsize).ok())
-}
-
-fn section_headers<R: ReadAt + ?Sized>(
-    src: &mut R,
-    header: &goblin::elf::Header,
-    ctx: Ctx,
-) -> Option<Vec<SectionHeader>> {
-    if header.e_shoff == 0 || header.e_shnum == 0 {
-        return None;
-    }
-    let count = usize::from(header.e_shnum);
-    let len = (count * SectionHeader::size(ctx)) as u64;
-    let table = src.read_at(header.e_shoff, len);
-    if (table.len() as u64) < len {
-        return None;
-    }
-    SectionHeader::parse_from(table, 0, count, ctx).ok()
-}
-
-/// The library strings in the file's read-only data: the `.rodata*`
-/// sections (found by name), or, without section headers, the read-only
-/// non-executable `PT_LOAD` segments minus the dynamic string table.
-fn scan_read_only<R: ReadAt + ?Sized>(
-    src: &mut R,
-    phdrs: &[ProgramHeader],
-    header: &goblin::elf::Header,
-    ctx: Ctx,
-    dynstr: (u64, u64),
-    shdrs: Option<Option<Vec<SectionHeader>>>,
-) -> Vec<String> {
-    let size = src.size();
-    let mut regions: Vec<(u64, u64)> = Vec::new();
-    if let Some(shdrs) = shdrs.unwrap_or_else(|| section_headers(src, header, ctx)) {
-        let names = shdrs
-            .get(usize::from(header.e_shstrndx))
-            .map(|s| (s.sh_offset, s.sh_offset.saturating_add(s.sh_size)));
-        // The section names, read once (`None`: no name table, every
-        // candidate section counts).
-        let names: Option<Vec<u8>> = names.map(|(o, end)| {
-            let end = end.min(size);
-            src.read_at(o, end.saturating_sub(o)).to_vec()
-        });
-        for s in &shdrs {
-            let flags = s.sh_flags;
-            if s.sh_type != SHT_PROGBITS
-                || flags & u64::from(SHF_ALLOC) == 0
-                || flags & u64::from(SHF_EXECINSTR | SHF_WRITE) != 0
-            {
-                continue;
-            }
-            let rodata = names.as_ref().is_none_or(|n| {
-                n.get(s.sh_name..)
-                    .and_then(until_nul)
-                    .is_some_and(|n| n.starts_with(b".rodata"))
-            });
-            if rodata {
-                regions.push((s.sh_offset, s.sh_offset.saturating_add(s.sh_size)));
-            }
-        }
-    }
-    if regions.is_empty() {
-        for p in phdrs {
-            if p.p_type == PT_LOAD && p.p_flags & (PF_X | PF_W) == 0 {
-                let (o, end) = (p.p_offset, p.p_offset.saturating_add(p.p_filesz));
-                let (ds, de) = dynstr;
-                if ds >= o && ds < end && de > ds {
-                    regions.push((o, ds));
-                    regions.push((de.min(end), end));
-                } else {
-                    regions.push((o, end));
-                }
-            }
-        }
-    }
-    let mut found = Vec::new();
-    for (start, end) in regions {
-        let end = end.min(size);
-        if start < end {
-            src.scan_strings(start, end, &mut found);
-        }
-    }
-    found.sort();
-    found.dedup();
-    found
 }
 
 pub use super::verify::{Candidate, Target, verify};

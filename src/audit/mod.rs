@@ -42,6 +42,7 @@ pub mod dlopen;
 mod dlopen_refs;
 pub mod dst;
 pub mod elf;
+mod elf_dlopen;
 pub mod error;
 pub mod findings;
 pub mod fs;
