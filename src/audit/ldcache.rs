@@ -78,69 +78,96 @@ impl Bytes<'_> {
     }
 }
 
+/// What the old-format part of a cache file holds.
+enum Old {
+    /// Its entries (no new-format table follows).
+    Entries(LdCache),
+    /// The offset of the new-format table that follows it.
+    NewAt(usize),
+}
+
+/// The glibc-hwcaps subdirectory an entry's `hwcap` names, if it names one.
+fn hwcaps_subdir(hwcap: u64, names: &[String]) -> Option<String> {
+    if hwcap & HWCAP_EXTENSION != 0 && ((hwcap >> 32) & !ISA_LEVEL_MASK) == (1 << 30) {
+        Some(
+            names
+                .get((hwcap & 0xffff_ffff) as usize)
+                .cloned()
+                .unwrap_or_default(),
+        )
+    } else {
+        None
+    }
+}
+
 impl LdCache {
     /// Parses a cache file; `big_endian_target` decides the byte order of
     /// files that do not declare one.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "over 120 lines before the limit was enforced (issue 18); split it"
-    )]
     pub fn parse(bytes: &[u8], big_endian_target: bool) -> Result<LdCache, CacheError> {
-        let mut cache = LdCache::default();
-        let mut new_at = None;
-        if bytes.starts_with(OLD_MAGIC) {
-            // Old header: magic[11] + pad → u32 nlibs at 12; entries of 12 bytes.
-            let b = Bytes {
-                b: bytes,
-                le: !big_endian_target,
-            };
-            let nlibs = b.u32(12).ok_or(CacheError::Truncated("old header"))? as usize;
-            let entries_at = 16usize;
-            let strings_at = nlibs
-                .checked_mul(12)
-                .and_then(|n| n.checked_add(entries_at))
-                .filter(|&e| e <= bytes.len())
-                .ok_or(CacheError::Truncated("old entries"))?;
-            // A new-format table may follow, 8-byte aligned.
-            let aligned = (strings_at + 7) & !7;
-            if bytes
-                .get(aligned..)
-                .is_some_and(|r| r.starts_with(NEW_MAGIC))
-            {
-                new_at = Some(aligned);
-            } else {
-                for i in 0..nlibs {
-                    let e = entries_at + i * 12;
-                    let (Some(flags), Some(key), Some(value)) =
-                        (b.u32(e), b.u32(e + 4), b.u32(e + 8))
-                    else {
-                        break;
-                    };
-                    let s = Bytes {
-                        b: &bytes[strings_at..],
-                        le: b.le,
-                    };
-                    if let (Some(k), Some(v)) = (s.cstr(key as usize), s.cstr(value as usize)) {
-                        cache.push(
-                            k,
-                            CacheEntry {
-                                flags: flags as i32,
-                                path: v,
-                                hwcap: 0,
-                                hwcaps_subdir: None,
-                            },
-                        );
-                    }
-                }
-                return Ok(cache);
+        let base = if bytes.starts_with(OLD_MAGIC) {
+            match Self::parse_old(bytes, big_endian_target)? {
+                Old::Entries(cache) => return Ok(cache),
+                Old::NewAt(at) => at,
             }
         } else if bytes.starts_with(NEW_MAGIC) {
-            new_at = Some(0);
-        }
-        let Some(base) = new_at else {
+            0
+        } else {
             return Err(CacheError::BadMagic);
         };
-        let data = &bytes[base..];
+        Self::parse_new(&bytes[base..], big_endian_target)
+    }
+
+    /// The old format (`ld.so-1.7.0`): its entries, or where the new-format
+    /// table that follows it starts.
+    fn parse_old(bytes: &[u8], big_endian_target: bool) -> Result<Old, CacheError> {
+        // Old header: magic[11] + pad → u32 nlibs at 12; entries of 12 bytes.
+        let b = Bytes {
+            b: bytes,
+            le: !big_endian_target,
+        };
+        let nlibs = b.u32(12).ok_or(CacheError::Truncated("old header"))? as usize;
+        let entries_at = 16usize;
+        let strings_at = nlibs
+            .checked_mul(12)
+            .and_then(|n| n.checked_add(entries_at))
+            .filter(|&e| e <= bytes.len())
+            .ok_or(CacheError::Truncated("old entries"))?;
+        // A new-format table may follow, 8-byte aligned.
+        let aligned = (strings_at + 7) & !7;
+        if bytes
+            .get(aligned..)
+            .is_some_and(|r| r.starts_with(NEW_MAGIC))
+        {
+            return Ok(Old::NewAt(aligned));
+        }
+        let mut cache = LdCache::default();
+        let s = Bytes {
+            b: &bytes[strings_at..],
+            le: b.le,
+        };
+        for i in 0..nlibs {
+            let e = entries_at + i * 12;
+            let (Some(flags), Some(key), Some(value)) = (b.u32(e), b.u32(e + 4), b.u32(e + 8))
+            else {
+                break;
+            };
+            if let (Some(k), Some(v)) = (s.cstr(key as usize), s.cstr(value as usize)) {
+                cache.push(
+                    k,
+                    CacheEntry {
+                        flags: flags as i32,
+                        path: v,
+                        hwcap: 0,
+                        hwcaps_subdir: None,
+                    },
+                );
+            }
+        }
+        Ok(Old::Entries(cache))
+    }
+
+    /// The new format (`glibc-ld.so.cache1.1`) starting at `data`.
+    fn parse_new(data: &[u8], big_endian_target: bool) -> Result<LdCache, CacheError> {
         if !data[NEW_MAGIC.len()..].starts_with(NEW_VERSION) {
             return Err(CacheError::BadMagic);
         }
@@ -155,32 +182,8 @@ impl LdCache {
         let b = Bytes { b: data, le };
         let nlibs = b.u32(20).ok_or(CacheError::Truncated("header"))? as usize;
         let ext_offset = b.u32(32).unwrap_or(0) as usize;
-        // Extension directory: hwcaps subdirectory names.
-        let mut hwcaps_names: Vec<String> = Vec::new();
-        if ext_offset != 0 && b.u32(ext_offset) == Some(EXT_MAGIC) {
-            let count = b.u32(ext_offset + 4).unwrap_or(0) as usize;
-            for i in 0..count.min(64) {
-                let s = ext_offset + 8 + i * 16;
-                let (Some(tag), Some(off), Some(size)) = (b.u32(s), b.u32(s + 8), b.u32(s + 12))
-                else {
-                    break;
-                };
-                match tag {
-                    0 => {
-                        let g =
-                            data.get(off as usize..(off as usize).saturating_add(size as usize));
-                        cache.generator = g.map(|g| String::from_utf8_lossy(g).into_owned());
-                    }
-                    1 => {
-                        for j in 0..(size as usize / 4) {
-                            let name = b.u32(off as usize + j * 4).and_then(|o| b.cstr(o as usize));
-                            hwcaps_names.push(name.unwrap_or_default());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+        let mut cache = LdCache::default();
+        let hwcaps_names = cache.read_extensions(&b, ext_offset);
         if nlibs
             .checked_mul(24)
             .and_then(|n| n.checked_add(48))
@@ -198,28 +201,48 @@ impl LdCache {
             let (Some(k), Some(v)) = (b.cstr(key as usize), b.cstr(value as usize)) else {
                 continue;
             };
-            let hwcaps_subdir =
-                if hwcap & HWCAP_EXTENSION != 0 && ((hwcap >> 32) & !ISA_LEVEL_MASK) == (1 << 30) {
-                    Some(
-                        hwcaps_names
-                            .get((hwcap & 0xffff_ffff) as usize)
-                            .cloned()
-                            .unwrap_or_default(),
-                    )
-                } else {
-                    None
-                };
             cache.push(
                 k,
                 CacheEntry {
                     flags: flags as i32,
                     path: v,
                     hwcap,
-                    hwcaps_subdir,
+                    hwcaps_subdir: hwcaps_subdir(hwcap, &hwcaps_names),
                 },
             );
         }
         Ok(cache)
+    }
+
+    /// The extension directory at `ext_offset`: the generator goes into
+    /// the cache; returns the hwcaps subdirectory names.
+    fn read_extensions(&mut self, b: &Bytes, ext_offset: usize) -> Vec<String> {
+        let mut hwcaps_names: Vec<String> = Vec::new();
+        if ext_offset == 0 || b.u32(ext_offset) != Some(EXT_MAGIC) {
+            return hwcaps_names;
+        }
+        let count = b.u32(ext_offset + 4).unwrap_or(0) as usize;
+        for i in 0..count.min(64) {
+            let s = ext_offset + 8 + i * 16;
+            let (Some(tag), Some(off), Some(size)) = (b.u32(s), b.u32(s + 8), b.u32(s + 12)) else {
+                break;
+            };
+            match tag {
+                0 => {
+                    let g =
+                        b.b.get(off as usize..(off as usize).saturating_add(size as usize));
+                    self.generator = g.map(|g| String::from_utf8_lossy(g).into_owned());
+                }
+                1 => {
+                    for j in 0..(size as usize / 4) {
+                        let name = b.u32(off as usize + j * 4).and_then(|o| b.cstr(o as usize));
+                        hwcaps_names.push(name.unwrap_or_default());
+                    }
+                }
+                _ => {}
+            }
+        }
+        hwcaps_names
     }
 
     fn push(&mut self, key: String, e: CacheEntry) {

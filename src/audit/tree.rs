@@ -83,10 +83,6 @@ pub fn audit_tree(root: &Path, options: &AuditOptions) -> Result<AuditReport, Au
 }
 
 /// Audits several directories as one stack (or exactly one image).
-#[allow(
-    clippy::too_many_lines,
-    reason = "over 120 lines before the limit was enforced (issue 18); split it"
-)]
 pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditReport, AuditError> {
     let start = Instant::now();
     if roots.len() > 1 && options.mount.is_some() {
@@ -101,82 +97,14 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         .sysroot
         .clone()
         .unwrap_or_else(|| PathBuf::from("/"));
-    let mut inputs = Vec::new();
-    let mut recorded_allow: Vec<String> = Vec::new();
-    let mut backends: Vec<(PathBuf, Box<dyn Backend>)> = Vec::new();
+    let mut opened = Opened::default();
     for root in roots {
-        let meta =
-            std::fs::metadata(root).map_err(|_| AuditError::NotFound { path: root.clone() })?;
-        if meta.is_dir() {
-            let host = std::fs::canonicalize(root).map_err(|source| AuditError::Io {
-                path: root.clone(),
-                source,
-            })?;
-            let (mount, from) = match &options.mount {
-                Some(m) => (clean(m), "--mount".to_string()),
-                None => (host.clone(), "the directory itself".to_string()),
-            };
-            let recorded = options
-                .recorded_allow
-                .then(|| recorded::for_directory(&host))
-                .flatten();
-            inputs.push(Input {
-                path: root.display().to_string(),
-                kind: "directory".into(),
-                mount: mount.display().to_string(),
-                mount_from: from,
-                allow_from: recorded.as_ref().map(|r| r.1.clone()),
-            });
-            recorded_allow.extend(recorded.map(|r| r.0).unwrap_or_default());
-            backends.push((mount, Box::new(HostDir::new(host))));
-        } else if meta.is_file() && squashfs::is_image(root) {
-            if roots.len() > 1 {
-                return Err(AuditError::ImageAmongMany {
-                    path: root.clone(),
-                    count: roots.len(),
-                });
-            }
-            let image = SquashImage::open(root)?;
-            let (mount, from) = match &options.mount {
-                Some(m) => (clean(m), "--mount".to_string()),
-                None => match squashfs::image_mount(root, &image)? {
-                    Some((m, from)) => (clean(Path::new(&m)), from),
-                    None => (
-                        PathBuf::from(DEFAULT_MOUNT),
-                        "default (no meta/env.json beside or inside the image)".to_string(),
-                    ),
-                },
-            };
-            let recorded = options
-                .recorded_allow
-                .then(|| recorded::for_image(root, &image))
-                .flatten();
-            inputs.push(Input {
-                path: root.display().to_string(),
-                kind: "squashfs".into(),
-                mount: mount.display().to_string(),
-                mount_from: from,
-                allow_from: recorded.as_ref().map(|r| r.1.clone()),
-            });
-            recorded_allow.extend(recorded.map(|r| r.0).unwrap_or_default());
-            backends.push((mount, Box::new(image)));
-        } else {
-            return Err(AuditError::NotTreeOrImage { path: root.clone() });
-        }
+        opened.open(root, roots.len(), options)?;
     }
-    let mut extra = options.allow.clone();
-    for p in recorded_allow {
-        // The recorded list holds the defaults too: they come (or stay
-        // off) with `default_allow`.
-        let default = super::classify::DEFAULT_ALLOW.contains(&p.as_str());
-        if !default && !extra.contains(&p) {
-            extra.push(p);
-        }
-    }
-    let allow = AllowList::new(&extra, options.default_allow)?;
+    let allow = allow_list(options, opened.recorded_allow)?;
     let mut vfs = Vfs::new(Box::new(HostDir::new(&sysroot)));
     let mut prefixes = Vec::new();
-    for (mount, b) in backends {
+    for (mount, b) in opened.backends {
         prefixes.push(mount.clone());
         vfs = vfs.mount(&mount, b);
     }
@@ -201,7 +129,6 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         },
     );
     let files = &walked.files;
-    let total = files.len();
     let t1 = Instant::now();
     let env = Env {
         ld_library_path: options.ld_library_path.clone(),
@@ -245,22 +172,11 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
         files_read = session.files_read(),
         "audit phases"
     );
-    summary.files = total;
+    summary.files = files.len();
     summary.elapsed_ms = start.elapsed().as_millis() as u64;
-    let m = &session.model;
     let report = AuditReport {
-        inputs,
-        loader: LoaderSummary {
-            source: m.source.clone(),
-            default_dirs: m.default_dirs.clone(),
-            lib: m.lib.clone(),
-            platform: m.platform.clone(),
-            hwcaps: m.hwcaps.clone(),
-            legacy_hwcaps: m.legacy_hwcaps.clone(),
-            cache: session.cache_source.clone(),
-            ld_library_path: session.env.ld_library_path.clone(),
-            sysroot: sysroot.display().to_string(),
-        },
+        inputs: opened.inputs,
+        loader: loader_summary(&session, &sysroot),
         allow: allow.patterns().to_vec(),
         summary,
         findings,
@@ -269,4 +185,122 @@ pub fn audit_paths(roots: &[PathBuf], options: &AuditOptions) -> Result<AuditRep
     // The session's caches are freed off the caller's path.
     let _ = std::thread::Builder::new().spawn(move || drop(session));
     Ok(report)
+}
+
+/// The trees and images to audit, opened: what the report says about
+/// each, the allow-lists their builds recorded, and each backend at its
+/// mount point.
+#[derive(Default)]
+struct Opened {
+    inputs: Vec<Input>,
+    recorded_allow: Vec<String>,
+    backends: Vec<(PathBuf, Box<dyn Backend>)>,
+}
+
+impl Opened {
+    /// Opens `root`, one of `count` roots: a directory, or a squashfs
+    /// image (only alone).
+    fn open(
+        &mut self,
+        root: &Path,
+        count: usize,
+        options: &AuditOptions,
+    ) -> Result<(), AuditError> {
+        let meta = std::fs::metadata(root).map_err(|_| AuditError::NotFound {
+            path: root.to_path_buf(),
+        })?;
+        let (kind, mount, from, recorded, backend): (_, _, _, _, Box<dyn Backend>) =
+            if meta.is_dir() {
+                let host = std::fs::canonicalize(root).map_err(|source| AuditError::Io {
+                    path: root.to_path_buf(),
+                    source,
+                })?;
+                let (mount, from) = match &options.mount {
+                    Some(m) => (clean(m), "--mount".to_string()),
+                    None => (host.clone(), "the directory itself".to_string()),
+                };
+                let recorded = options
+                    .recorded_allow
+                    .then(|| recorded::for_directory(&host))
+                    .flatten();
+                (
+                    "directory",
+                    mount,
+                    from,
+                    recorded,
+                    Box::new(HostDir::new(host)),
+                )
+            } else if meta.is_file() && squashfs::is_image(root) {
+                if count > 1 {
+                    return Err(AuditError::ImageAmongMany {
+                        path: root.to_path_buf(),
+                        count,
+                    });
+                }
+                let image = SquashImage::open(root)?;
+                let (mount, from) = match &options.mount {
+                    Some(m) => (clean(m), "--mount".to_string()),
+                    None => match squashfs::image_mount(root, &image)? {
+                        Some((m, from)) => (clean(Path::new(&m)), from),
+                        None => (
+                            PathBuf::from(DEFAULT_MOUNT),
+                            "default (no meta/env.json beside or inside the image)".to_string(),
+                        ),
+                    },
+                };
+                let recorded = options
+                    .recorded_allow
+                    .then(|| recorded::for_image(root, &image))
+                    .flatten();
+                ("squashfs", mount, from, recorded, Box::new(image))
+            } else {
+                return Err(AuditError::NotTreeOrImage {
+                    path: root.to_path_buf(),
+                });
+            };
+        self.inputs.push(Input {
+            path: root.display().to_string(),
+            kind: kind.into(),
+            mount: mount.display().to_string(),
+            mount_from: from,
+            allow_from: recorded.as_ref().map(|r| r.1.clone()),
+        });
+        self.recorded_allow
+            .extend(recorded.map(|r| r.0).unwrap_or_default());
+        self.backends.push((mount, backend));
+        Ok(())
+    }
+}
+
+/// The allow-list: the options' patterns and what the builds recorded.
+fn allow_list(
+    options: &AuditOptions,
+    recorded_allow: Vec<String>,
+) -> Result<AllowList, AuditError> {
+    let mut extra = options.allow.clone();
+    for p in recorded_allow {
+        // The recorded list holds the defaults too: they come (or stay
+        // off) with `default_allow`.
+        let default = super::classify::DEFAULT_ALLOW.contains(&p.as_str());
+        if !default && !extra.contains(&p) {
+            extra.push(p);
+        }
+    }
+    AllowList::new(&extra, options.default_allow)
+}
+
+/// What the report says about the loader the session modelled.
+fn loader_summary(session: &Session, sysroot: &Path) -> LoaderSummary {
+    let m = &session.model;
+    LoaderSummary {
+        source: m.source.clone(),
+        default_dirs: m.default_dirs.clone(),
+        lib: m.lib.clone(),
+        platform: m.platform.clone(),
+        hwcaps: m.hwcaps.clone(),
+        legacy_hwcaps: m.legacy_hwcaps.clone(),
+        cache: session.cache_source.clone(),
+        ld_library_path: session.env.ld_library_path.clone(),
+        sysroot: sysroot.display().to_string(),
+    }
 }
