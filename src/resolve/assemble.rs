@@ -13,7 +13,7 @@ use super::error::{ExplainLine, Explanation, ResolveError};
 use super::hash::{HashInputs, node_hash};
 use super::model::{Node, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot};
 use super::prefix::install_prefix;
-use super::solve::{Concrete, Decision, Solver};
+use super::solve::{Concrete, Decision, RootInput, Solver};
 
 /// Git pins: (repository, branch or tag) → commit.
 pub type GitPins = BTreeMap<(String, String), String>;
@@ -91,11 +91,11 @@ fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
     })
 }
 
+/// Package slots and their dependency slots (virtuals resolved), in slot
+/// order.
+type SlotDeps = BTreeMap<usize, Vec<(usize, DepTypes)>>;
+
 /// Adds the solved environment `env` to `plan`.
-#[allow(
-    clippy::too_many_lines,
-    reason = "over 120 lines before the limit was enforced (issue 18); split it"
-)]
 pub(crate) fn add_environment(
     plan: &mut Plan,
     by_hash: &mut HashMap<String, NodeIndex>,
@@ -103,10 +103,50 @@ pub(crate) fn add_environment(
     solver: &Solver<'_>,
     pins: &GitPins,
 ) -> Result<(), ResolveError> {
-    let n = solver.slots.len();
-    // Package slots and their dependency slots (virtuals resolved).
-    let mut deps: BTreeMap<usize, Vec<(usize, DepTypes)>> = BTreeMap::new();
-    for s in 0..n {
+    let deps = dependency_slots(solver);
+    let order = dependencies_first(env, solver, &deps)?;
+    let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
+    for s in order {
+        let dep_nodes: Vec<(NodeIndex, DepTypes)> =
+            deps[&s].iter().map(|(t, ty)| (node_of[t], *ty)).collect();
+        let idx = add_node(plan, by_hash, solver, s, &dep_nodes, pins);
+        node_of.insert(s, idx);
+    }
+    let mut roots = Vec::new();
+    for r in &solver.setup.roots {
+        let slot = solver.resolved(solver.index[r.spec.name().unwrap_or_default()]);
+        let node = node_of[&slot];
+        check_root_deps(plan, env, solver, r, node)?;
+        roots.push(PlanRoot {
+            spec: r.spec.clone(),
+            kind: r.kind,
+            node,
+        });
+    }
+    let mut nodes: Vec<NodeIndex> = node_of
+        .values()
+        .copied()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    nodes.sort_by(|a, b| {
+        let (x, y) = (&plan.graph[*a], &plan.graph[*b]);
+        x.name.cmp(&y.name).then_with(|| x.hash.cmp(&y.hash))
+    });
+    plan.environments.push(PlanEnvironment {
+        name: env.name.value.clone(),
+        roots,
+        nodes,
+        views: env.views.clone(),
+    });
+    Ok(())
+}
+
+/// Every package slot the solver decided, with its dependency slots
+/// (virtuals resolved to their providers, types of repeated edges joined).
+fn dependency_slots(solver: &Solver<'_>) -> SlotDeps {
+    let mut deps = SlotDeps::new();
+    for s in 0..solver.slots.len() {
         if let Some(Decision::Node(c)) = &solver.decided[s] {
             let mut ds: Vec<(usize, DepTypes)> = Vec::new();
             for &(t, types) in &c.deps {
@@ -119,10 +159,19 @@ pub(crate) fn add_environment(
             deps.insert(s, ds);
         }
     }
-    // Dependencies first (Kahn), ties by slot order.
+    deps
+}
+
+/// The package slots, dependencies first (Kahn), ties by slot order; a
+/// cycle is an error naming the slots on it.
+fn dependencies_first(
+    env: &Environment,
+    solver: &Solver<'_>,
+    deps: &SlotDeps,
+) -> Result<Vec<usize>, ResolveError> {
     let mut missing: BTreeMap<usize, usize> = deps.iter().map(|(s, d)| (*s, d.len())).collect();
     let mut users: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (s, ds) in &deps {
+    for (s, ds) in deps {
         for (t, _) in ds {
             users.entry(*t).or_default().push(*s);
         }
@@ -154,186 +203,187 @@ pub(crate) fn add_environment(
             cycle: stuck.join(" → "),
         });
     }
+    Ok(order)
+}
 
-    let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
-    for s in order {
-        let Some(Decision::Node(c)) = &solver.decided[s] else {
-            unreachable!("only package slots are ordered");
-        };
-        let dep_nodes: Vec<(NodeIndex, DepTypes)> =
-            deps[&s].iter().map(|(t, ty)| (node_of[t], *ty)).collect();
-        let source = node_source(c, pins);
-        let spec = if c.external.is_none() && uses_dep_conditions(c.recipe) {
-            let mut full = c.spec.clone();
-            full.deps = solver
-                .closure(s)
-                .into_iter()
-                .filter_map(|t| match &solver.decided[t] {
-                    Some(Decision::Node(d)) => Some(d.spec.clone()),
-                    _ => None,
-                })
-                .collect();
-            full.deps.sort_by(|a, b| a.name.cmp(&b.name));
-            full
-        } else {
-            c.spec.clone()
-        };
-        let virtuals: BTreeMap<String, String> = c
-            .deps
-            .iter()
-            .filter(|(t, _)| matches!(solver.decided[*t], Some(Decision::Provider { .. })))
-            .map(|(t, _)| {
-                (
-                    solver.slots[*t].name.clone(),
-                    solver.slots[solver.resolved(*t)].name.clone(),
-                )
-            })
-            .collect();
-        let patches: Vec<NodePatch> = if c.external.is_some() {
-            Vec::new()
-        } else {
-            c.recipe
-                .patches
-                .iter()
-                .filter(|p| p.when.as_ref().is_none_or(|w| spec.satisfies(&w.spec)))
-                .map(|p| NodePatch {
-                    source: p.source.clone(),
-                    sha256: p.sha256.clone(),
-                    level: p.level,
-                })
-                .collect()
-        };
-        let version_text = c
-            .entry
-            .map(|e| e.text.clone())
-            .unwrap_or_else(|| c.version.to_string());
-        let dep_refs: Vec<(&str, &str, DepTypes)> = dep_nodes
-            .iter()
-            .map(|(i, ty)| {
-                let d = &plan.graph[*i];
-                (d.name.as_str(), d.hash.as_str(), *ty)
-            })
-            .collect();
-        let external = c.external.map(|e| e.prefix.as_path());
-        let hash = node_hash(&HashInputs {
-            recipe: c.recipe,
-            spec: &spec,
-            version_text: &version_text,
-            variants: &c.spec.variants,
-            compiler: &solver.setup.compiler.clone(),
-            target: solver.setup.target,
-            source: source.as_ref(),
-            patches: &patches,
-            deps: dep_refs,
-            mount: &plan.mount,
-            external,
-        });
-        let idx = match by_hash.get(&hash) {
-            Some(i) => *i,
-            None => {
-                let prefix = match external {
-                    Some(p) => p.to_path_buf(),
-                    None => install_prefix(
-                        &plan.mount,
-                        solver.setup.target,
-                        &c.recipe.name,
-                        &version_text,
-                        &hash,
-                    ),
-                };
-                let node = Node {
-                    name: c.recipe.name.clone(),
-                    version: c.version.clone(),
-                    variants: c.spec.variants.clone(),
-                    compiler: solver.setup.compiler.clone(),
-                    target: solver.setup.target.to_string(),
-                    source,
-                    patches,
-                    external: external.map(|p| p.to_path_buf()),
-                    hash: hash.clone(),
-                    prefix,
-                    recipe: c.recipe.clone(),
-                    spec,
-                    virtuals,
-                };
-                let i = plan.graph.add_node(node);
-                for (d, ty) in &dep_nodes {
-                    plan.graph.add_edge(i, *d, *ty);
-                }
-                by_hash.insert(hash, i);
-                i
-            }
-        };
-        node_of.insert(s, idx);
-    }
-
-    let mut roots = Vec::new();
-    for r in &solver.setup.roots {
-        let slot = solver.resolved(solver.index[r.spec.name().unwrap_or_default()]);
-        let node = node_of[&slot];
-        // `^dep` constraints of a root must name packages in its closure.
-        let closure: BTreeSet<&str> = plan
-            .closure(
-                node,
-                DepTypes {
-                    build: true,
-                    link: true,
-                    run: true,
-                },
-            )
-            .into_iter()
-            .map(|i| plan.graph[i].name.as_str())
-            .collect();
-        let mut names = Vec::new();
-        super::order::spec_names(&r.spec.spec, &mut names);
-        if let Some(missing) = names.iter().skip(1).find(|n| {
-            !closure.contains(n.as_str())
-                && solver.index.get(n.as_str()).is_none_or(|&t| {
-                    !closure.contains(solver.slots[solver.resolved(t)].name.as_str())
-                })
-        }) {
-            let label = plan.graph[node].label();
-            return Err(ResolveError::Unsatisfiable(Box::new(Explanation {
-                environment: env.name.value.clone(),
-                problem: format!(
-                    "the stack asks for `{}` ({}), but `{label}` does not depend on `{missing}`",
-                    r.spec.text,
-                    super::error::short_loc(&r.spec.loc)
-                ),
-                lines: vec![ExplainLine {
-                    indent: 0,
-                    text: format!(
-                        "a `^{missing}` constraint only applies to a package in the root's dependencies"
-                    ),
-                    loc: None,
-                }],
-                tried: Vec::new(),
-                hint: Some(format!(
-                    "add `{missing}` as a root spec of its own, or drop `^{missing}`"
-                )),
-            })));
-        }
-        roots.push(PlanRoot {
-            spec: r.spec.clone(),
-            kind: r.kind,
-            node,
-        });
-    }
-    let mut nodes: Vec<NodeIndex> = node_of
-        .values()
-        .copied()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
+/// The node of package slot `s` (whose dependencies are `dep_nodes`),
+/// added to the plan unless a node with its hash is there already.
+fn add_node(
+    plan: &mut Plan,
+    by_hash: &mut HashMap<String, NodeIndex>,
+    solver: &Solver<'_>,
+    s: usize,
+    dep_nodes: &[(NodeIndex, DepTypes)],
+    pins: &GitPins,
+) -> NodeIndex {
+    let Some(Decision::Node(c)) = &solver.decided[s] else {
+        unreachable!("only package slots are ordered");
+    };
+    let source = node_source(c, pins);
+    let spec = node_spec(solver, s, c);
+    let patches = node_patches(c, &spec);
+    let version_text = c
+        .entry
+        .map(|e| e.text.clone())
+        .unwrap_or_else(|| c.version.to_string());
+    let dep_refs: Vec<(&str, &str, DepTypes)> = dep_nodes
+        .iter()
+        .map(|(i, ty)| {
+            let d = &plan.graph[*i];
+            (d.name.as_str(), d.hash.as_str(), *ty)
+        })
         .collect();
-    nodes.sort_by(|a, b| {
-        let (x, y) = (&plan.graph[*a], &plan.graph[*b]);
-        x.name.cmp(&y.name).then_with(|| x.hash.cmp(&y.hash))
+    let external = c.external.map(|e| e.prefix.as_path());
+    let hash = node_hash(&HashInputs {
+        recipe: c.recipe,
+        spec: &spec,
+        version_text: &version_text,
+        variants: &c.spec.variants,
+        compiler: &solver.setup.compiler.clone(),
+        target: solver.setup.target,
+        source: source.as_ref(),
+        patches: &patches,
+        deps: dep_refs,
+        mount: &plan.mount,
+        external,
     });
-    plan.environments.push(PlanEnvironment {
-        name: env.name.value.clone(),
-        roots,
-        nodes,
-        views: env.views.clone(),
-    });
-    Ok(())
+    if let Some(i) = by_hash.get(&hash) {
+        return *i;
+    }
+    let prefix = match external {
+        Some(p) => p.to_path_buf(),
+        None => install_prefix(
+            &plan.mount,
+            solver.setup.target,
+            &c.recipe.name,
+            &version_text,
+            &hash,
+        ),
+    };
+    let node = Node {
+        name: c.recipe.name.clone(),
+        version: c.version.clone(),
+        variants: c.spec.variants.clone(),
+        compiler: solver.setup.compiler.clone(),
+        target: solver.setup.target.to_string(),
+        source,
+        patches,
+        external: external.map(|p| p.to_path_buf()),
+        hash: hash.clone(),
+        prefix,
+        recipe: c.recipe.clone(),
+        spec,
+        virtuals: node_virtuals(solver, c),
+    };
+    let i = plan.graph.add_node(node);
+    for (d, ty) in dep_nodes {
+        plan.graph.add_edge(i, *d, *ty);
+    }
+    by_hash.insert(hash, i);
+    i
+}
+
+/// The node's spec: with its dependencies' specs when a `when:` the build
+/// evaluates names dependencies (see [`uses_dep_conditions`]).
+fn node_spec(solver: &Solver<'_>, s: usize, c: &Concrete<'_>) -> crate::spec::Spec {
+    if c.external.is_some() || !uses_dep_conditions(c.recipe) {
+        return c.spec.clone();
+    }
+    let mut full = c.spec.clone();
+    full.deps = solver
+        .closure(s)
+        .into_iter()
+        .filter_map(|t| match &solver.decided[t] {
+            Some(Decision::Node(d)) => Some(d.spec.clone()),
+            _ => None,
+        })
+        .collect();
+    full.deps.sort_by(|a, b| a.name.cmp(&b.name));
+    full
+}
+
+/// Virtual name → the package that provides it, for the virtuals `c`
+/// depends on.
+fn node_virtuals(solver: &Solver<'_>, c: &Concrete<'_>) -> BTreeMap<String, String> {
+    c.deps
+        .iter()
+        .filter(|(t, _)| matches!(solver.decided[*t], Some(Decision::Provider { .. })))
+        .map(|(t, _)| {
+            (
+                solver.slots[*t].name.clone(),
+                solver.slots[solver.resolved(*t)].name.clone(),
+            )
+        })
+        .collect()
+}
+
+/// The recipe's patches that apply to `spec` (none for an external).
+fn node_patches(c: &Concrete<'_>, spec: &crate::spec::Spec) -> Vec<NodePatch> {
+    if c.external.is_some() {
+        return Vec::new();
+    }
+    c.recipe
+        .patches
+        .iter()
+        .filter(|p| p.when.as_ref().is_none_or(|w| spec.satisfies(&w.spec)))
+        .map(|p| NodePatch {
+            source: p.source.clone(),
+            sha256: p.sha256.clone(),
+            level: p.level,
+        })
+        .collect()
+}
+
+/// `^dep` constraints of the root `r` (at `node`) must name packages in
+/// its closure.
+fn check_root_deps(
+    plan: &Plan,
+    env: &Environment,
+    solver: &Solver<'_>,
+    r: &RootInput<'_>,
+    node: NodeIndex,
+) -> Result<(), ResolveError> {
+    let closure: BTreeSet<&str> = plan
+        .closure(
+            node,
+            DepTypes {
+                build: true,
+                link: true,
+                run: true,
+            },
+        )
+        .into_iter()
+        .map(|i| plan.graph[i].name.as_str())
+        .collect();
+    let mut names = Vec::new();
+    super::order::spec_names(&r.spec.spec, &mut names);
+    let Some(missing) = names.iter().skip(1).find(|n| {
+        !closure.contains(n.as_str())
+            && solver
+                .index
+                .get(n.as_str())
+                .is_none_or(|&t| !closure.contains(solver.slots[solver.resolved(t)].name.as_str()))
+    }) else {
+        return Ok(());
+    };
+    let label = plan.graph[node].label();
+    Err(ResolveError::Unsatisfiable(Box::new(Explanation {
+        environment: env.name.value.clone(),
+        problem: format!(
+            "the stack asks for `{}` ({}), but `{label}` does not depend on `{missing}`",
+            r.spec.text,
+            super::error::short_loc(&r.spec.loc)
+        ),
+        lines: vec![ExplainLine {
+            indent: 0,
+            text: format!(
+                "a `^{missing}` constraint only applies to a package in the root's dependencies"
+            ),
+            loc: None,
+        }],
+        tried: Vec::new(),
+        hint: Some(format!(
+            "add `{missing}` as a root spec of its own, or drop `^{missing}`"
+        )),
+    })))
 }

@@ -90,35 +90,13 @@ fn exact_version(spec: &Spec) -> Option<crate::spec::Version> {
 }
 
 /// Resolve every environment of `recipe` into one [`Plan`].
-#[allow(
-    clippy::too_many_lines,
-    reason = "over 120 lines before the limit was enforced (issue 18); split it"
-)]
 pub fn resolve(
     recipe: &StackRecipe,
     cluster: &Cluster,
     repo: &PackageRepo,
     opts: &ResolveOptions,
 ) -> Result<Plan, ResolveError> {
-    let compiler = match &recipe.compiler {
-        Some(c) => cluster
-            .find_compiler(&c.spec)
-            .ok_or_else(|| ResolveError::Compiler {
-                message: format!(
-                    "compiler `{}` ({}) is not provided by cluster `{}`",
-                    c.text,
-                    short_loc(&c.loc),
-                    cluster.name.value
-                ),
-                loc: Some(c.loc.clone()),
-            })?,
-        None => cluster
-            .default_compiler()
-            .ok_or_else(|| ResolveError::Compiler {
-                message: format!("cluster `{}` lists no compilers", cluster.name.value),
-                loc: Some(cluster.name.loc.clone()),
-            })?,
-    };
+    let compiler = cluster_compiler(recipe, cluster)?;
     let compiler_loc = recipe
         .compiler
         .as_ref()
@@ -160,69 +138,17 @@ pub fn resolve(
         compiler: node_compiler.clone(),
         cluster_compiler: compiler.clone(),
     };
+    let shared = Shared {
+        cluster,
+        repo,
+        base,
+        compiler: node_compiler,
+        compiler_loc,
+        pins,
+    };
     let mut by_hash = HashMap::new();
     for env in &recipe.environments {
-        let policies = env.policies(cluster);
-        let mut roots: Vec<solve::RootInput> = env
-            .specs
-            .iter()
-            .map(|s| solve::RootInput {
-                spec: s,
-                kind: RootKind::Spec,
-                from_cluster: false,
-            })
-            .collect();
-        roots.extend(
-            env.network_specs(cluster)
-                .into_iter()
-                .map(|s| solve::RootInput {
-                    spec: s,
-                    kind: RootKind::Network,
-                    from_cluster: s.loc.path() == cluster.file,
-                }),
-        );
-        let setup = solve::EnvSetup {
-            name: &env.name.value,
-            repo,
-            policies: &policies,
-            cluster_file: &cluster.file,
-            env_variants: &env.variants,
-            base: base.clone(),
-            target,
-            target_loc: &cluster.target.loc,
-            compiler: &node_compiler,
-            compiler_loc: &compiler_loc,
-            roots,
-        };
-        let mut solver = solve::Solver::new(setup);
-        tracing::debug!(
-            environment = env.name.value.as_str(),
-            slots = solver.slots.len(),
-            "resolving"
-        );
-        if solver.run().is_err() {
-            let mut e = solver.first_failure.take().unwrap_or_else(|| Explanation {
-                environment: env.name.value.clone(),
-                problem: "no configuration satisfies every requirement".into(),
-                lines: Vec::new(),
-                tried: Vec::new(),
-                hint: None,
-            });
-            e.tried = solver.tried.clone();
-            if solver.steps > 200_000 && e.hint.is_none() {
-                e.hint = Some(format!(
-                    "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
-                    solver.steps
-                ));
-            }
-            return Err(ResolveError::Unsatisfiable(Box::new(e)));
-        }
-        tracing::debug!(
-            environment = env.name.value.as_str(),
-            steps = solver.steps,
-            "resolved"
-        );
-        assemble::add_environment(&mut plan, &mut by_hash, env, &solver, &pins)?;
+        resolve_environment(&shared, env, &mut plan, &mut by_hash)?;
     }
     if let Some(lock) = &opts.locked {
         let changes = lock.compare(&plan);
@@ -234,4 +160,113 @@ pub fn resolve(
         }
     }
     Ok(plan)
+}
+
+/// The cluster compiler the recipe names, or the cluster's default.
+fn cluster_compiler<'c>(
+    recipe: &StackRecipe,
+    cluster: &'c Cluster,
+) -> Result<&'c crate::cluster::Compiler, ResolveError> {
+    match &recipe.compiler {
+        Some(c) => cluster
+            .find_compiler(&c.spec)
+            .ok_or_else(|| ResolveError::Compiler {
+                message: format!(
+                    "compiler `{}` ({}) is not provided by cluster `{}`",
+                    c.text,
+                    short_loc(&c.loc),
+                    cluster.name.value
+                ),
+                loc: Some(c.loc.clone()),
+            }),
+        None => cluster
+            .default_compiler()
+            .ok_or_else(|| ResolveError::Compiler {
+                message: format!("cluster `{}` lists no compilers", cluster.name.value),
+                loc: Some(cluster.name.loc.clone()),
+            }),
+    }
+}
+
+/// What every environment of a resolve shares.
+struct Shared<'a> {
+    cluster: &'a Cluster,
+    repo: &'a PackageRepo,
+    /// Compiler, target, OS and platform every node gets.
+    base: Spec,
+    compiler: NodeCompiler,
+    compiler_loc: crate::diag::Loc,
+    pins: GitPins,
+}
+
+/// Solves the environment `env` and adds it to `plan` (nodes with a hash
+/// `by_hash` knows are shared).
+fn resolve_environment(
+    shared: &Shared<'_>,
+    env: &crate::recipe::Environment,
+    plan: &mut Plan,
+    by_hash: &mut HashMap<String, petgraph::graph::NodeIndex>,
+) -> Result<(), ResolveError> {
+    let cluster = shared.cluster;
+    let policies = env.policies(cluster);
+    let mut roots: Vec<solve::RootInput> = env
+        .specs
+        .iter()
+        .map(|s| solve::RootInput {
+            spec: s,
+            kind: RootKind::Spec,
+            from_cluster: false,
+        })
+        .collect();
+    roots.extend(
+        env.network_specs(cluster)
+            .into_iter()
+            .map(|s| solve::RootInput {
+                spec: s,
+                kind: RootKind::Network,
+                from_cluster: s.loc.path() == cluster.file,
+            }),
+    );
+    let setup = solve::EnvSetup {
+        name: &env.name.value,
+        repo: shared.repo,
+        policies: &policies,
+        cluster_file: &cluster.file,
+        env_variants: &env.variants,
+        base: shared.base.clone(),
+        target: cluster.target.value.as_str(),
+        target_loc: &cluster.target.loc,
+        compiler: &shared.compiler,
+        compiler_loc: &shared.compiler_loc,
+        roots,
+    };
+    let mut solver = solve::Solver::new(setup);
+    tracing::debug!(
+        environment = env.name.value.as_str(),
+        slots = solver.slots.len(),
+        "resolving"
+    );
+    if solver.run().is_err() {
+        let mut e = solver.first_failure.take().unwrap_or_else(|| Explanation {
+            environment: env.name.value.clone(),
+            problem: "no configuration satisfies every requirement".into(),
+            lines: Vec::new(),
+            tried: Vec::new(),
+            hint: None,
+        });
+        e.tried = solver.tried.clone();
+        if solver.steps > 200_000 && e.hint.is_none() {
+            e.hint = Some(format!(
+                "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
+                solver.steps
+            ));
+        }
+        return Err(ResolveError::Unsatisfiable(Box::new(e)));
+    }
+    tracing::debug!(
+        environment = env.name.value.as_str(),
+        steps = solver.steps,
+        "resolved"
+    );
+    assemble::add_environment(plan, by_hash, env, &solver, &shared.pins)
 }
