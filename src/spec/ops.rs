@@ -136,135 +136,18 @@ impl Spec {
         Ok(changed)
     }
 
-    #[allow(
-        clippy::too_many_lines,
-        reason = "over 120 lines before the limit was enforced (issue 18); split it"
-    )]
     fn merge(
         &mut self,
         other: &Spec,
         single_valued: SingleValued<'_>,
     ) -> Result<bool, SpecConflict> {
-        let mut changed = false;
-        match (&self.name, &other.name) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(SpecConflict::Name {
-                    left: a.clone(),
-                    right: b.clone(),
-                });
-            }
-            (None, Some(b)) => {
-                self.name = Some(b.clone());
-                changed = true;
-            }
-            _ => {}
-        }
+        let mut changed = self.merge_name(other)?;
         let package = self.name.clone();
-
-        if !self.versions.is_subset_of(&other.versions) {
-            match self.versions.intersect(&other.versions) {
-                Some(v) => {
-                    changed |= v != self.versions;
-                    self.versions = v;
-                }
-                None => {
-                    return Err(SpecConflict::Versions {
-                        package,
-                        left: self.versions.to_string(),
-                        right: other.versions.to_string(),
-                    });
-                }
-            }
-        }
-
-        for (k, b) in &other.variants {
-            match self.variants.get_mut(k) {
-                None => {
-                    self.variants.insert(k.clone(), b.clone());
-                    changed = true;
-                }
-                Some(a) => {
-                    let before = a.to_spec_text(k);
-                    match a.constrain(b, single_valued(package.as_deref(), k)) {
-                        Ok(c) => changed |= c,
-                        Err(()) => {
-                            return Err(SpecConflict::Variant {
-                                package,
-                                variant: k.clone(),
-                                left: before,
-                                right: b.to_spec_text(k),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-
-        if let Some(b) = &other.compiler {
-            match &mut self.compiler {
-                None => {
-                    self.compiler = Some(b.clone());
-                    changed = true;
-                }
-                Some(a) => {
-                    let clash = || SpecConflict::Compiler {
-                        package: package.clone(),
-                        left: a.to_string(),
-                        right: b.to_string(),
-                    };
-                    if a.name != b.name {
-                        return Err(clash());
-                    }
-                    if !a.versions.is_subset_of(&b.versions) {
-                        let v = a.versions.intersect(&b.versions).ok_or_else(clash)?;
-                        changed |= v != a.versions;
-                        a.versions = v;
-                    }
-                }
-            }
-        }
-
-        if let Some(b) = &other.target {
-            match &self.target {
-                None => {
-                    self.target = Some(b.clone());
-                    changed = true;
-                }
-                Some(a) => {
-                    let t = a.intersect(b).ok_or_else(|| SpecConflict::Target {
-                        package: package.clone(),
-                        left: a.to_string(),
-                        right: b.to_string(),
-                    })?;
-                    if &t != a {
-                        self.target = Some(t);
-                        changed = true;
-                    }
-                }
-            }
-        }
-
-        for (key, mine, theirs) in [
-            ("platform", &mut self.platform, &other.platform),
-            ("os", &mut self.os, &other.os),
-        ] {
-            match (&*mine, theirs) {
-                (Some(a), Some(b)) if a != b => {
-                    return Err(SpecConflict::Arch {
-                        package,
-                        key,
-                        left: a.clone(),
-                        right: b.clone(),
-                    });
-                }
-                (None, Some(b)) => {
-                    *mine = Some(b.clone());
-                    changed = true;
-                }
-                _ => {}
-            }
-        }
-
+        changed |= self.merge_versions(other, &package)?;
+        changed |= self.merge_variants(other, &package, single_valued)?;
+        changed |= self.merge_compiler(other, &package)?;
+        changed |= self.merge_target(other, &package)?;
+        changed |= self.merge_arch(other, &package)?;
         for d in &other.deps {
             let found = self
                 .deps
@@ -277,6 +160,146 @@ impl Spec {
                     self.deps.insert(at, d.clone());
                     changed = true;
                 }
+            }
+        }
+        Ok(changed)
+    }
+
+    fn merge_name(&mut self, other: &Spec) -> Result<bool, SpecConflict> {
+        match (&self.name, &other.name) {
+            (Some(a), Some(b)) if a != b => Err(SpecConflict::Name {
+                left: a.clone(),
+                right: b.clone(),
+            }),
+            (None, Some(b)) => {
+                self.name = Some(b.clone());
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn merge_versions(
+        &mut self,
+        other: &Spec,
+        package: &Option<String>,
+    ) -> Result<bool, SpecConflict> {
+        if self.versions.is_subset_of(&other.versions) {
+            return Ok(false);
+        }
+        let v = self
+            .versions
+            .intersect(&other.versions)
+            .ok_or_else(|| SpecConflict::Versions {
+                package: package.clone(),
+                left: self.versions.to_string(),
+                right: other.versions.to_string(),
+            })?;
+        let changed = v != self.versions;
+        self.versions = v;
+        Ok(changed)
+    }
+
+    fn merge_variants(
+        &mut self,
+        other: &Spec,
+        package: &Option<String>,
+        single_valued: SingleValued<'_>,
+    ) -> Result<bool, SpecConflict> {
+        let mut changed = false;
+        for (k, b) in &other.variants {
+            let Some(a) = self.variants.get_mut(k) else {
+                self.variants.insert(k.clone(), b.clone());
+                changed = true;
+                continue;
+            };
+            let before = a.to_spec_text(k);
+            changed |= a
+                .constrain(b, single_valued(package.as_deref(), k))
+                .map_err(|()| SpecConflict::Variant {
+                    package: package.clone(),
+                    variant: k.clone(),
+                    left: before,
+                    right: b.to_spec_text(k),
+                })?;
+        }
+        Ok(changed)
+    }
+
+    fn merge_compiler(
+        &mut self,
+        other: &Spec,
+        package: &Option<String>,
+    ) -> Result<bool, SpecConflict> {
+        let Some(b) = &other.compiler else {
+            return Ok(false);
+        };
+        let Some(a) = &mut self.compiler else {
+            self.compiler = Some(b.clone());
+            return Ok(true);
+        };
+        let clash = || SpecConflict::Compiler {
+            package: package.clone(),
+            left: a.to_string(),
+            right: b.to_string(),
+        };
+        if a.name != b.name {
+            return Err(clash());
+        }
+        if a.versions.is_subset_of(&b.versions) {
+            return Ok(false);
+        }
+        let v = a.versions.intersect(&b.versions).ok_or_else(clash)?;
+        let changed = v != a.versions;
+        a.versions = v;
+        Ok(changed)
+    }
+
+    fn merge_target(
+        &mut self,
+        other: &Spec,
+        package: &Option<String>,
+    ) -> Result<bool, SpecConflict> {
+        let Some(b) = &other.target else {
+            return Ok(false);
+        };
+        let Some(a) = &self.target else {
+            self.target = Some(b.clone());
+            return Ok(true);
+        };
+        let t = a.intersect(b).ok_or_else(|| SpecConflict::Target {
+            package: package.clone(),
+            left: a.to_string(),
+            right: b.to_string(),
+        })?;
+        if &t == a {
+            return Ok(false);
+        }
+        self.target = Some(t);
+        Ok(true)
+    }
+
+    /// Platform and OS.
+    fn merge_arch(&mut self, other: &Spec, package: &Option<String>) -> Result<bool, SpecConflict> {
+        let mut changed = false;
+        for (key, mine, theirs) in [
+            ("platform", &mut self.platform, &other.platform),
+            ("os", &mut self.os, &other.os),
+        ] {
+            match (&*mine, theirs) {
+                (Some(a), Some(b)) if a != b => {
+                    return Err(SpecConflict::Arch {
+                        package: package.clone(),
+                        key,
+                        left: a.clone(),
+                        right: b.clone(),
+                    });
+                }
+                (None, Some(b)) => {
+                    *mine = Some(b.clone());
+                    changed = true;
+                }
+                _ => {}
             }
         }
         Ok(changed)

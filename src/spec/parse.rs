@@ -196,10 +196,6 @@ impl<'a> Parser<'a> {
 
     /// One node: an optional (or, after `^`, required) name and its clauses,
     /// up to the next `^` or the end.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "over 120 lines before the limit was enforced (issue 18); split it"
-    )]
     fn node(&mut self, spec: &mut Spec, is_dep: bool) -> Result<(), SpecParseError> {
         let mut seen_versions = false;
         let mut first = true;
@@ -248,66 +244,8 @@ impl<'a> Parser<'a> {
                         Some("write ` -name` or `~name` (names may contain `-`, so `foo-bar` is one name)".into()),
                     ));
                 }
-                '%' => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    let (_, name) = self.name(
-                        "a compiler name after `%`",
-                        Some("for example `%gcc` or `%gcc@12:`".into()),
-                    )?;
-                    let mut compiler = CompilerSpec {
-                        name: name.to_string(),
-                        versions: VersionConstraint::any(),
-                    };
-                    if self.peek() == Some('@') {
-                        self.pos += 1;
-                        compiler.versions = self.versions("@")?;
-                    }
-                    if spec.compiler.is_some() {
-                        return Err(self.error(
-                            at,
-                            self.pos - at,
-                            "a second compiler for the same package",
-                            "second `%`",
-                            None,
-                        ));
-                    }
-                    spec.compiler = Some(compiler);
-                }
-                c if is_name_start(c) => {
-                    let (start, word) = self.take_while(is_name_char);
-                    if self.peek() == Some('=') {
-                        while self.peek() == Some('=') {
-                            self.pos += 1;
-                        }
-                        self.key_value(spec, start, word)?;
-                    } else if first && spec.name.is_none() {
-                        spec.name = Some(word.to_string());
-                    } else {
-                        let (message, help) = if spec.name.is_some() {
-                            (
-                                format!("unexpected `{word}`: a spec names one package"),
-                                format!(
-                                    "for a dependency write `^{word}`; for a variant `+{word}` or `{word}=value`"
-                                ),
-                            )
-                        } else {
-                            (
-                                format!("unexpected `{word}`: the package name comes first"),
-                                format!(
-                                    "write `{word} …` with the name at the start, or `+{word}` for a variant"
-                                ),
-                            )
-                        };
-                        return Err(self.error(
-                            start,
-                            word.len(),
-                            message,
-                            "unexpected name",
-                            Some(help),
-                        ));
-                    }
-                }
+                '%' => self.compiler_clause(spec, at)?,
+                c if is_name_start(c) => self.word_clause(spec, first)?,
                 _ => {
                     let len = c.len_utf8();
                     return Err(self.error(
@@ -332,6 +270,64 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// `%name` or `%name@versions` at `at`: the node's compiler.
+    fn compiler_clause(&mut self, spec: &mut Spec, at: usize) -> Result<(), SpecParseError> {
+        self.pos += 1;
+        self.skip_ws();
+        let (_, name) = self.name(
+            "a compiler name after `%`",
+            Some("for example `%gcc` or `%gcc@12:`".into()),
+        )?;
+        let mut compiler = CompilerSpec {
+            name: name.to_string(),
+            versions: VersionConstraint::any(),
+        };
+        if self.peek() == Some('@') {
+            self.pos += 1;
+            compiler.versions = self.versions("@")?;
+        }
+        if spec.compiler.is_some() {
+            return Err(self.error(
+                at,
+                self.pos - at,
+                "a second compiler for the same package",
+                "second `%`",
+                None,
+            ));
+        }
+        spec.compiler = Some(compiler);
+        Ok(())
+    }
+
+    /// A word: `key=value`, or the package name when it comes `first`.
+    fn word_clause(&mut self, spec: &mut Spec, first: bool) -> Result<(), SpecParseError> {
+        let (start, word) = self.take_while(is_name_char);
+        if self.peek() == Some('=') {
+            while self.peek() == Some('=') {
+                self.pos += 1;
+            }
+            return self.key_value(spec, start, word);
+        }
+        if first && spec.name.is_none() {
+            spec.name = Some(word.to_string());
+            return Ok(());
+        }
+        let (message, help) = if spec.name.is_some() {
+            (
+                format!("unexpected `{word}`: a spec names one package"),
+                format!(
+                    "for a dependency write `^{word}`; for a variant `+{word}` or `{word}=value`"
+                ),
+            )
+        } else {
+            (
+                format!("unexpected `{word}`: the package name comes first"),
+                format!("write `{word} …` with the name at the start, or `+{word}` for a variant"),
+            )
+        };
+        Err(self.error(start, word.len(), message, "unexpected name", Some(help)))
     }
 
     fn set_variant(

@@ -123,148 +123,147 @@ fn duplicate_deps_merge() {
     );
 }
 
+/// Spec texts with the error message each must start with, its offset and
+/// length (an empty message: the text parses).
+const ERROR_CASES: &[(&str, &str, usize, usize)] = &[
+    (
+        "foo@",
+        "expected a version after `@`, found end of input",
+        3,
+        1,
+    ),
+    (
+        "foo@ 1.2",
+        "expected a version after `@`, found a space",
+        4,
+        1,
+    ),
+    ("foo@+cuda", "expected a version after `@`, found `+`", 4, 1),
+    (
+        "foo@1..2",
+        "invalid version `1..2`: two separators in a row",
+        6,
+        1,
+    ),
+    (
+        "foo@1.5:1.4",
+        "invalid version `1.5:1.4`: `1.5:1.4` is empty: `1.5` is above `1.4`",
+        4,
+        7,
+    ),
+    (
+        "foo@1.2@1.3",
+        "a second version constraint for the same package",
+        7,
+        4,
+    ),
+    (
+        "foo target=neoverse_v9",
+        "unknown target `neoverse_v9`; did you mean `neoverse_v2`?",
+        11,
+        11,
+    ),
+    (
+        "foo target=zen2:zen9",
+        "unknown target `zen9`; did you mean `zen5`?",
+        16,
+        4,
+    ),
+    (
+        "foo +",
+        "expected a variant name after `+`, found end of input",
+        4,
+        1,
+    ),
+    (
+        "foo ~ x",
+        "expected a variant name after `~`, found a space",
+        5,
+        1,
+    ),
+    (
+        "foo %",
+        "expected a compiler name after `%`, found end of input",
+        4,
+        1,
+    ),
+    (
+        "foo ^",
+        "expected a package name after `^`, found end of input",
+        4,
+        1,
+    ),
+    (
+        "foo ^+x",
+        "expected a package name after `^`, found `+`",
+        5,
+        1,
+    ),
+    (
+        "foo bar",
+        "unexpected `bar`: a spec names one package",
+        4,
+        3,
+    ),
+    (
+        "+cuda foo",
+        "unexpected `foo`: the package name comes first",
+        6,
+        3,
+    ),
+    ("foo+cuda~cuda", "variant `cuda` is given twice", 8, 5),
+    (
+        "foo fabrics=cxi fabrics=shm",
+        "variant `fabrics` is given twice",
+        16,
+        11,
+    ),
+    (
+        "foo fabrics=",
+        "expected a value after `fabrics=`, found end of input",
+        11,
+        1,
+    ),
+    (
+        "foo fabrics=a,",
+        "expected a value after `,`, found end of input",
+        13,
+        1,
+    ),
+    ("foo-bar-baz@1.2-rc", "", 0, 0),
+    ("foo@1.2-x !", "expected a package name, `@version`", 10, 1),
+    ("foo x=\"abc", "unterminated quoted value", 6, 4),
+    ("foo %gcc %clang", "a second compiler", 9, 6),
+    (
+        "foo target=zen2 target=zen3",
+        "`target=` is given twice",
+        16,
+        11,
+    ),
+    (
+        "foo platform=a,b",
+        "`platform=` takes one platform name",
+        13,
+        3,
+    ),
+    (
+        "foo arch=linux-sles15",
+        "expected `arch=platform-os-target`",
+        9,
+        12,
+    ),
+    ("foo\u{e9}", "expected a package name, `@version`", 3, 2),
+    (
+        "foo@git.abc",
+        "invalid version `git.abc`: a git version needs the version it stands for",
+        4,
+        7,
+    ),
+];
+
 #[test]
-#[allow(
-    clippy::too_many_lines,
-    reason = "over 120 lines before the limit was enforced (issue 18); split it"
-)]
 fn error_positions_and_messages() {
-    let cases: &[(&str, &str, usize, usize)] = &[
-        (
-            "foo@",
-            "expected a version after `@`, found end of input",
-            3,
-            1,
-        ),
-        (
-            "foo@ 1.2",
-            "expected a version after `@`, found a space",
-            4,
-            1,
-        ),
-        ("foo@+cuda", "expected a version after `@`, found `+`", 4, 1),
-        (
-            "foo@1..2",
-            "invalid version `1..2`: two separators in a row",
-            6,
-            1,
-        ),
-        (
-            "foo@1.5:1.4",
-            "invalid version `1.5:1.4`: `1.5:1.4` is empty: `1.5` is above `1.4`",
-            4,
-            7,
-        ),
-        (
-            "foo@1.2@1.3",
-            "a second version constraint for the same package",
-            7,
-            4,
-        ),
-        (
-            "foo target=neoverse_v9",
-            "unknown target `neoverse_v9`; did you mean `neoverse_v2`?",
-            11,
-            11,
-        ),
-        (
-            "foo target=zen2:zen9",
-            "unknown target `zen9`; did you mean `zen5`?",
-            16,
-            4,
-        ),
-        (
-            "foo +",
-            "expected a variant name after `+`, found end of input",
-            4,
-            1,
-        ),
-        (
-            "foo ~ x",
-            "expected a variant name after `~`, found a space",
-            5,
-            1,
-        ),
-        (
-            "foo %",
-            "expected a compiler name after `%`, found end of input",
-            4,
-            1,
-        ),
-        (
-            "foo ^",
-            "expected a package name after `^`, found end of input",
-            4,
-            1,
-        ),
-        (
-            "foo ^+x",
-            "expected a package name after `^`, found `+`",
-            5,
-            1,
-        ),
-        (
-            "foo bar",
-            "unexpected `bar`: a spec names one package",
-            4,
-            3,
-        ),
-        (
-            "+cuda foo",
-            "unexpected `foo`: the package name comes first",
-            6,
-            3,
-        ),
-        ("foo+cuda~cuda", "variant `cuda` is given twice", 8, 5),
-        (
-            "foo fabrics=cxi fabrics=shm",
-            "variant `fabrics` is given twice",
-            16,
-            11,
-        ),
-        (
-            "foo fabrics=",
-            "expected a value after `fabrics=`, found end of input",
-            11,
-            1,
-        ),
-        (
-            "foo fabrics=a,",
-            "expected a value after `,`, found end of input",
-            13,
-            1,
-        ),
-        ("foo-bar-baz@1.2-rc", "", 0, 0),
-        ("foo@1.2-x !", "expected a package name, `@version`", 10, 1),
-        ("foo x=\"abc", "unterminated quoted value", 6, 4),
-        ("foo %gcc %clang", "a second compiler", 9, 6),
-        (
-            "foo target=zen2 target=zen3",
-            "`target=` is given twice",
-            16,
-            11,
-        ),
-        (
-            "foo platform=a,b",
-            "`platform=` takes one platform name",
-            13,
-            3,
-        ),
-        (
-            "foo arch=linux-sles15",
-            "expected `arch=platform-os-target`",
-            9,
-            12,
-        ),
-        ("foo\u{e9}", "expected a package name, `@version`", 3, 2),
-        (
-            "foo@git.abc",
-            "invalid version `git.abc`: a git version needs the version it stands for",
-            4,
-            7,
-        ),
-    ];
-    for &(text, msg, offset, len) in cases {
+    for &(text, msg, offset, len) in ERROR_CASES {
         if msg.is_empty() {
             assert!(Spec::parse(text).is_ok(), "{text}");
             continue;
