@@ -9,7 +9,8 @@
 //! - [`SourceFile`]: a file's text, attached to diagnostics so miette can show
 //!   the offending line with a caret.
 //! - [`Diagnostic`] / [`Diagnostics`]: one problem / a collection of them.
-//! - [`yaml`]: the spanned YAML reader the loaders are built on.
+//! - [`yaml`]: the spanned YAML reader the loaders are built on;
+//!   [`yaml_out`]: the writer recipes are written back out with.
 //! - [`did_you_mean`]: nearest-name suggestions.
 
 mod chain;
@@ -18,6 +19,7 @@ mod json;
 mod source;
 mod suggest;
 pub mod yaml;
+pub mod yaml_out;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,9 @@
 
 pub mod report;
 pub mod spack;
-pub mod yaml_out;
+/// The YAML writer recipes are written with (it lives in [`crate::diag`],
+/// beside the reader, since `repo` writes recipes too).
+pub use crate::diag::yaml_out;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

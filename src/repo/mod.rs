@@ -35,6 +35,7 @@ pub mod package;
 pub mod placeholders;
 pub mod read;
 mod validate;
+mod write;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,5 @@
-//! A small YAML writer for the recipes the importer produces: block style,
+//! A small YAML writer for recipes (the importer's, and the recipe model
+//! written back out, `repo::write`): block style,
 //! with short maps and lists of scalars in flow style, every string that a
 //! YAML reader could take for something else double-quoted.
 

@@ -1,0 +1,353 @@
+//! A package recipe written back out as our YAML: [`PackageRecipe::to_yaml`]
+//! gives text that [`super::parse_package`] reads back into the same model
+//! (locations aside). Defaults are left out, so a recipe keeps the shape a
+//! person would write.
+//!
+//! A new recipe key is added in four places that a test ties together: the
+//! model (`package.rs`/`build.rs`), its loader (`load.rs`/`load_build.rs`),
+//! this writer, and `docs/recipes.md`. The round-trip test below reads
+//! every recipe of the repository and of the test fixtures, writes it and
+//! reads it again: a key the writer forgets makes the two models differ.
+
+use crate::diag::yaml_out::Yaml;
+
+use super::build::{Build, BuildSystem, InstallAction, Phase, Relocate, Toggle};
+use super::env::{EnvOp, EnvOpKind};
+use super::imported::Imported;
+use super::located::{ArgList, When};
+use super::package::*;
+
+impl PackageRecipe {
+    /// The recipe as a YAML document.
+    pub fn to_yaml(&self) -> String {
+        let mut top: Vec<(&str, Option<Yaml>)> = vec![
+            ("name", Some(Yaml::str(&self.name))),
+            ("description", Some(Yaml::str(&self.description))),
+            ("homepage", self.homepage.as_deref().map(Yaml::str)),
+            (
+                "versions",
+                Some(Yaml::Seq(self.versions.iter().map(version).collect())),
+            ),
+        ];
+        let variants: Vec<(String, Yaml)> = self
+            .variants
+            .iter()
+            .map(|v| (v.name.clone(), variant(v)))
+            .collect();
+        top.push((
+            "variants",
+            some_if(!variants.is_empty(), Yaml::Map(variants)),
+        ));
+        let lists: [(&str, Vec<Yaml>); 4] = [
+            (
+                "dependencies",
+                self.dependencies.iter().map(dependency).collect(),
+            ),
+            ("conflicts", self.conflicts.iter().map(conflict).collect()),
+            ("patches", self.patches.iter().map(patch).collect()),
+            ("provides", self.provides.iter().map(provide).collect()),
+        ];
+        for (key, items) in lists {
+            top.push((key, some_if(!items.is_empty(), Yaml::Seq(items))));
+        }
+        top.push(("build", Some(build(&self.build))));
+        top.push(("env", env_ops(&self.env)));
+        top.push(("imported", self.imported.as_ref().map(imported)));
+        Yaml::map(top).to_document()
+    }
+}
+
+fn when(w: &Option<When>) -> Option<Yaml> {
+    w.as_ref().map(|w| Yaml::str(&w.text))
+}
+
+fn some_if<T>(keep: bool, value: T) -> Option<T> {
+    keep.then_some(value)
+}
+
+fn version(v: &VersionEntry) -> Yaml {
+    let mut m: Vec<(&str, Option<Yaml>)> = vec![("version", Some(Yaml::str(&v.text)))];
+    match &v.source {
+        Source::Archive(a) => {
+            m.push(("url", Some(Yaml::str(&a.url_text))));
+            m.push(("sha256", a.sha256.as_deref().map(Yaml::str)));
+            m.push(("expand", some_if(!a.expand, Yaml::Bool(false))));
+            let resources: Vec<Yaml> = a
+                .resources
+                .iter()
+                .map(|r| {
+                    Yaml::map([
+                        ("url", Some(Yaml::str(&r.url_text))),
+                        ("sha256", r.sha256.as_deref().map(Yaml::str)),
+                        ("expand", some_if(!r.expand, Yaml::Bool(false))),
+                    ])
+                })
+                .collect();
+            m.push((
+                "resources",
+                some_if(!resources.is_empty(), Yaml::Seq(resources)),
+            ));
+        }
+        Source::Git(g) => {
+            m.push(("git", Some(Yaml::str(&g.repo_text))));
+            let (key, value) = match &g.reference {
+                GitRef::Tag(t) => ("tag", t),
+                GitRef::Branch(b) => ("branch", b),
+                GitRef::Commit(c) => ("commit", c),
+            };
+            m.push((key, Some(Yaml::str(value))));
+            if key != "commit" {
+                m.push(("commit", g.commit.as_deref().map(Yaml::str)));
+            }
+            m.push(("submodules", some_if(g.submodules, Yaml::Bool(true))));
+        }
+    }
+    m.push(("preferred", some_if(v.preferred, Yaml::Bool(true))));
+    Yaml::map(m)
+}
+
+fn variant(v: &VariantDef) -> Yaml {
+    let (default, values, multi) = match &v.kind {
+        VariantKind::Bool { default } => (Yaml::Bool(*default), None, None),
+        VariantKind::Single { default, values } => {
+            (Yaml::str(default), values.as_deref().map(Yaml::strs), None)
+        }
+        VariantKind::Multi { default, values } => {
+            let default: Vec<&String> = default.iter().collect();
+            (
+                Yaml::strs(&default),
+                values.as_deref().map(Yaml::strs),
+                Some(Yaml::Bool(true)),
+            )
+        }
+    };
+    Yaml::map([
+        ("default", Some(default)),
+        ("values", values),
+        ("multi", multi),
+        ("description", v.description.as_deref().map(Yaml::str)),
+        ("when", when(&v.when)),
+    ])
+}
+
+fn dependency(d: &Dependency) -> Yaml {
+    if d.types == DepTypes::DEFAULT && d.when.is_none() {
+        return Yaml::str(&d.spec.text);
+    }
+    Yaml::map([
+        ("spec", Some(Yaml::str(&d.spec.text))),
+        (
+            "type",
+            some_if(d.types != DepTypes::DEFAULT, Yaml::strs(&d.types.names())),
+        ),
+        ("when", when(&d.when)),
+    ])
+}
+
+fn conflict(c: &Conflict) -> Yaml {
+    Yaml::map([
+        ("when", Some(Yaml::str(&c.when.text))),
+        ("message", c.message.as_deref().map(Yaml::str)),
+    ])
+}
+
+fn patch(p: &Patch) -> Yaml {
+    let (key, source) = match &p.source {
+        PatchSource::File(f) => ("file", &f.text),
+        PatchSource::Url(u) => ("url", &u.value),
+    };
+    Yaml::map([
+        (key, Some(Yaml::str(source))),
+        ("sha256", Some(Yaml::str(&p.sha256))),
+        (
+            "level",
+            some_if(p.level != 1, Yaml::Int(i64::from(p.level))),
+        ),
+        ("when", when(&p.when)),
+    ])
+}
+
+fn provide(p: &Provide) -> Yaml {
+    match &p.when {
+        None => Yaml::str(&p.name),
+        Some(_) => Yaml::map([
+            ("virtual", Some(Yaml::str(&p.name))),
+            ("when", when(&p.when)),
+        ]),
+    }
+}
+
+/// `configure_args:` and friends: plain templates, or `{when, args}` blocks.
+fn arg_list(args: &ArgList) -> Option<Yaml> {
+    let mut items = Vec::new();
+    for c in args {
+        match &c.when {
+            None => items.extend(c.value.iter().map(Yaml::str)),
+            Some(w) => items.push(Yaml::map([
+                ("when", Some(Yaml::str(&w.text))),
+                ("args", Some(Yaml::strs(&c.value))),
+            ])),
+        }
+    }
+    some_if(!items.is_empty(), Yaml::Seq(items))
+}
+
+fn toggle(t: &Toggle) -> Option<Yaml> {
+    match t {
+        Toggle::Off => None,
+        Toggle::On => Some(Yaml::Bool(true)),
+        Toggle::When(w) => Some(Yaml::map([("when", Some(Yaml::str(&w.text)))])),
+    }
+}
+
+/// The keys of the build system's own settings.
+fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
+    match system {
+        BuildSystem::Autotools(a) => vec![
+            ("autoreconf", toggle(&a.autoreconf)),
+            ("autogen", toggle(&a.autogen)),
+            ("configure_args", arg_list(&a.configure_args)),
+            ("make_args", arg_list(&a.make_args)),
+        ],
+        BuildSystem::Cmake(c) => vec![("cmake_args", arg_list(&c.cmake_args))],
+        BuildSystem::Meson(m) => vec![("meson_args", arg_list(&m.meson_args))],
+        BuildSystem::Makefile(m) => vec![
+            ("make_args", arg_list(&m.make_args)),
+            (
+                "build_targets",
+                some_if(!m.build_targets.is_empty(), Yaml::strs(&m.build_targets)),
+            ),
+            (
+                "install_targets",
+                some_if(
+                    m.install_targets != ["install"],
+                    Yaml::strs(&m.install_targets),
+                ),
+            ),
+        ],
+        BuildSystem::Generic => Vec::new(),
+        BuildSystem::Binary(b) => vec![("relocate", relocate(&b.relocate))],
+    }
+}
+
+fn relocate(r: &Relocate) -> Option<Yaml> {
+    let rpath: Vec<&String> = r.rpath.iter().map(|s| &s.value).collect();
+    let needed: Vec<Yaml> = r
+        .needed
+        .iter()
+        .map(|n| {
+            Yaml::map([
+                ("file", Some(Yaml::str(&n.file))),
+                ("add", Some(Yaml::str(&n.add))),
+                ("when", when(&n.when)),
+            ])
+        })
+        .collect();
+    let placeholders: Vec<(String, Yaml)> = r
+        .placeholders
+        .iter()
+        .map(|(k, v)| (k.clone(), Yaml::str(v)))
+        .collect();
+    let m = Yaml::map([
+        ("rpath", some_if(!rpath.is_empty(), Yaml::strs(&rpath))),
+        ("needed", some_if(!needed.is_empty(), Yaml::Seq(needed))),
+        (
+            "placeholders",
+            some_if(!placeholders.is_empty(), Yaml::Map(placeholders)),
+        ),
+    ]);
+    some_if(m != Yaml::Map(Vec::new()), m)
+}
+
+fn build(b: &Build) -> Yaml {
+    let mut m = vec![("system", Some(Yaml::str(b.system.name())))];
+    m.extend(system_keys(&b.system));
+    let install: Vec<Yaml> = b
+        .install
+        .iter()
+        .map(|s| {
+            let mut step = match &s.action {
+                InstallAction::Copy { from, to } => {
+                    vec![("copy", Some(Yaml::str(from))), ("to", Some(Yaml::str(to)))]
+                }
+                InstallAction::Mkdir { path } => vec![("mkdir", Some(Yaml::str(path)))],
+                InstallAction::Symlink { target, at } => vec![
+                    ("symlink", Some(Yaml::str(target))),
+                    ("at", Some(Yaml::str(at))),
+                ],
+            };
+            step.push(("when", when(&s.when)));
+            Yaml::map(step)
+        })
+        .collect();
+    m.push(("install", some_if(!install.is_empty(), Yaml::Seq(install))));
+    m.push(("build_env", env_ops(&b.build_env)));
+    let steps: Vec<(String, Yaml)> = Phase::ALL
+        .into_iter()
+        .filter_map(|phase| {
+            let items: Vec<Yaml> = b
+                .steps
+                .iter()
+                .filter(|s| s.phase == phase)
+                .map(|s| match &s.when {
+                    None => Yaml::strs(&s.argv),
+                    Some(w) => Yaml::map([
+                        ("when", Some(Yaml::str(&w.text))),
+                        ("args", Some(Yaml::strs(&s.argv))),
+                    ]),
+                })
+                .collect();
+            (!items.is_empty()).then(|| (phase.key().to_string(), Yaml::Seq(items)))
+        })
+        .collect();
+    m.push(("steps", some_if(!steps.is_empty(), Yaml::Map(steps))));
+    Yaml::map(m)
+}
+
+/// `env:` and `build_env:`: one entry per operation.
+pub(crate) fn env_ops(ops: &[EnvOp]) -> Option<Yaml> {
+    let items: Vec<Yaml> = ops
+        .iter()
+        .map(|op| {
+            let value = match op.kind {
+                EnvOpKind::Unset => Yaml::str(&op.var),
+                _ => Yaml::Map(vec![(op.var.clone(), Yaml::str(&op.value))]),
+            };
+            Yaml::map([(op.kind.key(), Some(value)), ("when", when(&op.when))])
+        })
+        .collect();
+    some_if(!items.is_empty(), Yaml::Seq(items))
+}
+
+fn imported(i: &Imported) -> Yaml {
+    let untranslated: Vec<Yaml> = i
+        .untranslated
+        .iter()
+        .map(|u| {
+            Yaml::map([
+                ("line", Some(Yaml::Int(i64::from(u.line)))),
+                ("kind", Some(Yaml::str(&u.kind))),
+                ("construct", Some(Yaml::str(&u.construct))),
+                ("detail", u.detail.as_deref().map(Yaml::str)),
+            ])
+        })
+        .collect();
+    Yaml::map([
+        ("from", Some(Yaml::str(&i.from))),
+        ("file", i.file.as_deref().map(Yaml::str)),
+        ("commit", i.commit.as_deref().map(Yaml::str)),
+        ("reviewed", some_if(i.reviewed, Yaml::Bool(true))),
+        (
+            "languages",
+            some_if(!i.languages.is_empty(), Yaml::strs(&i.languages)),
+        ),
+        (
+            "untranslated",
+            some_if(!untranslated.is_empty(), Yaml::Seq(untranslated)),
+        ),
+    ])
+}
+
+#[cfg(test)]
+#[path = "write_tests.rs"]
+mod tests;

@@ -1,0 +1,108 @@
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostics, SourceFile};
+use crate::repo::{load_package, parse_package};
+
+/// The model's debug text without locations (`Loc { … }`), which differ
+/// between a file and its rewrite.
+fn without_locs(debug: &str) -> String {
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug;
+    while let Some(at) = rest.find("Loc {") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('}').expect("a Loc's closing brace");
+        out.push_str("Loc");
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every `<dir>/*.yaml` below `root` where `dir` is called `recipes`.
+fn recipe_files(root: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            recipe_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "yaml")
+            && root.file_name().is_some_and(|n| n == "recipes")
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// Loads `path`, writes it, loads the text again (under the same path, so
+/// relative paths resolve alike) and compares the two models. `None` for a
+/// file that does not load cleanly (fixtures of errors).
+fn round_trip(path: &Path) -> Option<(String, String, String)> {
+    let repo_dir = path.parent().expect("in a directory");
+    let (recipe, diags) = load_package(path, repo_dir);
+    let recipe = recipe.filter(|_| !diags.has_errors())?;
+    let text = recipe.to_yaml();
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(path, text.clone()), repo_dir, &mut again);
+    assert!(
+        !again.has_errors(),
+        "{}: the written recipe does not load: {:?}\n{text}",
+        path.display(),
+        again.iter().map(|d| d.to_string()).collect::<Vec<_>>()
+    );
+    let back = back.expect("loads");
+    Some((
+        without_locs(&format!("{recipe:?}")),
+        without_locs(&format!("{back:?}")),
+        text,
+    ))
+}
+
+#[test]
+fn every_recipe_reads_back_as_the_same_model() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["recipes", "stacks", "tests/fixtures"] {
+        let dir = root.join(dir);
+        if dir.file_name().is_some_and(|n| n == "recipes") {
+            // The built-in repository itself.
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                files.extend(
+                    entries
+                        .flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|x| x == "yaml")),
+                );
+            }
+        } else {
+            recipe_files(&dir, &mut files);
+        }
+    }
+    files.sort();
+    let mut checked = 0;
+    for path in &files {
+        let Some((before, after, text)) = round_trip(path) else {
+            continue;
+        };
+        assert_eq!(before, after, "{}: written as\n{text}", path.display());
+        checked += 1;
+    }
+    // The built-in repository alone has more than 40 recipes.
+    assert!(
+        checked > 40,
+        "only {checked} of {} recipes checked",
+        files.len()
+    );
+}
+
+#[test]
+fn defaults_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let text = "name: tiny\ndescription: A tiny package\nversions:\n- version: \"1.0\"\n  url: https://example.org/tiny-1.0.tar.gz\n  sha256: 0000000000000000000000000000000000000000000000000000000000000000\ndependencies:\n- zlib\n- {spec: cmake, type: [build]}\nbuild:\n  system: makefile\n  make_args: [\"PREFIX={{ prefix }}\"]\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors());
+    insta::assert_snapshot!(recipe.to_yaml());
+}
