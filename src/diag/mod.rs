@@ -72,6 +72,24 @@ impl Loc {
     }
 }
 
+/// A model's `{:?}` text without its locations (`Loc { … }`): two models
+/// read from different texts (a file and its rewrite) compare equal when
+/// only their locations differ. For tests.
+#[cfg(test)]
+pub(crate) fn debug_without_locs(model: &impl fmt::Debug) -> String {
+    let debug = format!("{model:?}");
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug.as_str();
+    while let Some(at) = rest.find("Loc {") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('}').expect("a Loc's closing brace");
+        out.push_str("Loc");
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 impl fmt::Display for Loc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}", self.file.display(), self.line, self.col)

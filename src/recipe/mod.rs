@@ -14,6 +14,7 @@ mod load;
 pub mod lookup;
 mod model;
 mod template_refs;
+mod write;
 
 pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
 pub use load::{load_stack_recipe, parse_stack_recipe};

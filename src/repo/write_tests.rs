@@ -1,22 +1,7 @@
 use std::path::{Path, PathBuf};
 
-use crate::diag::{Diagnostics, SourceFile};
+use crate::diag::{Diagnostics, SourceFile, debug_without_locs};
 use crate::repo::{load_package, parse_package};
-
-/// The model's debug text without locations (`Loc { … }`), which differ
-/// between a file and its rewrite.
-fn without_locs(debug: &str) -> String {
-    let mut out = String::with_capacity(debug.len());
-    let mut rest = debug;
-    while let Some(at) = rest.find("Loc {") {
-        out.push_str(&rest[..at]);
-        let end = rest[at..].find('}').expect("a Loc's closing brace");
-        out.push_str("Loc");
-        rest = &rest[at + end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
 
 /// Every `<dir>/*.yaml` below `root` where `dir` is called `recipes`.
 fn recipe_files(root: &Path, out: &mut Vec<PathBuf>) {
@@ -52,11 +37,7 @@ fn round_trip(path: &Path) -> Option<(String, String, String)> {
         again.iter().map(|d| d.to_string()).collect::<Vec<_>>()
     );
     let back = back.expect("loads");
-    Some((
-        without_locs(&format!("{recipe:?}")),
-        without_locs(&format!("{back:?}")),
-        text,
-    ))
+    Some((debug_without_locs(&recipe), debug_without_locs(&back), text))
 }
 
 #[test]
