@@ -213,6 +213,7 @@ fn link_only() -> DepTypes {
         build: false,
         link: true,
         run: false,
+        test: false,
     }
 }
 
@@ -247,7 +248,8 @@ pub fn dep_prefixes(plan: &Plan, idx: NodeIndex) -> Vec<DepPrefix> {
         }
     }
     for (dep, types) in plan.deps(idx) {
-        if types.build {
+        // A test dependency is there for the package's own checks (steps).
+        if types.build || types.test {
             push(dep, DepKind::Build);
         }
         if types.run {

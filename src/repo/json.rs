@@ -69,6 +69,7 @@ impl PackageRecipe {
                     "build": d.types.build,
                     "link": d.types.link,
                     "run": d.types.run,
+                    "test": d.types.test,
                     "when": when(&d.when),
                 })
             })
@@ -81,7 +82,7 @@ impl PackageRecipe {
             "versions": versions,
             "variants": variants,
             "dependencies": dependencies,
-            "provides": self.provides.iter().map(|p| json!({"virtual": p.name, "when": when(&p.when)})).collect::<Vec<_>>(),
+            "provides": self.provides.iter().map(|p| json!({"virtual": p.name, "versions": p.versions.to_string(), "when": when(&p.when)})).collect::<Vec<_>>(),
             "build_system": self.build.system.name(),
         })
     }

@@ -182,6 +182,8 @@ impl Entry {
 #[derive(Clone, Debug)]
 pub struct Provider {
     pub package: String,
+    /// The versions of the virtual it provides (`provides: [mpi@:3]`).
+    pub versions: crate::spec::VersionConstraint,
     pub when: Option<When>,
 }
 
@@ -262,6 +264,7 @@ impl PackageRepo {
                     for p in &r.provides {
                         virtuals.entry(p.name.clone()).or_default().push(Provider {
                             package: name.clone(),
+                            versions: p.versions.clone(),
                             when: p.when.clone(),
                         });
                     }

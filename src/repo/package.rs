@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::diag::{Loc, Spanned};
-use crate::spec::{VariantValue, Version};
+use crate::spec::{VariantValue, Version, VersionConstraint};
 
 use super::build::Build;
 use super::env::EnvOp;
@@ -257,6 +257,11 @@ pub struct DepTypes {
     pub link: bool,
     /// Needed at run time (goes into views/modules with the package).
     pub run: bool,
+    /// Needed only to test the package (`make check` in a `post_build`
+    /// step): built, and available to the build like a build dependency,
+    /// but never linked, never a run dependency, never in views, and left
+    /// out of the package's hash (as Spack does).
+    pub test: bool,
 }
 
 impl DepTypes {
@@ -265,15 +270,22 @@ impl DepTypes {
         build: true,
         link: true,
         run: false,
+        test: false,
     };
 
     pub const NONE: DepTypes = DepTypes {
         build: false,
         link: false,
         run: false,
+        test: false,
     };
 
-    /// Names of the set types, in `build, link, run` order.
+    /// Only `test`: the dependency is not needed to build, link or run.
+    pub fn test_only(self) -> bool {
+        self.test && !(self.build || self.link || self.run)
+    }
+
+    /// Names of the set types, in `build, link, run, test` order.
     pub fn names(self) -> Vec<&'static str> {
         let mut v = Vec::new();
         if self.build {
@@ -284,6 +296,9 @@ impl DepTypes {
         }
         if self.run {
             v.push("run");
+        }
+        if self.test {
+            v.push("test");
         }
         v
     }
@@ -342,10 +357,13 @@ pub enum PatchSource {
     Url(Spanned<String>),
 }
 
-/// One entry of `provides:`: this package implements a virtual (`mpi`).
+/// One entry of `provides:`: this package implements a virtual (`mpi`),
+/// in the versions `versions` (`mpi@:3`; any version when not given).
 #[derive(Clone, Debug)]
 pub struct Provide {
     pub name: String,
+    /// The versions of the virtual it implements.
+    pub versions: VersionConstraint,
     pub when: Option<When>,
     pub loc: Loc,
 }

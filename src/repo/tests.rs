@@ -416,3 +416,51 @@ build:
         "{d}"
     );
 }
+
+const SMALL_HEAD: &str = "name: libfoo\ndescription: d\nversions: [{version: \"1.0\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nbuild: {system: generic}\n";
+
+#[test]
+fn provides_takes_versions() {
+    let (r, d) = parse(&format!(
+        "{SMALL_HEAD}provides: [\"mpi@:3\", {{virtual: \"fuse@2:\", when: \"@1:\"}}, blas]\n"
+    ));
+    assert!(!d.has_errors(), "{d:?}");
+    let r = r.unwrap();
+    let got: Vec<(String, String)> = r
+        .provides
+        .iter()
+        .map(|p| (p.name.clone(), p.versions.to_string()))
+        .collect();
+    assert_eq!(got[0], ("mpi".to_string(), ":3".to_string()));
+    assert_eq!(got[1], ("fuse".to_string(), "2:".to_string()));
+    assert_eq!(got[2].0, "blas");
+    assert!(r.provides[2].versions.is_any());
+}
+
+#[test]
+fn provides_rejects_more_than_versions() {
+    let (_, d) = parse(&format!("{SMALL_HEAD}provides: [\"mpi@3 +cuda\"]\n"));
+    let e = d.iter().find(|e| e.is_error()).expect("an error");
+    assert!(
+        e.to_string()
+            .contains("a provided virtual has a name and versions only"),
+        "{e}"
+    );
+}
+
+#[test]
+fn dependency_type_test_is_read_and_misspellings_suggest_it() {
+    let (r, d) = parse(&format!(
+        "{SMALL_HEAD}dependencies: [{{spec: checker, type: [test]}}, {{spec: other, type: [tests]}}]\n"
+    ));
+    let r = r.unwrap();
+    let t = r.dependencies[0].types;
+    assert!(t.test && t.test_only(), "{t:?}");
+    assert_eq!(t.names(), vec!["test"]);
+    let e = d.iter().find(|e| e.is_error()).expect("an error");
+    assert!(
+        e.to_string().contains("unknown dependency type `tests`"),
+        "{e}"
+    );
+    assert!(format!("{e:?}").contains("did you mean `test`"), "{e:?}");
+}

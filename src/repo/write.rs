@@ -168,12 +168,14 @@ fn patch(p: &Patch) -> Yaml {
 }
 
 fn provide(p: &Provide) -> Yaml {
+    let virt = if p.versions.is_any() {
+        p.name.clone()
+    } else {
+        format!("{}@{}", p.name, p.versions)
+    };
     match &p.when {
-        None => Yaml::str(&p.name),
-        Some(_) => Yaml::map([
-            ("virtual", Some(Yaml::str(&p.name))),
-            ("when", when(&p.when)),
-        ]),
+        None => Yaml::str(virt),
+        Some(_) => Yaml::map([("virtual", Some(Yaml::str(virt))), ("when", when(&p.when))]),
     }
 }
 

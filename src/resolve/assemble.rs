@@ -22,6 +22,7 @@ fn union(a: &mut DepTypes, b: DepTypes) {
     a.build |= b.build;
     a.link |= b.link;
     a.run |= b.run;
+    a.test |= b.test;
 }
 
 /// Whether a `when:` that the build stage evaluates (patches, build
@@ -226,8 +227,10 @@ fn add_node(
         .entry
         .map(|e| e.text.clone())
         .unwrap_or_else(|| c.version.to_string());
+    // Test-only dependencies do not change what is installed.
     let dep_refs: Vec<(&str, &str, DepTypes)> = dep_nodes
         .iter()
+        .filter(|(_, ty)| !ty.test_only())
         .map(|(i, ty)| {
             let d = &plan.graph[*i];
             (d.name.as_str(), d.hash.as_str(), *ty)
@@ -350,6 +353,7 @@ fn check_root_deps(
                 build: true,
                 link: true,
                 run: true,
+                test: true,
             },
         )
         .into_iter()

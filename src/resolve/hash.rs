@@ -14,7 +14,7 @@
 //! | `patches` | `sha256` and `level` of each applied patch, in order |
 //! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered) |
 //! | `env` | the recipe's run environment (`env:`), active entries only |
-//! | `deps` | `name`, `hash` and dependency `types` of each direct dependency, sorted |
+//! | `deps` | `name`, `hash` and dependency `types` of each direct dependency, sorted; test-only dependencies (`type: [test]`) are left out: they do not change what is installed |
 //! | `mount` | the mount point |
 //!
 //! An external node hashes `name`, `version`, `variants` and its `prefix`.

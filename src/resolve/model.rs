@@ -344,7 +344,11 @@ impl Plan {
             }
             for e in self.graph.edges_directed(n, Direction::Outgoing) {
                 let w = e.weight();
-                if (w.build && types.build) || (w.link && types.link) || (w.run && types.run) {
+                if (w.build && types.build)
+                    || (w.link && types.link)
+                    || (w.run && types.run)
+                    || (w.test && types.test)
+                {
                     stack.push(e.target());
                 }
             }

@@ -223,6 +223,67 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// The policy requires a provider of virtual `slot` that provides none.
+    fn no_provider(&self, slot: usize) -> Explanation {
+        let name = &self.slots[slot].name;
+        let mut lines = Vec::new();
+        let policy = &self.slots[slot].policy;
+        let providers: Vec<&str> = match self.slots[slot].kind {
+            SlotKind::Virtual(p) => p.iter().map(|p| p.package.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        let wanted: Vec<String> = policy
+            .require
+            .iter()
+            .map(|r| with_loc(format!("`{}`", r.spec.text), Some(&r.spec.loc)))
+            .collect();
+        self.requirements_block(slot, |r| r.presence, &mut lines);
+        let mut e = self.explanation(
+            format!(
+                "the package policy requires {} to provide `{name}`, which no provider of `{name}` satisfies",
+                wanted.join(" and ")
+            ),
+            lines,
+        );
+        e.hint = Some(format!("providers of `{name}`: {}", providers.join(", ")));
+        e
+    }
+
+    /// No provider of virtual `slot` provides `versions` (`None`: its
+    /// requirements exclude each other).
+    fn no_provider_version(
+        &self,
+        slot: usize,
+        versions: Option<&crate::spec::VersionConstraint>,
+    ) -> Explanation {
+        let name = &self.slots[slot].name;
+        let mut lines = Vec::new();
+        self.requirements_block(slot, |r| !r.spec.versions.is_any(), &mut lines);
+        let problem = match versions {
+            Some(v) => format!(
+                "`{name}@{v}` is asked for, but no provider of `{name}` provides that version"
+            ),
+            None => {
+                format!("the requirements on `{name}` ask for versions that exclude each other")
+            }
+        };
+        let mut e = self.explanation(problem, lines);
+        if let SlotKind::Virtual(providers) = self.slots[slot].kind {
+            let provided: Vec<String> = providers
+                .iter()
+                .map(|p| {
+                    if p.versions.is_any() {
+                        format!("{} provides `{name}` (any version)", p.package)
+                    } else {
+                        format!("{} provides `{name}@{}`", p.package, p.versions)
+                    }
+                })
+                .collect();
+            e.hint = Some(provided.join("; "));
+        }
+        e
+    }
+
     /// Why `slot` could not even get candidates.
     pub(crate) fn explain_open(&self, slot: usize, failure: &OpenFailure<'_>) -> Explanation {
         let name = &self.slots[slot].name;
@@ -239,27 +300,9 @@ impl<'a> Solver<'a> {
                     .map(|s| format!("did you mean `{s}`?"));
                 e
             }
-            OpenFailure::NoProvider => {
-                let policy = &self.slots[slot].policy;
-                let providers: Vec<&str> = match self.slots[slot].kind {
-                    SlotKind::Virtual(p) => p.iter().map(|p| p.package.as_str()).collect(),
-                    _ => Vec::new(),
-                };
-                let wanted: Vec<String> = policy
-                    .require
-                    .iter()
-                    .map(|r| with_loc(format!("`{}`", r.spec.text), Some(&r.spec.loc)))
-                    .collect();
-                self.requirements_block(slot, |r| r.presence, &mut lines);
-                let mut e = self.explanation(
-                    format!(
-                        "the package policy requires {} to provide `{name}`, which no provider of `{name}` satisfies",
-                        wanted.join(" and ")
-                    ),
-                    lines,
-                );
-                e.hint = Some(format!("providers of `{name}`: {}", providers.join(", ")));
-                e
+            OpenFailure::NoProvider => self.no_provider(slot),
+            OpenFailure::NoProviderVersion(versions) => {
+                self.no_provider_version(slot, versions.as_ref())
             }
             OpenFailure::Clash(clash) => {
                 let second = &reqs[clash.second];

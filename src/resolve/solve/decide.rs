@@ -26,11 +26,22 @@ impl<'a> Solver<'a> {
         let (alts, wanted) = match self.slots[slot].kind {
             SlotKind::Missing => return Err((OpenFailure::Missing, all())),
             SlotKind::Virtual(providers) => {
-                let alts = self.provider_alts(slot, providers);
+                let Some(versions) = self.virtual_versions(slot) else {
+                    return Err((OpenFailure::NoProviderVersion(None), all()));
+                };
+                let alts = self.provider_alts(slot, providers, &versions);
                 if alts.is_empty() {
-                    return Err((OpenFailure::NoProvider, all()));
+                    let by_version = providers.iter().any(|p| !p.versions.intersects(&versions));
+                    let failure = if by_version {
+                        OpenFailure::NoProviderVersion(Some(versions))
+                    } else {
+                        OpenFailure::NoProvider
+                    };
+                    return Err((failure, all()));
                 }
-                (alts, Spec::named(self.slots[slot].name.clone()))
+                let mut wanted = Spec::named(self.slots[slot].name.clone());
+                wanted.versions = versions;
+                (alts, wanted)
             }
             SlotKind::Package(recipe) => {
                 let reqs = &self.reqs[slot];
@@ -98,16 +109,33 @@ impl<'a> Solver<'a> {
         Ok(self.levels.len() - 1)
     }
 
+    /// The versions of virtual `slot` its requirements ask for (`mpi@3:`
+    /// and `mpi@:3.1` ask for `3:3.1`); `None` when they exclude each other.
+    fn virtual_versions(&self, slot: usize) -> Option<VersionConstraint> {
+        self.reqs[slot]
+            .iter()
+            .try_fold(VersionConstraint::any(), |acc, r| {
+                acc.intersect(&r.spec.versions)
+            })
+    }
+
     /// Providers of a virtual in the order they are tried: the one the
     /// policy requires; else those the environment already asks for, those
-    /// the policy prefers, then all by name.
-    pub(super) fn provider_alts(&self, slot: usize, providers: &'a [Provider]) -> Vec<Alt<'a>> {
+    /// the policy prefers, then all by name. Only providers of `versions`
+    /// of the virtual take part.
+    pub(super) fn provider_alts(
+        &self,
+        slot: usize,
+        providers: &'a [Provider],
+        versions: &VersionConstraint,
+    ) -> Vec<Alt<'a>> {
         let policy = &self.slots[slot].policy;
         let allowed = |p: &Provider| {
-            policy
-                .require
-                .iter()
-                .all(|r| r.spec.name().is_none_or(|n| n == p.package))
+            p.versions.intersects(versions)
+                && policy
+                    .require
+                    .iter()
+                    .all(|r| r.spec.name().is_none_or(|n| n == p.package))
         };
         let mut out: Vec<Alt<'a>> = Vec::new();
         let add = |p: &'a Provider, reason: ProviderReason<'a>, out: &mut Vec<Alt<'a>>| {
@@ -338,6 +366,7 @@ impl<'a> Solver<'a> {
                             types.build |= d.types.build;
                             types.link |= d.types.link;
                             types.run |= d.types.run;
+                            types.test |= d.types.test;
                         }
                         None => deps.push((t, d.types)),
                     }

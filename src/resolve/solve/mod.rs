@@ -160,6 +160,10 @@ pub(crate) enum Reject<'a> {
 pub(crate) enum OpenFailure<'a> {
     Missing,
     NoProvider,
+    /// The requirements on a virtual ask for versions (`mpi@3.1`) that no
+    /// provider provides (`provides: [mpi@:3.0]`); `None`: versions no
+    /// single version satisfies.
+    NoProviderVersion(Option<crate::spec::VersionConstraint>),
     Clash(Clash),
     /// Requirement `req` asks for another target.
     Target(usize),
