@@ -87,3 +87,19 @@ fn defaults_are_left_out() {
     assert!(!d.has_errors());
     insta::assert_snapshot!(recipe.to_yaml());
 }
+
+#[test]
+fn versioned_provides_and_test_dependencies_are_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let text = "name: tiny\ndescription: d\nversions: [{version: \"1.0\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\ndependencies: [{spec: check, type: [test]}, {spec: \"mpi@3:\", type: [link, run]}]\nprovides: [\"xmpi@:3.1\", {virtual: \"blas@2:\", when: \"@1:\"}]\nbuild: {system: generic}\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    let written = recipe.to_yaml();
+    assert!(written.contains("type: [test]"), "{written}");
+    assert!(written.contains("\"xmpi@:3.1\""), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}
