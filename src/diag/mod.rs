@@ -16,6 +16,7 @@
 mod chain;
 mod diagnostic;
 mod json;
+pub mod retry;
 mod source;
 mod suggest;
 pub mod yaml;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 
 pub use chain::error_chain;
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Label, Severity};
+pub use retry::Retry;
 pub use source::SourceFile;
 pub use source::display_path;
 pub use suggest::{did_you_mean, nearest};

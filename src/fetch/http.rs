@@ -1,9 +1,8 @@
 //! HTTP(S) downloads: streamed into a file while hashing (one pass over the bytes), with retries
 //! and backoff on connection errors, 5xx and stalls, and resume (or restart) on truncation.
 
-use crate::diag::error_chain;
+use crate::diag::{Retry, error_chain};
 use std::io::{Seek, SeekFrom, Write};
-use std::time::Duration;
 
 use futures_util::StreamExt;
 use reqwest::StatusCode;
@@ -82,26 +81,21 @@ impl Http {
             len: 0,
             reported: 0,
         };
-        let attempts = opts.attempts.max(1);
-        let mut attempt = 1;
-        loop {
-            let result = self
-                .runtime
-                .block_on(self.attempt(url, &mut rx, opts, observer));
-            match result {
-                Ok(()) => {
-                    rx.file.flush()?;
-                    return Ok((Sha256Hex::from_hasher(rx.hasher), rx.len));
-                }
-                Err(e) if e.is_transient() && attempt < attempts => {
+        Retry::new(opts.attempts.max(1), opts.retry_backoff)
+            .run(
+                |_| {
+                    self.runtime
+                        .block_on(self.attempt(url, &mut rx, opts, observer))
+                },
+                FetchError::is_transient,
+                |attempt, e| {
                     tracing::info!("{url}: attempt {attempt} failed ({e}), retrying");
-                    (observer.retrying)(attempt, &e);
-                    std::thread::sleep(backoff(opts.retry_backoff, attempt));
-                    attempt += 1;
-                }
-                Err(e) => return Err(with_attempts(e, attempt)),
-            }
-        }
+                    (observer.retrying)(attempt, e);
+                },
+            )
+            .map_err(|(e, attempts)| with_attempts(e, attempts))?;
+        rx.file.flush()?;
+        Ok((Sha256Hex::from_hasher(rx.hasher), rx.len))
     }
 
     async fn attempt(
@@ -229,10 +223,6 @@ fn content_range(response: &reqwest::Response) -> Option<(u64, Option<u64>)> {
     Some((start, total.trim().parse().ok()))
 }
 
-fn backoff(base: Duration, attempt: u32) -> Duration {
-    base.saturating_mul(1 << (attempt - 1).min(6))
-}
-
 fn with_attempts(e: FetchError, n: u32) -> FetchError {
     match e {
         FetchError::Network {
@@ -279,18 +269,5 @@ fn classify(url: &str, e: &reqwest::Error) -> FetchError {
             url: url.to_string(),
             message,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles() {
-        let b = Duration::from_millis(100);
-        assert_eq!(backoff(b, 1), Duration::from_millis(100));
-        assert_eq!(backoff(b, 3), Duration::from_millis(400));
-        assert_eq!(backoff(b, 40), Duration::from_millis(6400));
     }
 }

@@ -12,7 +12,7 @@ use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, LOCATION, RAN
 use reqwest::{Method, StatusCode};
 use sha2::{Digest, Sha256};
 
-use super::client::{Registry, backoff, classify, with_attempts};
+use super::client::{Registry, classify, with_attempts};
 use super::reporter::TransferReporter;
 use super::{Descriptor, RegistryError};
 
@@ -111,35 +111,41 @@ impl Registry {
         what: &str,
         reporter: &dyn TransferReporter,
     ) -> Result<(), RegistryError> {
-        let attempts = self.opts.attempts.max(1);
-        let mut attempt = 1;
-        loop {
-            let result = self.start_upload(repo).and_then(|loc| {
-                let url = with_digest(&self.absolute(&loc), digest);
-                let hasher = Arc::new(Mutex::new(Sha256::new()));
-                let sent = Arc::new(AtomicU64::new(0));
-                let file = std::fs::File::open(path)?;
-                let body = file_body(file, size, hasher.clone(), sent.clone());
-                let request = self
-                    .client
-                    .put(&url)
-                    .header(CONTENT_TYPE, "application/octet-stream")
-                    .header(CONTENT_LENGTH, size)
-                    .header_auth(self.auth_header(repo))
-                    .body(body);
-                self.send_streaming(request, &url, &sent, 0, what, reporter)?;
-                check_streamed(what, digest, &hasher.lock().unwrap())
-            });
-            match result {
-                Err(e) if e.is_transient() && attempt < attempts => {
-                    reporter.retrying(what, attempt, &e);
-                    std::thread::sleep(backoff(self.opts.retry_backoff, attempt));
-                    attempt += 1;
-                }
-                Err(e) => return Err(with_attempts(e, attempt)),
-                ok => return ok,
-            }
-        }
+        self.retry()
+            .run(
+                |_| self.upload_once(repo, path, digest, size, what, reporter),
+                RegistryError::is_transient,
+                |attempt, e| reporter.retrying(what, attempt, e),
+            )
+            .map_err(|(e, attempts)| with_attempts(e, attempts))
+    }
+
+    /// One attempt of [`Registry::upload_monolithic`].
+    fn upload_once(
+        &self,
+        repo: &str,
+        path: &Path,
+        digest: &str,
+        size: u64,
+        what: &str,
+        reporter: &dyn TransferReporter,
+    ) -> Result<(), RegistryError> {
+        self.start_upload(repo).and_then(|loc| {
+            let url = with_digest(&self.absolute(&loc), digest);
+            let hasher = Arc::new(Mutex::new(Sha256::new()));
+            let sent = Arc::new(AtomicU64::new(0));
+            let file = std::fs::File::open(path)?;
+            let body = file_body(file, size, hasher.clone(), sent.clone());
+            let request = self
+                .client
+                .put(&url)
+                .header(CONTENT_TYPE, "application/octet-stream")
+                .header(CONTENT_LENGTH, size)
+                .header_auth(self.auth_header(repo))
+                .body(body);
+            self.send_streaming(request, &url, &sent, 0, what, reporter)?;
+            check_streamed(what, digest, &hasher.lock().unwrap())
+        })
     }
 
     /// Send a request whose body streams a file, reporting the bytes sent
@@ -205,7 +211,7 @@ impl Registry {
                 Err(e) if e.is_transient() && failures + 1 < self.opts.attempts.max(1) => {
                     failures += 1;
                     reporter.retrying(what, failures, &e);
-                    std::thread::sleep(backoff(self.opts.retry_backoff, failures));
+                    std::thread::sleep(self.retry().delay(failures));
                     let mut h = before;
                     match self.upload_status(repo, &loc) {
                         Ok((l, at)) if at >= offset && at <= offset + len => {
@@ -276,28 +282,23 @@ impl Registry {
         let url = self.url(&format!("/v2/{repo}/blobs/{}", desc.digest));
         let mut hasher = Sha256::new();
         let mut have = 0u64;
-        let attempts = self.opts.attempts.max(1);
-        let mut attempt = 1;
-        loop {
-            let r = self.runtime.block_on(self.download_into(
-                repo,
-                &url,
-                tmp.as_file_mut(),
-                &mut hasher,
-                &mut have,
-                &what,
-                reporter,
-            ));
-            match r {
-                Ok(()) => break,
-                Err(e) if e.is_transient() && attempt < attempts => {
-                    reporter.retrying(&what, attempt, &e);
-                    std::thread::sleep(backoff(self.opts.retry_backoff, attempt));
-                    attempt += 1;
-                }
-                Err(e) => return Err(with_attempts(e, attempt)),
-            }
-        }
+        self.retry()
+            .run(
+                |_| {
+                    self.runtime.block_on(self.download_into(
+                        repo,
+                        &url,
+                        tmp.as_file_mut(),
+                        &mut hasher,
+                        &mut have,
+                        &what,
+                        reporter,
+                    ))
+                },
+                RegistryError::is_transient,
+                |attempt, e| reporter.retrying(&what, attempt, e),
+            )
+            .map_err(|(e, attempts)| with_attempts(e, attempts))?;
         let actual = format!("sha256:{}", hex::encode(hasher.finalize()));
         if have != desc.size {
             return Err(RegistryError::SizeMismatch {

@@ -8,7 +8,7 @@
 //! 5xx, 429) with exponential backoff, and turns error statuses into
 //! [`RegistryError`]s that name the URL.
 
-use crate::diag::error_chain;
+use crate::diag::{Retry, error_chain};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -140,6 +140,11 @@ impl Registry {
             .await
     }
 
+    /// The retry policy of the options (at least one attempt).
+    pub(super) fn retry(&self) -> Retry {
+        Retry::new(self.opts.attempts.max(1), self.opts.retry_backoff)
+    }
+
     /// [`Registry::send`] with at most `attempts` attempts.
     pub(super) async fn send_with(
         &self,
@@ -148,18 +153,14 @@ impl Registry {
         build: &(dyn Fn(&reqwest::Client) -> Result<RequestBuilder, RegistryError> + Sync),
         attempts: u32,
     ) -> Result<Response, RegistryError> {
-        let mut attempt = 1;
-        loop {
-            match self.send_once(scope, url, build).await {
-                Err(e) if e.is_transient() && attempt < attempts => {
-                    tracing::info!("{url}: attempt {attempt} failed ({e}), retrying");
-                    tokio::time::sleep(backoff(self.opts.retry_backoff, attempt)).await;
-                    attempt += 1;
-                }
-                Err(e) => return Err(with_attempts(e, attempt)),
-                ok => return ok,
-            }
-        }
+        Retry::new(attempts, self.opts.retry_backoff)
+            .run_async(
+                |_| self.send_once(scope, url, build),
+                RegistryError::is_transient,
+                |attempt, e| tracing::info!("{url}: attempt {attempt} failed ({e}), retrying"),
+            )
+            .await
+            .map_err(|(e, attempts)| with_attempts(e, attempts))
     }
 
     /// One attempt: with the cached authorization; on 401, answer the
@@ -318,10 +319,6 @@ pub(super) fn with_attempts(e: RegistryError, n: u32) -> RegistryError {
     }
 }
 
-pub(super) fn backoff(base: Duration, attempt: u32) -> Duration {
-    base.saturating_mul(1 << (attempt - 1).min(6))
-}
-
 /// Connection problems and broken bodies are worth retrying; the rest is not.
 pub(super) fn classify(url: &str, e: &reqwest::Error) -> RegistryError {
     let message = error_chain(e);
@@ -342,14 +339,6 @@ pub(super) fn classify(url: &str, e: &reqwest::Error) -> RegistryError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_and_caps() {
-        let b = Duration::from_millis(10);
-        assert_eq!(backoff(b, 1), Duration::from_millis(10));
-        assert_eq!(backoff(b, 3), Duration::from_millis(40));
-        assert_eq!(backoff(b, 30), Duration::from_millis(640));
-    }
 
     #[test]
     fn short_keeps_one_line() {
