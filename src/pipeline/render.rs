@@ -128,7 +128,7 @@ impl<'a> Renderer<'a> {
                 package: self.node.name.clone(),
                 template: template.to_string(),
                 loc: loc.clone(),
-                reason: error_chain(&e),
+                reason: crate::diag::error_chain(&e),
             })
     }
 
@@ -155,17 +155,6 @@ impl<'a> Renderer<'a> {
     pub fn dep_prefix(&self, name: &str) -> Option<&Path> {
         self.deps.get(name).map(PathBuf::as_path)
     }
-}
-
-fn error_chain(e: &tera::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 fn variants_value(node: &Node) -> Value {
