@@ -17,6 +17,7 @@ use stack::build::Namespace;
 
 /// The tests `the_sandbox_tests_pass_as_an_unprivileged_user` runs again.
 const SANDBOX_TESTS: &[&str] = &[
+    "shows_store_at_mount_and_keeps_host_read_only",
     "cannot_undo_the_sandbox",
     "private_tmp_and_shm",
     "package_writes_only_its_stage_and_prefix",
@@ -72,6 +73,33 @@ fn ok(out: &std::process::Output) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn shows_store_at_mount_and_keeps_host_read_only() {
+    let t = dirs();
+    let ns = Namespace::new(&t.build, &t.store, &t.mount).unwrap();
+    let out = sh(
+        &ns,
+        &t.build,
+        &format!(
+            "echo hi > {m}/file && mkdir -p {m}/pkg/lib && echo log > build.log && ! touch {o}/x 2>/dev/null",
+            m = t.mount.display(),
+            o = t.outside.display()
+        ),
+    );
+    ok(&out);
+    assert_eq!(
+        fs_err::read_to_string(t.store.join("file")).unwrap(),
+        "hi\n"
+    );
+    assert!(t.store.join("pkg/lib").is_dir());
+    assert!(t.build.join("build.log").is_file());
+    assert!(
+        !t.mount.join("file").exists(),
+        "nothing written to the real mount point"
+    );
+    assert!(!t.outside.join("x").exists(), "host stays read-only");
 }
 
 /// Issue 13, item 2: as root the build could remount `/` writable (it
