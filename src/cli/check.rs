@@ -9,6 +9,7 @@ use stack::diag::Diagnostics;
 use stack::recipe::{InputOptions, load_inputs};
 
 use super::inputs::InputArgs;
+use super::output::{Format, print_json};
 use super::{CliError, Global};
 
 /// Validate a stack recipe, its cluster configuration and its packages.
@@ -39,19 +40,6 @@ pub struct Args {
     /// stdout: ok, cluster, environments, packages, diagnostics).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-}
-
-/// `--format` of `check`, `list`, `info`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
-/// Print `value` as pretty JSON on stdout.
-pub(super) fn print_json(value: &serde_json::Value) {
-    let text = serde_json::to_string_pretty(value).unwrap_or_default();
-    let _ = writeln!(std::io::stdout(), "{text}");
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {

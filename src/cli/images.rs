@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use stack::distribute;
 
-use super::output::outln;
+use super::output::{Format, outln};
 use super::registry_args::RegistryArgs;
 use super::{CliError, Global};
 
@@ -25,12 +25,6 @@ pub struct Args {
     pub format: Format,
     #[command(flatten)]
     pub registry: RegistryArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {

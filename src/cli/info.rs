@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 use stack::repo::*;
 
-use super::check::{Format, print_json, render};
+use super::check::render;
 use super::list::{latest, load_repo};
+use super::output::{Format, print_json};
 use super::{CliError, Global};
 
 /// Show everything a package recipe says.

@@ -9,6 +9,7 @@ use stack::audit::ldd;
 use stack::audit::session::{Env, Session};
 
 use super::audit::LoaderArgs;
+use super::output::Format;
 use super::{CliError, Global};
 
 /// Print the libraries a program loads, in the order ld.so loads them,
@@ -46,20 +47,12 @@ pub struct Args {
     /// MOUNT, so `$ORIGIN` and absolute RPATHs resolve as they will.
     #[arg(long, value_name = "DIR:MOUNT", value_parser = parse_mount)]
     pub mount: Vec<(PathBuf, PathBuf)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = LddFormat::Text)]
-    pub format: LddFormat,
+    /// Output format: text (ldd's format) or json (one object per file:
+    /// file, failed, missing, the ldd lines).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     #[command(flatten)]
     pub loader: Box<LoaderArgs>,
-}
-
-/// `stack ldd --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LddFormat {
-    /// ldd's format.
-    Text,
-    /// One object per file: file, failed, missing, the ldd lines.
-    Json,
 }
 
 fn parse_mount(s: &str) -> Result<(PathBuf, PathBuf), String> {
@@ -124,14 +117,14 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         failed |= r.failed;
         missing += r.missing;
         match args.format {
-            LddFormat::Json => json.push(serde_json::json!({
+            Format::Json => json.push(serde_json::json!({
                 "file": f,
                 "path": abs,
                 "failed": r.failed,
                 "missing": r.missing,
                 "lines": r.text.lines().map(str::trim).collect::<Vec<_>>(),
             })),
-            LddFormat::Text => {
+            Format::Text => {
                 if many {
                     let _ = writeln!(out, "{}:", f.display());
                 }
@@ -139,7 +132,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             }
         }
     }
-    if args.format == LddFormat::Json {
+    if args.format == Format::Json {
         let text = serde_json::to_string_pretty(&json).unwrap_or_default();
         let _ = writeln!(out, "{text}");
     }

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use stack::repo::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
 
-use super::check::{Format, check_repo_flags, cwd, print_json, render};
+use super::check::{check_repo_flags, cwd, render};
+use super::output::{Format, print_json};
 use super::{CliError, Global};
 
 /// List the available packages (name, latest version, description).

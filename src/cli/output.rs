@@ -41,3 +41,20 @@ macro_rules! errout {
 }
 
 pub(crate) use {errln, errout, outln};
+
+/// `--format` of the commands that print either text or JSON (`check`,
+/// `list`, `info`, `images`, `ldd`); commands with more formats (`audit`,
+/// `resolve`) have their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people (the command's own layout).
+    Text,
+    /// One JSON value on standard output.
+    Json,
+}
+
+/// Print `value` as pretty JSON on stdout.
+pub(super) fn print_json(value: &serde_json::Value) {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    out(format_args!("{text}\n"));
+}
