@@ -1,26 +1,24 @@
-//! Resolver benchmark (`cargo bench --bench resolve`, harness = false).
-//!
-//! Three stacks, each timed (a) in-process: loading the inputs (YAML of the
-//! recipe, cluster and every package recipe) plus resolving, and resolving
-//! alone; (b) as a whole `stack resolve --format json` process, warm cache:
+//! Resolver benchmark on divan (`cargo bench --bench resolve`): loading
+//! the inputs (YAML of the recipe, cluster and every package recipe) plus
+//! resolving, and resolving alone, in-process, for
 //! - `demo`: `stacks/demo.yaml` (7 packages);
 //! - `alps-like`: `tests/fixtures/resolve/stacks/alps-like.yaml` on the
 //!   `gh200` fixture cluster (~36 packages, virtual mpi, conditional deps);
 //! - `alps-cxi`: the shipped `stacks/alps-cxi.yaml` on
-//!   `cluster-configs/alps-gh200`, when the checkout has them;
+//!   `cluster-configs/alps-gh200`;
 //! - `synthetic-1000`: a generated repository of 1,000 packages with ~5
 //!   dependencies each (a third of them conditional), variants, and one
 //!   virtual with three providers; the stack's roots reach all of it.
 //!
-//! Goals (issue 3): < 20 ms for the first two, < 1 s for the third, whole
-//! process. `RESOLVE_BENCH_KEEP=DIR` keeps the generated repository in DIR
-//! (to time it with hyperfine); `RESOLVE_BENCH_RUNS=N` sets the repetitions.
+//! Goals (issue 3): < 20 ms for the first ones, < 1 s for the synthetic
+//! one, whole process: that is timed by `scripts/bench-resolve.sh`, which
+//! has this binary write the synthetic repository
+//! (`RESOLVE_BENCH_KEEP=DIR`: write it to DIR and exit).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
 
-use stack::recipe::{InputOptions, load_inputs};
+use stack::recipe::{InputOptions, Inputs, load_inputs};
 use stack::resolve::{ResolveOptions, resolve};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -29,15 +27,6 @@ struct Case {
     name: &'static str,
     recipe: PathBuf,
     cluster: PathBuf,
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// Deterministic pseudo-random numbers (64-bit LCG).
@@ -130,120 +119,99 @@ fn synthetic(dir: &Path, packages: usize) -> Case {
     }
 }
 
-fn in_process(case: &Case, runs: usize) -> (Duration, Duration, usize) {
-    let mut total = Vec::new();
-    let mut solve = Vec::new();
-    let mut nodes = 0;
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let inputs = load_inputs(&InputOptions {
-            recipe: case.recipe.clone(),
-            cluster: Some(case.cluster.clone()),
-            no_builtin: true,
-            ..InputOptions::default()
+/// The synthetic case, written once to a directory kept for the run.
+fn synthetic_case() -> &'static Case {
+    static CASE: OnceLock<(tempfile::TempDir, Case)> = OnceLock::new();
+    &CASE
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let case = synthetic(dir.path(), 1000);
+            (dir, case)
         })
-        .unwrap_or_else(|d| panic!("{}: {d:?}", case.name));
-        let t1 = Instant::now();
-        let plan = resolve(
+        .1
+}
+
+/// The case called `name`.
+fn case(name: &str) -> Case {
+    let root = Path::new(ROOT);
+    let (recipe, cluster) = match name {
+        "demo" => ("stacks/demo.yaml", "cluster-configs/local"),
+        "alps-like" => (
+            "tests/fixtures/resolve/stacks/alps-like.yaml",
+            "tests/fixtures/resolve/cluster-configs/gh200",
+        ),
+        "alps-cxi" => ("stacks/alps-cxi.yaml", "cluster-configs/alps-gh200"),
+        "synthetic-1000" => {
+            let c = synthetic_case();
+            return Case {
+                name: c.name,
+                recipe: c.recipe.clone(),
+                cluster: c.cluster.clone(),
+            };
+        }
+        other => panic!("no case {other}"),
+    };
+    Case {
+        name: CASES.iter().find(|c| **c == name).expect("a case"),
+        recipe: root.join(recipe),
+        cluster: root.join(cluster),
+    }
+}
+
+const CASES: &[&str] = &["demo", "alps-like", "alps-cxi", "synthetic-1000"];
+
+fn load(case: &Case) -> Inputs {
+    load_inputs(&InputOptions {
+        recipe: case.recipe.clone(),
+        cluster: Some(case.cluster.clone()),
+        no_builtin: true,
+        ..InputOptions::default()
+    })
+    .unwrap_or_else(|d| panic!("{}: {d:?}", case.name))
+}
+
+/// Loading every input file and resolving: what `stack resolve` does
+/// in-process.
+#[divan::bench(args = CASES, sample_count = 20)]
+fn load_and_resolve(bencher: divan::Bencher, name: &str) {
+    let case = case(name);
+    bencher.bench(|| {
+        let inputs = load(&case);
+        resolve(
             &inputs.recipe,
             &inputs.cluster,
             &inputs.repo,
             &ResolveOptions::default(),
         )
-        .unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        let t2 = Instant::now();
-        nodes = plan.graph.node_count();
-        total.push(t2 - t0);
-        solve.push(t2 - t1);
-    }
-    (median(total), median(solve), nodes)
+        .unwrap_or_else(|e| panic!("{}: {e}", case.name))
+        .graph
+        .node_count()
+    });
 }
 
-fn whole_process(case: &Case, runs: usize) -> Duration {
-    let exe = env!("CARGO_BIN_EXE_stack");
-    let mut times = Vec::new();
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let out = Command::new(exe)
-            .arg("resolve")
-            .arg(&case.recipe)
-            .arg("--cluster")
-            .arg(&case.cluster)
-            .args(["--format", "json"])
-            .env_remove("STACK_REPOS")
-            .output()
-            .unwrap();
-        times.push(t0.elapsed());
-        assert!(
-            out.status.success(),
-            "{}: {}",
-            case.name,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    median(times)
+/// Resolving alone, the inputs loaded once.
+#[divan::bench(args = CASES, sample_count = 20)]
+fn resolve_only(bencher: divan::Bencher, name: &str) {
+    let case = case(name);
+    let inputs = load(&case);
+    bencher.bench(|| {
+        resolve(
+            &inputs.recipe,
+            &inputs.cluster,
+            &inputs.repo,
+            &ResolveOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", case.name))
+        .graph
+        .node_count()
+    });
 }
 
 fn main() {
-    // `cargo test --benches` runs this with `--bench` absent: keep it quick.
-    let quick = !std::env::args().any(|a| a == "--bench");
-    let runs: usize = std::env::var("RESOLVE_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if quick { 1 } else { 20 });
-    let keep = std::env::var_os("RESOLVE_BENCH_KEEP").map(PathBuf::from);
-    let tmp = tempfile::tempdir().unwrap();
-    let synth_dir = keep.clone().unwrap_or_else(|| tmp.path().to_path_buf());
-    let root = Path::new(ROOT);
-    let cases = vec![
-        Case {
-            name: "demo",
-            recipe: root.join("stacks/demo.yaml"),
-            cluster: root.join("cluster-configs/local"),
-        },
-        Case {
-            name: "alps-like",
-            recipe: root.join("tests/fixtures/resolve/stacks/alps-like.yaml"),
-            cluster: root.join("tests/fixtures/resolve/cluster-configs/gh200"),
-        },
-        synthetic(&synth_dir, 1000),
-    ];
-    // The shipped Alps CXI stack (issue 8), when this checkout has it.
-    let mut cases = cases;
-    if root.join("stacks/alps-cxi.yaml").is_file()
-        && root.join("cluster-configs/alps-gh200").is_dir()
-    {
-        cases.insert(
-            2,
-            Case {
-                name: "alps-cxi",
-                recipe: root.join("stacks/alps-cxi.yaml"),
-                cluster: root.join("cluster-configs/alps-gh200"),
-            },
-        );
+    if let Some(dir) = std::env::var_os("RESOLVE_BENCH_KEEP") {
+        let case = synthetic(Path::new(&dir), 1000);
+        println!("{} written to {}", case.name, dir.to_string_lossy());
+        return;
     }
-    println!(
-        "{:<16} {:>6} {:>14} {:>14} {:>16}   goal",
-        "stack", "nodes", "load+resolve", "resolve only", "whole process"
-    );
-    for case in &cases {
-        let (total, solve, nodes) = in_process(case, runs);
-        let process = whole_process(case, runs.min(10));
-        let goal = if case.name.starts_with("synthetic") {
-            "< 1 s"
-        } else {
-            "< 20 ms"
-        };
-        println!(
-            "{:<16} {:>6} {:>14} {:>14} {:>16}   {goal}",
-            case.name,
-            nodes,
-            ms(total),
-            ms(solve),
-            ms(process)
-        );
-    }
-    if let Some(k) = keep {
-        println!("synthetic repository kept in {}", k.display());
-    }
+    divan::main();
 }
