@@ -20,12 +20,12 @@
 //! prefix gives the same bytes, so two builds pushing it at once write the
 //! same blob and manifest.
 
-mod pusher;
+mod prefixes;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use pusher::{PushSummary, Pusher};
+pub use prefixes::{CacheOutcome, CachePrefixes, PushSummary};
 
 use crate::distribute::{DistributeError, Trust, tarball};
 use crate::registry::manifest::MANIFEST_V1;

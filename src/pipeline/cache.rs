@@ -1,13 +1,13 @@
-//! The binary cache's two hooks into a build: before building, install what
-//! the cache has; while building, push what was built (see
-//! [`crate::binary_cache`]).
+//! The binary cache in a build: before sources are fetched, install what
+//! the cache has (so nothing is downloaded for it); the build itself
+//! consults and feeds it as its [`crate::build::PrefixCache`] (see
+//! [`crate::binary_cache::CachePrefixes`]).
 
 use std::path::Path;
 
 use petgraph::graph::NodeIndex;
 
-use crate::binary_cache::{BinaryCache, CacheEntry, Fetched, PushSummary};
-use crate::distribute::DistributeError;
+use crate::binary_cache::{CacheEntry, CacheOutcome, CachePrefixes, PushSummary};
 use crate::resolve::Plan;
 
 use super::PipelineError;
@@ -28,6 +28,18 @@ pub struct CacheReport {
     pub offline: bool,
 }
 
+impl From<CacheOutcome> for CacheReport {
+    fn from(o: CacheOutcome) -> CacheReport {
+        CacheReport {
+            enabled: true,
+            fetched: o.fetched,
+            rejected: o.rejected,
+            pushes: o.pushes,
+            offline: o.offline,
+        }
+    }
+}
+
 /// The cache's view of a plan node.
 pub(super) fn entry(plan: &Plan, store_dir: &Path, idx: NodeIndex) -> CacheEntry {
     let n = plan.node(idx);
@@ -43,44 +55,15 @@ pub(super) fn entry(plan: &Plan, store_dir: &Path, idx: NodeIndex) -> CacheEntry
 /// Install every node of `missing` that the cache has; returns the nodes
 /// still to build.
 pub(super) fn fill_from_cache(
-    cache: &BinaryCache,
+    cache: &CachePrefixes,
     plan: &Plan,
     store_dir: &Path,
     missing: Vec<NodeIndex>,
-    report: &mut CacheReport,
 ) -> Result<Vec<NodeIndex>, PipelineError> {
-    report.enabled = true;
     let mut still = Vec::new();
-    let mut unreachable = None;
     for idx in missing {
-        if unreachable.is_some() {
+        if !cache.install(&entry(plan, store_dir, idx))? {
             still.push(idx);
-            continue;
-        }
-        let e = entry(plan, store_dir, idx);
-        match cache.fetch(&e) {
-            Ok(Fetched::Installed) => {
-                tracing::info!("{}: installed from the binary cache", e.name);
-                report.fetched.push(e.name);
-            }
-            Ok(Fetched::Miss) => still.push(idx),
-            Ok(Fetched::Rejected(reason)) => {
-                tracing::warn!("{}: not using the binary cache: {reason}", e.name);
-                report.rejected.push(format!("{}: {reason}", e.name));
-                still.push(idx);
-            }
-            Err(DistributeError::Io(err)) => return Err(err.into()),
-            Err(err) => {
-                // The registry is unreachable or refuses us: build everything
-                // rather than fail, and say so once.
-                tracing::warn!("binary cache {}: {err}; building without it", cache.url());
-                report
-                    .rejected
-                    .push(format!("binary cache {} not used: {err}", cache.url()));
-                unreachable = Some(err);
-                report.offline = true;
-                still.push(idx);
-            }
         }
     }
     Ok(still)

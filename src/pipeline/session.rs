@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use petgraph::graph::NodeIndex;
 
+use crate::binary_cache::CachePrefixes;
 use crate::build::{self, BuildGraph, BuildOptions, BuildSummary, JobId, Workspace};
 use crate::fetch::{self, FetchOptions};
 use crate::image;
@@ -77,6 +78,8 @@ struct Session<'a> {
     timings: Vec<(Stage, Duration)>,
     /// In a shared (direct-mode) store: what this build directory installed.
     owned: Option<store::Owned>,
+    /// The binary cache of this build, if any.
+    prefixes: Option<Arc<CachePrefixes>>,
     /// What the binary cache did.
     cache_report: CacheReport,
 }
@@ -119,6 +122,7 @@ impl<'a> Session<'a> {
             build_dir,
             timings: Vec::new(),
             owned: None,
+            prefixes: None,
             cache_report: CacheReport::default(),
         };
         Ok((session, lock))
@@ -187,12 +191,18 @@ impl<'a> Session<'a> {
             .collect();
         // Prefixes new to this store, built or from the binary cache.
         let installs_any = !missing.is_empty();
-        let missing = match &req.binary_cache {
-            Some(c) => {
-                cache::fill_from_cache(c, plan, &store_dir, missing, &mut self.cache_report)?
-            }
+        let prefixes = req
+            .binary_cache
+            .as_ref()
+            .map(|c| CachePrefixes::new(c.clone(), self.build_dir.join("cache-tmp")));
+        let missing = match &prefixes {
+            Some(p) => cache::fill_from_cache(p, plan, &store_dir, missing)?,
             None => missing,
         };
+        if let Some(p) = &prefixes {
+            opts.prefix_cache = Some(p.clone());
+        }
+        self.prefixes = prefixes;
         let hook_ns = match workspace.namespaced() {
             true => Some(build::Namespace::new(
                 &self.build_dir,
@@ -325,36 +335,24 @@ impl<'a> Session<'a> {
                 let ctx = s.hook_context(plan, work, view::HookKind::PreInstall);
                 view::run_hook(&script.path, &ctx, &[])?;
             }
-            let mut summary = s.run_graph(plan, work, &graph)?;
+            let mut summary = s.run_graph(work, &graph)?;
             failures.report(plan, &mut summary);
             Ok(summary)
         })
     }
 
-    /// Build the graph; with a binary cache that takes pushes, each package
-    /// is pushed as soon as it is built.
+    /// Build the graph; a binary cache is consulted before each package
+    /// is built and fed (pushed to) as soon as it is built.
     fn run_graph(
         &mut self,
-        plan: &Plan,
         work: &Work,
         graph: &BuildGraph,
     ) -> Result<BuildSummary, PipelineError> {
-        let reporter = self.reporter.build();
-        match &self.req.binary_cache {
-            Some(c) if c.pushes() && !self.cache_report.offline => {
-                let pusher = crate::binary_cache::Pusher::new(
-                    c.clone(),
-                    reporter,
-                    &plan.mount,
-                    work.workspace.store_root(),
-                    self.build_dir.join("cache-tmp"),
-                );
-                let summary = build::run_in(&work.workspace, graph, &work.opts, &pusher);
-                self.cache_report.pushes = pusher.finish();
-                Ok(summary?)
-            }
-            _ => Ok(build::run_in(&work.workspace, graph, &work.opts, reporter)?),
+        let summary = build::run_in(&work.workspace, graph, &work.opts, self.reporter.build());
+        if let Some(p) = &self.prefixes {
+            self.cache_report = p.finish().into();
         }
+        Ok(summary?)
     }
 
     fn hook_context(&self, plan: &Plan, work: &Work, kind: view::HookKind) -> view::HookContext {
