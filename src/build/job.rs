@@ -63,14 +63,7 @@ pub enum BuildSystem {
 impl BuildSystem {
     /// The recipe keyword (`autotools`, `cmake`, …).
     pub fn keyword(&self) -> &'static str {
-        match self {
-            BuildSystem::Autotools(_) => "autotools",
-            BuildSystem::CMake(_) => "cmake",
-            BuildSystem::Meson(_) => "meson",
-            BuildSystem::Makefile(_) => "makefile",
-            BuildSystem::Generic(_) => "generic",
-            BuildSystem::Binary(_) => "binary",
-        }
+        super::systems::of(self).keyword()
     }
 }
 

@@ -187,7 +187,7 @@ pub(crate) fn build_one(
             p.patch, p.sha256, p.level
         ));
     }
-    let out_of_source = matches!(job.system, BuildSystem::CMake(_) | BuildSystem::Meson(_));
+    let out_of_source = super::systems::of(&job.system).out_of_source();
     let stage = StageDirs::new(
         stage_root(&shared.build_dir, job),
         out_of_source,
@@ -348,13 +348,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
 }
 
 fn compiled(system: &BuildSystem) -> bool {
-    matches!(
-        system,
-        BuildSystem::Autotools(_)
-            | BuildSystem::CMake(_)
-            | BuildSystem::Meson(_)
-            | BuildSystem::Makefile(_)
-    )
+    super::systems::of(system).compiles()
 }
 
 /// After a successful build (and after its token is back): remove the stage.

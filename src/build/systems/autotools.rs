@@ -2,6 +2,7 @@
 //! `./configure --prefix=P`, `make`, `make install`, all in the source tree.
 
 use crate::build::error::PackageError;
+use crate::build::install_steps::run_steps;
 use crate::build::job::Autotools;
 use crate::build::package::{PkgCtx, is_executable};
 
@@ -45,4 +46,29 @@ pub(crate) fn install(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), Package
     argv.extend(a.make_args.iter().cloned());
     argv.extend(a.install_targets.iter().cloned());
     ctx.run(argv, &ctx.stage.build)
+}
+
+impl super::System for Autotools {
+    fn keyword(&self) -> &'static str {
+        "autotools"
+    }
+    fn bootstraps(&self) -> bool {
+        self.autoreconf || self.autogen
+    }
+    fn compiles(&self) -> bool {
+        true
+    }
+    fn bootstrap(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        bootstrap(ctx, self)
+    }
+    fn configure(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        configure(ctx, self)
+    }
+    fn build(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        build(ctx, self)
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        install(ctx, self)?;
+        run_steps(&self.install, &ctx.stage.src, &ctx.host_prefix)
+    }
 }

@@ -9,3 +9,12 @@ use crate::build::package::PkgCtx;
 pub(crate) fn install(ctx: &mut PkgCtx<'_>, b: &Binary) -> Result<(), PackageError> {
     super::generic::copy_all_or(ctx, &b.install)
 }
+
+impl super::System for Binary {
+    fn keyword(&self) -> &'static str {
+        "binary"
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        install(ctx, self)
+    }
+}

@@ -5,6 +5,7 @@
 //! CMake's install-time RPATH rewrite keeps the stack's RPATHs.
 
 use crate::build::error::PackageError;
+use crate::build::install_steps::run_steps;
 use crate::build::job::{CMake, CMakeGenerator};
 use crate::build::package::PkgCtx;
 use crate::build::wrapper::ENV_RPATHS;
@@ -68,4 +69,26 @@ pub(crate) fn install(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
         vec!["cmake".into(), "--install".into(), build],
         &ctx.stage.build,
     )
+}
+
+impl super::System for CMake {
+    fn keyword(&self) -> &'static str {
+        "cmake"
+    }
+    fn out_of_source(&self) -> bool {
+        true
+    }
+    fn compiles(&self) -> bool {
+        true
+    }
+    fn configure(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        configure(ctx, self)
+    }
+    fn build(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        build(ctx, self)
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        install(ctx)?;
+        run_steps(&self.install, &ctx.stage.src, &ctx.host_prefix)
+    }
 }

@@ -20,3 +20,12 @@ pub(crate) fn copy_all_or(ctx: &mut PkgCtx<'_>, steps: &[InstallStep]) -> Result
     }
     run_steps(steps, &ctx.stage.build, &ctx.host_prefix)
 }
+
+impl super::System for Generic {
+    fn keyword(&self) -> &'static str {
+        "generic"
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        install(ctx, self)
+    }
+}

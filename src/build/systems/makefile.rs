@@ -22,3 +22,18 @@ pub(crate) fn install(ctx: &mut PkgCtx<'_>, m: &Makefile) -> Result<(), PackageE
     }
     run_steps(&m.install, &ctx.stage.build, &ctx.host_prefix)
 }
+
+impl super::System for Makefile {
+    fn keyword(&self) -> &'static str {
+        "makefile"
+    }
+    fn compiles(&self) -> bool {
+        true
+    }
+    fn build(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        build(ctx, self)
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        install(ctx, self)
+    }
+}

@@ -2,6 +2,7 @@
 //! --wrap-mode=nodownload ARGS <stage>/build`, `meson compile`, `meson install`.
 
 use crate::build::error::PackageError;
+use crate::build::install_steps::run_steps;
 use crate::build::job::Meson;
 use crate::build::package::PkgCtx;
 
@@ -47,4 +48,26 @@ pub(crate) fn install(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
         ],
         &ctx.stage.build,
     )
+}
+
+impl super::System for Meson {
+    fn keyword(&self) -> &'static str {
+        "meson"
+    }
+    fn out_of_source(&self) -> bool {
+        true
+    }
+    fn compiles(&self) -> bool {
+        true
+    }
+    fn configure(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        configure(ctx, self)
+    }
+    fn build(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        build(ctx)
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        install(ctx)?;
+        run_steps(&self.install, &ctx.stage.src, &ctx.host_prefix)
+    }
 }

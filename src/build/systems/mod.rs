@@ -21,64 +21,74 @@ mod makefile;
 mod meson;
 
 use super::error::PackageError;
-use super::install_steps::run_steps;
 use super::job::BuildSystem;
 use super::package::PkgCtx;
 use super::report::Phase;
 
+/// One build system: what it does in each phase of the skeleton (by
+/// default nothing; `install` is its own install and the recipe's explicit
+/// install steps). A new system is a file here implementing this for its
+/// job data, a variant of [`BuildSystem`] and its arm in [`of`].
+pub(crate) trait System {
+    /// The recipe keyword (`autotools`, `cmake`, …).
+    fn keyword(&self) -> &'static str;
+    /// Has a bootstrap of its own (autotools' autoreconf/autogen.sh).
+    fn bootstraps(&self) -> bool {
+        false
+    }
+    /// Builds in `<stage>/build` rather than in the source tree.
+    fn out_of_source(&self) -> bool {
+        false
+    }
+    /// Runs the compilers (its prefix gets the compiled-package checks).
+    fn compiles(&self) -> bool {
+        false
+    }
+    fn bootstrap(&self, _ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        Ok(())
+    }
+    fn configure(&self, _ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        Ok(())
+    }
+    fn build(&self, _ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+        Ok(())
+    }
+    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError>;
+}
+
+/// The system a job is built with.
+pub(crate) fn of(system: &BuildSystem) -> &dyn System {
+    match system {
+        BuildSystem::Autotools(a) => a,
+        BuildSystem::CMake(c) => c,
+        BuildSystem::Meson(m) => m,
+        BuildSystem::Makefile(m) => m,
+        BuildSystem::Generic(g) => g,
+        BuildSystem::Binary(b) => b,
+    }
+}
+
 pub(crate) fn run(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
     let job = ctx.job;
-    let autotools = match &job.system {
-        BuildSystem::Autotools(a) if a.autoreconf || a.autogen => Some(a),
-        _ => None,
-    };
-    if autotools.is_some() || !job.steps.pre_bootstrap.is_empty() {
+    let system = of(&job.system);
+    if system.bootstraps() || !job.steps.pre_bootstrap.is_empty() {
         ctx.enter(Phase::Bootstrap);
         ctx.hooks(&job.steps.pre_bootstrap)?;
-        if let Some(a) = autotools {
-            autotools::bootstrap(ctx, a)?;
-        }
+        system.bootstrap(ctx)?;
     }
     ctx.enter(Phase::Configure);
     ctx.hooks(&job.steps.pre_configure)?;
-    match &job.system {
-        BuildSystem::Autotools(a) => autotools::configure(ctx, a)?,
-        BuildSystem::CMake(c) => cmake::configure(ctx, c)?,
-        BuildSystem::Meson(m) => meson::configure(ctx, m)?,
-        BuildSystem::Makefile(_) | BuildSystem::Generic(_) | BuildSystem::Binary(_) => {}
-    }
+    system.configure(ctx)?;
     ctx.hooks(&job.steps.post_configure)?;
 
     ctx.enter(Phase::Build);
     ctx.hooks(&job.steps.pre_build)?;
-    match &job.system {
-        BuildSystem::Autotools(a) => autotools::build(ctx, a)?,
-        BuildSystem::CMake(c) => cmake::build(ctx, c)?,
-        BuildSystem::Meson(_) => meson::build(ctx)?,
-        BuildSystem::Makefile(m) => makefile::build(ctx, m)?,
-        BuildSystem::Generic(_) | BuildSystem::Binary(_) => {}
-    }
+    system.build(ctx)?;
     ctx.hooks(&job.steps.post_build)?;
 
     ctx.enter(Phase::Install);
     ctx.hooks(&job.steps.pre_install)?;
-    match &job.system {
-        BuildSystem::Autotools(a) => {
-            autotools::install(ctx, a)?;
-            run_steps(&a.install, &ctx.stage.src, &ctx.host_prefix)?;
-        }
-        BuildSystem::CMake(c) => {
-            cmake::install(ctx)?;
-            run_steps(&c.install, &ctx.stage.src, &ctx.host_prefix)?;
-        }
-        BuildSystem::Meson(m) => {
-            meson::install(ctx)?;
-            run_steps(&m.install, &ctx.stage.src, &ctx.host_prefix)?;
-        }
-        BuildSystem::Makefile(m) => makefile::install(ctx, m)?,
-        BuildSystem::Generic(g) => generic::install(ctx, g)?,
-        BuildSystem::Binary(b) => binary::install(ctx, b)?,
-    }
+    system.install(ctx)?;
     ctx.hooks(&job.steps.post_install)?;
     Ok(())
 }
