@@ -56,6 +56,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "distribute",
         ],
     ),
+    // Builds beyond one machine: the plan's packages as Slurm jobs and CI
+    // pipelines; the cluster's `ci:` settings.
+    (
+        "distributed",
+        &["diag", "settings", "cluster", "resolve", "build", "binary_cache"],
+    ),
     (
         "pipeline",
         &[
@@ -78,6 +84,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sign",
             "distribute",
             "binary_cache",
+            "distributed",
         ],
     ),
     (
@@ -103,6 +110,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sign",
             "distribute",
             "binary_cache",
+            "distributed",
         ],
     ),
 ];

@@ -23,6 +23,7 @@
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
 //! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
+//! | distribute work | [`distributed`] | packages still to build → Slurm jobs, GitLab CI pipelines (handed over through the binary cache) |
 //!
 //! Above the stages: [`pipeline`] runs them in order for `stack build` (a
 //! session of named steps) and owns the lock file rules; [`ops`] has one
@@ -87,6 +88,7 @@ pub mod build;
 pub mod cluster;
 pub mod diag;
 pub mod distribute;
+pub mod distributed;
 pub mod fetch;
 pub mod image;
 pub mod import;

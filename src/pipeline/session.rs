@@ -50,6 +50,17 @@ pub fn build_stack(
     if !outcome.summary.success() {
         return Ok(outcome);
     }
+    if !req.only.is_empty() {
+        // A job of a distributed build: what it built must be in the cache.
+        let c = &outcome.cache;
+        if c.offline || !c.pushes.failed.is_empty() {
+            let mut why = c.pushes.failed.clone();
+            why.extend(c.rejected.iter().filter(|_| c.offline).cloned());
+            return Err(crate::distributed::DistributedError::PushFailed(why).into());
+        }
+        outcome.timings = s.timings;
+        return Ok(outcome);
+    }
     let fingerprint = ImageInputs::collect(&outcome.plan, &req.inputs, &req.image)?.digest();
     if s.up_to_date(&outcome, &fingerprint)? {
         outcome.up_to_date = true;
@@ -147,6 +158,7 @@ impl<'a> Session<'a> {
         self.step(Stage::Resolve, &detail, |s| {
             let rules = LockRules {
                 locked: s.req.locked,
+                file: s.req.lock_file.clone(),
                 pin_git: true,
                 ..LockRules::default()
             };
@@ -176,6 +188,11 @@ impl<'a> Session<'a> {
             .into_iter()
             .filter(|i| !plan.node(*i).is_external())
             .collect();
+        let only = super::remote::only_closure(plan, &buildable, &req.only)?;
+        let buildable: Vec<NodeIndex> = match &only {
+            Some(keep) => buildable.into_iter().filter(|i| keep.contains(i)).collect(),
+            None => buildable,
+        };
         let missing: Vec<NodeIndex> = buildable
             .iter()
             .copied()
@@ -187,12 +204,35 @@ impl<'a> Session<'a> {
             .collect();
         // Prefixes new to this store, built or from the binary cache.
         let installs_any = !missing.is_empty();
-        let missing = match &req.binary_cache {
+        let mut missing = match &req.binary_cache {
             Some(c) => {
                 cache::fill_from_cache(c, plan, &store_dir, missing, &mut self.cache_report)?
             }
             None => missing,
         };
+        let costs = build::recorded_costs(&self.build_dir);
+        if only.is_some() {
+            super::remote::pushing_cache(req.binary_cache.as_ref(), "--only")?;
+            super::remote::check_only_deps(plan, &missing, &req.only)?;
+        } else if let Some(remote) = &req.remote
+            && !missing.is_empty()
+        {
+            let c = super::remote::pushing_cache(req.binary_cache.as_ref(), "--executor")?;
+            let detail = format!("{} packages on {}", missing.len(), remote.name());
+            let todo = std::mem::take(&mut missing);
+            missing = self.step(Stage::Build, &detail, |s| {
+                super::remote::build_remotely(
+                    remote.as_ref(),
+                    s.reporter.remote(),
+                    c,
+                    plan,
+                    &store_dir,
+                    todo,
+                    &costs,
+                    &mut s.cache_report,
+                )
+            })?;
+        }
         let hook_ns = match workspace.namespaced() {
             true => Some(build::Namespace::new(
                 &self.build_dir,
@@ -202,7 +242,7 @@ impl<'a> Session<'a> {
             false => None,
         };
         Ok(Work {
-            costs: build::recorded_costs(&self.build_dir),
+            costs,
             workspace,
             opts,
             buildable,
