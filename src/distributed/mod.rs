@@ -18,6 +18,7 @@
 
 mod error;
 pub mod gitlab;
+pub mod simulate;
 pub mod slurm;
 mod work;
 mod yaml;

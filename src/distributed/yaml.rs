@@ -66,7 +66,6 @@ fn block(v: &Value, indent: usize, out: &mut String) {
                     let mut inner = String::new();
                     block(val, indent + 2, &mut inner);
                     let first = inner.split_off(indent + 2);
-                    let _ = inner;
                     out.push_str(&format!("{pad}- {first}"));
                 } else {
                     out.push_str(&format!("{pad}- {}\n", scalar(val)));

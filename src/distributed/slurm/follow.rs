@@ -93,7 +93,7 @@ pub(super) fn follow(
     let failed: Vec<FailedJob> = all
         .iter()
         .filter(|f| f.state != "COMPLETED" && f.state != "GONE")
-        .map(|f| failed_job(f))
+        .map(failed_job)
         .collect();
     if failed.is_empty() {
         Ok(())
