@@ -135,7 +135,7 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
         (root_text.as_str(), "[ROOT]"),
         (w.to_str().unwrap(), "[WORK]"),
         (host.as_str(), "[REGISTRY]"),
-        (r"\b[0-9a-z]{32}\b", "[HASH]"),
+        (r"\b[0-9a-f]{64}\b", "[HASH]"),
     ]}, {
         insta::assert_snapshot!("demo_gitlab_pipeline", yml);
     });

@@ -34,8 +34,8 @@ fn daemon(program: &str, args: &[&str], log: &Path, conf: &Path) -> Child {
     Command::new(program)
         .args(args)
         .env("SLURM_CONF", conf)
-        .stdout(fs_err::File::create(log).unwrap())
-        .stderr(Stdio::from(fs_err::File::create(log.with_extension("err")).unwrap()))
+        .stdout(fs_err::File::create(log).unwrap().into_parts().0)
+        .stderr(fs_err::File::create(log.with_extension("err")).unwrap().into_parts().0)
         .spawn()
         .unwrap_or_else(|e| panic!("{program}: {e}"))
 }
@@ -60,7 +60,8 @@ impl TestSlurm {
             fs_err::create_dir_all(d.join(sub)).unwrap();
         }
         let key = d.join("munge/munge.key");
-        let bytes: Vec<u8> = (0..1024u32).map(|i| (i * 2654435761u32 >> 13) as u8).collect();
+        let mut bytes = vec![0u8; 1024];
+        getrandom::fill(&mut bytes).unwrap();
         fs_err::write(&key, bytes).unwrap();
         use std::os::unix::fs::PermissionsExt;
         fs_err::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();

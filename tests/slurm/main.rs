@@ -166,12 +166,38 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
         world.image("slurm") == world.image("local"),
         "the Slurm build's image differs from the local build's"
     );
+    // scripts/slurm-overhead.sh reads the records of both builds from here.
+    if let Ok(dir) = std::env::var("STACK_SLURM_FIGURES") {
+        keep_records(world.w(), Path::new(&dir));
+    }
 
     // A rerun elsewhere finds everything in the cache: no job at all.
     let (out, t) = world.run("stacks/cxi-mini.yaml", "again", SLURM);
     assert!(out.status.success(), "{t}");
     assert_eq!(submitted(&t), 0, "{t}");
     assert!(world.image("again") == world.image("local"));
+}
+
+/// Copy jobs.json and the build facts (logs/*.json) of the Slurm jobs and
+/// of the local build into `to`.
+fn keep_records(w: &Path, to: &Path) {
+    fs_err::create_dir_all(to.join("jobs")).unwrap();
+    fs_err::create_dir_all(to.join("local")).unwrap();
+    fs_err::copy(w.join("slurm/slurm/jobs.json"), to.join("jobs.json")).unwrap();
+    let facts = |dir: PathBuf, to: PathBuf| {
+        for e in fs_err::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "json") {
+                fs_err::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    };
+    for e in fs_err::read_dir(w.join("slurm/slurm")).unwrap().flatten() {
+        if e.path().is_dir() {
+            facts(e.path().join("logs"), to.join("jobs"));
+        }
+    }
+    facts(w.join("local/logs"), to.join("local"));
 }
 
 /// Wait until `n` jobs are in the queue; their `id|state|reason|name` rows.
@@ -259,7 +285,9 @@ fn failed_pushes_and_ctrl_c_are_clear() {
                 .slurm
                 .jobs()
                 .iter()
-                .filter(|r| r.contains("JobHeldUser") || r.contains("|PENDING|"))
+                .filter(|r| r.split('|').nth(1) != Some("CANCELLED")
+                    && r.split('|').nth(1) != Some("COMPLETED")
+                    && r.split('|').nth(1) != Some("FAILED"))
                 .count()
                 == 0,
             Duration::from_secs(20)
