@@ -8,7 +8,9 @@
 //! Knobs (environment): STACK_SIM_BUILD (a build directory with logs/ and
 //! store/), STACK_SIM_PACKAGES (400), STACK_SIM_OVERHEAD (seconds per job,
 //! default 10), STACK_SIM_BANDWIDTH (bytes/s per job, default 100e6),
-//! STACK_SIM_SCALE (build times multiplied, default 1).
+//! STACK_SIM_SCALE (build times multiplied, default 1), STACK_SIM_SIZE (bytes
+//! of a prefix when the build directory has no store/, default 20e6).
+//! `cargo test --bench distributed` runs it without a release build.
 
 use std::path::{Path, PathBuf};
 
@@ -48,17 +50,21 @@ fn measured(build: &Path) -> Vec<(f64, f64)> {
                         .to_string_lossy()
                         .starts_with(&format!("{name}-"))
             });
-        let size = prefix.map(|p| dir_size(p.path())).unwrap_or(0.0);
-        println!("measured {name:<24} {:>8.2} s {:>12.0} bytes", costs[&name], size);
+        let size = prefix
+            .map(|p| dir_size(p.path()))
+            .unwrap_or_else(|| env_f64("STACK_SIM_SIZE", 20e6));
+        println!(
+            "measured {name:<24} {:>8.2} s {:>12.0} bytes",
+            costs[&name], size
+        );
         out.push((costs[&name], size));
     }
     out
 }
 
 fn main() {
-    let build = PathBuf::from(
-        std::env::var("STACK_SIM_BUILD").unwrap_or_else(|_| "build/cxi-mini".into()),
-    );
+    let build =
+        PathBuf::from(std::env::var("STACK_SIM_BUILD").unwrap_or_else(|_| "build/cxi-mini".into()));
     let scale = env_f64("STACK_SIM_SCALE", 1.0);
     let m: Vec<(f64, f64)> = measured(&build)
         .into_iter()
@@ -81,10 +87,28 @@ fn main() {
         "\n{n} packages, {edges} dependency edges, build times x{scale} (sum {build_sum:.0} s), job overhead {overhead} s, {:.0} MB/s per job",
         bandwidth / 1e6
     );
-    println!("{:>6} {:>12} {:>14} {:>10} {:>10}", "nodes", "makespan s", "critical path s", "speed-up", "vs CP");
-    let one = simulate(&pkgs, &ClusterModel { nodes: 1, job_overhead: overhead, bandwidth }).makespan;
+    println!(
+        "{:>6} {:>12} {:>14} {:>10} {:>10}",
+        "nodes", "makespan s", "critical path s", "speed-up", "vs CP"
+    );
+    let one = simulate(
+        &pkgs,
+        &ClusterModel {
+            nodes: 1,
+            job_overhead: overhead,
+            bandwidth,
+        },
+    )
+    .makespan;
     for nodes in [1, 4, 16, 64] {
-        let r = simulate(&pkgs, &ClusterModel { nodes, job_overhead: overhead, bandwidth });
+        let r = simulate(
+            &pkgs,
+            &ClusterModel {
+                nodes,
+                job_overhead: overhead,
+                bandwidth,
+            },
+        );
         println!(
             "{nodes:>6} {:>12.0} {:>14.0} {:>10.2} {:>10.2}",
             r.makespan,

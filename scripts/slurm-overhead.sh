@@ -5,13 +5,15 @@
 # submission (or from its last dependency's end) to the job running, the job's run time, the
 # build inside it, the rest of the job (stack starting, resolving, pulling dependencies,
 # pushing), and the same package's local build time.
-#   bash scripts/slurm-overhead.sh [OUT_DIR]
+#   bash scripts/slurm-overhead.sh [OUT_DIR]        (REPORT_ONLY=1: only the table of OUT_DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-$(mktemp -d)}"
-rm -rf "$out"; mkdir -p "$out"
-STACK_SLURM_FIGURES="$out" cargo test --test slurm cxi_mini -- --nocapture > "$out/test.log" 2>&1 \
-  || { tail -50 "$out/test.log"; exit 1; }
+if [ -z "${REPORT_ONLY:-}" ]; then
+  rm -rf "$out"; mkdir -p "$out"
+  STACK_SLURM_FIGURES="$out" cargo test --test slurm cxi_mini -- --nocapture > "$out/test.log" 2>&1 \
+    || { tail -50 "$out/test.log"; exit 1; }
+fi
 python3 - "$out" <<'PY'
 import json, sys, glob, os
 out = sys.argv[1]
@@ -28,7 +30,7 @@ print(f"{'package':<22}{'queued s':>9}{'job s':>8}{'build s':>9}{'rest s':>8}{'l
 tot = [0.0] * 5
 for j in sorted(jobs, key=lambda j: j["started"] or 0):
     name = j["package"]
-    ready = max([j["submitted"]] + [e for e in ended.values() if e <= (j["started"] or 0)][-1:])
+    ready = max([j["submitted"]] + [e for e in ended.values() if e <= (j["started"] or 0)])
     q = (j["started"] or 0) - ready
     run = (j["ended"] or 0) - (j["started"] or 0)
     b = remote.get(name, 0.0)

@@ -60,7 +60,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // pipelines; the cluster's `ci:` settings.
     (
         "distributed",
-        &["diag", "settings", "cluster", "resolve", "build", "binary_cache"],
+        &[
+            "diag",
+            "settings",
+            "cluster",
+            "resolve",
+            "build",
+            "binary_cache",
+        ],
     ),
     (
         "pipeline",

@@ -32,7 +32,12 @@ pub struct RemoteArgs {
     )]
     pub slurm_args: Option<String>,
     /// Seconds between two squeue polls.
-    #[arg(long, default_value_t = 2.0, value_name = "SECS", help_heading = "Distributed builds")]
+    #[arg(
+        long,
+        default_value_t = 2.0,
+        value_name = "SECS",
+        help_heading = "Distributed builds"
+    )]
     pub slurm_poll: f64,
 }
 
@@ -143,7 +148,14 @@ mod tests {
         let argv = "build s.yaml --build b -j 4 --executor slurm --slurm-args=--time=1 --cluster c -j8 --binary-cache oci://r/c --jobs=2 --slurm-poll 0.5";
         assert_eq!(
             job_args(argv.split(' ').map(String::from)),
-            ["build", "s.yaml", "--cluster", "c", "--binary-cache", "oci://r/c"]
+            [
+                "build",
+                "s.yaml",
+                "--cluster",
+                "c",
+                "--binary-cache",
+                "oci://r/c"
+            ]
         );
     }
 }

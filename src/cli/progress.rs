@@ -198,7 +198,10 @@ impl stack::distributed::RemoteReporter for Progress {
         self.line(&format!("{:>11} {package}: {state}", "Job"));
     }
     fn log_line(&self, package: &str, line: &str) {
-        self.line(&format!("{:>11} | {line}", format!("[{}]", short(package, 9))));
+        self.line(&format!(
+            "{:>11} | {line}",
+            format!("[{}]", short(package, 9))
+        ));
     }
 }
 

@@ -16,7 +16,9 @@ pub enum DistributedError {
         hash: String,
     },
     /// `--only` and remote executors hand packages over through a binary cache.
-    #[error("{what} needs a binary cache that takes pushes (--binary-cache oci://… or the cluster's `binary_cache:`)")]
+    #[error(
+        "{what} needs a binary cache that takes pushes (--binary-cache oci://… or the cluster's `binary_cache:`)"
+    )]
     NoCache { what: String },
     /// A batch system command could not run or refused.
     #[error("{command}: {message}")]

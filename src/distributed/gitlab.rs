@@ -107,9 +107,8 @@ pub fn shell_line(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
             let safe = !a.is_empty()
-                && a.chars().all(|c| {
-                    c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)
-                });
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
             if safe {
                 a.clone()
             } else {
@@ -156,7 +155,10 @@ mod tests {
     #[test]
     fn one_job_per_package_with_needs_from_the_plan() {
         let p = pipeline(&work(), &opts());
-        assert_eq!(p["build:mpich"]["needs"], json!(["build:zlib", "build:libfabric"]));
+        assert_eq!(
+            p["build:mpich"]["needs"],
+            json!(["build:zlib", "build:libfabric"])
+        );
         assert_eq!(p["build:zlib"]["needs"], json!([]));
         assert_eq!(
             p["build:libfabric"]["script"][0],
@@ -164,12 +166,20 @@ mod tests {
         );
         assert_eq!(p["default"]["tags"], json!(["builder"]));
         assert!(p["assemble"].get("needs").is_none());
-        assert_eq!(p["assemble"]["script"][1], "stack push build/x r.example/deploy/x/1:v1");
+        assert_eq!(
+            p["assemble"]["script"][1],
+            "stack push build/x r.example/deploy/x/1:v1"
+        );
     }
 
     #[test]
     fn shell_lines_quote_what_the_shell_would_split() {
-        let argv = ["a b".to_string(), "it's".into(), "--x=1".into(), String::new()];
+        let argv = [
+            "a b".to_string(),
+            "it's".into(),
+            "--x=1".into(),
+            String::new(),
+        ];
         assert_eq!(shell_line(&argv), r"'a b' 'it'\''s' --x=1 ''");
     }
 }

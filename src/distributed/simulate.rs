@@ -142,7 +142,11 @@ mod tests {
     #[test]
     fn one_node_is_the_sum_and_many_nodes_the_critical_path() {
         let pkgs = synthetic_stack(300, &[(30.0, 1e7), (300.0, 1e8), (5.0, 1e6)], 7);
-        assert!(pkgs.iter().enumerate().all(|(i, p)| p.deps.iter().all(|d| *d < i)));
+        assert!(
+            pkgs.iter()
+                .enumerate()
+                .all(|(i, p)| p.deps.iter().all(|d| *d < i))
+        );
         let one = simulate(&pkgs, &model(1));
         assert!((one.makespan - one.total).abs() < 1e-6);
         let many = simulate(&pkgs, &model(1000));

@@ -159,7 +159,12 @@ mod tests {
     #[test]
     fn waves_follow_the_longest_chain() {
         let w = Work {
-            packages: vec![pkg("a", &[]), pkg("b", &[0]), pkg("c", &[]), pkg("d", &[1, 2])],
+            packages: vec![
+                pkg("a", &[]),
+                pkg("b", &[0]),
+                pkg("c", &[]),
+                pkg("d", &[1, 2]),
+            ],
         };
         assert_eq!(w.waves(), vec![vec![0, 2], vec![1], vec![3]]);
     }

@@ -31,7 +31,10 @@ pub(super) fn only_closure(
             .filter(|i| plan.node(*i).name == *name)
             .collect();
         if hits.is_empty() {
-            let known = buildable.iter().map(|i| plan.node(*i).name.clone()).collect();
+            let known = buildable
+                .iter()
+                .map(|i| plan.node(*i).name.clone())
+                .collect();
             return Err(DistributedError::UnknownPackage {
                 name: name.clone(),
                 known,
@@ -56,7 +59,10 @@ pub(super) fn check_only_deps(
     missing: &[NodeIndex],
     only: &[String],
 ) -> Result<(), PipelineError> {
-    if let Some(dep) = missing.iter().find(|i| !only.contains(&plan.node(**i).name)) {
+    if let Some(dep) = missing
+        .iter()
+        .find(|i| !only.contains(&plan.node(**i).name))
+    {
         let n = plan.node(*dep);
         let package = only.join(", ");
         return Err(DistributedError::MissingDependency {

@@ -44,7 +44,10 @@ fn validate(pipeline: &serde_json::Value) {
     .unwrap();
     let v = jsonschema::validator_for(&schema).expect("GitLab's schema compiles");
     let errors: Vec<String> = v.iter_errors(pipeline).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "not a valid GitLab pipeline: {errors:#?}");
+    assert!(
+        errors.is_empty(),
+        "not a valid GitLab pipeline: {errors:#?}"
+    );
 }
 
 fn generate(reg: &TestRegistry, w: &Path, lock: &Path, public: &Path, out: &Path) -> String {
@@ -103,7 +106,10 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     let w = work.path();
     let sources = w.join("sources");
     let lock = w.join("demo.lock");
-    let keygen = stack().args(["key", "generate"]).arg(w.join("site")).output();
+    let keygen = stack()
+        .args(["key", "generate"])
+        .arg(w.join("site"))
+        .output();
     assert!(keygen.unwrap().status.success());
     let public = w.join("site.pub");
     let resolve = stack()
@@ -159,7 +165,10 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     fs_err::create_dir_all(&checkout).unwrap();
     for name in &jobs {
         let log = run_job(&pipeline[name.as_str()], &env, &checkout);
-        assert!(log.contains("1 built"), "{name} builds its package only:\n{log}");
+        assert!(
+            log.contains("1 built"),
+            "{name} builds its package only:\n{log}"
+        );
     }
     let log = run_job(&pipeline["assemble"], &env, &checkout);
     assert!(log.contains("0 built, 6 reused"), "{log}");
@@ -209,9 +218,16 @@ fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
     };
     let mut c = stack();
     base(&mut c);
-    let out = c.args(["--binary-cache", "oci://127.0.0.1:1/x", "--plain-http"]).output().unwrap();
+    let out = c
+        .args(["--binary-cache", "oci://127.0.0.1:1/x", "--plain-http"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("there is no lock file"), "{}", text(&out));
+    assert!(
+        text(&out).contains("there is no lock file"),
+        "{}",
+        text(&out)
+    );
     let lock = w.path().join("none.lock");
     let r = stack()
         .arg("resolve")
@@ -227,5 +243,9 @@ fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
     base(&mut c);
     let out = c.arg("--no-binary-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("needs a binary cache"), "{}", text(&out));
+    assert!(
+        text(&out).contains("needs a binary cache"),
+        "{}",
+        text(&out)
+    );
 }

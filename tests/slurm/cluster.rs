@@ -35,7 +35,12 @@ fn daemon(program: &str, args: &[&str], log: &Path, conf: &Path) -> Child {
         .args(args)
         .env("SLURM_CONF", conf)
         .stdout(fs_err::File::create(log).unwrap().into_parts().0)
-        .stderr(fs_err::File::create(log.with_extension("err")).unwrap().into_parts().0)
+        .stderr(
+            fs_err::File::create(log.with_extension("err"))
+                .unwrap()
+                .into_parts()
+                .0,
+        )
         .spawn()
         .unwrap_or_else(|e| panic!("{program}: {e}"))
 }
@@ -48,9 +53,18 @@ impl TestSlurm {
             eprintln!("SKIPPED: a test Slurm cluster runs its daemons as root (SlurmUser=root)");
             return None;
         }
-        for p in ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel"] {
+        for p in [
+            "munged",
+            "slurmctld",
+            "slurmd",
+            "sbatch",
+            "squeue",
+            "scancel",
+        ] {
             if !have(p) {
-                eprintln!("SKIPPED: {p} is not installed (scripts/install-deps.sh installs slurm-wlm and munge)");
+                eprintln!(
+                    "SKIPPED: {p} is not installed (scripts/install-deps.sh installs slurm-wlm and munge)"
+                );
                 return None;
             }
         }

@@ -6,10 +6,10 @@
 //! pushes fail, Ctrl-C) end with clear errors, and a rerun resubmits only
 //! what is missing from the cache.
 
+mod cluster;
 #[path = "../registry/server.rs"]
 #[allow(dead_code)]
 mod server;
-mod cluster;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -135,7 +135,10 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
     let (out, t) = world.run("stacks/cxi-mini.yaml", "slurm", SLURM);
     assert!(out.status.success(), "{t}");
     assert_eq!(submitted(&t), 4, "one job per package:\n{t}");
-    assert!(t.contains("0 built, 4 reused"), "everything came from the cache:\n{t}");
+    assert!(
+        t.contains("0 built, 4 reused"),
+        "everything came from the cache:\n{t}"
+    );
     // The jobs' output is streamed into the submitter's.
     assert!(t.contains("[mini-curl] |"), "{t}");
     let times: serde_json::Value = serde_json::from_str(
@@ -152,7 +155,12 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
         .unwrap()
         .current_dir(root())
         .env("HOME", "/nonexistent")
-        .args(["build", "stacks/cxi-mini.yaml", "--cluster", "cluster-configs/local"])
+        .args([
+            "build",
+            "stacks/cxi-mini.yaml",
+            "--cluster",
+            "cluster-configs/local",
+        ])
         .args(["-j", "2", "--locked", "--no-binary-cache", "--lock-file"])
         .arg(&lock)
         .arg("--build")
@@ -231,24 +239,42 @@ fn a_cancelled_job_fails_clearly_and_a_rerun_resubmits_only_the_missing() {
         .and_then(|r| r.split('|').next())
         .expect("libcalc's job")
         .to_string();
-    let st = world.slurm.command("scancel").arg(&libcalc).status().unwrap();
+    let st = world
+        .slurm
+        .command("scancel")
+        .arg(&libcalc)
+        .status()
+        .unwrap();
     assert!(st.success());
-    for r in rows.iter().filter(|r| !r.starts_with(&format!("{libcalc}|"))) {
+    for r in rows
+        .iter()
+        .filter(|r| !r.starts_with(&format!("{libcalc}|")))
+    {
         let id = r.split('|').next().unwrap();
-        let _ = world.slurm.command("scontrol").args(["release", id]).status();
+        let _ = world
+            .slurm
+            .command("scontrol")
+            .args(["release", id])
+            .status();
     }
     let (out, t) = wait_child(child);
     assert_eq!(out.status.code(), Some(1), "{t}");
     let f = flat(&t);
     assert!(f.contains("remote job(s) did not succeed"), "{t}");
-    assert!(f.contains(&format!("libcalc (job {libcalc}): CANCELLED")), "{t}");
+    assert!(
+        f.contains(&format!("libcalc (job {libcalc}): CANCELLED")),
+        "{t}"
+    );
     assert!(f.contains("not run: a job it depends on failed"), "{t}");
 
     // The rerun submits libcalc and what depends on it, nothing else.
     let (out, t) = world.run("stacks/demo.yaml", "a", SLURM);
     assert!(out.status.success(), "{t}");
     assert_eq!(submitted(&t), 3, "libcalc, hello-make, tally:\n{t}");
-    assert!(t.contains("libcalc: submitted") && t.contains("tally: submitted"), "{t}");
+    assert!(
+        t.contains("libcalc: submitted") && t.contains("tally: submitted"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -268,7 +294,10 @@ fn failed_pushes_and_ctrl_c_are_clear() {
     // Ctrl-C while jobs wait: every job is cancelled.
     let mut args = SLURM.to_vec();
     args.extend(["--slurm-args", "--hold"]);
-    let child = world.build("stacks/demo.yaml", "held", &args).spawn().unwrap();
+    let child = world
+        .build("stacks/demo.yaml", "held", &args)
+        .spawn()
+        .unwrap();
     let before = world.slurm.jobs().len();
     queued(&world.slurm, before + 6);
     nix::sys::signal::kill(
@@ -278,7 +307,10 @@ fn failed_pushes_and_ctrl_c_are_clear() {
     .unwrap();
     let (out, t) = wait_child(child);
     assert_eq!(out.status.code(), Some(1), "{t}");
-    assert!(flat(&t).contains("interrupted: cancelled the Slurm jobs"), "{t}");
+    assert!(
+        flat(&t).contains("interrupted: cancelled the Slurm jobs"),
+        "{t}"
+    );
     assert!(
         wait_for(
             || world

@@ -122,7 +122,13 @@ fn query(s: &Slurm) -> Result<HashMap<String, (String, String)>, DistributedErro
 fn is_final(state: &str) -> bool {
     !matches!(
         state,
-        "PENDING" | "RUNNING" | "COMPLETING" | "CONFIGURING" | "SUSPENDED" | "REQUEUED" | "RESIZING"
+        "PENDING"
+            | "RUNNING"
+            | "COMPLETING"
+            | "CONFIGURING"
+            | "SUSPENDED"
+            | "REQUEUED"
+            | "RESIZING"
     )
 }
 

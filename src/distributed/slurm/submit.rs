@@ -33,7 +33,10 @@ pub(super) fn submit_all(
     if lock.lines().any(|l| l == LOCK_EOF) {
         return Err(DistributedError::Command {
             command: "sbatch".into(),
-            message: format!("{} contains the line {LOCK_EOF}", s.opts.lock_file.display()),
+            message: format!(
+                "{} contains the line {LOCK_EOF}",
+                s.opts.lock_file.display()
+            ),
         });
     }
     let mut out: Vec<Submitted> = Vec::with_capacity(work.packages.len());
