@@ -65,6 +65,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "settings",
             "cluster",
             "resolve",
+            "store",
             "build",
             "binary_cache",
         ],

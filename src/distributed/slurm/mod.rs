@@ -8,7 +8,8 @@
 //!
 //! Files, under `<build>/slurm/`: `<job>.sh` (the batch script), `<job>.log`
 //! (its output: the submitter reads it when the file system is shared, or
-//! on a single machine), `<job>/` (the job's build directory) and
+//! on a single machine), `<job>/` (the job's build directory; its store and
+//! sources are removed once every job succeeded, its `logs/` stay) and
 //! `jobs.json` (job ids and the times seen: submitted, started, ended).
 
 mod follow;
@@ -69,6 +70,17 @@ impl RemoteBuilder for Slurm {
         fs_err::create_dir_all(&self.opts.job_dir)?;
         let _guard = interrupt::Guard::install();
         let jobs = submit::submit_all(self, work, reporter)?;
-        follow::follow(self, &jobs, reporter)
+        follow::follow(self, &jobs, reporter)?;
+        // Everything is in the cache now: the jobs' stores and source trees
+        // (each holds its dependencies) go; their logs and records stay.
+        for name in work.job_names() {
+            for sub in ["store", "sources", "stage", "cache-tmp"] {
+                let dir = self.opts.job_dir.join(&name).join(sub);
+                if let Err(e) = crate::store::wipe(&dir) {
+                    tracing::warn!("cannot remove {}: {e}", dir.display());
+                }
+            }
+        }
+        Ok(())
     }
 }
