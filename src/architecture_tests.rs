@@ -56,6 +56,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "distribute",
         ],
     ),
+    // Builds beyond one machine: the plan's packages as Slurm jobs and CI
+    // pipelines; the cluster's `ci:` settings.
+    (
+        "distributed",
+        &[
+            "diag",
+            "settings",
+            "cluster",
+            "resolve",
+            "store",
+            "build",
+            "binary_cache",
+        ],
+    ),
     (
         "pipeline",
         &[
@@ -78,6 +92,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sign",
             "distribute",
             "binary_cache",
+            "distributed",
         ],
     ),
     (
@@ -103,6 +118,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sign",
             "distribute",
             "binary_cache",
+            "distributed",
         ],
     ),
 ];

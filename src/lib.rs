@@ -23,6 +23,7 @@
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
 //! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
+//! | distribute work | [`distributed`] | packages still to build → Slurm jobs, GitLab CI pipelines (handed over through the binary cache) |
 //!
 //! Above the stages: [`pipeline`] runs them in order for `stack build` (a
 //! session of named steps) and owns the lock file rules; [`ops`] has one
@@ -72,6 +73,7 @@
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
 //! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after: [`build::LocalStore`] (the store itself) and [`binary_cache::CachePrefixes`] (the OCI binary cache; the pipeline also asks it before fetching sources); `flock`s are host-local |
+//! | remote executor (batch system, CI) | an implementation of [`distributed::RemoteBuilder`] in `src/distributed/` (today: Slurm), set in [`pipeline::BuildRequest::remote`] | builds what the binary cache lacks elsewhere, each job `stack build --only PKG`; the session then installs it all from the cache |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
 #![deny(
@@ -87,6 +89,7 @@ pub mod build;
 pub mod cluster;
 pub mod diag;
 pub mod distribute;
+pub mod distributed;
 pub mod fetch;
 pub mod image;
 pub mod import;

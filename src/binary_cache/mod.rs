@@ -137,6 +137,12 @@ impl BinaryCache {
         }
     }
 
+    /// Whether the cache holds `e` (its manifest is there; nothing is
+    /// downloaded or checked).
+    pub fn contains(&self, e: &CacheEntry) -> Result<bool, DistributeError> {
+        Ok(self.registry.manifest_digest(&self.reference(e))?.is_some())
+    }
+
     /// Install `e` from the cache when it is there and trusted. Errors are
     /// reserved for local problems (I/O in the store) and an unreachable
     /// registry; everything wrong with the cached artifact is `Rejected`.

@@ -30,6 +30,8 @@ Examples:
   stack build stacks/alps-cxi.yaml --mirror file:///srv/mirror --locked
   stack build stacks/demo.yaml --build /dev/shm/demo --keep-stage
   stack build stacks/demo.yaml --mount /user-tools --build build/demo-tools
+  stack build stacks/cxi-mini.yaml --binary-cache oci://reg:5000/cache --executor slurm --slurm-args \"--partition=build --time=01:00:00\"
+  stack build stacks/cxi-mini.yaml --binary-cache oci://reg:5000/cache --locked --only libfabric
 
 A rerun rebuilds only what changed; a no-op rerun returns at once.
 Exit status: 0 built, 1 a package or stage failed, 2 bad input.")]
@@ -70,8 +72,13 @@ pub struct Args {
     /// Same as `--writer embedded` (kept for old scripts).
     #[arg(long, hide = true)]
     pub embedded_squashfs: bool,
+    /// The lock file to read instead of stack.lock beside the recipe.
+    #[arg(long, value_name = "FILE")]
+    pub lock_file: Option<PathBuf>,
     #[command(flatten)]
     pub cache: Box<super::build_cache::CacheArgs>,
+    #[command(flatten)]
+    pub remote: super::build_remote::RemoteArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -119,7 +126,13 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         image.writer = stack::image::Writer::Embedded;
     }
     let binary_cache = args.cache.open(&inputs.cluster)?;
+    let remote = args
+        .remote
+        .executor(&build_dir, args.cache.registry.password_stdin)?;
     Ok(BuildRequest {
+        only: args.remote.only.clone(),
+        remote,
+        lock_file: args.lock_file.clone(),
         binary_cache,
         inputs,
         build_dir: build_dir.clone(),

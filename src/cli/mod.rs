@@ -13,8 +13,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod audit;
 mod build;
 mod build_cache;
+mod build_remote;
 mod check;
 mod checksum;
+mod ci;
 mod compiler;
 mod completions;
 mod create;
@@ -89,6 +91,8 @@ pub enum Command {
     Fetch(fetch::Args),
     Mirror(mirror::Args),
     Build(build::Args),
+    /// Distributed builds in CI: `stack ci generate`.
+    Ci(ci::Args),
     Image(image::Args),
     Push(push::Args),
     Pull(pull::Args),
@@ -181,6 +185,7 @@ pub fn main() -> ExitCode {
         Command::Fetch(a) => fetch::run(a, &cli.global),
         Command::Mirror(a) => mirror::run(a, &cli.global),
         Command::Build(a) => build::run(a, &cli.global),
+        Command::Ci(a) => ci::run(a, &cli.global),
         Command::Image(a) => image::run(a, &cli.global),
         Command::Push(a) => push::run(a, &cli.global),
         Command::Pull(a) => pull::run(a, &cli.global),

@@ -187,6 +187,22 @@ impl PipelineReporter for Progress {
     fn build(&self) -> &dyn BuildReporter {
         self
     }
+    fn remote(&self) -> &dyn stack::distributed::RemoteReporter {
+        self
+    }
+}
+
+/// Remote jobs: state changes and the lines their logs gain.
+impl stack::distributed::RemoteReporter for Progress {
+    fn job(&self, package: &str, state: &str) {
+        self.line(&format!("{:>11} {package}: {state}", "Job"));
+    }
+    fn log_line(&self, package: &str, line: &str) {
+        self.line(&format!(
+            "{:>11} | {line}",
+            format!("[{}]", short(package, 9))
+        ));
+    }
 }
 
 fn capitalise(s: &str) -> String {

@@ -23,6 +23,7 @@ const TOP_KEYS: &[&str] = &[
     "audit",
     "loader",
     "binary_cache",
+    "ci",
 ];
 
 /// The file name inside a cluster configuration directory.
@@ -85,6 +86,7 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
     let binary_cache = m
         .get("binary_cache")
         .and_then(|n| super::binary_cache::binary_cache(&mut cx, n));
+    let ci = m.get("ci").and_then(|n| super::ci::ci(&mut cx, n));
     let file = src.path().to_path_buf();
     Some(Cluster {
         dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
@@ -100,6 +102,7 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
         audit,
         loader,
         binary_cache,
+        ci,
     })
 }
 

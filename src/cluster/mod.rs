@@ -10,6 +10,7 @@
 
 mod allow;
 mod binary_cache;
+mod ci;
 pub mod detect;
 pub mod detect_external;
 mod load;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 pub use allow::external_allow;
 pub use binary_cache::BinaryCacheConfig;
+pub use ci::CiConfig;
 pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};
 pub use model::{AuditConfig, Cluster, Compiler, LoaderFacts, Mirror, Network};
 pub use policy::{External, PackagePolicy, Policies};

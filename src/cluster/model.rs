@@ -30,6 +30,8 @@ pub struct Cluster {
     pub loader: Option<LoaderFacts>,
     /// `binary_cache:`: the cluster's binary cache.
     pub binary_cache: Option<super::binary_cache::BinaryCacheConfig>,
+    /// `ci:`: what `stack ci generate` puts into every job.
+    pub ci: Option<super::ci::CiConfig>,
 }
 
 impl Cluster {

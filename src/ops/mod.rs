@@ -13,7 +13,9 @@
 //! | `stack fetch` | [`fetch`] (`--dry-run`: [`fetch_plan`]) |
 //! | `stack mirror create` | [`mirror`] |
 //! | `stack build` | [`build`] |
+//! | `stack ci generate` | [`ci_generate`] |
 
+mod ci;
 mod error;
 mod sources;
 
@@ -22,6 +24,7 @@ use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineRepor
 use crate::recipe::{InputOptions, Inputs};
 use crate::resolve::Plan;
 
+pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
 

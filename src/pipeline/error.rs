@@ -38,6 +38,8 @@ pub enum PipelineError {
     #[error(transparent)]
     Verify(Box<crate::verify::VerifyError>),
     #[error(transparent)]
+    Distributed(Box<crate::distributed::DistributedError>),
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
@@ -83,6 +85,7 @@ boxed_from!(
     Audit: crate::audit::AuditError,
     Store: store::StoreError,
     Verify: crate::verify::VerifyError,
+    Distributed: crate::distributed::DistributedError,
 );
 
 /// What kind of error this is, for the exit status.
@@ -109,6 +112,7 @@ impl PipelineError {
                     | fetch::FetchError::InvalidUrl { .. }
             ),
             PipelineError::Render(_) | PipelineError::Unreviewed(_) => true,
+            PipelineError::Distributed(e) => e.is_input_error(),
             _ => false,
         };
         if input {

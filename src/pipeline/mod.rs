@@ -23,6 +23,7 @@ mod merge;
 mod plan;
 pub mod preflight;
 mod prune;
+mod remote;
 mod render;
 mod review;
 mod session;
@@ -82,6 +83,10 @@ pub trait PipelineReporter {
     fn stage(&self, stage: Stage, detail: &str);
     fn fetch(&self) -> &dyn FetchReporter;
     fn build(&self) -> &dyn BuildReporter;
+    /// Jobs of a remote executor (`--executor slurm`).
+    fn remote(&self) -> &dyn crate::distributed::RemoteReporter {
+        &crate::distributed::NoopRemoteReporter
+    }
 }
 
 /// Reports nothing.
@@ -106,6 +111,8 @@ pub struct BuildRequest {
     pub keep_stage: bool,
     /// Refuse to deviate from `stack.lock`.
     pub locked: bool,
+    /// The lock file instead of `stack.lock` beside the recipe (`--lock-file`).
+    pub lock_file: Option<PathBuf>,
     pub sources: SourceSettings,
     pub mount_mode: build::MountMode,
     pub image: ImageOptions,
@@ -113,6 +120,12 @@ pub struct BuildRequest {
     pub args: Vec<String>,
     /// Install from and push to this binary cache (`--binary-cache`).
     pub binary_cache: Option<std::sync::Arc<crate::binary_cache::BinaryCache>>,
+    /// `--only PKG`: build just these (dependencies from the binary cache),
+    /// push them, and stop before the views (a job of a distributed build).
+    pub only: Vec<String>,
+    /// Build what the binary cache lacks elsewhere (`--executor slurm`),
+    /// then go on from the cache.
+    pub remote: Option<std::sync::Arc<dyn crate::distributed::RemoteBuilder>>,
 }
 
 /// Where sources come from.

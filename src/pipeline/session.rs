@@ -51,6 +51,17 @@ pub fn build_stack(
     if !outcome.summary.success() {
         return Ok(outcome);
     }
+    if !req.only.is_empty() {
+        // A job of a distributed build: what it built must be in the cache.
+        let c = &outcome.cache;
+        if c.offline || !c.pushes.failed.is_empty() {
+            let mut why = c.pushes.failed.clone();
+            why.extend(c.rejected.iter().filter(|_| c.offline).cloned());
+            return Err(crate::distributed::DistributedError::PushFailed(why).into());
+        }
+        outcome.timings = s.timings;
+        return Ok(outcome);
+    }
     let fingerprint = ImageInputs::collect(&outcome.plan, &req.inputs, &req.image)?.digest();
     if s.up_to_date(&outcome, &fingerprint)? {
         outcome.up_to_date = true;
@@ -151,6 +162,7 @@ impl<'a> Session<'a> {
         self.step(Stage::Resolve, &detail, |s| {
             let rules = LockRules {
                 locked: s.req.locked,
+                file: s.req.lock_file.clone(),
                 pin_git: true,
                 ..LockRules::default()
             };
@@ -180,6 +192,11 @@ impl<'a> Session<'a> {
             .into_iter()
             .filter(|i| !plan.node(*i).is_external())
             .collect();
+        let only = super::remote::only_closure(plan, &buildable, &req.only)?;
+        let buildable: Vec<NodeIndex> = match &only {
+            Some(keep) => buildable.into_iter().filter(|i| keep.contains(i)).collect(),
+            None => buildable,
+        };
         let missing: Vec<NodeIndex> = buildable
             .iter()
             .copied()
@@ -195,12 +212,36 @@ impl<'a> Session<'a> {
             .binary_cache
             .as_ref()
             .map(|c| CachePrefixes::new(c.clone(), self.build_dir.join("cache-tmp")));
-        let missing = match &prefixes {
+        let mut missing = match &prefixes {
             Some(p) => cache::fill_from_cache(p, plan, &store_dir, missing)?,
             None => missing,
         };
         if let Some(p) = &prefixes {
             opts.prefix_cache = Some(p.clone());
+        }
+        let costs = build::recorded_costs(&self.build_dir);
+        if only.is_some() {
+            super::remote::pushing_cache(req.binary_cache.as_ref(), "--only")?;
+            super::remote::check_only_deps(plan, &missing, &req.only)?;
+        } else if let Some(remote) = &req.remote
+            && !missing.is_empty()
+        {
+            super::remote::pushing_cache(req.binary_cache.as_ref(), "--executor")?;
+            if let Some(p) = prefixes.clone() {
+                let detail = format!("{} packages on {}", missing.len(), remote.name());
+                let todo = std::mem::take(&mut missing);
+                missing = self.step(Stage::Build, &detail, |s| {
+                    super::remote::build_remotely(
+                        remote.as_ref(),
+                        s.reporter.remote(),
+                        &p,
+                        plan,
+                        &store_dir,
+                        todo,
+                        &costs,
+                    )
+                })?;
+            }
         }
         self.prefixes = prefixes;
         let hook_ns = match workspace.namespaced() {
@@ -212,7 +253,7 @@ impl<'a> Session<'a> {
             false => None,
         };
         Ok(Work {
-            costs: build::recorded_costs(&self.build_dir),
+            costs,
             workspace,
             opts,
             buildable,

@@ -4,6 +4,7 @@
 //! and with faults injected by a loopback proxy or by killing the registry.
 
 mod cache;
+mod ci;
 mod faults;
 mod proxy;
 mod server;

@@ -1,0 +1,161 @@
+//! `stack build`'s distributed options: `--only PKG` (what a job of a
+//! distributed build runs) and `--executor slurm` (submit the jobs).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use stack::distributed::slurm::{Slurm, SlurmOptions};
+use stack::distributed::{JobCommand, RemoteBuilder};
+
+use super::CliError;
+
+/// Distributed build options of `stack build`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RemoteArgs {
+    /// Build only this package (repeatable) from dependencies installed or in
+    /// the binary cache, push it, and stop before views and image (what each
+    /// job of a distributed build runs).
+    #[arg(long, value_name = "PKG", help_heading = "Distributed builds")]
+    pub only: Vec<String>,
+    /// Where packages are built: `local` (this machine) or `slurm` (one
+    /// batch job per package, handed over through the binary cache).
+    #[arg(long, value_enum, default_value_t = Executor::Local, help_heading = "Distributed builds")]
+    pub executor: Executor,
+    /// Extra sbatch arguments for every job, split at white space
+    /// (e.g. "--partition=build --time=02:00:00 --cpus-per-task=16").
+    #[arg(
+        long,
+        value_name = "ARGS",
+        allow_hyphen_values = true,
+        help_heading = "Distributed builds"
+    )]
+    pub slurm_args: Option<String>,
+    /// Seconds between two squeue polls.
+    #[arg(
+        long,
+        default_value_t = 2.0,
+        value_name = "SECS",
+        help_heading = "Distributed builds"
+    )]
+    pub slurm_poll: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Executor {
+    Local,
+    Slurm,
+}
+
+/// Options taking a value that the submitter's command line has and a
+/// job's must not (each job gets its own).
+const PER_JOB: &[&str] = &[
+    "--build",
+    "--executor",
+    "--slurm-args",
+    "--slurm-poll",
+    "--lock-file",
+    "--only",
+    "--jobs",
+    "-j",
+];
+
+impl RemoteArgs {
+    /// The remote executor, if one was asked for.
+    pub fn executor(
+        &self,
+        build_dir: &Path,
+        password_stdin: bool,
+    ) -> Result<Option<Arc<dyn RemoteBuilder>>, CliError> {
+        if self.executor == Executor::Local {
+            if self.slurm_args.is_some() {
+                return Err(CliError::input(miette::miette!(
+                    help = "add --executor slurm",
+                    "--slurm-args is for --executor slurm"
+                )));
+            }
+            return Ok(None);
+        }
+        if !self.only.is_empty() {
+            return Err(CliError::input(miette::miette!(
+                "--only is what each Slurm job runs; it does not go with --executor slurm"
+            )));
+        }
+        if password_stdin {
+            return Err(CliError::input(miette::miette!(
+                help = "give the jobs credentials they can read: --docker-config FILE or --token-file FILE",
+                "--password-stdin cannot reach Slurm jobs"
+            )));
+        }
+        if !(self.slurm_poll > 0.0 && self.slurm_poll <= 3600.0) {
+            return Err(CliError::input(miette::miette!(
+                "--slurm-poll: expected seconds between 0 and 3600, found {}",
+                self.slurm_poll
+            )));
+        }
+        let io = |e: std::io::Error| CliError::failure(miette::miette!("{e}"));
+        let build_dir = std::path::absolute(build_dir).map_err(io)?;
+        let program = std::env::current_exe().map_err(io)?;
+        let program = program.to_string_lossy().into_owned();
+        let args = job_args(std::env::args().skip(1));
+        Ok(Some(Arc::new(Slurm::new(SlurmOptions {
+            command: JobCommand { program, args },
+            job_dir: build_dir.join("slurm"),
+            sbatch_args: self
+                .slurm_args
+                .as_deref()
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+            poll: Duration::from_secs_f64(self.slurm_poll),
+            lock_file: build_dir.join(stack::resolve::LOCK_FILE),
+            bin_dir: None::<PathBuf>,
+        }))))
+    }
+}
+
+/// The submitter's arguments without those each job sets itself; relative
+/// paths stay relative to the submit directory (Slurm starts jobs there).
+fn job_args(argv: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip_value = false;
+    for a in argv {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if PER_JOB.contains(&a.as_str()) {
+            skip_value = true;
+            continue;
+        }
+        let joined = PER_JOB.iter().any(|o| {
+            a.strip_prefix(o)
+                .is_some_and(|rest| rest.starts_with('=') || (*o == "-j" && !rest.is_empty()))
+        });
+        if !joined {
+            out.push(a);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_job_options_are_dropped_in_every_form() {
+        let argv = "build s.yaml --build b -j 4 --executor slurm --slurm-args=--time=1 --cluster c -j8 --binary-cache oci://r/c --jobs=2 --slurm-poll 0.5";
+        assert_eq!(
+            job_args(argv.split(' ').map(String::from)),
+            [
+                "build",
+                "s.yaml",
+                "--cluster",
+                "c",
+                "--binary-cache",
+                "oci://r/c"
+            ]
+        );
+    }
+}

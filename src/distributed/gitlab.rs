@@ -1,0 +1,185 @@
+//! A GitLab child pipeline for the work of a plan (`stack ci generate`):
+//! one job per package in stage `build`, `needs:` from the plan (only the
+//! jobs of this pipeline: what the binary cache has is not rebuilt), and an
+//! `assemble` job in the last stage that makes views, modules, the audit and
+//! the image from the cache, and pushes the image when a label is given.
+//!
+//! GitLab caps `needs:` at 50 entries per job; the assemble job has none and
+//! waits for the whole `build` stage instead, so the pipeline stays valid for
+//! stacks of any size. A package job with more than 50 needs (a package with
+//! more than 50 dependencies built in this pipeline) falls back to the same.
+
+use serde_json::{Map, Value, json};
+
+use crate::cluster::CiConfig;
+
+use super::work::{JobCommand, Work};
+
+/// GitLab's limit of `needs:` entries per job.
+pub const MAX_NEEDS: usize = 50;
+
+/// What the pipeline's jobs run.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineOptions {
+    /// `stack build` arguments that select recipe, cluster and binary cache
+    /// (`--locked` included): per package `--build build/<job> --only PKG` is added.
+    pub command: JobCommand,
+    /// `stack push` target of the assembled image (`REGISTRY/…:TAG`), if any.
+    pub image_label: Option<String>,
+    /// Tags, variables and image from the cluster's `ci:`.
+    pub ci: CiConfig,
+    /// The stack's name (the assemble job's build directory).
+    pub stack_name: String,
+}
+
+/// The pipeline as a JSON value (write it with [`super::to_yaml`]).
+pub fn pipeline(work: &Work, opts: &PipelineOptions) -> Value {
+    let mut top = Map::new();
+    top.insert("stages".into(), json!(["build", "assemble"]));
+    if !opts.ci.variables.is_empty() {
+        top.insert("variables".into(), json!(opts.ci.variables));
+    }
+    let mut default = Map::new();
+    if !opts.ci.tags.is_empty() {
+        default.insert("tags".into(), json!(opts.ci.tags));
+    }
+    if let Some(image) = &opts.ci.image {
+        default.insert("image".into(), json!(image));
+    }
+    if !default.is_empty() {
+        top.insert("default".into(), Value::Object(default));
+    }
+    let names = work.job_names();
+    for (k, p) in work.packages.iter().enumerate() {
+        let build_dir = format!("build/ci/{}", names[k]);
+        let argv = opts.command.for_package(&p.name, &build_dir);
+        let mut job = Map::new();
+        job.insert("stage".into(), json!("build"));
+        let needs: Vec<String> = p.deps.iter().map(|d| job_name(&names[*d])).collect();
+        if needs.len() <= MAX_NEEDS {
+            job.insert("needs".into(), json!(needs));
+        }
+        job.insert(
+            "variables".into(),
+            json!({"STACK_PACKAGE": p.name, "STACK_HASH": p.hash}),
+        );
+        job.insert("script".into(), json!([shell_line(&argv)]));
+        job.insert(
+            "artifacts".into(),
+            json!({"when": "on_failure", "paths": [format!("{build_dir}/logs/")], "expire_in": "1 week"}),
+        );
+        top.insert(job_name(&names[k]), Value::Object(job));
+    }
+    top.insert("assemble".into(), assemble(opts));
+    Value::Object(top)
+}
+
+fn job_name(name: &str) -> String {
+    format!("build:{name}")
+}
+
+fn assemble(opts: &PipelineOptions) -> Value {
+    let build_dir = format!("build/{}", opts.stack_name);
+    let mut argv = vec![opts.command.program.clone()];
+    argv.extend(opts.command.args.iter().cloned());
+    argv.extend(["--build".into(), build_dir.clone()]);
+    let mut script = vec![shell_line(&argv)];
+    if let Some(label) = &opts.image_label {
+        script.push(shell_line(&[
+            opts.command.program.clone(),
+            "push".into(),
+            build_dir.clone(),
+            label.clone(),
+        ]));
+    }
+    json!({
+        "stage": "assemble",
+        "script": script,
+        "artifacts": {
+            "when": "always",
+            "paths": [format!("{build_dir}/meta/"), format!("{build_dir}/audit.json")],
+        },
+    })
+}
+
+/// `argv` as one POSIX shell line (single quotes where needed).
+pub fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            let safe = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+            if safe {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::work::Package;
+    use super::*;
+
+    fn work() -> Work {
+        let p = |name: &str, deps: &[usize]| Package {
+            name: name.into(),
+            version: "1.0".into(),
+            hash: format!("{name}hash"),
+            deps: deps.to_vec(),
+            cost: 1.0,
+        };
+        Work {
+            packages: vec![p("zlib", &[]), p("libfabric", &[0]), p("mpich", &[0, 1])],
+        }
+    }
+
+    fn opts() -> PipelineOptions {
+        PipelineOptions {
+            command: JobCommand {
+                program: "stack".into(),
+                args: vec!["build".into(), "stacks/x.yaml".into(), "--locked".into()],
+            },
+            image_label: Some("r.example/deploy/x/1:v1".into()),
+            ci: CiConfig {
+                tags: vec!["builder".into()],
+                ..CiConfig::default()
+            },
+            stack_name: "x".into(),
+        }
+    }
+
+    #[test]
+    fn one_job_per_package_with_needs_from_the_plan() {
+        let p = pipeline(&work(), &opts());
+        assert_eq!(
+            p["build:mpich"]["needs"],
+            json!(["build:zlib", "build:libfabric"])
+        );
+        assert_eq!(p["build:zlib"]["needs"], json!([]));
+        assert_eq!(
+            p["build:libfabric"]["script"][0],
+            "stack build stacks/x.yaml --locked --build build/ci/libfabric --only libfabric"
+        );
+        assert_eq!(p["default"]["tags"], json!(["builder"]));
+        assert!(p["assemble"].get("needs").is_none());
+        assert_eq!(
+            p["assemble"]["script"][1],
+            "stack push build/x r.example/deploy/x/1:v1"
+        );
+    }
+
+    #[test]
+    fn shell_lines_quote_what_the_shell_would_split() {
+        let argv = [
+            "a b".to_string(),
+            "it's".into(),
+            "--x=1".into(),
+            String::new(),
+        ];
+        assert_eq!(shell_line(&argv), r"'a b' 'it'\''s' --x=1 ''");
+    }
+}

@@ -1,0 +1,100 @@
+//! `stack ci generate`: the plan's packages that the binary cache lacks, as
+//! a GitLab child pipeline (see [`crate::distributed::gitlab`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::binary_cache::{BinaryCache, CacheEntry};
+use crate::distributed::gitlab::{self, PipelineOptions};
+use crate::distributed::{DistributedError, JobCommand, Work};
+use crate::pipeline::{self, LockRules, PipelineError, SourceSettings};
+use crate::recipe::Inputs;
+
+use super::OpError;
+
+/// What to generate.
+pub struct CiRequest {
+    pub inputs: Inputs,
+    pub sources: SourceSettings,
+    /// The lock file [default: stack.lock beside the recipe]; required, so
+    /// that every job builds the same plan (`--locked`).
+    pub lock_file: Option<PathBuf>,
+    pub binary_cache: Option<Arc<BinaryCache>>,
+    /// `stack build RECIPE --cluster C …` as the jobs run it.
+    pub command: JobCommand,
+    /// Push the assembled image here.
+    pub image_label: Option<String>,
+}
+
+/// The pipeline and what went into it.
+pub struct CiOutcome {
+    pub pipeline: serde_json::Value,
+    /// Packages of the plan that are built (externals aside).
+    pub buildable: usize,
+    /// Of those, already in the binary cache (no job).
+    pub cached: usize,
+}
+
+/// Resolve under the lock, ask the cache what it has, write the pipeline.
+pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
+    let rules = LockRules {
+        file: req.lock_file.clone(),
+        locked: true,
+        ..LockRules::default()
+    };
+    let plan = super::resolve(&req.inputs, &rules, &req.sources)?;
+    let Some(cache) = &req.binary_cache else {
+        return Err(PipelineError::from(DistributedError::NoCache {
+            what: "stack ci generate".into(),
+        })
+        .into());
+    };
+    let buildable: Vec<_> = plan
+        .topo_order()
+        .into_iter()
+        .filter(|i| !plan.node(*i).is_external())
+        .collect();
+    let mut missing = Vec::new();
+    for idx in &buildable {
+        let n = plan.node(*idx);
+        let e = CacheEntry {
+            name: n.name.clone(),
+            version: n.version.to_string(),
+            hash: n.hash.clone(),
+            prefix: n.prefix.clone(),
+            host_prefix: PathBuf::new(),
+        };
+        let has = cache.contains(&e).map_err(|err| {
+            PipelineError::from(DistributedError::Command {
+                command: format!("binary cache {}", cache.url()),
+                message: err.to_string(),
+            })
+        })?;
+        if !has {
+            missing.push(*idx);
+        }
+    }
+    let work = Work::from_plan(&plan, &missing, &Default::default());
+    let opts = PipelineOptions {
+        command: req.command.clone(),
+        image_label: req.image_label.clone(),
+        ci: req.inputs.cluster.ci.clone().unwrap_or_default(),
+        stack_name: req.inputs.recipe.name.value.clone(),
+    };
+    Ok(CiOutcome {
+        pipeline: gitlab::pipeline(&work, &opts),
+        buildable: buildable.len(),
+        cached: buildable.len() - missing.len(),
+    })
+}
+
+/// The lock file `stack ci generate` reads.
+pub fn ci_lock_file(req: &CiRequest) -> PathBuf {
+    pipeline::lock_file(
+        &req.inputs,
+        &LockRules {
+            file: req.lock_file.clone(),
+            ..LockRules::default()
+        },
+    )
+}

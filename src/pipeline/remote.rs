@@ -1,0 +1,109 @@
+//! The session's two distributed modes (see [`crate::distributed`]):
+//! `--only PKG` (a job: build PKG from cache-pulled dependencies and push
+//! it) and a remote executor (submit what the cache lacks, wait, pull it).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use petgraph::graph::NodeIndex;
+
+use crate::binary_cache::{BinaryCache, CachePrefixes};
+use crate::distributed::{DistributedError, RemoteBuilder, RemoteReporter, Work};
+use crate::resolve::Plan;
+
+use super::{PipelineError, cache};
+
+/// The nodes `--only NAMES` needs: the named ones and everything they
+/// depend on, transitively. `None` without `--only`.
+pub(super) fn only_closure(
+    plan: &Plan,
+    buildable: &[NodeIndex],
+    only: &[String],
+) -> Result<Option<HashSet<NodeIndex>>, PipelineError> {
+    if only.is_empty() {
+        return Ok(None);
+    }
+    let mut todo = Vec::new();
+    for name in only {
+        let hits: Vec<NodeIndex> = buildable
+            .iter()
+            .copied()
+            .filter(|i| plan.node(*i).name == *name)
+            .collect();
+        if hits.is_empty() {
+            let known = buildable
+                .iter()
+                .map(|i| plan.node(*i).name.clone())
+                .collect();
+            return Err(DistributedError::UnknownPackage {
+                name: name.clone(),
+                known,
+            }
+            .into());
+        }
+        todo.extend(hits);
+    }
+    let mut seen = HashSet::new();
+    while let Some(i) = todo.pop() {
+        if seen.insert(i) {
+            todo.extend(plan.deps(i).into_iter().map(|(d, _)| d));
+        }
+    }
+    Ok(Some(seen))
+}
+
+/// `--only`: a dependency of the named packages that is still missing after
+/// the cache was asked is an error (its job has not pushed it).
+pub(super) fn check_only_deps(
+    plan: &Plan,
+    missing: &[NodeIndex],
+    only: &[String],
+) -> Result<(), PipelineError> {
+    if let Some(dep) = missing
+        .iter()
+        .find(|i| !only.contains(&plan.node(**i).name))
+    {
+        let n = plan.node(*dep);
+        let package = only.join(", ");
+        return Err(DistributedError::MissingDependency {
+            package,
+            dep: format!("{}@{}", n.name, n.version),
+            hash: n.hash.clone(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The cache that `what` hands packages over through.
+pub(super) fn pushing_cache<'c>(
+    cache: Option<&'c std::sync::Arc<BinaryCache>>,
+    what: &str,
+) -> Result<&'c BinaryCache, PipelineError> {
+    match cache {
+        Some(c) if c.pushes() => Ok(c),
+        _ => Err(DistributedError::NoCache {
+            what: what.to_string(),
+        }
+        .into()),
+    }
+}
+
+/// Build `missing` with `remote`, then install it all from the cache.
+pub(super) fn build_remotely(
+    remote: &dyn RemoteBuilder,
+    reporter: &dyn RemoteReporter,
+    cache: &CachePrefixes,
+    plan: &Plan,
+    store_dir: &Path,
+    missing: Vec<NodeIndex>,
+    costs: &HashMap<String, f64>,
+) -> Result<Vec<NodeIndex>, PipelineError> {
+    let work = Work::from_plan(plan, &missing, costs);
+    remote.build(&work, reporter)?;
+    let still = cache::fill_from_cache(cache, plan, store_dir, missing)?;
+    if let Some(i) = still.first() {
+        return Err(DistributedError::NotPushed(plan.node(*i).name.clone()).into());
+    }
+    Ok(still)
+}

@@ -1,0 +1,251 @@
+//! `stack ci generate`: the GitLab child pipeline of the demo stack, checked
+//! against GitLab's CI schema, its jobs run one after the other as a runner
+//! would (credentials, CA, signing key and source cache from the
+//! environment, as CI variables give them), and the assembled image
+//! compared with a local build of the same lock file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin;
+use base64::Engine;
+
+use super::server::{PASSWORD, TestRegistry, USER};
+use super::{root, stack, text, with_password};
+
+/// A YAML document as JSON (what the schema validator takes).
+fn yaml_to_json(text: &str) -> serde_json::Value {
+    use marked_yaml::Node;
+    fn conv(n: &Node) -> serde_json::Value {
+        match n {
+            Node::Scalar(s) => {
+                let t = s.as_str();
+                match t {
+                    "true" => true.into(),
+                    "false" => false.into(),
+                    _ => t.into(),
+                }
+            }
+            Node::Sequence(q) => q.iter().map(conv).collect(),
+            Node::Mapping(m) => m
+                .iter()
+                .map(|(k, v)| (k.as_str().to_string(), conv(v)))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+    conv(&marked_yaml::parse_yaml(0, text).expect("the pipeline is YAML"))
+}
+
+fn validate(pipeline: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &fs_err::read_to_string(root().join("tests/schemas/gitlab-ci.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).expect("GitLab's schema compiles");
+    let errors: Vec<String> = v.iter_errors(pipeline).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "not a valid GitLab pipeline: {errors:#?}"
+    );
+}
+
+fn generate(reg: &TestRegistry, w: &Path, lock: &Path, public: &Path, out: &Path) -> String {
+    let mut c = stack();
+    c.current_dir(w)
+        .arg("ci")
+        .arg("generate")
+        .arg(root().join("stacks/demo.yaml"))
+        .arg("--cluster")
+        .arg(root().join("cluster-configs/local"))
+        .arg("--lock-file")
+        .arg(lock)
+        .arg("--binary-cache")
+        .arg(format!("oci://{}/ci-cache", reg.host()))
+        .arg("--trusted-key")
+        .arg(public)
+        .arg("--out")
+        .arg(out)
+        .arg("--ca-file")
+        .arg(reg.ca())
+        .args(["--username", USER, "--password-stdin"]);
+    let o = with_password(&mut c, PASSWORD);
+    assert!(o.status.success(), "{}", text(&o));
+    fs_err::read_to_string(out).unwrap()
+}
+
+/// Run one job's script lines as a runner would: `sh -c`, in the checkout.
+fn run_job(job: &serde_json::Value, env: &[(&str, PathBuf)], cwd: &Path) -> String {
+    let mut log = String::new();
+    for line in job["script"].as_array().unwrap() {
+        let path = format!(
+            "{}:{}",
+            cargo_bin("stack").parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(line.as_str().unwrap())
+            .current_dir(cwd)
+            .env("PATH", path)
+            .env("HOME", "/nonexistent")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert!(out.status.success(), "job line `{line}` failed:\n{t}");
+        log.push_str(&t);
+    }
+    log
+}
+
+#[test]
+fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
+    let reg = TestRegistry::start_tls();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let sources = w.join("sources");
+    let lock = w.join("demo.lock");
+    let keygen = stack()
+        .args(["key", "generate"])
+        .arg(w.join("site"))
+        .output();
+    assert!(keygen.unwrap().status.success());
+    let public = w.join("site.pub");
+    let resolve = stack()
+        .current_dir(w)
+        .arg("resolve")
+        .arg(root().join("stacks/demo.yaml"))
+        .arg("--cluster")
+        .arg(root().join("cluster-configs/local"))
+        .args(["--lock", "--lock-file"])
+        .arg(&lock)
+        .output()
+        .unwrap();
+    assert!(resolve.status.success(), "{}", text(&resolve));
+
+    // Nothing cached yet: a job per package.
+    let yml = generate(&reg, w, &lock, &public, &w.join("child.yml"));
+    let pipeline = yaml_to_json(&yml);
+    validate(&pipeline);
+    let jobs: Vec<&String> = pipeline
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("build:"))
+        .collect();
+    assert_eq!(jobs.len(), 6, "{yml}");
+    let root_text = root().display().to_string();
+    let host = reg.host();
+    insta::with_settings!({filters => vec![
+        (root_text.as_str(), "[ROOT]"),
+        (w.to_str().unwrap(), "[WORK]"),
+        (host.as_str(), "[REGISTRY]"),
+        (r"\b[0-9a-f]{64}\b", "[HASH]"),
+    ]}, {
+        insta::assert_snapshot!("demo_gitlab_pipeline", yml);
+    });
+
+    // The jobs in file order (dependencies first), as a runner runs them.
+    let auth = base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
+    let docker = w.join("docker");
+    fs_err::create_dir_all(&docker).unwrap();
+    fs_err::write(
+        docker.join("config.json"),
+        format!(r#"{{"auths": {{"{host}": {{"auth": "{auth}"}}}}}}"#),
+    )
+    .unwrap();
+    let env = [
+        ("DOCKER_CONFIG", docker),
+        ("SSL_CERT_FILE", reg.ca()),
+        ("STACK_SIGNING_KEY", w.join("site.key")),
+        ("STACK_CACHE", sources.clone()),
+    ];
+    let checkout = w.join("checkout");
+    fs_err::create_dir_all(&checkout).unwrap();
+    for name in &jobs {
+        let log = run_job(&pipeline[name.as_str()], &env, &checkout);
+        assert!(
+            log.contains("1 built"),
+            "{name} builds its package only:\n{log}"
+        );
+    }
+    let log = run_job(&pipeline["assemble"], &env, &checkout);
+    assert!(log.contains("0 built, 6 reused"), "{log}");
+    assert!(log.contains("6 installed, 0 rejected"), "{log}");
+
+    // Everything cached: only the assemble job is left.
+    let again = yaml_to_json(&generate(&reg, w, &lock, &public, &w.join("again.yml")));
+    validate(&again);
+    let keys: Vec<&String> = again.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["stages", "assemble"]);
+
+    // The same image, byte for byte, as a local build of the same lock file.
+    let local = stack()
+        .current_dir(w)
+        .arg("build")
+        .arg(root().join("stacks/demo.yaml"))
+        .arg("--cluster")
+        .arg(root().join("cluster-configs/local"))
+        .args(["--locked", "--lock-file"])
+        .arg(&lock)
+        .arg("--build")
+        .arg(w.join("local"))
+        .arg("--cache")
+        .arg(&sources)
+        .output()
+        .unwrap();
+    assert!(local.status.success(), "{}", text(&local));
+    let ci_image = checkout.join("build/demo/store.squashfs");
+    assert_eq!(
+        fs_err::read(&ci_image).unwrap(),
+        fs_err::read(w.join("local/store.squashfs")).unwrap(),
+        "the pipeline's image differs from the local build's"
+    );
+}
+
+#[test]
+fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
+    let w = tempfile::tempdir().unwrap();
+    let base = |c: &mut Command| {
+        c.current_dir(w.path())
+            .args(["ci", "generate"])
+            .arg(root().join("stacks/demo.yaml"))
+            .arg("--cluster")
+            .arg(root().join("cluster-configs/local"))
+            .arg("--lock-file")
+            .arg(w.path().join("none.lock"));
+    };
+    let mut c = stack();
+    base(&mut c);
+    let out = c
+        .args(["--binary-cache", "oci://127.0.0.1:1/x", "--plain-http"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("there is no lock file"),
+        "{}",
+        text(&out)
+    );
+    let lock = w.path().join("none.lock");
+    let r = stack()
+        .arg("resolve")
+        .arg(root().join("stacks/demo.yaml"))
+        .arg("--cluster")
+        .arg(root().join("cluster-configs/local"))
+        .args(["--lock", "--lock-file"])
+        .arg(&lock)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", text(&r));
+    let mut c = stack();
+    base(&mut c);
+    let out = c.arg("--no-binary-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("needs a binary cache"),
+        "{}",
+        text(&out)
+    );
+}
