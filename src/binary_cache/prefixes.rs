@@ -122,6 +122,12 @@ impl CachePrefixes {
         }
     }
 
+    /// Forgets which hashes were asked for, so they are asked again: what
+    /// missed before may have been pushed since (by a remote executor's jobs).
+    pub fn ask_again(&self) {
+        self.state.lock().unwrap().asked.clear();
+    }
+
     /// Whether the cache was given up (nothing more is fetched or pushed).
     pub fn offline(&self) -> bool {
         self.state.lock().unwrap().offline

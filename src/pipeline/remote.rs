@@ -101,6 +101,7 @@ pub(super) fn build_remotely(
 ) -> Result<Vec<NodeIndex>, PipelineError> {
     let work = Work::from_plan(plan, &missing, costs);
     remote.build(&work, reporter)?;
+    cache.ask_again();
     let still = cache::fill_from_cache(cache, plan, store_dir, missing)?;
     if let Some(i) = still.first() {
         return Err(DistributedError::NotPushed(plan.node(*i).name.clone()).into());
