@@ -125,8 +125,9 @@ pub(super) fn version(
                 })?,
                 None => {
                     let base = class_url.as_deref().ok_or(format!("{v}: no url"))?;
-                    url::substitute(base, v, known)
-                        .ok_or(format!("{v}: cannot place the version in {base}"))?
+                    // Spack's `substitute_version` leaves a URL in which
+                    // it finds no version as it is: every version is that file.
+                    url::substitute(base, v, known).unwrap_or_else(|| base.to_string())
                 }
             },
         };
