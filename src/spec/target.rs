@@ -53,6 +53,29 @@ static TABLE: &[Microarch] = &[
     t("neoverse_n1", &["aarch64"]),
     t("neoverse_v1", &["neoverse_n1"]),
     t("neoverse_v2", &["neoverse_v1"]),
+    // Archspec's other names, so that recipes imported from Spack
+    // (`conflicts("target=ppc64le:")`) parse; none is a cluster target.
+    t("westmere", &["nehalem"]),
+    t("k10", &["x86_64"]),
+    t("neoverse_n2", &["neoverse_n1"]),
+    t("m1", &["aarch64"]),
+    t("m2", &["m1"]),
+    t("x86", &[]),
+    t("ppc64", &[]),
+    t("power7", &["ppc64"]),
+    t("power8", &["power7"]),
+    t("power9", &["power8"]),
+    t("power10", &["power9"]),
+    t("ppc64le", &[]),
+    t("power8le", &["ppc64le"]),
+    t("power9le", &["power8le"]),
+    t("power10le", &["power9le"]),
+    t("ppc", &[]),
+    t("ppcle", &[]),
+    t("arm", &[]),
+    t("riscv64", &[]),
+    t("sparc", &[]),
+    t("sparc64", &[]),
 ];
 
 fn entry(name: &str) -> Option<&'static Microarch> {
