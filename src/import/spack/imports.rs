@@ -13,7 +13,10 @@ use super::value::Value;
 pub fn imported_classes(src: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in src.lines() {
-        let Some(rest) = line.trim().strip_prefix("from spack_repo.builtin.packages.") else {
+        let Some(rest) = line
+            .trim()
+            .strip_prefix("from spack_repo.builtin.packages.")
+        else {
             continue;
         };
         let Some((module, names)) = rest.split_once(".package import ") else {

@@ -56,7 +56,12 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             Err(_) if d.kw("sha256").is_none() && d.arg_str(1).is_none() => {
                 s.kept.push(kept(d));
                 let v = d.arg_str(0).unwrap_or("?");
-                pkg.untranslated(d.line, Kind::Info, "version kept", format!("{v}: no source"));
+                pkg.untranslated(
+                    d.line,
+                    Kind::Info,
+                    "version kept",
+                    format!("{v}: no source"),
+                );
             }
             Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
         }
