@@ -53,8 +53,12 @@ static TABLE: &[Microarch] = &[
     t("neoverse_n1", &["aarch64"]),
     t("neoverse_v1", &["neoverse_n1"]),
     t("neoverse_v2", &["neoverse_v1"]),
-    // Archspec's other names, so that recipes imported from Spack
-    // (`conflicts("target=ppc64le:")`) parse; none is a cluster target.
+];
+
+/// Archspec's other names, so that recipes imported from Spack
+/// (`conflicts("target=ppc64le:")`) parse; none is an Alps target, so error
+/// hints (`known_targets`) do not list them. Parents precede children.
+static FOREIGN: &[Microarch] = &[
     t("westmere", &["nehalem"]),
     t("k10", &["x86_64"]),
     t("neoverse_n2", &["neoverse_n1"]),
@@ -79,7 +83,7 @@ static TABLE: &[Microarch] = &[
 ];
 
 fn entry(name: &str) -> Option<&'static Microarch> {
-    TABLE.iter().find(|m| m.name == name)
+    TABLE.iter().chain(FOREIGN).find(|m| m.name == name)
 }
 
 /// Every target of the built-in table, roots first.
@@ -396,7 +400,10 @@ mod tests {
         assert_eq!(target_family("zen2"), Some("x86_64"));
         assert_eq!(target_family("x86_64_v4"), Some("x86_64"));
         assert_eq!(target_family("sapphirerapids"), Some("x86_64"));
-        assert_eq!(target_family("power9le"), None);
+        assert_eq!(target_family("power9le"), Some("ppc64le"));
+        assert_eq!(target_family("westmere"), Some("x86_64"));
+        assert!(is_known_target("ppc64le"));
+        assert!(!known_targets().any(|t| t == "ppc64le"));
         assert!(is_known_target("zen3"));
         assert!(!is_known_target("neoverse_v9"));
     }
