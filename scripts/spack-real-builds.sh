@@ -48,7 +48,7 @@ set -e
 echo "stack build: exit $rc in $(( $(date +%s) - start )) s (log: $WORK/build.log)"
 for n in "${names[@]}"; do
   f="$WORK/repo/recipes/$n.yaml"; [ -f "$f" ] || f="$ROOT/recipes/$n.yaml"
-  sys=$(sed -n 's/^  build_system: *//p' "$f" | head -1)
+  sys=$(sed -n '/^imported:/,$s/^  build_system: *//p' "$f" | head -1)
   line=$(grep -E "(built|failed) $n@" "$WORK/build.log" | tail -1 | sed 's/^ *//')
   echo "$n | ${sys:-?} | ${line:-not built}"
 done
