@@ -41,6 +41,7 @@ const SNAPSHOTTED: &[&str] = &[
     "py_demo",
     "url_demo",
     "untranslated_demo",
+    "reach_demo",
 ];
 
 #[test]
@@ -59,6 +60,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "meson_demo",
         "py_demo",
         "url_demo",
+        "reach_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
@@ -81,7 +83,7 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         .map(|u| (u.line, u.kind.name(), u.construct.as_str()))
         .collect();
     let expected = vec![
-        (16, "directive", "version source"),
+        (16, "info", "version kept"),
         (18, "directive", "variant validator"),
         (22, "directive", "class-level loop"),
         (25, "directive", "class-level if"),
@@ -130,13 +132,13 @@ fn imported_recipes_load_and_report_what_awaits_review() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("imported 9 packages"), "{stdout}");
+    assert!(stdout.contains("imported 11 packages"), "{stdout}");
     let md = std::fs::read_to_string(&report).unwrap();
-    assert!(md.contains("| imported | 9 |"), "{md}");
+    assert!(md.contains("| imported | 11 |"), "{md}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
             .unwrap();
-    assert_eq!(json["packages"], 9);
+    assert_eq!(json["packages"], 11);
     // The patch file is copied beside the repository.
     assert!(
         tmp.path()

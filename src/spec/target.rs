@@ -55,11 +55,44 @@ static TABLE: &[Microarch] = &[
     t("neoverse_v2", &["neoverse_v1"]),
 ];
 
+/// Archspec's other names, so that recipes imported from Spack
+/// (`conflicts("target=ppc64le:")`) parse; none is an Alps target, so error
+/// hints (`known_targets`) do not list them. Parents precede children.
+static FOREIGN: &[Microarch] = &[
+    t("westmere", &["nehalem"]),
+    t("k10", &["x86_64"]),
+    t("neoverse_n2", &["neoverse_n1"]),
+    t("m1", &["aarch64"]),
+    t("m2", &["m1"]),
+    t("x86", &[]),
+    t("ppc64", &[]),
+    t("power7", &["ppc64"]),
+    t("power8", &["power7"]),
+    t("power9", &["power8"]),
+    t("power10", &["power9"]),
+    t("ppc64le", &[]),
+    t("power8le", &["ppc64le"]),
+    t("power9le", &["power8le"]),
+    t("power10le", &["power9le"]),
+    t("ppc", &[]),
+    t("ppcle", &[]),
+    t("arm", &[]),
+    t("riscv64", &[]),
+    t("sparc", &[]),
+    t("sparc64", &[]),
+];
+
 fn entry(name: &str) -> Option<&'static Microarch> {
-    TABLE.iter().find(|m| m.name == name)
+    TABLE.iter().chain(FOREIGN).find(|m| m.name == name)
 }
 
-/// Every target of the built-in table, roots first.
+/// Every name of both tables (what ranges range over).
+fn all_targets() -> impl Iterator<Item = &'static str> {
+    TABLE.iter().chain(FOREIGN).map(|m| m.name)
+}
+
+/// Every target of the built-in table, roots first (the cluster targets
+/// error hints list).
 pub fn known_targets() -> impl Iterator<Item = &'static str> {
     TABLE.iter().map(|m| m.name)
 }
@@ -231,7 +264,7 @@ impl TargetConstraint {
                         .then(|| known_name(text, hi, base + colon + 1))
                         .transpose()?;
                     let r = TargetRange::Between { lo, hi };
-                    if !known_targets().any(|t| r.admits(t)) {
+                    if !all_targets().any(|t| r.admits(t)) {
                         return Err(bad_target(
                             text,
                             base,
@@ -276,7 +309,7 @@ impl TargetConstraint {
     /// Every target this admits: the known ones plus exact names outside
     /// the table.
     pub fn targets(&self) -> BTreeSet<String> {
-        let mut out: BTreeSet<String> = known_targets()
+        let mut out: BTreeSet<String> = all_targets()
             .filter(|t| self.satisfied_by(t))
             .map(str::to_string)
             .collect();
@@ -373,7 +406,12 @@ mod tests {
         assert_eq!(target_family("zen2"), Some("x86_64"));
         assert_eq!(target_family("x86_64_v4"), Some("x86_64"));
         assert_eq!(target_family("sapphirerapids"), Some("x86_64"));
-        assert_eq!(target_family("power9le"), None);
+        assert_eq!(target_family("power9le"), Some("ppc64le"));
+        assert_eq!(target_family("westmere"), Some("x86_64"));
+        assert!(is_known_target("ppc64le"));
+        assert!(!known_targets().any(|t| t == "ppc64le"));
+        assert!(tc("ppc64le:").satisfied_by("power9le"));
+        assert!(!tc("ppc64le:").satisfied_by("zen2"));
         assert!(is_known_target("zen3"));
         assert!(!is_known_target("neoverse_v9"));
     }

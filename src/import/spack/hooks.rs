@@ -219,7 +219,16 @@ fn not_build_logic(pkg: &mut SpackPackage, m: &Method, system: &str) -> bool {
         return false;
     };
     let tests = m.decorators.iter().any(|d| d.contains("run_tests"));
-    let kind = if tests { Kind::Info } else { Kind::Build };
+    // A hook only for macOS or Windows never runs on the Linux the stack builds on.
+    let foreign = m
+        .decorators
+        .iter()
+        .any(|d| d.contains("platform=darwin") || d.contains("platform=windows"));
+    let kind = if tests || foreign {
+        Kind::Info
+    } else {
+        Kind::Build
+    };
     let detail = format!("{name} ({hook})");
     pkg.untranslated(m.line, kind, "run_before/run_after hook", detail);
     true

@@ -5,6 +5,7 @@
 //! | `value` | evaluating literal Python (strings, lists, f-strings, comprehensions) |
 //! | `reader` | tree-sitter parse; class body → directives, attributes, methods |
 //! | `bases` | what `CMakePackage`, `CudaPackage`, … add |
+//! | `imports` | class attributes of the other packages a package.py imports |
 //! | `url` | version URLs: default substitution, mirrors, `url_for_version` |
 //! | `translate` | directives → versions, variants, dependencies, … |
 //! | `cond`, `hook_expr`, `hook_body` | hook bodies → templates and conditions |
@@ -19,6 +20,7 @@ mod hook_expr;
 mod hook_helpers;
 mod hook_list;
 mod hooks;
+mod imports;
 pub mod model;
 mod pystr;
 mod reader;
@@ -77,7 +79,7 @@ impl Converted {
 /// Convert the text of one package.py. `pkg_dir` is its directory (for
 /// patch files).
 pub fn convert(name: &str, src: &str, pkg_dir: &Path, origin: &Origin) -> Converted {
-    let mut pkg = reader::read_package(name, src);
+    let mut pkg = reader::read_package_with(name, src, imports::imported_attributes(src, pkg_dir));
     let sections = translate::sections(&mut pkg, src, pkg_dir);
     let out = hooks::build_section(&mut pkg, src, &sections);
     let mut untranslated = std::mem::take(&mut pkg.untranslated);

@@ -45,16 +45,22 @@ pub fn parse(src: &str) -> Option<tree_sitter::Tree> {
 }
 
 /// Parse `src` (the text of `package.py` of package `name`).
+#[cfg(test)]
 pub fn read_package(name: &str, src: &str) -> SpackPackage {
-    read(name, src, true)
+    read(name, src, true, Vec::new())
+}
+
+/// [`read_package`] with more names in scope (other packages' attributes).
+pub fn read_package_with(name: &str, src: &str, extra: Vec<(String, Value)>) -> SpackPackage {
+    read(name, src, true, extra)
 }
 
 /// Parse without the base classes' constants in scope (to read the bases).
 pub fn read_base(name: &str, src: &str) -> SpackPackage {
-    read(name, src, false)
+    read(name, src, false, Vec::new())
 }
 
-fn read(name: &str, src: &str, with_constants: bool) -> SpackPackage {
+fn read(name: &str, src: &str, with_constants: bool, extra: Vec<(String, Value)>) -> SpackPackage {
     let mut pkg = SpackPackage {
         name: name.to_string(),
         ..SpackPackage::default()
@@ -74,6 +80,12 @@ fn read(name: &str, src: &str, with_constants: bool) -> SpackPackage {
         );
     }
     let mut module_scope = Scope::new();
+    // The stack builds on Linux: `sys.platform` in a directive's argument
+    // (`default=sys.platform != "darwin"`) has its Linux value.
+    module_scope.set("sys.platform", Value::Str("linux".into()));
+    for (k, v) in extra {
+        module_scope.set(&k, v);
+    }
     if with_constants {
         super::bases::base_constants(&mut module_scope);
     }

@@ -143,14 +143,6 @@ fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &
                     "resources are not fetched by stack",
                 );
             }
-            if d.name == "generator" {
-                pkg.untranslated(
-                    d.line,
-                    Kind::Directive,
-                    "directive generator",
-                    "CMake generator choice",
-                );
-            }
             s.kept.push(kept(d));
         }
         "filter_compiler_wrappers" => pkg.untranslated(

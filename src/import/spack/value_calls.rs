@@ -13,17 +13,7 @@ impl Evaluator<'_> {
             .ok_or_else(|| Unevaluable::new(node, "call"))?;
         let args = Args::of_call(node, self.src)
             .ok_or_else(|| Unevaluable::new(node, "call with unusual arguments"))?;
-        let positional = args
-            .positional
-            .iter()
-            .map(|a| {
-                if a.kind() == "list_splat" {
-                    Err(Unevaluable::new(*a, "splat argument"))
-                } else {
-                    self.eval(*a)
-                }
-            })
-            .collect::<Eval<Vec<_>>>();
+        let positional = self.positional(&args.positional);
         if func.kind() == "attribute" {
             let object = func.child_by_field_name("object");
             let attr = func
@@ -59,6 +49,26 @@ impl Evaluator<'_> {
             }
             _ => self.builtin(node, name, positional, &args),
         }
+    }
+
+    /// Positional arguments, a `*literal_list` splat spread into them.
+    fn positional(&self, nodes: &[Node]) -> Eval<Vec<Value>> {
+        let mut out = Vec::new();
+        for a in nodes {
+            if a.kind() == "list_splat" {
+                let inner = a
+                    .named_child(0)
+                    .ok_or_else(|| Unevaluable::new(*a, "splat argument"))?;
+                let items = self
+                    .eval(inner)?
+                    .iter_items()
+                    .ok_or_else(|| Unevaluable::new(*a, "splat argument"))?;
+                out.extend(items);
+            } else {
+                out.push(self.eval(*a)?);
+            }
+        }
+        Ok(out)
     }
 
     pub(super) fn method(

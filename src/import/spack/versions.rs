@@ -25,6 +25,14 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
     let ufv = url::method_source(src, pkg).map(str::to_string);
     let scope = class_scope(pkg);
     for d in &decls {
+        if let Some(why) = unfetchable(d) {
+            // Kept whole as data, listed as `info`: nothing of the
+            // directive is lost, but the stack cannot fetch this version.
+            s.kept.push(kept(d));
+            let v = d.arg_str(0).unwrap_or("?");
+            pkg.untranslated(d.line, Kind::Info, "version kept", format!("{v}: {why}"));
+            continue;
+        }
         match version(
             d,
             &class_url,
@@ -42,9 +50,33 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 }
                 s.versions.push(entry);
             }
+            // No checksum and no place to fetch from: a bundle's or an
+            // external-only package's version, which has no source in Spack
+            // either.
+            Err(_) if d.kw("sha256").is_none() && d.arg_str(1).is_none() => {
+                s.kept.push(kept(d));
+                let v = d.arg_str(0).unwrap_or("?");
+                pkg.untranslated(
+                    d.line,
+                    Kind::Info,
+                    "version kept",
+                    format!("{v}: no source"),
+                );
+            }
             Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
         }
     }
+}
+
+/// Why the stack cannot fetch a version: a fetcher it does not have
+/// (Subversion, Mercurial, CVS) or an md5 checksum only.
+fn unfetchable(d: &Directive) -> Option<String> {
+    if let Some(f) = ["svn", "hg", "cvs"].into_iter().find(|k| d.kw(k).is_some()) {
+        return Some(format!("{f} fetcher"));
+    }
+    let md5_only = d.kw("sha256").is_none()
+        && (d.kw("md5").is_some() || d.arg_str(1).is_some_and(|c| c.len() == 32));
+    md5_only.then(|| "md5 checksum only".to_string())
 }
 
 pub(super) fn class_scope(pkg: &SpackPackage) -> Scope {
@@ -105,7 +137,6 @@ pub(super) fn version(
             e.push(("submodules".into(), Yaml::Bool(true)));
         }
     } else {
-        let sha = checksum.ok_or(format!("{v}: no sha256 and no git reference"))?;
         let u = match d.kw_str("url") {
             Some(u) => u.to_string(),
             None => match ufv {
@@ -125,13 +156,18 @@ pub(super) fn version(
                 })?,
                 None => {
                     let base = class_url.as_deref().ok_or(format!("{v}: no url"))?;
-                    url::substitute(base, v, known)
-                        .ok_or(format!("{v}: cannot place the version in {base}"))?
+                    // Spack's `substitute_version` leaves a URL in which
+                    // it finds no version as it is: every version is that file.
+                    url::substitute(base, v, known).unwrap_or_else(|| base.to_string())
                 }
             },
         };
         e.push(("url".into(), Yaml::str(u)));
-        e.push(("sha256".into(), Yaml::str(sha.to_ascii_lowercase())));
+        // Without a checksum Spack fetches unverified too (`--no-checksum`);
+        // the stack needs `allow_unverified: true` for it.
+        if let Some(sha) = checksum {
+            e.push(("sha256".into(), Yaml::str(sha.to_ascii_lowercase())));
+        }
         if d.kw_bool("expand") == Some(false) {
             e.push(("expand".into(), Yaml::Bool(false)));
         }

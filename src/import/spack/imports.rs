@@ -1,0 +1,100 @@
+//! Class attributes of other packages a package.py imports
+//! (`from spack_repo.builtin.packages.boost.package import Boost`, then
+//! `depends_on(Boost.with_default_variants)`): the sibling package.py is
+//! read and its literal class attributes are put in scope as `Boost.<name>`.
+
+use std::path::Path;
+
+use super::reader;
+use super::value::Value;
+
+/// `(module, class)` of each `from spack_repo.builtin.packages.<module>.package
+/// import <class>[, <class>…]` line of `src`.
+pub fn imported_classes(src: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in src.lines() {
+        let Some(rest) = line
+            .trim()
+            .strip_prefix("from spack_repo.builtin.packages.")
+        else {
+            continue;
+        };
+        let Some((module, names)) = rest.split_once(".package import ") else {
+            continue;
+        };
+        for name in names.split(',') {
+            // `X as Y` is used as `Y`.
+            let name = name.trim().rsplit(" as ").next().unwrap_or("").trim();
+            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                out.push((module.to_string(), name.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `Class.attr` → value for the classes `src` imports from packages beside
+/// `pkg_dir` (a package that cannot be read adds nothing: the attribute
+/// stays unevaluable and is reported where it is used).
+pub fn imported_attributes(src: &str, pkg_dir: &Path) -> Vec<(String, Value)> {
+    let Some(packages) = pkg_dir.parent() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (module, class) in imported_classes(src) {
+        let file = packages.join(&module).join("package.py");
+        let Ok(text) = fs_err::read_to_string(&file) else {
+            continue;
+        };
+        let other = reader::read_base(&module, &text);
+        if other.class_name != class {
+            continue;
+        }
+        for (name, value, _) in other.attributes {
+            out.push((format!("{class}.{name}"), value));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_lines_name_module_and_class() {
+        let src = "from spack_repo.builtin.packages.boost.package import Boost\n\
+                   from spack_repo.builtin.packages.qt_base.package import QtBase, QtPackage\n\
+                   from spack_repo.builtin.build_systems.cmake import CMakePackage\n";
+        assert_eq!(
+            imported_classes(src),
+            vec![
+                ("boost".to_string(), "Boost".to_string()),
+                ("qt_base".to_string(), "QtBase".to_string()),
+                ("qt_base".to_string(), "QtPackage".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn attributes_of_a_sibling_package_are_in_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let boost = dir.path().join("boost");
+        fs_err::create_dir_all(&boost).unwrap();
+        fs_err::write(
+            boost.join("package.py"),
+            "class Boost(Package):\n    with_default_variants = \"boost\" + \"\".join([\"+a\", \"+b\"])\n",
+        )
+        .unwrap();
+        let me = dir.path().join("user");
+        let src = "from spack_repo.builtin.packages.boost.package import Boost\n";
+        let attrs = imported_attributes(src, &me);
+        assert_eq!(
+            attrs,
+            vec![(
+                "Boost.with_default_variants".to_string(),
+                Value::Str("boost+a+b".into())
+            )]
+        );
+    }
+}
