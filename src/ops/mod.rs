@@ -12,9 +12,10 @@
 //! | `stack resolve` | [`resolve`] |
 //! | `stack fetch` | [`fetch`] (`--dry-run`: [`fetch_plan`]) |
 //! | `stack mirror create` | [`mirror`] |
-//! | `stack build` | [`build`] |
+//! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first) |
 
 mod error;
+mod rebuild;
 mod sources;
 
 use crate::diag::Diagnostics;
@@ -23,6 +24,7 @@ use crate::recipe::{InputOptions, Inputs};
 use crate::resolve::Plan;
 
 pub use error::OpError;
+pub use rebuild::{RebuildInputs, rebuild_inputs};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
 
 /// Load and check a stack recipe, its cluster configuration and every

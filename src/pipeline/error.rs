@@ -108,6 +108,7 @@ impl PipelineError {
                     | fetch::FetchError::InvalidCommit { .. }
                     | fetch::FetchError::InvalidUrl { .. }
             ),
+            PipelineError::Image(e) => matches!(**e, image::ImageError::BadImage { .. }),
             PipelineError::Render(_) | PipelineError::Unreviewed(_) => true,
             _ => false,
         };
