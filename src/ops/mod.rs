@@ -12,6 +12,7 @@
 //! | `stack resolve` | [`resolve`] |
 //! | `stack fetch` | [`fetch`] (`--dry-run`: [`fetch_plan`]) |
 //! | `stack mirror create` | [`mirror`] |
+//! | `stack gc` | [`gc`] |
 //! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first) |
 
 mod error;
@@ -47,6 +48,12 @@ pub fn resolve(
 /// Build a stack: every step of [`pipeline::build_stack`] (`stack build`).
 pub fn build(req: &BuildRequest, reporter: &dyn PipelineReporter) -> Result<BuildOutcome, OpError> {
     Ok(pipeline::build_stack(req, reporter)?)
+}
+
+/// Remove the source trees and stages `BUILD/stack.lock` does not use
+/// (`stack gc`).
+pub fn gc(build_dir: &std::path::Path, dry_run: bool) -> Result<pipeline::GcReport, OpError> {
+    Ok(pipeline::gc(build_dir, dry_run)?)
 }
 
 /// The warnings of a successful load, for the caller to show.
