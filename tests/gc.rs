@@ -77,18 +77,36 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
         t.contains("would remove 3 entries, 1300 bytes freed (dry run); kept 2 of this plan"),
         "{t}"
     );
-    assert!(build.join("sources/dropped-1.0-0123abcd").exists(), "dry run removed");
+    assert!(
+        build.join("sources/dropped-1.0-0123abcd").exists(),
+        "dry run removed"
+    );
 
     let real = args(&[]);
     let out = stack(&real.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("removed 3 entries, 1300 bytes freed; kept 2"), "{t}");
+    assert!(
+        t.contains("removed 3 entries, 1300 bytes freed; kept 2"),
+        "{t}"
+    );
     assert!(!build.join("sources/dropped-1.0-0123abcd").exists());
     assert!(!build.join("stage/libgreet-0.9-deadbeef").exists());
     assert!(!build.join("sources/x.resource-0").exists());
-    assert!(build.join("sources").join(&current).join("src/main.c").is_file());
-    assert!(build.join("stage").join(&current).join("src/main.c").is_file());
+    assert!(
+        build
+            .join("sources")
+            .join(&current)
+            .join("src/main.c")
+            .is_file()
+    );
+    assert!(
+        build
+            .join("stage")
+            .join(&current)
+            .join("src/main.c")
+            .is_file()
+    );
 }
 
 #[test]

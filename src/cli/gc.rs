@@ -33,14 +33,22 @@ pub struct Args {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let report = stack::ops::gc(&args.build_dir, args.dry_run)?;
-    let verb = if report.dry_run { "would remove" } else { "removed" };
+    let verb = if report.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
     for (path, bytes) in &report.removed {
         outln!("{verb} {} ({bytes} bytes)", path.display());
     }
     outln!(
         "{verb} {} entr{}, {} bytes freed{}; kept {} of this plan",
         report.removed.len(),
-        if report.removed.len() == 1 { "y" } else { "ies" },
+        if report.removed.len() == 1 {
+            "y"
+        } else {
+            "ies"
+        },
         report.freed(),
         if report.dry_run { " (dry run)" } else { "" },
         report.kept

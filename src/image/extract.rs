@@ -19,7 +19,8 @@ fn bad(image: &Path, message: impl std::fmt::Display) -> ImageError {
 
 /// Copy the directory `meta/` of the squashfs image `image` to
 /// `<dest>/meta` (which must not exist): directories, regular files and
-/// symlinks (written as links, never followed). Returns `<dest>/meta`.
+/// symlinks (written as links after everything else, so nothing is written
+/// through one; a name met twice is refused). Returns `<dest>/meta`.
 pub fn extract_meta(image: &Path, dest: &Path) -> Result<PathBuf, ImageError> {
     let file = fs_err::File::open(image)?;
     let fs = FilesystemReader::from_reader(BufReader::new(file.into_parts().0))
@@ -32,6 +33,7 @@ pub fn extract_meta(image: &Path, dest: &Path) -> Result<PathBuf, ImageError> {
         ));
     }
     let mut found = false;
+    let mut links = Vec::new();
     for node in &fs.root.nodes {
         let rel = node.fullpath.strip_prefix("/").unwrap_or(&node.fullpath);
         if !rel.starts_with("meta") {
@@ -50,18 +52,25 @@ pub fn extract_meta(image: &Path, dest: &Path) -> Result<PathBuf, ImageError> {
                     .reader()
                     .read_to_end(&mut bytes)
                     .map_err(|e| bad(image, format!("{}: {e}", rel.display())))?;
-                fs_err::write(&to, bytes)?;
+                // A name met twice (a crafted directory) is refused.
+                let mut f = fs_err::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&to)?;
+                std::io::Write::write_all(&mut f, &bytes)?;
                 // Hooks keep their execute bits (a rebuild copies them on).
                 let mode = u32::from(node.header.permissions) & 0o755;
                 fs_err::set_permissions(&to, std::fs::Permissions::from_mode(mode))?;
             }
-            InnerNode::Symlink(l) => {
-                fs_err::os::unix::fs::symlink(&l.link, &to)?;
-            }
+            // Links last: no file or directory is ever written through one.
+            InnerNode::Symlink(l) => links.push((l.link.clone(), to)),
             _ => {
                 return Err(bad(image, format!("{} is a special file", rel.display())));
             }
         }
+    }
+    for (target, at) in links {
+        fs_err::os::unix::fs::symlink(target, at)?;
     }
     if !found {
         return Err(bad(

@@ -121,8 +121,13 @@ fn link_recipe_repos(recipe: &Path, packages: &Path, work: &Path) -> Result<(), 
         if !at.starts_with(work) || at.exists() {
             continue;
         }
-        if let Some(parent) = at.parent() {
-            fs_err::create_dir_all(parent).map_err(PipelineError::from)?;
+        let Some(parent) = at.parent() else { continue };
+        fs_err::create_dir_all(parent).map_err(PipelineError::from)?;
+        // Never through a link of the image out of `work`.
+        let real = fs_err::canonicalize(parent).map_err(PipelineError::from)?;
+        let real_work = fs_err::canonicalize(work).map_err(PipelineError::from)?;
+        if !real.starts_with(&real_work) {
+            continue;
         }
         fs_err::os::unix::fs::symlink(packages, &at).map_err(PipelineError::from)?;
     }
