@@ -46,26 +46,33 @@ pub fn rebuild_inputs(image: &Path, work: &Path) -> Result<RebuildInputs, OpErro
     if !lock.is_file() {
         return Err(bad(image, "meta/stack.lock is missing"));
     }
-    let recipes: Vec<PathBuf> = fs_err::read_dir(&recipe_dir)
-        .map_err(|_| {
-            bad(
-                image,
-                "meta/recipe/ is missing (an image built before stack recorded its inputs?)",
-            )
-        })?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
-    let [recipe] = recipes.as_slice() else {
+    // The lock names the recipe's file.
+    let recorded = crate::resolve::Lock::read(&lock).map_err(PipelineError::from)?;
+    let name = Path::new(&recorded.recipe);
+    if name.components().count() != 1
+        || !matches!(
+            name.components().next(),
+            Some(std::path::Component::Normal(_))
+        )
+    {
         return Err(bad(
             image,
             format!(
-                "meta/recipe/ should hold one stack recipe (*.yaml), found {}",
-                recipes.len()
+                "meta/stack.lock names the recipe `{}`, not a file name",
+                recorded.recipe
             ),
         ));
-    };
+    }
+    let recipe = &recipe_dir.join(name);
+    if !recipe.is_file() {
+        return Err(bad(
+            image,
+            format!(
+                "meta/recipe/{} (the recipe meta/stack.lock names) is missing (an image built before stack recorded its inputs?)",
+                recorded.recipe
+            ),
+        ));
+    }
     let cluster = recipe_dir.join("cluster");
     if !cluster.join("cluster.yaml").is_file() {
         return Err(bad(image, "meta/recipe/cluster/cluster.yaml is missing"));
