@@ -158,3 +158,28 @@ fn lexical(path: &Path) -> Option<PathBuf> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_resolves_dots_by_name() {
+        assert_eq!(
+            lexical(Path::new("/w/meta/recipe/../recipes")),
+            Some(PathBuf::from("/w/meta/recipes"))
+        );
+        assert_eq!(lexical(Path::new("/a/./b")), Some(PathBuf::from("/a/b")));
+        assert_eq!(lexical(Path::new("/..")), None);
+    }
+
+    #[test]
+    fn a_file_that_is_no_image_is_bad_input() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x.squashfs");
+        fs_err::write(&f, b"hsqs but nothing else").unwrap();
+        let e = rebuild_inputs(&f, &d.path().join("work")).unwrap_err();
+        assert_eq!(e.class(), crate::pipeline::ErrorClass::Input, "{e}");
+        assert!(e.to_string().contains("cannot read the image"), "{e}");
+    }
+}

@@ -218,7 +218,11 @@ fn below(text: &str) -> Option<PathBuf> {
             std::path::Component::Normal(_) | std::path::Component::CurDir
         )
     });
-    (normal && !text.is_empty()).then(|| p.components().collect())
+    let rel: PathBuf = p
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    (normal && !rel.as_os_str().is_empty()).then_some(rel)
 }
 
 /// Remove source trees in `<build>/sources/` that no node of `plan` uses
@@ -300,4 +304,22 @@ pub fn stage_and_patch(
     }
     let applied = patch::apply(&node.label(), &dir, &files)?;
     Ok((dir, applied))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_below_the_recipe_are_laid_out_again() {
+        assert_eq!(
+            below("demo/hooks/x.sh"),
+            Some(PathBuf::from("demo/hooks/x.sh"))
+        );
+        assert_eq!(below("./x.sh"), Some(PathBuf::from("x.sh")));
+        assert_eq!(below("../x.sh"), None);
+        assert_eq!(below("/etc/x.sh"), None);
+        assert_eq!(below(""), None);
+        assert_eq!(below("."), None);
+    }
 }
