@@ -21,7 +21,8 @@ use super::{CliError, Global};
 /// with their command), so a package writes only its stage and its own
 /// prefix, also as root (docs/security.md).
 /// The result is BUILD/store.squashfs with BUILD/meta/ (env.json, recipe,
-/// lockfile, provenance) beside it.
+/// lockfile, provenance) beside it. RECIPE may also be an image built by
+/// `stack build`: it is rebuilt from its own meta/recipe/ and lock.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -32,6 +33,12 @@ Examples:
   stack build stacks/demo.yaml --mount /user-tools --build build/demo-tools
   stack build stacks/cxi-mini.yaml --binary-cache oci://reg:5000/cache --executor slurm --slurm-args \"--partition=build --time=01:00:00\"
   stack build stacks/cxi-mini.yaml --binary-cache oci://reg:5000/cache --locked --only libfabric
+  stack build build/demo/store.squashfs --build build/demo-again
+
+Given a squashfs image instead of a recipe, rebuilds it from its own
+metadata (meta/recipe/: recipe, cluster configuration, package recipes,
+patches, hooks; meta/stack.lock, as with --locked) into BUILD [default:
+build/<image name>-rebuild]: same sources, same image, byte for byte.
 
 A rerun rebuilds only what changed; a no-op rerun returns at once.
 Exit status: 0 built, 1 a package or stage failed, 2 bad input.")]
@@ -103,7 +110,23 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
 
 /// The arguments as a library request.
 fn request(args: &Args) -> Result<BuildRequest, CliError> {
-    let mut inputs = args.input.load()?;
+    let from_image = is_image(&args.input.recipe);
+    let (mut inputs, rebuild_dir) = if from_image {
+        let build_dir = args.build_dir.clone().unwrap_or_else(|| {
+            let stem = args.input.recipe.file_stem().unwrap_or_default();
+            PathBuf::from("build").join(format!("{}-rebuild", stem.to_string_lossy()))
+        });
+        if args.input.cluster.is_some() || !args.input.repos.is_empty() {
+            return Err(CliError::input(miette::miette!(
+                help = "the image holds its cluster configuration and package recipes",
+                "--cluster and --repo do not apply when rebuilding an image"
+            )));
+        }
+        let work = stack::ops::rebuild_inputs(&args.input.recipe, &build_dir.join("rebuild"))?;
+        (super::inputs::load_options(&work.options)?, Some(build_dir))
+    } else {
+        (args.input.load()?, None)
+    };
     if let Some(mount) = &args.mount {
         if !mount.is_absolute() || mount == std::path::Path::new("/") {
             return Err(CliError::input(miette::miette!(
@@ -114,10 +137,11 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         }
         inputs.recipe.mount = mount.clone();
     }
-    let build_dir = args
-        .build_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value));
+    let build_dir = rebuild_dir.unwrap_or_else(|| {
+        args.build_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value))
+    });
     check_mount_and_build(&inputs.recipe.mount, &build_dir)?;
     let sources = args.sources.settings()?;
     let mut image = ImageOptions::default();
@@ -143,7 +167,8 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         }),
         fail_fast: args.fail_fast,
         keep_stage: args.keep_stage,
-        locked: args.locked,
+        // An image is rebuilt from its own lock, exactly.
+        locked: args.locked || from_image,
         sources,
         mount_mode: match args.mount_mode {
             Mode::Namespace => MountMode::Namespace,
@@ -153,6 +178,16 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         image,
         args: std::env::args().collect(),
     })
+}
+
+/// Whether `path` is a squashfs image (its magic), not a recipe.
+fn is_image(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    fs_err::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == b"hsqs"
 }
 
 /// Failures with their log tails, the summary, the audit and the image.

@@ -31,19 +31,26 @@ impl InputArgs {
     /// problems are printed with source snippets and exit 2.
     pub fn load(&self) -> Result<Inputs, CliError> {
         super::check::check_repo_flags(&self.repos)?;
-        let inputs = stack::ops::check(&InputOptions {
+        load_options(&InputOptions {
             recipe: self.recipe.clone(),
             cluster: self.cluster.clone(),
             repos: self.repos.clone(),
             env_repos: stack::settings::stack_repos(),
             no_builtin: false,
         })
-        .map_err(|e| match e {
+    }
+}
+
+/// Load and check the inputs `opts` names; problems are printed with
+/// source snippets and exit 2.
+pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
+    {
+        let inputs = stack::ops::check(opts).map_err(|e| match e {
             OpError::Inputs(d) => {
                 super::check::render(&d);
                 CliError::input(miette::miette!(
                     "{} found {} error{} in the inputs",
-                    self.recipe.display(),
+                    opts.recipe.display(),
                     d.error_count(),
                     if d.error_count() == 1 { "" } else { "s" }
                 ))

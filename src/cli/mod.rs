@@ -27,6 +27,7 @@ mod error;
 mod external;
 mod fetch;
 mod find;
+mod gc;
 mod image;
 mod image_args;
 mod images;
@@ -102,6 +103,7 @@ pub enum Command {
     Audit(audit::Args),
     Ldd(ldd::Args),
     Verify(verify::Args),
+    Gc(gc::Args),
     Completions(completions::Args),
     Checksum(checksum::Args),
     Edit(edit::Args),
@@ -195,6 +197,7 @@ pub fn main() -> ExitCode {
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Verify(a) => verify::run(a, &cli.global),
+        Command::Gc(a) => gc::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),
         Command::Checksum(a) => checksum::run(a, &cli.global),
         Command::Edit(a) => edit::run(a, &cli.global),

@@ -56,6 +56,9 @@ pub enum ImageError {
 
     #[error("{0}")]
     View(String),
+
+    #[error("cannot read the image {}: {message}", path.display())]
+    BadImage { path: PathBuf, message: String },
 }
 
 impl ImageError {

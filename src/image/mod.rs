@@ -20,6 +20,7 @@
 
 mod embedded;
 mod error;
+mod extract;
 pub mod mksquashfs;
 mod mode;
 pub mod run;
@@ -32,6 +33,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 pub use error::ImageError;
+pub use extract::extract_meta;
 pub use mode::normalized_mode;
 
 /// Owner of every file in the image: `nobody`.

@@ -14,9 +14,12 @@
 //! | `stack mirror create` | [`mirror`] |
 //! | `stack build` | [`build`] |
 //! | `stack ci generate` | [`ci_generate`] |
+//! | `stack gc` | [`gc`] |
+//! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first) |
 
 mod ci;
 mod error;
+mod rebuild;
 mod sources;
 
 use crate::diag::Diagnostics;
@@ -26,6 +29,7 @@ use crate::resolve::Plan;
 
 pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
+pub use rebuild::{RebuildInputs, rebuild_inputs};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
 
 /// Load and check a stack recipe, its cluster configuration and every
@@ -48,6 +52,12 @@ pub fn resolve(
 /// Build a stack: every step of [`pipeline::build_stack`] (`stack build`).
 pub fn build(req: &BuildRequest, reporter: &dyn PipelineReporter) -> Result<BuildOutcome, OpError> {
     Ok(pipeline::build_stack(req, reporter)?)
+}
+
+/// Remove the source trees and stages `BUILD/stack.lock` does not use
+/// (`stack gc`).
+pub fn gc(build_dir: &std::path::Path, dry_run: bool) -> Result<pipeline::GcReport, OpError> {
+    Ok(pipeline::gc(build_dir, dry_run)?)
 }
 
 /// The warnings of a successful load, for the caller to show.

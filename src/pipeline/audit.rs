@@ -103,10 +103,17 @@ pub fn loader_model(cluster: &Cluster, facts: &LoaderFacts) -> LoaderModel {
     if let Some(cache) = &facts.ld_so_cache {
         m.ld_so_cache = Some(cache.display().to_string());
     }
+    // The file name only: the report goes into the image, which must not
+    // depend on where the configuration was checked out (or extracted, by
+    // `stack build IMAGE`).
     m.source = format!(
         "cluster `{}` ({}, line {})",
         cluster.name.value,
-        crate::diag::display_path(&cluster.file),
+        cluster
+            .file
+            .file_name()
+            .map(|f| f.to_string_lossy())
+            .unwrap_or_default(),
         facts.loc.line
     );
     m

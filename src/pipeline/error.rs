@@ -43,6 +43,12 @@ pub enum PipelineError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
+    /// `stack gc` was given a directory without `stack.lock`.
+    #[error(
+        "{} is not a build directory: it has no stack.lock\nhint: give the --build directory of a `stack build`",
+        .0.display()
+    )]
+    NotABuildDir(std::path::PathBuf),
     /// Imported recipes with untranslated build logic that nobody reviewed.
     #[error("{}", unreviewed_message(.0))]
     Unreviewed(Vec<(String, std::path::PathBuf, Vec<String>)>),
@@ -111,8 +117,11 @@ impl PipelineError {
                     | fetch::FetchError::InvalidCommit { .. }
                     | fetch::FetchError::InvalidUrl { .. }
             ),
-            PipelineError::Render(_) | PipelineError::Unreviewed(_) => true,
             PipelineError::Distributed(e) => e.is_input_error(),
+            PipelineError::Image(e) => matches!(**e, image::ImageError::BadImage { .. }),
+            PipelineError::Render(_)
+            | PipelineError::Unreviewed(_)
+            | PipelineError::NotABuildDir(_) => true,
             _ => false,
         };
         if input {

@@ -13,7 +13,6 @@ use sha2::{Digest, Sha256};
 
 use crate::image::ImageOptions;
 use crate::recipe::Inputs;
-use crate::repo::PatchSource;
 use crate::resolve::Plan;
 
 /// Version of the fingerprint value; bump when its meaning changes.
@@ -48,24 +47,29 @@ impl ImageInputs {
         let mut nodes: Vec<String> = plan.graph.node_weights().map(|n| n.hash.clone()).collect();
         nodes.sort_unstable();
         let recipe = &inputs.recipe;
-        let mut paths: Vec<PathBuf> = vec![recipe.file.clone(), inputs.cluster.file.clone()];
-        paths.extend(recipe.pre_install.iter().map(|p| p.path.clone()));
-        paths.extend(recipe.post_install.iter().map(|p| p.path.clone()));
+        // What meta/recipe/ holds (the stack recipe, the cluster
+        // configuration, every package recipe the stack reaches, the patches,
+        // hooks and `extra/`), plus the recipes of the plan's nodes.
+        let mut copies = super::sources::recipe_files(plan, inputs);
         for n in plan.graph.node_weights() {
-            paths.push(n.recipe.file.clone());
-            for p in &n.patches {
-                if let PatchSource::File(f) = &p.source {
-                    paths.push(f.path.clone());
+            copies.push(crate::view::CopyFile {
+                from: n.recipe.file.clone(),
+                to: PathBuf::new(),
+            });
+        }
+        let mut files = Vec::with_capacity(copies.len());
+        for c in copies {
+            if fs_err::metadata(&c.from)?.is_dir() {
+                for (rel, digest) in tree_digest(&c.from)? {
+                    files.push((c.from.join(rel), digest));
                 }
+            } else {
+                let digest = hex::encode(Sha256::digest(fs_err::read(&c.from)?));
+                files.push((c.from, digest));
             }
         }
-        paths.sort();
-        paths.dedup();
-        let mut files = Vec::with_capacity(paths.len());
-        for p in paths {
-            let digest = hex::encode(Sha256::digest(fs_err::read(&p)?));
-            files.push((p, digest));
-        }
+        files.sort();
+        files.dedup();
         let extra = match &recipe.extra {
             Some(dir) => tree_digest(&dir.path)?,
             None => Vec::new(),

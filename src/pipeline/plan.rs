@@ -177,7 +177,13 @@ pub fn resolve_plan(
         lock.write(&file)?;
     }
     if let Some(path) = copy_to {
-        lock.write(path)?;
+        if rules.locked && file.is_file() {
+            // The build followed the lock file: it is the record, byte for
+            // byte (the plan's own would name this checkout's paths).
+            fs_err::copy(&file, path)?;
+        } else {
+            lock.write(path)?;
+        }
     }
     Ok(plan)
 }

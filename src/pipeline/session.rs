@@ -124,7 +124,17 @@ impl<'a> Session<'a> {
         req: &'a BuildRequest,
         reporter: &'a dyn PipelineReporter,
     ) -> Result<(Session<'a>, BuildLock), PipelineError> {
-        let build_dir = std::path::absolute(&req.build_dir)?;
+        let mut build_dir = std::path::absolute(&req.build_dir)?;
+        // `a/../b` would reach the builds unresolved, and the namespace's
+        // path mapping (stage → /stack-stage) would miss it: the binaries
+        // would record the host path.
+        if build_dir
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+        {
+            fs_err::create_dir_all(&build_dir)?;
+            build_dir = fs_err::canonicalize(&build_dir)?;
+        }
         let lock = Workspace::lock(&build_dir, LockWait::Wait, reporter.build())?;
         let session = Session {
             req,

@@ -159,6 +159,29 @@ pub fn recipe_files(plan: &Plan, inputs: &crate::recipe::Inputs) -> Vec<crate::v
         from: inputs.cluster.file.clone(),
         to: PathBuf::from("cluster/cluster.yaml"),
     });
+    // Hooks and `extra/` where the recipe names them, so that the copy of
+    // the recipe finds them (`stack build IMAGE.squashfs`).
+    for r in [&recipe.pre_install, &recipe.post_install, &recipe.extra]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(to) = below(&r.text) {
+            out.push(CopyFile {
+                from: r.path.clone(),
+                to,
+            });
+        }
+    }
+    // Every recipe the stack reaches, externals' and providers' too (they
+    // take part in resolving).
+    for name in &inputs.packages {
+        if let Some(file) = inputs.repo.file(name) {
+            out.push(CopyFile {
+                from: file.to_path_buf(),
+                to: PathBuf::from(format!("packages/recipes/{name}.yaml")),
+            });
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
     let mut nodes: Vec<&Node> = plan
         .graph
@@ -169,12 +192,6 @@ pub fn recipe_files(plan: &Plan, inputs: &crate::recipe::Inputs) -> Vec<crate::v
     for n in nodes {
         if !seen.insert(n.name.clone()) {
             continue;
-        }
-        if let Some(file) = inputs.repo.file(&n.name) {
-            out.push(CopyFile {
-                from: file.to_path_buf(),
-                to: PathBuf::from(format!("packages/recipes/{}.yaml", n.name)),
-            });
         }
         for p in &n.patches {
             if let PatchSource::File(f) = &p.source {
@@ -189,6 +206,23 @@ pub fn recipe_files(plan: &Plan, inputs: &crate::recipe::Inputs) -> Vec<crate::v
         }
     }
     out
+}
+
+/// `text` as a path relative to the recipe's directory that stays below
+/// it, else `None` (an absolute or `..` path cannot be laid out again).
+fn below(text: &str) -> Option<PathBuf> {
+    let p = Path::new(text);
+    let normal = p.components().all(|c| {
+        matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    let rel: PathBuf = p
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    (normal && !rel.as_os_str().is_empty()).then_some(rel)
 }
 
 /// Remove source trees in `<build>/sources/` that no node of `plan` uses
@@ -270,4 +304,22 @@ pub fn stage_and_patch(
     }
     let applied = patch::apply(&node.label(), &dir, &files)?;
     Ok((dir, applied))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_below_the_recipe_are_laid_out_again() {
+        assert_eq!(
+            below("demo/hooks/x.sh"),
+            Some(PathBuf::from("demo/hooks/x.sh"))
+        );
+        assert_eq!(below("./x.sh"), Some(PathBuf::from("x.sh")));
+        assert_eq!(below("../x.sh"), None);
+        assert_eq!(below("/etc/x.sh"), None);
+        assert_eq!(below(""), None);
+        assert_eq!(below("."), None);
+    }
 }
