@@ -29,6 +29,7 @@ mod env;
 mod error;
 mod executor;
 mod graph;
+pub mod host_tools;
 mod install_steps;
 mod job;
 mod jobserver;
