@@ -217,6 +217,10 @@ pub fn undeclared_tool(text: &str) -> Option<String> {
 
 fn missing_in_line(line: &str) -> Option<String> {
     let line = line.trim_end();
+    // meson: `Did not find pkg-config by name 'pkg-config'`
+    if let Some(rest) = line.strip_prefix("Did not find pkg-config by name '") {
+        return rest.strip_suffix('\'').map(str::to_string);
+    }
     let before = line
         .strip_suffix(": command not found")
         .or_else(|| line.strip_suffix(": not found"))
@@ -259,6 +263,11 @@ mod tests {
             )
             .as_deref(),
             Some("m4")
+        );
+        assert_eq!(
+            undeclared_tool("Did not find pkg-config by name 'pkg-config'\nFound Pkg-config: NO")
+                .as_deref(),
+            Some("pkg-config")
         );
         assert_eq!(undeclared_tool("sh: 1: ./configure: not found"), None);
         assert_eq!(
