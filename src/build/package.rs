@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
+use super::build_env;
 use super::build_id;
 use super::command::Runner;
 use super::env::{self, EnvInputs, PathMap, RealTools, StageDirs};
@@ -151,6 +152,41 @@ pub(crate) fn job_host_tools(job: &BuildJob) -> Vec<host_tools::HostTool> {
         }
     }
     tools
+}
+
+/// Keep the package's environment in its stage for `stack build-env`.
+fn record_build_env(shared: &Shared<'_>, ctx: &PkgCtx<'_>) -> std::io::Result<()> {
+    let sandbox = shared
+        .namespace
+        .as_ref()
+        .filter(|ns| !ns.is_processes_only())
+        .map(|_| build_env::SandboxRecord {
+            build_dir: shared.build_dir.clone(),
+            store: shared.map.host_root.clone(),
+            mount: shared.map.mount.clone(),
+            keep: fs_err::read_link(ctx.stage.wrap.join("cc"))
+                .map(|exe| super::run::wrapper_dirs(&exe))
+                .unwrap_or_default(),
+        });
+    build_env::write(&build_env::BuildEnvRecord {
+        package: ctx.job.name.clone(),
+        version: ctx.job.version.clone(),
+        prefix: ctx.job.prefix.clone(),
+        stage: ctx.stage.root.clone(),
+        cwd: ctx.stage.build.clone(),
+        env: ctx
+            .runner
+            .env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            })
+            .collect(),
+        sandbox,
+    })
 }
 
 /// A command that failed because a program was not found (in its output,
@@ -310,6 +346,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
         fs_err::create_dir_all(d)?;
     }
     host_tools::populate(&ctx.stage.tools, &job_host_tools(job))?;
+    record_build_env(shared, ctx)?;
     fs_err::create_dir_all(&ctx.host_prefix)?;
 
     systems::run(ctx)?;
@@ -331,7 +368,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
         let r = relocate::ensure_rpaths(&ctx.rpaths, &ctx.host_prefix, &shared.map, &ctx.runner)?;
         if r.rpath_set > 0 {
             ctx.runner.log.line(&format!(
-                "==> restored dropped RPATH entries on {} files",
+                "==> RPATH fixed on {} files (entries the installer dropped restored, absent directories removed)",
                 r.rpath_set
             ));
         }
