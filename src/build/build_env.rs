@@ -104,7 +104,7 @@ fn read(path: &Path) -> Result<BuildEnvRecord, BuildEnvError> {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let text = fs_err::read_to_string(path).map_err(|e| bad(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
 }
 
