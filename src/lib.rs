@@ -69,6 +69,7 @@
 //! | environment variable | a function in [`settings`] | `std::env::var*` elsewhere is denied (`clippy.toml`) |
 //! | top-level module | `src/lib.rs` and its row in `src/architecture_tests.rs` | the import matrix test fails on any undeclared edge |
 //! | build system | a file in `src/build/systems/`, a variant of [`build::BuildSystem`] and of the recipe's build system, a loader arm | `install:` steps run after every system's own install |
+//! | base tool (a host program every build may run undeclared) | `BASE_TOOLS` in `src/build/host_tools.rs` and the list in docs/build.md ("Declared tools only") | keep it minimal: everything else is a declared build dependency (a `/usr` external lists its programs under `executables:`) |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
 //! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after; [`build::LocalStore`] is the only one now; `flock`s are host-local |
