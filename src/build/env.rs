@@ -4,7 +4,7 @@
 //!
 //! | variable | value |
 //! |---|---|
-//! | `PATH` | wrapper dir, then `bin` of build dependencies, then `/usr/bin:/bin` |
+//! | `PATH` | wrapper dir, then `bin` of build dependencies, then the stage's `tools` dir (base tools and the programs of build dependencies in `/usr`, [`super::host_tools`]) — never the host's `/usr/bin` |
 //! | `CC`, `CXX`, `FC`, `F77` | the wrappers |
 //! | `NVCC`, `STACK_WRAP_REAL_NVCC` | with a dependency that has `bin/nvcc` (CUDA): the `nvcc` wrapper and the real program |
 //! | `PKG_CONFIG_PATH` | `lib{,64}/pkgconfig`, `share/pkgconfig` of build and link dependencies |
@@ -58,6 +58,8 @@ pub struct StageDirs {
     pub wrap: PathBuf,
     pub home: PathBuf,
     pub tmp: PathBuf,
+    /// The private bin directory of host programs ([`super::host_tools`]).
+    pub tools: PathBuf,
 }
 
 impl StageDirs {
@@ -74,6 +76,7 @@ impl StageDirs {
             wrap,
             home: root.join("home"),
             tmp: root.join("tmp"),
+            tools: root.join("tools"),
             src,
             root,
         }
@@ -175,8 +178,7 @@ pub fn build_environment(inp: &EnvInputs<'_>) -> BTreeMap<OsString, OsString> {
 
     let mut path = vec![inp.stage.wrap.clone()];
     path.extend(inp.deps.path.iter().cloned());
-    path.push("/usr/bin".into());
-    path.push("/bin".into());
+    path.push(inp.stage.tools.clone());
     set("PATH", join(&path));
     set("HOME", inp.stage.home.clone().into());
     set("TMPDIR", inp.stage.tmp.clone().into());
@@ -291,6 +293,7 @@ mod tests {
             compiler: CompilerPaths::default(),
             cost: None,
             patches: Vec::new(),
+            recipe: None,
         }
     }
 
@@ -316,6 +319,7 @@ mod tests {
             hash: "h".into(),
             prefix: PathBuf::from("/m").join(name),
             kind,
+            executables: Vec::new(),
         };
         let j = job(vec![
             dep("lib", DepKind::Link),
@@ -325,6 +329,7 @@ mod tests {
                 hash: "h".into(),
                 prefix: "/usr".into(),
                 kind: DepKind::Link,
+                executables: Vec::new(),
             },
         ]);
         let dd = dep_dirs(&j, &map, Dtags::Rpath);
@@ -363,7 +368,7 @@ mod tests {
         };
         assert_eq!(
             get("PATH").unwrap(),
-            "/opt/x/bin:/b/stage/app/wrap:/m/tool/bin:/usr/bin:/bin"
+            "/opt/x/bin:/b/stage/app/wrap:/m/tool/bin:/b/stage/app/tools"
         );
         assert_eq!(get("FOO").unwrap(), "bar");
         assert_eq!(get("NEW").unwrap(), "/n");

@@ -90,6 +90,19 @@ pub enum PackageError {
         source: std::io::Error,
     },
 
+    #[error(
+        "{package}: `{tool}` is not on the build PATH (`{argv}` failed){}{}\n  hint: declare it: a dependency `{{spec: <package with {tool}>, type: build}}` in the recipe (an external of the cluster configuration will do); only the base tools of docs/build.md are there undeclared",
+        recipe.as_ref().map(|r| format!("; recipe {}", r.display())).unwrap_or_default(),
+        host.as_ref().map(|h| format!("; the host has {}, which builds do not see", h.display())).unwrap_or_default()
+    )]
+    UndeclaredTool {
+        package: String,
+        recipe: Option<PathBuf>,
+        tool: String,
+        argv: String,
+        host: Option<PathBuf>,
+    },
+
     #[error("install step `copy {from}` matched nothing in {}", dir.display())]
     NothingToCopy { from: String, dir: PathBuf },
 

@@ -47,6 +47,9 @@ pub struct BuildJob {
     /// The patches applied to `source_dir` (recorded in the log and in
     /// `installed.json`; applying them is the pipeline's business).
     pub patches: Vec<crate::store::RecordPatch>,
+    /// The recipe file the job comes from (named in failures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<PathBuf>,
 }
 
 /// How a package is built, with per-system data.
@@ -270,6 +273,11 @@ pub struct DepPrefix {
     pub hash: String,
     pub prefix: PathBuf,
     pub kind: DepKind,
+    /// For a build dependency in a system prefix (an external in `/usr`):
+    /// the programs of `<prefix>/bin` the build may run (the recipe's
+    /// `executables:`; see [`super::host_tools`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub executables: Vec<String>,
 }
 
 /// The real compilers. Relative names are looked up on the host `PATH` once
@@ -336,6 +344,7 @@ mod tests {
                 hash: "cd".repeat(32),
                 prefix: "/usr".into(),
                 kind: DepKind::Link,
+                executables: Vec::new(),
             }],
             compiler: CompilerPaths::default(),
             cost: Some(2.5),
@@ -344,6 +353,7 @@ mod tests {
                 sha256: "ef".repeat(32),
                 level: 1,
             }],
+            recipe: None,
         };
         let json = serde_json::to_string(&job).unwrap();
         let back: BuildJob = serde_json::from_str(&json).unwrap();

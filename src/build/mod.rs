@@ -22,6 +22,7 @@
 //! - every linked ELF file gets RPATHs to its link dependencies and its own
 //!   prefix (the wrapper), or has them set after install (relocation).
 
+pub mod build_env;
 mod build_id;
 mod command;
 mod costs;
@@ -29,6 +30,7 @@ mod env;
 mod error;
 mod executor;
 mod graph;
+pub mod host_tools;
 mod install_steps;
 mod job;
 mod jobserver;

@@ -181,6 +181,11 @@ impl Namespace {
         Ok(Arc::new(ns))
     }
 
+    /// Direct mode's PID-namespace-only containment (no mounts)?
+    pub fn is_processes_only(&self) -> bool {
+        self.processes_only
+    }
+
     /// The sandbox of one package: writable are only its stage directory
     /// and its own prefix (a path under the mount point, also at its host
     /// path in the store, where relocation edits it); the rest of the

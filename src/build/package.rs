@@ -6,11 +6,13 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
+use super::build_env;
 use super::build_id;
 use super::command::Runner;
 use super::env::{self, EnvInputs, PathMap, RealTools, StageDirs};
 use super::error::{PackageError, PhaseError};
 use super::graph::JobId;
+use super::host_tools;
 use super::job::{BuildJob, BuildSystem};
 use super::jobserver::JobServer;
 use super::log::BuildLog;
@@ -139,6 +141,81 @@ impl PkgCtx<'_> {
     }
 }
 
+/// The host programs of a job's build `PATH`: the base tools, then the
+/// executables of its build dependencies in system prefixes.
+pub(crate) fn job_host_tools(job: &BuildJob) -> Vec<host_tools::HostTool> {
+    let mut tools = host_tools::base_tools();
+    tools.extend(host_tools::system_tools(&job.system));
+    for d in &job.deps {
+        if d.kind == super::job::DepKind::Build && !d.executables.is_empty() {
+            tools.extend(host_tools::external_tools(&d.prefix, &d.executables));
+        }
+    }
+    tools
+}
+
+/// Keep the package's environment in its stage for `stack build-env`.
+fn record_build_env(shared: &Shared<'_>, ctx: &PkgCtx<'_>) -> std::io::Result<()> {
+    let sandbox = shared
+        .namespace
+        .as_ref()
+        .filter(|ns| !ns.is_processes_only())
+        .map(|_| build_env::SandboxRecord {
+            build_dir: shared.build_dir.clone(),
+            store: shared.map.host_root.clone(),
+            mount: shared.map.mount.clone(),
+            keep: fs_err::read_link(ctx.stage.wrap.join("cc"))
+                .map(|exe| super::run::wrapper_dirs(&exe))
+                .unwrap_or_default(),
+        });
+    build_env::write(&build_env::BuildEnvRecord {
+        package: ctx.job.name.clone(),
+        version: ctx.job.version.clone(),
+        prefix: ctx.job.prefix.clone(),
+        stage: ctx.stage.root.clone(),
+        cwd: ctx.stage.build.clone(),
+        env: ctx
+            .runner
+            .env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            })
+            .collect(),
+        sandbox,
+    })
+}
+
+/// A command that failed because a program was not found (in its output,
+/// or the program itself): the error names the tool and the recipe.
+fn name_missing_tool(job: &BuildJob, log: &Path, error: PackageError) -> PackageError {
+    let (tool, argv) = match &error {
+        PackageError::Command { argv, .. } => {
+            let tail = super::log::tail(log, 40).join("\n");
+            match host_tools::undeclared_tool(&tail) {
+                Some(t) => (t, argv.clone()),
+                None => return error,
+            }
+        }
+        PackageError::Spawn { program, source }
+            if source.kind() == std::io::ErrorKind::NotFound && !program.contains('/') =>
+        {
+            (program.clone(), program.clone())
+        }
+        _ => return error,
+    };
+    PackageError::UndeclaredTool {
+        package: job.name.clone(),
+        recipe: job.recipe.clone(),
+        host: host_tools::on_host(&tool),
+        tool,
+        argv,
+    }
+}
+
 pub(crate) fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p)
@@ -235,7 +312,7 @@ pub(crate) fn build_one(
     let _ = events.send(Event::Phase(id, Phase::Stage));
     let result = run_phases(shared, &mut ctx).map_err(|error| PhaseError {
         phase: ctx.phase,
-        error,
+        error: name_missing_tool(job, &log_path, error),
     });
     // On success the stage is removed later, after the token is returned
     // (`cleanup_stage`); on failure it stays for inspection.
@@ -268,6 +345,8 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     for d in [&ctx.stage.build, &ctx.stage.home, &ctx.stage.tmp] {
         fs_err::create_dir_all(d)?;
     }
+    host_tools::populate(&ctx.stage.tools, &job_host_tools(job))?;
+    record_build_env(shared, ctx)?;
     fs_err::create_dir_all(&ctx.host_prefix)?;
 
     systems::run(ctx)?;
@@ -289,7 +368,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
         let r = relocate::ensure_rpaths(&ctx.rpaths, &ctx.host_prefix, &shared.map, &ctx.runner)?;
         if r.rpath_set > 0 {
             ctx.runner.log.line(&format!(
-                "==> restored dropped RPATH entries on {} files",
+                "==> RPATH fixed on {} files (entries the installer dropped restored, absent directories removed)",
                 r.rpath_set
             ));
         }
@@ -306,6 +385,9 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     let manifest = store::manifest(&ctx.host_prefix)?;
     let mut deps: Vec<RecordDep> = Vec::new();
     for d in &job.deps {
+        if !d.executables.is_empty() {
+            continue; // a tool in /usr: not part of the store
+        }
         let rd = RecordDep {
             name: d.name.clone(),
             hash: d.hash.clone(),

@@ -104,11 +104,20 @@ pub fn relocate(
             .chain(rel.rpath.iter().cloned()),
         map,
     );
-    fix_tree(rel, RpathMode::Replace, &dirs, host_prefix, runner)
+    fix_tree(
+        rel,
+        RpathMode::Replace,
+        &dirs,
+        &|_| false,
+        host_prefix,
+        runner,
+    )
 }
 
 /// Make sure every dynamic ELF file with `NEEDED` entries below
-/// `host_prefix` has all of `rpaths` (those that exist) in its RPATH.
+/// `host_prefix` has all of `rpaths` (those that exist) in its RPATH, and
+/// no entry below the mount point that names no directory (the wrapper
+/// adds `<prefix>/lib64` before knowing whether the install creates it).
 pub fn ensure_rpaths(
     rpaths: &[PathBuf],
     host_prefix: &Path,
@@ -116,10 +125,15 @@ pub fn ensure_rpaths(
     runner: &Runner<'_>,
 ) -> Result<Relocated, PackageError> {
     let dirs = existing_dirs(rpaths.iter().cloned(), map);
+    let absent = |entry: &str| {
+        let p = Path::new(entry);
+        p.is_absolute() && p.starts_with(&map.mount) && !map.to_host(p).is_dir()
+    };
     fix_tree(
         &Relocation::default(),
         RpathMode::Ensure,
         &dirs,
+        &absent,
         host_prefix,
         runner,
     )
@@ -136,17 +150,25 @@ fn existing_dirs(dirs: impl Iterator<Item = PathBuf>, map: &PathMap) -> Vec<Path
 }
 
 /// The new RPATH entries of a file, or `None` when nothing changes.
-fn new_rpath(mode: RpathMode, current: &[String], dirs: &[PathBuf]) -> Option<String> {
-    if dirs.is_empty() {
-        return None;
-    }
+/// `absent` tells entries to drop (Ensure mode).
+fn new_rpath(
+    mode: RpathMode,
+    current: &[String],
+    dirs: &[PathBuf],
+    absent: &dyn Fn(&str) -> bool,
+) -> Option<String> {
     let mut entries: Vec<String> = match mode {
+        RpathMode::Replace if dirs.is_empty() => return None,
         RpathMode::Replace => current
             .iter()
             .filter(|r| r.starts_with("$ORIGIN") || r.starts_with("${ORIGIN}"))
             .cloned()
             .collect(),
-        RpathMode::Ensure => current.iter().filter(|r| !r.is_empty()).cloned().collect(),
+        RpathMode::Ensure => current
+            .iter()
+            .filter(|r| !r.is_empty() && !absent(r))
+            .cloned()
+            .collect(),
     };
     for d in dirs {
         let s = d.to_string_lossy().into_owned();
@@ -162,6 +184,7 @@ fn fix_tree(
     rel: &Relocation,
     mode: RpathMode,
     dirs: &[PathBuf],
+    absent: &dyn Fn(&str) -> bool,
     host_prefix: &Path,
     runner: &Runner<'_>,
 ) -> Result<Relocated, PackageError> {
@@ -194,8 +217,14 @@ fn fix_tree(
                 // the RPATH when --set-rpath and --add-needed are combined.
                 let mut calls: Vec<Vec<String>> = Vec::new();
                 let wants_rpath = mode == RpathMode::Replace || !info.needed.is_empty();
-                if let Some(new) = new_rpath(mode, &info.rpaths, dirs).filter(|_| wants_rpath) {
-                    calls.push(vec!["--force-rpath".into(), "--set-rpath".into(), new]);
+                if let Some(new) =
+                    new_rpath(mode, &info.rpaths, dirs, absent).filter(|_| wants_rpath)
+                {
+                    calls.push(match new.is_empty() {
+                        // every entry was an absent directory
+                        true => vec!["--remove-rpath".into()],
+                        false => vec!["--force-rpath".into(), "--set-rpath".into(), new],
+                    });
                     out.rpath_set += 1;
                 }
                 let mut add: Vec<String> = Vec::new();
@@ -277,17 +306,25 @@ mod tests {
     fn rpath_modes() {
         let cur = vec!["$ORIGIN/../lib".to_string(), "/vendor/lib".to_string()];
         let dirs = vec![PathBuf::from("/m/a/lib"), PathBuf::from("/m/b/lib")];
+        let none = |_: &str| false;
         assert_eq!(
-            new_rpath(RpathMode::Replace, &cur, &dirs).unwrap(),
+            new_rpath(RpathMode::Replace, &cur, &dirs, &none).unwrap(),
             "$ORIGIN/../lib:/m/a/lib:/m/b/lib"
         );
         assert_eq!(
-            new_rpath(RpathMode::Ensure, &cur, &dirs).unwrap(),
+            new_rpath(RpathMode::Ensure, &cur, &dirs, &none).unwrap(),
             "$ORIGIN/../lib:/vendor/lib:/m/a/lib:/m/b/lib"
         );
         let done = vec!["/m/a/lib".to_string(), "/m/b/lib".to_string()];
-        assert_eq!(new_rpath(RpathMode::Ensure, &done, &dirs), None);
-        assert_eq!(new_rpath(RpathMode::Ensure, &done, &[]), None);
+        assert_eq!(new_rpath(RpathMode::Ensure, &done, &dirs, &none), None);
+        assert_eq!(new_rpath(RpathMode::Ensure, &done, &[], &none), None);
+        // An entry below the mount that names no directory goes.
+        let lib64 = |e: &str| e == "/m/a/lib64";
+        let cur = vec!["/m/a/lib".to_string(), "/m/a/lib64".to_string()];
+        assert_eq!(
+            new_rpath(RpathMode::Ensure, &cur, &[], &lib64).unwrap(),
+            "/m/a/lib"
+        );
     }
 
     #[test]

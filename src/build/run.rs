@@ -392,7 +392,7 @@ fn finish_job(
 
 /// The directories the wrapper program lives in: where its path points, and
 /// where that resolves to when it is a link.
-fn wrapper_dirs(exe: &Path) -> Vec<PathBuf> {
+pub(crate) fn wrapper_dirs(exe: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
     if let Some(real) = fs_err::canonicalize(exe)
         .ok()

@@ -14,6 +14,7 @@ mod audit;
 mod build;
 mod build_cache;
 mod build_remote;
+mod build_env;
 mod check;
 mod checksum;
 mod ci;
@@ -115,6 +116,7 @@ pub enum Command {
     Create(create::Args),
     Run(run::Args),
     Shell(run::ShellArgs),
+    BuildEnv(build_env::Args),
 }
 
 impl Global {
@@ -209,6 +211,7 @@ pub fn main() -> ExitCode {
         Command::Create(a) => create::run(a, &cli.global),
         Command::Run(a) => run::run(a, &cli.global),
         Command::Shell(a) => run::shell(a, &cli.global),
+        Command::BuildEnv(a) => build_env::run(a, &cli.global),
     };
     match result {
         Ok(code) => code,

@@ -213,22 +213,31 @@ fn is_system_prefix(prefix: &Path) -> bool {
 
 /// The dependency prefixes of a job: the transitive link closure (link), the
 /// direct build dependencies (build) and direct run dependencies (run).
-/// Externals in system prefixes are left out: they are found by default.
+/// Externals in system prefixes are left out (they are found by default),
+/// except as build dependencies: their `executables` are the build's tools.
 pub fn dep_prefixes(plan: &Plan, idx: NodeIndex) -> Vec<DepPrefix> {
     let mut out: Vec<DepPrefix> = Vec::new();
     let mut push = |dep: NodeIndex, kind: DepKind| {
         let n = plan.node(dep);
-        if is_system_prefix(&n.prefix) {
+        // A build tool in a system prefix stays: its programs go on the
+        // build PATH (one by one, not the whole `/usr/bin`).
+        if is_system_prefix(&n.prefix) && kind != DepKind::Build {
             return;
         }
         if out.iter().any(|d| d.hash == n.hash && d.kind == kind) {
             return;
         }
+        let executables = match &n.recipe.executables {
+            _ if !is_system_prefix(&n.prefix) => Vec::new(),
+            list if list.is_empty() => vec![n.name.clone()],
+            list => list.clone(),
+        };
         out.push(DepPrefix {
             name: n.name.clone(),
             hash: n.hash.clone(),
             prefix: n.prefix.clone(),
             kind,
+            executables,
         });
     };
     for dep in plan.closure(idx, link_only()) {
@@ -282,6 +291,7 @@ pub fn build_job(
         compiler: compiler_paths(plan),
         cost: None,
         patches: recorded_patches(node),
+        recipe: Some(node.recipe.file.clone()),
     })
 }
 

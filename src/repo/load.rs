@@ -28,6 +28,7 @@ const TOP_KEYS: &[&str] = &[
     "build",
     "env",
     "imported",
+    "executables",
 ];
 
 const VERSION_KEYS: &[&str] = &[
@@ -156,6 +157,16 @@ pub fn parse_package(
         .get("imported")
         .and_then(|n| super::imported::imported(&mut cx, n, &name.value));
 
+    let executables = m
+        .get("executables")
+        .map(|n| {
+            cx.strings(n, "`executables`", false)
+                .into_iter()
+                .map(|s| s.value)
+                .collect()
+        })
+        .unwrap_or_default();
+
     let recipe = PackageRecipe {
         name: name.value,
         file: src.path().to_path_buf(),
@@ -172,6 +183,7 @@ pub fn parse_package(
         build,
         env,
         imported,
+        executables,
     };
     super::validate::check_own_conditions(&recipe, &mut cx);
     Some(recipe)

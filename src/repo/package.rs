@@ -36,6 +36,10 @@ pub struct PackageRecipe {
     pub env: Vec<EnvOp>,
     /// Provenance of a recipe written by `stack import` (`imported:`).
     pub imported: Option<super::imported::Imported>,
+    /// The programs the package provides (`executables:`; empty: the
+    /// package name). As an external in a system prefix (`/usr`), these are
+    /// what a dependent's build finds on its `PATH`.
+    pub executables: Vec<String>,
 }
 
 impl PackageRecipe {

@@ -21,6 +21,7 @@ fn relver(mount: &std::path::Path, pre_bootstrap: Vec<Vec<String>>) -> BuildJob 
         }),
     );
     j.steps.pre_bootstrap = pre_bootstrap;
+    j.deps = autotools_deps();
     j
 }
 

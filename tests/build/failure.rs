@@ -261,3 +261,74 @@ fn stage_of_a_failed_older_hash_is_removed_by_the_next_build() {
     assert!(!old_stage.exists(), "{} left behind", old_stage.display());
     assert!(other.is_dir());
 }
+
+/// A source tree whose `configure` runs `m4`, a host program the job
+/// does not declare.
+fn m4_source(dir: &Path) -> PathBuf {
+    let src = dir.join("usesm4");
+    fs_err::create_dir_all(&src).unwrap();
+    let script = "#!/bin/sh\nset -e\necho 'define(X, 1)X' | m4 > m4.out\nsed -n p m4.out\n\
+                  printf 'all:\\n\\ttrue\\ninstall:\\n\\tmkdir -p $(DESTDIR)%s/share\\n' \"$STACK_PREFIX\" > Makefile\n";
+    fs_err::write(src.join("configure"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs_err::set_permissions(
+        src.join("configure"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    src
+}
+
+/// Issue 19: the build PATH holds the base tools and the declared ones,
+/// not the host's `/usr/bin`; an undeclared tool is an error naming the
+/// package, the recipe and the tool. Declared (an external in `/usr`), it is
+/// found, and only it: `/usr/bin` is never on the PATH.
+#[test]
+fn an_undeclared_host_tool_is_an_error_naming_it_and_a_declared_one_works() {
+    assert!(
+        Path::new("/usr/bin/m4").exists(),
+        "m4 is missing: run scripts/install-deps.sh"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let mut undeclared = job(
+        &mount,
+        "usesm4",
+        m4_source(tmp.path()),
+        BuildSystem::Autotools(Autotools::default()),
+    );
+    undeclared.recipe = Some("/repo/usesm4.yaml".into());
+    let mut g = BuildGraph::new();
+    g.add(undeclared.clone());
+    let rec = Recorder::default();
+    let summary = run_plan(&g, &options(&build, &mount, MountMode::Direct), &rec).unwrap();
+    let failed: Vec<_> = summary.failed().collect();
+    let PackageStatus::Failed { phase, message, .. } = &failed[0].status else {
+        panic!("{:?}", summary.packages)
+    };
+    assert_eq!(*phase, Phase::Configure);
+    insta::assert_snapshot!(
+        "undeclared_tool",
+        redact(message, tmp.path(), &[&undeclared.hash])
+    );
+    // The stage's private bin dir: symlinks to base tools only.
+    let tools = build.join("stage").join(undeclared.slug()).join("tools");
+    assert_eq!(
+        fs_err::read_link(tools.join("sed")).unwrap().parent(),
+        Some(Path::new("/usr/bin"))
+    );
+    assert!(!tools.join("m4").exists() && !tools.join("python3").exists());
+
+    // Declared as an external build tool in /usr: m4 (and nothing else) found.
+    let mut declared = undeclared;
+    declared.deps = vec![host_tool("m4", &["m4"])];
+    let build2 = tmp.path().join("build2");
+    let mut g = BuildGraph::new();
+    g.add(declared.clone());
+    let summary = run_plan(&g, &options(&build2, &mount, MountMode::Direct), &rec).unwrap();
+    assert!(summary.success(), "{:?}", summary.packages);
+    let log = fs_err::read_to_string(build2.join("logs").join(format!("{}.log", declared.slug())))
+        .unwrap();
+    assert!(log.lines().any(|l| l == "1"), "m4 ran: {log}");
+}

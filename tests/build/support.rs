@@ -38,6 +38,7 @@ pub fn job(mount: &Path, name: &str, source: PathBuf, system: BuildSystem) -> Bu
         compiler: CompilerPaths::default(),
         cost: None,
         patches: Vec::new(),
+        recipe: None,
     }
 }
 
@@ -47,7 +48,37 @@ pub fn dep(on: &BuildJob, kind: DepKind) -> DepPrefix {
         hash: on.hash.clone(),
         prefix: on.prefix.clone(),
         kind,
+        executables: Vec::new(),
     }
+}
+
+/// A build tool of the host (`/usr`), as the pipeline passes an external
+/// build dependency: only `exes` of `/usr/bin` go on the build PATH.
+pub fn host_tool(name: &str, exes: &[&str]) -> DepPrefix {
+    DepPrefix {
+        name: name.into(),
+        hash: hash_of(name, "host", "/usr"),
+        prefix: "/usr".into(),
+        kind: DepKind::Build,
+        executables: exes.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+/// The autotools a job with `autoreconf: true` declares.
+pub fn autotools_deps() -> Vec<DepPrefix> {
+    vec![
+        host_tool(
+            "autoconf",
+            &["autoconf", "autoheader", "autom4te", "autoreconf"],
+        ),
+        host_tool(
+            "automake",
+            &["automake", "aclocal", "automake-*", "aclocal-*"],
+        ),
+        host_tool("libtool", &["libtool", "libtoolize"]),
+        host_tool("m4", &["m4"]),
+        host_tool("perl", &["perl"]),
+    ]
 }
 
 /// Options for a test build: the real `stack-wrap` binary as wrapper, -j2.
@@ -62,7 +93,7 @@ pub fn options(build: &Path, mount: &Path, mode: MountMode) -> BuildOptions {
 }
 
 pub fn autotools_calc(mount: &Path) -> BuildJob {
-    job(
+    let mut j = job(
         mount,
         "libcalc",
         fixture("libcalc"),
@@ -71,7 +102,9 @@ pub fn autotools_calc(mount: &Path) -> BuildJob {
             configure_args: vec!["--disable-static".into()],
             ..Autotools::default()
         }),
-    )
+    );
+    j.deps = autotools_deps();
+    j
 }
 
 pub fn makefile_calc(mount: &Path) -> BuildJob {
@@ -108,7 +141,11 @@ pub fn meson_hello(mount: &Path, calc: &BuildJob, greet: &BuildJob) -> BuildJob 
         fixture("hello"),
         BuildSystem::Meson(Meson::default()),
     );
-    j.deps = vec![dep(calc, DepKind::Link), dep(greet, DepKind::Link)];
+    j.deps = vec![
+        dep(calc, DepKind::Link),
+        dep(greet, DepKind::Link),
+        host_tool("pkgconf", &["pkgconf", "pkg-config"]),
+    ];
     j
 }
 

@@ -1,6 +1,8 @@
 //! Every build system builds and installs for real; the result is
 //! self-contained (RPATHs); a second run rebuilds nothing.
 
+use std::path::Path;
+
 use stack::build::*;
 
 use crate::support::*;
@@ -88,6 +90,25 @@ fn every_build_system_installs_a_self_contained_tree() {
         greet_dyn
             .rpath
             .contains(&calc_p.join("lib").display().to_string()),
+        "{greet_dyn:?}"
+    );
+
+    // Issue 19: no RPATH entry names a directory that does not exist (the
+    // wrapper adds `<prefix>/lib64`, which these installs do not create).
+    assert!(!greet_p.join("lib64").exists());
+    for file in &checked {
+        for entry in readelf(file).unwrap().rpath {
+            assert!(
+                entry.starts_with("$ORIGIN") || Path::new(&entry).is_dir(),
+                "{}: RPATH entry {entry} is no directory",
+                file.display()
+            );
+        }
+    }
+    assert!(
+        !greet_dyn
+            .rpath
+            .contains(&greet_p.join("lib64").display().to_string()),
         "{greet_dyn:?}"
     );
 
