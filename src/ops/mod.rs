@@ -16,6 +16,7 @@
 
 mod error;
 mod sources;
+mod stackinator;
 
 use crate::diag::Diagnostics;
 use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineReporter};
@@ -24,11 +25,17 @@ use crate::resolve::Plan;
 
 pub use error::OpError;
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
+pub use stackinator::is_stackinator;
 
 /// Load and check a stack recipe, its cluster configuration and every
 /// package recipe it can reach (`stack check`, and the first step of every
-/// other operation). All problems come back at once.
+/// other operation). All problems come back at once. A stackinator recipe
+/// directory (config.yaml + environments.yaml) with a stackinator cluster
+/// directory is translated first ([`crate::stackinator`]).
 pub fn check(opts: &InputOptions) -> Result<Inputs, OpError> {
+    if is_stackinator(&opts.recipe) {
+        return stackinator::check_stackinator(opts);
+    }
     crate::recipe::load_inputs(opts).map_err(OpError::Inputs)
 }
 
