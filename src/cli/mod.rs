@@ -29,6 +29,7 @@ mod image;
 mod image_args;
 mod images;
 mod import;
+mod stackinator;
 mod info;
 mod inputs;
 mod key;
@@ -95,6 +96,7 @@ pub enum Command {
     Images(images::Args),
     Key(key::Args),
     Import(import::Args),
+    Stackinator(stackinator::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
     Verify(verify::Args),
@@ -187,6 +189,7 @@ pub fn main() -> ExitCode {
         Command::Images(a) => images::run(a, &cli.global),
         Command::Key(a) => key::run(a, &cli.global),
         Command::Import(a) => import::run(a, &cli.global),
+        Command::Stackinator(a) => stackinator::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Verify(a) => verify::run(a, &cli.global),

@@ -13,6 +13,7 @@
 //! | `stack fetch` | [`fetch`] (`--dry-run`: [`fetch_plan`]) |
 //! | `stack mirror create` | [`mirror`] |
 //! | `stack build` | [`build`] |
+//! | `stack stackinator convert` | [`stackinator_convert`] |
 
 mod error;
 mod sources;
@@ -25,7 +26,7 @@ use crate::resolve::Plan;
 
 pub use error::OpError;
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
-pub use stackinator::is_stackinator;
+pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator};
 
 /// Load and check a stack recipe, its cluster configuration and every
 /// package recipe it can reach (`stack check`, and the first step of every

@@ -83,3 +83,60 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
         }
     }
 }
+
+/// What `stack stackinator convert` wrote.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    /// The stack recipe.
+    pub recipe: PathBuf,
+    /// The cluster configuration directory (holding cluster.yaml).
+    pub cluster: PathBuf,
+    pub warnings: Diagnostics,
+}
+
+/// Translate a stackinator recipe and cluster into files of our own format:
+/// `out` (the stack recipe), `<out's dir>/<cluster>/cluster.yaml`, and the
+/// translated Spack repositories under `<out's dir>/spack-repos/`.
+pub fn convert(
+    recipe: &Path,
+    cluster: &Path,
+    out: &Path,
+    spack_packages: Option<PathBuf>,
+) -> Result<Converted, OpError> {
+    let abs = |p: &Path| fs_err::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if !crate::stackinator::is_recipe_dir(recipe) {
+        return Err(input_error(
+            format!("{}: not a stackinator recipe directory", recipe.display()),
+            "a recipe directory holds config.yaml, compilers.yaml and environments.yaml",
+        ));
+    }
+    if !crate::stackinator::is_cluster_dir(cluster) {
+        return Err(input_error(
+            format!("{}: not a stackinator cluster directory (no packages.yaml)", cluster.display()),
+            "e.g. alps-cluster-config/daint",
+        ));
+    }
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs_err::create_dir_all(parent).map_err(|e| {
+        input_error(format!("cannot create {}: {e}", parent.display()), "give a writable --out")
+    })?;
+    let parent = abs(parent);
+    let t = translate(&TranslateOptions {
+        recipe: abs(recipe),
+        cluster: abs(cluster),
+        spack_packages: spack_packages.map(|p| abs(&p)),
+        cache: Some(parent.join("spack-repos")),
+    })
+    .map_err(OpError::Inputs)?;
+    let fail = |e: std::io::Error| input_error(format!("cannot write: {e}"), "give a writable --out");
+    let (tmp_recipe, cdir) = write(&t, &parent).map_err(fail)?;
+    let file = parent.join(out.file_name().unwrap_or("stack.yaml".as_ref()));
+    if tmp_recipe != file {
+        fs_err::rename(&tmp_recipe, &file).map_err(fail)?;
+    }
+    Ok(Converted {
+        recipe: file,
+        cluster: cdir,
+        warnings: t.warnings,
+    })
+}
