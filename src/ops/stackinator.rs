@@ -76,12 +76,39 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
             inputs.warnings.sort();
             Ok(inputs)
         }
-        Err(mut d) => {
+        Err(d) => {
+            let mut d = explain_rejected(d, &base.join("repos"));
             d.extend(t.warnings);
             d.sort();
             Err(OpError::Inputs(d))
         }
     }
+}
+
+/// An unknown package whose Spack translation was set aside (its recipe
+/// did not load) gets a help line naming the reason file.
+fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
+    let rejected: Vec<PathBuf> = fs_err::read_dir(repos)
+        .map(|rd| rd.flatten().map(|e| e.path().join("rejected")).collect())
+        .unwrap_or_default();
+    let mut out = Diagnostics::new();
+    for mut d in diags {
+        if d.code == Code::UnknownPackage {
+            let name = d.message.split('`').nth(1).unwrap_or_default().to_string();
+            let why = rejected
+                .iter()
+                .map(|r| r.join(format!("{name}.txt")))
+                .find(|p| p.is_file());
+            if let Some(why) = why {
+                d.help = Some(format!(
+                    "the Spack package `{name}` was translated, but its recipe does not load (an untranslated construct): see {}",
+                    why.display()
+                ));
+            }
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// What `stack stackinator convert` wrote.

@@ -49,7 +49,11 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
     };
     match import_spack(&opts) {
         Ok(summary) => {
-            tracing::info!("{} packages translated", summary.written.len());
+            let rejected = reject_broken(&summary.written, &tmp);
+            tracing::info!(
+                "{} packages translated, {rejected} set aside (their recipes do not load)",
+                summary.written.len()
+            );
         }
         Err(e) => {
             diags.push(Diagnostic::error(
@@ -72,9 +76,36 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
     Some(recipes)
 }
 
+/// Move translated recipes that do not load (an untranslated construct
+/// left them without versions, with a variant the package does not define,
+/// …) to `<out>/rejected/`, each with `<name>.txt` naming the problems: the
+/// package is then missing (a clear "unknown package" where it is used)
+/// instead of every command failing on a recipe it may not need.
+fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
+    use rayon::prelude::*;
+    let recipes = out.join("recipes");
+    let rejected = out.join("rejected");
+    let broken: Vec<(&PathBuf, String)> = written
+        .par_iter()
+        .filter_map(|f| {
+            let (_, diags) = crate::repo::load_package(f, &recipes);
+            diags.has_errors().then(|| (f, diags.to_string()))
+        })
+        .collect();
+    if !broken.is_empty() {
+        let _ = fs_err::create_dir_all(&rejected);
+    }
+    for (f, why) in &broken {
+        let Some(name) = f.file_name() else { continue };
+        let _ = fs_err::rename(f, rejected.join(name));
+        let _ = fs_err::write(rejected.join(name).with_extension("txt"), why);
+    }
+    broken.len()
+}
+
 fn key(dir: &Path, pkgs: &Path) -> String {
     let mut h = Sha256::new();
-    h.update(b"stackinator-spack-repo-v1\0");
+    h.update(b"stackinator-spack-repo-v2\0");
     let mut files: Vec<PathBuf> = std::fs::read_dir(pkgs)
         .map(|rd| {
             rd.flatten()
