@@ -17,7 +17,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("import", &["diag", "spec", "settings"]),
     // Stackinator recipe and cluster directories → our recipe files (Spack
     // repositories through `import`).
-    ("stackinator", &["diag", "spec", "settings", "import", "repo"]),
+    (
+        "stackinator",
+        &["diag", "spec", "settings", "import", "repo"],
+    ),
     ("repo", &["diag", "spec", "settings"]),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "repo", "sign"]),

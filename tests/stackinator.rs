@@ -138,10 +138,16 @@ fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
         .unwrap()
         .path();
     let cluster = fs_err::read_to_string(work.join("local/cluster.yaml")).unwrap();
-    assert!(cluster.contains("patchelf: {prefer: [\"@0.17.2\"]}"), "{cluster}");
+    assert!(
+        cluster.contains("patchelf: {prefer: [\"@0.17.2\"]}"),
+        "{cluster}"
+    );
     assert!(!cluster.contains("@:0.17"), "{cluster}");
     // network.yaml (a symlink to the site file) merged after packages.yaml
-    assert!(cluster.contains("libcxi: {version: [\"13.0.0\"]}"), "{cluster}");
+    assert!(
+        cluster.contains("libcxi: {version: [\"13.0.0\"]}"),
+        "{cluster}"
+    );
     // The translation is cached: the second run reads the same repositories.
     let again = stack(
         tmp.path(),
@@ -194,7 +200,10 @@ fn bad_stackinator_input_is_exit_2_with_file_and_line() {
     let text0 = fs_err::read_to_string(&env).unwrap();
     fs_err::write(
         &env,
-        text0.replace("  unify: true\n", "  unify: true\n  network:\n    mpi: mvapich@4\n"),
+        text0.replace(
+            "  unify: true\n",
+            "  unify: true\n  network:\n    mpi: mvapich@4\n",
+        ),
     )
     .unwrap();
     // A cluster without gcc.
@@ -217,12 +226,22 @@ fn bad_stackinator_input_is_exit_2_with_file_and_line() {
         "{stderr}"
     );
     assert!(stderr.contains("environments.yaml:5:10"), "{stderr}");
-    assert!(stderr.contains("the cluster offers: cray-mpich, openmpi"), "{stderr}");
+    assert!(
+        stderr.contains("the cluster offers: cray-mpich, openmpi"),
+        "{stderr}"
+    );
     assert!(stderr.contains("has no `gcc` entry"), "{stderr}");
     // Without --cluster: a clear error.
-    let o = stack(tmp.path(), &["check", fx.join("recipe-v2").to_str().unwrap()]);
+    let o = stack(
+        tmp.path(),
+        &["check", fx.join("recipe-v2").to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("is a stackinator recipe"), "{}", text(&o).1);
+    assert!(
+        text(&o).1.contains("is a stackinator recipe"),
+        "{}",
+        text(&o).1
+    );
 }
 
 /// The whole way: a stackinator recipe with `gcc: {version: system}`,
@@ -283,7 +302,11 @@ fn a_stackinator_recipe_builds_into_the_uenv_layout() {
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     // the recipe repo's default greeting (the site repo's would be "Hi")
     assert!(said.starts_with("Servus"), "{said}");
 }

@@ -87,7 +87,10 @@ fn check_json(recipe: &Path, opts: &InputOptions) -> Result<ExitCode, CliError> 
         stack::ops::OpError::Inputs(d) => d,
         other => {
             let mut d = stack::diag::Diagnostics::new();
-            d.push(stack::diag::Diagnostic::error(stack::diag::Code::Io, other.to_string()));
+            d.push(stack::diag::Diagnostic::error(
+                stack::diag::Code::Io,
+                other.to_string(),
+            ));
             d
         }
     });

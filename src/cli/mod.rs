@@ -29,7 +29,6 @@ mod image;
 mod image_args;
 mod images;
 mod import;
-mod stackinator;
 mod info;
 mod inputs;
 mod key;
@@ -44,6 +43,7 @@ mod push;
 mod registry_args;
 mod resolve;
 mod run;
+mod stackinator;
 mod transfer;
 mod verify;
 

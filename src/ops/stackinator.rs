@@ -139,13 +139,22 @@ pub fn convert(
     }
     if !crate::stackinator::is_cluster_dir(cluster) {
         return Err(input_error(
-            format!("{}: not a stackinator cluster directory (no packages.yaml)", cluster.display()),
+            format!(
+                "{}: not a stackinator cluster directory (no packages.yaml)",
+                cluster.display()
+            ),
             "e.g. alps-cluster-config/daint",
         ));
     }
-    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs_err::create_dir_all(parent).map_err(|e| {
-        input_error(format!("cannot create {}: {e}", parent.display()), "give a writable --out")
+        input_error(
+            format!("cannot create {}: {e}", parent.display()),
+            "give a writable --out",
+        )
     })?;
     let parent = abs(parent);
     let t = translate(&TranslateOptions {
@@ -155,7 +164,8 @@ pub fn convert(
         cache: Some(parent.join("spack-repos")),
     })
     .map_err(OpError::Inputs)?;
-    let fail = |e: std::io::Error| input_error(format!("cannot write: {e}"), "give a writable --out");
+    let fail =
+        |e: std::io::Error| input_error(format!("cannot write: {e}"), "give a writable --out");
     let (tmp_recipe, cdir) = write(&t, &parent).map_err(fail)?;
     let file = parent.join(out.file_name().unwrap_or("stack.yaml".as_ref()));
     if tmp_recipe != file {

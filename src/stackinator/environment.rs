@@ -70,7 +70,10 @@ pub fn environment(
                 cx.warn(
                     Code::Unsupported,
                     &s.loc,
-                    format!("`unify: {}`: stack always unifies (one node per package)", s.value),
+                    format!(
+                        "`unify: {}`: stack always unifies (one node per package)",
+                        s.value
+                    ),
                     "resolved as `unify: true`",
                     None,
                 );
@@ -83,13 +86,18 @@ pub fn environment(
             .into_iter()
             .map(|s| Yaml::str(s.value))
             .collect();
-        policies.push(("all".into(), Yaml::map([("prefer", Some(Yaml::Seq(prefs)))])));
+        policies.push((
+            "all".into(),
+            Yaml::map([("prefer", Some(Yaml::Seq(prefs)))]),
+        ));
     }
     for key in ["duplicates", "deprecated", "packages"] {
         if let (Some(k), Some(_)) = (m.key_node(key), m.get(key)) {
             let loc = cx.scalar_loc(k);
             let help = match key {
-                "packages" => "put externals in the recipe's packages.yaml (stackinator 7 ignores this too)",
+                "packages" => {
+                    "put externals in the recipe's packages.yaml (stackinator 7 ignores this too)"
+                }
                 _ => "stack has no equivalent setting",
             };
             cx.warn(
@@ -134,7 +142,10 @@ fn network(
             return None;
         }
         let mm = cx.map(n, "`mpi`", &["spec", "gpu"])?;
-        (mm.get("spec").and_then(|n| cx.string(n, "`mpi.spec`")), None)
+        (
+            mm.get("spec").and_then(|n| cx.string(n, "`mpi.spec`")),
+            None,
+        )
     } else {
         return None;
     };

@@ -142,7 +142,10 @@ fn header(r: &recipe::RecipeDir) -> String {
         r.dir.display()
     );
     if !r.compilers.is_empty() {
-        h += &format!("# compilers.yaml: {} (built by stackinator; here: the cluster's)\n", r.compilers.join(", "));
+        h += &format!(
+            "# compilers.yaml: {} (built by stackinator; here: the cluster's)\n",
+            r.compilers.join(", ")
+        );
     }
     h
 }
@@ -158,17 +161,30 @@ fn stack_yaml(r: &recipe::RecipeDir, compiler: Option<&str>, repos: &[PathBuf]) 
         (
             "repos",
             (!repos.is_empty()).then(|| {
-                Yaml::Seq(repos.iter().map(|p| Yaml::str(p.display().to_string())).collect())
+                Yaml::Seq(
+                    repos
+                        .iter()
+                        .map(|p| Yaml::str(p.display().to_string()))
+                        .collect(),
+                )
             }),
         ),
         ("environments", Some(Yaml::Map(r.environments.clone()))),
-        ("default_view", r.default_view.as_ref().filter(|v| *v != "modules" && *v != "spack").map(Yaml::str)),
+        (
+            "default_view",
+            r.default_view
+                .as_ref()
+                .filter(|v| *v != "modules" && *v != "spack")
+                .map(Yaml::str),
+        ),
         ("modules", r.modules.clone()),
         ("pre_install", path(r.dir.join("pre-install"))),
         ("post_install", path(r.dir.join("post-install"))),
         (
             "extra",
-            extra.is_dir().then(|| Yaml::str(extra.display().to_string())),
+            extra
+                .is_dir()
+                .then(|| Yaml::str(extra.display().to_string())),
         ),
     ])
 }

@@ -6,7 +6,14 @@ use crate::diag::yaml::{Cx, Node};
 use crate::import::yaml_out::Yaml;
 
 /// Keys of a module set (`tcl:` / `lmod:`) that are translated; others warn.
-const SET_KEYS: &[&str] = &["projections", "exclude_implicits", "hide_implicits", "hash_length", "all", "exclude"];
+const SET_KEYS: &[&str] = &[
+    "projections",
+    "exclude_implicits",
+    "hide_implicits",
+    "hash_length",
+    "all",
+    "exclude",
+];
 
 pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
     let top = cx.map(root, "modules.yaml", &["modules"])?;
@@ -15,14 +22,31 @@ pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
     for (k, _) in m.entries() {
         if !["default", "prefix_inspections"].contains(&k.as_str()) {
             let loc = cx.scalar_loc(k);
-            cx.warn(Code::Unsupported, &loc, format!("module set `{}`: only `default` is generated", k.as_str()), "ignored", None);
+            cx.warn(
+                Code::Unsupported,
+                &loc,
+                format!("module set `{}`: only `default` is generated", k.as_str()),
+                "ignored",
+                None,
+            );
         }
     }
-    let d = m.get("default").and_then(|n| cx.open_map(n, "`modules.default`"))?;
-    if let Some(af) = d.get("arch_folder").and_then(|n| cx.bool(n, "`arch_folder`")) {
+    let d = m
+        .get("default")
+        .and_then(|n| cx.open_map(n, "`modules.default`"))?;
+    if let Some(af) = d
+        .get("arch_folder")
+        .and_then(|n| cx.bool(n, "`arch_folder`"))
+    {
         if af {
             let loc = cx.scalar_loc(d.key_node("arch_folder")?);
-            cx.error(Code::InvalidValue, &loc, "`arch_folder: true` is not allowed (stackinator requires false)", "expected false", None);
+            cx.error(
+                Code::InvalidValue,
+                &loc,
+                "`arch_folder: true` is not allowed (stackinator requires false)",
+                "expected false",
+                None,
+            );
         }
     }
     // The flavour: `roots` keys, else `enable`, else tcl.
@@ -32,17 +56,42 @@ pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
     }
     if flavour.is_none() {
         if let Some(e) = d.get("enable") {
-            flavour = cx.strings(e, "`enable`", true).first().map(|s| s.value.clone());
+            flavour = cx
+                .strings(e, "`enable`", true)
+                .first()
+                .map(|s| s.value.clone());
         }
     }
     let flavour = flavour.unwrap_or_else(|| "tcl".into());
     if flavour != "tcl" && flavour != "lmod" {
-        cx.error(Code::InvalidValue, &d.loc, format!("module type `{flavour}`: only tcl and lmod are valid"), "expected tcl or lmod", None);
+        cx.error(
+            Code::InvalidValue,
+            &d.loc,
+            format!("module type `{flavour}`: only tcl and lmod are valid"),
+            "expected tcl or lmod",
+            None,
+        );
         return None;
     }
     let mut out: Vec<(String, Yaml)> = vec![("flavour".into(), Yaml::str(&flavour))];
+    let hide = module_set(cx, &flavour, &d, &mut out);
+    out.push(("hide_implicits".into(), Yaml::Bool(hide)));
+    Some(Yaml::Map(out))
+}
+
+/// A module set (`tcl:` / `lmod:`): projections into `out`; returns
+/// whether implicit packages are hidden.
+fn module_set(
+    cx: &mut Cx,
+    flavour: &str,
+    d: &crate::diag::yaml::Map,
+    out: &mut Vec<(String, Yaml)>,
+) -> bool {
     let mut hide = true;
-    if let Some(set) = d.get(&flavour).and_then(|n| cx.open_map(n, &format!("`{flavour}`"))) {
+    if let Some(set) = d
+        .get(flavour)
+        .and_then(|n| cx.open_map(n, &format!("`{flavour}`")))
+    {
         for (k, v) in set.entries() {
             let loc = cx.scalar_loc(k);
             match k.as_str() {
@@ -62,7 +111,13 @@ pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
                 }
                 "hash_length" => {
                     if cx.u32(v, "`hash_length`").is_some_and(|n| n != 0) {
-                        cx.warn(Code::Unsupported, &loc, "`hash_length` other than 0: module names carry no hash here", "ignored", None);
+                        cx.warn(
+                            Code::Unsupported,
+                            &loc,
+                            "`hash_length` other than 0: module names carry no hash here",
+                            "ignored",
+                            None,
+                        );
                     }
                 }
                 "exclude" if matches!(v, Node::Sequence(s) if s.is_empty()) => {}
@@ -70,10 +125,20 @@ pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
                     // `all: {autoload: none}` is what stack does; others warn.
                     if let Some(a) = cx.open_map(v, "`all`") {
                         for (ak, av) in a.entries() {
-                            let ok = ak.as_str() == "autoload" && matches!(av, Node::Scalar(s) if s.as_str() == "none");
+                            let ok = ak.as_str() == "autoload"
+                                && matches!(av, Node::Scalar(s) if s.as_str() == "none");
                             if !ok {
                                 let l = cx.scalar_loc(ak);
-                                cx.warn(Code::Unsupported, &l, format!("`{flavour}:all:{}` is not supported; ignored", ak.as_str()), "ignored", None);
+                                cx.warn(
+                                    Code::Unsupported,
+                                    &l,
+                                    format!(
+                                        "`{flavour}:all:{}` is not supported; ignored",
+                                        ak.as_str()
+                                    ),
+                                    "ignored",
+                                    None,
+                                );
                             }
                         }
                     }
@@ -90,6 +155,5 @@ pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
             }
         }
     }
-    out.push(("hide_implicits".into(), Yaml::Bool(hide)));
-    Some(Yaml::Map(out))
+    hide
 }

@@ -193,7 +193,9 @@ fn requirements(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
                     other => cx.warn(
                         Code::Unsupported,
                         &loc,
-                        format!("`{other}` in a `require` entry is not supported; the entry is ignored"),
+                        format!(
+                            "`{other}` in a `require` entry is not supported; the entry is ignored"
+                        ),
                         "not translated",
                         Some("conditional requirements (`when:`) have no equivalent yet".into()),
                     ),
@@ -285,7 +287,12 @@ fn gcc_externals(cx: &mut Cx, node: &Node) -> Vec<SystemCompiler> {
         let Some(spec) = e.get("spec").and_then(|n| cx.string(n, "`spec`")) else {
             continue;
         };
-        let name_version = spec.value.split_whitespace().next().unwrap_or("").to_string();
+        let name_version = spec
+            .value
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
         let prefix = e
             .get("prefix")
             .and_then(|n| cx.string(n, "`prefix`"))
@@ -372,7 +379,10 @@ mod tests {
         let mut base = b.policies;
         merge(
             &mut base,
-            vec![("zlib".into(), Yaml::map([("prefer", Some(Yaml::strs(&["@1.2"])))]))],
+            vec![(
+                "zlib".into(),
+                Yaml::map([("prefer", Some(Yaml::strs(&["@1.2"])))]),
+            )],
         );
         assert_eq!(
             Yaml::Map(base).to_document(),

@@ -181,11 +181,8 @@ fn compilers(dir: &Path, out: &mut RecipeDir, diags: &mut Diagnostics) {
             let _ = cx.string(s, "`spec`");
         }
         if let Some(s) = c.get("specs") {
-            out.compilers.extend(
-                cx.strings(s, "`specs`", true)
-                    .into_iter()
-                    .map(|s| s.value),
-            );
+            out.compilers
+                .extend(cx.strings(s, "`specs`", true).into_iter().map(|s| s.value));
         }
     }
 }

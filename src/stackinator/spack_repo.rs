@@ -58,7 +58,10 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
         Err(e) => {
             diags.push(Diagnostic::error(
                 Code::Io,
-                format!("cannot translate the Spack repository {}: {e}", dir.display()),
+                format!(
+                    "cannot translate the Spack repository {}: {e}",
+                    dir.display()
+                ),
             ));
             return None;
         }
@@ -125,7 +128,12 @@ fn key(dir: &Path, pkgs: &Path) -> String {
         }
         None => {
             for f in &files {
-                h.update(f.strip_prefix(pkgs).unwrap_or(f).as_os_str().as_encoded_bytes());
+                h.update(
+                    f.strip_prefix(pkgs)
+                        .unwrap_or(f)
+                        .as_os_str()
+                        .as_encoded_bytes(),
+                );
                 h.update(std::fs::read(f).unwrap_or_default());
                 // Patches and other files beside package.py.
                 if let Ok(rd) = std::fs::read_dir(f.parent().unwrap_or(pkgs)) {

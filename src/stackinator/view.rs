@@ -20,7 +20,10 @@ pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
     ) else {
         return Yaml::Map(out);
     };
-    if let Some(l) = m.get("link").and_then(|n| cx.choice(n, "`link`", &["roots", "all", "run"])) {
+    if let Some(l) = m
+        .get("link")
+        .and_then(|n| cx.choice(n, "`link`", &["roots", "all", "run"]))
+    {
         out.push(("link".into(), Yaml::str(l.value)));
     }
     for key in ["select", "exclude"] {
@@ -39,7 +42,10 @@ pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
                         cx.warn(
                             Code::Unsupported,
                             &s.loc,
-                            format!("`{}`: views select packages by name; `{name}` is used", s.value),
+                            format!(
+                                "`{}`: views select packages by name; `{name}` is used",
+                                s.value
+                            ),
                             "spec reduced to its name",
                             None,
                         );
@@ -64,7 +70,10 @@ pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
         .get("uenv")
         .and_then(|n| cx.map(n, "`uenv`", &["add_compilers", "prefix_paths", "env_vars"]))
     {
-        if let Some(pp) = u.get("prefix_paths").and_then(|n| cx.open_map(n, "`prefix_paths`")) {
+        if let Some(pp) = u
+            .get("prefix_paths")
+            .and_then(|n| cx.open_map(n, "`prefix_paths`"))
+        {
             let mut paths = Vec::new();
             for (k, v) in pp.entries() {
                 let dirs = cx.strings(v, "a prefix path", true);
@@ -97,7 +106,10 @@ fn env_vars(cx: &mut Cx, node: &Node) -> Yaml {
                 if is_null(v) {
                     unset.push(Yaml::str(k.as_str()));
                 } else if let Some(s) = cx.string(v, "a value") {
-                    set.push(Yaml::Map(vec![(k.as_str().to_string(), Yaml::str(s.value))]));
+                    set.push(Yaml::Map(vec![(
+                        k.as_str().to_string(),
+                        Yaml::str(s.value),
+                    )]));
                 }
             }
         }
@@ -119,7 +131,10 @@ fn env_vars(cx: &mut Cx, node: &Node) -> Yaml {
             };
             for (k, v) in e.entries() {
                 if let Some(s) = cx.string(v, "a path") {
-                    ops.push(Yaml::Map(vec![(k.as_str().to_string(), Yaml::str(s.value))]));
+                    ops.push(Yaml::Map(vec![(
+                        k.as_str().to_string(),
+                        Yaml::str(s.value),
+                    )]));
                 }
             }
         }
