@@ -157,3 +157,41 @@ fn module_set(
     }
     hide
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    fn read(text: &str) -> (Option<String>, Diagnostics) {
+        let src = SourceFile::new("/x/modules.yaml", text);
+        let mut diags = Diagnostics::new();
+        let root = crate::diag::yaml::parse(&src).unwrap();
+        let mut cx = Cx::new(&src, &mut diags);
+        let y = modules(&mut cx, &root).map(|y| y.to_document());
+        (y, diags)
+    }
+
+    #[test]
+    fn lmod_roots_projections_and_implicits_translate() {
+        let (y, d) = read(
+            "modules:\n  default:\n    arch_folder: false\n    roots:\n      lmod: /user-environment/modules\n    lmod:\n      hash_length: 0\n      exclude_implicits: false\n      projections:\n        all: '{name}/{version}'\n",
+        );
+        assert_eq!(
+            y.unwrap(),
+            "flavour: lmod\nprojections: {all: \"{name}/{version}\"}\nhide_implicits: false\n"
+        );
+        assert!(d.is_empty(), "{d}");
+    }
+
+    #[test]
+    fn arch_folder_is_an_error_and_unknown_keys_warn_with_their_line() {
+        let (_, d) = read(
+            "modules:\n  default:\n    arch_folder: true\n    tcl:\n      hash_length: 7\n      hierarchy: [mpi]\n",
+        );
+        assert_eq!(d.error_count(), 1, "{d}");
+        assert_eq!(d.warning_count(), 2, "{d}");
+        let lines: Vec<usize> = d.iter().filter_map(|x| x.loc().map(|l| l.line)).collect();
+        assert_eq!(lines, vec![3, 5, 6]);
+    }
+}
