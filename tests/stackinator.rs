@@ -282,6 +282,18 @@ fn a_stackinator_recipe_builds_into_the_uenv_layout() {
         fs_err::read_to_string(store.join("config/views.txt")).unwrap(),
         "default\n"
     );
+    // `<mount>/config/packages.yaml` for downstream Spack users: the merged
+    // packages, with the system gcc (the recipe uses `gcc: system`).
+    let downstream = fs_err::read_to_string(store.join("config/packages.yaml")).unwrap();
+    assert!(downstream.starts_with("packages:\n"), "{downstream}");
+    assert!(
+        downstream.contains("patchelf: {prefer: [\"@0.17.2\"]}"),
+        "{downstream}"
+    );
+    assert!(
+        downstream.contains("  gcc:\n    externals: [{spec: \"gcc@12.2.0\", prefix: /usr}]"),
+        "{downstream}"
+    );
     let env_json = fs_err::read_to_string(store.join("meta/env.json")).unwrap();
     let module = fs_err::read_to_string(store.join("modules/greet-demo/1.0")).unwrap();
     insta::with_settings!({filters => vec![
