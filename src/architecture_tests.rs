@@ -15,6 +15,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // `stack import spack`: package.py in, recipe files out (nothing
     // downstream sees it).
     ("import", &["diag", "spec", "settings"]),
+    // Stackinator recipe and cluster directories → our recipe files (Spack
+    // repositories through `import`).
+    (
+        "stackinator",
+        &["diag", "spec", "settings", "import", "repo"],
+    ),
     ("repo", &["diag", "spec", "settings"]),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "repo", "sign"]),
@@ -99,6 +105,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "ops",
         &[
             "diag",
+            "stackinator",
             "spec",
             "settings",
             "repo",

@@ -12,6 +12,7 @@
 //! | stage   | module                          | input → output |
 //! |---------|---------------------------------|----------------|
 //! | import  | [`import`]                      | Spack `package.py` → package recipes (`stack import spack`, run before all else) |
+//! | import  | [`stackinator`]                  | stackinator recipe + cluster dirs → stack recipe + cluster YAML (Spack repos through [`import`], cached) |
 //! | load    | [`recipe`], [`cluster`], [`repo`] | YAML files → `StackRecipe`, `Cluster`, `PackageRepo` (diagnostics in [`diag`]) |
 //! | spec    | [`spec`]                        | text → `Spec`, `Version`, `VersionConstraint`, variants |
 //! | resolve | [`resolve`]                     | recipe + cluster + repo → `Plan` (hashed DAG, `stack.lock`) |
@@ -104,6 +105,7 @@ pub mod resolve;
 pub mod settings;
 pub mod sign;
 pub mod spec;
+pub mod stackinator;
 pub mod store;
 pub mod verify;
 pub mod view;

@@ -7,6 +7,7 @@
 //! |----------|---------|
 //! | `STACK_REPOS` | package repository search (after `--repo`) |
 //! | `STACK_BUILTIN_REPO` | where the built-in repository is (searched last) |
+//! | `STACK_SPACK_PACKAGES` | the spack-packages checkout a stackinator recipe's `spack.packages` stands for |
 //! | `STACK_CACHE`, `XDG_CACHE_HOME`, `HOME` | the default source cache |
 //! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint |
 //! | `PATH` | finding build tools and `mksquashfs` |
@@ -76,6 +77,12 @@ pub fn home() -> Option<OsString> {
 /// `STACK_BUILTIN_REPO`: the built-in package repository, searched last.
 pub fn builtin_repo() -> Option<OsString> {
     std::env::var_os("STACK_BUILTIN_REPO")
+}
+
+/// `STACK_SPACK_PACKAGES`: a spack-packages checkout, read (translated) for
+/// stackinator recipes in place of their `spack.packages` repository.
+pub fn spack_packages() -> Option<PathBuf> {
+    non_empty("STACK_SPACK_PACKAGES").map(PathBuf::from)
 }
 
 /// A variable naming the user's own tools (`VISUAL`, `EDITOR`, `SHELL`), as

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stack::diag::Diagnostics;
-use stack::recipe::{InputOptions, load_inputs};
+use stack::recipe::InputOptions;
 
 use super::inputs::InputArgs;
 use super::output::{Format, print_json};
@@ -71,7 +71,18 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
 
 /// `stack check --format json`: the verdict and every diagnostic as JSON.
 fn check_json(recipe: &Path, opts: &InputOptions) -> Result<ExitCode, CliError> {
-    let (ok, value) = match load_inputs(opts) {
+    let loaded = stack::ops::check(opts).map_err(|e| match e {
+        stack::ops::OpError::Inputs(d) => d,
+        other => {
+            let mut d = stack::diag::Diagnostics::new();
+            d.push(stack::diag::Diagnostic::error(
+                stack::diag::Code::Io,
+                other.to_string(),
+            ));
+            d
+        }
+    });
+    let (ok, value) = match loaded {
         Ok(inputs) => (
             true,
             serde_json::json!({

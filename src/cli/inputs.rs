@@ -13,10 +13,12 @@ use super::CliError;
 /// RECIPE, --cluster, --repo.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InputArgs {
-    /// The stack recipe (YAML).
+    /// The stack recipe (YAML), or a stackinator recipe directory
+    /// (config.yaml + environments.yaml; needs --cluster, see docs/stackinator.md).
     #[arg(value_name = "RECIPE")]
     pub recipe: PathBuf,
-    /// Cluster configuration directory (holding cluster.yaml) [default:
+    /// Cluster configuration directory (holding cluster.yaml, or a stackinator
+    /// cluster directory with packages.yaml) [default:
     /// cluster-configs/local found walking up from the recipe's directory,
     /// else the source tree's, with a warning; `-v` shows which].
     #[arg(long, value_name = "DIR")]

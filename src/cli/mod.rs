@@ -47,6 +47,7 @@ mod push;
 mod registry_args;
 mod resolve;
 mod run;
+mod stackinator;
 mod transfer;
 mod verify;
 
@@ -101,6 +102,7 @@ pub enum Command {
     Images(images::Args),
     Key(key::Args),
     Import(import::Args),
+    Stackinator(stackinator::Args),
     Audit(audit::Args),
     Ldd(ldd::Args),
     Verify(verify::Args),
@@ -196,6 +198,7 @@ pub fn main() -> ExitCode {
         Command::Images(a) => images::run(a, &cli.global),
         Command::Key(a) => key::run(a, &cli.global),
         Command::Import(a) => import::run(a, &cli.global),
+        Command::Stackinator(a) => stackinator::run(a, &cli.global),
         Command::Audit(a) => audit::run(a, &cli.global),
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Verify(a) => verify::run(a, &cli.global),

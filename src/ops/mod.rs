@@ -12,15 +12,16 @@
 //! | `stack resolve` | [`resolve`] |
 //! | `stack fetch` | [`fetch`] (`--dry-run`: [`fetch_plan`]) |
 //! | `stack mirror create` | [`mirror`] |
-//! | `stack build` | [`build`] |
 //! | `stack ci generate` | [`ci_generate`] |
 //! | `stack gc` | [`gc`] |
 //! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first) |
+//! | `stack stackinator convert` | [`stackinator_convert`] |
 
 mod ci;
 mod error;
 mod rebuild;
 mod sources;
+mod stackinator;
 
 use crate::diag::Diagnostics;
 use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineReporter};
@@ -31,11 +32,17 @@ pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
 pub use rebuild::{RebuildInputs, rebuild_inputs};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
+pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator};
 
 /// Load and check a stack recipe, its cluster configuration and every
 /// package recipe it can reach (`stack check`, and the first step of every
-/// other operation). All problems come back at once.
+/// other operation). All problems come back at once. A stackinator recipe
+/// directory (config.yaml + environments.yaml) with a stackinator cluster
+/// directory is translated first ([`crate::stackinator`]).
 pub fn check(opts: &InputOptions) -> Result<Inputs, OpError> {
+    if is_stackinator(&opts.recipe) {
+        return stackinator::check_stackinator(opts);
+    }
     crate::recipe::load_inputs(opts).map_err(OpError::Inputs)
 }
 

@@ -1,0 +1,274 @@
+//! Stackinator recipe directories and cluster configurations as `stack`
+//! inputs (the format of github:eth-cscs/alps-uenv and
+//! github:eth-cscs/alps-cluster-config).
+//!
+//! [`translate`] reads a recipe directory and a cluster directory with
+//! stackinator's merge rules (cluster `packages.yaml` ∪ `network.yaml:
+//! packages` ∪ recipe `packages.yaml`, per package, right side winning) and
+//! repository precedence (recipe `repo/`, then the site repositories, then
+//! spack-packages, then our built-in recipes), and writes the equivalent
+//! stack recipe and cluster configuration ([`Translation`]). Spack
+//! repositories are translated by [`crate::import`] on the fly, cached by
+//! content ([`spack_repo`]). `stack check|resolve|fetch|build DIR` and
+//! `stack stackinator convert` both use it; nothing after loading sees it.
+//!
+//! What stack does not support is a warning (or an error) at its position.
+
+mod cluster;
+mod environment;
+mod modules;
+mod packages;
+mod recipe;
+pub mod spack_repo;
+mod view;
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::yaml::Node;
+use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile};
+use crate::import::yaml_out::Yaml;
+
+pub use cluster::is_cluster_dir;
+pub use recipe::is_recipe_dir;
+
+/// What to translate.
+#[derive(Clone, Debug)]
+pub struct TranslateOptions {
+    /// The recipe directory (config.yaml, environments.yaml, …).
+    pub recipe: PathBuf,
+    /// The cluster directory (packages.yaml, network.yaml, repos.yaml).
+    pub cluster: PathBuf,
+    /// A spack-packages checkout standing for `config.yaml:spack.packages`.
+    pub spack_packages: Option<PathBuf>,
+    /// Where translated Spack repositories are cached; `None`: Spack
+    /// repositories are not read (`convert` without them).
+    pub cache: Option<PathBuf>,
+}
+
+/// A translated recipe and cluster.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    /// The stack recipe (YAML text).
+    pub stack_yaml: String,
+    /// The cluster configuration (YAML text).
+    pub cluster_yaml: String,
+    pub cluster_name: String,
+    /// The post-install hook written beside the recipe (`post-install`):
+    /// it writes `<mount>/config/packages.yaml` for downstream users, then
+    /// runs the recipe's own `post-install`.
+    pub post_install: String,
+    pub warnings: Diagnostics,
+}
+
+/// Read and translate; every problem of every file at once.
+pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let c = cluster::read_cluster(&opts.cluster, &mut diags);
+    let r = recipe::read_recipe(&opts.recipe, &c.mpi, &mut diags);
+    let target = cluster::target(&c, &mut diags);
+    let mut repos = Vec::new();
+    if let Some(cache) = &opts.cache {
+        let spack_dirs = r
+            .repo
+            .iter()
+            .chain(&c.repos)
+            .chain(opts.spack_packages.iter());
+        for dir in spack_dirs {
+            if let Some(t) = spack_repo::translated(dir, cache, &mut diags) {
+                repos.push(t);
+            }
+        }
+    }
+    if opts.spack_packages.is_none() {
+        diags.push(
+            Diagnostic::warning(
+                Code::BadPath,
+                "no spack-packages checkout given: only the recipe's repo/, the site repositories and stack's own recipes are searched",
+            )
+            .with_help("set STACK_SPACK_PACKAGES to a checkout of github:spack/spack-packages"),
+        );
+    }
+    let mut policies = c.policies.clone();
+    packages::merge(&mut policies, r.policies.clone());
+    let compiler = c.compilers.first().map(|c| c.spec.clone());
+    if compiler.is_none() {
+        diags.push(Diagnostic::error(
+            Code::MissingField,
+            format!(
+                "cluster `{}` names no system compiler (a `gcc` external with `extra_attributes.compilers`)",
+                c.name
+            ),
+        ));
+    }
+    if !r.compilers.is_empty() {
+        diags.push(Diagnostic::warning(
+            Code::Unsupported,
+            format!(
+                "compilers.yaml asks for {}: building compilers is not part of this translation yet; everything resolves with the cluster's {}",
+                r.compilers.join(", "),
+                compiler.as_deref().unwrap_or("compiler")
+            ),
+        ));
+    }
+    let stack = stack_yaml(&r, compiler.as_deref(), &repos);
+    let post_install = post_install_hook(&r, &policies, &c.compilers);
+    let cluster_yaml = Yaml::map([
+        ("name", Some(Yaml::str(&c.name))),
+        (
+            "description",
+            Some(Yaml::str(format!(
+                "translated from the stackinator cluster configuration {}",
+                c.dir.display()
+            ))),
+        ),
+        ("target", Some(Yaml::str(target))),
+        (
+            "compilers",
+            Some(Yaml::Seq(c.compilers.iter().map(|c| c.to_yaml()).collect())),
+        ),
+        ("packages", Some(Yaml::Map(policies))),
+    ]);
+    if diags.has_errors() {
+        diags.sort();
+        return Err(diags);
+    }
+    diags.sort();
+    Ok(Translation {
+        stack_yaml: header(&r) + &stack.to_document(),
+        cluster_yaml: cluster_yaml.to_document(),
+        cluster_name: c.name,
+        post_install,
+        warnings: diags,
+    })
+}
+
+fn header(r: &recipe::RecipeDir) -> String {
+    let mut h = format!(
+        "# Translated by `stack` from the stackinator recipe {}\n",
+        r.dir.display()
+    );
+    if !r.compilers.is_empty() {
+        h += &format!(
+            "# compilers.yaml: {} (built by stackinator; here: the cluster's)\n",
+            r.compilers.join(", ")
+        );
+    }
+    h
+}
+
+fn stack_yaml(r: &recipe::RecipeDir, compiler: Option<&str>, repos: &[PathBuf]) -> Yaml {
+    let path = |p: PathBuf| p.is_file().then(|| Yaml::str(p.display().to_string()));
+    let extra = r.dir.join("extra");
+    Yaml::map([
+        ("name", Some(Yaml::str(&r.name))),
+        ("description", r.description.as_ref().map(Yaml::str)),
+        ("mount", Some(Yaml::str(&r.mount))),
+        ("compiler", compiler.map(Yaml::str)),
+        (
+            "repos",
+            (!repos.is_empty()).then(|| {
+                Yaml::Seq(
+                    repos
+                        .iter()
+                        .map(|p| Yaml::str(p.display().to_string()))
+                        .collect(),
+                )
+            }),
+        ),
+        ("environments", Some(Yaml::Map(r.environments.clone()))),
+        (
+            "default_view",
+            r.default_view
+                .as_ref()
+                .filter(|v| *v != "modules" && *v != "spack")
+                .map(Yaml::str),
+        ),
+        ("modules", r.modules.clone()),
+        ("pre_install", path(r.dir.join("pre-install"))),
+        // Written by [`write`] beside the recipe; runs the recipe's own.
+        ("post_install", Some(Yaml::str("post-install"))),
+        (
+            "extra",
+            extra
+                .is_dir()
+                .then(|| Yaml::str(extra.display().to_string())),
+        ),
+    ])
+}
+
+/// Write a translation: `<out>/stack.yaml` and `<out>/<cluster>/cluster.yaml`.
+/// Returns both paths (the recipe file, the cluster directory).
+pub fn write(t: &Translation, out: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let cdir = out.join(&t.cluster_name);
+    fs_err::create_dir_all(&cdir)?;
+    let stack = out.join("stack.yaml");
+    fs_err::write(&stack, &t.stack_yaml)?;
+    fs_err::write(cdir.join("cluster.yaml"), &t.cluster_yaml)?;
+    fs_err::write(out.join("post-install"), &t.post_install)?;
+    Ok((stack, cdir))
+}
+
+/// The post-install hook: `<mount>/config/packages.yaml` as stackinator
+/// writes it for downstream Spack users (the merged packages; `gcc` only
+/// with `gcc: system`), then the recipe's `post-install`, rendered with
+/// the same template names, run as its own script.
+fn post_install_hook(
+    r: &recipe::RecipeDir,
+    policies: &[(String, Yaml)],
+    compilers: &[packages::SystemCompiler],
+) -> String {
+    let mut pk: Vec<(String, Yaml)> = policies.to_vec();
+    if r.gcc_system {
+        let ext: Vec<Yaml> = compilers
+            .iter()
+            .map(|c| {
+                let prefix = Path::new(&c.cc)
+                    .parent()
+                    .and_then(Path::parent)
+                    .map_or("/usr".to_string(), |p| p.display().to_string());
+                Yaml::map([
+                    ("spec", Some(Yaml::str(&c.spec))),
+                    ("prefix", Some(Yaml::str(prefix))),
+                ])
+            })
+            .collect();
+        pk.push((
+            "gcc".into(),
+            Yaml::map([("externals", Some(Yaml::Seq(ext)))]),
+        ));
+    }
+    let doc = Yaml::map([("packages", Some(Yaml::Map(pk)))]).to_document();
+    let mut h = String::from(
+        "#!/bin/sh\n# Generated by stack from a stackinator recipe.\nset -eu\nmkdir -p \"{{ env.mount }}/config\"\ncat > \"{{ env.mount }}/config/packages.yaml\" <<'STACK_PACKAGES_EOF'\n{% raw %}",
+    );
+    h += &doc;
+    h += "{% endraw %}STACK_PACKAGES_EOF\n";
+    if let Ok(own) = fs_err::read_to_string(r.dir.join("post-install")) {
+        h += "hook=\"$STACK_BUILD/hooks/stackinator-post-install\"\ncat > \"$hook\" <<'STACK_HOOK_EOF'\n";
+        if !own.starts_with("#!") {
+            h += "#!/bin/sh\n";
+        }
+        h += &own;
+        if !own.ends_with('\n') {
+            h.push('\n');
+        }
+        h += "STACK_HOOK_EOF\nchmod +x \"$hook\"\n\"$hook\"\n";
+    }
+    h
+}
+
+/// Read and parse one YAML file; problems go to `diags`.
+fn read_yaml(path: &Path, diags: &mut Diagnostics) -> Option<(SourceFile, Node)> {
+    let src = match SourceFile::read(path) {
+        Ok(s) => s,
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                Code::Io,
+                format!("cannot read {}: {e}", path.display()),
+            ));
+            return None;
+        }
+    };
+    let node = crate::diag::yaml::parse_into(&src, diags)?;
+    Some((src, node))
+}

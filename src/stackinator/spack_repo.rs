@@ -1,0 +1,150 @@
+//! Spack package repositories named by a stackinator recipe (its `repo/`,
+//! the cluster's site repositories, spack-packages) read through `stack
+//! import spack`'s translation, on the fly, with an on-disk cache: one
+//! directory of translated recipes per repository content.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::import::{ImportOptions, import_spack, packages_dir};
+
+/// The translated recipes of the Spack repository at `dir` (a directory
+/// holding `packages/<name>/package.py`, or a spack-packages checkout),
+/// from the cache under `cache` when the content is unchanged.
+///
+/// The cache key is the sha256 of every `package.py` (path and bytes) for
+/// small repositories, and the git commit for a checkout of more than
+/// 500 packages (whose files are not re-read on every command).
+pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<PathBuf> {
+    let pkgs = match packages_dir(dir) {
+        Ok(p) => p,
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(Code::BadPath, format!("Spack repository: {e}"))
+                    .with_help("a Spack repository holds packages/<name>/package.py"),
+            );
+            return None;
+        }
+    };
+    let key = key(dir, &pkgs);
+    let out = cache.join(&key[..16]);
+    let recipes = out.join("recipes");
+    if out.join("done").is_file() {
+        return Some(recipes);
+    }
+    tracing::info!(
+        "translating the Spack repository {} into {}",
+        dir.display(),
+        recipes.display()
+    );
+    let tmp = cache.join(format!("{}.tmp-{}", &key[..16], std::process::id()));
+    let _ = fs_err::remove_dir_all(&tmp);
+    let opts = ImportOptions {
+        from: dir.to_path_buf(),
+        packages: Vec::new(),
+        out: tmp.join("recipes"),
+        dry_run: false,
+    };
+    match import_spack(&opts) {
+        Ok(summary) => {
+            let rejected = reject_broken(&summary.written, &tmp);
+            tracing::info!(
+                "{} packages translated, {rejected} set aside (their recipes do not load)",
+                summary.written.len()
+            );
+        }
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                Code::Io,
+                format!(
+                    "cannot translate the Spack repository {}: {e}",
+                    dir.display()
+                ),
+            ));
+            return None;
+        }
+    }
+    let marker = fs_err::write(tmp.join("done"), dir.display().to_string());
+    let moved = marker.and_then(|()| fs_err::rename(&tmp, &out));
+    if moved.is_err() && !out.join("done").is_file() {
+        diags.push(Diagnostic::error(
+            Code::Io,
+            format!("cannot write the translation cache {}", out.display()),
+        ));
+        return None;
+    }
+    let _ = fs_err::remove_dir_all(&tmp);
+    Some(recipes)
+}
+
+/// Move translated recipes that do not load (an untranslated construct
+/// left them without versions, with a variant the package does not define,
+/// …) to `<out>/rejected/`, each with `<name>.txt` naming the problems: the
+/// package is then missing (a clear "unknown package" where it is used)
+/// instead of every command failing on a recipe it may not need.
+fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
+    use rayon::prelude::*;
+    let recipes = out.join("recipes");
+    let rejected = out.join("rejected");
+    let broken: Vec<(&PathBuf, String)> = written
+        .par_iter()
+        .filter_map(|f| {
+            let (_, diags) = crate::repo::load_package(f, &recipes);
+            diags.has_errors().then(|| (f, diags.to_string()))
+        })
+        .collect();
+    if !broken.is_empty() {
+        let _ = fs_err::create_dir_all(&rejected);
+    }
+    for (f, why) in &broken {
+        let Some(name) = f.file_name() else { continue };
+        let _ = fs_err::rename(f, rejected.join(name));
+        let _ = fs_err::write(rejected.join(name).with_extension("txt"), why);
+    }
+    broken.len()
+}
+
+fn key(dir: &Path, pkgs: &Path) -> String {
+    let mut h = Sha256::new();
+    h.update(b"stackinator-spack-repo-v2\0");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(pkgs)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path().join("package.py"))
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let commit = (files.len() > 500)
+        .then(|| crate::import::checkout_commit(dir))
+        .flatten();
+    match commit {
+        Some(c) => {
+            h.update(dir.display().to_string().as_bytes());
+            h.update(c.as_bytes());
+        }
+        None => {
+            for f in &files {
+                h.update(
+                    f.strip_prefix(pkgs)
+                        .unwrap_or(f)
+                        .as_os_str()
+                        .as_encoded_bytes(),
+                );
+                h.update(std::fs::read(f).unwrap_or_default());
+                // Patches and other files beside package.py.
+                if let Ok(rd) = std::fs::read_dir(f.parent().unwrap_or(pkgs)) {
+                    let mut names: Vec<_> = rd.flatten().map(|e| e.file_name()).collect();
+                    names.sort();
+                    for n in names {
+                        h.update(n.as_encoded_bytes());
+                    }
+                }
+            }
+        }
+    }
+    format!("{:x}", h.finalize())
+}

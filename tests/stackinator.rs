@@ -1,0 +1,324 @@
+//! Stackinator recipe and cluster directories as `stack` inputs: the
+//! fixtures in tests/fixtures/stackinator (written for these tests) checked,
+//! resolved, converted and built with the real tools, offline.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The fixtures copied into `tmp` (symlinks kept), `@DIST@` replaced by the
+/// demo source tarballs' directory.
+fn fixtures(tmp: &Path) -> PathBuf {
+    let dest = tmp.join("fx");
+    let st = Command::new("cp")
+        .arg("-a")
+        .arg(root().join("tests/fixtures/stackinator"))
+        .arg(&dest)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let dist = root().join("tests/fixtures/demo/dist");
+    let mut stack = vec![dest.clone()];
+    while let Some(d) = stack.pop() {
+        for e in fs_err::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_symlink() {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "package.py") {
+                let text = fs_err::read_to_string(&p).unwrap();
+                fs_err::write(&p, text.replace("@DIST@", &dist.display().to_string())).unwrap();
+            }
+        }
+    }
+    dest
+}
+
+fn stack(tmp: &Path, args: &[&str]) -> Output {
+    Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(tmp)
+        .env("STACK_CACHE", tmp.join("cache"))
+        .env_remove("STACK_SPACK_PACKAGES")
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn portable(s: &str, tmp: &Path) -> String {
+    let s = s.replace(&tmp.display().to_string(), "[TMP]");
+    // Cache keys are content hashes of the repositories (paths included).
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(i) = rest.find("repos/") {
+        out.push_str(&rest[..i + 6]);
+        rest = &rest[i + 6..];
+        let key = rest.get(..17).unwrap_or("");
+        if key.ends_with('/') && key[..16].chars().all(|c| c.is_ascii_hexdigit()) {
+            out.push_str("[KEY]/");
+            rest = &rest[17..];
+        }
+    }
+    out + rest
+}
+
+#[test]
+fn convert_writes_the_equivalent_recipe_and_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let out = tmp.path().join("conv/stack.yaml");
+    let o = stack(
+        tmp.path(),
+        &[
+            "stackinator",
+            "convert",
+            fx.join("recipe-v2").to_str().unwrap(),
+            fx.join("cluster/local").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("wrote"), "{stdout}");
+    let recipe = fs_err::read_to_string(&out).unwrap();
+    let cluster = fs_err::read_to_string(tmp.path().join("conv/local/cluster.yaml")).unwrap();
+    insta::assert_snapshot!("convert_stack_yaml", portable(&recipe, tmp.path()));
+    insta::assert_snapshot!("convert_cluster_yaml", portable(&cluster, tmp.path()));
+    // The written files are a stack recipe and a cluster of our own format.
+    let o = stack(
+        tmp.path(),
+        &["check", out.to_str().unwrap(), "--cluster", "conv/local"],
+    );
+    assert!(o.status.success(), "{}", text(&o).1);
+}
+
+#[test]
+fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let o = stack(
+        tmp.path(),
+        &[
+            "resolve",
+            fx.join("recipe-v2").to_str().unwrap(),
+            "--cluster",
+            fx.join("cluster/local").to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    let plan: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let node = &plan["nodes"][0];
+    assert_eq!(node["name"], "greet-demo");
+    // recipe repo/ (default Servus) before the site repository (default Hi)
+    assert_eq!(node["variants"]["greeting"], "Servus", "{plan}");
+    // the recipe's packages.yaml `patchelf` replaced the cluster's entry
+    let work = fs_err::read_dir(tmp.path().join("cache/stackinator/work"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let cluster = fs_err::read_to_string(work.join("local/cluster.yaml")).unwrap();
+    assert!(
+        cluster.contains("patchelf: {prefer: [\"@0.17.2\"]}"),
+        "{cluster}"
+    );
+    assert!(!cluster.contains("@:0.17"), "{cluster}");
+    // network.yaml (a symlink to the site file) merged after packages.yaml
+    assert!(
+        cluster.contains("libcxi: {version: [\"13.0.0\"]}"),
+        "{cluster}"
+    );
+    // The translation is cached: the second run reads the same repositories.
+    let again = stack(
+        tmp.path(),
+        &[
+            "resolve",
+            fx.join("recipe-v2").to_str().unwrap(),
+            "--cluster",
+            fx.join("cluster/local").to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(text(&again).0, stdout);
+    let repos = fs_err::read_dir(tmp.path().join("cache/stackinator/repos"))
+        .unwrap()
+        .count();
+    assert_eq!(repos, 2, "recipe repo/ and the site repo, once each");
+}
+
+#[test]
+fn v1_recipe_shapes_load_with_positioned_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let o = stack(
+        tmp.path(),
+        &[
+            "check",
+            fx.join("recipe-v1").to_str().unwrap(),
+            "--cluster",
+            fx.join("cluster/local").to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("1 environment"), "{stdout}");
+    assert!(
+        stderr.contains("recipe-v1/environments.yaml:8:10"),
+        "unify position: {stderr}"
+    );
+    assert!(stderr.contains("stack always unifies"), "{stderr}");
+    assert!(stderr.contains("gcc@13"), "v1 gcc specs named: {stderr}");
+}
+
+#[test]
+fn bad_stackinator_input_is_exit_2_with_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    // An MPI the cluster's network.yaml does not offer.
+    let env = fx.join("recipe-v2/environments.yaml");
+    let text0 = fs_err::read_to_string(&env).unwrap();
+    fs_err::write(
+        &env,
+        text0.replace(
+            "  unify: true\n",
+            "  unify: true\n  network:\n    mpi: mvapich@4\n",
+        ),
+    )
+    .unwrap();
+    // A cluster without gcc.
+    let pk = fx.join("cluster/local/packages.yaml");
+    let p0 = fs_err::read_to_string(&pk).unwrap();
+    fs_err::write(&pk, p0.replace("  gcc:\n", "  gcc-old:\n")).unwrap();
+    let o = stack(
+        tmp.path(),
+        &[
+            "check",
+            fx.join("recipe-v2").to_str().unwrap(),
+            "--cluster",
+            fx.join("cluster/local").to_str().unwrap(),
+        ],
+    );
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("MPI `mvapich` is not offered by the cluster's network.yaml"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("environments.yaml:5:10"), "{stderr}");
+    assert!(
+        stderr.contains("the cluster offers: cray-mpich, openmpi"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("has no `gcc` entry"), "{stderr}");
+    // Without --cluster: a clear error.
+    let o = stack(
+        tmp.path(),
+        &["check", fx.join("recipe-v2").to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("is a stackinator recipe"),
+        "{}",
+        text(&o).1
+    );
+}
+
+/// The whole way: a stackinator recipe with `gcc: {version: system}`,
+/// built from the demo fixture sources with the system gcc, into
+/// stackinator's layout (`env/<view>`, `modules/`, `meta/{env.json,extra}`,
+/// the post-install hook's file), and the program run from the view.
+#[test]
+fn a_stackinator_recipe_builds_into_the_uenv_layout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let b = tmp.path().join("build");
+    let o = stack(
+        tmp.path(),
+        &[
+            "build",
+            fx.join("recipe-v2").to_str().unwrap(),
+            "--cluster",
+            fx.join("cluster/local").to_str().unwrap(),
+            "--build",
+            b.to_str().unwrap(),
+            "--cache",
+            tmp.path().join("cache").to_str().unwrap(),
+            "-j",
+            "2",
+        ],
+    );
+    let (_, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("1 built, 0 reused, 0 failed"), "{stderr}");
+    assert!(stderr.contains("audit: clean"), "{stderr}");
+    let store = b.join("store");
+    assert_eq!(
+        fs_err::read_to_string(store.join("meta/extra/reframe.yaml")).unwrap(),
+        "reframe:\n  features: [greet]\n"
+    );
+    // the post-install hook, rendered with stackinator's names
+    assert_eq!(
+        fs_err::read_to_string(store.join("config/views.txt")).unwrap(),
+        "default\n"
+    );
+    // `<mount>/config/packages.yaml` for downstream Spack users: the merged
+    // packages, with the system gcc (the recipe uses `gcc: system`).
+    let downstream = fs_err::read_to_string(store.join("config/packages.yaml")).unwrap();
+    assert!(downstream.starts_with("packages:\n"), "{downstream}");
+    assert!(
+        downstream.contains("patchelf: {prefer: [\"@0.17.2\"]}"),
+        "{downstream}"
+    );
+    assert!(
+        downstream.contains("  gcc:\n    externals: [{spec: \"gcc@12.2.0\", prefix: /usr}]"),
+        "{downstream}"
+    );
+    let env_json = fs_err::read_to_string(store.join("meta/env.json")).unwrap();
+    let module = fs_err::read_to_string(store.join("modules/greet-demo/1.0")).unwrap();
+    insta::with_settings!({filters => vec![
+        (r"[0-9a-f]{64}", "[HASH]"),
+        (r"-1\.0-[0-9a-f]{8}", "-1.0-[H8]"),
+        (r"generated by stack [0-9.]+", "generated by stack [V]"),
+    ]}, {
+        insta::assert_snapshot!("build_env_json", env_json);
+        insta::assert_snapshot!("build_module_tcl", module);
+    });
+    // The program, from the view, with the store at the mount point.
+    let run = Command::new("unshare")
+        .args(["-rm", "sh", "-ec"])
+        .arg(format!(
+            "mount --bind '{}' /user-environment\n/user-environment/env/default/bin/greet",
+            store.display()
+        ))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // the recipe repo's default greeting (the site repo's would be "Hi")
+    assert!(said.starts_with("Servus"), "{said}");
+}
