@@ -22,8 +22,13 @@ pub struct StackRecipe {
     pub description: Option<String>,
     /// Absolute; default [`DEFAULT_MOUNT`].
     pub mount: PathBuf,
-    /// Must match a cluster compiler; `None`: the cluster's first.
+    /// The default compiler of the environments: a stack compiler
+    /// (`compilers:`) or a cluster compiler; `None`: the cluster's first.
     pub compiler: Option<SpecRef>,
+    /// Compilers built by the stack (`compilers: [gcc@14.2]`): packages
+    /// built first, with the cluster's compiler; environments name them in
+    /// `compiler:`.
+    pub compilers: Vec<SpecRef>,
     /// Extra package repositories, searched before the built-in `recipes/`.
     pub repos: Vec<PathRef>,
     pub mirrors: Vec<Mirror>,
@@ -40,7 +45,37 @@ pub struct StackRecipe {
     pub audit: AuditConfig,
 }
 
+/// The name of the environment that builds the stack's `compilers:`.
+pub const COMPILERS_ENVIRONMENT: &str = "compilers";
+
 impl StackRecipe {
+    /// The environment of the stack's `compilers:` (built with the
+    /// cluster's compiler), `None` without `compilers:`.
+    pub fn compilers_environment(&self) -> Option<Environment> {
+        let first = self.compilers.first()?;
+        Some(Environment {
+            name: Spanned::new(COMPILERS_ENVIRONMENT.to_string(), first.loc.clone()),
+            specs: self.compilers.clone(),
+            compiler: None,
+            network: None,
+            variants: Vec::new(),
+            unify: true,
+            packages: Policies::default(),
+            views: Vec::new(),
+        })
+    }
+
+    /// Every environment to resolve: the compilers' first, then the
+    /// recipe's in file order.
+    pub fn all_environments(&self) -> Vec<std::borrow::Cow<'_, Environment>> {
+        let mut out: Vec<std::borrow::Cow<'_, Environment>> = Vec::new();
+        if let Some(c) = self.compilers_environment() {
+            out.push(std::borrow::Cow::Owned(c));
+        }
+        out.extend(self.environments.iter().map(std::borrow::Cow::Borrowed));
+        out
+    }
+
     pub fn environment(&self, name: &str) -> Option<&Environment> {
         self.environments.iter().find(|e| e.name.value == name)
     }
@@ -58,6 +93,10 @@ impl StackRecipe {
 pub struct Environment {
     pub name: Spanned<String>,
     pub specs: Vec<SpecRef>,
+    /// The compiler of every package of the environment: one of the stack's
+    /// `compilers:` or a cluster compiler; `None`: the stack's `compiler:`,
+    /// then the cluster's first.
+    pub compiler: Option<SpecRef>,
     /// `network:` present: MPI and network specs (empty fields fall back to
     /// the cluster's `network:`).
     pub network: Option<Network>,
@@ -129,6 +168,10 @@ pub struct View {
     pub prefix_paths: Vec<(String, Vec<String>)>,
     /// `env_vars:` flattened in the order set, unset, prepend_path, append_path.
     pub env_vars: Vec<EnvOp>,
+    /// `add_compilers: true`: the environment's compiler, when the stack
+    /// builds it, is linked into the view too (stackinator's
+    /// `uenv: add_compilers`).
+    pub add_compilers: bool,
 }
 
 /// Which packages a view links.
