@@ -102,6 +102,7 @@ pub(crate) fn add_environment(
     env: &Environment,
     solver: &Solver<'_>,
     pins: &GitPins,
+    compiler_node: Option<NodeIndex>,
 ) -> Result<(), ResolveError> {
     let n = solver.slots.len();
     // Package slots and their dependency slots (virtuals resolved).
@@ -222,6 +223,8 @@ pub(crate) fn add_environment(
             variants: &c.spec.variants,
             compiler: &solver.setup.compiler.clone(),
             target: solver.setup.target,
+            os: plan.os.as_deref(),
+            libc: plan.libc.as_deref(),
             source: source.as_ref(),
             patches: &patches,
             deps: dep_refs,
@@ -329,11 +332,29 @@ pub(crate) fn add_environment(
         let (x, y) = (&plan.graph[*a], &plan.graph[*b]);
         x.name.cmp(&y.name).then_with(|| x.hash.cmp(&y.hash))
     });
+    // Every package built with a stack-built compiler is built after it.
+    if let Some(c) = compiler_node {
+        for &n in &nodes {
+            if n != c && !plan.graph[n].is_external() && plan.graph.find_edge(n, c).is_none() {
+                plan.graph.add_edge(
+                    n,
+                    c,
+                    DepTypes {
+                        build: true,
+                        link: false,
+                        run: false,
+                    },
+                );
+            }
+        }
+    }
     plan.environments.push(PlanEnvironment {
         name: env.name.value.clone(),
         roots,
         nodes,
         views: env.views.clone(),
+        compiler: solver.setup.compiler.clone(),
+        compiler_node,
     });
     Ok(())
 }

@@ -27,6 +27,7 @@
 
 mod assemble;
 mod candidates;
+mod compilers;
 mod error;
 mod explain;
 pub mod hash;
@@ -53,8 +54,8 @@ pub use error::{ExplainLine, Explanation, LockChange, ResolveError, short_loc};
 pub use hash::HASH_FORMAT;
 pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, lock_path};
 pub use model::{
-    Node, NodeCompiler, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot, RootKind,
-    UnpinnedGit,
+    CompilerOrigin, Node, NodeCompiler, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot,
+    RootKind, UnpinnedGit,
 };
 pub use prefix::{install_prefix, is_prefix_name};
 
@@ -89,62 +90,24 @@ fn exact_version(spec: &Spec) -> Option<crate::spec::Version> {
     }
 }
 
-/// Resolve every environment of `recipe` into one [`Plan`].
-#[allow(
-    clippy::too_many_lines,
-    reason = "over 120 lines before the limit was enforced (issue 18); split it"
-)]
+/// Resolve every environment of `recipe` into one [`Plan`]: the stack's
+/// compilers first (see [`compilers`]), then the recipe's environments.
 pub fn resolve(
     recipe: &StackRecipe,
     cluster: &Cluster,
     repo: &PackageRepo,
     opts: &ResolveOptions,
 ) -> Result<Plan, ResolveError> {
-    let compiler = match &recipe.compiler {
-        Some(c) => cluster
-            .find_compiler(&c.spec)
-            .ok_or_else(|| ResolveError::Compiler {
-                message: format!(
-                    "compiler `{}` ({}) is not provided by cluster `{}`",
-                    c.text,
-                    short_loc(&c.loc),
-                    cluster.name.value
-                ),
-                loc: Some(c.loc.clone()),
-            })?,
-        None => cluster
-            .default_compiler()
-            .ok_or_else(|| ResolveError::Compiler {
-                message: format!("cluster `{}` lists no compilers", cluster.name.value),
-                loc: Some(cluster.name.loc.clone()),
-            })?,
-    };
-    let compiler_loc = recipe
-        .compiler
-        .as_ref()
-        .map(|c| c.loc.clone())
-        .unwrap_or_else(|| compiler.loc.clone());
-    let node_compiler = NodeCompiler {
-        name: compiler.spec.name().unwrap_or_default().to_string(),
-        version: exact_version(&compiler.spec.spec).ok_or_else(|| ResolveError::Compiler {
-            message: format!(
-                "cluster compiler `{}` ({}) needs an exact version",
-                compiler.spec.text,
-                short_loc(&compiler.spec.loc)
-            ),
-            loc: Some(compiler.spec.loc.clone()),
-        })?,
-    };
-    let target = cluster.target.value.as_str();
-    let base = Spec {
-        compiler: Some(CompilerSpec {
-            name: node_compiler.name.clone(),
-            versions: VersionConstraint::exact(node_compiler.version.clone()),
-        }),
-        target: Some(TargetConstraint::exact(target)),
-        os: cluster.os.clone(),
-        platform: Some("linux".to_string()),
-        ..Spec::default()
+    let compiler = compilers::cluster_default(recipe, cluster)?;
+    let default = compilers::Chosen {
+        compiler: compilers::system(compiler)?,
+        loc: recipe
+            .compiler
+            .as_ref()
+            .filter(|c| cluster.find_compiler(&c.spec).is_some())
+            .map(|c| c.loc.clone())
+            .unwrap_or_else(|| compiler.loc.clone()),
+        node: None,
     };
     let mut pins = opts.locked.as_ref().map(Lock::git_pins).unwrap_or_default();
     pins.extend(opts.git_pins.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -156,73 +119,17 @@ pub fn resolve(
         recipe_file: recipe.file.clone(),
         cluster: cluster.name.value.clone(),
         mount: opts.mount.clone().unwrap_or_else(|| recipe.mount.clone()),
-        target: target.to_string(),
-        compiler: node_compiler.clone(),
+        target: cluster.target.value.clone(),
+        compiler: default.compiler.clone(),
         cluster_compiler: compiler.clone(),
+        cluster_compilers: cluster.compilers.clone(),
+        os: cluster.os.clone(),
+        libc: cluster.libc.clone(),
     };
     let mut by_hash = HashMap::new();
-    for env in &recipe.environments {
-        let policies = env.policies(cluster);
-        let mut roots: Vec<solve::RootInput> = env
-            .specs
-            .iter()
-            .map(|s| solve::RootInput {
-                spec: s,
-                kind: RootKind::Spec,
-                from_cluster: false,
-            })
-            .collect();
-        roots.extend(
-            env.network_specs(cluster)
-                .into_iter()
-                .map(|s| solve::RootInput {
-                    spec: s,
-                    kind: RootKind::Network,
-                    from_cluster: s.loc.path() == cluster.file,
-                }),
-        );
-        let setup = solve::EnvSetup {
-            name: &env.name.value,
-            repo,
-            policies: &policies,
-            cluster_file: &cluster.file,
-            env_variants: &env.variants,
-            base: base.clone(),
-            target,
-            target_loc: &cluster.target.loc,
-            compiler: &node_compiler,
-            compiler_loc: &compiler_loc,
-            roots,
-        };
-        let mut solver = solve::Solver::new(setup);
-        tracing::debug!(
-            environment = env.name.value.as_str(),
-            slots = solver.slots.len(),
-            "resolving"
-        );
-        if solver.run().is_err() {
-            let mut e = solver.first_failure.take().unwrap_or_else(|| Explanation {
-                environment: env.name.value.clone(),
-                problem: "no configuration satisfies every requirement".into(),
-                lines: Vec::new(),
-                tried: Vec::new(),
-                hint: None,
-            });
-            e.tried = solver.tried.clone();
-            if solver.steps > 200_000 && e.hint.is_none() {
-                e.hint = Some(format!(
-                    "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
-                    solver.steps
-                ));
-            }
-            return Err(ResolveError::Unsatisfiable(Box::new(e)));
-        }
-        tracing::debug!(
-            environment = env.name.value.as_str(),
-            steps = solver.steps,
-            "resolved"
-        );
-        assemble::add_environment(&mut plan, &mut by_hash, env, &solver, &pins)?;
+    for env in recipe.all_environments() {
+        let chosen = compilers::for_environment(recipe, &env, cluster, &plan, &default)?;
+        resolve_environment(&mut plan, &mut by_hash, &env, cluster, repo, &chosen, &pins)?;
     }
     if let Some(lock) = &opts.locked {
         let changes = lock.compare(&plan);
@@ -234,4 +141,88 @@ pub fn resolve(
         }
     }
     Ok(plan)
+}
+
+/// Solve one environment with its compiler and add it to `plan`.
+fn resolve_environment(
+    plan: &mut Plan,
+    by_hash: &mut HashMap<String, petgraph::graph::NodeIndex>,
+    env: &crate::recipe::Environment,
+    cluster: &Cluster,
+    repo: &PackageRepo,
+    chosen: &compilers::Chosen,
+    pins: &GitPins,
+) -> Result<(), ResolveError> {
+    let target = cluster.target.value.as_str();
+    let base = Spec {
+        compiler: Some(CompilerSpec {
+            name: chosen.compiler.name.clone(),
+            versions: VersionConstraint::exact(chosen.compiler.version.clone()),
+        }),
+        target: Some(TargetConstraint::exact(target)),
+        os: cluster.os.clone(),
+        platform: Some("linux".to_string()),
+        ..Spec::default()
+    };
+    let policies = env.policies(cluster);
+    let mut roots: Vec<solve::RootInput> = env
+        .specs
+        .iter()
+        .map(|s| solve::RootInput {
+            spec: s,
+            kind: RootKind::Spec,
+            from_cluster: false,
+        })
+        .collect();
+    roots.extend(
+        env.network_specs(cluster)
+            .into_iter()
+            .map(|s| solve::RootInput {
+                spec: s,
+                kind: RootKind::Network,
+                from_cluster: s.loc.path() == cluster.file,
+            }),
+    );
+    let setup = solve::EnvSetup {
+        name: &env.name.value,
+        repo,
+        policies: &policies,
+        cluster_file: &cluster.file,
+        env_variants: &env.variants,
+        base,
+        target,
+        target_loc: &cluster.target.loc,
+        compiler: &chosen.compiler,
+        compiler_loc: &chosen.loc,
+        roots,
+    };
+    let mut solver = solve::Solver::new(setup);
+    tracing::debug!(
+        environment = env.name.value.as_str(),
+        slots = solver.slots.len(),
+        "resolving"
+    );
+    if solver.run().is_err() {
+        let mut e = solver.first_failure.take().unwrap_or_else(|| Explanation {
+            environment: env.name.value.clone(),
+            problem: "no configuration satisfies every requirement".into(),
+            lines: Vec::new(),
+            tried: Vec::new(),
+            hint: None,
+        });
+        e.tried = solver.tried.clone();
+        if solver.steps > 200_000 && e.hint.is_none() {
+            e.hint = Some(format!(
+                "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
+                solver.steps
+            ));
+        }
+        return Err(ResolveError::Unsatisfiable(Box::new(e)));
+    }
+    tracing::debug!(
+        environment = env.name.value.as_str(),
+        steps = solver.steps,
+        "resolved"
+    );
+    assemble::add_environment(plan, by_hash, env, &solver, pins, chosen.node)
 }
