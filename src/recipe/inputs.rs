@@ -289,20 +289,25 @@ fn check_compiler_choice(cx: &mut Cx, recipe: &StackRecipe, cluster: &Cluster, c
         .compilers
         .iter()
         .map(|c| c.spec.text.as_str())
-        .chain(recipe.compilers.iter().map(|c| c.text.as_str()))
         .collect();
+    let built: Vec<_> = recipe.compilers.iter().map(|c| c.text.as_str()).collect();
     cx.error(
         Code::UnknownCompiler,
         &c.loc,
         format!(
-            "compiler `{}` is neither a stack compiler nor provided by cluster `{}`",
+            "compiler `{}` is not provided by cluster `{}` nor built by the stack",
             c.text, cluster.name.value
         ),
         "no matching compiler",
         Some(format!(
-            "the stack's `compilers:` and the cluster ({}) have: {}",
+            "the cluster has: {} (see {}); {}",
+            have.join(", "),
             crate::diag::display_path(&cluster.file),
-            have.join(", ")
+            if built.is_empty() {
+                format!("to build it, add `compilers: [{}]`", c.text)
+            } else {
+                format!("the stack builds: {}", built.join(", "))
+            }
         )),
     );
 }
