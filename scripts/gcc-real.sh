@@ -66,6 +66,23 @@ t = re.sub(r"(?ms)^versions:\n(  - .*?\n)+(?=\S)", "versions:\n  - " + entry + "
 open(dst, "w").write(t)
 PY
 
+# The C++/Fortran fixture as a tarball of the mirror, and its recipe.
+mkdir -p "$work/staging"
+rm -rf "$work/staging/mixed-lang-1.0"
+cp -r "$here/tests/fixtures/compilers/mixed-lang" "$work/staging/mixed-lang-1.0"
+tar --sort=name --mtime=@0 --owner=0 --group=0 -czf "$work/mixed-lang-1.0.tar.gz" -C "$work/staging" mixed-lang-1.0
+msha=$(sha256sum "$work/mixed-lang-1.0.tar.gz" | cut -d' ' -f1)
+cat > "$recipes/mixed-lang.yaml" <<YAML
+name: mixed-lang
+description: a C++ program calling Fortran (tests/fixtures/compilers/mixed-lang)
+versions:
+  - {version: "1.0", url: "$work/mixed-lang-1.0.tar.gz", sha256: $msha}
+build:
+  system: makefile
+  make_args: ["PREFIX={{ prefix }}"]
+  install_targets: [install]
+YAML
+
 cluster=$work/cluster
 mkdir -p "$cluster"
 ext() { echo "  $1: {buildable: false, externals: [{spec: $1@$2, prefix: /usr}]}"; }
@@ -99,7 +116,7 @@ else
 name: gcc-real
 version: "1"
 mount: /user-environment
-repos: [$recipes, $here/tests/fixtures/compilers/repo]
+repos: [$recipes]
 compilers: ["gcc@$version"]
 environments:
   mixed:
@@ -109,7 +126,7 @@ environments:
       default:
         link: roots
         add_compilers: true
-        prefix_paths: {PATH: [bin], LD_LIBRARY_PATH: [lib, lib64]}
+        prefix_paths: {PATH: [bin]}
 YAML
 fi
 
@@ -127,5 +144,10 @@ echo
 echo "wall: $(( $(date +%s) - start )) s, exit $rc"
 for p in "$build"/store/*/gcc-*; do
   [ -d "$p" ] && echo "installed size of $(basename "$p"): $(du -sh "$p" | cut -f1)"
+done
+for m in "$build"/store/*/mixed-lang-*/bin/mixed-lang; do
+  [ -x "$m" ] || continue
+  echo "$m:"
+  readelf -d "$m" | grep -E "NEEDED|RUNPATH|RPATH"
 done
 exit $rc
