@@ -141,6 +141,19 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         audit,
     };
     check_views(&mut cx, &recipe);
+    if !recipe.compilers.is_empty()
+        && let Some(e) = recipe.environment(COMPILERS_ENVIRONMENT)
+    {
+        cx.error(
+            Code::InvalidValue,
+            &e.name.loc,
+            format!("environment `{COMPILERS_ENVIRONMENT}` clashes with the stack's `compilers:`"),
+            "a reserved name",
+            Some(format!(
+                "the stack's compilers are built as the environment `{COMPILERS_ENVIRONMENT}`; rename this one"
+            )),
+        );
+    }
     Some(recipe)
 }
 
