@@ -72,6 +72,7 @@
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
 //! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after; [`build::LocalStore`] is the only one now; `flock`s are host-local |
+//! | compiler kind built by a stack (`compilers:`) | its programs and runtime library dirs in `pipeline::render::built_compiler_programs` (by package name) | the resolver makes it a node (`resolve/compilers.rs`); node hashes cover its hash, a cluster compiler's `cc` path and fingerprint, `os` and `libc` |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
 #![deny(

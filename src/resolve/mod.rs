@@ -91,7 +91,7 @@ fn exact_version(spec: &Spec) -> Option<crate::spec::Version> {
 }
 
 /// Resolve every environment of `recipe` into one [`Plan`]: the stack's
-/// compilers first (see [`compilers`]), then the recipe's environments.
+/// compilers first (`resolve/compilers.rs`), then the recipe's environments.
 pub fn resolve(
     recipe: &StackRecipe,
     cluster: &Cluster,
