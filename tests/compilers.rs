@@ -203,6 +203,21 @@ fn the_tree_names_each_environments_compiler() {
         text.contains("environment `plain` (1 package, compiler gcc@12.2.0)"),
         "{text}"
     );
+    // The whole tree, hashes aside (they depend on the host compiler's bytes).
+    let shape: String = text
+        .lines()
+        .map(|l| match l.rfind(" /") {
+            Some(at)
+                if l.len() >= at + 10
+                    && l[at + 2..at + 10].chars().all(|c| c.is_ascii_hexdigit()) =>
+            {
+                format!("{} /<hash>{}", &l[..at], &l[at + 10..])
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!(shape);
 }
 
 fn readelf_dynamic(file: &Path) -> String {
