@@ -286,6 +286,25 @@ fn a_package_is_built_through_the_stack_built_compiler() {
                 said.trim(),
                 "compiled by stampcc 99.1, stampcc runtime 99.1"
             );
+            // installed.json names the compiler in the spec and as a build
+            // dependency (with its hash)
+            let record: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(app.join(".stack/installed.json")).unwrap(),
+            )
+            .unwrap();
+            let spec = record["spec"].as_str().unwrap();
+            assert!(
+                spec.contains("%gcc@") && spec.contains("99.1"),
+                "{record:#}"
+            );
+            assert!(
+                record["deps"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|d| d["name"] == "gcc"),
+                "{record:#}"
+            );
             assert!(
                 dynamic.contains(&format!("{}/lib64", gcc_mount.display())),
                 "{dynamic}"
