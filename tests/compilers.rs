@@ -326,3 +326,40 @@ fn a_package_is_built_through_the_stack_built_compiler() {
         view_gcc.display()
     );
 }
+
+#[test]
+fn a_stack_compiler_can_be_built_with_another() {
+    // As stackinator builds nvhpc and llvm with its gcc: `"X %gcc@99.1"`.
+    let tmp = tempfile::tempdir().unwrap();
+    let recipe = stack(tmp.path(), "OPT=1");
+    let gcc = tmp.path().join("repo/gcc.yaml");
+    let text = std::fs::read_to_string(&gcc).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("99.1"))
+        .unwrap()
+        .to_string();
+    let text = text.replacen(
+        &line,
+        &format!("{line}\n{}", line.replace("99.1\"", "98.1\"")),
+        1,
+    );
+    std::fs::write(&gcc, text).unwrap();
+    let stack_text = std::fs::read_to_string(&recipe).unwrap().replace(
+        "compilers: [gcc@99.1]",
+        "compilers: [gcc@99.1, \"gcc@98.1 %gcc@99.1\"]",
+    );
+    let stack_text = stack_text.replace("  plain:\n", "  plain:\n    compiler: gcc@98.1\n");
+    std::fs::write(&recipe, stack_text).unwrap();
+    let plan = resolve_json(&recipe);
+    let gccs = nodes_named(&plan, "gcc");
+    assert_eq!(gccs.len(), 2, "{plan:#}");
+    let first = gccs.iter().find(|g| g.1 == "cluster").unwrap();
+    let second = gccs.iter().find(|g| g.1 == "stack").unwrap();
+    assert_eq!(second.2, first.0, "gcc@98.1 is built with gcc@99.1");
+    // the `plain` environment now uses gcc@98.1
+    let apps = nodes_named(&plan, "stamp-app");
+    assert!(apps.iter().all(|a| a.1 == "stack"), "{apps:?}");
+    assert!(apps.iter().any(|a| a.2 == second.0), "{apps:?}");
+    assert!(apps.iter().any(|a| a.2 == first.0), "{apps:?}");
+}

@@ -142,15 +142,21 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
     };
     check_views(&mut cx, &recipe);
     if !recipe.compilers.is_empty()
-        && let Some(e) = recipe.environment(COMPILERS_ENVIRONMENT)
+        && let Some(e) = recipe
+            .environments
+            .iter()
+            .find(|e| StackRecipe::is_compilers_environment(&e.name.value))
     {
         cx.error(
             Code::InvalidValue,
             &e.name.loc,
-            format!("environment `{COMPILERS_ENVIRONMENT}` clashes with the stack's `compilers:`"),
+            format!(
+                "environment `{}` clashes with the stack's `compilers:`",
+                e.name.value
+            ),
             "a reserved name",
             Some(format!(
-                "the stack's compilers are built as the environment `{COMPILERS_ENVIRONMENT}`; rename this one"
+                "the stack's compilers are built as the environments `{COMPILERS_ENVIRONMENT}` and `{COMPILERS_ENVIRONMENT}-<compiler>`; rename this one"
             )),
         );
     }

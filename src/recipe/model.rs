@@ -49,29 +49,79 @@ pub struct StackRecipe {
 pub const COMPILERS_ENVIRONMENT: &str = "compilers";
 
 impl StackRecipe {
-    /// The environment of the stack's `compilers:` (built with the
-    /// cluster's compiler), `None` without `compilers:`.
-    pub fn compilers_environment(&self) -> Option<Environment> {
-        let first = self.compilers.first()?;
-        Some(Environment {
-            name: Spanned::new(COMPILERS_ENVIRONMENT.to_string(), first.loc.clone()),
-            specs: self.compilers.clone(),
-            compiler: None,
+    /// The environments of the stack's `compilers:`: `compilers`, built
+    /// with the cluster's compiler, holds every entry without a `%compiler`
+    /// naming another stack compiler; each stack compiler that builds others
+    /// (`"nvhpc@25.1 %gcc@14.2"`, as stackinator builds nvhpc and llvm with
+    /// its gcc) gets an environment `compilers-<compiler>` with those,
+    /// after it. Empty without `compilers:`.
+    pub fn compilers_environments(&self) -> Vec<Environment> {
+        let env = |name: String, specs: Vec<SpecRef>, compiler: Option<SpecRef>| Environment {
+            name: Spanned::new(name, specs[0].loc.clone()),
+            specs,
+            compiler,
             network: None,
             variants: Vec::new(),
             unify: true,
             packages: Policies::default(),
             views: Vec::new(),
+        };
+        let mut first = Vec::new();
+        let mut chained: Vec<(SpecRef, Vec<SpecRef>)> = Vec::new();
+        for c in &self.compilers {
+            match self.stack_compiler_of(c) {
+                Some(by) => match chained.iter_mut().find(|(b, _)| b.text == by.text) {
+                    Some((_, v)) => v.push(c.clone()),
+                    None => chained.push((by.clone(), vec![c.clone()])),
+                },
+                None => first.push(c.clone()),
+            }
+        }
+        let mut out = Vec::new();
+        if !first.is_empty() {
+            out.push(env(COMPILERS_ENVIRONMENT.to_string(), first, None));
+        }
+        for (by, specs) in chained {
+            let compiler = SpecRef {
+                text: by.text.clone(),
+                spec: by.spec.clone(),
+                loc: specs[0].loc.clone(),
+            };
+            out.push(env(
+                format!("{COMPILERS_ENVIRONMENT}-{}", by.text),
+                specs,
+                Some(compiler),
+            ));
+        }
+        out
+    }
+
+    /// The other stack compiler that `c`'s `%compiler` names, if any.
+    fn stack_compiler_of(&self, c: &SpecRef) -> Option<&SpecRef> {
+        let want = c.spec.compiler.as_ref()?;
+        self.compilers.iter().find(|o| {
+            !std::ptr::eq(*o, c)
+                && o.spec.name.as_deref() == Some(want.name.as_str())
+                && o.spec.versions.intersects(&want.versions)
         })
+    }
+
+    /// Whether `name` is an environment of the stack's compilers.
+    pub fn is_compilers_environment(name: &str) -> bool {
+        name == COMPILERS_ENVIRONMENT
+            || name
+                .strip_prefix(COMPILERS_ENVIRONMENT)
+                .is_some_and(|r| r.starts_with('-'))
     }
 
     /// Every environment to resolve: the compilers' first, then the
     /// recipe's in file order.
     pub fn all_environments(&self) -> Vec<std::borrow::Cow<'_, Environment>> {
-        let mut out: Vec<std::borrow::Cow<'_, Environment>> = Vec::new();
-        if let Some(c) = self.compilers_environment() {
-            out.push(std::borrow::Cow::Owned(c));
-        }
+        let mut out: Vec<std::borrow::Cow<'_, Environment>> = self
+            .compilers_environments()
+            .into_iter()
+            .map(std::borrow::Cow::Owned)
+            .collect();
         out.extend(self.environments.iter().map(std::borrow::Cow::Borrowed));
         out
     }

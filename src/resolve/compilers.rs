@@ -5,6 +5,8 @@
 //! An environment's `compiler:` wins, then the stack's `compiler:`, then the
 //! cluster's first compiler. A name matches a stack compiler first (the
 //! root of the `compilers` environment it resolved to), then a cluster one.
+//! A stack compiler written with another's `%compiler` (`"nvhpc %gcc@14"`)
+//! is built with that one, in the environment `compilers-gcc@14`.
 
 use petgraph::graph::NodeIndex;
 
@@ -100,7 +102,11 @@ pub(crate) fn for_environment(
     let Some(want) = env.compiler.as_ref().or(recipe.compiler.as_ref()) else {
         return Ok(clone(default));
     };
-    if let Some(built) = plan.environment(COMPILERS_ENVIRONMENT) {
+    let built = plan
+        .environments
+        .iter()
+        .filter(|e| StackRecipe::is_compilers_environment(&e.name));
+    for built in built {
         for root in &built.roots {
             let node = plan.node(root.node);
             if node.satisfies(&want.spec) || root.spec.spec.satisfies(&want.spec) {
