@@ -8,7 +8,7 @@
 //!   "mount": "/user-environment", "target": "x86_64", "os": "debian12", "libc": "glibc@2.36",
 //!   "compiler": "gcc@12.2.0",
 //!   "compilers": [{"spec": "gcc@12.2.0", "origin": "cluster", "identity": "…"}],
-//!   "environments": [{"name": "tools", "roots": [{"spec": "hello-make", "hash": "…"}], "packages": ["…"]}],
+//!   "environments": [{"name": "tools", "compiler": {…}, "roots": [{"spec": "hello-make", "hash": "…"}], "packages": ["…"]}],
 //!   "nodes": [ …the objects of `stack resolve --format json`… ]
 //! }
 //! ```
@@ -52,6 +52,8 @@ pub struct LockRoot {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockEnvironment {
     pub name: String,
+    /// The compiler its packages are built with.
+    pub compiler: JsonCompiler,
     pub roots: Vec<LockRoot>,
     pub packages: Vec<String>,
 }
@@ -107,6 +109,7 @@ impl Lock {
                 .iter()
                 .map(|e| LockEnvironment {
                     name: e.name.clone(),
+                    compiler: JsonCompiler::of(&e.compiler),
                     roots: e
                         .roots
                         .iter()
