@@ -475,7 +475,16 @@ pub fn compiler_paths(plan: &Plan, idx: NodeIndex) -> CompilerPaths {
     if let Some(hash) = compiler.built_hash()
         && let Some(c) = plan.find_hash(hash)
     {
-        return built_compiler_programs(&compiler.name, &plan.node(c).prefix);
+        let c = plan.node(c);
+        let mut paths = built_compiler_programs(&compiler.name, &c.prefix);
+        // gcc without its Fortran front end: no `FC` (configure scripts
+        // would find a compiler that does not exist)
+        if let Some(crate::spec::VariantValue::Values(langs)) = c.variants.get("languages")
+            && !langs.contains("fortran")
+        {
+            paths.fc = None;
+        }
+        return paths;
     }
     let c = plan.cluster_compiler_of(compiler);
     CompilerPaths {
