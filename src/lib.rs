@@ -76,6 +76,7 @@
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
 //! | binary cache | an implementation of [`build::PrefixCache`] set in [`build::BuildOptions::prefix_cache`] | consulted before a node is built, fed after: [`build::LocalStore`] (the store itself) and [`binary_cache::CachePrefixes`] (the OCI binary cache; the pipeline also asks it before fetching sources); `flock`s are host-local |
 //! | remote executor (batch system, CI) | an implementation of [`distributed::RemoteBuilder`] in `src/distributed/` (today: Slurm), set in [`pipeline::BuildRequest::remote`] | builds what the binary cache lacks elsewhere, each job `stack build --only PKG`; the session then installs it all from the cache |
+//! | compiler kind built by a stack (`compilers:`) | its programs and runtime library dirs in `pipeline::render::built_compiler_programs` (by package name) | the resolver makes it a node (`resolve/compilers.rs`); node hashes cover its hash, a cluster compiler's `cc` path and fingerprint, `os` and `libc` |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
 
 #![deny(

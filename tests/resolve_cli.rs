@@ -66,7 +66,7 @@ fn demo_json_is_deterministic_and_matches_the_snapshot() {
         keys,
         [
             "name", "version", "hash", "prefix", "external", "variants", "patches", "source",
-            "deps"
+            "deps", "compiler"
         ]
     );
     insta::assert_snapshot!(portable(&a));
@@ -128,7 +128,10 @@ fn lock_then_locked() {
     let lock_file = dir.path().join("stack.lock");
     let lock: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&lock_file).unwrap()).unwrap();
-    assert_eq!(lock["lock_version"], 1);
+    assert_eq!(lock["lock_version"], 2);
+    assert_eq!(lock["os"], "debian12");
+    assert_eq!(lock["compilers"][0]["spec"], "gcc@12.2.0");
+    assert_eq!(lock["compilers"][0]["origin"], "cluster");
     assert_eq!(lock["stack"], "demo");
     assert_eq!(lock["environments"][0]["name"], "tools");
     // unchanged: --locked passes

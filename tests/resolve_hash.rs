@@ -41,10 +41,14 @@ build:
 
 const PATCH: &str = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
 
+// The compiler is not on this machine (no fingerprint) and the libc is
+// given, so the golden hashes do not depend on the host.
 const CLUSTER: &str = r#"name: c
 target: x86_64
+os: debian12
+libc: glibc@2.36
 compilers:
-  - {spec: gcc@12.2.0, cc: /usr/bin/gcc}
+  - {spec: gcc@12.2.0, cc: /nonexistent/bin/gcc}
 "#;
 
 const STACK: &str = r#"name: s
@@ -163,6 +167,45 @@ fn variant_value_is_an_input() {
 #[test]
 fn compiler_is_an_input() {
     lib_input(|fx| fx.edit("cluster/cluster.yaml", "gcc@12.2.0", "gcc@12.3.0"));
+}
+
+#[test]
+fn compiler_path_is_an_input() {
+    lib_input(|fx| {
+        fx.edit(
+            "cluster/cluster.yaml",
+            "/nonexistent/bin/gcc",
+            "/other/bin/gcc",
+        )
+    });
+}
+
+#[test]
+fn compiler_fingerprint_is_an_input() {
+    // The same path, other bytes: another build of the compiler.
+    let fx = Fx::new();
+    fx.write("bin/gcc", "one compiler");
+    let cc = fx.root().join("bin/gcc");
+    fx.edit(
+        "cluster/cluster.yaml",
+        "/nonexistent/bin/gcc",
+        &cc.display().to_string(),
+    );
+    let (app0, lib0) = fx.hashes();
+    fx.write("bin/gcc", "another compiler");
+    let (app1, lib1) = fx.hashes();
+    assert_ne!(lib0, lib1);
+    assert_ne!(app0, app1);
+}
+
+#[test]
+fn os_is_an_input() {
+    lib_input(|fx| fx.edit("cluster/cluster.yaml", "os: debian12", "os: sles15"));
+}
+
+#[test]
+fn libc_is_an_input() {
+    lib_input(|fx| fx.edit("cluster/cluster.yaml", "glibc@2.36", "glibc@2.31"));
 }
 
 #[test]
@@ -391,12 +434,12 @@ fn the_location_of_the_tree_is_not_an_input() {
 fn golden_hashes() {
     let fx = Fx::new();
     let (app, lib) = fx.hashes();
-    assert_eq!(stack::resolve::HASH_FORMAT, "stack-node-v1");
+    assert_eq!(stack::resolve::HASH_FORMAT, "stack-node-v2");
     assert_eq!(
         (app.as_str(), lib.as_str()),
         (
-            "f52892427dbe57b8125a7abc30f9a807fac8cfff8bdd16706ebe81371f530df3",
-            "9f15f22ada18ee0855b4dc55321e2c557ed47debd23a265843a62bf9415e7d45"
+            "4254ca4f1dee09c75aa3b5bb3f2aaf99b685a6a233e6ad3b161cb44ef154c53f",
+            "b07fd5e1ed9b54eace5e531588b8c608ba51640646e04b6bc6983a5b24d32bc7"
         )
     );
 }

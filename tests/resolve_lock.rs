@@ -100,10 +100,19 @@ fn lock_round_trips_and_pins_git_branches() {
         other => panic!("expected a lock mismatch, got {:?}", other.map(|_| ())),
     }
     // Future lock versions are refused with a clear message.
-    let future = text.replace("\"lock_version\": 1", "\"lock_version\": 7");
+    let future = text.replace("\"lock_version\": 2", "\"lock_version\": 7");
     let err = Lock::parse(&future, std::path::Path::new("stack.lock")).unwrap_err();
     assert!(
         err.to_string().contains("lock_version 7 is not supported"),
+        "{err}"
+    );
+    // Older ones (hashes without compilers, OS and libc) with a hint.
+    let old = text.replace("\"lock_version\": 2", "\"lock_version\": 1");
+    let err = Lock::parse(&old, std::path::Path::new("stack.lock")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("lock_version 1 was written by an older stack")
+            && err.to_string().contains("run `stack resolve --lock`"),
         "{err}"
     );
 }

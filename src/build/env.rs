@@ -103,7 +103,10 @@ pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
     let mut wrap = WrapConfig {
         includes: Vec::new(),
         libdirs: Vec::new(),
-        rpaths: vec![job.prefix.join("lib"), job.prefix.join("lib64")],
+        rpaths: [job.prefix.join("lib"), job.prefix.join("lib64")]
+            .into_iter()
+            .chain(job.compiler.runtime_libdirs.iter().cloned())
+            .collect(),
         dtags,
         prefix_maps: Vec::new(),
     };

@@ -287,6 +287,15 @@ pub struct CompilerPaths {
     pub cc: PathBuf,
     pub cxx: Option<PathBuf>,
     pub fc: Option<PathBuf>,
+    /// A compiler this build produces (below the mount point): its programs
+    /// exist only once it is installed, so they are not looked up on the
+    /// host before the build.
+    #[serde(default)]
+    pub built: bool,
+    /// The compiler's runtime library dirs (libstdc++, libgfortran, libgomp):
+    /// every link gets an RPATH to them.
+    #[serde(default)]
+    pub runtime_libdirs: Vec<PathBuf>,
 }
 
 impl Default for CompilerPaths {
@@ -295,6 +304,8 @@ impl Default for CompilerPaths {
             cc: "gcc".into(),
             cxx: Some("g++".into()),
             fc: None,
+            built: false,
+            runtime_libdirs: Vec::new(),
         }
     }
 }

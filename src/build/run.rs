@@ -434,6 +434,17 @@ fn resolve_tools(graph: &BuildGraph, done: &[bool]) -> Result<Vec<Option<RealToo
             continue;
         }
         let c = &job.compiler;
+        if c.built {
+            let tools = RealTools {
+                cc: c.cc.clone(),
+                cxx: c.cxx.clone(),
+                fc: c.fc.clone(),
+                ld: ld.clone(),
+            };
+            cache.insert(c.clone(), tools.clone());
+            out.push(Some(tools));
+            continue;
+        }
         let cc =
             which_host(&c.cc).ok_or_else(|| BuildError::CompilerNotFound { name: c.cc.clone() })?;
         let opt = |p: &Option<PathBuf>| -> Result<Option<PathBuf>, BuildError> {

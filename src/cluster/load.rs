@@ -16,6 +16,7 @@ const TOP_KEYS: &[&str] = &[
     "description",
     "target",
     "os",
+    "libc",
     "compilers",
     "packages",
     "network",
@@ -65,6 +66,10 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
         .get("os")
         .and_then(|n| cx.string(n, "`os`"))
         .map(|s| s.value);
+    let libc = match m.get("libc") {
+        Some(n) => cx.nonempty_string(n, "`libc`").map(|s| s.value),
+        None => host_libc(),
+    };
     let compilers = match cx.required(&m, "compilers", what) {
         Some(n) => compilers(&mut cx, n),
         None => Vec::new(),
@@ -95,6 +100,7 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
         description,
         target: target.unwrap_or_else(|| Spanned::new(String::new(), src.start())),
         os,
+        libc,
         compilers,
         packages,
         network,
@@ -164,6 +170,7 @@ fn compilers(cx: &mut Cx, node: &Node) -> Vec<Compiler> {
         let fc = m.get("fc").and_then(|n| compiler_path(cx, n, "`fc`"));
         if let (Some(spec), Some(cc)) = (spec, cc) {
             out.push(Compiler {
+                fingerprint: compiler_fingerprint(&cc.path),
                 spec,
                 cc,
                 cxx,

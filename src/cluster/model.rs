@@ -19,6 +19,9 @@ pub struct Cluster {
     /// A target from the spec module's table (`x86_64`, `zen3`, `neoverse_v2`).
     pub target: Spanned<String>,
     pub os: Option<String>,
+    /// The C library of the target (`glibc@2.36`): `libc:`, else the host's
+    /// glibc when `stack` runs on glibc. Part of every node hash.
+    pub libc: Option<String>,
     /// The system compilers; the first is the default.
     pub compilers: Vec<Compiler>,
     pub packages: Policies,
@@ -54,7 +57,39 @@ pub struct Compiler {
     pub cc: PathRef,
     pub cxx: Option<PathRef>,
     pub fc: Option<PathRef>,
+    /// A cheap fingerprint of the `cc` program (SHA-256 of its bytes, 16 hex
+    /// digits), `None` when it cannot be read here (a configuration of
+    /// another system). Part of the identity that node hashes cover.
+    pub fingerprint: Option<String>,
     pub loc: Loc,
+}
+
+impl Compiler {
+    /// What node hashes record of this compiler: `name@version`, the `cc`
+    /// path and its fingerprint.
+    pub fn identity(&self) -> String {
+        format!(
+            "{} cc={} fingerprint={}",
+            self.spec.text,
+            self.cc.path.display(),
+            self.fingerprint.as_deref().unwrap_or("none")
+        )
+    }
+}
+
+/// The fingerprint of a compiler program: SHA-256 of the file it resolves
+/// to (symlinks followed), 16 hex digits; `None` if it cannot be read.
+pub fn compiler_fingerprint(path: &std::path::Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let bytes = fs_err::read(path).ok()?;
+    Some(hex::encode(&Sha256::digest(&bytes)[..8]))
+}
+
+/// The host's C library (`glibc@2.36`), when `stack` runs on glibc.
+pub fn host_libc() -> Option<String> {
+    // SAFETY: gnu_get_libc_version returns a pointer to a static string.
+    let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+    v.to_str().ok().map(|v| format!("glibc@{v}"))
 }
 
 /// The network part of an environment: which MPI, which libfabric.

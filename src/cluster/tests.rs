@@ -185,3 +185,30 @@ fn the_default_cluster_is_found_walking_up() {
     fs_err::create_dir_all(&deep).unwrap();
     assert_eq!(find_default(&deep), Some(dir));
 }
+
+#[test]
+fn libc_and_the_compiler_fingerprint_are_part_of_the_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cc = tmp.path().join("gcc");
+    fs_err::write(&cc, "a compiler").unwrap();
+    let (c, d) = parse(&format!(
+        "name: c\ntarget: x86_64\nlibc: glibc@2.31\ncompilers:\n  - {{spec: gcc@12.2.0, cc: {}}}\n  - {{spec: gcc@13.1.0, cc: /nonexistent/gcc}}\n",
+        cc.display()
+    ));
+    let c = c.unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(c.libc.as_deref(), Some("glibc@2.31"));
+    let fp = c.compilers[0].fingerprint.clone().unwrap();
+    assert_eq!(fp.len(), 16);
+    assert!(
+        c.compilers[0]
+            .identity()
+            .ends_with(&format!("fingerprint={fp}"))
+    );
+    // another system's compiler: no fingerprint
+    assert_eq!(c.compilers[1].fingerprint, None);
+    assert!(c.compilers[1].identity().ends_with("fingerprint=none"));
+    // without `libc:`, the host's glibc
+    let (c, _) =
+        parse("name: c\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\n");
+    assert!(c.unwrap().libc.unwrap().starts_with("glibc@2."));
+}

@@ -55,7 +55,7 @@ impl<'a> Renderer<'a> {
         context.insert("jobs", &jobs);
         context.insert("spec", &node.spec.to_string());
         context.insert("variants", &variants_value(node));
-        let cc = compiler_paths(plan);
+        let cc = compiler_paths(plan, idx);
         context.insert(
             "compiler",
             &json!({
@@ -288,7 +288,7 @@ pub fn build_job(
         steps: phase_steps(&mut r, &b.steps)?,
         relocate,
         deps: dep_prefixes(plan, idx),
-        compiler: compiler_paths(plan),
+        compiler: compiler_paths(plan, idx),
         cost: None,
         patches: recorded_patches(node),
         recipe: Some(node.recipe.file.clone()),
@@ -468,13 +468,52 @@ pub fn env_op(kind: EnvOpKind, var: &str, value: String) -> build::EnvOp {
     }
 }
 
-/// The cluster compiler's programs.
-pub fn compiler_paths(plan: &Plan) -> CompilerPaths {
-    let c = &plan.cluster_compiler;
+/// The programs of the compiler node `idx` is built with: a cluster
+/// compiler's paths, or those of a compiler the stack builds
+/// ([`built_compiler_programs`]).
+pub fn compiler_paths(plan: &Plan, idx: NodeIndex) -> CompilerPaths {
+    let compiler = &plan.node(idx).compiler;
+    if let Some(hash) = compiler.built_hash()
+        && let Some(c) = plan.find_hash(hash)
+    {
+        let c = plan.node(c);
+        let mut paths = built_compiler_programs(&compiler.name, &c.prefix);
+        // gcc without its Fortran front end: no `FC` (configure scripts
+        // would find a compiler that does not exist)
+        if let Some(crate::spec::VariantValue::Values(langs)) = c.variants.get("languages")
+            && !langs.contains("fortran")
+        {
+            paths.fc = None;
+        }
+        return paths;
+    }
+    let c = plan.cluster_compiler_of(compiler);
     CompilerPaths {
         cc: c.cc.path.clone(),
         cxx: c.cxx.as_ref().map(|p| p.path.clone()),
         fc: c.fc.as_ref().map(|p| p.path.clone()),
+        built: false,
+        runtime_libdirs: Vec::new(),
+    }
+}
+
+/// The programs and runtime library dirs of a compiler package installed at
+/// `prefix`, by the package's name: `gcc` (gcc, g++, gfortran), `llvm`
+/// (clang, clang++, flang), `nvhpc` (nvc, nvc++, nvfortran below
+/// `Linux_<arch>/<version>/compilers`), anything else as gcc.
+pub fn built_compiler_programs(name: &str, prefix: &Path) -> CompilerPaths {
+    let (dir, cc, cxx, fc) = match name {
+        "llvm" => (prefix.join("bin"), "clang", "clang++", "flang"),
+        "nvhpc" => (prefix.join("compilers/bin"), "nvc", "nvc++", "nvfortran"),
+        _ => (prefix.join("bin"), "gcc", "g++", "gfortran"),
+    };
+    let lib_root = dir.parent().unwrap_or(prefix);
+    CompilerPaths {
+        cc: dir.join(cc),
+        cxx: Some(dir.join(cxx)),
+        fc: Some(dir.join(fc)),
+        built: true,
+        runtime_libdirs: vec![lib_root.join("lib64"), lib_root.join("lib")],
     }
 }
 

@@ -479,7 +479,7 @@ impl<'a> Session<'a> {
             let recipe = &req.inputs.recipe;
             let contents =
                 views::store_contents(&outcome.plan, outcome.store_dir.clone(), req.jobs)?;
-            let specs = views::view_specs(recipe);
+            let specs = views::view_specs(recipe, &outcome.plan);
             let modules = views::modules_spec(recipe);
             let provenance = view::Provenance::collect(
                 &req.inputs.cluster.name.value,

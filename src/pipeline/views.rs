@@ -84,10 +84,16 @@ pub fn store_contents(
 }
 
 /// The recipe's views as view-stage inputs.
-pub fn view_specs(recipe: &StackRecipe) -> Vec<ViewSpec> {
+pub fn view_specs(recipe: &StackRecipe, plan: &Plan) -> Vec<ViewSpec> {
     recipe
         .views()
         .map(|(env, v)| ViewSpec {
+            also: plan
+                .environment(&env.name.value)
+                .and_then(|e| e.compiler_node)
+                .filter(|_| v.add_compilers)
+                .map(|c| vec![plan.node(c).hash.clone()])
+                .unwrap_or_default(),
             env_name: env.name.value.clone(),
             name: v.name.value.clone(),
             link: match v.link {

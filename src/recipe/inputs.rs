@@ -159,32 +159,19 @@ fn check_recipe(
 ) {
     let mut cx = Cx::new(src, diags);
     let cluster = cluster.filter(|c| !c.compilers.is_empty());
-    if let (Some(c), Some(cluster)) = (&recipe.compiler, cluster) {
-        if cluster.find_compiler(&c.spec).is_none() {
-            let have: Vec<_> = cluster
-                .compilers
+    if let Some(cluster) = cluster {
+        let chosen = recipe.compiler.iter().chain(
+            recipe
+                .environments
                 .iter()
-                .map(|c| c.spec.text.as_str())
-                .collect();
-            cx.error(
-                Code::UnknownCompiler,
-                &c.loc,
-                format!(
-                    "compiler `{}` is not provided by cluster `{}`",
-                    c.text, cluster.name.value
-                ),
-                "no matching cluster compiler",
-                Some(if have.is_empty() {
-                    "the cluster configuration lists no compilers".to_string()
-                } else {
-                    format!(
-                        "the cluster has: {} (see {})",
-                        have.join(", "),
-                        crate::diag::display_path(&cluster.file)
-                    )
-                }),
-            );
+                .filter_map(|e| e.compiler.as_ref()),
+        );
+        for c in chosen {
+            check_compiler_choice(&mut cx, recipe, cluster, c);
         }
+    }
+    for c in &recipe.compilers {
+        check_spec(&mut cx, repo, c, None, "stack compiler");
     }
     // Stack-wide variants are usually defined by the packages the stack
     // reaches; every recipe is parsed only when one is not.
@@ -216,7 +203,7 @@ fn check_recipe(
                 .iter()
                 .flat_map(|n| n.mpi.iter().chain(&n.specs));
             for spec in env.specs.iter().chain(net) {
-                check_compilers(&mut cx, cluster, spec);
+                check_compilers(&mut cx, cluster, &recipe.compilers, spec);
             }
         }
         for v in &env.variants {
@@ -276,8 +263,58 @@ fn check_recipe(
     }
 }
 
-/// `%compiler` parts of a stack's specs must match a cluster compiler.
-fn check_compilers(cx: &mut Cx, cluster: &Cluster, spec: &SpecRef) {
+/// Whether a stack compiler (`compilers:`) can be what `spec` names.
+fn is_stack_compiler(
+    stack: &[SpecRef],
+    name: &str,
+    versions: &crate::spec::VersionConstraint,
+) -> bool {
+    stack
+        .iter()
+        .any(|s| s.spec.name.as_deref() == Some(name) && s.spec.versions.intersects(versions))
+}
+
+/// A `compiler:` (stack-wide or an environment's) must match a stack
+/// compiler or a cluster compiler.
+fn check_compiler_choice(cx: &mut Cx, recipe: &StackRecipe, cluster: &Cluster, c: &SpecRef) {
+    let stack = c
+        .spec
+        .name
+        .as_deref()
+        .is_some_and(|n| is_stack_compiler(&recipe.compilers, n, &c.spec.versions));
+    if stack || cluster.find_compiler(&c.spec).is_some() {
+        return;
+    }
+    let have: Vec<_> = cluster
+        .compilers
+        .iter()
+        .map(|c| c.spec.text.as_str())
+        .collect();
+    let built: Vec<_> = recipe.compilers.iter().map(|c| c.text.as_str()).collect();
+    cx.error(
+        Code::UnknownCompiler,
+        &c.loc,
+        format!(
+            "compiler `{}` is not provided by cluster `{}` nor built by the stack",
+            c.text, cluster.name.value
+        ),
+        "no matching compiler",
+        Some(format!(
+            "the cluster has: {} (see {}); {}",
+            have.join(", "),
+            crate::diag::display_path(&cluster.file),
+            if built.is_empty() {
+                format!("to build it, add `compilers: [{}]`", c.text)
+            } else {
+                format!("the stack builds: {}", built.join(", "))
+            }
+        )),
+    );
+}
+
+/// `%compiler` parts of a stack's specs must match a cluster compiler or a
+/// stack compiler.
+fn check_compilers(cx: &mut Cx, cluster: &Cluster, built: &[SpecRef], spec: &SpecRef) {
     let mut stack = vec![&spec.spec];
     while let Some(s) = stack.pop() {
         stack.extend(s.deps.iter());
@@ -286,7 +323,7 @@ fn check_compilers(cx: &mut Cx, cluster: &Cluster, spec: &SpecRef) {
             cc.spec.spec.name.as_deref() == Some(c.name.as_str())
                 && cc.spec.spec.versions.intersects(&c.versions)
         });
-        if found || cluster.compilers.is_empty() {
+        if found || cluster.compilers.is_empty() || is_stack_compiler(built, &c.name, &c.versions) {
             continue;
         }
         let text = format!("%{c}");
@@ -464,7 +501,7 @@ fn reachable_with(
         }
     };
     let mut packages = BTreeSet::new();
-    for env in &recipe.environments {
+    for env in recipe.all_environments() {
         let policies = match cluster {
             Some(c) => env.policies(c),
             None => env.packages.clone(),

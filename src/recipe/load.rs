@@ -16,6 +16,7 @@ const TOP_KEYS: &[&str] = &[
     "description",
     "mount",
     "compiler",
+    "compilers",
     "repos",
     "mirrors",
     "allow_unverified",
@@ -28,7 +29,9 @@ const TOP_KEYS: &[&str] = &[
     "audit",
 ];
 
-const ENV_KEYS: &[&str] = &["specs", "network", "variants", "unify", "packages", "views"];
+const ENV_KEYS: &[&str] = &[
+    "specs", "compiler", "network", "variants", "unify", "packages", "views",
+];
 const VIEW_KEYS: &[&str] = &[
     "link",
     "select",
@@ -36,6 +39,7 @@ const VIEW_KEYS: &[&str] = &[
     "description",
     "prefix_paths",
     "env_vars",
+    "add_compilers",
 ];
 
 /// Read and check a stack recipe file on its own (no cluster or packages).
@@ -78,6 +82,10 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
     let compiler = m
         .get("compiler")
         .and_then(|n| read::spec(&mut cx, n, "`compiler`", Named::Required));
+    let compilers = m
+        .get("compilers")
+        .map(|n| spec_list(&mut cx, n, "`compilers`", "a stack compiler"))
+        .unwrap_or_default();
     let repos = m
         .get("repos")
         .map(|n| repos(&mut cx, n))
@@ -120,6 +128,7 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         description,
         mount,
         compiler,
+        compilers,
         repos,
         mirrors,
         allow_unverified,
@@ -132,6 +141,25 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         audit,
     };
     check_views(&mut cx, &recipe);
+    if !recipe.compilers.is_empty()
+        && let Some(e) = recipe
+            .environments
+            .iter()
+            .find(|e| StackRecipe::is_compilers_environment(&e.name.value))
+    {
+        cx.error(
+            Code::InvalidValue,
+            &e.name.loc,
+            format!(
+                "environment `{}` clashes with the stack's `compilers:`",
+                e.name.value
+            ),
+            "a reserved name",
+            Some(format!(
+                "the stack's compilers are built as the environments `{COMPILERS_ENVIRONMENT}` and `{COMPILERS_ENVIRONMENT}-<compiler>`; rename this one"
+            )),
+        );
+    }
     Some(recipe)
 }
 
@@ -234,17 +262,23 @@ fn environments(cx: &mut Cx, node: &Node) -> Vec<Environment> {
     out
 }
 
+/// A list of named specs (`specs:`, `compilers:`).
+fn spec_list(cx: &mut Cx, n: &Node, what: &str, item: &str) -> Vec<SpecRef> {
+    cx.seq(n, what)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| read::spec(cx, s, item, Named::Required))
+        .collect()
+}
+
 fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Environment {
     let specs = m
         .get("specs")
-        .map(|n| {
-            cx.seq(n, "`specs`")
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|s| read::spec(cx, s, "a root spec", Named::Required))
-                .collect()
-        })
+        .map(|n| spec_list(cx, n, "`specs`", "a root spec"))
         .unwrap_or_default();
+    let compiler = m
+        .get("compiler")
+        .and_then(|n| read::spec(cx, n, "`compiler`", Named::Required));
     let network = m.has("network").then(|| match m.get("network") {
         Some(n) => cluster::network(cx, n),
         None => cluster::Network {
@@ -281,6 +315,7 @@ fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Envir
     let env = Environment {
         name,
         specs,
+        compiler,
         network,
         variants,
         unify,
@@ -345,6 +380,7 @@ fn views(cx: &mut Cx, node: &Node) -> Vec<View> {
             description: None,
             prefix_paths: Vec::new(),
             env_vars: Vec::new(),
+            add_compilers: false,
         };
         let is_null = matches!(value, Node::Scalar(s) if yaml::is_null(s));
         if !is_null {
@@ -377,6 +413,10 @@ fn view_fields(cx: &mut Cx, m: &Map, view: &mut View) {
         .get("exclude")
         .map(|n| cx.strings(n, "`exclude`", false))
         .unwrap_or_default();
+    view.add_compilers = m
+        .get("add_compilers")
+        .and_then(|n| cx.bool(n, "`add_compilers`"))
+        .unwrap_or(false);
     view.description = m
         .get("description")
         .and_then(|n| cx.string(n, "`description`"))

@@ -18,7 +18,10 @@ mod write;
 
 pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
 pub use load::{load_stack_recipe, parse_stack_recipe};
-pub use model::{DEFAULT_MOUNT, Environment, ModuleFlavour, Modules, StackRecipe, View, ViewLink};
+pub use model::{
+    COMPILERS_ENVIRONMENT, DEFAULT_MOUNT, Environment, ModuleFlavour, Modules, StackRecipe, View,
+    ViewLink,
+};
 
 #[cfg(test)]
 mod tests;

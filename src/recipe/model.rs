@@ -22,8 +22,13 @@ pub struct StackRecipe {
     pub description: Option<String>,
     /// Absolute; default [`DEFAULT_MOUNT`].
     pub mount: PathBuf,
-    /// Must match a cluster compiler; `None`: the cluster's first.
+    /// The default compiler of the environments: a stack compiler
+    /// (`compilers:`) or a cluster compiler; `None`: the cluster's first.
     pub compiler: Option<SpecRef>,
+    /// Compilers built by the stack (`compilers: [gcc@14.2]`): packages
+    /// built first, with the cluster's compiler; environments name them in
+    /// `compiler:`.
+    pub compilers: Vec<SpecRef>,
     /// Extra package repositories, searched before the built-in `recipes/`.
     pub repos: Vec<PathRef>,
     pub mirrors: Vec<Mirror>,
@@ -40,7 +45,87 @@ pub struct StackRecipe {
     pub audit: AuditConfig,
 }
 
+/// The name of the environment that builds the stack's `compilers:`.
+pub const COMPILERS_ENVIRONMENT: &str = "compilers";
+
 impl StackRecipe {
+    /// The environments of the stack's `compilers:`: `compilers`, built
+    /// with the cluster's compiler, holds every entry without a `%compiler`
+    /// naming another stack compiler; each stack compiler that builds others
+    /// (`"nvhpc@25.1 %gcc@14.2"`, as stackinator builds nvhpc and llvm with
+    /// its gcc) gets an environment `compilers-<compiler>` with those,
+    /// after it. Empty without `compilers:`.
+    pub fn compilers_environments(&self) -> Vec<Environment> {
+        let env = |name: String, specs: Vec<SpecRef>, compiler: Option<SpecRef>| Environment {
+            name: Spanned::new(name, specs[0].loc.clone()),
+            specs,
+            compiler,
+            network: None,
+            variants: Vec::new(),
+            unify: true,
+            packages: Policies::default(),
+            views: Vec::new(),
+        };
+        let mut first = Vec::new();
+        let mut chained: Vec<(SpecRef, Vec<SpecRef>)> = Vec::new();
+        for c in &self.compilers {
+            match self.stack_compiler_of(c) {
+                Some(by) => match chained.iter_mut().find(|(b, _)| b.text == by.text) {
+                    Some((_, v)) => v.push(c.clone()),
+                    None => chained.push((by.clone(), vec![c.clone()])),
+                },
+                None => first.push(c.clone()),
+            }
+        }
+        let mut out = Vec::new();
+        if !first.is_empty() {
+            out.push(env(COMPILERS_ENVIRONMENT.to_string(), first, None));
+        }
+        for (by, specs) in chained {
+            let compiler = SpecRef {
+                text: by.text.clone(),
+                spec: by.spec.clone(),
+                loc: specs[0].loc.clone(),
+            };
+            out.push(env(
+                format!("{COMPILERS_ENVIRONMENT}-{}", by.text),
+                specs,
+                Some(compiler),
+            ));
+        }
+        out
+    }
+
+    /// The other stack compiler that `c`'s `%compiler` names, if any.
+    fn stack_compiler_of(&self, c: &SpecRef) -> Option<&SpecRef> {
+        let want = c.spec.compiler.as_ref()?;
+        self.compilers.iter().find(|o| {
+            !std::ptr::eq(*o, c)
+                && o.spec.name.as_deref() == Some(want.name.as_str())
+                && o.spec.versions.intersects(&want.versions)
+        })
+    }
+
+    /// Whether `name` is an environment of the stack's compilers.
+    pub fn is_compilers_environment(name: &str) -> bool {
+        name == COMPILERS_ENVIRONMENT
+            || name
+                .strip_prefix(COMPILERS_ENVIRONMENT)
+                .is_some_and(|r| r.starts_with('-'))
+    }
+
+    /// Every environment to resolve: the compilers' first, then the
+    /// recipe's in file order.
+    pub fn all_environments(&self) -> Vec<std::borrow::Cow<'_, Environment>> {
+        let mut out: Vec<std::borrow::Cow<'_, Environment>> = self
+            .compilers_environments()
+            .into_iter()
+            .map(std::borrow::Cow::Owned)
+            .collect();
+        out.extend(self.environments.iter().map(std::borrow::Cow::Borrowed));
+        out
+    }
+
     pub fn environment(&self, name: &str) -> Option<&Environment> {
         self.environments.iter().find(|e| e.name.value == name)
     }
@@ -58,6 +143,10 @@ impl StackRecipe {
 pub struct Environment {
     pub name: Spanned<String>,
     pub specs: Vec<SpecRef>,
+    /// The compiler of every package of the environment: one of the stack's
+    /// `compilers:` or a cluster compiler; `None`: the stack's `compiler:`,
+    /// then the cluster's first.
+    pub compiler: Option<SpecRef>,
     /// `network:` present: MPI and network specs (empty fields fall back to
     /// the cluster's `network:`).
     pub network: Option<Network>,
@@ -129,6 +218,10 @@ pub struct View {
     pub prefix_paths: Vec<(String, Vec<String>)>,
     /// `env_vars:` flattened in the order set, unset, prepend_path, append_path.
     pub env_vars: Vec<EnvOp>,
+    /// `add_compilers: true`: the environment's compiler, when the stack
+    /// builds it, is linked into the view too (stackinator's
+    /// `uenv: add_compilers`).
+    pub add_compilers: bool,
 }
 
 /// Which packages a view links.

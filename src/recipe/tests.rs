@@ -354,3 +354,52 @@ fn a_root_spec_met_by_an_external_is_reported() {
         w[0].help
     );
 }
+
+#[test]
+fn stack_compilers_environment_compilers_and_add_compilers_are_read() {
+    let tmp = project(
+        "name: s\ncompilers: [tool@1.0]\ncompiler: tool\nenvironments:\n  e:\n    compiler: gcc\n    specs: [app]\n    views:\n      v: {add_compilers: true}\n  f:\n    specs: [\"lib %tool\"]\n",
+    );
+    let inputs = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    let r = &inputs.recipe;
+    assert_eq!(r.compilers.len(), 1);
+    assert_eq!(r.compilers[0].text, "tool@1.0");
+    assert_eq!(r.compiler.as_ref().unwrap().text, "tool");
+    assert_eq!(r.environments[0].compiler.as_ref().unwrap().text, "gcc");
+    assert!(r.environments[1].compiler.is_none());
+    assert!(r.environments[0].views[0].add_compilers);
+    // the stack's compilers come first, as their own environment
+    let all: Vec<String> = r
+        .all_environments()
+        .iter()
+        .map(|e| e.name.value.clone())
+        .collect();
+    assert_eq!(all, ["compilers", "e", "f"]);
+    assert!(inputs.packages.contains("tool"));
+}
+
+#[test]
+fn a_compiler_neither_built_nor_on_the_cluster_is_reported() {
+    let tmp = project(
+        "name: s\ncompilers: [tool@1.0]\nenvironments:\n  e:\n    compiler: clang\n    specs: [app]\n",
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    let codes: Vec<Code> = d.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::UnknownCompiler], "{d}");
+    let help = d.iter().next().unwrap().help.clone().unwrap_or_default();
+    assert!(help.contains("the stack builds: tool@1.0"), "{help}");
+}
+
+#[test]
+fn an_environment_named_compilers_clashes_with_stack_compilers() {
+    let text = "name: s\ncompilers: [gcc@14]\nenvironments:\n  compilers:\n    specs: [app]\n";
+    let src = SourceFile::new(PathBuf::from("/p/s.yaml"), text);
+    let mut d = Diagnostics::new();
+    parse_stack_recipe(&src, &mut d);
+    assert_eq!(d.len(), 1, "{d}");
+    assert!(
+        d.to_string()
+            .contains("clashes with the stack's `compilers:`"),
+        "{d}"
+    );
+}

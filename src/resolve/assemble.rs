@@ -103,6 +103,7 @@ pub(crate) fn add_environment(
     env: &Environment,
     solver: &Solver<'_>,
     pins: &GitPins,
+    compiler_node: Option<NodeIndex>,
 ) -> Result<(), ResolveError> {
     let deps = dependency_slots(solver);
     let order = dependencies_first(env, solver, &deps)?;
@@ -134,13 +135,37 @@ pub(crate) fn add_environment(
         let (x, y) = (&plan.graph[*a], &plan.graph[*b]);
         x.name.cmp(&y.name).then_with(|| x.hash.cmp(&y.hash))
     });
+    if let Some(c) = compiler_node {
+        built_after_compiler(plan, &nodes, c);
+    }
     plan.environments.push(PlanEnvironment {
         name: env.name.value.clone(),
         roots,
         nodes,
         views: env.views.clone(),
+        compiler: solver.setup.compiler.clone(),
+        compiler_node,
     });
     Ok(())
+}
+
+/// Every package built with a stack-built compiler (node `c`) is built
+/// after it.
+fn built_after_compiler(plan: &mut Plan, nodes: &[NodeIndex], c: NodeIndex) {
+    for &n in nodes {
+        if n != c && !plan.graph[n].is_external() && plan.graph.find_edge(n, c).is_none() {
+            plan.graph.add_edge(
+                n,
+                c,
+                DepTypes {
+                    build: true,
+                    link: false,
+                    run: false,
+                    test: false,
+                },
+            );
+        }
+    }
 }
 
 /// Every package slot the solver decided, with its dependency slots
@@ -244,6 +269,8 @@ fn add_node(
         variants: &c.spec.variants,
         compiler: &solver.setup.compiler.clone(),
         target: solver.setup.target,
+        os: plan.os.as_deref(),
+        libc: plan.libc.as_deref(),
         source: source.as_ref(),
         patches: &patches,
         deps: dep_refs,

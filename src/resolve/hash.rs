@@ -2,14 +2,15 @@
 //! exactly the inputs of a node's build.
 //!
 //! The serialisation is compact JSON written field by field in a fixed
-//! order (see `canonical`), preceded by the line `stack-node-v1`. It
+//! order (see `canonical`), preceded by the line `stack-node-v2`. It
 //! contains, for a built node:
 //!
 //! | field | content |
 //! |-------|---------|
 //! | `name`, `version` | the version as written in the recipe |
 //! | `variants` | every variant: `true`/`false`, or the sorted list of values |
-//! | `compiler`, `target` | `gcc@12.2.0`, `neoverse_v2` |
+//! | `compiler` | `spec` (`gcc@12.2.0`) and `identity`: for a cluster compiler its `cc` path and a fingerprint of the program's bytes; for a compiler the stack builds, that node's hash |
+//! | `target`, `os`, `libc` | `neoverse_v2`, the cluster's `os:` (`sles15`), its C library (`glibc@2.36`: `libc:`, else the host's) |
 //! | `source` | archive: `sha256` and `expand` (not the URL: mirrors do not change a build); git: the `commit` and `submodules` (the repository as written and the tag/branch only while no commit is known) |
 //! | `patches` | `sha256` and `level` of each applied patch, in order |
 //! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered) |
@@ -40,7 +41,7 @@ use super::model::{NodeCompiler, NodePatch, NodeSource};
 
 /// The first line of every hashed serialisation; bump it when the format
 /// changes.
-pub const HASH_FORMAT: &str = "stack-node-v1";
+pub const HASH_FORMAT: &str = "stack-node-v2";
 
 /// The build inputs of one node.
 pub(crate) struct HashInputs<'n> {
@@ -51,6 +52,8 @@ pub(crate) struct HashInputs<'n> {
     pub variants: &'n BTreeMap<String, VariantValue>,
     pub compiler: &'n NodeCompiler,
     pub target: &'n str,
+    pub os: Option<&'n str>,
+    pub libc: Option<&'n str>,
     pub source: Option<&'n NodeSource>,
     pub patches: &'n [NodePatch],
     /// Name, hash and types of each direct dependency.
@@ -221,8 +224,13 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
                 "name": inputs.recipe.name,
                 "version": inputs.version_text,
                 "variants": variants,
-                "compiler": inputs.compiler.to_string(),
+                "compiler": {
+                    "spec": inputs.compiler.to_string(),
+                    "identity": inputs.compiler.identity(),
+                },
                 "target": inputs.target,
+                "os": inputs.os,
+                "libc": inputs.libc,
                 "source": source_json(inputs.source),
                 "patches": inputs.patches.iter()
                     .map(|p| json!({"sha256": p.sha256, "level": p.level}))

@@ -3,10 +3,12 @@
 //!
 //! ```json
 //! {
-//!   "lock_version": 1,
+//!   "lock_version": 2,
 //!   "stack": "demo", "recipe": "demo.yaml", "cluster": "local",
-//!   "mount": "/user-environment", "target": "x86_64", "compiler": "gcc@12.2.0",
-//!   "environments": [{"name": "tools", "roots": [{"spec": "hello-make", "hash": "…"}], "packages": ["…"]}],
+//!   "mount": "/user-environment", "target": "x86_64", "os": "debian12", "libc": "glibc@2.36",
+//!   "compiler": "gcc@12.2.0",
+//!   "compilers": [{"spec": "gcc@12.2.0", "origin": "cluster", "identity": "…"}],
+//!   "environments": [{"name": "tools", "compiler": {…}, "roots": [{"spec": "hello-make", "hash": "…"}], "packages": ["…"]}],
 //!   "nodes": [ …the objects of `stack resolve --format json`… ]
 //! }
 //! ```
@@ -24,12 +26,12 @@ use serde::{Deserialize, Serialize};
 use super::assemble::GitPins;
 use super::error::{LockChange, ResolveError};
 use super::model::Plan;
-use super::render::{JsonNode, JsonSource, json_node};
+use super::render::{JsonCompiler, JsonNode, JsonSource, json_node};
 
 /// The lock file's name.
 pub const LOCK_FILE: &str = "stack.lock";
 /// The format version written and accepted.
-pub const LOCK_VERSION: u32 = 1;
+pub const LOCK_VERSION: u32 = 2;
 
 /// Where the lock of `recipe_file` lives: `stack.lock` in its directory.
 pub fn lock_path(recipe_file: &Path) -> PathBuf {
@@ -50,6 +52,8 @@ pub struct LockRoot {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockEnvironment {
     pub name: String,
+    /// The compiler its packages are built with.
+    pub compiler: JsonCompiler,
     pub roots: Vec<LockRoot>,
     pub packages: Vec<String>,
 }
@@ -65,7 +69,12 @@ pub struct Lock {
     pub cluster: String,
     pub mount: String,
     pub target: String,
+    pub os: Option<String>,
+    pub libc: Option<String>,
+    /// The cluster compiler (the stack's compilers are built with it).
     pub compiler: String,
+    /// Every compiler of the plan: the cluster's, then those the stack builds.
+    pub compilers: Vec<JsonCompiler>,
     pub environments: Vec<LockEnvironment>,
     pub nodes: Vec<JsonNode>,
     /// Where it was read from.
@@ -87,12 +96,20 @@ impl Lock {
             cluster: plan.cluster.clone(),
             mount: plan.mount.to_string_lossy().into_owned(),
             target: plan.target.clone(),
+            os: plan.os.clone(),
+            libc: plan.libc.clone(),
             compiler: plan.compiler.to_string(),
+            compilers: plan
+                .compilers()
+                .into_iter()
+                .map(|(c, _)| JsonCompiler::of(c))
+                .collect(),
             environments: plan
                 .environments
                 .iter()
                 .map(|e| LockEnvironment {
                     name: e.name.clone(),
+                    compiler: JsonCompiler::of(&e.compiler),
                     roots: e
                         .roots
                         .iter()
@@ -130,9 +147,19 @@ impl Lock {
             serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
         match value.get("lock_version").and_then(|v| v.as_u64()) {
             Some(v) if v == u64::from(LOCK_VERSION) => {}
+            Some(v) if v < u64::from(LOCK_VERSION) => {
+                return Err(err(format!(
+                    "lock_version {v} was written by an older stack (node hash format before \
+                     {}: no compilers, OS or libc in the hashes); this stack reads and writes \
+                     {LOCK_VERSION}. Hint: run `stack resolve --lock` to write it anew (every \
+                     package hash changes, so the packages are built again)",
+                    super::hash::HASH_FORMAT
+                )));
+            }
             Some(v) => {
                 return Err(err(format!(
-                    "lock_version {v} is not supported (this stack reads and writes {LOCK_VERSION})"
+                    "lock_version {v} is not supported (this stack reads and writes {LOCK_VERSION}); \
+                     it was written by a newer stack"
                 )));
             }
             None => return Err(err("no `lock_version`: not a stack lock file".into())),
@@ -205,6 +232,12 @@ impl Lock {
         ] {
             if a != b {
                 out.push(format!("{what}: `{a}` → `{b}`"));
+            }
+        }
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+        for (what, a, b) in [("os", &self.os, &new.os), ("libc", &self.libc, &new.libc)] {
+            if a != b {
+                out.push(format!("{what}: `{}` → `{}`", text(a), text(b)));
             }
         }
         let old_nodes: BTreeMap<&str, &JsonNode> =

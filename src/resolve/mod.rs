@@ -27,6 +27,7 @@
 
 mod assemble;
 mod candidates;
+mod compilers;
 mod error;
 mod explain;
 pub mod hash;
@@ -53,8 +54,8 @@ pub use error::{ExplainLine, Explanation, LockChange, ResolveError, short_loc};
 pub use hash::HASH_FORMAT;
 pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, lock_path};
 pub use model::{
-    Node, NodeCompiler, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot, RootKind,
-    UnpinnedGit,
+    CompilerOrigin, Node, NodeCompiler, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot,
+    RootKind, UnpinnedGit,
 };
 pub use prefix::{install_prefix, is_prefix_name};
 
@@ -89,40 +90,24 @@ fn exact_version(spec: &Spec) -> Option<crate::spec::Version> {
     }
 }
 
-/// Resolve every environment of `recipe` into one [`Plan`].
+/// Resolve every environment of `recipe` into one [`Plan`]: the stack's
+/// compilers first (`resolve/compilers.rs`), then the recipe's environments.
 pub fn resolve(
     recipe: &StackRecipe,
     cluster: &Cluster,
     repo: &PackageRepo,
     opts: &ResolveOptions,
 ) -> Result<Plan, ResolveError> {
-    let compiler = cluster_compiler(recipe, cluster)?;
-    let compiler_loc = recipe
-        .compiler
-        .as_ref()
-        .map(|c| c.loc.clone())
-        .unwrap_or_else(|| compiler.loc.clone());
-    let node_compiler = NodeCompiler {
-        name: compiler.spec.name().unwrap_or_default().to_string(),
-        version: exact_version(&compiler.spec.spec).ok_or_else(|| ResolveError::Compiler {
-            message: format!(
-                "cluster compiler `{}` ({}) needs an exact version",
-                compiler.spec.text,
-                short_loc(&compiler.spec.loc)
-            ),
-            loc: Some(compiler.spec.loc.clone()),
-        })?,
-    };
-    let target = cluster.target.value.as_str();
-    let base = Spec {
-        compiler: Some(CompilerSpec {
-            name: node_compiler.name.clone(),
-            versions: VersionConstraint::exact(node_compiler.version.clone()),
-        }),
-        target: Some(TargetConstraint::exact(target)),
-        os: cluster.os.clone(),
-        platform: Some("linux".to_string()),
-        ..Spec::default()
+    let compiler = compilers::cluster_default(recipe, cluster)?;
+    let default = compilers::Chosen {
+        compiler: compilers::system(compiler)?,
+        loc: recipe
+            .compiler
+            .as_ref()
+            .filter(|c| cluster.find_compiler(&c.spec).is_some())
+            .map(|c| c.loc.clone())
+            .unwrap_or_else(|| compiler.loc.clone()),
+        node: None,
     };
     let mut pins = opts.locked.as_ref().map(Lock::git_pins).unwrap_or_default();
     pins.extend(opts.git_pins.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -134,21 +119,17 @@ pub fn resolve(
         recipe_file: recipe.file.clone(),
         cluster: cluster.name.value.clone(),
         mount: opts.mount.clone().unwrap_or_else(|| recipe.mount.clone()),
-        target: target.to_string(),
-        compiler: node_compiler.clone(),
+        target: cluster.target.value.clone(),
+        compiler: default.compiler.clone(),
         cluster_compiler: compiler.clone(),
-    };
-    let shared = Shared {
-        cluster,
-        repo,
-        base,
-        compiler: node_compiler,
-        compiler_loc,
-        pins,
+        cluster_compilers: cluster.compilers.clone(),
+        os: cluster.os.clone(),
+        libc: cluster.libc.clone(),
     };
     let mut by_hash = HashMap::new();
-    for env in &recipe.environments {
-        resolve_environment(&shared, env, &mut plan, &mut by_hash)?;
+    for env in recipe.all_environments() {
+        let chosen = compilers::for_environment(recipe, &env, cluster, &plan, &default)?;
+        resolve_environment(&mut plan, &mut by_hash, &env, cluster, repo, &chosen, &pins)?;
     }
     if let Some(lock) = &opts.locked {
         let changes = lock.compare(&plan);
@@ -162,52 +143,27 @@ pub fn resolve(
     Ok(plan)
 }
 
-/// The cluster compiler the recipe names, or the cluster's default.
-fn cluster_compiler<'c>(
-    recipe: &StackRecipe,
-    cluster: &'c Cluster,
-) -> Result<&'c crate::cluster::Compiler, ResolveError> {
-    match &recipe.compiler {
-        Some(c) => cluster
-            .find_compiler(&c.spec)
-            .ok_or_else(|| ResolveError::Compiler {
-                message: format!(
-                    "compiler `{}` ({}) is not provided by cluster `{}`",
-                    c.text,
-                    short_loc(&c.loc),
-                    cluster.name.value
-                ),
-                loc: Some(c.loc.clone()),
-            }),
-        None => cluster
-            .default_compiler()
-            .ok_or_else(|| ResolveError::Compiler {
-                message: format!("cluster `{}` lists no compilers", cluster.name.value),
-                loc: Some(cluster.name.loc.clone()),
-            }),
-    }
-}
-
-/// What every environment of a resolve shares.
-struct Shared<'a> {
-    cluster: &'a Cluster,
-    repo: &'a PackageRepo,
-    /// Compiler, target, OS and platform every node gets.
-    base: Spec,
-    compiler: NodeCompiler,
-    compiler_loc: crate::diag::Loc,
-    pins: GitPins,
-}
-
-/// Solves the environment `env` and adds it to `plan` (nodes with a hash
-/// `by_hash` knows are shared).
+/// Solve one environment with its compiler and add it to `plan`.
 fn resolve_environment(
-    shared: &Shared<'_>,
-    env: &crate::recipe::Environment,
     plan: &mut Plan,
     by_hash: &mut HashMap<String, petgraph::graph::NodeIndex>,
+    env: &crate::recipe::Environment,
+    cluster: &Cluster,
+    repo: &PackageRepo,
+    chosen: &compilers::Chosen,
+    pins: &GitPins,
 ) -> Result<(), ResolveError> {
-    let cluster = shared.cluster;
+    let target = cluster.target.value.as_str();
+    let base = Spec {
+        compiler: Some(CompilerSpec {
+            name: chosen.compiler.name.clone(),
+            versions: VersionConstraint::exact(chosen.compiler.version.clone()),
+        }),
+        target: Some(TargetConstraint::exact(target)),
+        os: cluster.os.clone(),
+        platform: Some("linux".to_string()),
+        ..Spec::default()
+    };
     let policies = env.policies(cluster);
     let mut roots: Vec<solve::RootInput> = env
         .specs
@@ -229,15 +185,15 @@ fn resolve_environment(
     );
     let setup = solve::EnvSetup {
         name: &env.name.value,
-        repo: shared.repo,
+        repo,
         policies: &policies,
         cluster_file: &cluster.file,
         env_variants: &env.variants,
-        base: shared.base.clone(),
-        target: cluster.target.value.as_str(),
+        base,
+        target,
         target_loc: &cluster.target.loc,
-        compiler: &shared.compiler,
-        compiler_loc: &shared.compiler_loc,
+        compiler: &chosen.compiler,
+        compiler_loc: &chosen.loc,
         roots,
     };
     let mut solver = solve::Solver::new(setup);
@@ -268,5 +224,5 @@ fn resolve_environment(
         steps = solver.steps,
         "resolved"
     );
-    assemble::add_environment(plan, by_hash, env, &solver, &shared.pins)
+    assemble::add_environment(plan, by_hash, env, &solver, pins, chosen.node)
 }

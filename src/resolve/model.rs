@@ -15,11 +15,41 @@ use crate::recipe::View;
 use crate::repo::{DepTypes, GitRef, PackageRecipe, PatchSource, Resource, SpecRef};
 use crate::spec::{Spec, VariantValue, Version};
 
-/// The compiler every node of a plan is built with (`gcc@12.2.0`).
+/// The compiler a node is built with (`gcc@12.2.0`): a cluster compiler
+/// (an external-like node of the plan) or a compiler the stack builds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct NodeCompiler {
     pub name: String,
     pub version: Version,
+    pub origin: CompilerOrigin,
+}
+
+/// Where a [`NodeCompiler`] comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CompilerOrigin {
+    /// A cluster compiler: its identity (`gcc@12.2.0 cc=/usr/bin/gcc
+    /// fingerprint=…`, [`Compiler::identity`]).
+    System { identity: String },
+    /// Built by this stack (`compilers:`): the compiler node's hash.
+    Built { hash: String },
+}
+
+impl NodeCompiler {
+    /// What node hashes record of the compiler.
+    pub fn identity(&self) -> String {
+        match &self.origin {
+            CompilerOrigin::System { identity } => identity.clone(),
+            CompilerOrigin::Built { hash } => format!("{self} built {hash}"),
+        }
+    }
+
+    /// The hash of the compiler node when the stack builds it.
+    pub fn built_hash(&self) -> Option<&str> {
+        match &self.origin {
+            CompilerOrigin::Built { hash } => Some(hash),
+            CompilerOrigin::System { .. } => None,
+        }
+    }
 }
 
 impl fmt::Display for NodeCompiler {
@@ -186,6 +216,10 @@ pub struct PlanEnvironment {
     pub nodes: Vec<NodeIndex>,
     /// The environment's views, as in the recipe.
     pub views: Vec<View>,
+    /// The compiler its packages are built with.
+    pub compiler: NodeCompiler,
+    /// That compiler's node when the stack builds it.
+    pub compiler_node: Option<NodeIndex>,
 }
 
 /// A concrete, hashed build plan: the DAG of every node of every
@@ -205,11 +239,18 @@ pub struct Plan {
     /// The mount point every prefix lives under.
     pub mount: PathBuf,
     pub target: String,
-    /// The compiler every node is built with.
+    /// The cluster compiler: the stack's compilers (`compilers:`) and the
+    /// environments without a stack compiler are built with it.
     pub compiler: NodeCompiler,
     /// That compiler as the cluster configuration describes it (paths of
     /// `cc`, `cxx`, `fc`).
     pub cluster_compiler: Compiler,
+    /// Every cluster compiler (environments may name any of them).
+    pub cluster_compilers: Vec<Compiler>,
+    /// The cluster's `os:` (part of every node hash).
+    pub os: Option<String>,
+    /// The target's C library (`glibc@2.36`; part of every node hash).
+    pub libc: Option<String>,
 }
 
 /// A git source whose branch or tag has no commit yet.
@@ -223,6 +264,29 @@ pub struct UnpinnedGit {
 }
 
 impl Plan {
+    /// Every compiler of the plan, each once, in environment order: the
+    /// cluster compiler first.
+    pub fn compilers(&self) -> Vec<(&NodeCompiler, Option<NodeIndex>)> {
+        let mut out: Vec<(&NodeCompiler, Option<NodeIndex>)> = vec![(&self.compiler, None)];
+        for e in &self.environments {
+            if !out.iter().any(|(c, _)| **c == e.compiler) {
+                out.push((&e.compiler, e.compiler_node));
+            }
+        }
+        out
+    }
+
+    /// The cluster compiler that `compiler` names.
+    pub fn cluster_compiler_of(&self, compiler: &NodeCompiler) -> &Compiler {
+        self.cluster_compilers
+            .iter()
+            .find(|c| {
+                c.spec.name() == Some(compiler.name.as_str())
+                    && c.spec.spec.versions.contains(&compiler.version)
+            })
+            .unwrap_or(&self.cluster_compiler)
+    }
+
     pub fn node(&self, idx: NodeIndex) -> &Node {
         &self.graph[idx]
     }

@@ -111,6 +111,9 @@ pub struct ViewSpec {
     /// use `$@mount@`, `$@view_name@`, `$@view_path@` and `${@VAR@}`.
     pub env_vars: Vec<EnvOp>,
     pub conflicts: ConflictPolicy,
+    /// Hashes of packages linked besides those `link` selects (the
+    /// environment's compiler, built by the stack, with `add_compilers`).
+    pub also: Vec<String>,
 }
 
 /// Module file flavour.

@@ -76,7 +76,7 @@ pub(crate) fn view_packages<'a>(
     warnings: &mut Vec<ViewWarning>,
 ) -> Result<Vec<&'a InstalledPackage>, ViewError> {
     let env_members = index.closure(store, &spec.env_name, true);
-    let linked: Vec<&InstalledPackage> = match spec.link {
+    let mut linked: Vec<&InstalledPackage> = match spec.link {
         LinkType::Roots => env_members
             .iter()
             .copied()
@@ -85,6 +85,13 @@ pub(crate) fn view_packages<'a>(
         LinkType::Run => index.closure(store, &spec.env_name, false),
         LinkType::All => env_members.clone(),
     };
+    for hash in &spec.also {
+        if let Some(p) = store.packages.iter().find(|p| &p.hash == hash)
+            && !linked.iter().any(|l| l.hash == p.hash)
+        {
+            linked.push(p);
+        }
+    }
     for name in &spec.select {
         if !linked.iter().any(|p| &p.name == name) {
             let mut available: Vec<String> = linked.iter().map(|p| p.name.clone()).collect();

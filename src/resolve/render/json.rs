@@ -1,6 +1,7 @@
 //! `stack resolve --format json`: `{"nodes": [...]}`, one object per node
 //! with exactly `name`, `version`, `hash`, `prefix`, `external`,
-//! `variants`, `patches`, `source` and `deps`. The same node objects make up
+//! `variants`, `patches`, `source`, `deps` and `compiler` (`spec`,
+//! `origin`: `cluster` or `stack`, `identity`; `null` for externals). The same node objects make up
 //! `stack.lock`.
 
 use std::collections::BTreeMap;
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::repo::{GitRef, PatchSource, VariantKind};
 use crate::spec::VariantValue;
 
-use super::super::model::{Node, NodeSource, Plan};
+use super::super::model::{CompilerOrigin, Node, NodeCompiler, NodeSource, Plan};
 
 /// A node as written in JSON output and in `stack.lock`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +30,36 @@ pub struct JsonNode {
     /// `null` for externals.
     pub source: Option<JsonSource>,
     pub deps: Vec<JsonDep>,
+    /// The compiler the node is built with; `null` for externals.
+    pub compiler: Option<JsonCompiler>,
+}
+
+/// A compiler of the plan: a cluster compiler or one the stack builds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonCompiler {
+    /// `gcc@12.2.0`
+    pub spec: String,
+    /// `cluster` or `stack` (built by this stack).
+    pub origin: String,
+    /// A cluster compiler's `cc` path and fingerprint, or the hash of the
+    /// compiler node the stack builds.
+    pub identity: String,
+}
+
+impl JsonCompiler {
+    pub fn of(c: &NodeCompiler) -> JsonCompiler {
+        JsonCompiler {
+            spec: c.to_string(),
+            origin: match c.origin {
+                CompilerOrigin::System { .. } => "cluster".into(),
+                CompilerOrigin::Built { .. } => "stack".into(),
+            },
+            identity: match &c.origin {
+                CompilerOrigin::System { identity } => identity.clone(),
+                CompilerOrigin::Built { hash } => hash.clone(),
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -169,6 +200,7 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
                 types: t.names().into_iter().map(str::to_string).collect(),
             })
             .collect(),
+        compiler: (!n.is_external()).then(|| JsonCompiler::of(&n.compiler)),
     }
 }
 

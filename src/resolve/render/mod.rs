@@ -7,5 +7,7 @@ mod json;
 mod tree;
 
 pub use dot::render_dot;
-pub use json::{JsonDep, JsonNode, JsonPatch, JsonSource, json_node, render_json, variant_value};
+pub use json::{
+    JsonCompiler, JsonDep, JsonNode, JsonPatch, JsonSource, json_node, render_json, variant_value,
+};
 pub use tree::render_tree;

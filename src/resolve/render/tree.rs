@@ -129,13 +129,37 @@ pub fn render_tree(plan: &Plan) -> String {
             "s"
         }
     );
+    let compilers = plan.compilers();
+    if compilers.len() > 1 || plan.os.is_some() || plan.libc.is_some() {
+        let _ = writeln!(
+            out,
+            "os {}, libc {}",
+            plan.os.as_deref().unwrap_or("unknown"),
+            plan.libc.as_deref().unwrap_or("unknown")
+        );
+    }
+    for (c, node) in &compilers {
+        let _ = match node {
+            Some(i) => writeln!(
+                out,
+                "compiler {c} (built by the stack: {})",
+                node_line(plan, *i)
+            ),
+            None => writeln!(
+                out,
+                "compiler {c} (cluster: {})",
+                plan.cluster_compiler_of(c).cc.path.display()
+            ),
+        };
+    }
     for env in &plan.environments {
         let _ = writeln!(
             out,
-            "\nenvironment `{}` ({} package{})",
+            "\nenvironment `{}` ({} package{}, compiler {})",
             env.name,
             env.nodes.len(),
-            if env.nodes.len() == 1 { "" } else { "s" }
+            if env.nodes.len() == 1 { "" } else { "s" },
+            env.compiler
         );
         let mut shown = BTreeSet::new();
         for root in &env.roots {
