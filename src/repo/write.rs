@@ -38,7 +38,7 @@ impl PackageRecipe {
             "variants",
             some_if(!variants.is_empty(), Yaml::Map(variants)),
         ));
-        let lists: [(&str, Vec<Yaml>); 4] = [
+        let lists: [(&str, Vec<Yaml>); 5] = [
             (
                 "dependencies",
                 self.dependencies.iter().map(dependency).collect(),
@@ -46,6 +46,10 @@ impl PackageRecipe {
             ("conflicts", self.conflicts.iter().map(conflict).collect()),
             ("patches", self.patches.iter().map(patch).collect()),
             ("provides", self.provides.iter().map(provide).collect()),
+            (
+                "executables",
+                self.executables.iter().map(|e| Yaml::str(e)).collect(),
+            ),
         ];
         for (key, items) in lists {
             top.push((key, some_if(!items.is_empty(), Yaml::Seq(items))));
