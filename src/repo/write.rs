@@ -48,7 +48,7 @@ impl PackageRecipe {
             ("provides", self.provides.iter().map(provide).collect()),
             (
                 "executables",
-                self.executables.iter().map(|e| Yaml::str(e)).collect(),
+                self.executables.iter().map(Yaml::str).collect(),
             ),
         ];
         for (key, items) in lists {
