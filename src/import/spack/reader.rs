@@ -50,7 +50,7 @@ pub fn read_package(name: &str, src: &str) -> SpackPackage {
     read(name, src, true, Vec::new())
 }
 
-/// [`read_package`] with more names in scope (other packages' attributes).
+/// Parse `src` (as `read_package` in the tests) with more names in scope (other packages' attributes).
 pub fn read_package_with(name: &str, src: &str, extra: Vec<(String, Value)>) -> SpackPackage {
     read(name, src, true, extra)
 }
