@@ -98,7 +98,7 @@ fn cuda_wheels_list_their_resources_in_resolve_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let cuda = &v["nodes"][0];
     assert_eq!(cuda["name"], "cuda");
-    assert_eq!(cuda["source"]["resources"].as_array().unwrap().len(), 5);
+    assert_eq!(cuda["source"]["resources"].as_array().unwrap().len(), 6);
     insta::assert_snapshot!(out.replace(ROOT, "[ROOT]"));
 }
 
