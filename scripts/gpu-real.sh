@@ -13,6 +13,10 @@
 #       --cassini-headers REPO --cxi-driver REPO --libcxi REPO
 #   scripts/gpu-real.sh --only libfabric-cuda --work DIR --libfabric REPO
 #       (only libfabric 2.2.0 fabrics=tcp,rxm,shm +cuda over the wheel CUDA: no NCCL, no CXI, no apt)
+#   scripts/gpu-real.sh --only aws-ofi-nccl-cuda --work DIR --libfabric REPO --aws-ofi-nccl REPO
+#       (that libfabric, and aws-ofi-nccl 1.21.1 +cuda over it and the wheel CUDA, with Debian's
+#       hwloc and a site NCCL as externals: the plugin builds against its bundled NCCL headers and
+#       links no libnccl, so the NCCL external is an empty prefix here; no NCCL build)
 #
 # Each REPO is a clone (bare or not) of the upstream repository, e.g. made with
 # `git clone --mirror https://github.com/NVIDIA/nccl.git`; the wheels directory holds the seven CUDA
@@ -40,7 +44,8 @@ done
 case "$only" in
   "") needed=(libfabric nccl aws-ofi-nccl cassini-headers cxi-driver libcxi) ;;
   libfabric-cuda) needed=(libfabric) ;;
-  *) echo "--only: libfabric-cuda is the one part (got $only)" >&2; exit 2 ;;
+  aws-ofi-nccl-cuda) needed=(libfabric aws-ofi-nccl) ;;
+  *) echo "--only: libfabric-cuda or aws-ofi-nccl-cuda (got $only)" >&2; exit 2 ;;
 esac
 for k in "${needed[@]}"; do
   [ -n "${repo[$k]:-}" ] || { echo "missing --$k REPO" >&2; exit 2; }
@@ -53,7 +58,8 @@ work=$(cd "$work" && pwd)
 debs=(libhwloc-dev libjson-c-dev libcurl4-openssl-dev libfuse-dev libconfig-dev libuv1-dev libyaml-dev
       libnl-3-dev libnl-genl-3-dev libnuma-dev libsensors-dev python3)
 missing=()
-[ -n "$only" ] && debs=()
+[ "$only" = libfabric-cuda ] && debs=()
+[ "$only" = aws-ofi-nccl-cuda ] && debs=(libhwloc-dev)
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -83,6 +89,8 @@ if [ -z "$only" ]; then
   git_tarball HewlettPackard/shs-cassini-headers.git "${repo[cassini-headers]}" release/shs-13.0.0 >/dev/null
   git_tarball HewlettPackard/shs-cxi-driver.git "${repo[cxi-driver]}" release/shs-13.0.0 >/dev/null
   git_tarball HewlettPackard/shs-libcxi.git "${repo[libcxi]}" release/shs-13.0.0 >/dev/null
+elif [ "$only" = aws-ofi-nccl-cuda ]; then
+  git_tarball aws/aws-ofi-nccl.git "${repo[aws-ofi-nccl]}" v1.21.1 >/dev/null
 fi
 n=0
 for w in "$wheels"/nvidia_*"$(uname -m)".whl; do
@@ -105,9 +113,10 @@ import re, sys
 src, dst, c_nccl, c_fabric = sys.argv[1:]
 def versions(text, entry):
     return re.sub(r"(?ms)^versions:\n(  - .*?\n)+(?=\S)", "versions:\n  - " + entry + "\n", text, count=1)
-t = open(f"{src}/nccl.yaml").read()
-t = versions(t, '{version: "2.28.9-1", git: "https://github.com/NVIDIA/nccl.git", tag: v2.28.9-1, commit: %s}' % c_nccl)
-open(f"{dst}/nccl.yaml", "w").write(t)
+if c_nccl != "none":  # --only: no NCCL from git (the shipped recipe, or an external)
+    t = open(f"{src}/nccl.yaml").read()
+    t = versions(t, '{version: "2.28.9-1", git: "https://github.com/NVIDIA/nccl.git", tag: v2.28.9-1, commit: %s}' % c_nccl)
+    open(f"{dst}/nccl.yaml", "w").write(t)
 t = open(f"{src}/libfabric.yaml").read()
 t = versions(t, '{version: "2.2.0", git: "https://github.com/ofiwg/libfabric.git", tag: v2.2.0, commit: %s}' % c_fabric)
 t = t.replace('when: "@main"', 'when: "@2.2.0"')  # a git checkout has no configure: bootstrap it
@@ -179,6 +188,24 @@ environments:
     specs: ["libfabric@2.2.0 fabrics=tcp,rxm,shm +cuda", "cuda@13.0.2-wheels"]
 EOF
   cluster=$here/cluster-configs/local
+fi
+if [ "$only" = aws-ofi-nccl-cuda ]; then
+  mkdir -p "$work/site-nccl"
+  cluster=$work/cluster-plugin
+  mkdir -p "$cluster"
+  sed "s|^packages:\$|packages:\n$(ext hwloc "$(debver libhwloc-dev)")\n  nccl: {buildable: false, externals: [{spec: \"nccl@2.28.9-1 fabrics=auto cuda_arch=90\", prefix: $work/site-nccl}]}|" \
+    cluster-configs/local/cluster.yaml | sed 's|^audit: {allow: \[\]}|audit: {allow: [libhwloc.so*]}|' > "$cluster/cluster.yaml"
+  cat > "$work/gpu.yaml" <<EOF
+# aws-ofi-nccl +cuda over libfabric +cuda and the wheel CUDA (scripts/gpu-real.sh --only aws-ofi-nccl-cuda)
+name: aws-ofi-nccl-cuda
+version: "1"
+mount: /user-environment
+compiler: gcc
+repos: [$recipes]
+environments:
+  network:
+    specs: ["libfabric@2.2.0 fabrics=tcp,rxm,shm +cuda", "cuda@13.0.2-wheels", "aws-ofi-nccl@1.21.1 +cuda"]
+EOF
 fi
 
 stack=${STACK:-$here/target/debug/stack}
