@@ -223,3 +223,28 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_moved_destination_changes_the_hash_and_is_named() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    project(dir, "second\n");
+    let c = cluster();
+    let (code, _, err) = stack(dir, &["resolve", "s.yaml", "--cluster", &c, "--lock"]);
+    assert_eq!(code, 0, "{err}");
+    let recipe = dir.join("recipes/twotrees.yaml");
+    let text = std::fs::read_to_string(&recipe).unwrap();
+    std::fs::write(
+        &recipe,
+        text.replace("destination: data", "destination: other"),
+    )
+    .unwrap();
+    let (code, _, err) = stack(dir, &["resolve", "s.yaml", "--cluster", &c, "--locked"]);
+    assert_eq!(code, 1, "{err}");
+    let sha = sha256(&dir.join("dist/second.tar.gz"));
+    let (a, b) = (
+        format!("{} in data]", &sha[..8]),
+        format!("{} in other]", &sha[..8]),
+    );
+    assert!(err.contains(&a) && err.contains(&b), "{err}");
+}
