@@ -80,4 +80,17 @@ mod tests {
         let err = merge_tree(&c, &a).unwrap_err().to_string();
         assert!(err.contains("nvidia/cu13/bin/nvcc"), "{err}");
     }
+
+    #[test]
+    fn destinations_stay_inside_the_tree() {
+        let t = tempfile::tempdir().unwrap();
+        let tree = t.path().join("src");
+        fs_err::create_dir_all(tree.join("data")).unwrap();
+        std::os::unix::fs::symlink("/etc", tree.join("out")).unwrap();
+        assert_eq!(inside(&tree, "data/x").unwrap(), tree.join("data/x"));
+        let err = inside(&tree, "out/x").unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        let err = inside(&tree, "../x").unwrap_err().to_string();
+        assert!(err.contains("not a relative path"), "{err}");
+    }
 }
