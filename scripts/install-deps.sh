@@ -29,10 +29,11 @@ fi
 # serves them to `stack build` from a local mirror (the recipe's cuda@13.0.2-wheels-<arch>).
 # About 100 MB; downloaded once into the cache. Versions must match recipes/cuda.yaml.
 wheels="${STACK_TEST_WHEELS:-$HOME/.cache/stack-test/cuda-wheels}"
-if ! ls "$wheels"/nvidia_nvtx-13.0.85-*"$(uname -m)".whl >/dev/null 2>&1; then
+if ! ls "$wheels"/nvidia_nvml_dev-13.0.87-*"$(uname -m)".whl >/dev/null 2>&1; then
   mkdir -p "$wheels"
   python3 -m pip download --quiet --no-deps --only-binary=:all: \
     --platform "manylinux2014_$(uname -m)" --python-version 3.11 -d "$wheels" \
     nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 \
-    nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85 nvidia-nvtx==13.0.85
+    nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85 nvidia-nvtx==13.0.85 \
+    nvidia-nvml-dev==13.0.87
 fi

@@ -1,9 +1,13 @@
 //! CUDA from NVIDIA's PyPI wheels, end to end (issue 20): `stack build`
-//! assembles `cuda@13.0.2-wheels-<arch>` from six checksummed wheels served
+//! assembles `cuda@13.0.2-wheels-<arch>` from seven checksummed wheels served
 //! by a local mirror (downloaded once by scripts/install-deps.sh), then
 //! builds a fixture CUDA library (`tests/fixtures/gpu/cudalib`) with nvcc
 //! through the wrapper; a second build in another build directory gives
-//! identical bytes, while two plain nvcc runs do not.
+//! identical bytes, while two plain nvcc runs do not. And aws-ofi-nccl
+//! `+cuda` through the shipped recipe's configure logic against that CUDA
+//! prefix, with a fixture source (`tests/fixtures/gpu/ofi-plugin`) over a
+//! libfabric-like library (cxi-mini's mini-libfabric as a libfabric
+//! version): RPATH to the CUDA prefix's lib64, audit clean.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,7 +55,7 @@ fn wheel_mirror(dir: &Path) -> PathBuf {
         n += 1;
     }
     assert!(
-        n >= 6,
+        n >= 7,
         "{n} wheels in {}; run scripts/install-deps.sh",
         wheels.display()
     );
@@ -98,12 +102,24 @@ fn write_stack(tmp: &Path) -> PathBuf {
 }
 
 fn build(stack: &Path, build: &Path, cache: &Path, mirror: &Path) -> String {
+    build_on(
+        stack,
+        &root().join("cluster-configs/local"),
+        build,
+        cache,
+        mirror,
+    )
+}
+
+fn build_on(stack: &Path, cluster: &Path, build: &Path, cache: &Path, mirror: &Path) -> String {
     let out = Command::cargo_bin("stack")
         .unwrap()
         .current_dir(root())
         .args(["--color", "never", "build"])
         .arg(stack)
-        .args(["--cluster", "cluster-configs/local", "-j", "2", "--build"])
+        .arg("--cluster")
+        .arg(cluster)
+        .args(["-j", "2", "--build"])
         .arg(build)
         .arg("--cache")
         .arg(cache)
@@ -231,4 +247,155 @@ fn cuda_from_wheels_builds_a_cuda_library_reproducibly() {
         objs[0] != objs[1],
         "plain nvcc gave identical objects: the test proves nothing"
     );
+}
+
+/// `tar czf dist/<name>.tar.gz -C <parent of dir> <dir's name>`; its sha256.
+fn tar_of(dir: &Path, dist: &Path, name: &str) -> (PathBuf, String) {
+    std::fs::create_dir_all(dist).unwrap();
+    let out = dist.join(format!("{name}.tar.gz"));
+    let st = Command::new("tar")
+        .arg("-czf")
+        .arg(&out)
+        .arg("-C")
+        .arg(dir.parent().unwrap())
+        .arg(dir.file_name().unwrap())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let sha = sha256(&out);
+    (out, sha)
+}
+
+/// Overlays adding a fixture version to the shipped aws-ofi-nccl and
+/// libfabric recipes (the rest of each recipe is the shipped one), a cluster
+/// `local` plus Debian's hwloc and the site's NCCL as externals, and a stack
+/// asking for aws-ofi-nccl +cuda over the wheel CUDA.
+fn write_plugin_stack(tmp: &Path) -> (PathBuf, PathBuf) {
+    let dist = tmp.join("dist");
+    let (plugin, plugin_sha) = tar_of(
+        &root().join("tests/fixtures/gpu/ofi-plugin"),
+        &dist,
+        "aws-ofi-nccl-1.21.1-fixture",
+    );
+    let fabric = root().join("tests/fixtures/cxi-mini/dist/mini-libfabric-2.0.tar.gz");
+    let repo = tmp.join("overlays");
+    std::fs::create_dir_all(&repo).unwrap();
+    let overlay = |name: &str, version: &str, url: &Path, sha: &str| {
+        std::fs::write(
+            repo.join(format!("{name}.yaml")),
+            format!(
+                "name: {name}\noverlay: true\nversions:\n  - {{version: \"{version}\", url: \"{}\", sha256: {sha}}}\n",
+                url.display()
+            ),
+        )
+        .unwrap();
+    };
+    overlay("aws-ofi-nccl", "1.21.1-fixture", &plugin, &plugin_sha);
+    overlay("libfabric", "2.0-mini", &fabric, &sha256(&fabric));
+    // The site's NCCL: the plugin builds against its own copy of NCCL's
+    // net-plugin headers and links no libnccl, so the dependency only orders
+    // (no lib/ here: a real one would be in the RPATH as a declared external).
+    let nccl = tmp.join("site/nccl");
+    std::fs::create_dir_all(&nccl).unwrap();
+    let local = std::fs::read_to_string(root().join("cluster-configs/local/cluster.yaml")).unwrap();
+    let externals = format!(
+        "packages:\n  hwloc: {{buildable: false, externals: [{{spec: hwloc@2.9.0, prefix: /usr}}]}}\n  \
+         nccl: {{buildable: false, externals: [{{spec: \"nccl@2.28.9-1 fabrics=auto cuda_arch=90\", prefix: {}}}]}}\n",
+        nccl.display()
+    );
+    let cluster = tmp.join("cluster");
+    std::fs::create_dir_all(&cluster).unwrap();
+    std::fs::write(
+        cluster.join("cluster.yaml"),
+        local.replacen("packages:\n", &externals, 1),
+    )
+    .unwrap();
+    let stack = tmp.join("plugin.yaml");
+    std::fs::write(
+        &stack,
+        format!(
+            "name: plugin\nmount: /user-environment\ncompiler: gcc\nrepos: [{}]\nenvironments:\n  gpu:\n    specs: [\"aws-ofi-nccl@1.21.1-fixture +cuda\", \"libfabric@2.0-mini\", \"cuda@13.0.2-wheels\"]\n",
+            repo.display()
+        ),
+    )
+    .unwrap();
+    (stack, cluster)
+}
+
+fn dynamic(so: &Path) -> String {
+    let out = Command::new("readelf").arg("-dW").arg(so).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn aws_ofi_nccl_cuda_builds_against_wheel_cuda() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mirror = wheel_mirror(&tmp.path().join("mirror"));
+    let (stack, cluster) = write_plugin_stack(tmp.path());
+    let b = tmp.path().join("build");
+    let stderr = build_on(&stack, &cluster, &b, &tmp.path().join("cache"), &mirror);
+    assert!(stderr.contains("3 built"), "{stderr}");
+    assert!(stderr.contains("audit: clean"), "{stderr}");
+    let store = b.join("store");
+    let plugin = prefix_of(&store, "aws-ofi-nccl");
+    let cuda = prefix_of(&store, "cuda");
+    let fabric = prefix_of(&store, "libfabric");
+    let mount = |p: &Path| {
+        Path::new("/user-environment")
+            .join(p.strip_prefix(&store).unwrap())
+            .display()
+            .to_string()
+    };
+    // configure took the version from .release_version (pre_bootstrap).
+    let log = std::fs::read_dir(b.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with("aws-ofi-nccl-") && n.ends_with(".log")
+        })
+        .expect("the plugin's build log");
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(
+        log.contains("ofi-plugin-fixture 1.21.1-fixture"),
+        "no version from .release_version in the log"
+    );
+    assert!(
+        log.contains(&format!("--with-cuda={}", mount(&cuda))),
+        "{log}"
+    );
+    assert!(!log.contains("--with-hwloc="), "a system prefix was passed");
+
+    let so = plugin.join("lib/libnccl-net-ofi.so");
+    let d = dynamic(&so);
+    for needed in ["libcudart.so.13", "libminifabric.so"] {
+        assert!(d.contains(&format!("Shared library: [{needed}")), "{d}");
+    }
+    let rpath = d
+        .lines()
+        .find(|l| l.contains("(RUNPATH)") || l.contains("(RPATH)"))
+        .unwrap_or_else(|| panic!("no run path:\n{d}"));
+    assert!(
+        rpath.contains(&format!("{}/lib", mount(&fabric))),
+        "{rpath}"
+    );
+    assert!(rpath.contains(&mount(&cuda)), "{rpath}");
+    assert!(!rpath.contains("/usr"), "{rpath}");
+    assert!(
+        !rpath.contains(&tmp.path().display().to_string()),
+        "{rpath}"
+    );
+
+    // The audit as CI runs it: every library resolves inside the stack.
+    let out = Command::cargo_bin("stack")
+        .unwrap()
+        .args(["--color", "never", "audit"])
+        .arg(&store)
+        .args(["--mount", "/user-environment"])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
 }

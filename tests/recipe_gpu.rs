@@ -113,15 +113,23 @@ fn info(name: &str) -> String {
 #[test]
 fn stack_info_shows_the_wheels_and_nccls_fixed_fp8_kernels() {
     let cuda = info("cuda");
-    // the nvcc wheel is the source, five more wheels are resources, each with its sha256
+    // the nvcc wheel is the source, six more wheels are resources (nvml-dev for libfabric's
+    // nvml.h), each with its sha256
     assert!(cuda.contains("13.0.2-wheels-x86_64"), "{cuda}");
     assert_eq!(
         cuda.matches("  + https://files.pythonhosted.org/").count(),
-        10,
+        12,
         "{cuda}"
     );
+    assert!(cuda.contains("nvidia_nvml_dev-13.0.87"), "{cuda}");
     assert!(
         cuda.contains("sha256 2c8043c7c9e02492716426e9919fc78d2c5b3b2a7a768a88e952676b08aa55a4")
+    );
+    // libfabric +cuda dlopens CUDA by default: wheels have no libcuda stub to link
+    let fabric = info("libfabric");
+    assert!(
+        fabric.contains("needed with wheel CUDA: no libcuda stubs"),
+        "{fabric}"
     );
     let nccl = info("nccl");
     assert!(

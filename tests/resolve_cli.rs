@@ -128,7 +128,7 @@ fn lock_then_locked() {
     let lock_file = dir.path().join("stack.lock");
     let lock: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&lock_file).unwrap()).unwrap();
-    assert_eq!(lock["lock_version"], 2);
+    assert_eq!(lock["lock_version"], 3);
     assert_eq!(lock["os"], "debian12");
     assert_eq!(lock["compilers"][0]["spec"], "gcc@12.2.0");
     assert_eq!(lock["compilers"][0]["origin"], "cluster");

@@ -100,14 +100,14 @@ fn lock_round_trips_and_pins_git_branches() {
         other => panic!("expected a lock mismatch, got {:?}", other.map(|_| ())),
     }
     // Future lock versions are refused with a clear message.
-    let future = text.replace("\"lock_version\": 2", "\"lock_version\": 7");
+    let future = text.replace("\"lock_version\": 3", "\"lock_version\": 7");
     let err = Lock::parse(&future, std::path::Path::new("stack.lock")).unwrap_err();
     assert!(
         err.to_string().contains("lock_version 7 is not supported"),
         "{err}"
     );
     // Older ones (hashes without compilers, OS and libc) with a hint.
-    let old = text.replace("\"lock_version\": 2", "\"lock_version\": 1");
+    let old = text.replace("\"lock_version\": 3", "\"lock_version\": 1");
     let err = Lock::parse(&old, std::path::Path::new("stack.lock")).unwrap_err();
     assert!(
         err.to_string()
@@ -115,4 +115,8 @@ fn lock_round_trips_and_pins_git_branches() {
             && err.to_string().contains("run `stack resolve --lock`"),
         "{err}"
     );
+    // Version 2 (the same hashes, no `resources` listed) still loads.
+    let v2 = text.replace("\"lock_version\": 3", "\"lock_version\": 2");
+    let read = Lock::parse(&v2, std::path::Path::new("stack.lock")).unwrap();
+    assert_eq!(read.nodes, lock.nodes);
 }

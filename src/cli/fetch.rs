@@ -12,7 +12,8 @@ use super::{CliError, Global};
 /// Fetch and verify every source of a stack into the source cache.
 ///
 /// Resolves the recipe (git branches pinned from stack.lock beside the
-/// recipe, or resolved now), then downloads every source and URL patch:
+/// recipe, or resolved now), then downloads every source, the `resources:`
+/// of archive sources (as locked in stack.lock under --locked) and URL patches:
 /// cache first, then each mirror in order, then upstream; sha256 is
 /// computed while streaming and checked before anything enters the cache.
 #[derive(Debug, clap::Args)]

@@ -150,7 +150,12 @@ fn describe_versions(out: &mut String, r: &PackageRecipe) {
                 let _ = writeln!(out, "    {:<width$}  sha256 {sha}{keep}", "");
                 for res in &a.resources {
                     let sha = res.sha256.as_deref().unwrap_or("(none: unverified)");
-                    let _ = writeln!(out, "    {:<width$}  + {}", "", res.url_text);
+                    let into = res
+                        .destination
+                        .as_deref()
+                        .map(|d| format!("  (into {d}/)"))
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "    {:<width$}  + {}{into}", "", res.url_text);
                     let _ = writeln!(out, "    {:<width$}    sha256 {sha}", "");
                 }
             }

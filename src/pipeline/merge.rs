@@ -5,6 +5,27 @@ use std::path::Path;
 
 use super::PipelineError;
 
+/// `tree/rel` (a resource's `destination:`, relative without `..`), refusing
+/// a path that goes through a symbolic link of the tree (it could lead out).
+pub fn inside(tree: &Path, rel: &str) -> Result<std::path::PathBuf, PipelineError> {
+    let mut at = tree.to_path_buf();
+    for c in Path::new(rel).components() {
+        let std::path::Component::Normal(c) = c else {
+            return Err(PipelineError::Io(std::io::Error::other(format!(
+                "resource destination `{rel}` is not a relative path inside the source tree"
+            ))));
+        };
+        at.push(c);
+        if fs_err::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(PipelineError::Io(std::io::Error::other(format!(
+                "resource destination `{rel}`: {} is a symbolic link in the source tree",
+                at.display()
+            ))));
+        }
+    }
+    Ok(at)
+}
+
 /// Moves everything below `from` into `into`: directories present in both
 /// are merged, anything else is renamed into place. A file or link that
 /// exists in both is an error (two resources must not disagree on a path).
@@ -58,5 +79,18 @@ mod tests {
         fs_err::write(c.join("nvidia/cu13/bin/nvcc"), "other").unwrap();
         let err = merge_tree(&c, &a).unwrap_err().to_string();
         assert!(err.contains("nvidia/cu13/bin/nvcc"), "{err}");
+    }
+
+    #[test]
+    fn destinations_stay_inside_the_tree() {
+        let t = tempfile::tempdir().unwrap();
+        let tree = t.path().join("src");
+        fs_err::create_dir_all(tree.join("data")).unwrap();
+        std::os::unix::fs::symlink("/etc", tree.join("out")).unwrap();
+        assert_eq!(inside(&tree, "data/x").unwrap(), tree.join("data/x"));
+        let err = inside(&tree, "out/x").unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        let err = inside(&tree, "../x").unwrap_err().to_string();
+        assert!(err.contains("not a relative path"), "{err}");
     }
 }

@@ -272,13 +272,23 @@ pub fn stage_and_patch(
         fs_err::remove_dir_all(&dir)?;
     }
     fetch::stage(fetched, &dir)?;
+    let destinations = match &node.source {
+        Some(NodeSource::Archive { resources, .. }) => {
+            resources.iter().map(|r| r.destination.clone()).collect()
+        }
+        _ => Vec::new(),
+    };
     for (i, r) in resources.iter().enumerate() {
         let tmp = dir.with_extension(format!("resource-{i}"));
         if tmp.exists() {
             fs_err::remove_dir_all(&tmp)?;
         }
         fetch::stage(r, &tmp)?;
-        super::merge::merge_tree(&tmp, &dir)?;
+        let into = match destinations.get(i).and_then(|d| d.as_deref()) {
+            Some(d) => super::merge::inside(&dir, d)?,
+            None => dir.clone(),
+        };
+        super::merge::merge_tree(&tmp, &into)?;
         fs_err::remove_dir_all(&tmp)?;
     }
     let mut files = Vec::new();

@@ -116,6 +116,9 @@ pub struct ExtraFile {
     pub url_text: String,
     pub sha256: Option<String>,
     pub expand: bool,
+    /// Where in the source tree it goes (`destination:`, a relative
+    /// directory without `..`); `None`: the tree's top.
+    pub destination: Option<String>,
     pub loc: Loc,
 }
 

@@ -84,6 +84,7 @@ fn version(v: &VersionEntry) -> Yaml {
                         ("url", Some(Yaml::str(&r.url_text))),
                         ("sha256", r.sha256.as_deref().map(Yaml::str)),
                         ("expand", some_if(!r.expand, Yaml::Bool(false))),
+                        ("destination", r.destination.as_deref().map(Yaml::str)),
                     ])
                 })
                 .collect();

@@ -103,3 +103,22 @@ fn versioned_provides_and_test_dependencies_are_written_back() {
     let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
     assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
 }
+
+#[test]
+fn resource_destinations_are_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let sha = "0".repeat(64);
+    let text = format!(
+        "name: tiny\ndescription: d\nversions:\n  - {{version: \"1.0\", url: a.tgz, sha256: {sha}, resources: [{{url: b.tgz, sha256: {sha}, destination: ./data/x/}}, {{url: c.tgz, sha256: {sha}, destination: .}}]}}\nbuild: {{system: generic}}\n"
+    );
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    let written = recipe.to_yaml();
+    assert!(written.contains("destination: data/x"), "{written}");
+    assert_eq!(written.matches("destination").count(), 1, "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}

@@ -70,6 +70,7 @@ fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
                     url_text: r.url_text.clone(),
                     sha256: r.sha256.clone(),
                     expand: r.expand,
+                    destination: r.destination.clone(),
                 })
                 .collect(),
         },

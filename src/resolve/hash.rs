@@ -174,9 +174,16 @@ fn source_json(src: Option<&NodeSource>) -> Value {
             if !resources.is_empty() {
                 let list: Vec<Value> = resources
                     .iter()
-                    .map(|r| match &r.sha256 {
-                        Some(sha) => json!({"sha256": sha, "expand": r.expand}),
-                        None => json!({"unverified": r.url_text, "expand": r.expand}),
+                    .map(|r| {
+                        let mut v = match &r.sha256 {
+                            Some(sha) => json!({"sha256": sha, "expand": r.expand}),
+                            None => json!({"unverified": r.url_text, "expand": r.expand}),
+                        };
+                        // Only when set: hashes of resources at the top stay as they were.
+                        if let Some(d) = &r.destination {
+                            v["destination"] = json!(d);
+                        }
+                        v
                     })
                     .collect();
                 v["archive"]["resources"] = Value::Array(list);

@@ -3,7 +3,7 @@
 //!
 //! ```json
 //! {
-//!   "lock_version": 2,
+//!   "lock_version": 3,
 //!   "stack": "demo", "recipe": "demo.yaml", "cluster": "local",
 //!   "mount": "/user-environment", "target": "x86_64", "os": "debian12", "libc": "glibc@2.36",
 //!   "compiler": "gcc@12.2.0",
@@ -15,7 +15,14 @@
 //!
 //! Git sources record the commit of their branch or tag; resolving with a
 //! lock reuses those commits, so a moving branch does not change the plan
-//! until the lock is updated. [`Lock::compare`] lists, in words, how a new
+//! until the lock is updated. Archive sources list their `resources:` (url,
+//! sha256, expand, destination): `stack fetch --locked` fetches exactly
+//! those, and a recipe whose resources differ from the lock is refused.
+//!
+//! Versions: 3 added `resources` to archive sources. A version 2 lock still
+//! loads (its node hashes already covered the resources; it just does not
+//! list them) and is written as version 3 the next time; version 1 locks
+//! (hashes without compilers, OS, libc) are refused with a hint. [`Lock::compare`] lists, in words, how a new
 //! plan differs from the lock (`--locked` refuses any difference).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,12 +33,14 @@ use serde::{Deserialize, Serialize};
 use super::assemble::GitPins;
 use super::error::{LockChange, ResolveError};
 use super::model::Plan;
-use super::render::{JsonCompiler, JsonNode, JsonSource, json_node};
+use super::render::{JsonCompiler, JsonNode, JsonResource, JsonSource, json_node};
 
 /// The lock file's name.
 pub const LOCK_FILE: &str = "stack.lock";
-/// The format version written and accepted.
-pub const LOCK_VERSION: u32 = 2;
+/// The format version written (and the newest accepted).
+pub const LOCK_VERSION: u32 = 3;
+/// The oldest format version still read (same node hashes; no `resources`).
+pub const LOCK_VERSION_OLDEST: u32 = 2;
 
 /// Where the lock of `recipe_file` lives: `stack.lock` in its directory.
 pub fn lock_path(recipe_file: &Path) -> PathBuf {
@@ -146,8 +155,8 @@ impl Lock {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
         match value.get("lock_version").and_then(|v| v.as_u64()) {
-            Some(v) if v == u64::from(LOCK_VERSION) => {}
-            Some(v) if v < u64::from(LOCK_VERSION) => {
+            Some(v) if (u64::from(LOCK_VERSION_OLDEST)..=u64::from(LOCK_VERSION)).contains(&v) => {}
+            Some(v) if v < u64::from(LOCK_VERSION_OLDEST) => {
                 return Err(err(format!(
                     "lock_version {v} was written by an older stack (node hash format before \
                      {}: no compilers, OS or libc in the hashes); this stack reads and writes \
@@ -342,6 +351,20 @@ fn source_text(s: &Option<JsonSource>) -> String {
     }
 }
 
+/// Resources by sha256 prefix (and destination when not the top).
+fn resource_text(list: &[JsonResource]) -> String {
+    list.iter()
+        .map(|r| {
+            let sha = r.sha256.as_deref().map_or("(none)", short);
+            match r.destination.as_str() {
+                "." => sha.to_string(),
+                d => format!("{sha} in {d}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What changed between two versions of one package.
 fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode>) -> String {
     let mut parts: Vec<String> = Vec::new();
@@ -378,6 +401,19 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
         let (a, b) = (source_text(&old.source), source_text(&new.source));
         if a != b {
             parts.push(format!("source {a} → {b}"));
+        }
+    }
+    if let (
+        Some(JsonSource::Archive { resources: a, .. }),
+        Some(JsonSource::Archive { resources: b, .. }),
+    ) = (&old.source, &new.source)
+    {
+        if a != b {
+            parts.push(format!(
+                "resources [{}] → [{}]",
+                resource_text(a),
+                resource_text(b)
+            ));
         }
     }
     if old.patches != new.patches {

@@ -99,6 +99,8 @@ pub struct NodeResource {
     pub url_text: String,
     pub sha256: Option<String>,
     pub expand: bool,
+    /// A relative directory of the source tree; `None`: its top.
+    pub destination: Option<String>,
 }
 
 impl NodeSource {

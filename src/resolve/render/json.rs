@@ -2,7 +2,9 @@
 //! with exactly `name`, `version`, `hash`, `prefix`, `external`,
 //! `variants`, `patches`, `source`, `deps` and `compiler` (`spec`,
 //! `origin`: `cluster` or `stack`, `identity`; `null` for externals). The same node objects make up
-//! `stack.lock`.
+//! `stack.lock`. An archive source with `resources:` lists them under
+//! `resources` (`url`, `sha256`, `expand`, `destination`: `.` for the
+//! source tree's top), in the order they are unpacked.
 
 use std::collections::BTreeMap;
 
@@ -11,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::repo::{GitRef, PatchSource, VariantKind};
 use crate::spec::VariantValue;
 
-use super::super::model::{CompilerOrigin, Node, NodeCompiler, NodeSource, Plan};
+use super::super::model::{CompilerOrigin, Node, NodeCompiler, NodeResource, NodeSource, Plan};
 
 /// A node as written in JSON output and in `stack.lock`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +84,10 @@ pub enum JsonSource {
         url: String,
         sha256: Option<String>,
         expand: bool,
+        /// More files unpacked into the same tree (absent when none: the
+        /// key is new in lock_version 3).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        resources: Vec<JsonResource>,
     },
     Git {
         /// A URL, or an absolute path for local repositories.
@@ -95,6 +101,28 @@ pub enum JsonSource {
         commit: Option<String>,
         submodules: bool,
     },
+}
+
+/// One of an archive source's `resources:`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonResource {
+    /// A URL, or an absolute path for local files.
+    pub url: String,
+    pub sha256: Option<String>,
+    pub expand: bool,
+    /// The directory of the source tree it is unpacked into (`.`: the top).
+    pub destination: String,
+}
+
+impl JsonResource {
+    fn of(r: &NodeResource) -> JsonResource {
+        JsonResource {
+            url: r.url.to_string(),
+            sha256: r.sha256.clone(),
+            expand: r.expand,
+            destination: r.destination.clone().unwrap_or_else(|| ".".into()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,11 +164,13 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
             url,
             sha256,
             expand,
+            resources,
             ..
         } => JsonSource::Archive {
             url: url.to_string(),
             sha256: sha256.clone(),
             expand: *expand,
+            resources: resources.iter().map(JsonResource::of).collect(),
         },
         NodeSource::Git {
             repo,

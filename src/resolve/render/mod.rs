@@ -8,6 +8,7 @@ mod tree;
 
 pub use dot::render_dot;
 pub use json::{
-    JsonCompiler, JsonDep, JsonNode, JsonPatch, JsonSource, json_node, render_json, variant_value,
+    JsonCompiler, JsonDep, JsonNode, JsonPatch, JsonResource, JsonSource, json_node, render_json,
+    variant_value,
 };
 pub use tree::render_tree;
