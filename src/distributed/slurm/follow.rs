@@ -188,7 +188,7 @@ fn failed_job(f: &Followed) -> FailedJob {
         format!("{} ({})", f.state, f.reason)
     };
     FailedJob {
-        package: f.job.package.clone(),
+        package: f.job.packages.clone(),
         job: f.job.id.clone(),
         state,
         log: f.job.log.clone(),
