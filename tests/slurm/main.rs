@@ -3,13 +3,17 @@
 //! loopback registry of tests/registry as the binary cache: the CXI-mini
 //! stack through Slurm gives the image of a local build, byte for byte; a
 //! rerun submits nothing; faults (a job cancelled with scancel, jobs whose
-//! pushes fail, Ctrl-C) end with clear errors, and a rerun resubmits only
-//! what is missing from the cache.
+//! pushes fail, Ctrl-C, the node going down, a time limit: faults.rs) end
+//! with clear errors, and a rerun resubmits only what is missing from the
+//! cache; with a shared store the jobs build into the submitter's store
+//! (shared.rs).
 
 mod cluster;
+mod faults;
 #[path = "../registry/server.rs"]
 #[allow(dead_code)]
 mod server;
+mod shared;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -144,15 +148,23 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
     // Grouped by estimated cost (nothing recorded yet: by build system):
     // cassini-headers (generic, 2 s) and curl (cmake, 60 s) share a job;
     // libcxi and libfabric (autotools, 90 s each) have one each.
+    // (scripts/slurm-overhead.sh measures other thresholds with
+    // STACK_SLURM_GROUP_SECONDS.)
+    let group = std::env::var("STACK_SLURM_GROUP_SECONDS").ok();
     let mut args = SLURM.to_vec();
-    args.extend(["--group-seconds", "120"]);
+    args.extend(["--group-seconds", group.as_deref().unwrap_or("120")]);
     let (out, t) = world.run("stacks/cxi-mini.yaml", "slurm", &args);
     assert!(out.status.success(), "{t}");
-    assert_eq!(submitted(&t), 3, "4 packages in 3 jobs:\n{t}");
-    assert!(
-        t.contains("(mini-cassini-headers, mini-curl)"),
-        "the group names its packages:\n{t}"
-    );
+    let jobs = if group.is_none() {
+        assert_eq!(submitted(&t), 3, "4 packages in 3 jobs:\n{t}");
+        assert!(
+            t.contains("(mini-cassini-headers, mini-curl)"),
+            "the group names its packages:\n{t}"
+        );
+        3
+    } else {
+        submitted(&t)
+    };
     assert!(
         t.contains("0 built, 4 reused"),
         "everything came from the cache:\n{t}"
@@ -163,8 +175,8 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
         &fs_err::read_to_string(world.w().join("slurm/slurm/jobs.json")).unwrap(),
     )
     .unwrap();
+    assert_eq!(times.as_array().unwrap().len(), jobs);
     let jobs = times.as_array().unwrap();
-    assert_eq!(jobs.len(), 3);
     assert!(jobs.iter().all(|j| j["state"] == "COMPLETED"), "{times:#}");
 
     // A local build of the same lock file, without the cache: same bytes.
