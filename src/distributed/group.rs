@@ -13,8 +13,6 @@
 
 use std::fmt::Write as _;
 
-use crate::repo::BuildSystem;
-
 use super::Work;
 
 /// The default threshold in seconds (`--group-seconds`, the cluster's
@@ -34,16 +32,16 @@ pub struct Group {
     pub cost: f64,
 }
 
-/// Seconds a package is assumed to take when no earlier build recorded it:
-/// by build system (copying a tree is quick, configure scripts are slow).
-pub fn estimated_seconds(system: &BuildSystem) -> f64 {
+/// Seconds a package is assumed to take when no earlier build recorded it,
+/// by the name of its build system (`system:` of its recipe): copying a
+/// tree is quick, configure scripts are slow.
+pub fn estimated_seconds(system: &str) -> f64 {
     match system {
-        BuildSystem::Generic => 2.0,
-        BuildSystem::Binary(_) => 10.0,
-        BuildSystem::Makefile(_) => 30.0,
-        BuildSystem::Meson(_) => 60.0,
-        BuildSystem::Cmake(_) => 60.0,
-        BuildSystem::Autotools(_) => 90.0,
+        "generic" => 2.0,
+        "binary" => 10.0,
+        "makefile" => 30.0,
+        "meson" | "cmake" => 60.0,
+        _ => 90.0,
     }
 }
 

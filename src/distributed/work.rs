@@ -59,7 +59,7 @@ impl Work {
                     cost: costs
                         .get(&n.name)
                         .copied()
-                        .unwrap_or_else(|| super::estimated_seconds(&n.recipe.build.system)),
+                        .unwrap_or_else(|| super::estimated_seconds(n.recipe.build.system.name())),
                 }
             })
             .collect();
