@@ -31,6 +31,31 @@ fn scontrol(slurm: &TestSlurm, args: &[&str]) {
     assert!(st.success(), "scontrol {args:?}");
 }
 
+/// Bring the node back (refused while the killed job is still completing,
+/// and when Slurm already returned it to service: ReturnToService=2) and
+/// wait until it takes jobs again.
+fn resume(slurm: &TestSlurm) {
+    let idle = || {
+        slurm
+            .command("scontrol")
+            .args(["show", "node", "stacknode"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("State=IDLE"))
+    };
+    let back = || {
+        let _ = slurm
+            .command("scontrol")
+            .args(["update", "nodename=stacknode", "state=resume"])
+            .stderr(Stdio::null())
+            .status();
+        idle()
+    };
+    assert!(
+        wait_for(back, Duration::from_secs(60)),
+        "the node is not idle again"
+    );
+}
+
 #[test]
 fn node_down_and_time_limit_name_the_package_and_a_rerun_resubmits_only_it() {
     let Some(world) = World::start() else { return };
@@ -56,10 +81,7 @@ fn node_down_and_time_limit_name_the_package_and_a_rerun_resubmits_only_it() {
         f.contains(&format!("slow-headers (job {id}): NODE_FAIL")),
         "{t}"
     );
-    scontrol(
-        &world.slurm,
-        &["update", "nodename=stacknode", "state=resume"],
-    );
+    resume(&world.slurm);
 
     // The slow job hits its time limit (one minute, Slurm's smallest).
     let mut args = SLURM_EACH.to_vec();
