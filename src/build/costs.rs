@@ -1,6 +1,7 @@
 //! Scheduling cost hints from earlier builds: the wall time each package
-//! took the last time it was built in this build directory, read back from
-//! the [`BuildFacts`] records beside the logs.
+//! took the last time it was built in this build directory (or in one of
+//! its Slurm jobs' directories, `slurm/*/logs/`), read back from the
+//! [`BuildFacts`] records beside the logs.
 //! Packages never built here cost the default (1 second's worth).
 
 use std::collections::HashMap;
@@ -12,8 +13,23 @@ use crate::store::BuildFacts;
 /// `build_dir`. Unreadable records are skipped: they are only hints.
 pub fn recorded_costs(build_dir: &Path) -> HashMap<String, f64> {
     let mut latest: HashMap<String, (String, f64)> = HashMap::new();
-    let Ok(entries) = fs_err::read_dir(build_dir.join("logs")) else {
-        return HashMap::new();
+    read_facts(&build_dir.join("logs"), &mut latest);
+    if let Ok(jobs) = fs_err::read_dir(build_dir.join("slurm")) {
+        for job in jobs.flatten() {
+            read_facts(&job.path().join("logs"), &mut latest);
+        }
+    }
+    latest
+        .into_iter()
+        .map(|(name, (_, secs))| (name, secs.max(0.01)))
+        .collect()
+}
+
+/// Add the records of `logs` to `latest` (name → (built at, seconds)),
+/// keeping the most recent of each package.
+fn read_facts(logs: &Path, latest: &mut HashMap<String, (String, f64)>) {
+    let Ok(entries) = fs_err::read_dir(logs) else {
+        return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
@@ -33,10 +49,6 @@ pub fn recorded_costs(build_dir: &Path) -> HashMap<String, f64> {
             latest.insert(facts.name, (facts.built_at, facts.build_seconds));
         }
     }
-    latest
-        .into_iter()
-        .map(|(name, (_, secs))| (name, secs.max(0.01)))
-        .collect()
 }
 
 #[cfg(test)]

@@ -131,12 +131,18 @@ impl Namespace {
             reattach: Vec::new(),
             processes_only: false,
         };
+        // A store outside the build directory (a link to a shared store) is
+        // kept too, as the build directory is.
+        let mut keeps = vec![build_dir, mount];
+        if !store.starts_with(build_dir) && store != mount {
+            keeps.push(store);
+        }
         for dir in PRIVATE_DIRS.iter().map(Path::new) {
             if !dir.is_dir() {
                 continue;
             }
             ns.private.push(cstr(dir)?);
-            for keep in [build_dir, mount] {
+            for keep in keeps.iter().copied() {
                 if let Some(mkdirs) = below(dir, keep)? {
                     ns.reattach.push(Reattach {
                         path: cstr(keep)?,
@@ -145,7 +151,7 @@ impl Namespace {
                 }
             }
         }
-        ns.writable = vec![cstr(build_dir)?, cstr(mount)?];
+        ns.writable = keeps.iter().map(|p| cstr(p)).collect::<io::Result<_>>()?;
         Ok(Arc::new(ns))
     }
 

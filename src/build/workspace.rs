@@ -66,7 +66,12 @@ impl Workspace {
         let store_root = if namespaced {
             let store = build_dir.join("store");
             fs_err::create_dir_all(&store)?;
-            store
+            // A link to a shared store (a Slurm job of `--shared-store`):
+            // the sandbox mounts the real directory, not the link.
+            match store.is_symlink() {
+                true => fs_err::canonicalize(&store)?,
+                false => store,
+            }
         } else {
             opts.mount.clone()
         };

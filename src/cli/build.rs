@@ -150,11 +150,15 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         image.writer = stack::image::Writer::Embedded;
     }
     let binary_cache = args.cache.open(&inputs.cluster)?;
-    let remote = args
-        .remote
-        .executor(&build_dir, args.cache.registry.password_stdin)?;
+    let remote = args.remote.executor(
+        &build_dir,
+        args.cache.registry.password_stdin,
+        &inputs.cluster.ci.clone().unwrap_or_default(),
+    )?;
     Ok(BuildRequest {
         only: args.remote.only.clone(),
+        shared_store: args.remote.shared_store
+            || (remote.is_some() && inputs.cluster.ci.as_ref().is_some_and(|c| c.shared_store)),
         remote,
         lock_file: args.lock_file.clone(),
         binary_cache,

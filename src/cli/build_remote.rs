@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use stack::cluster::CiConfig;
 use stack::distributed::slurm::{Slurm, SlurmOptions};
 use stack::distributed::{JobCommand, RemoteBuilder};
 
@@ -39,6 +40,33 @@ pub struct RemoteArgs {
         help_heading = "Distributed builds"
     )]
     pub slurm_poll: f64,
+    /// Group small packages into one Slurm job of at most this many
+    /// estimated seconds (the last recorded build times, else an estimate
+    /// from the build system; 0: one job per package)
+    /// [default: the cluster's `ci: {group_seconds}`, else 60].
+    #[arg(
+        long,
+        value_name = "SECS",
+        value_parser = seconds,
+        help_heading = "Distributed builds"
+    )]
+    pub group_seconds: Option<f64>,
+    /// The build directory is on a file system the build nodes share at the
+    /// same path [default: the cluster's `ci: {shared_store}`]: Slurm jobs
+    /// build straight into its store, without the binary cache. With
+    /// --only: build into this store, push nothing (what such a job runs).
+    #[arg(long, help_heading = "Distributed builds")]
+    pub shared_store: bool,
+}
+
+/// A number of seconds, 0 or more (`--group-seconds`).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected seconds (a number, 0 or more), found `{s}`"
+        )),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -47,6 +75,13 @@ pub enum Executor {
     Slurm,
 }
 
+/// Flags of the submitter's command line that a job does not repeat (it
+/// gets its own).
+const PER_JOB_FLAGS: &[&str] = &["--shared-store"];
+
+/// Options of the submitter that a job sharing its store does without.
+const CACHE_OPTIONS: &[&str] = &["--binary-cache"];
+
 /// Options taking a value that the submitter's command line has and a
 /// job's must not (each job gets its own).
 const PER_JOB: &[&str] = &[
@@ -54,6 +89,7 @@ const PER_JOB: &[&str] = &[
     "--executor",
     "--slurm-args",
     "--slurm-poll",
+    "--group-seconds",
     "--lock-file",
     "--only",
     "--jobs",
@@ -66,8 +102,15 @@ impl RemoteArgs {
         &self,
         build_dir: &Path,
         password_stdin: bool,
+        ci: &CiConfig,
     ) -> Result<Option<Arc<dyn RemoteBuilder>>, CliError> {
         if self.executor == Executor::Local {
+            if self.group_seconds.is_some() {
+                return Err(CliError::input(miette::miette!(
+                    help = "add --executor slurm",
+                    "--group-seconds is for --executor slurm"
+                )));
+            }
             if self.slurm_args.is_some() {
                 return Err(CliError::input(miette::miette!(
                     help = "add --executor slurm",
@@ -97,7 +140,11 @@ impl RemoteArgs {
         let build_dir = std::path::absolute(build_dir).map_err(io)?;
         let program = std::env::current_exe().map_err(io)?;
         let program = program.to_string_lossy().into_owned();
-        let args = job_args(std::env::args().skip(1));
+        let shared = self.shared_store || ci.shared_store;
+        let mut args = job_args(std::env::args().skip(1), shared);
+        if shared {
+            args.extend(["--shared-store".into(), "--no-binary-cache".into()]);
+        }
         Ok(Some(Arc::new(Slurm::new(SlurmOptions {
             command: JobCommand { program, args },
             job_dir: build_dir.join("slurm"),
@@ -111,24 +158,34 @@ impl RemoteArgs {
             poll: Duration::from_secs_f64(self.slurm_poll),
             lock_file: build_dir.join(stack::resolve::LOCK_FILE),
             bin_dir: None::<PathBuf>,
+            group_seconds: stack::ops::group_seconds(self.group_seconds, ci),
+            shared_store: shared.then(|| build_dir.join("store")),
         }))))
     }
 }
 
-/// The submitter's arguments without those each job sets itself; relative
-/// paths stay relative to the submit directory (Slurm starts jobs there).
-fn job_args(argv: impl Iterator<Item = String>) -> Vec<String> {
+/// The submitter's arguments without those each job sets itself (and,
+/// with a shared store, without the binary cache); relative paths stay
+/// relative to the submit directory (Slurm starts jobs there).
+fn job_args(argv: impl Iterator<Item = String>, shared: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut skip_value = false;
+    let mut dropped: Vec<&str> = PER_JOB.to_vec();
+    if shared {
+        dropped.extend(CACHE_OPTIONS);
+    }
     for a in argv {
         if std::mem::take(&mut skip_value) {
             continue;
         }
-        if PER_JOB.contains(&a.as_str()) {
+        if PER_JOB_FLAGS.contains(&a.as_str()) || (shared && a == "--no-binary-cache") {
+            continue;
+        }
+        if dropped.contains(&a.as_str()) {
             skip_value = true;
             continue;
         }
-        let joined = PER_JOB.iter().any(|o| {
+        let joined = dropped.iter().any(|o| {
             a.strip_prefix(o)
                 .is_some_and(|rest| rest.starts_with('=') || (*o == "-j" && !rest.is_empty()))
         });
@@ -145,9 +202,9 @@ mod tests {
 
     #[test]
     fn per_job_options_are_dropped_in_every_form() {
-        let argv = "build s.yaml --build b -j 4 --executor slurm --slurm-args=--time=1 --cluster c -j8 --binary-cache oci://r/c --jobs=2 --slurm-poll 0.5";
+        let argv = "build s.yaml --build b -j 4 --executor slurm --slurm-args=--time=1 --cluster c -j8 --binary-cache oci://r/c --jobs=2 --slurm-poll 0.5 --group-seconds 30";
         assert_eq!(
-            job_args(argv.split(' ').map(String::from)),
+            job_args(argv.split(' ').map(String::from), false),
             [
                 "build",
                 "s.yaml",
@@ -156,6 +213,15 @@ mod tests {
                 "--binary-cache",
                 "oci://r/c"
             ]
+        );
+    }
+
+    #[test]
+    fn jobs_sharing_the_store_drop_the_binary_cache() {
+        let argv = "build s.yaml --shared-store --binary-cache=oci://r/c --cluster c --binary-cache oci://r/d";
+        assert_eq!(
+            job_args(argv.split(' ').map(String::from), true),
+            ["build", "s.yaml", "--cluster", "c"]
         );
     }
 }

@@ -23,8 +23,9 @@ pub enum CiCommand {
     Generate(Box<GenerateArgs>),
 }
 
-/// Write a child pipeline: one job per package the binary cache lacks
-/// (`stack build --only PKG`, `needs:` from the plan), then an `assemble`
+/// Write a child pipeline: one job per group of packages the binary cache
+/// lacks (small packages grouped by estimated cost, `--group-seconds`;
+/// `stack build --only PKG …`, `needs:` from the plan), then an `assemble`
 /// job that builds the image from the cache, audits it and pushes it
 /// (`--image`). Jobs read stack.lock (`--locked`): commit it first
 /// (`stack resolve RECIPE --lock`). Tags, variables, image and the stack
@@ -55,6 +56,11 @@ pub struct GenerateArgs {
     /// The lock file [default: stack.lock beside the recipe]; it must exist.
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
+    /// Group small packages into one job of at most this many estimated
+    /// seconds (build times from the build system; 0: one job per package)
+    /// [default: the cluster's `ci: {group_seconds}`, else 60].
+    #[arg(long, value_name = "SECS", value_parser = super::build_remote::seconds)]
+    pub group_seconds: Option<f64>,
     #[command(flatten)]
     pub sources: SourceArgs,
     #[command(flatten)]
@@ -88,6 +94,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         lock_file: args.lock_file.clone(),
         binary_cache,
         image_label: args.image.clone(),
+        group_seconds: args.group_seconds,
     };
     let outcome = ci_generate(&req)?;
     let text = format!(
@@ -97,14 +104,19 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         outcome.cached,
         to_yaml(&outcome.pipeline)
     );
-    let jobs = outcome.buildable - outcome.cached;
+    let packages = outcome.buildable - outcome.cached;
+    let jobs = outcome
+        .pipeline
+        .as_object()
+        .map_or(0, |m| m.keys().filter(|k| k.starts_with("build:")).count());
     match &args.out {
         Some(path) => {
             fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?;
             errln!(
-                "wrote {}: {jobs} package job{} and assemble ({} of {} packages already in the binary cache)",
+                "wrote {}: {jobs} build job{} for {packages} package{} and assemble ({} of {} packages already in the binary cache)",
                 path.display(),
                 if jobs == 1 { "" } else { "s" },
+                if packages == 1 { "" } else { "s" },
                 outcome.cached,
                 outcome.buildable
             );

@@ -32,6 +32,11 @@ pub enum DistributedError {
     /// A job ended well but its package is not in the cache.
     #[error("{0} was built remotely but is not in the binary cache (did its push fail?)")]
     NotPushed(String),
+    /// A job ended well but its package is not in the shared store.
+    #[error(
+        "{0} was built remotely but is not in the shared store (is the build directory on a file system the build nodes share, at the same path?)"
+    )]
+    NotInStore(String),
     /// `--only`: the package was built but could not be pushed.
     #[error("the binary cache did not take what was built: {}", .0.join("; "))]
     PushFailed(Vec<String>),

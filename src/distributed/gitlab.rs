@@ -1,5 +1,6 @@
 //! A GitLab child pipeline for the work of a plan (`stack ci generate`):
-//! one job per package in stage `build`, `needs:` from the plan (only the
+//! one job per group of packages ([`Work::groups`]) in stage `build`,
+//! `needs:` from the plan (only the
 //! jobs of this pipeline: what the binary cache has is not rebuilt), and an
 //! `assemble` job in the last stage that makes views, modules, the audit and
 //! the image from the cache, and pushes the image when a label is given.
@@ -30,6 +31,9 @@ pub struct PipelineOptions {
     pub ci: CiConfig,
     /// The stack's name (the assemble job's build directory).
     pub stack_name: String,
+    /// Group packages into jobs of about this many estimated seconds (0:
+    /// one job per package).
+    pub group_seconds: f64,
 }
 
 /// The pipeline as a JSON value (write it with [`super::to_yaml`]).
@@ -49,26 +53,36 @@ pub fn pipeline(work: &Work, opts: &PipelineOptions) -> Value {
     if !default.is_empty() {
         top.insert("default".into(), Value::Object(default));
     }
-    let names = work.job_names();
-    for (k, p) in work.packages.iter().enumerate() {
-        let build_dir = format!("build/ci/{}", names[k]);
-        let argv = opts.command.for_package(&p.name, &build_dir);
+    let groups = work.groups(opts.group_seconds);
+    for g in &groups {
+        let build_dir = format!("build/ci/{}", g.name);
+        let packages: Vec<&str> = g
+            .packages
+            .iter()
+            .map(|k| work.packages[*k].name.as_str())
+            .collect();
+        let hashes: Vec<&str> = g
+            .packages
+            .iter()
+            .map(|k| work.packages[*k].hash.as_str())
+            .collect();
+        let argv = opts.command.for_packages(&packages, &build_dir);
         let mut job = Map::new();
         job.insert("stage".into(), json!("build"));
-        let needs: Vec<String> = p.deps.iter().map(|d| job_name(&names[*d])).collect();
+        let needs: Vec<String> = g.deps.iter().map(|d| job_name(&groups[*d].name)).collect();
         if needs.len() <= MAX_NEEDS {
             job.insert("needs".into(), json!(needs));
         }
         job.insert(
             "variables".into(),
-            json!({"STACK_PACKAGE": p.name, "STACK_HASH": p.hash}),
+            json!({"STACK_PACKAGE": packages.join(" "), "STACK_HASH": hashes.join(" ")}),
         );
         job.insert("script".into(), json!([shell_line(&argv)]));
         job.insert(
             "artifacts".into(),
             json!({"when": "on_failure", "paths": [format!("{build_dir}/logs/")], "expire_in": "1 week"}),
         );
-        top.insert(job_name(&names[k]), Value::Object(job));
+        top.insert(job_name(&g.name), Value::Object(job));
     }
     top.insert("assemble".into(), assemble(opts));
     Value::Object(top)
@@ -149,6 +163,7 @@ mod tests {
                 ..CiConfig::default()
             },
             stack_name: "x".into(),
+            group_seconds: 0.0,
         }
     }
 
@@ -170,6 +185,33 @@ mod tests {
             p["assemble"]["script"][1],
             "stack push build/x r.example/deploy/x/1:v1"
         );
+    }
+
+    #[test]
+    fn grouped_jobs_build_their_packages_in_order_and_need_other_groups() {
+        let mut w = work();
+        w.packages[0].cost = 5.0;
+        w.packages[1].cost = 10.0;
+        w.packages[2].cost = 100.0;
+        let mut o = opts();
+        o.group_seconds = 60.0;
+        let p = pipeline(&w, &o);
+        let jobs: Vec<&String> = p
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| k.starts_with("build:"))
+            .collect();
+        assert_eq!(jobs, ["build:zlib+1", "build:mpich"]);
+        assert_eq!(
+            p["build:zlib+1"]["script"][0],
+            "stack build stacks/x.yaml --locked --build build/ci/zlib+1 --only zlib --only libfabric"
+        );
+        assert_eq!(
+            p["build:zlib+1"]["variables"]["STACK_PACKAGE"],
+            "zlib libfabric"
+        );
+        assert_eq!(p["build:mpich"]["needs"], json!(["build:zlib+1"]));
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //!
 //! ```text
 //! plan + what the cache lacks → Work (packages, their deps among them)
-//!   → gitlab::pipeline   a child pipeline, one job per package (`stack ci generate`)
+//!   → Work::groups       packages grouped into jobs by estimated cost
+//!   → gitlab::pipeline   a child pipeline, one job per group (`stack ci generate`)
 //!   → slurm::Slurm       sbatch jobs with --dependency=afterok (`stack build --executor slurm`)
-//! each job: stack build RECIPE --locked --only PKG --binary-cache URL
-//!           (deps pulled from the cache, PKG built and pushed)
+//! each job: stack build RECIPE --locked --only PKG [--only PKG2 …] --binary-cache URL
+//!           (deps pulled from the cache, its packages built and pushed)
 //! last:     stack build RECIPE --locked (everything from the cache) → views, audit, image
 //! ```
 //!
@@ -18,11 +19,13 @@
 
 mod error;
 pub mod gitlab;
+mod group;
 pub mod simulate;
 pub mod slurm;
 mod work;
 mod yaml;
 
 pub use error::DistributedError;
+pub use group::{DEFAULT_GROUP_SECONDS, Group, estimated_seconds};
 pub use work::{JobCommand, NoopRemoteReporter, Package, RemoteBuilder, RemoteReporter, Work};
 pub use yaml::to_yaml;

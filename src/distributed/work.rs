@@ -17,7 +17,8 @@ pub struct Package {
     /// Indices (into [`Work::packages`]) of the packages it needs that are
     /// built by other jobs of the same work.
     pub deps: Vec<usize>,
-    /// Seconds it took when last built (1 when unknown).
+    /// Seconds it took when last built, else an estimate from its build
+    /// system ([`super::estimated_seconds`]).
     pub cost: f64,
 }
 
@@ -55,7 +56,10 @@ impl Work {
                     version: n.version.to_string(),
                     hash: n.hash.clone(),
                     deps,
-                    cost: costs.get(&n.name).copied().unwrap_or(1.0),
+                    cost: costs
+                        .get(&n.name)
+                        .copied()
+                        .unwrap_or_else(|| super::estimated_seconds(n.recipe.build.system.name())),
                 }
             })
             .collect();
@@ -98,7 +102,7 @@ impl Work {
     }
 }
 
-/// How a job calls `stack` to build one package: the program and the
+/// How a job calls `stack` to build its packages: the program and the
 /// arguments that select the recipe, cluster, sources and binary cache
 /// (`--build`, `--only` and `-j` are added per job).
 #[derive(Clone, Debug, Default)]
@@ -108,12 +112,14 @@ pub struct JobCommand {
 }
 
 impl JobCommand {
-    /// The argv of the job that builds `package` in `build_dir`.
-    pub fn for_package(&self, package: &str, build_dir: &str) -> Vec<String> {
+    /// The argv of the job that builds `packages` in `build_dir`.
+    pub fn for_packages(&self, packages: &[&str], build_dir: &str) -> Vec<String> {
         let mut v = vec![self.program.clone()];
         v.extend(self.args.iter().cloned());
         v.extend(["--build".into(), build_dir.into()]);
-        v.extend(["--only".into(), package.into()]);
+        for p in packages {
+            v.extend(["--only".into(), (*p).into()]);
+        }
         v
     }
 }

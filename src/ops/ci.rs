@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::binary_cache::{BinaryCache, CacheEntry};
+use crate::cluster::CiConfig;
 use crate::distributed::gitlab::{self, PipelineOptions};
-use crate::distributed::{DistributedError, JobCommand, Work};
+use crate::distributed::{DEFAULT_GROUP_SECONDS, DistributedError, JobCommand, Work};
 use crate::pipeline::{self, LockRules, PipelineError, SourceSettings};
 use crate::recipe::Inputs;
 
@@ -24,6 +25,8 @@ pub struct CiRequest {
     pub command: JobCommand,
     /// Push the assembled image here.
     pub image_label: Option<String>,
+    /// `--group-seconds`: overrides the cluster's `ci: {group_seconds}`.
+    pub group_seconds: Option<f64>,
 }
 
 /// The pipeline and what went into it.
@@ -75,10 +78,12 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
         }
     }
     let work = Work::from_plan(&plan, &missing, &Default::default());
+    let ci = req.inputs.cluster.ci.clone().unwrap_or_default();
     let opts = PipelineOptions {
         command: req.command.clone(),
         image_label: req.image_label.clone(),
-        ci: req.inputs.cluster.ci.clone().unwrap_or_default(),
+        group_seconds: group_seconds(req.group_seconds, &ci),
+        ci,
         stack_name: req.inputs.recipe.name.value.clone(),
     };
     Ok(CiOutcome {
@@ -86,6 +91,13 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
         buildable: buildable.len(),
         cached: buildable.len() - missing.len(),
     })
+}
+
+/// The grouping threshold: the command line's, else the cluster's `ci:`,
+/// else [`DEFAULT_GROUP_SECONDS`].
+pub fn group_seconds(flag: Option<f64>, ci: &CiConfig) -> f64 {
+    flag.or(ci.group_seconds.map(f64::from))
+        .unwrap_or(DEFAULT_GROUP_SECONDS)
 }
 
 /// The lock file `stack ci generate` reads.

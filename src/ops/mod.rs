@@ -28,7 +28,7 @@ use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineRepor
 use crate::recipe::{InputOptions, Inputs};
 use crate::resolve::Plan;
 
-pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
+pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file, group_seconds};
 pub use error::OpError;
 pub use rebuild::{RebuildInputs, rebuild_inputs};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};

@@ -128,6 +128,11 @@ pub struct BuildRequest {
     /// Build what the binary cache lacks elsewhere (`--executor slurm`),
     /// then go on from the cache.
     pub remote: Option<std::sync::Arc<dyn crate::distributed::RemoteBuilder>>,
+    /// The store is shared between the submitter and the jobs of a
+    /// distributed build (`--shared-store`, the cluster's `ci:
+    /// {shared_store: true}`): a job (`--only`) builds into it and needs no
+    /// binary cache; the submitter reads the jobs' prefixes from it.
+    pub shared_store: bool,
 }
 
 /// Where sources come from.

@@ -89,11 +89,20 @@ pub(super) fn pushing_cache<'c>(
     }
 }
 
-/// Build `missing` with `remote`, then install it all from the cache.
+/// How the jobs' prefixes reach the submitter's store.
+pub(super) enum Handover {
+    /// Pushed by the jobs, installed from the binary cache.
+    Cache(Option<std::sync::Arc<CachePrefixes>>),
+    /// Built by the jobs straight into the (shared) store.
+    Store,
+}
+
+/// Build `missing` with `remote`, then install it all from the cache (or
+/// find it in the shared store).
 pub(super) fn build_remotely(
     remote: &dyn RemoteBuilder,
     reporter: &dyn RemoteReporter,
-    cache: &CachePrefixes,
+    handover: &Handover,
     plan: &Plan,
     store_dir: &Path,
     missing: Vec<NodeIndex>,
@@ -101,10 +110,31 @@ pub(super) fn build_remotely(
 ) -> Result<Vec<NodeIndex>, PipelineError> {
     let work = Work::from_plan(plan, &missing, costs);
     remote.build(&work, reporter)?;
-    cache.ask_again();
-    let still = cache::fill_from_cache(cache, plan, store_dir, missing)?;
+    let still = match handover {
+        Handover::Cache(Some(cache)) => {
+            cache.ask_again();
+            cache::fill_from_cache(cache, plan, store_dir, missing)?
+        }
+        Handover::Cache(None) => missing,
+        Handover::Store => missing
+            .into_iter()
+            .filter(|i| {
+                let n = plan.node(*i);
+                let host = super::prune::host_path(plan, store_dir, &n.prefix);
+                !matches!(
+                    crate::store::inspect(&host, &n.hash),
+                    crate::store::PrefixState::Installed(_)
+                )
+            })
+            .collect(),
+    };
     if let Some(i) = still.first() {
-        return Err(DistributedError::NotPushed(plan.node(*i).name.clone()).into());
+        let name = plan.node(*i).name.clone();
+        return Err(match handover {
+            Handover::Store => DistributedError::NotInStore(name),
+            Handover::Cache(_) => DistributedError::NotPushed(name),
+        }
+        .into());
     }
     Ok(still)
 }

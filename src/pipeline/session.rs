@@ -231,27 +231,33 @@ impl<'a> Session<'a> {
         }
         let costs = build::recorded_costs(&self.build_dir);
         if only.is_some() {
-            super::remote::pushing_cache(req.binary_cache.as_ref(), "--only")?;
+            if !req.shared_store {
+                super::remote::pushing_cache(req.binary_cache.as_ref(), "--only")?;
+            }
             super::remote::check_only_deps(plan, &missing, &req.only)?;
         } else if let Some(remote) = &req.remote
             && !missing.is_empty()
         {
-            super::remote::pushing_cache(req.binary_cache.as_ref(), "--executor")?;
-            if let Some(p) = prefixes.clone() {
-                let detail = format!("{} packages on {}", missing.len(), remote.name());
-                let todo = std::mem::take(&mut missing);
-                missing = self.step(Stage::Build, &detail, |s| {
-                    super::remote::build_remotely(
-                        remote.as_ref(),
-                        s.reporter.remote(),
-                        &p,
-                        plan,
-                        &store_dir,
-                        todo,
-                        &costs,
-                    )
-                })?;
-            }
+            let handover = match req.shared_store {
+                true => super::remote::Handover::Store,
+                false => super::remote::Handover::Cache(
+                    super::remote::pushing_cache(req.binary_cache.as_ref(), "--executor")
+                        .map(|_| prefixes.clone())?,
+                ),
+            };
+            let detail = format!("{} packages on {}", missing.len(), remote.name());
+            let todo = std::mem::take(&mut missing);
+            missing = self.step(Stage::Build, &detail, |s| {
+                super::remote::build_remotely(
+                    remote.as_ref(),
+                    s.reporter.remote(),
+                    &handover,
+                    plan,
+                    &store_dir,
+                    todo,
+                    &costs,
+                )
+            })?;
         }
         self.prefixes = prefixes;
         let hook_ns = match workspace.namespaced() {

@@ -19,7 +19,11 @@ const TAIL: usize = 20;
 /// epoch, as the submitter saw them: precise to one poll interval).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct JobTimes {
+    /// The job's name (its package, or `first+N` for a group).
     pub package: String,
+    /// The names of its packages, comma-separated.
+    #[serde(default)]
+    pub packages: String,
     pub job: String,
     pub state: String,
     pub submitted: f64,
@@ -59,6 +63,7 @@ pub(super) fn follow(
             partial: String::new(),
             times: JobTimes {
                 package: job.package.clone(),
+                packages: job.packages.clone(),
                 job: job.id.clone(),
                 state: "PENDING".into(),
                 submitted: secs(job.submitted),
@@ -188,7 +193,7 @@ fn failed_job(f: &Followed) -> FailedJob {
         format!("{} ({})", f.state, f.reason)
     };
     FailedJob {
-        package: f.job.package.clone(),
+        package: f.job.packages.clone(),
         job: f.job.id.clone(),
         state,
         log: f.job.log.clone(),

@@ -1,7 +1,8 @@
 //! The Slurm executor of `stack build --executor slurm`: one batch job per
-//! package, chained with `--dependency=afterok`, each running `stack build
-//! --only PKG` on its node (dependencies pulled from the binary cache, the
-//! package built and pushed). The submitter follows the jobs with `squeue`
+//! group of packages ([`Work::groups`]), chained with
+//! `--dependency=afterok`, each running `stack build --only PKG [--only
+//! PKG2 …]` on its node (dependencies pulled from the binary cache, the
+//! packages built and pushed). The submitter follows the jobs with `squeue`
 //! (states, and the lines the jobs write to their logs), cancels them with
 //! `scancel` on Ctrl-C, and returns when every job has ended; the pipeline
 //! then pulls everything from the cache and goes on exactly as locally.
@@ -9,8 +10,9 @@
 //! Files, under `<build>/slurm/`: `<job>.sh` (the batch script), `<job>.log`
 //! (its output: the submitter reads it when the file system is shared, or
 //! on a single machine), `<job>/` (the job's build directory; its store and
-//! sources are removed once every job succeeded, its `logs/` stay) and
-//! `jobs.json` (job ids and the times seen: submitted, started, ended).
+//! sources are removed once every job succeeded, its `logs/` stay; with a
+//! shared store, its `store` is a link to the submitter's) and `jobs.json`
+//! (job ids and the times seen: submitted, started, ended).
 
 mod follow;
 mod interrupt;
@@ -40,6 +42,13 @@ pub struct SlurmOptions {
     pub lock_file: PathBuf,
     /// The `sbatch`, `squeue`, `scancel` programs (a directory, or `None`: `PATH`).
     pub bin_dir: Option<PathBuf>,
+    /// Group small packages into jobs of about this many estimated seconds
+    /// (0: one job per package).
+    pub group_seconds: f64,
+    /// A store every node sees at the same path (the submitter's): each
+    /// job's `store` is a symbolic link to it, so jobs build into it and
+    /// nothing goes through the binary cache (`command` says so to `stack`).
+    pub shared_store: Option<PathBuf>,
 }
 
 /// Submits work as Slurm jobs.
@@ -69,13 +78,21 @@ impl RemoteBuilder for Slurm {
     fn build(&self, work: &Work, reporter: &dyn RemoteReporter) -> Result<(), DistributedError> {
         fs_err::create_dir_all(&self.opts.job_dir)?;
         let _guard = interrupt::Guard::install();
-        let jobs = submit::submit_all(self, work, reporter)?;
+        let groups = work.groups(self.opts.group_seconds);
+        tracing::info!(
+            "{} packages in {} Slurm jobs:\n{}",
+            work.packages.len(),
+            groups.len(),
+            work.describe(&groups)
+        );
+        let jobs = submit::submit_all(self, work, &groups, reporter)?;
         follow::follow(self, &jobs, reporter)?;
         // Everything is in the cache now: the jobs' stores and source trees
         // (each holds its dependencies) go; their logs and records stay.
-        for name in work.job_names() {
+        // (A shared store's link is removed, not what it points to.)
+        for g in &groups {
             for sub in ["store", "sources", "stage", "cache-tmp"] {
-                let dir = self.opts.job_dir.join(&name).join(sub);
+                let dir = self.opts.job_dir.join(&g.name).join(sub);
                 if let Err(e) = crate::store::wipe(&dir) {
                     tracing::warn!("cannot remove {}: {e}", dir.display());
                 }

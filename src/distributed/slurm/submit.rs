@@ -1,10 +1,10 @@
-//! `sbatch` per package, dependencies as `afterok`.
+//! `sbatch` per group of packages, dependencies as `afterok`.
 
 use std::path::PathBuf;
 use std::time::SystemTime;
 
 use super::super::gitlab::shell_line;
-use super::super::{DistributedError, RemoteReporter, Work};
+use super::super::{DistributedError, Group, RemoteReporter, Work};
 use super::Slurm;
 
 /// The end of the lock file's here-document in a batch script.
@@ -13,19 +13,22 @@ const LOCK_EOF: &str = "STACK_LOCK_EOF";
 /// A submitted job.
 #[derive(Clone, Debug)]
 pub(super) struct Submitted {
+    /// The job's name (a package, or `first+N` for a group).
     pub package: String,
+    /// The names of its packages, comma-separated.
+    pub packages: String,
     pub id: String,
     pub log: PathBuf,
     pub submitted: SystemTime,
 }
 
-/// Submit every package of `work`, dependencies first.
+/// Submit a job per group of `work`, dependencies first.
 pub(super) fn submit_all(
     s: &Slurm,
     work: &Work,
+    groups: &[Group],
     reporter: &dyn RemoteReporter,
 ) -> Result<Vec<Submitted>, DistributedError> {
-    let names = work.job_names();
     let mut lock = fs_err::read_to_string(&s.opts.lock_file)?;
     if !lock.ends_with('\n') {
         lock.push('\n');
@@ -39,41 +42,17 @@ pub(super) fn submit_all(
             ),
         });
     }
-    let mut out: Vec<Submitted> = Vec::with_capacity(work.packages.len());
-    for (k, p) in work.packages.iter().enumerate() {
-        let dir = &s.opts.job_dir;
-        let build_dir = dir.join(&names[k]);
-        let lock_path = dir.join(format!("{}.lock", names[k]));
-        let mut argv = s
-            .opts
-            .command
-            .for_package(&p.name, &build_dir.to_string_lossy());
-        argv.extend([
-            "--locked".into(),
-            "--lock-file".into(),
-            lock_path.to_string_lossy().into_owned(),
-        ]);
-        let script = dir.join(format!("{}.sh", names[k]));
-        let text = format!(
-            "#!/bin/sh\n# {}@{} ({}), written by stack build --executor slurm\nset -e\n\
-             mkdir -p {dir}\ncat > {lock} <<'{LOCK_EOF}'\n{lock_text}{LOCK_EOF}\nexec {cmd}\n",
-            p.name,
-            p.version,
-            p.hash,
-            dir = shell_line(&[dir.to_string_lossy().into_owned()]),
-            lock = shell_line(&[lock_path.to_string_lossy().into_owned()]),
-            lock_text = lock,
-            cmd = shell_line(&argv)
-        );
-        fs_err::write(&script, text)?;
-        let log = dir.join(format!("{}.log", names[k]));
+    let mut out: Vec<Submitted> = Vec::with_capacity(groups.len());
+    for g in groups {
+        let script = write_script(s, work, g, &lock)?;
+        let log = s.opts.job_dir.join(format!("{}.log", g.name));
         let _ = fs_err::remove_file(&log);
         let mut cmd = s.program("sbatch");
         cmd.arg("--parsable")
-            .arg(format!("--job-name=stack:{}", names[k]))
+            .arg(format!("--job-name=stack:{}", g.name))
             .arg(format!("--output={}", log.display()))
             .arg("--kill-on-invalid-dep=yes");
-        let deps: Vec<&str> = p.deps.iter().map(|d| out[*d].id.as_str()).collect();
+        let deps: Vec<&str> = g.deps.iter().map(|d| out[*d].id.as_str()).collect();
         if !deps.is_empty() {
             cmd.arg(format!("--dependency=afterok:{}", deps.join(":")));
         }
@@ -90,16 +69,76 @@ pub(super) fn submit_all(
                 return Err(e);
             }
         };
-        reporter.job(&p.name, &format!("submitted as job {id}"));
-        tracing::info!("{}: Slurm job {id}", p.name);
+        let packages = work.package_names(g);
+        match g.packages.len() {
+            1 => reporter.job(&g.name, &format!("submitted as job {id}")),
+            _ => reporter.job(&g.name, &format!("submitted as job {id} ({packages})")),
+        }
+        tracing::info!("{}: Slurm job {id}", g.name);
         out.push(Submitted {
-            package: p.name.clone(),
+            package: g.name.clone(),
+            packages,
             id,
             log,
             submitted: SystemTime::now(),
         });
     }
     Ok(out)
+}
+
+/// The batch script of `g`: the lock file as a here-document, then `stack
+/// build --only …` of its packages.
+fn write_script(
+    s: &Slurm,
+    work: &Work,
+    g: &Group,
+    lock: &str,
+) -> Result<PathBuf, DistributedError> {
+    let dir = &s.opts.job_dir;
+    let build_dir = dir.join(&g.name);
+    let lock_path = dir.join(format!("{}.lock", g.name));
+    let names: Vec<&str> = g
+        .packages
+        .iter()
+        .map(|k| work.packages[*k].name.as_str())
+        .collect();
+    let mut argv = s
+        .opts
+        .command
+        .for_packages(&names, &build_dir.to_string_lossy());
+    argv.extend([
+        "--locked".into(),
+        "--lock-file".into(),
+        lock_path.to_string_lossy().into_owned(),
+    ]);
+    let header: Vec<String> = g
+        .packages
+        .iter()
+        .map(|k| {
+            let p = &work.packages[*k];
+            format!("# {}@{} ({})\n", p.name, p.version, p.hash)
+        })
+        .collect();
+    let script = dir.join(format!("{}.sh", g.name));
+    let link = match &s.opts.shared_store {
+        Some(store) => format!(
+            "mkdir -p {build}\nln -sfn {store} {link}\n",
+            build = shell_line(&[build_dir.to_string_lossy().into_owned()]),
+            store = shell_line(&[store.to_string_lossy().into_owned()]),
+            link = shell_line(&[build_dir.join("store").to_string_lossy().into_owned()]),
+        ),
+        None => String::new(),
+    };
+    let text = format!(
+        "#!/bin/sh\n# written by stack build --executor slurm\n{}set -e\n\
+         mkdir -p {dir}\n{link}cat > {lock_file} <<'{LOCK_EOF}'\n{lock}{LOCK_EOF}\nexec {cmd}\n",
+        header.concat(),
+        dir = shell_line(&[dir.to_string_lossy().into_owned()]),
+        lock_file = shell_line(&[lock_path.to_string_lossy().into_owned()]),
+        cmd = shell_line(&argv)
+    );
+    fs_err::write(&script, text)?;
+    Ok(script)
 }
 
 /// Run a Slurm command; its stdout, or its stderr as the error.
