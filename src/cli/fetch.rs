@@ -145,6 +145,7 @@ mod tests {
             },
             origin,
             verification,
+            max_size: None,
         }
     }
 

@@ -16,7 +16,7 @@ use crate::diag::yaml::{Cx, Map};
 use super::package::ExtraFile;
 use super::read;
 
-const KEYS: &[&str] = &["url", "sha256", "expand"];
+const KEYS: &[&str] = &["url", "sha256", "expand", "max_size"];
 
 /// The `resources:` list of the version entry `m` (empty when absent).
 pub(super) fn resources(cx: &mut Cx, m: &Map) -> Vec<ExtraFile> {
@@ -51,11 +51,13 @@ pub(super) fn resources(cx: &mut Cx, m: &Map) -> Vec<ExtraFile> {
             .get("expand")
             .and_then(|n| cx.bool(n, "`expand`"))
             .unwrap_or(true);
+        let max_size = r.get("max_size").and_then(|n| super::max_size::read(cx, n));
         out.push(ExtraFile {
             url,
             url_text: text.value,
             sha256,
             expand,
+            max_size,
             loc: text.loc,
         });
     }

@@ -104,6 +104,8 @@ pub struct ArchiveSource {
     pub expand: bool,
     /// More files unpacked into the same source tree (`resources:`), in order.
     pub resources: Vec<ExtraFile>,
+    /// `max_size:`: the most bytes the file may have, downloaded or extracted.
+    pub max_size: Option<super::MaxSize>,
     pub loc: Loc,
 }
 
@@ -116,6 +118,8 @@ pub struct ExtraFile {
     pub url_text: String,
     pub sha256: Option<String>,
     pub expand: bool,
+    /// `max_size:` (as for the main file).
+    pub max_size: Option<super::MaxSize>,
     pub loc: Loc,
 }
 
