@@ -172,6 +172,7 @@ fn main() {
                     url: format!("http://127.0.0.1:9/pkg{i}-1.0.tar.gz"),
                     sha256: Some(d.clone()),
                     expand: true,
+                    max_size: None,
                 },
             }
         })
@@ -290,6 +291,7 @@ fn bench_stage(dir: &Path, nfiles: u64, runs: u64) {
             url: tarball.display().to_string(),
             sha256: Some(digests[0].clone()),
             expand: true,
+            max_size: None,
         },
     };
     let opts = FetchOptions::new(SourceCache::new(dir.join("stage-cache")));

@@ -9,6 +9,8 @@
 #
 #   scripts/bench-cxi-mini.sh [RUNS]        (default 3; needs hyperfine, squashfs-tools)
 #   STACK=target/release/stack scripts/bench-cxi-mini.sh 5
+#   STACK2=target/debug/stack STACK=target/release/stack scripts/bench-cxi-mini.sh 3
+#                                           (a second binary, side by side in the same run)
 #
 # Work files go to $BENCH_DIR (default: a temp dir, removed at the end); the table is printed and
 # written to $BENCH_DIR/cxi-mini.md.
@@ -31,5 +33,6 @@ cd "$root"
 hyperfine --runs "$runs" --export-markdown "$work/cxi-mini.md" \
     --prepare "rm -rf '$work/hand' '$work/hand.squashfs' '$work/stack'" \
     -n hand "tests/fixtures/cxi-mini/build-by-hand.sh '$work/hand' >/dev/null && mksquashfs '$work/hand/prefix' '$work/hand.squashfs' -quiet -no-progress -noappend >/dev/null" \
-    -n stack "'$stack' build stacks/cxi-mini.yaml --cluster cluster-configs/local --build '$work/stack' --cache '$work/cache' -j 2 >/dev/null 2>&1"
+    -n stack "'$stack' build stacks/cxi-mini.yaml --cluster cluster-configs/local --build '$work/stack' --cache '$work/cache' -j 2 >/dev/null 2>&1" \
+    ${STACK2:+-n "stack ($STACK2)" "'$STACK2' build stacks/cxi-mini.yaml --cluster cluster-configs/local --build '$work/stack' --cache '$work/cache' -j 2 >/dev/null 2>&1"}
 cat "$work/cxi-mini.md"

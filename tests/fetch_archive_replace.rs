@@ -19,6 +19,7 @@ fn fetched(path: &Path) -> Fetched {
         },
         origin: Origin::Cache,
         verification: Verification::Unverified,
+        max_size: None,
     }
 }
 

@@ -467,6 +467,7 @@ fn unexpanded_payload_is_copied_as_is() {
             url: srv.url("/dl/cuda_12.4_linux.run"),
             sha256: Some(sha(&payload)),
             expand: false,
+            max_size: None,
         },
     };
     let got = fetch_all(&[req], &options(&tmp.path().join("c")), &NoopReporter).unwrap();

@@ -147,6 +147,7 @@ fn mirror_create_then_fetch_from_it_offline() {
                 url: srv.url("/tool.run"),
                 sha256: Some(sha(&payload)),
                 expand: false,
+                max_size: None,
             },
         },
     ];

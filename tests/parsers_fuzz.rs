@@ -300,6 +300,7 @@ fn archives() {
                     },
                     origin: Origin::Cache,
                     verification: Verification::Unverified,
+                    max_size: None,
                 };
                 let dest: PathBuf = root.join(format!("stage-{i}"));
                 let _ = stage(&fetched, &dest);

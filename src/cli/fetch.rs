@@ -146,6 +146,7 @@ mod tests {
             },
             origin,
             verification,
+            max_size: None,
         }
     }
 

@@ -154,6 +154,7 @@ fn archive(url: &Resource, expand: bool) -> Source {
         url: url_of(url),
         sha256: None,
         expand,
+        max_size: None,
     }
 }
 

@@ -80,6 +80,7 @@ pub fn create(
             url: url.to_string(),
             sha256: None,
             expand: true,
+            max_size: None,
         },
     };
     let fetched = super::fetch_all(std::slice::from_ref(&req), &opts, reporter)?;

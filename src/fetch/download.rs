@@ -67,6 +67,15 @@ impl Ctx<'_> {
                     source,
                 })?;
                 let total = src.metadata().ok().map(|m| m.len());
+                if let Some(n) = total.filter(|n| *n > self.opts.max_download) {
+                    return Err(FetchError::TooLarge {
+                        url: location.to_string(),
+                        limit: self.opts.max_download,
+                        announced: Some(n),
+                        of: None,
+                        from_recipe: false,
+                    });
+                }
                 self.reporter.transfer(index, location, total);
                 let mut last = 0;
                 copy_hashing(src, &mut *file, |n| {
@@ -117,6 +126,10 @@ pub(crate) fn fetch_file(
         },
         origin,
         verification,
+        max_size: match &req.source {
+            super::Source::Archive { max_size, .. } => *max_size,
+            super::Source::Git { .. } => None,
+        },
     };
 
     let Some(sha) = expected else {

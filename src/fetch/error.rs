@@ -72,14 +72,24 @@ pub enum FetchError {
     },
 
     #[error(
-        "{url}: the download exceeds {limit} bytes{}, the most a source may have; \
-         check the URL (an endless or wrong body?)",
-        announced.map(|n| format!(" (announced: {n} bytes)")).unwrap_or_default()
+        "{}{url}: the download exceeds {limit} bytes{}, {}",
+        of.as_ref().map(|s| format!("{s}: ")).unwrap_or_default(),
+        announced.map(|n| format!(" (announced: {n} bytes)")).unwrap_or_default(),
+        if *from_recipe {
+            "the recipe's `max_size:` for this source; check the URL, or raise `max_size:`"
+        } else {
+            "the most a source may have by default; check the URL (an endless or wrong body?), \
+             or give the version (or resource) a larger `max_size:` in its recipe"
+        }
     )]
     TooLarge {
         url: String,
         limit: u64,
         announced: Option<u64>,
+        /// The source (`name@version`), once known.
+        of: Option<String>,
+        /// Whether `limit` is the recipe's `max_size:` (else the default).
+        from_recipe: bool,
     },
 
     #[error("{url}: body ended after {received} of {expected} bytes (after {attempts} attempt(s))")]
@@ -210,6 +220,34 @@ fn list_errors(errors: &[FetchError]) -> String {
 }
 
 impl FetchError {
+    /// `self` with the source `req` named in every size-limit error (also
+    /// inside [`FetchError::AllLocationsFailed`]), and whether the limit is
+    /// the recipe's `max_size:`.
+    pub(crate) fn with_size_limit_of(
+        mut self,
+        req: &super::SourceRequest,
+        from_recipe: bool,
+    ) -> Self {
+        fn fill(e: &mut FetchError, label: &str, recipe: bool) {
+            match e {
+                FetchError::TooLarge {
+                    of, from_recipe, ..
+                } => {
+                    *of = Some(label.to_string());
+                    *from_recipe = recipe;
+                }
+                FetchError::AllLocationsFailed { attempts, .. } => {
+                    for (_, e) in attempts {
+                        fill(e, label, recipe);
+                    }
+                }
+                _ => {}
+            }
+        }
+        fill(&mut self, &req.label(), from_recipe);
+        self
+    }
+
     /// Whether retrying the same URL could help (server errors, connection problems,
     /// truncated or stalled bodies). Client errors and checksum mismatches are final.
     pub fn is_transient(&self) -> bool {

@@ -35,6 +35,8 @@ pub(crate) struct SafeTree {
     /// sparse member or a compression bomb must not fill the disk).
     written: u64,
     max_bytes: u64,
+    /// Whether `max_bytes` is the recipe's `max_size:` (else the default).
+    max_from_recipe: bool,
 }
 
 /// The most one source archive may expand to: 64 GiB.
@@ -52,13 +54,15 @@ impl SafeTree {
             entries: 0,
             written: 0,
             max_bytes: MAX_EXTRACTED_BYTES,
+            max_from_recipe: false,
         }
     }
 
-    /// Lowers the limit on the bytes extracted (tests).
-    #[cfg(test)]
-    pub(crate) fn with_max_bytes(mut self, max: u64) -> SafeTree {
+    /// Sets the limit on the bytes extracted (`from_recipe`: it is the
+    /// recipe's `max_size:`, which the error then names).
+    pub(crate) fn with_max_bytes(mut self, max: u64, from_recipe: bool) -> SafeTree {
         self.max_bytes = max;
+        self.max_from_recipe = from_recipe;
         self
     }
 
@@ -132,10 +136,17 @@ impl SafeTree {
             return Err(FetchError::BadArchive {
                 archive: self.label.clone(),
                 reason: format!(
-                    "`{}` expands the archive beyond {} bytes, the most a source may extract to \
-                     (a sparse member or a compression bomb?)",
+                    "`{}` expands the archive beyond {} bytes, {}",
                     rel.display(),
-                    self.max_bytes
+                    self.max_bytes,
+                    if self.max_from_recipe {
+                        "the recipe's `max_size:` for this source (raise it if the archive is \
+                         really that large)"
+                    } else {
+                        "the most a source may extract to by default (a sparse member or a \
+                         compression bomb? a larger `max_size:` on the version in its recipe \
+                         raises it)"
+                    }
                 ),
             });
         }
@@ -475,7 +486,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().join("root");
         fs_err::create_dir(&root).unwrap();
-        let mut t = SafeTree::new(&root, "bomb.tar").with_max_bytes(1 << 20);
+        let mut t = SafeTree::new(&root, "bomb.tar").with_max_bytes(1 << 20, false);
         t.file(b"top/small", 0o644, None, &mut io::repeat(0).take(1 << 19))
             .unwrap();
         // What a sparse member of any declared size reads as: zeros.

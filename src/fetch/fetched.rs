@@ -14,6 +14,9 @@ pub struct Fetched {
     pub origin: Origin,
     /// How the content is known to be the right one.
     pub verification: Verification,
+    /// The recipe's `max_size:` for this source: the most bytes staging may
+    /// extract (`None`: 64 GiB).
+    pub max_size: Option<u64>,
 }
 
 /// The cached content.

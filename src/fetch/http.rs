@@ -161,6 +161,8 @@ impl Http {
                 url: url.to_string(),
                 limit,
                 announced: Some(n),
+                of: None,
+                from_recipe: false,
             });
         }
         (observer.progress)(rx.len, total);
@@ -178,6 +180,8 @@ impl Http {
                             url: url.to_string(),
                             limit,
                             announced: total,
+                            of: None,
+                            from_recipe: false,
                         });
                     }
                     rx.hasher.update(&chunk);

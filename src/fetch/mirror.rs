@@ -281,6 +281,7 @@ mod tests {
                 url: "https://x/zlib-1.3.tar.gz".into(),
                 sha256: Some(sha.to_string()),
                 expand: true,
+                max_size: None,
             },
         };
         assert_eq!(

@@ -158,7 +158,12 @@ pub fn fetch_each(
 fn fetch_one(ctx: &Ctx<'_>, index: usize, req: &SourceRequest) -> Result<Fetched, FetchError> {
     ctx.reporter.started(index, req, req.url());
     match &req.source {
-        Source::Archive { url, expand, .. } => {
+        Source::Archive {
+            url,
+            expand,
+            max_size,
+            ..
+        } => {
             Location::parse(url)?;
             let expected = source::expected_sha256(req)?;
             if expected.is_none() && !ctx.opts.allow_unverified {
@@ -167,7 +172,16 @@ fn fetch_one(ctx: &Ctx<'_>, index: usize, req: &SourceRequest) -> Result<Fetched
                     url: url.clone(),
                 });
             }
-            download::fetch_file(ctx, index, req, url, expected, *expand)
+            let opts = FetchOptions {
+                max_download: max_size.unwrap_or(ctx.opts.max_download),
+                ..ctx.opts.clone()
+            };
+            let ctx = Ctx {
+                opts: &opts,
+                ..*ctx
+            };
+            download::fetch_file(&ctx, index, req, url, expected, *expand)
+                .map_err(|e| e.with_size_limit_of(req, max_size.is_some()))
         }
         Source::Git { .. } => git::fetch_git(ctx, index, req),
     }

@@ -28,6 +28,12 @@ pub enum Source {
         sha256: Option<String>,
         /// `true`: extract when staging; `false`: copy the file as is.
         expand: bool,
+        /// The recipe's `max_size:`: the most bytes the file may have when downloaded, and
+        /// its archive when extracted (`None`: [`FetchOptions::max_download`] and
+        /// 64 GiB of extraction).
+        ///
+        /// [`FetchOptions::max_download`]: super::FetchOptions::max_download
+        max_size: Option<u64>,
     },
     /// A git repository checked out at one commit.
     Git {

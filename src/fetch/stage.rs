@@ -88,6 +88,7 @@ pub fn stage(fetched: &Fetched, dest: &Path) -> Result<StagedSource, FetchError>
                 true,
                 |tree| archive::extract(path, format, tree, file_name),
                 file_name,
+                fetched.max_size,
             )
         }
         FetchedContent::Git {
@@ -127,6 +128,7 @@ pub fn stage(fetched: &Fetched, dest: &Path) -> Result<StagedSource, FetchError>
                     })
                 },
                 url,
+                fetched.max_size,
             )
         }
     }
@@ -162,11 +164,15 @@ fn unpack(
     strip: bool,
     fill: impl FnOnce(&mut SafeTree) -> Result<(), FetchError>,
     label: &str,
+    max_size: Option<u64>,
 ) -> Result<StagedSource, FetchError> {
     let tmp = tempfile::Builder::new()
         .prefix(".stack-unpack.")
         .tempdir_in(dest)?;
     let mut tree = SafeTree::new(tmp.path(), label);
+    if let Some(max) = max_size {
+        tree = tree.with_max_bytes(max, true);
+    }
     fill(&mut tree)?;
     let mut top: Vec<_> = fs_err::read_dir(tmp.path())?.collect::<Result<_, _>>()?;
     let (root, stripped) = match top.as_slice() {

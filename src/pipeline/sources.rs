@@ -24,6 +24,7 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
             url: resource_url(url),
             sha256: sha256.clone(),
             expand: *expand,
+            max_size: recipe_archive(node).and_then(|a| a.max_size.as_ref().map(|m| m.bytes)),
         },
         NodeSource::Git {
             repo,
@@ -49,6 +50,14 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
     })
 }
 
+/// The recipe's archive source of the node's version (for `max_size:`).
+fn recipe_archive(node: &Node) -> Option<&crate::repo::ArchiveSource> {
+    match &node.recipe.version(&node.version)?.source {
+        crate::repo::Source::Archive(a) => Some(a),
+        crate::repo::Source::Git(_) => None,
+    }
+}
+
 /// Fetch requests for the `resources:` of a node's archive source, in
 /// order. Named `<name>-resource@<sha256[..12]>` for mirror paths (the
 /// content-addressed mirror path works as for any archive).
@@ -69,6 +78,9 @@ pub fn resource_requests(node: &Node) -> Vec<SourceRequest> {
                 url: resource_url(&r.url),
                 sha256: r.sha256.clone(),
                 expand: r.expand,
+                max_size: recipe_archive(node)
+                    .and_then(|a| a.resources.get(i))
+                    .and_then(|e| e.max_size.as_ref().map(|m| m.bytes)),
             },
         })
         .collect()
@@ -120,6 +132,7 @@ pub fn patch_requests(node: &Node) -> Vec<SourceRequest> {
                     url: url.value.clone(),
                     sha256: Some(p.sha256.clone()),
                     expand: false,
+                    max_size: None,
                 },
             }),
             PatchSource::File(_) => None,

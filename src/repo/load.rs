@@ -43,6 +43,7 @@ const VERSION_KEYS: &[&str] = &[
     "commit",
     "submodules",
     "resources",
+    "max_size",
 ];
 
 /// Variant names that clash with spec syntax.
@@ -278,7 +279,7 @@ fn version_entry(cx: &mut Cx, m: &Map) -> Option<VersionEntry> {
 }
 
 const GIT_ONLY: &[&str] = &["tag", "branch", "commit", "submodules"];
-const URL_ONLY: &[&str] = &["sha256", "expand", "resources"];
+const URL_ONLY: &[&str] = &["sha256", "expand", "resources", "max_size"];
 
 fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
     match (m.get("url"), m.get("git")) {
@@ -314,12 +315,14 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
                 .and_then(|n| cx.bool(n, "`expand`"))
                 .unwrap_or(true);
             let resources = super::load_resources::resources(cx, m);
+            let max_size = m.get("max_size").and_then(|n| super::max_size::read(cx, n));
             Some(Source::Archive(ArchiveSource {
                 url: resource,
                 url_text: text.value,
                 sha256,
                 expand,
                 resources,
+                max_size,
                 loc: text.loc,
             }))
         }

@@ -20,7 +20,7 @@ use crate::diag::yaml::{Cx, Map};
 use super::package::ExtraFile;
 use super::read;
 
-const KEYS: &[&str] = &["url", "sha256", "expand", "destination"];
+const KEYS: &[&str] = &["url", "sha256", "expand", "destination", "max_size"];
 
 /// The `resources:` list of the version entry `m` (empty when absent).
 pub(super) fn resources(cx: &mut Cx, m: &Map) -> Vec<ExtraFile> {
@@ -56,12 +56,14 @@ pub(super) fn resources(cx: &mut Cx, m: &Map) -> Vec<ExtraFile> {
             .and_then(|n| cx.bool(n, "`expand`"))
             .unwrap_or(true);
         let destination = r.get("destination").and_then(|n| destination(cx, n));
+        let max_size = r.get("max_size").and_then(|n| super::max_size::read(cx, n));
         out.push(ExtraFile {
             url,
             url_text: text.value,
             sha256,
             expand,
             destination,
+            max_size,
             loc: text.loc,
         });
     }

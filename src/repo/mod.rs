@@ -30,6 +30,7 @@ mod load;
 mod load_build;
 mod load_resources;
 pub mod located;
+pub mod max_size;
 pub mod overlay;
 pub mod package;
 pub mod placeholders;
@@ -52,6 +53,7 @@ pub use env::{EnvOp, EnvOpKind};
 pub use imported::{Imported, UntranslatedItem};
 pub use load::{load_package, parse_package};
 pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
+pub use max_size::MaxSize;
 pub use package::{
     ArchiveSource, Conflict, DepTypes, Dependency, GitRef, GitSource, PackageRecipe, Patch,
     PatchSource, Provide, Source, VariantDef, VariantKind, VariantValueError, VersionEntry,

@@ -104,6 +104,8 @@ pub struct ArchiveSource {
     pub expand: bool,
     /// More files unpacked into the same source tree (`resources:`), in order.
     pub resources: Vec<ExtraFile>,
+    /// `max_size:`: the most bytes the file may have, downloaded or extracted.
+    pub max_size: Option<super::MaxSize>,
     pub loc: Loc,
 }
 
@@ -119,6 +121,8 @@ pub struct ExtraFile {
     /// Where in the source tree it goes (`destination:`, a relative
     /// directory without `..`); `None`: the tree's top.
     pub destination: Option<String>,
+    /// `max_size:` (as for the main file).
+    pub max_size: Option<super::MaxSize>,
     pub loc: Loc,
 }
 

@@ -76,6 +76,7 @@ fn version(v: &VersionEntry) -> Yaml {
             m.push(("url", Some(Yaml::str(&a.url_text))));
             m.push(("sha256", a.sha256.as_deref().map(Yaml::str)));
             m.push(("expand", some_if(!a.expand, Yaml::Bool(false))));
+            m.push(("max_size", a.max_size.as_ref().map(|s| Yaml::str(&s.text))));
             let resources: Vec<Yaml> = a
                 .resources
                 .iter()
@@ -85,6 +86,7 @@ fn version(v: &VersionEntry) -> Yaml {
                         ("sha256", r.sha256.as_deref().map(Yaml::str)),
                         ("expand", some_if(!r.expand, Yaml::Bool(false))),
                         ("destination", r.destination.as_deref().map(Yaml::str)),
+                        ("max_size", r.max_size.as_ref().map(|s| Yaml::str(&s.text))),
                     ])
                 })
                 .collect();

@@ -122,3 +122,51 @@ fn resource_destinations_are_written_back() {
     let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
     assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
 }
+
+#[test]
+fn max_size_of_versions_and_resources_is_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.yaml");
+    let zero = "0".repeat(64);
+    let text = format!(
+        "name: big\ndescription: d\nversions:\n- {{version: \"1.0\", url: a.tgz, sha256: {zero}, max_size: 40 GiB,\n   \
+         resources: [{{url: b.whl, sha256: {zero}, max_size: 1048576}}]}}\nbuild: {{system: generic}}\n"
+    );
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    let written = recipe.to_yaml();
+    assert!(written.contains("max_size: \"40 GiB\""), "{written}");
+    assert!(written.contains("1048576"), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+    let crate::repo::Source::Archive(a) = &back.versions[0].source else {
+        panic!("an archive")
+    };
+    assert_eq!(a.max_size.as_ref().map(|s| s.bytes), Some(40 << 30));
+    assert_eq!(
+        a.resources[0].max_size.as_ref().map(|s| s.bytes),
+        Some(1 << 20)
+    );
+}
+
+#[test]
+fn a_bad_max_size_is_an_error_at_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.yaml");
+    let text = format!(
+        "name: big\ndescription: d\nversions:\n- {{version: \"1.0\", url: a.tgz, sha256: {}, max_size: 40 GB}}\nbuild: {{system: generic}}\n",
+        "0".repeat(64)
+    );
+    let mut d = Diagnostics::new();
+    let _ = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d);
+    let errors: Vec<String> = d.iter().map(|e| e.to_string()).collect();
+    assert!(d.has_errors());
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("`max_size: 40 GB` is not a size: unknown unit `GB`")),
+        "{errors:?}"
+    );
+}

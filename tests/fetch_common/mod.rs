@@ -35,6 +35,7 @@ pub fn archive(package: &str, version: &str, url: &str, sha256: Option<&str>) ->
             url: url.into(),
             sha256: sha256.map(str::to_string),
             expand: true,
+            max_size: None,
         },
     }
 }

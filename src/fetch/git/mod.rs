@@ -179,6 +179,7 @@ pub(crate) fn fetch_git(
                 size,
             },
             origin,
+            max_size: None,
             verification: Verification::MirrorTarball {
                 commit: pin.clone(),
             },
@@ -298,6 +299,7 @@ fn finish(
             submodules: subs,
         },
         origin,
+        max_size: None,
         verification,
     })
 }
