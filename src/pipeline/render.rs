@@ -365,8 +365,8 @@ fn system(
         }),
         repo::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
             make_args: r.args(&m.make_args)?,
-            build_targets: m.build_targets.clone(),
-            install_targets: m.install_targets.clone(),
+            build_targets: targets(r, &m.build_targets, &b.loc)?,
+            install_targets: targets(r, &m.install_targets, &b.loc)?,
             install,
         }),
         repo::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic { install }),
@@ -379,6 +379,13 @@ fn system(
         }
     };
     Ok((system, None))
+}
+
+/// A makefile's targets: templates like every other argument
+/// (`PREFIX={{ prefix }}`, as Spack's `build_targets`/`install_targets`
+/// often pass).
+fn targets(r: &mut Renderer<'_>, list: &[String], loc: &Loc) -> Result<Vec<String>, RenderError> {
+    list.iter().map(|t| r.render(t, loc)).collect()
 }
 
 /// The relocation of a `binary` package: RPATHs to named dependencies,

@@ -1,5 +1,10 @@
-//! `autotools`: optional `autoreconf -fi` / `./autogen.sh`, then
+//! `autotools`: optional `./autogen.sh` / `autoreconf -fi`, then
 //! `./configure --prefix=P`, `make`, `make install`, all in the source tree.
+//! Like Spack's autotools builder, a tree without `configure` but with
+//! `configure.ac` (or `configure.in`) is bootstrapped with `autoreconf -fi`
+//! (a GitHub tag archive ships no generated files).
+
+use std::path::Path;
 
 use crate::build::error::PackageError;
 use crate::build::install_steps::run_steps;
@@ -15,11 +20,17 @@ fn script(ctx: &PkgCtx<'_>, name: &str) -> Vec<String> {
     }
 }
 
+/// The tree has autoconf input but no `configure` to run.
+fn lacks_configure(src: &Path) -> bool {
+    !src.join("configure").exists()
+        && (src.join("configure.ac").is_file() || src.join("configure.in").is_file())
+}
+
 pub(crate) fn bootstrap(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), PackageError> {
     if a.autogen {
         ctx.run(script(ctx, "autogen.sh"), &ctx.stage.src)?;
     }
-    if a.autoreconf {
+    if a.autoreconf || lacks_configure(&ctx.stage.src) {
         ctx.run(vec!["autoreconf".into(), "-fi".into()], &ctx.stage.src)?;
     }
     Ok(())
@@ -52,8 +63,8 @@ impl super::System for Autotools {
     fn keyword(&self) -> &'static str {
         "autotools"
     }
-    fn bootstraps(&self) -> bool {
-        self.autoreconf || self.autogen
+    fn bootstraps(&self, src: &Path) -> bool {
+        self.autoreconf || self.autogen || lacks_configure(src)
     }
     fn compiles(&self) -> bool {
         true
