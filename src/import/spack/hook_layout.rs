@@ -1,0 +1,53 @@
+//! Class attributes on where and how make runs, translated into `make_args`
+//! or recorded as info.
+
+use crate::import::yaml_out::Yaml;
+
+use super::model::{Kind, SpackPackage};
+use super::value::Value;
+
+/// Attributes on where and how make runs, with a translation: `parallel =
+/// False` (makefile, autotools) → `-j1` in `make_args`; a makefile's
+/// `build_directory` → `-C DIR` in `make_args`; the `build_directory` of
+/// CMake or Meson only names the out-of-source directory, which the stack
+/// chooses itself (info). Returns whether the attribute was handled.
+pub(super) fn layout_attribute(
+    pkg: &mut SpackPackage,
+    name: &str,
+    value: &Value,
+    line: usize,
+    system: &str,
+    build: &mut Vec<(String, Yaml)>,
+) -> bool {
+    match (name, system, value) {
+        ("parallel", "makefile" | "autotools", Value::Bool(false)) => {
+            prepend_args(build, "make_args", &["-j1"]);
+        }
+        ("build_directory", "makefile", Value::Str(dir)) if !dir.contains("{{") => {
+            prepend_args(build, "make_args", &["-C", dir]);
+        }
+        ("build_directory", "cmake" | "meson", Value::Str(dir)) => {
+            let detail =
+                format!("{dir:?}: the stack builds out of source in a directory of its own");
+            pkg.untranslated(line, Kind::Info, "attribute build_directory", detail);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Put `args` first in the argument list `key` of `build:`.
+fn prepend_args(build: &mut Vec<(String, Yaml)>, key: &str, args: &[&str]) {
+    let mut items: Vec<Yaml> = args.iter().map(|a| Yaml::str(*a)).collect();
+    match build.iter_mut().find(|(k, _)| k == key) {
+        Some((_, Yaml::Seq(old))) => {
+            items.append(old);
+            *old = items;
+        }
+        Some((_, other)) => {
+            items.push(other.clone());
+            *other = Yaml::Seq(items);
+        }
+        None => build.push((key.to_string(), Yaml::Seq(items))),
+    }
+}
