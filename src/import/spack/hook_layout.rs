@@ -8,7 +8,8 @@ use super::value::Value;
 
 /// Attributes on where and how make runs, with a translation: `parallel =
 /// False` (makefile, autotools) → `-j1` in `make_args`; a makefile's
-/// `build_directory` → `-C DIR` in `make_args`; the `build_directory` of
+/// `build_directory` → `-C DIR` in `make_args`; a Python package's
+/// `build_directory` → the directory pip installs from; the `build_directory` of
 /// CMake or Meson only names the out-of-source directory, which the stack
 /// chooses itself (info). Returns whether the attribute was handled.
 pub(super) fn layout_attribute(
@@ -26,6 +27,7 @@ pub(super) fn layout_attribute(
         ("build_directory", "makefile", Value::Str(dir)) if !dir.contains("{{") => {
             prepend_args(build, "make_args", &["-C", dir]);
         }
+        ("build_directory", "python_pip", Value::Str(dir)) if pip_directory(build, dir) => {}
         ("build_directory", "cmake" | "meson", Value::Str(dir)) => {
             let detail =
                 format!("{dir:?}: the stack builds out of source in a directory of its own");
@@ -34,6 +36,30 @@ pub(super) fn layout_attribute(
         _ => return false,
     }
     true
+}
+
+/// A Python package's `build_directory` (where its `pyproject.toml` or
+/// `setup.py` is) as the directory `pip install` installs from.
+fn pip_directory(build: &mut [(String, Yaml)], dir: &str) -> bool {
+    let Some((_, Yaml::Map(steps))) = build.iter_mut().find(|(k, _)| k == "steps") else {
+        return false;
+    };
+    let Some((_, Yaml::Seq(calls))) = steps.iter_mut().find(|(k, _)| k == "pre_install") else {
+        return false;
+    };
+    match calls.first_mut() {
+        Some(Yaml::Seq(argv)) if matches!(argv.last(), Some(Yaml::Str(s)) if s == ".") => {
+            // `./`: pip reads a bare word as a requirement name.
+            let path = if dir.starts_with(['.', '/']) {
+                dir.to_string()
+            } else {
+                format!("./{dir}")
+            };
+            *argv.last_mut().expect("not empty") = Yaml::str(path);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Put `args` first in the argument list `key` of `build:`.
