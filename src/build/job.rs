@@ -77,6 +77,9 @@ pub struct Autotools {
     pub autoreconf: bool,
     /// Run `./autogen.sh` first.
     pub autogen: bool,
+    /// Run `configure` and make in `<stage>/build` (`<src>/configure`).
+    #[serde(default)]
+    pub out_of_source: bool,
     /// Arguments after `--prefix=<prefix>`.
     pub configure_args: Vec<String>,
     /// Arguments of both make calls (`V=1`, variables).
@@ -93,6 +96,7 @@ impl Default for Autotools {
         Autotools {
             autoreconf: false,
             autogen: false,
+            out_of_source: false,
             configure_args: Vec::new(),
             make_args: Vec::new(),
             install_targets: vec!["install".into()],

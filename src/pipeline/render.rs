@@ -349,6 +349,7 @@ fn system(
         repo::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
             autoreconf: toggle(r, &a.autoreconf),
             autogen: toggle(r, &a.autogen),
+            out_of_source: a.out_of_source,
             configure_args: r.args(&a.configure_args)?,
             make_args: r.args(&a.make_args)?,
             install,

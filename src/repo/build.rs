@@ -89,6 +89,8 @@ pub struct Autotools {
     pub autoreconf: Toggle,
     /// Run `./autogen.sh` first.
     pub autogen: Toggle,
+    /// Configure and make in `<stage>/build`, not in the source tree.
+    pub out_of_source: bool,
     pub configure_args: ArgList,
     /// Arguments for both `make` and `make install`.
     pub make_args: ArgList,

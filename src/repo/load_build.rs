@@ -11,7 +11,13 @@ const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps"];
 /// Keys each build system accepts besides [`COMMON_KEYS`].
 fn system_keys(system: &str) -> &'static [&'static str] {
     match system {
-        "autotools" => &["autoreconf", "autogen", "configure_args", "make_args"],
+        "autotools" => &[
+            "autoreconf",
+            "autogen",
+            "out_of_source",
+            "configure_args",
+            "make_args",
+        ],
         "cmake" => &["cmake_args"],
         "meson" => &["meson_args"],
         "makefile" => &["make_args", "build_targets", "install_targets"],
@@ -67,6 +73,10 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
                 .get("autogen")
                 .map(|n| toggle(cx, n, "`autogen`"))
                 .unwrap_or_default(),
+            out_of_source: m
+                .get("out_of_source")
+                .and_then(|n| cx.bool(n, "`out_of_source`"))
+                .unwrap_or(false),
             configure_args: args(cx, "configure_args"),
             make_args: args(cx, "make_args"),
         }),

@@ -212,6 +212,7 @@ fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
         BuildSystem::Autotools(a) => vec![
             ("autoreconf", toggle(&a.autoreconf)),
             ("autogen", toggle(&a.autogen)),
+            ("out_of_source", a.out_of_source.then_some(Yaml::Bool(true))),
             ("configure_args", arg_list(&a.configure_args)),
             ("make_args", arg_list(&a.make_args)),
         ],

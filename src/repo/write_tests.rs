@@ -103,3 +103,18 @@ fn versioned_provides_and_test_dependencies_are_written_back() {
     let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
     assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
 }
+
+#[test]
+fn autotools_out_of_source_is_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let text = "name: tiny\ndescription: d\nversions: [{version: \"1.0\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nbuild: {system: autotools, out_of_source: true}\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    let written = recipe.to_yaml();
+    assert!(written.contains("out_of_source: true"), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}

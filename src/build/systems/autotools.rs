@@ -1,5 +1,6 @@
 //! `autotools`: optional `./autogen.sh` / `autoreconf -fi`, then
-//! `./configure --prefix=P`, `make`, `make install`, all in the source tree.
+//! `./configure --prefix=P`, `make`, `make install`, all in the source tree
+//! (or, `out_of_source`, `<src>/configure` and make in `<stage>/build`).
 //! Like Spack's autotools builder, a tree without `configure` but with
 //! `configure.ac` (or `configure.in`) is bootstrapped with `autoreconf -fi`
 //! (a GitHub tag archive ships no generated files).
@@ -37,7 +38,17 @@ pub(crate) fn bootstrap(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), Packa
 }
 
 pub(crate) fn configure(ctx: &mut PkgCtx<'_>, a: &Autotools) -> Result<(), PackageError> {
-    let mut argv = script(ctx, "configure");
+    let mut argv = if a.out_of_source {
+        let path = ctx.stage.src.join("configure");
+        let path_str = path.to_string_lossy().into_owned();
+        if is_executable(&path) {
+            vec![path_str]
+        } else {
+            vec!["sh".into(), path_str]
+        }
+    } else {
+        script(ctx, "configure")
+    };
     argv.push(format!("--prefix={}", ctx.prefix_str()));
     argv.extend(a.configure_args.iter().cloned());
     ctx.run(argv, &ctx.stage.build)
@@ -68,6 +79,9 @@ impl super::System for Autotools {
     }
     fn compiles(&self) -> bool {
         true
+    }
+    fn out_of_source(&self) -> bool {
+        self.out_of_source
     }
     fn bootstrap(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
         bootstrap(ctx, self)

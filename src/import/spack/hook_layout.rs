@@ -7,7 +7,8 @@ use super::model::{Kind, SpackPackage};
 use super::value::Value;
 
 /// Attributes on where and how make runs, with a translation: `parallel =
-/// False` (makefile, autotools) → `-j1` in `make_args`; a makefile's
+/// False` (makefile, autotools) → `-j1` in `make_args`; autotools'
+/// `build_directory = "spack-build"` → `out_of_source: true`; a makefile's
 /// `build_directory` → `-C DIR` in `make_args`; a Python package's
 /// `build_directory` → the directory pip installs from; the `build_directory` of
 /// CMake or Meson only names the out-of-source directory, which the stack
@@ -28,6 +29,9 @@ pub(super) fn layout_attribute(
             prepend_args(build, "make_args", &["-C", dir]);
         }
         ("build_directory", "python_pip", Value::Str(dir)) if pip_directory(build, dir) => {}
+        ("build_directory", "autotools", Value::Str(dir)) if is_fresh_build_dir(dir) => {
+            build.push(("out_of_source".into(), Yaml::Bool(true)));
+        }
         ("build_directory", "cmake" | "meson", Value::Str(dir)) => {
             let detail =
                 format!("{dir:?}: the stack builds out of source in a directory of its own");
@@ -36,6 +40,12 @@ pub(super) fn layout_attribute(
         _ => return false,
     }
     true
+}
+
+/// A build directory of autotools that is not a directory of the tarball
+/// (`spack-build`, `build`): only "configure out of source" matters.
+fn is_fresh_build_dir(dir: &str) -> bool {
+    matches!(dir, "build" | "_build") || dir.starts_with("spack-build")
 }
 
 /// A Python package's `build_directory` (where its `pyproject.toml` or
