@@ -92,7 +92,7 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         (25, "directive", "class-level if"),
         (28, "build", "directive resource"),
         (30, "build", "directive filter_compiler_wrappers"),
-        (32, "build", "attribute root_cmakelists_dir"),
+        (32, "build", "attribute keep_werror"),
         (35, "build", "hook cmake_args"),
         (37, "build", "method patch"),
         (40, "build", "method flag_handler"),

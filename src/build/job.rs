@@ -114,6 +114,10 @@ pub struct CMake {
     pub build_type: String,
     /// Which generator to use.
     pub generator: CMakeGenerator,
+    /// The directory of the top `CMakeLists.txt`, relative to the source
+    /// tree (`None`: the tree itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_subdir: Option<String>,
     /// Explicit install steps after `cmake --install` (sources relative to
     /// the source tree).
     pub install: Vec<InstallStep>,
@@ -125,6 +129,7 @@ impl Default for CMake {
             args: Vec::new(),
             build_type: "Release".into(),
             generator: CMakeGenerator::Auto,
+            source_subdir: None,
             install: Vec::new(),
         }
     }

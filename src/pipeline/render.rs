@@ -357,6 +357,7 @@ fn system(
         }),
         repo::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
             args: r.args(&c.cmake_args)?,
+            source_subdir: c.source_subdir.clone(),
             install,
             ..Default::default()
         }),

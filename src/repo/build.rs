@@ -100,6 +100,8 @@ pub struct Autotools {
 #[derive(Clone, Debug, Default)]
 pub struct Cmake {
     pub cmake_args: ArgList,
+    /// The directory of the top `CMakeLists.txt` in the source tree.
+    pub source_subdir: Option<String>,
 }
 
 /// `meson setup && ninja && ninja install`.

@@ -18,7 +18,7 @@ fn system_keys(system: &str) -> &'static [&'static str] {
             "configure_args",
             "make_args",
         ],
-        "cmake" => &["cmake_args"],
+        "cmake" => &["cmake_args", "source_subdir"],
         "meson" => &["meson_args"],
         "makefile" => &["make_args", "build_targets", "install_targets"],
         "binary" => &["relocate"],
@@ -82,6 +82,10 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         }),
         "cmake" => BuildSystem::Cmake(Cmake {
             cmake_args: args(cx, "cmake_args"),
+            source_subdir: m
+                .get("source_subdir")
+                .and_then(|n| cx.string(n, "`source_subdir`"))
+                .map(|s| s.value),
         }),
         "meson" => BuildSystem::Meson(Meson {
             meson_args: args(cx, "meson_args"),

@@ -216,7 +216,10 @@ fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
             ("configure_args", arg_list(&a.configure_args)),
             ("make_args", arg_list(&a.make_args)),
         ],
-        BuildSystem::Cmake(c) => vec![("cmake_args", arg_list(&c.cmake_args))],
+        BuildSystem::Cmake(c) => vec![
+            ("cmake_args", arg_list(&c.cmake_args)),
+            ("source_subdir", c.source_subdir.as_deref().map(Yaml::str)),
+        ],
         BuildSystem::Meson(m) => vec![("meson_args", arg_list(&m.meson_args))],
         BuildSystem::Makefile(m) => vec![
             ("make_args", arg_list(&m.make_args)),

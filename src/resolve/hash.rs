@@ -116,7 +116,12 @@ fn build_json(recipe: &PackageRecipe, spec: &Spec) -> Value {
             v
         }
         BuildSystem::Cmake(c) => {
-            json!({"system": "cmake", "cmake_args": args(&c.cmake_args, spec)})
+            let mut v = json!({"system": "cmake", "cmake_args": args(&c.cmake_args, spec)});
+            // Only when set: other CMake hashes stay as they were.
+            if let Some(sub) = &c.source_subdir {
+                v["source_subdir"] = json!(sub);
+            }
+            v
         }
         BuildSystem::Meson(m) => {
             json!({"system": "meson", "meson_args": args(&m.meson_args, spec)})
