@@ -42,6 +42,7 @@ const SNAPSHOTTED: &[&str] = &[
     "url_demo",
     "untranslated_demo",
     "reach_demo",
+    "bootstrap_demo",
 ];
 
 #[test]
@@ -61,6 +62,8 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "py_demo",
         "url_demo",
         "reach_demo",
+        "bootstrap_demo",
+        "makefile_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
@@ -89,7 +92,7 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         (25, "directive", "class-level if"),
         (28, "build", "directive resource"),
         (30, "build", "directive filter_compiler_wrappers"),
-        (32, "build", "attribute build_directory"),
+        (32, "build", "attribute keep_werror"),
         (35, "build", "hook cmake_args"),
         (37, "build", "method patch"),
         (40, "build", "method flag_handler"),
@@ -132,13 +135,13 @@ fn imported_recipes_load_and_report_what_awaits_review() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("imported 11 packages"), "{stdout}");
+    assert!(stdout.contains("imported 13 packages"), "{stdout}");
     let md = std::fs::read_to_string(&report).unwrap();
-    assert!(md.contains("| imported | 11 |"), "{md}");
+    assert!(md.contains("| imported | 13 |"), "{md}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report.with_extension("json")).unwrap())
             .unwrap();
-    assert_eq!(json["packages"], 11);
+    assert_eq!(json["packages"], 13);
     // The patch file is copied beside the repository.
     assert!(
         tmp.path()
@@ -174,73 +177,104 @@ fn unknown_packages_are_bad_input_with_a_suggestion() {
     assert!(stderr.contains("did you mean `cmake-demo`?"), "{stderr}");
 }
 
+/// Import one fixture package into `<tmp>/stack/recipes`, its package.py
+/// with `@KEY@` placeholders replaced.
+fn import_fixture(tmp: &Path, dir: &str, name: &str, replace: (&str, &str)) -> PathBuf {
+    let spack = tmp.join("spack/packages").join(dir);
+    std::fs::create_dir_all(&spack).unwrap();
+    let src =
+        std::fs::read_to_string(fixtures().join("packages").join(dir).join("package.py")).unwrap();
+    std::fs::write(spack.join("package.py"), src.replace(replace.0, replace.1)).unwrap();
+    let stack_dir = tmp.join("stack");
+    let o = stack()
+        .args(["--color", "never", "import", "spack", name, "--from"])
+        .arg(tmp.join("spack"))
+        .arg("--out")
+        .arg(stack_dir.join("recipes"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    stack_dir.join(format!("recipes/{name}.yaml"))
+}
+
+/// A one-environment stack recipe `<tmp>/stack/<name>.yaml` over the
+/// imported recipes, its `bin` on PATH.
+fn write_stack(tmp: &Path, name: &str, spec: &str) -> PathBuf {
+    let path = tmp.join(format!("stack/{name}.yaml"));
+    std::fs::write(
+        &path,
+        format!(
+            "name: {name}\ncompiler: gcc\nrepos: [recipes]\nenvironments:\n  tools:\n    \
+             specs: [\"{spec}\"]\n    views:\n      default:\n        prefix_paths: {{PATH: [bin]}}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn cluster() -> PathBuf {
+    root().join("cluster-configs/local")
+}
+
+fn check_stack(recipe: &Path) -> String {
+    let check = stack()
+        .args(["--color", "never", "check"])
+        .arg(recipe)
+        .arg("--cluster")
+        .arg(cluster())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&check.stderr).into_owned();
+    assert!(check.status.success(), "{stderr}");
+    stderr
+}
+
+fn build_stack(recipe: &Path, tmp: &Path, dir: &str) -> std::process::Output {
+    let o = stack()
+        .args(["--color", "never", "build"])
+        .arg(recipe)
+        .arg("--cluster")
+        .arg(cluster())
+        .arg("--build")
+        .arg(tmp.join(dir))
+        .arg("--cache")
+        .arg(tmp.join("cache"))
+        .args(["-j", "2"])
+        .output()
+        .unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+/// The installed program `name` in a build directory's store.
+fn installed(build: &Path, name: &str) -> PathBuf {
+    std::fs::read_dir(build.join("store"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find_map(|p| find_file(&p, name))
+        .unwrap_or_else(|| panic!("bin/{name} installed"))
+}
+
 /// Import greet-demo (its URL pointed at the demo fixture tarball), check
 /// a stack that uses it, see the build refused until the recipe is
 /// reviewed, then build it for real.
 #[test]
 fn import_check_refuse_review_build() {
     let tmp = tempfile::tempdir().unwrap();
-    let spack = tmp.path().join("spack/packages/greet_demo");
-    std::fs::create_dir_all(&spack).unwrap();
     let dist = root().join("tests/fixtures/demo/dist");
-    let src = std::fs::read_to_string(fixtures().join("packages/greet_demo/package.py")).unwrap();
-    std::fs::write(
-        spack.join("package.py"),
-        src.replace("@DIST@", &dist.display().to_string()),
-    )
-    .unwrap();
-    let stack_dir = tmp.path().join("stack");
-    let o = stack()
-        .args([
-            "--color",
-            "never",
-            "import",
-            "spack",
-            "greet-demo",
-            "--from",
-        ])
-        .arg(tmp.path().join("spack"))
-        .arg("--out")
-        .arg(stack_dir.join("recipes"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let recipe_path = stack_dir.join("recipes/greet-demo.yaml");
+    let recipe_path = import_fixture(
+        tmp.path(),
+        "greet_demo",
+        "greet-demo",
+        ("@DIST@", &dist.display().to_string()),
+    );
     let recipe = std::fs::read_to_string(&recipe_path).unwrap();
     assert!(recipe.contains("reviewed: false"), "{recipe}");
-    std::fs::write(
-        stack_dir.join("greet.yaml"),
-        "name: greet\ncompiler: gcc\nrepos: [recipes]\nenvironments:\n  tools:\n    specs: [\"greet-demo greeting=Servus\"]\n    views:\n      default:\n        prefix_paths: {PATH: [bin]}\n",
-    )
-    .unwrap();
-    let cluster = root().join("cluster-configs/local");
-    let check = stack()
-        .args(["--color", "never", "check"])
-        .arg(stack_dir.join("greet.yaml"))
-        .arg("--cluster")
-        .arg(&cluster)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&check.stderr);
-    assert!(check.status.success(), "{stderr}");
+    let stack_yaml = write_stack(tmp.path(), "greet", "greet-demo greeting=Servus");
+    let stderr = check_stack(&stack_yaml);
     assert!(stderr.contains("stack::unreviewed-import"), "{stderr}");
-    let build = |dir: &str| {
-        let o = stack()
-            .args(["--color", "never", "build"])
-            .arg(stack_dir.join("greet.yaml"))
-            .arg("--cluster")
-            .arg(&cluster)
-            .arg("--build")
-            .arg(tmp.path().join(dir))
-            .arg("--cache")
-            .arg(tmp.path().join("cache"))
-            .args(["-j", "2"])
-            .output()
-            .unwrap();
-        eprintln!("{}", String::from_utf8_lossy(&o.stderr));
-        o
-    };
-    let refused = build("b1");
+    let refused = build_stack(&stack_yaml, tmp.path(), "b1");
     assert_eq!(refused.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("must be reviewed"), "{stderr}");
@@ -251,17 +285,72 @@ fn import_check_refuse_review_build() {
         recipe.replace("reviewed: false", "reviewed: true"),
     )
     .unwrap();
-    let built = build("b2");
+    let built = build_stack(&stack_yaml, tmp.path(), "b2");
     let stderr = String::from_utf8_lossy(&built.stderr);
     assert!(built.status.success(), "{stderr}");
     assert!(stderr.contains("audit: clean"), "{stderr}");
-    let greet = std::fs::read_dir(tmp.path().join("b2/store"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find_map(|p| find_file(&p, "greet"))
-        .expect("bin/greet installed");
-    assert!(greet.ends_with("bin/greet"));
+    assert!(installed(&tmp.path().join("b2"), "greet").ends_with("bin/greet"));
+}
+
+/// A git repository of `tests/fixtures/import/spack/sources/<name>`, branch main.
+fn git_repo_of(tmp: &Path, name: &str) -> PathBuf {
+    let git = tmp.join("git").join(name);
+    std::fs::create_dir_all(&git).unwrap();
+    for e in std::fs::read_dir(fixtures().join("sources").join(name)).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), git.join(e.file_name())).unwrap();
+    }
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "."],
+        &["commit", "-q", "-m", "fixture"],
+    ] {
+        let o = Command::new("git")
+            .current_dir(&git)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {o:?}");
+    }
+    git
+}
+
+/// nq's and tinycbor's breakage: Spack's `build_targets`/`install_targets`
+/// pass `PREFIX={self.prefix}`; the imported `{{ prefix }}` must reach make
+/// rendered, in both calls.
+#[test]
+fn imported_make_targets_with_the_prefix_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let git = git_repo_of(tmp.path(), "prefix-make");
+    let recipe_path = import_fixture(
+        tmp.path(),
+        "prefix_make_demo",
+        "prefix-make-demo",
+        ("@GIT@", &git.display().to_string()),
+    );
+    let recipe = std::fs::read_to_string(&recipe_path).unwrap();
+    assert!(
+        recipe.contains(r#"install_targets: ["PREFIX={{ prefix }}", install]"#),
+        "{recipe}"
+    );
+    let stack_yaml = write_stack(tmp.path(), "pmk", "prefix-make-demo@main");
+    check_stack(&stack_yaml);
+    let built = build_stack(&stack_yaml, tmp.path(), "b");
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    assert!(built.status.success(), "{stderr}");
+    assert!(stderr.contains("audit: clean"), "{stderr}");
+    let pmk = installed(&tmp.path().join("b"), "pmk");
+    let prefix = pmk.parent().unwrap().parent().unwrap();
+    let out = Command::new(&pmk).output().unwrap();
+    // Built with the prefix (the build target got it too), installed there.
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let name = prefix.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        said.starts_with("installed in /") && said.trim_end().ends_with(&name),
+        "{said} (installed at {})",
+        prefix.display()
+    );
 }
 
 fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {

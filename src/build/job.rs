@@ -77,6 +77,9 @@ pub struct Autotools {
     pub autoreconf: bool,
     /// Run `./autogen.sh` first.
     pub autogen: bool,
+    /// Run `configure` and make in `<stage>/build` (`<src>/configure`).
+    #[serde(default)]
+    pub out_of_source: bool,
     /// Arguments after `--prefix=<prefix>`.
     pub configure_args: Vec<String>,
     /// Arguments of both make calls (`V=1`, variables).
@@ -93,6 +96,7 @@ impl Default for Autotools {
         Autotools {
             autoreconf: false,
             autogen: false,
+            out_of_source: false,
             configure_args: Vec::new(),
             make_args: Vec::new(),
             install_targets: vec!["install".into()],
@@ -110,6 +114,10 @@ pub struct CMake {
     pub build_type: String,
     /// Which generator to use.
     pub generator: CMakeGenerator,
+    /// The directory of the top `CMakeLists.txt`, relative to the source
+    /// tree (`None`: the tree itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_subdir: Option<String>,
     /// Explicit install steps after `cmake --install` (sources relative to
     /// the source tree).
     pub install: Vec<InstallStep>,
@@ -121,6 +129,7 @@ impl Default for CMake {
             args: Vec::new(),
             build_type: "Release".into(),
             generator: CMakeGenerator::Auto,
+            source_subdir: None,
             install: Vec::new(),
         }
     }

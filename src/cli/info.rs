@@ -352,10 +352,18 @@ fn describe_system(
         BuildSystem::Autotools(a) => {
             toggle(out, "autoreconf", &a.autoreconf);
             toggle(out, "autogen", &a.autogen);
+            if a.out_of_source {
+                let _ = writeln!(out, "    out of source: yes");
+            }
             args(out, "configure_args", &a.configure_args);
             args(out, "make_args", &a.make_args);
         }
-        BuildSystem::Cmake(c) => args(out, "cmake_args", &c.cmake_args),
+        BuildSystem::Cmake(c) => {
+            if let Some(sub) = &c.source_subdir {
+                let _ = writeln!(out, "    source subdir: {sub}");
+            }
+            args(out, "cmake_args", &c.cmake_args);
+        }
         BuildSystem::Meson(m) => args(out, "meson_args", &m.meson_args),
         BuildSystem::Makefile(m) => {
             args(out, "make_args", &m.make_args);

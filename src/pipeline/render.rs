@@ -349,6 +349,7 @@ fn system(
         repo::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
             autoreconf: toggle(r, &a.autoreconf),
             autogen: toggle(r, &a.autogen),
+            out_of_source: a.out_of_source,
             configure_args: r.args(&a.configure_args)?,
             make_args: r.args(&a.make_args)?,
             install,
@@ -356,6 +357,7 @@ fn system(
         }),
         repo::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
             args: r.args(&c.cmake_args)?,
+            source_subdir: c.source_subdir.clone(),
             install,
             ..Default::default()
         }),
@@ -365,8 +367,8 @@ fn system(
         }),
         repo::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
             make_args: r.args(&m.make_args)?,
-            build_targets: m.build_targets.clone(),
-            install_targets: m.install_targets.clone(),
+            build_targets: targets(r, &m.build_targets, &b.loc)?,
+            install_targets: targets(r, &m.install_targets, &b.loc)?,
             install,
         }),
         repo::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic { install }),
@@ -379,6 +381,13 @@ fn system(
         }
     };
     Ok((system, None))
+}
+
+/// A makefile's targets: templates like every other argument
+/// (`PREFIX={{ prefix }}`, as Spack's `build_targets`/`install_targets`
+/// often pass).
+fn targets(r: &mut Renderer<'_>, list: &[String], loc: &Loc) -> Result<Vec<String>, RenderError> {
+    list.iter().map(|t| r.render(t, loc)).collect()
 }
 
 /// The relocation of a `binary` package: RPATHs to named dependencies,

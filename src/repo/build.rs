@@ -89,6 +89,8 @@ pub struct Autotools {
     pub autoreconf: Toggle,
     /// Run `./autogen.sh` first.
     pub autogen: Toggle,
+    /// Configure and make in `<stage>/build`, not in the source tree.
+    pub out_of_source: bool,
     pub configure_args: ArgList,
     /// Arguments for both `make` and `make install`.
     pub make_args: ArgList,
@@ -98,6 +100,8 @@ pub struct Autotools {
 #[derive(Clone, Debug, Default)]
 pub struct Cmake {
     pub cmake_args: ArgList,
+    /// The directory of the top `CMakeLists.txt` in the source tree.
+    pub source_subdir: Option<String>,
 }
 
 /// `meson setup && ninja && ninja install`.

@@ -11,8 +11,14 @@ const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps"];
 /// Keys each build system accepts besides [`COMMON_KEYS`].
 fn system_keys(system: &str) -> &'static [&'static str] {
     match system {
-        "autotools" => &["autoreconf", "autogen", "configure_args", "make_args"],
-        "cmake" => &["cmake_args"],
+        "autotools" => &[
+            "autoreconf",
+            "autogen",
+            "out_of_source",
+            "configure_args",
+            "make_args",
+        ],
+        "cmake" => &["cmake_args", "source_subdir"],
         "meson" => &["meson_args"],
         "makefile" => &["make_args", "build_targets", "install_targets"],
         "binary" => &["relocate"],
@@ -67,11 +73,19 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
                 .get("autogen")
                 .map(|n| toggle(cx, n, "`autogen`"))
                 .unwrap_or_default(),
+            out_of_source: m
+                .get("out_of_source")
+                .and_then(|n| cx.bool(n, "`out_of_source`"))
+                .unwrap_or(false),
             configure_args: args(cx, "configure_args"),
             make_args: args(cx, "make_args"),
         }),
         "cmake" => BuildSystem::Cmake(Cmake {
             cmake_args: args(cx, "cmake_args"),
+            source_subdir: m
+                .get("source_subdir")
+                .and_then(|n| cx.string(n, "`source_subdir`"))
+                .map(|s| s.value),
         }),
         "meson" => BuildSystem::Meson(Meson {
             meson_args: args(cx, "meson_args"),

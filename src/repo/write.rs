@@ -215,10 +215,14 @@ fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
         BuildSystem::Autotools(a) => vec![
             ("autoreconf", toggle(&a.autoreconf)),
             ("autogen", toggle(&a.autogen)),
+            ("out_of_source", a.out_of_source.then_some(Yaml::Bool(true))),
             ("configure_args", arg_list(&a.configure_args)),
             ("make_args", arg_list(&a.make_args)),
         ],
-        BuildSystem::Cmake(c) => vec![("cmake_args", arg_list(&c.cmake_args))],
+        BuildSystem::Cmake(c) => vec![
+            ("cmake_args", arg_list(&c.cmake_args)),
+            ("source_subdir", c.source_subdir.as_deref().map(Yaml::str)),
+        ],
         BuildSystem::Meson(m) => vec![("meson_args", arg_list(&m.meson_args))],
         BuildSystem::Makefile(m) => vec![
             ("make_args", arg_list(&m.make_args)),

@@ -170,3 +170,33 @@ fn a_bad_max_size_is_an_error_at_its_position() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn autotools_out_of_source_is_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let text = "name: tiny\ndescription: d\nversions: [{version: \"1.0\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nbuild: {system: autotools, out_of_source: true}\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    let written = recipe.to_yaml();
+    assert!(written.contains("out_of_source: true"), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}
+
+#[test]
+fn cmake_source_subdir_is_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let text = "name: tiny\ndescription: d\nversions: [{version: \"1.0\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nbuild: {system: cmake, source_subdir: cpp}\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    let written = recipe.to_yaml();
+    assert!(written.contains("source_subdir: cpp"), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}

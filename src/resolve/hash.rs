@@ -101,15 +101,27 @@ fn env_json(ops: &[EnvOp], spec: &Spec) -> Value {
 fn build_json(recipe: &PackageRecipe, spec: &Spec) -> Value {
     let b = &recipe.build;
     let system = match &b.system {
-        BuildSystem::Autotools(a) => json!({
-            "system": "autotools",
-            "autoreconf": toggle(&a.autoreconf, spec),
-            "autogen": toggle(&a.autogen, spec),
-            "configure_args": args(&a.configure_args, spec),
-            "make_args": args(&a.make_args, spec),
-        }),
+        BuildSystem::Autotools(a) => {
+            let mut v = json!({
+                "system": "autotools",
+                "autoreconf": toggle(&a.autoreconf, spec),
+                "autogen": toggle(&a.autogen, spec),
+                "configure_args": args(&a.configure_args, spec),
+                "make_args": args(&a.make_args, spec),
+            });
+            // Only when set: the hashes of in-source builds stay as they were.
+            if a.out_of_source {
+                v["out_of_source"] = json!(true);
+            }
+            v
+        }
         BuildSystem::Cmake(c) => {
-            json!({"system": "cmake", "cmake_args": args(&c.cmake_args, spec)})
+            let mut v = json!({"system": "cmake", "cmake_args": args(&c.cmake_args, spec)});
+            // Only when set: other CMake hashes stay as they were.
+            if let Some(sub) = &c.source_subdir {
+                v["source_subdir"] = json!(sub);
+            }
+            v
         }
         BuildSystem::Meson(m) => {
             json!({"system": "meson", "meson_args": args(&m.meson_args, spec)})

@@ -92,3 +92,71 @@ fn hwloc_api_major() -> u32 {
     let hex = line.split_whitespace().nth(2).unwrap();
     u32::from_str_radix(hex.trim_start_matches("0x"), 16).unwrap() >> 16
 }
+
+/// Issue 14: a tree like a GitHub tag archive (`configure.ac`, no
+/// `configure`; dotconf, libestr, libfastjson) is bootstrapped with
+/// `autoreconf -fi` although the recipe does not ask for it, as Spack's
+/// autotools builder does.
+#[test]
+fn a_tree_without_configure_is_autoreconfed() {
+    let fixture_dir = fixture("noconf");
+    assert!(!fixture_dir.join("configure").exists());
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let mut j = job(
+        &mount,
+        "noconf",
+        fixture_dir,
+        BuildSystem::Autotools(Autotools::default()),
+    );
+    j.deps = autotools_deps();
+    let prefix = j.prefix.clone();
+    let mut g = BuildGraph::new();
+    g.add(j);
+    let opts = options(&build, &mount, MountMode::Direct);
+    let rec = Recorder::default();
+    let summary = run_plan(&g, &opts, &rec).unwrap();
+    assert_success(&summary);
+    assert!(
+        rec.events
+            .borrow()
+            .iter()
+            .any(|e| e == "phase noconf bootstrap"),
+        "{:?}",
+        rec.events.borrow()
+    );
+    assert_eq!(run_clean(&prefix.join("bin/noconf")), "noconf 0.1\n");
+}
+
+/// `out_of_source: true` (Spack's `build_directory = "spack-build"`):
+/// `<src>/configure` runs in `<stage>/build`, and so does make.
+#[test]
+fn out_of_source_configures_in_the_build_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let mut j = job(
+        &mount,
+        "noconf",
+        fixture("noconf"),
+        BuildSystem::Autotools(Autotools {
+            out_of_source: true,
+            ..Autotools::default()
+        }),
+    );
+    j.deps = autotools_deps();
+    let prefix = j.prefix.clone();
+    let mut g = BuildGraph::new();
+    g.add(j);
+    let opts = options(&build, &mount, MountMode::Direct);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    let log = std::fs::read_to_string(summary.packages[0].log.as_ref().unwrap()).unwrap();
+    let configure = log
+        .lines()
+        .find(|l| l.starts_with("==> ") && l.contains("/src/configure --prefix="))
+        .unwrap_or_else(|| panic!("no out-of-source configure in\n{log}"));
+    assert!(configure.ends_with("/build)"), "{configure}");
+    assert_eq!(run_clean(&prefix.join("bin/noconf")), "noconf 0.1\n");
+}

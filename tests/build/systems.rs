@@ -252,3 +252,41 @@ fn a_prefix_cache_is_consulted_before_building_and_fed_after() {
         "nothing built, nothing kept"
     );
 }
+
+/// `source_subdir` (Spack's `root_cmakelists_dir`): CMake configures the
+/// project whose top `CMakeLists.txt` is in a directory of the tree.
+#[test]
+fn cmake_configures_the_source_subdir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(src.join("cpp")).unwrap();
+    std::fs::write(src.join("README"), "the project is in cpp/\n").unwrap();
+    std::fs::write(
+        src.join("cpp/CMakeLists.txt"),
+        "cmake_minimum_required(VERSION 3.13)\nproject(sub C)\n\
+         add_executable(sub sub.c)\ninstall(TARGETS sub DESTINATION bin)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("cpp/sub.c"),
+        "#include <stdio.h>\nint main(void) { puts(\"sub\"); return 0; }\n",
+    )
+    .unwrap();
+    let mount = tmp.path().join("ue");
+    let j = job(
+        &mount,
+        "sub",
+        src,
+        BuildSystem::CMake(CMake {
+            source_subdir: Some("cpp".into()),
+            ..CMake::default()
+        }),
+    );
+    let prefix = j.prefix.clone();
+    let mut g = BuildGraph::new();
+    g.add(j);
+    let opts = options(&tmp.path().join("build"), &mount, MountMode::Direct);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    assert_eq!(run_clean(&prefix.join("bin/sub")), "sub\n");
+}

@@ -28,7 +28,12 @@ pub(crate) fn configure(ctx: &mut PkgCtx<'_>, c: &CMake) -> Result<(), PackageEr
     let mut argv: Vec<String> = vec![
         "cmake".into(),
         "-S".into(),
-        ctx.stage.src.to_string_lossy().into_owned(),
+        match &c.source_subdir {
+            Some(sub) => ctx.stage.src.join(sub),
+            None => ctx.stage.src.clone(),
+        }
+        .to_string_lossy()
+        .into_owned(),
         "-B".into(),
         ctx.stage.build.to_string_lossy().into_owned(),
         "-G".into(),

@@ -2,7 +2,8 @@
 //! extra steps around each phase:
 //!
 //! ```text
-//! [bootstrap]  pre_bootstrap, then autotools only: autoreconf -fi / ./autogen.sh
+//! [bootstrap]  pre_bootstrap, then autotools only: ./autogen.sh / autoreconf -fi
+//!              (also when the tree has a configure.ac but no configure)
 //! configure    pre_configure, <configure>, post_configure
 //! build        pre_build,     <build>,     post_build
 //! install      pre_install,   <install>,   post_install
@@ -32,8 +33,9 @@ use super::report::Phase;
 pub(crate) trait System {
     /// The recipe keyword (`autotools`, `cmake`, …).
     fn keyword(&self) -> &'static str;
-    /// Has a bootstrap of its own (autotools' autoreconf/autogen.sh).
-    fn bootstraps(&self) -> bool {
+    /// Has a bootstrap of its own for the source tree `src` (autotools'
+    /// autoreconf/autogen.sh, or a tree without `configure`).
+    fn bootstraps(&self, _src: &std::path::Path) -> bool {
         false
     }
     /// Builds in `<stage>/build` rather than in the source tree.
@@ -71,7 +73,7 @@ pub(crate) fn of(system: &BuildSystem) -> &dyn System {
 pub(crate) fn run(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
     let job = ctx.job;
     let system = of(&job.system);
-    if system.bootstraps() || !job.steps.pre_bootstrap.is_empty() {
+    if system.bootstraps(&ctx.stage.src) || !job.steps.pre_bootstrap.is_empty() {
         ctx.enter(Phase::Bootstrap);
         ctx.hooks(&job.steps.pre_bootstrap)?;
         system.bootstrap(ctx)?;

@@ -8,6 +8,8 @@ use crate::import::yaml_out::Yaml;
 use super::cond::{Cond, if_else};
 use super::hook_body::{EnvItem, InstallItem, run_method};
 use super::hook_expr::ArgItem;
+use super::hook_layout::layout_attribute;
+use super::hook_shape::{bootstrap_kind, method_when, only_caches_tests};
 use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
 
@@ -173,15 +175,18 @@ fn method(
     build: &mut Vec<(String, Yaml)>,
     env: &mut Vec<Yaml>,
 ) {
-    if not_build_logic(pkg, m, system) {
+    if not_build_logic(pkg, src, m, system) {
         return;
     }
     let name = m.name.as_str();
     let body = &src[m.range.clone()];
     if name == "autoreconf" && system == "autotools" {
-        match bootstrap_kind(body) {
-            Some(key) => put(build, key, Yaml::Bool(true)),
-            None => pkg.untranslated(m.line, Kind::Build, "method autoreconf", "build logic"),
+        match (bootstrap_kind(body), method_when(m)) {
+            (Some(key), Ok(None)) => put(build, key, Yaml::Bool(true)),
+            (Some(key), Ok(Some(spec))) => {
+                put(build, key, Yaml::map([("when", Some(Yaml::str(spec)))]))
+            }
+            _ => pkg.untranslated(m.line, Kind::Build, "method autoreconf", "build logic"),
         }
         return;
     }
@@ -195,7 +200,7 @@ fn method(
 /// Methods that are not build logic of this build system (recorded as
 /// `info`) and `run_before`/`run_after` hooks (recorded as `build`, or
 /// `info` for test-only ones). Returns whether the method was handled.
-fn not_build_logic(pkg: &mut SpackPackage, m: &Method, system: &str) -> bool {
+fn not_build_logic(pkg: &mut SpackPackage, src: &str, m: &Method, system: &str) -> bool {
     let name = m.name.as_str();
     if m.builder.as_deref().is_some_and(|b| b != system) {
         let b = m.builder.clone().unwrap_or_default();
@@ -218,7 +223,8 @@ fn not_build_logic(pkg: &mut SpackPackage, m: &Method, system: &str) -> bool {
     let Some(hook) = m.decorators.iter().find(|d| d.starts_with("run_")) else {
         return false;
     };
-    let tests = m.decorators.iter().any(|d| d.contains("run_tests"));
+    let body = &src[m.range.clone()];
+    let tests = m.decorators.iter().any(|d| d.contains("run_tests")) || only_caches_tests(body);
     // A hook only for macOS or Windows never runs on the Linux the stack builds on.
     let foreign = m
         .decorators
@@ -315,33 +321,6 @@ fn put(build: &mut Vec<(String, Yaml)>, key: &str, value: Yaml) {
         Some(entry) => entry.1 = value,
         None => build.push((key.to_string(), value)),
     }
-}
-
-/// An `autoreconf` method that only runs `./autogen.sh` (→ `autogen`) or
-/// `autoreconf -fi`-like commands (→ `autoreconf`); `None` for anything else.
-fn bootstrap_kind(body: &str) -> Option<&'static str> {
-    let mut kind = None;
-    for line in body.lines().skip(1) {
-        let l = line.trim();
-        if l.is_empty() || l.starts_with('#') || l == "pass" {
-            continue;
-        }
-        let neutral = l.contains("= which(\"bash\"")
-            || l.contains("= which(\"sh\"")
-            || l.contains("= which(\"autoreconf\"")
-            || l.contains("= Executable(\"./autogen.sh\")");
-        if neutral {
-            continue;
-        }
-        if l.contains("autogen.sh") || l == "autogen()" {
-            kind = Some("autogen");
-        } else if l.starts_with("autoreconf(") {
-            kind = kind.or(Some("autoreconf"));
-        } else {
-            return None;
-        }
-    }
-    kind
 }
 
 /// Argument items as an argument list: runs of items with the same plain
@@ -504,6 +483,7 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
             ("build_directory" | "root_cmakelists_dir" | "configure_directory", _)
                 if value.as_str() == Some(".") => {}
             ("parallel", _) if value.truthy() => {}
+            _ if layout_attribute(pkg, &name, &value, line, system, build) => {}
             (n, _) if BUILD_ATTRIBUTES.contains(&n) => {
                 pkg.untranslated(
                     line,
@@ -525,17 +505,6 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn autoreconf_methods_that_only_bootstrap_are_translated() {
-        let autogen = "def autoreconf(self, spec, prefix):\n    bash = which(\"bash\")\n    bash(\"./autogen.sh\")\n";
-        assert_eq!(bootstrap_kind(autogen), Some("autogen"));
-        let reconf =
-            "def autoreconf(self, spec, prefix):\n    autoreconf(\"--install\", \"--force\")\n";
-        assert_eq!(bootstrap_kind(reconf), Some("autoreconf"));
-        let other = "def autoreconf(self, spec, prefix):\n    filter_file(\"a\", \"b\", \"c\")\n";
-        assert_eq!(bootstrap_kind(other), None);
-    }
 
     #[test]
     fn arguments_group_by_condition_and_refuse_words_that_would_split() {
