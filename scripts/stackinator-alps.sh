@@ -22,7 +22,11 @@ cluster_of() {
 }
 
 first_error() {
-  grep -m1 -E '^  x ' "$1" | sed -e 's/^  x //' -e 's/|/\\|/g' | cut -c1-110
+  local line
+  line=$(grep -m1 -E '^  x ' "$1")
+  # a resolution failure: `error: cannot resolve environment …` and the reason on the next line
+  [ -n "$line" ] || line=$(grep -m1 -A1 -E '^error: ' "$1" | tail -1)
+  echo "$line" | sed -e 's/^  x //' -e 's/^  //' -e 's/|/\\|/g' | cut -c1-110
 }
 
 row() {

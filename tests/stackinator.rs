@@ -188,7 +188,62 @@ fn v1_recipe_shapes_load_with_positioned_warnings() {
         "unify position: {stderr}"
     );
     assert!(stderr.contains("stack always unifies"), "{stderr}");
-    assert!(stderr.contains("gcc@13"), "v1 gcc specs named: {stderr}");
+}
+
+/// `stack stackinator convert` of `recipe` with its compilers.yaml replaced
+/// by `compilers`: the translated stack.yaml, and the `stack resolve` of it.
+fn convert_with_compilers(recipe: &str, compilers: &str) -> (String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    fs_err::write(fx.join(recipe).join("compilers.yaml"), compilers).unwrap();
+    let out = tmp.path().join("conv/stack.yaml");
+    let o = stack(
+        tmp.path(),
+        &[
+            "stackinator",
+            "convert",
+            fx.join(recipe).to_str().unwrap(),
+            fx.join("cluster/local").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o).1);
+    let yaml = portable(&fs_err::read_to_string(&out).unwrap(), tmp.path());
+    let o = stack(
+        tmp.path(),
+        &["resolve", out.to_str().unwrap(), "--cluster", "conv/local"],
+    );
+    let (plan, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    (yaml, portable(&plan, tmp.path()))
+}
+
+#[test]
+fn compilers_yaml_v2_gcc_version_becomes_the_stacks_gcc() {
+    let (yaml, plan) = convert_with_compilers("recipe-v2", "gcc:\n  version: \"14\"\n");
+    assert!(yaml.contains("compilers: [\"gcc@14\"]"), "{yaml}");
+    assert!(
+        plan.contains("compiler gcc@14.3.0 (built by the stack"),
+        "{plan}"
+    );
+    insta::assert_snapshot!("compilers_v2_stack_yaml", yaml);
+    insta::assert_snapshot!("compilers_v2_plan", plan);
+}
+
+#[test]
+fn compilers_yaml_v1_gcc_specs_become_the_stacks_gcc() {
+    let (yaml, plan) = convert_with_compilers(
+        "recipe-v1",
+        "bootstrap:\n  spec: gcc@12.3\ngcc:\n  specs: [gcc@13]\n",
+    );
+    assert!(yaml.contains("compilers: [\"gcc@13\"]"), "{yaml}");
+    assert!(
+        plan.contains("compiler gcc@13.4.0 (built by the stack"),
+        "{plan}"
+    );
+    insta::assert_snapshot!("compilers_v1_stack_yaml", yaml);
+    insta::assert_snapshot!("compilers_v1_plan", plan);
 }
 
 #[test]

@@ -28,6 +28,12 @@ pub enum Sub {
 /// writes the translation once, to move a recipe over for good: OUT, the
 /// cluster configuration as `<OUT's dir>/<cluster>/cluster.yaml`, and the
 /// Spack repositories it names translated under `<OUT's dir>/spack-repos/`.
+///
+/// compilers.yaml's gcc (`gcc: {version: "14"}`, v1 `gcc: {specs: [gcc@14]}`)
+/// becomes `compilers: [gcc@14]` and the compiler of every environment: gcc
+/// is built with the cluster's gcc, then everything else with it
+/// (`version: system` keeps the cluster's). Stack's own recipes win over
+/// spack-packages' translations of the same packages.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:

@@ -75,7 +75,12 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
             .chain(opts.spack_packages.iter());
         for dir in spack_dirs {
             if let Some(t) = spack_repo::translated(dir, cache, &mut diags) {
-                repos.push(t);
+                let spack_packages = opts.spack_packages.as_deref() == Some(dir.as_path());
+                repos.push(if spack_packages {
+                    shadowed(t, &mut diags)
+                } else {
+                    t
+                });
             }
         }
     }
@@ -100,17 +105,22 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
             ),
         ));
     }
-    if !r.compilers.is_empty() {
+    let built = built_gcc(&r);
+    let others: Vec<&String> = r
+        .compilers
+        .iter()
+        .filter(|c| Some(*c) != built.as_ref())
+        .collect();
+    if !others.is_empty() {
         diags.push(Diagnostic::warning(
             Code::Unsupported,
             format!(
-                "compilers.yaml asks for {}: building compilers is not part of this translation yet; everything resolves with the cluster's {}",
-                r.compilers.join(", "),
-                compiler.as_deref().unwrap_or("compiler")
+                "compilers.yaml asks for {}: only gcc is built by this translation; these are not built",
+                others.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "),
             ),
         ));
     }
-    let stack = stack_yaml(&r, compiler.as_deref(), &repos);
+    let stack = stack_yaml(&r, compiler.as_deref(), built.as_deref(), &repos);
     let post_install = post_install_hook(&r, &policies, &c.compilers);
     let cluster_yaml = Yaml::map([
         ("name", Some(Yaml::str(&c.name))),
@@ -142,6 +152,27 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
     })
 }
 
+/// spack-packages' translation without the packages stack ships recipes
+/// for ([`spack_repo::without_builtin`]); unchanged without a built-in
+/// repository.
+fn shadowed(translated: PathBuf, diags: &mut Diagnostics) -> PathBuf {
+    let Some(builtin) = crate::repo::builtin_recipes() else {
+        return translated;
+    };
+    match spack_repo::without_builtin(&translated, &builtin) {
+        Ok(p) => p,
+        Err(e) => {
+            diags.push(Diagnostic::warning(
+                Code::Io,
+                format!(
+                    "cannot shadow spack-packages' translations by the built-in recipes ({e}): the translations win"
+                ),
+            ));
+            translated
+        }
+    }
+}
+
 fn header(r: &recipe::RecipeDir) -> String {
     let mut h = format!(
         "# Translated by `stack` from the stackinator recipe {}\n",
@@ -149,21 +180,62 @@ fn header(r: &recipe::RecipeDir) -> String {
     );
     if !r.compilers.is_empty() {
         h += &format!(
-            "# compilers.yaml: {} (built by stackinator; here: the cluster's)\n",
+            "# compilers.yaml: {} (gcc: built by the stack, `compilers:`)\n",
             r.compilers.join(", ")
         );
     }
     h
 }
 
-fn stack_yaml(r: &recipe::RecipeDir, compiler: Option<&str>, repos: &[PathBuf]) -> Yaml {
+/// The gcc that `compilers.yaml` asks stackinator to build (`gcc: {version:
+/// "14"}`, v1 `gcc: {specs: [gcc@13]}`), as a spec `gcc@14`; `None` with
+/// `gcc: {version: system}`. It becomes the stack's `compilers:` and the
+/// compiler of every environment (built with the cluster's gcc first).
+fn built_gcc(r: &recipe::RecipeDir) -> Option<String> {
+    r.compilers
+        .iter()
+        .find(|c| c.split(['@', ' ']).next() == Some("gcc"))
+        .cloned()
+}
+
+/// `environments:` with `compiler: <gcc>` in each environment.
+fn with_compiler(envs: &[(String, Yaml)], gcc: &str) -> Vec<(String, Yaml)> {
+    envs.iter()
+        .map(|(name, env)| {
+            let env = match env {
+                Yaml::Map(entries) => {
+                    let mut e = vec![("compiler".to_string(), Yaml::str(gcc))];
+                    e.extend(entries.iter().filter(|(k, _)| k != "compiler").cloned());
+                    Yaml::Map(e)
+                }
+                other => other.clone(),
+            };
+            (name.clone(), env)
+        })
+        .collect()
+}
+
+fn stack_yaml(
+    r: &recipe::RecipeDir,
+    compiler: Option<&str>,
+    built: Option<&str>,
+    repos: &[PathBuf],
+) -> Yaml {
+    let envs = match built {
+        Some(gcc) => with_compiler(&r.environments, gcc),
+        None => r.environments.clone(),
+    };
     let path = |p: PathBuf| p.is_file().then(|| Yaml::str(p.display().to_string()));
     let extra = r.dir.join("extra");
     Yaml::map([
         ("name", Some(Yaml::str(&r.name))),
         ("description", r.description.as_ref().map(Yaml::str)),
         ("mount", Some(Yaml::str(&r.mount))),
-        ("compiler", compiler.map(Yaml::str)),
+        (
+            "compilers",
+            built.map(|gcc| Yaml::Seq(vec![Yaml::str(gcc)])),
+        ),
+        ("compiler", built.or(compiler).map(Yaml::str)),
         (
             "repos",
             (!repos.is_empty()).then(|| {
@@ -175,7 +247,7 @@ fn stack_yaml(r: &recipe::RecipeDir, compiler: Option<&str>, repos: &[PathBuf]) 
                 )
             }),
         ),
-        ("environments", Some(Yaml::Map(r.environments.clone()))),
+        ("environments", Some(Yaml::Map(envs))),
         (
             "default_view",
             r.default_view
