@@ -10,8 +10,10 @@
 #
 # Then, in a user+mount namespace (`unshare -rm`):
 # - `stack --version` in a chroot that holds nothing but the binary (no ld.so, no libc);
-# - `stack build stacks/demo.yaml` with the host's libssl, libcrypto and liblzma hidden
-#   (/dev/null bound over them), and `stack audit` of the result.
+# - `stack check` and `stack resolve` of the demo with the host's libssl, libcrypto and liblzma
+#   hidden (/dev/null bound over them);
+# - `stack build stacks/demo.yaml` with the static stack and stack-wrap, and `stack audit` of it
+#   (not with the libraries hidden: the host's cmake, a build tool of the demo, links libssl).
 #
 # Needs: perl, make, a C compiler, cmake (OpenSSL and libgit2 built from source), readelf,
 # unshare (util-linux) and unprivileged user namespaces.
@@ -54,22 +56,26 @@ mkdir -p "$root/chroot"
 cp "$dist/stack" "$root/chroot/stack"
 unshare -rm chroot "$root/chroot" /stack --version
 
-if [ -z "${SKIP_DEMO:-}" ]; then
-    echo "== the demo build without libssl/libcrypto/liblzma on the host (bound to /dev/null)"
-    hide=""
-    for l in libssl.so.3 libcrypto.so.3 liblzma.so.5; do
-        for d in /usr/lib/$arch-linux-gnu /usr/lib64 /lib/$arch-linux-gnu; do
-            if [ -e "$d/$l" ]; then hide="$hide mount --bind /dev/null $d/$l;"; fi
-        done
+echo "== with the host's libssl/libcrypto/liblzma hidden (/dev/null bound over them): check, resolve"
+hide=""
+for l in libssl.so.3 libcrypto.so.3 liblzma.so.5; do
+    for d in /usr/lib/$arch-linux-gnu /usr/lib64 /lib/$arch-linux-gnu; do
+        if [ -e "$d/$l" ]; then hide="$hide mount --bind /dev/null $d/$l;"; fi
     done
-    unshare -rm sh -c "$hide
-        if [ -x /usr/bin/curl ] && /usr/bin/curl --version >/dev/null 2>&1; then
-            echo 'FAIL: libssl still loads (curl, linked with it, runs)'; exit 1
-        fi
-        echo 'libssl.so.3, libcrypto.so.3, liblzma.so.5 hidden: curl no longer starts'
-        '$dist/stack' build stacks/demo.yaml --cluster cluster-configs/local --build '$root/demo' &&
-        '$dist/stack' audit '$root/demo/store.squashfs'"
-    ls -l "$root/demo/store.squashfs"
+done
+unshare -rm sh -c "$hide
+    if [ -x /usr/bin/curl ] && /usr/bin/curl --version >/dev/null 2>&1; then
+        echo 'FAIL: libssl still loads (curl, linked with it, runs)'; exit 1
+    fi
+    echo 'hidden: curl no longer starts'
+    '$dist/stack' check stacks/demo.yaml --cluster cluster-configs/local &&
+    '$dist/stack' resolve stacks/demo.yaml --cluster cluster-configs/local >/dev/null && echo 'resolve: ok'"
+
+if [ -z "${SKIP_DEMO:-}" ]; then
+    # Not with the libraries hidden: the host's cmake (a build tool of the demo) links libssl.
+    echo "== the demo build and its audit with the static stack and stack-wrap"
+    "$dist/stack" build stacks/demo.yaml --cluster cluster-configs/local --build "$root/demo"
+    "$dist/stack" audit "$root/demo/store.squashfs"
 fi
 
 musl="$arch-unknown-linux-musl"
