@@ -6,12 +6,28 @@
 # the documented one).
 #
 #   scripts/static-binary.sh            # x86_64 (or aarch64 on an aarch64 machine)
+#   SKIP_DEMO=1 scripts/static-binary.sh  # without the demo build in the namespace
 #
-# Needs: perl, make, a C compiler, cmake (OpenSSL and libgit2 built from source), readelf.
+# Then, in a user+mount namespace (`unshare -rm`):
+# - `stack --version` in a chroot that holds nothing but the binary (no ld.so, no libc);
+# - `stack check` and `stack resolve` of the demo with the host's libssl, libcrypto and liblzma
+#   hidden (/dev/null bound over them);
+# - `stack build stacks/demo.yaml` with the static stack and stack-wrap, and `stack audit` of it
+#   (not with the libraries hidden: the host's cmake, a build tool of the demo, links libssl).
+#
+# Needs: perl, make, a C compiler, cmake (OpenSSL and libgit2 built from source), readelf,
+# unshare (util-linux) and unprivileged user namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 host=$(rustc -vV | sed -n 's/^host: //p')
 arch=${host%%-*}
+
+# Before: what the default build (`cargo build`, same dependencies as `--release`) needs.
+if [ -x target/debug/stack ]; then
+    echo "== before: target/debug/stack (default features, dynamic)"
+    readelf -d target/debug/stack | sed -n 's/.*(NEEDED).*\[\(.*\)\]/  NEEDED \1/p'
+    echo "  newest glibc symbol version: $(readelf -V target/debug/stack | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)"
+fi
 
 echo "== glibc static: RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --profile dist --features static --target $host"
 RUSTFLAGS="-C target-feature=+crt-static" cargo build --locked --profile dist --features static --target "$host"
@@ -31,6 +47,36 @@ check() {
     env -i "$dir/stack" --version
 }
 check "target/$host/dist"
+
+dist="$PWD/target/$host/dist"
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+echo "== a chroot with nothing but the binary: unshare -rm chroot DIR /stack --version"
+mkdir -p "$root/chroot"
+cp "$dist/stack" "$root/chroot/stack"
+unshare -rm chroot "$root/chroot" /stack --version
+
+echo "== with the host's libssl/libcrypto/liblzma hidden (/dev/null bound over them): check, resolve"
+hide=""
+for l in libssl.so.3 libcrypto.so.3 liblzma.so.5; do
+    for d in /usr/lib/$arch-linux-gnu /usr/lib64 /lib/$arch-linux-gnu; do
+        if [ -e "$d/$l" ]; then hide="$hide mount --bind /dev/null $d/$l;"; fi
+    done
+done
+unshare -rm sh -c "$hide
+    if [ -x /usr/bin/curl ] && /usr/bin/curl --version >/dev/null 2>&1; then
+        echo 'FAIL: libssl still loads (curl, linked with it, runs)'; exit 1
+    fi
+    echo 'hidden: curl no longer starts'
+    '$dist/stack' check stacks/demo.yaml --cluster cluster-configs/local &&
+    '$dist/stack' resolve stacks/demo.yaml --cluster cluster-configs/local >/dev/null && echo 'resolve: ok'"
+
+if [ -z "${SKIP_DEMO:-}" ]; then
+    # Not with the libraries hidden: the host's cmake (a build tool of the demo) links libssl.
+    echo "== the demo build and its audit with the static stack and stack-wrap"
+    "$dist/stack" build stacks/demo.yaml --cluster cluster-configs/local --build "$root/demo"
+    "$dist/stack" audit "$root/demo/store.squashfs"
+fi
 
 musl="$arch-unknown-linux-musl"
 echo "== musl: cargo build --profile dist --features static --target $musl"

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 /// on top.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("diag", &[]),
+    // The build system kinds: read by the recipe loader and the build stage.
+    ("build_kinds", &[]),
     ("spec", &["diag"]),
     ("settings", &[]),
     // `stack import spack`: package.py in, recipe files out (nothing
@@ -21,7 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "stackinator",
         &["diag", "spec", "settings", "import", "repo"],
     ),
-    ("repo", &["diag", "spec", "settings"]),
+    ("repo", &["diag", "spec", "settings", "build_kinds"]),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "repo", "sign"]),
     ("recipe", &["diag", "spec", "repo", "cluster"]),
@@ -30,7 +32,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("fetch", &["diag", "spec", "settings", "repo"]),
     ("patch", &["diag", "fetch"]),
     ("store", &["diag"]),
-    ("build", &["diag", "spec", "settings", "store"]),
+    (
+        "build",
+        &["diag", "spec", "settings", "store", "build_kinds"],
+    ),
     // `build`: the hooks run in the build's namespace (to move into a
     // `sandbox` module below both).
     // `resolve`: `stack diff` and `stack find` read lock files and plans.

@@ -70,7 +70,7 @@
 //! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), its writer (`src/repo/write.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md`; a stack recipe key: `src/recipe/{model,load,write}.rs` | the round-trip tests (`repo::write`, `recipe::write`: every recipe of `recipes/`, `stacks/` and the fixtures, load → write → load) fail when the writer misses a key; anything rendering would reject must be rejected at load time, so `stack check` reports it (template syntax: `repo::read`; what templates name: `recipe/template_refs.rs`) |
 //! | environment variable | a function in [`settings`] | `std::env::var*` elsewhere is denied (`clippy.toml`) |
 //! | top-level module | `src/lib.rs` and its row in `src/architecture_tests.rs` | the import matrix test fails on any undeclared edge |
-//! | build system | build side: a file in `src/build/systems/` implementing its `System` trait (phases, keyword), a variant of [`build::BuildSystem`] and its arm in `systems::of`; recipe side: a variant of [`repo::BuildSystem`], its keys and arm in `repo/load_build.rs`, its keys in `repo/write.rs`, its rendering in `pipeline/render.rs` | the phase skeleton (`systems::run`) is shared: `install:` steps run after every system's own install |
+//! | build system | first its entry in [`build_kinds::KINDS`] (name, `build:` keys, host tools it runs): the loader's names, key checks and did-you-means and the build side's declared tools come from there; then build side: a file in `src/build/systems/` implementing its `System` trait (phases, keyword), a variant of [`build::BuildSystem`] and its arm in `systems::of`; recipe side: a variant of [`repo::BuildSystem`] and its arm in `repo/load_build.rs`, its keys in `repo/write.rs`, its rendering in `pipeline/render.rs`. `tests/build_kinds.rs` fails until both sides know every entry | the phase skeleton (`systems::run`) is shared: `install:` steps run after every system's own install |
 //! | base tool (a host program every build may run undeclared) | `BASE_TOOLS` in `src/build/host_tools.rs` and the list in docs/build.md ("Declared tools only") | keep it minimal: everything else is a declared build dependency (a `/usr` external lists its programs under `executables:`) |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
@@ -89,6 +89,7 @@
 pub mod audit;
 pub mod binary_cache;
 pub mod build;
+pub mod build_kinds;
 pub mod cluster;
 pub mod diag;
 pub mod distribute;

@@ -14,8 +14,11 @@
 //!   say why in an HTML comment just above (`<!-- no-run: … -->`): only
 //!   commands that need long builds, images or a cluster.
 
+mod docs_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use docs_support::{matches, run, workspace};
 
 struct Block {
     file: String,
@@ -80,44 +83,6 @@ fn blocks(file: &str, text: &str) -> Vec<Block> {
     out
 }
 
-/// The shipped inputs the doc commands use, copied (commands may write).
-fn workspace(root: &Path, to: &Path) {
-    for dir in [
-        "recipes",
-        "patches",
-        "stacks",
-        "cluster-configs",
-        "tests/fixtures/demo",
-    ] {
-        let st = Command::new("cp")
-            .args(["-r", "--parents", dir])
-            .arg(to)
-            .current_dir(root)
-            .status()
-            .unwrap();
-        assert!(st.success(), "copy {dir}");
-    }
-}
-
-/// Expected lines appear in order; `…` skips any lines.
-fn matches(expected: &[String], actual: &str) -> Result<(), String> {
-    let actual: Vec<&str> = actual.lines().map(str::trim_end).collect();
-    let mut at = 0;
-    let mut skip = false;
-    for e in expected.iter().map(|e| e.trim_end()) {
-        if e.trim() == "…" || e.trim() == "..." {
-            skip = true;
-            continue;
-        }
-        match actual[at..].iter().position(|a| *a == e) {
-            Some(p) if skip || p == 0 => at += p + 1,
-            _ => return Err(format!("expected line not found (in order): {e:?}")),
-        }
-        skip = false;
-    }
-    Ok(())
-}
-
 #[test]
 fn console_blocks_in_the_docs_run_as_shown() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -128,8 +93,6 @@ fn console_blocks_in_the_docs_run_as_shown() {
         .collect();
     files.sort();
     files.push(root.join("README.md"));
-    let bin = Path::new(env!("CARGO_BIN_EXE_stack")).parent().unwrap();
-    let path = format!("{}:/usr/bin:/bin", bin.display());
     let (mut executed, mut skipped, mut failures) = (0, 0, Vec::new());
     for f in &files {
         let name = f.strip_prefix(root).unwrap().display().to_string();
@@ -149,21 +112,7 @@ fn console_blocks_in_the_docs_run_as_shown() {
             workspace(root, tmp.path());
             let mut transcript = String::new();
             for c in &b.commands {
-                let out = Command::new("sh")
-                    .arg("-c")
-                    .arg(&c.line)
-                    .current_dir(tmp.path())
-                    .env_clear()
-                    .env("PATH", &path)
-                    .env("HOME", tmp.path())
-                    .env("COLUMNS", "100")
-                    .env("NO_COLOR", "1")
-                    .output()
-                    .unwrap();
-                let text = String::from_utf8_lossy(&out.stdout).into_owned()
-                    + &String::from_utf8_lossy(&out.stderr);
-                let text = text.replace(&tmp.path().display().to_string(), "[ROOT]");
-                let code = out.status.code().unwrap_or(-1);
+                let (code, text) = run(&c.line, tmp.path());
                 executed += 1;
                 if code != c.status {
                     failures.push(format!(

@@ -30,6 +30,7 @@ mod env;
 mod error;
 mod executor;
 mod graph;
+pub mod host_libs;
 pub mod host_tools;
 mod install_steps;
 mod job;

@@ -117,12 +117,12 @@ pub enum Format {
 /// comes from meta/env.json beside or inside it, or --mount.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  stack audit build/store --mount /user-environment
-  stack audit store.squashfs                      # mount point from meta/env.json
-  stack audit store.squashfs --format junit -o audit.xml
-  stack audit build/store --allow 'libcurl.so*' --allow '/opt/cray/*'
+  stack audit build/demo/store --mount /user-environment
+  stack audit build/demo/store.squashfs           # mount point from meta/env.json
+  stack audit build/demo/store.squashfs --format junit -o audit.xml
+  stack audit build/demo/store --mount /user-environment --allow 'libcurl.so*' --allow '/opt/cray/*'
   stack audit /usr/lib/x86_64-linux-gnu /usr/bin  # several trees as one stack
-  stack audit build/store --cluster cluster-configs/local
+  stack audit build/demo/store --mount /user-environment --cluster cluster-configs/local
 
 A build's store or image is judged as the build judged it: the allow-list
 recorded in its meta/audit/audit.json (inside, or in the meta/ beside it) is

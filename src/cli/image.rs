@@ -23,7 +23,7 @@ use stack::image::{self, ImageError, ImageOptions};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   stack image build/demo                  # build/demo/store -> build/demo/store.squashfs, meta/
-  stack image build/demo -o /tmp/demo.squashfs --writer embedded
+  stack image build/demo -o demo.squashfs --writer embedded
   SOURCE_DATE_EPOCH=1700000000 stack image build/demo --compression zstd --level 19
   unsquashfs -l build/demo/store.squashfs # list what is inside")]
 pub struct Args {

@@ -23,10 +23,10 @@ use super::{CliError, Global};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   stack ldd /usr/bin/curl
-  stack ldd --why build/bin/app          # show the search step that found each library
+  stack ldd --why /usr/bin/curl          # show the search step that found each library
   stack ldd --sysroot /srv/rhel8 /usr/bin/ls   # paths are on the target system
-  stack ldd --mount build/demo/store:/user-environment build/demo/store/x86_64/*/bin/hello
-  stack ldd --strict --format json app   # exit 1 if anything is not found
+  stack ldd --mount build/demo/store:/user-environment build/demo/store/x86_64/*/bin/hello-make
+  stack ldd --strict --format json /usr/bin/curl   # exit 1 if anything is not found
 
 Exit status: 0 every file listed (as ldd, also with `not found` lines unless
 --strict), 1 a file is not dynamic, the loader would fail, or with --strict a

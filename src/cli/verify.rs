@@ -21,9 +21,9 @@ use super::{CliError, Global};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  stack verify build/                  # build/store
+  stack verify build/demo              # build/demo/store
   stack verify /user-environment       # a store installed in direct mode
-  stack verify build/store.squashfs    # the packed image
+  stack verify build/demo/store.squashfs   # the packed image
 
 Exit status: 0 every prefix matches its manifest; 1 differences (listed on
 stdout: `missing`, `extra` or `modified` with the path and what changed);

@@ -44,16 +44,6 @@ pub enum BuildSystem {
 }
 
 impl BuildSystem {
-    /// The names accepted in `system:`.
-    pub const NAMES: [&'static str; 6] = [
-        "autotools",
-        "cmake",
-        "meson",
-        "makefile",
-        "generic",
-        "binary",
-    ];
-
     pub fn name(&self) -> &'static str {
         match self {
             BuildSystem::Autotools(_) => "autotools",

@@ -1,5 +1,6 @@
 //! Reading the `build:` section of a package recipe.
 
+use crate::build_kinds;
 use crate::diag::yaml::{Cx, Map, Node};
 use crate::diag::{Code, Spanned, did_you_mean};
 
@@ -8,22 +9,10 @@ use super::read;
 
 const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps"];
 
-/// Keys each build system accepts besides [`COMMON_KEYS`].
+/// Keys each build system accepts besides [`COMMON_KEYS`] (the registry,
+/// [`crate::build_kinds`]).
 fn system_keys(system: &str) -> &'static [&'static str] {
-    match system {
-        "autotools" => &[
-            "autoreconf",
-            "autogen",
-            "out_of_source",
-            "configure_args",
-            "make_args",
-        ],
-        "cmake" => &["cmake_args", "source_subdir"],
-        "meson" => &["meson_args"],
-        "makefile" => &["make_args", "build_targets", "install_targets"],
-        "binary" => &["relocate"],
-        _ => &[],
-    }
+    build_kinds::get(system).map_or(&[], |k| k.keys)
 }
 
 /// Read `build:`.
@@ -34,15 +23,16 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         .and_then(|n| cx.string(n, "`system`"));
     let known = system
         .as_ref()
-        .filter(|s| BuildSystem::NAMES.contains(&s.as_str()));
+        .filter(|s| build_kinds::get(s.as_str()).is_some());
     if let Some(s) = &system {
         if known.is_none() {
+            let names = build_kinds::names();
             cx.error(
                 Code::UnknownBuildSystem,
                 &s.loc,
                 format!("unknown build system `{}`", s.value),
-                format!("expected one of {}", BuildSystem::NAMES.join(", ")),
-                did_you_mean(s, &BuildSystem::NAMES),
+                format!("expected one of {}", names.join(", ")),
+                did_you_mean(s, &names),
             );
         }
     }
@@ -110,7 +100,8 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
                 .map(|n| relocate(cx, n))
                 .unwrap_or_default(),
         }),
-        _ => unreachable!("checked against BuildSystem::NAMES"),
+        // A registered kind this loader does not know: tests/build_kinds.rs.
+        other => unreachable!("build kind `{other}` has no recipe settings"),
     };
     Some(Build {
         system,
@@ -127,9 +118,9 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
         .iter()
         .copied()
         .chain(
-            BuildSystem::NAMES
+            build_kinds::KINDS
                 .iter()
-                .flat_map(|s| system_keys(s).iter().copied()),
+                .flat_map(|k| k.keys.iter().copied()),
         )
         .collect();
     let own: Vec<&str> = COMMON_KEYS
@@ -145,10 +136,10 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
         let loc = cx.scalar_loc(k);
         if all.contains(&key) {
             let Some(system) = system else { continue };
-            let users: Vec<&str> = BuildSystem::NAMES
+            let users: Vec<&str> = build_kinds::KINDS
                 .iter()
-                .copied()
-                .filter(|s| system_keys(s).contains(&key))
+                .filter(|k| k.keys.contains(&key))
+                .map(|k| k.name)
                 .collect();
             cx.error(
                 Code::UnknownKey,

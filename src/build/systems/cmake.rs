@@ -2,13 +2,16 @@
 //!
 //! `stack` sets `CMAKE_INSTALL_PREFIX`, `CMAKE_BUILD_TYPE`, and the install
 //! RPATH (the same directories the wrapper adds, plus the link path) so that
-//! CMake's install-time RPATH rewrite keeps the stack's RPATHs.
+//! CMake's install-time RPATH rewrite keeps the stack's RPATHs. CMake's
+//! `find_*` commands do not search the host's `/usr` (see
+//! [`crate::build::host_libs`]).
 
 use crate::build::error::PackageError;
 use crate::build::install_steps::run_steps;
 use crate::build::job::{CMake, CMakeGenerator};
 use crate::build::package::PkgCtx;
 use crate::build::wrapper::ENV_RPATHS;
+use crate::build::{host_libs, host_tools};
 
 fn use_ninja(ctx: &PkgCtx<'_>, c: &CMake) -> bool {
     match c.generator {
@@ -49,6 +52,9 @@ pub(crate) fn configure(ctx: &mut PkgCtx<'_>, c: &CMake) -> Result<(), PackageEr
         "-DCMAKE_INSTALL_RPATH_USE_LINK_PATH=ON".into(),
         "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF".into(),
     ];
+    let libc = ctx.stage.root.join("host-libc");
+    host_tools::populate(&libc, &host_libs::libc_libs())?;
+    argv.extend(host_libs::cmake_args(ctx.job, &libc));
     argv.extend(c.args.iter().cloned());
     ctx.run(argv, &ctx.stage.build)
 }

@@ -28,8 +28,9 @@ use super::report::Phase;
 
 /// One build system: what it does in each phase of the skeleton (by
 /// default nothing; `install` is its own install and the recipe's explicit
-/// install steps). A new system is a file here implementing this for its
-/// job data, a variant of [`BuildSystem`] and its arm in [`of`].
+/// install steps). A new system is an entry of [`crate::build_kinds`],
+/// then a file here implementing this for its job data, a variant of
+/// [`BuildSystem`] and its arm in [`of`].
 pub(crate) trait System {
     /// The recipe keyword (`autotools`, `cmake`, …).
     fn keyword(&self) -> &'static str;
