@@ -24,7 +24,13 @@ pub struct BuildKind {
 pub const KINDS: &[BuildKind] = &[
     BuildKind {
         name: "autotools",
-        keys: &["autoreconf", "autogen", "out_of_source", "configure_args", "make_args"],
+        keys: &[
+            "autoreconf",
+            "autogen",
+            "out_of_source",
+            "configure_args",
+            "make_args",
+        ],
         tools: &[],
     },
     BuildKind {
