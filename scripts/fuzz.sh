@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz every parser that reads outside input (tests/parsers_fuzz.rs: spec
+# Fuzz every parser that reads outside input (tests/it/parsers_fuzz.rs: spec
 # text, recipe YAML, ELF, ld.so.cache, squashfs, archives) for a fixed budget
 # of generated inputs each, and print executions, crashes and time per target.
 #
@@ -14,10 +14,10 @@ factor=${1:-10}
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-2}
 # Build once and run the test binary itself: a crash is then never a
 # rebuild of sources edited meanwhile.
-bin=$(cargo test --test parsers_fuzz --no-run 2>&1 | grep -o 'target/[a-z]*/deps/parsers_fuzz-[0-9a-f]*' | tail -1)
-[ -x "$bin" ] || { echo "cannot build tests/parsers_fuzz.rs" >&2; exit 2; }
+bin=$(cargo test --test it --no-run 2>&1 | grep -o 'target/[a-z]*/deps/it-[0-9a-f]*' | tail -1)
+[ -x "$bin" ] || { echo "cannot build tests/it/parsers_fuzz.rs" >&2; exit 2; }
 
-# target test name and its smoke budget (see tests/parsers_fuzz.rs)
+# target test name and its smoke budget (see tests/it/parsers_fuzz.rs)
 targets=${FUZZ_TARGETS:-"spec_text:2000 recipe_yaml:300 elf_files:500 ld_so_cache:1000 squashfs_images:150 archives:300"}
 printf '%-16s %12s %8s %9s\n' target executions crashes seconds
 crashes_total=0
@@ -25,7 +25,7 @@ for t in $targets; do
   name=${t%%:*}
   cases=$(( ${t##*:} * factor ))
   start=$(date +%s.%N)
-  out=$(STACK_FUZZ_CASES=$cases "$bin" "$name" --exact --nocapture 2>&1)
+  out=$(STACK_FUZZ_CASES=$cases "$bin" "parsers_fuzz::$name" --exact --nocapture 2>&1)
   rc=$?
   end=$(date +%s.%N)
   execs=$(printf '%s\n' "$out" | sed -n 's/^fuzz [^:]*: \([0-9]*\) executions$/\1/p' | tail -1)

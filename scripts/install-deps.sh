@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system tools stack's test suite and demo build use (Debian/Ubuntu).
-# slurm-wlm and munge: tests/slurm starts its own single-node cluster (the packages' own
-# services are not used). mpich, openmpi-bin and their -dev packages: tests/mpi_abi.rs builds the
+# slurm-wlm and munge: tests/it/slurm starts its own single-node cluster (the packages' own
+# services are not used). mpich, openmpi-bin and their -dev packages: tests/it/mpi_abi.rs builds the
 # mukautuva recipe over both as externals and runs `mpiexec -n 2`.
 # Safe to rerun; skips apt when everything is already present.
 set -euo pipefail
@@ -26,7 +26,7 @@ if ! python3 -c "import oras.provider" 2>/dev/null; then
     || python3 -m pip install --quiet "oras>=0.2.25,<0.3"
 fi
 
-# CUDA 13.0.2 (Update 2) as NVIDIA's redistributable PyPI wheels, for tests/cuda_wheels.rs, which
+# CUDA 13.0.2 (Update 2) as NVIDIA's redistributable PyPI wheels, for tests/it/cuda_wheels.rs, which
 # serves them to `stack build` from a local mirror (the recipe's cuda@13.0.2-wheels-<arch>).
 # About 100 MB; downloaded once into the cache. Versions must match recipes/cuda.yaml.
 wheels="${STACK_TEST_WHEELS:-$HOME/.cache/stack-test/cuda-wheels}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real mukautuva (recipes/mukautuva.yaml, the pinned commit) over Debian's MPICH and Open MPI
 # as externals in /usr, from a local git mirror of github.com/jeffhammond/mukautuva (issue 13,
-# item 20). Not in CI: mukautuva is third-party and the suite is offline; tests/mpi_abi.rs runs
+# item 20). Not in CI: mukautuva is third-party and the suite is offline; tests/it/mpi_abi.rs runs
 # the same recipe over the fixture shim tests/fixtures/mpi-abi/mini-muk-1.0 instead.
 #
 #   scripts/mukautuva-real.sh MIRROR      MIRROR: a clone (bare or not) holding the pinned commit

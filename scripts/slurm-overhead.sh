@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Slurm executor's overhead per package against a local build of the same lock file:
-# runs tests/slurm's CXI-mini test (a single-node Slurm cluster on loopback, the loopback
+# runs tests/it/slurm's CXI-mini test (a single-node Slurm cluster on loopback, the loopback
 # registry as binary cache), keeps the jobs' records and prints, per package: the wait from
 # submission (or from its last dependency's end) to the job running, the job's run time, the
 # build inside it, the rest of the job (stack starting, resolving, pulling dependencies,
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 out="${1:-$(mktemp -d)}"
 if [ -z "${REPORT_ONLY:-}" ]; then
   rm -rf "$out"; mkdir -p "$out"
-  STACK_SLURM_GROUP_SECONDS="${GROUP_SECONDS:-120}" STACK_SLURM_FIGURES="$out" cargo test --test slurm cxi_mini -- --nocapture > "$out/test.log" 2>&1 \
+  STACK_SLURM_GROUP_SECONDS="${GROUP_SECONDS:-120}" STACK_SLURM_FIGURES="$out" cargo test --test it slurm::cxi_mini -- --nocapture > "$out/test.log" 2>&1 \
     || { tail -50 "$out/test.log"; exit 1; }
 fi
 python3 - "$out" <<'PY'

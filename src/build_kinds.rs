@@ -5,7 +5,7 @@
 //!
 //! A new kind starts here: its entry, then its settings in the recipe model
 //! (`repo::BuildSystem`) and its [`crate::build`] `System` implementation.
-//! `tests/build_kinds.rs` fails until both sides know every entry.
+//! `tests/it/build_kinds.rs` fails until both sides know every entry.
 
 /// One build system kind.
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 //! segments), exactly the way `ld.so` finds them, so stripped files and files
 //! without section headers work. Every offset is bounds-checked: malformed
 //! input yields [`ElfInfo::malformed`] or a [`Candidate`] verdict, never a
-//! panic (see the proptest at the bottom and `tests/audit_fuzz.rs`).
+//! panic (see the proptest at the bottom and `tests/it/audit_fuzz.rs`).
 
 use goblin::container::{Container, Ctx, Endian};
 use goblin::elf::dynamic::{
@@ -511,7 +511,7 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
         /// Truncations and byte flips of a real ELF file never panic (the
         /// thorough version with a small gcc-built library is
-        /// `tests/audit_fuzz.rs`).
+        /// `tests/it/audit_fuzz.rs`).
         #[test]
         fn mutated_elf_never_panics(cut in 0u32..=1000, flips in proptest::collection::vec((0usize..8192, any::<u8>()), 0..32)) {
             let full = exe_bytes();

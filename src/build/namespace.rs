@@ -295,4 +295,4 @@ impl Namespace {
     }
 }
 
-// Tested with real namespaces in tests/sandbox.rs (as root and unprivileged).
+// Tested with real namespaces in tests/it/sandbox.rs (as root and unprivileged).

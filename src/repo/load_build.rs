@@ -100,7 +100,7 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
                 .map(|n| relocate(cx, n))
                 .unwrap_or_default(),
         }),
-        // A registered kind this loader does not know: tests/build_kinds.rs.
+        // A registered kind this loader does not know: tests/it/build_kinds.rs.
         other => unreachable!("build kind `{other}` has no recipe settings"),
     };
     Some(Build {

@@ -1,0 +1,60 @@
+//! CMake's `find_program`/`find_library`/`find_path` do not reach the
+//! host's `/usr` unless a dependency declares it (issue 19): the fixture
+//! `hostfind` looks for perl (only in /usr/bin), zlib and zlib.h (only in
+//! /usr) and glibc's libm.
+
+use std::path::Path;
+
+use stack::build::*;
+
+use crate::build::support::*;
+
+/// Builds `hostfind` with `deps`; what its find_* calls found.
+fn found(deps: Vec<DepPrefix>) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let mut j = job(
+        &mount,
+        "hostfind",
+        fixture("hostfind"),
+        BuildSystem::CMake(CMake::default()),
+    );
+    j.deps = deps;
+    let prefix = j.prefix.clone();
+    let mut g = BuildGraph::new();
+    g.add(j);
+    let opts = options(&tmp.path().join("build"), &mount, MountMode::Direct);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    fs_err::read_to_string(prefix.join("share/found.txt")).unwrap()
+}
+
+fn value<'a>(found: &'a str, key: &str) -> &'a str {
+    found
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("{key} in {found}"))
+}
+
+#[test]
+fn cmake_finds_nothing_of_usr_that_is_not_declared() {
+    assert!(Path::new("/usr/bin/perl").exists() && Path::new("/usr/include/zlib.h").exists());
+    let f = found(Vec::new());
+    assert_eq!(value(&f, "perl"), "HOST_PERL-NOTFOUND", "{f}");
+    assert_eq!(value(&f, "z"), "HOST_Z-NOTFOUND", "{f}");
+    assert_eq!(value(&f, "zlib.h"), "HOST_ZLIB_H-NOTFOUND", "{f}");
+    // glibc's libraries stay findable: a symlink in the stage.
+    assert!(value(&f, "m").ends_with("/host-libc/libm.so"), "{f}");
+}
+
+#[test]
+fn cmake_finds_the_usr_externals_a_recipe_declares() {
+    let mut zlib = host_tool("zlib", &[]);
+    zlib.kind = DepKind::Link;
+    let f = found(vec![host_tool("perl", &["perl"]), zlib]);
+    // perl through the stage's tools directory (the declared executable).
+    assert!(value(&f, "perl").ends_with("/tools/perl"), "{f}");
+    assert!(value(&f, "z").starts_with("/usr/lib"), "{f}");
+    assert!(value(&f, "z").ends_with("/libz.so"), "{f}");
+    assert_eq!(value(&f, "zlib.h"), "/usr/include", "{f}");
+}

@@ -1,0 +1,70 @@
+//! Unsatisfiable stacks: each explanation (the requirements that collide,
+//! with file:line, and why each package is there) is snapshot-tested.
+
+use crate::resolve_support;
+use resolve_support::*;
+use stack::resolve::ResolveError;
+
+fn explain(file: &str, cluster: &str) -> String {
+    match resolve_fixture(file, cluster) {
+        Ok(_) => panic!("{file} resolved, but it should not"),
+        Err(e @ ResolveError::Unsatisfiable(_)) => e.to_string(),
+        Err(e) => panic!("{file}: unexpected error {e}"),
+    }
+}
+
+macro_rules! unsat {
+    ($test:ident, $file:literal) => {
+        unsat!($test, $file, "local");
+    };
+    ($test:ident, $file:literal, $cluster:literal) => {
+        #[test]
+        fn $test() {
+            insta::assert_snapshot!(explain($file, $cluster));
+        }
+    };
+}
+
+unsat!(single_valued_variant_clash, "unsat-variant-clash.yaml");
+unsat!(version_clash, "unsat-version-clash.yaml");
+unsat!(recipe_conflict, "unsat-conflict.yaml");
+unsat!(no_matching_external, "unsat-external.yaml");
+unsat!(inactive_conditional_variant, "unsat-inactive-variant.yaml");
+unsat!(only_branches_match, "unsat-branch-only.yaml");
+unsat!(provider_condition, "unsat-provider.yaml");
+unsat!(backtracking_exhausted, "unsat-backtrack.yaml");
+unsat!(conflict_with_the_target, "unsat-target.yaml");
+unsat!(compiler_mismatch, "unsat-compiler.yaml");
+unsat!(policy_against_root, "unsat-policy.yaml");
+unsat!(root_dep_outside_the_closure, "unsat-root-dep.yaml");
+unsat!(conflict_naming_a_dependency, "unsat-dep-conflict.yaml");
+
+#[test]
+fn explanations_name_every_requirement_with_file_and_line() {
+    let text = explain("unsat-variant-clash.yaml", "local");
+    assert!(text.contains("tests/fixtures/resolve/recipes/aws-ofi-nccl.yaml:15"));
+    assert!(text.contains("tests/fixtures/resolve/stacks/unsat-variant-clash.yaml:8"));
+    let err = resolve_fixture("unsat-backtrack.yaml", "local").unwrap_err();
+    let e = err.explanation().unwrap();
+    assert_eq!(e.environment, "ml");
+    assert_eq!(e.tried, ["aws-ofi-nccl@1.9.2", "aws-ofi-nccl@1.8.1"]);
+    assert!(err.is_input_error());
+}
+
+#[test]
+fn cli_prints_the_explanation_and_exits_2() {
+    let out = assert_cmd::Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "resolve",
+            "tests/fixtures/resolve/stacks/unsat-variant-clash.yaml",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stderr));
+}
