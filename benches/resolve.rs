@@ -18,8 +18,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use stack::recipe::{InputOptions, Inputs, load_inputs};
 use stack::resolve::{ResolveOptions, resolve};
+use stack::stacks::{InputOptions, Inputs, load_inputs};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

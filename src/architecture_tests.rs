@@ -21,27 +21,35 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // repositories through `import`).
     (
         "stackinator",
-        &["diag", "spec", "settings", "import", "repo"],
+        &["diag", "spec", "settings", "import", "recipes"],
     ),
-    ("repo", &["diag", "spec", "settings", "build_kinds"]),
+    ("recipes", &["diag", "spec", "settings", "build_kinds"]),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
-    ("cluster", &["diag", "spec", "settings", "repo", "sign"]),
-    ("recipe", &["diag", "spec", "repo", "cluster"]),
-    ("resolve", &["diag", "spec", "repo", "cluster", "recipe"]),
-    // `repo`: `stack checksum` turns a recipe's versions into requests.
-    ("fetch", &["diag", "spec", "settings", "repo"]),
+    ("cluster", &["diag", "spec", "settings", "recipes", "sign"]),
+    ("stacks", &["diag", "spec", "recipes", "cluster"]),
+    ("resolve", &["diag", "spec", "recipes", "cluster", "stacks"]),
+    // `recipes`: `stack checksum` turns a recipe's versions into requests.
+    ("fetch", &["diag", "spec", "settings", "recipes"]),
     ("patch", &["diag", "fetch"]),
     ("store", &["diag"]),
+    // The namespaces builds and hooks run in: nothing but libc.
+    ("sandbox", &[]),
     (
         "build",
-        &["diag", "spec", "settings", "store", "build_kinds"],
+        &[
+            "diag",
+            "spec",
+            "settings",
+            "store",
+            "build_kinds",
+            "sandbox",
+        ],
     ),
-    // `build`: the hooks run in the build's namespace (to move into a
-    // `sandbox` module below both).
+    // `sandbox`: the hooks run in the build's namespace.
     // `resolve`: `stack diff` and `stack find` read lock files and plans.
     (
         "view",
-        &["diag", "spec", "settings", "store", "build", "resolve"],
+        &["diag", "spec", "settings", "store", "sandbox", "resolve"],
     ),
     ("image", &["diag", "settings", "view"]),
     // Runs alone in CI: nothing but diagnostics.
@@ -87,14 +95,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "diag",
             "spec",
             "settings",
-            "repo",
+            "recipes",
             "cluster",
-            "recipe",
+            "stacks",
             "resolve",
             "fetch",
             "patch",
             "store",
             "build",
+            "sandbox",
             "view",
             "image",
             "audit",
@@ -113,9 +122,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "stackinator",
             "spec",
             "settings",
-            "repo",
+            "recipes",
             "cluster",
-            "recipe",
+            "stacks",
             "resolve",
             "fetch",
             "patch",

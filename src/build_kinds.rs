@@ -4,7 +4,7 @@
 //! kind declares) read.
 //!
 //! A new kind starts here: its entry, then its settings in the recipe model
-//! (`repo::BuildSystem`) and its [`crate::build`] `System` implementation.
+//! (`recipes::BuildSystem`) and its [`crate::build`] `System` implementation.
 //! `tests/it/build_kinds.rs` fails until both sides know every entry.
 
 /// One build system kind.

@@ -13,7 +13,7 @@
 //! |---------|---------------------------------|----------------|
 //! | import  | [`import`]                      | Spack `package.py` → package recipes (`stack import spack`, run before all else) |
 //! | import  | [`stackinator`]                  | stackinator recipe + cluster dirs → stack recipe + cluster YAML (Spack repos through [`import`], cached) |
-//! | load    | [`recipe`], [`cluster`], [`repo`] | YAML files → `StackRecipe`, `Cluster`, `PackageRepo` (diagnostics in [`diag`]) |
+//! | load    | [`stacks`], [`cluster`], [`recipes`] | YAML files → `StackRecipe`, `Cluster`, `PackageRepo` (diagnostics in [`diag`]) |
 //! | spec    | [`spec`]                        | text → `Spec`, `Version`, `VersionConstraint`, variants |
 //! | resolve | [`resolve`]                     | recipe + cluster + repo → `Plan` (hashed DAG, `stack.lock`) |
 //! | fetch   | [`fetch`]                       | sources → verified files in the content-addressed cache, extracted stages |
@@ -39,8 +39,8 @@
 //! Allowed imports (the exact matrix is checked by a unit test,
 //! `src/architecture_tests.rs`): a module may use [`diag`], [`spec`] and
 //! [`settings`] and any *earlier* stage in the table, with two edges the
-//! matrix names: [`build`] registers prefixes in [`store`], and [`view`] runs
-//! hooks in the build's namespace; [`audit`] depends on nothing but [`diag`]
+//! matrix names: [`build`] registers prefixes in [`store`], and [`build`] and
+//! [`view`] run commands and hooks in a [`sandbox`] (namespaces, below both); [`audit`] depends on nothing but [`diag`]
 //! so that it can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
 //! arguments, renders progress (indicatif) and errors (miette) and calls the
 //! library; the library never prints. Progress is reported through reporter
@@ -50,10 +50,10 @@
 //!
 //! | path | owner | what |
 //! |------|-------|------|
-//! | `recipes/<name>.yaml` | [`repo`] | package recipes (the built-in repository) |
-//! | `patches/<name>/*.patch` | [`repo`], [`patch`] | patches referenced by package recipes, with sha256 |
+//! | `recipes/<name>.yaml` | [`recipes`] | package recipes (the built-in repository) |
+//! | `patches/<name>/*.patch` | [`recipes`], [`patch`] | patches referenced by package recipes, with sha256 |
 //! | `cluster-configs/<c>/cluster.yaml` | [`cluster`] | target, compilers, externals, policies, loader facts |
-//! | `stacks/<s>.yaml` | [`recipe`] | stack recipes given to `stack build` |
+//! | `stacks/<s>.yaml` | [`stacks`] | stack recipes given to `stack build` |
 //! | `stack.lock` (beside the recipe) | [`resolve`] | the whole plan, git refs pinned |
 //! | `~/.cache/stack/sources-v1/` | [`fetch`] | content-addressed source cache |
 //! | `<build>/store/` | [`store`] | what is mounted at the mount point |
@@ -67,10 +67,10 @@
 //! | command | `src/cli/<name>.rs` + one line in `src/cli/mod.rs` | turns arguments into options, calls one library operation, renders the outcome; exit status from [`pipeline::PipelineError::class`] (`cli::error::stage_error`) |
 //! | step of `stack build` | a method of the session in `src/pipeline/session.rs` | timed and reported as a [`pipeline::Stage`]; if it reads a new input, add a field to [`pipeline::ImageInputs`] (the image fingerprint) |
 //! | lock file rule | `src/pipeline/plan.rs` ([`pipeline::LockRules`]) | the one place resolve, fetch and build read, check, pin and write `stack.lock` |
-//! | recipe key | the recipe model (`src/repo/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), its writer (`src/repo/write.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md`; a stack recipe key: `src/recipe/{model,load,write}.rs` | the round-trip tests (`repo::write`, `recipe::write`: every recipe of `recipes/`, `stacks/` and the fixtures, load → write → load) fail when the writer misses a key; anything rendering would reject must be rejected at load time, so `stack check` reports it (template syntax: `repo::read`; what templates name: `recipe/template_refs.rs`) |
+//! | recipe key | the recipe model (`src/recipes/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), its writer (`src/recipes/write.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md`; a stack recipe key: `src/stacks/{model,load,write}.rs` | the round-trip tests (`recipes::write`, `stacks::write`: every recipe of `recipes/`, `stacks/` and the fixtures, load → write → load) fail when the writer misses a key; anything rendering would reject must be rejected at load time, so `stack check` reports it (template syntax: `recipes::read`; what templates name: `stacks/template_refs.rs`) |
 //! | environment variable | a function in [`settings`] | `std::env::var*` elsewhere is denied (`clippy.toml`) |
 //! | top-level module | `src/lib.rs` and its row in `src/architecture_tests.rs` | the import matrix test fails on any undeclared edge |
-//! | build system | first its entry in [`build_kinds::KINDS`] (name, `build:` keys, host tools it runs): the loader's names, key checks and did-you-means and the build side's declared tools come from there; then build side: a file in `src/build/systems/` implementing its `System` trait (phases, keyword), a variant of [`build::BuildSystem`] and its arm in `systems::of`; recipe side: a variant of [`repo::BuildSystem`] and its arm in `repo/load_build.rs`, its keys in `repo/write.rs`, its rendering in `pipeline/render.rs`. `tests/it/build_kinds.rs` fails until both sides know every entry | the phase skeleton (`systems::run`) is shared: `install:` steps run after every system's own install |
+//! | build system | first its entry in [`build_kinds::KINDS`] (name, `build:` keys, host tools it runs): the loader's names, key checks and did-you-means and the build side's declared tools come from there; then build side: a file in `src/build/systems/` implementing its `System` trait (phases, keyword), a variant of [`build::BuildSystem`] and its arm in `systems::of`; recipe side: a variant of [`recipes::BuildSystem`] and its arm in `recipes/load_build.rs`, its keys in `recipes/write.rs`, its rendering in `pipeline/render.rs`. `tests/it/build_kinds.rs` fails until both sides know every entry | the phase skeleton (`systems::run`) is shared: `install:` steps run after every system's own install |
 //! | base tool (a host program every build may run undeclared) | `BASE_TOOLS` in `src/build/host_tools.rs` and the list in docs/build.md ("Declared tools only") | keep it minimal: everything else is a declared build dependency (a `/usr` external lists its programs under `executables:`) |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |
@@ -100,14 +100,15 @@ pub mod import;
 pub mod ops;
 pub mod patch;
 pub mod pipeline;
-pub mod recipe;
+pub mod recipes;
 pub mod registry;
-pub mod repo;
 pub mod resolve;
+pub mod sandbox;
 pub mod settings;
 pub mod sign;
 pub mod spec;
 pub mod stackinator;
+pub mod stacks;
 pub mod store;
 pub mod verify;
 pub mod view;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::namespace::Namespace;
+use crate::sandbox::Namespace;
 
 /// The record's file name in a stage directory.
 pub const RECORD: &str = "build-env.json";

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use super::error::PackageError;
 use super::jobserver::JobServer;
 use super::log::BuildLog;
-use super::namespace::Namespace;
+use crate::sandbox::Namespace;
 
 /// Runs commands for one package.
 pub struct Runner<'a> {

@@ -36,13 +36,11 @@ mod install_steps;
 mod job;
 mod jobserver;
 mod log;
-mod namespace;
 mod options;
 mod package;
 mod relocate;
 mod report;
 mod run;
-mod sandbox_child;
 mod scheduler;
 mod stage_prune;
 mod systems;
@@ -50,6 +48,7 @@ mod tree;
 mod workspace;
 pub mod wrapper;
 
+pub use crate::sandbox::Namespace;
 pub use costs::recorded_costs;
 pub use env::apply_ops;
 pub use error::{BuildError, PackageError};
@@ -60,7 +59,6 @@ pub use job::{
     DepKind, DepPrefix, EnvOp, Generic, InstallStep, Makefile, Meson, Relocation, Steps,
 };
 pub use log::TAIL_LINES;
-pub use namespace::Namespace;
 pub use options::{BuildOptions, MountMode};
 pub use report::{
     BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,

@@ -16,12 +16,12 @@ use super::host_tools;
 use super::job::{BuildJob, BuildSystem};
 use super::jobserver::JobServer;
 use super::log::BuildLog;
-use super::namespace::Namespace;
 use super::relocate;
 use super::report::Phase;
 use super::systems;
 use super::tree::copy_tree;
 use super::wrapper::Dtags;
+use crate::sandbox::Namespace;
 use crate::store::{self, BuildFacts, InstalledRecord, RecordDep};
 
 /// What every package build shares.

@@ -13,12 +13,12 @@ use super::graph::{BuildGraph, JobId};
 use super::job::CompilerPaths;
 use super::jobserver::{JobServer, Token};
 use super::log::{TAIL_LINES, tail};
-use super::namespace::Namespace;
 use super::options::BuildOptions;
 use super::package::{self, Event, Outcome, Shared};
 use super::report::{BuildReporter, BuildSummary, PackageReport, PackageStatus, Timing};
 use super::scheduler::{NodeState, Schedule, topo_order};
 use super::workspace::Workspace;
+use crate::sandbox::Namespace;
 use crate::store;
 
 /// Build every job of `graph` that is not installed yet.

@@ -227,8 +227,8 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
         let node = outcome.plan.graph.node_weights().find(|n| n.hash == p.hash);
         for patch in node.map(|n| n.patches.as_slice()).unwrap_or_default() {
             let what = match &patch.source {
-                stack::repo::PatchSource::File(f) => f.text.as_str(),
-                stack::repo::PatchSource::Url(u) => u.value.as_str(),
+                stack::recipes::PatchSource::File(f) => f.text.as_str(),
+                stack::recipes::PatchSource::Url(u) => u.value.as_str(),
             };
             errln!(
                 "patched {}@{} with {what} (sha256 {}, -p{})",

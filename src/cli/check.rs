@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stack::diag::Diagnostics;
-use stack::recipe::InputOptions;
+use stack::stacks::InputOptions;
 
 use super::inputs::InputArgs;
 use super::output::{Format, print_json};

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::repo::*;
+use stack::recipes::*;
 
 use super::check::render;
 use super::list::{latest, load_repo};

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use stack::fetch::SourceCache;
 use stack::ops::OpError;
 use stack::pipeline::SourceSettings;
-use stack::recipe::{InputOptions, Inputs};
+use stack::stacks::{InputOptions, Inputs};
 
 use super::CliError;
 

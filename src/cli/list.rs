@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stack::repo::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
+use stack::recipes::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
 
 use super::check::{check_repo_flags, cwd, render};
 use super::output::{Format, print_json};
@@ -101,7 +101,7 @@ pub(super) fn load_repo(
     check_repo_flags(&flags)?;
     let mut search = match stack {
         None => RepoSearch::new(cwd()),
-        Some(recipe) => stack::recipe::lookup::stack_repo_search(recipe).map_err(|d| {
+        Some(recipe) => stack::stacks::lookup::stack_repo_search(recipe).map_err(|d| {
             render(&d);
             CliError::input(miette::miette!(
                 "{}: cannot read the stack recipe's `repos:`",
@@ -111,7 +111,7 @@ pub(super) fn load_repo(
     };
     search.flags = flags;
     let dirs = search.dirs();
-    stack::recipe::lookup::log_repositories(&dirs);
+    stack::stacks::lookup::log_repositories(&dirs);
     Ok(PackageRepo::load(dirs))
 }
 

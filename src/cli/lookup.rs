@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use stack::repo::{PackageRecipe, PackageRepo};
+use stack::recipes::{PackageRecipe, PackageRepo};
 
 use super::CliError;
 

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::yaml::{self, Cx, Node};
 use crate::diag::{Code, Diagnostics, SourceFile, Spanned};
-use crate::repo::read::{self, Named};
-use crate::repo::{PathRef, Resource};
+use crate::recipes::read::{self, Named};
+use crate::recipes::{PathRef, Resource};
 
 use super::model::*;
 use super::policy::{External, PackagePolicy, Policies};

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::diag::{Loc, Spanned};
-use crate::repo::{PathRef, Resource, SpecRef};
+use crate::recipes::{PathRef, Resource, SpecRef};
 
 use super::policy::Policies;
 

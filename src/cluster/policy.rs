@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::diag::{Loc, Spanned};
-use crate::repo::SpecRef;
+use crate::recipes::SpecRef;
 
 /// The `packages:` mapping: per package (or virtual, or `all`) policy.
 #[derive(Clone, Debug, Default)]

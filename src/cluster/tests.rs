@@ -70,7 +70,7 @@ loader: {default_dirs: [/lib64, /usr/lib64], lib: lib64, platform: aarch64, ld_s
     assert_eq!(net.specs.len(), 1);
     assert_eq!(
         c.mirrors[1].resource,
-        crate::repo::Resource::Local("/site/cluster-configs/mirror".into())
+        crate::recipes::Resource::Local("/site/cluster-configs/mirror".into())
     );
     assert_eq!(c.audit.allow.len(), 1);
     let l = c.loader.as_ref().unwrap();

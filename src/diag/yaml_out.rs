@@ -1,5 +1,5 @@
 //! A small YAML writer for recipes (the importer's, and the recipe model
-//! written back out, `repo::write`): block style,
+//! written back out, `recipes::write`): block style,
 //! with short maps and lists of scalars in flow style, every string that a
 //! YAML reader could take for something else double-quoted.
 

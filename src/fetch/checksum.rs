@@ -3,7 +3,7 @@
 //! version the recipe does not list gets the URL of its newest archive
 //! version with the version text replaced (as Spack extrapolates).
 
-use crate::repo::{self, PackageRecipe, Resource};
+use crate::recipes::{self, PackageRecipe, Resource};
 
 use super::{FetchError, FetchOptions, FetchReporter, GitRef, Source, SourceRequest};
 
@@ -92,12 +92,12 @@ pub fn checksum(
     for version in wanted {
         let entry = recipe.versions.iter().find(|v| v.text == version);
         let (url, source, recorded_value) = match entry.map(|e| &e.source) {
-            Some(repo::Source::Archive(a)) => (
+            Some(recipes::Source::Archive(a)) => (
                 a.url_text.clone(),
                 archive(&a.url, a.expand),
                 a.sha256.clone(),
             ),
-            Some(repo::Source::Git(g)) => {
+            Some(recipes::Source::Git(g)) => {
                 let reference = git_ref(&g.reference);
                 let commit = super::resolve_git_ref(&url_of(&g.repo), &reference, &opts)
                     .map_err(Box::new)?;
@@ -165,11 +165,11 @@ fn url_of(r: &Resource) -> String {
     }
 }
 
-fn git_ref(r: &repo::GitRef) -> GitRef {
+fn git_ref(r: &recipes::GitRef) -> GitRef {
     match r {
-        repo::GitRef::Tag(t) => GitRef::Tag(t.clone()),
-        repo::GitRef::Branch(b) => GitRef::Branch(b.clone()),
-        repo::GitRef::Commit(c) => GitRef::Commit(c.clone()),
+        recipes::GitRef::Tag(t) => GitRef::Tag(t.clone()),
+        recipes::GitRef::Branch(b) => GitRef::Branch(b.clone()),
+        recipes::GitRef::Commit(c) => GitRef::Commit(c.clone()),
     }
 }
 
@@ -178,7 +178,7 @@ fn git_ref(r: &repo::GitRef) -> GitRef {
 fn extrapolate(recipe: &PackageRecipe, version: &str) -> Option<(String, Resource)> {
     let dir = recipe.file.parent()?;
     recipe.versions_newest_first().into_iter().find_map(|v| {
-        let repo::Source::Archive(a) = &v.source else {
+        let recipes::Source::Archive(a) = &v.source else {
             return None;
         };
         a.url_text.contains(&v.text).then(|| {

@@ -9,7 +9,7 @@ use crate::cluster::CiConfig;
 use crate::distributed::gitlab::{self, PipelineOptions};
 use crate::distributed::{DEFAULT_GROUP_SECONDS, DistributedError, JobCommand, Work};
 use crate::pipeline::{self, LockRules, PipelineError, SourceSettings};
-use crate::recipe::Inputs;
+use crate::stacks::Inputs;
 
 use super::OpError;
 

@@ -25,8 +25,8 @@ mod stackinator;
 
 use crate::diag::Diagnostics;
 use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineReporter};
-use crate::recipe::{InputOptions, Inputs};
 use crate::resolve::Plan;
+use crate::stacks::{InputOptions, Inputs};
 
 pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file, group_seconds};
 pub use error::OpError;
@@ -43,7 +43,7 @@ pub fn check(opts: &InputOptions) -> Result<Inputs, OpError> {
     if is_stackinator(&opts.recipe) {
         return stackinator::check_stackinator(opts);
     }
-    crate::recipe::load_inputs(opts).map_err(OpError::Inputs)
+    crate::stacks::load_inputs(opts).map_err(OpError::Inputs)
 }
 
 /// Resolve a loaded stack under the lock file rules (`stack resolve`).

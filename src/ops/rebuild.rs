@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::pipeline::PipelineError;
-use crate::recipe::InputOptions;
+use crate::stacks::InputOptions;
 
 use super::OpError;
 

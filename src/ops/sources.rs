@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::fetch::mirror::MirrorReport;
 use crate::fetch::{self, FetchOptions, FetchReporter, Fetched, PlannedSource};
 use crate::pipeline::{self, LockRules, SourceSettings};
-use crate::recipe::Inputs;
+use crate::stacks::Inputs;
 
 use super::OpError;
 

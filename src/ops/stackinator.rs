@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::recipe::{InputOptions, Inputs};
 use crate::stackinator::{TranslateOptions, translate, write};
+use crate::stacks::{InputOptions, Inputs};
 
 use super::OpError;
 
@@ -70,7 +70,7 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
     let mut o = opts.clone();
     o.recipe = stack;
     o.cluster = Some(cdir);
-    match crate::recipe::load_inputs(&o) {
+    match crate::stacks::load_inputs(&o) {
         Ok(mut inputs) => {
             inputs.warnings.extend(t.warnings);
             inputs.warnings.sort();

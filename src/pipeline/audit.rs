@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::audit::{AuditOptions, AuditReport, LoaderModel};
 use crate::cluster::{Cluster, LoaderFacts};
-use crate::recipe::Inputs;
 use crate::resolve::Plan;
+use crate::stacks::Inputs;
 
 use super::PipelineError;
 

@@ -12,8 +12,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::image::ImageOptions;
-use crate::recipe::Inputs;
 use crate::resolve::Plan;
+use crate::stacks::Inputs;
 
 /// Version of the fingerprint value; bump when its meaning changes.
 const FORMAT: &str = "stack-image-fingerprint-v2";

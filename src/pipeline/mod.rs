@@ -2,7 +2,7 @@
 //! order. Each stage gets only the finished output of the one before:
 //!
 //! ```text
-//! load (recipe::load_inputs) → resolve (lock file rules: plan.rs)
+//! load (stacks::load_inputs) → resolve (lock file rules: plan.rs)
 //!   → fetch (only what is not installed) → stage + patch → render build jobs
 //!   → build::run_in → view::generate (views, modules, meta/)
 //!   → post-install hook → audit (of what is packed) → image::pack
@@ -48,8 +48,8 @@ pub use session::build_stack;
 use crate::build::{self, BuildReporter, BuildSummary};
 use crate::fetch::{self, FetchOptions, FetchReporter, SourceCache};
 use crate::image::{ImageInfo, ImageOptions};
-use crate::recipe::Inputs;
 use crate::resolve::Plan;
+use crate::stacks::Inputs;
 
 /// A stage of the pipeline, for progress display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

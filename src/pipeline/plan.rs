@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::fetch::{self, FetchOptions};
-use crate::recipe::Inputs;
 use crate::resolve::{self, Lock, Plan, ResolveOptions};
+use crate::stacks::Inputs;
 
 use super::{PipelineError, sources};
 

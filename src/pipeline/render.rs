@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::build::{self, BuildJob, CompilerPaths, DepKind, DepPrefix};
 use crate::diag::Loc;
-use crate::repo::{self, ArgList, DepTypes, EnvOpKind, InstallAction, When};
+use crate::recipes::{self, ArgList, DepTypes, EnvOpKind, InstallAction, When};
 use crate::resolve::{Node, Plan};
 use crate::spec::{Spec, VariantValue};
 
@@ -301,8 +301,8 @@ fn recorded_patches(node: &crate::resolve::Node) -> Vec<crate::store::RecordPatc
         .iter()
         .map(|p| crate::store::RecordPatch {
             patch: match &p.source {
-                repo::PatchSource::File(f) => f.text.clone(),
-                repo::PatchSource::Url(u) => u.value.clone(),
+                recipes::PatchSource::File(f) => f.text.clone(),
+                recipes::PatchSource::Url(u) => u.value.clone(),
             },
             sha256: p.sha256.clone(),
             level: p.level,
@@ -313,7 +313,7 @@ fn recorded_patches(node: &crate::resolve::Node) -> Vec<crate::store::RecordPatc
 /// The recipe's `install:` steps whose `when:` holds, rendered.
 fn install_steps(
     r: &mut Renderer<'_>,
-    steps: &[repo::InstallStep],
+    steps: &[recipes::InstallStep],
 ) -> Result<Vec<build::InstallStep>, RenderError> {
     let mut install = Vec::new();
     for step in steps {
@@ -346,7 +346,7 @@ fn system(
 ) -> Result<(build::BuildSystem, Option<build::Relocation>), RenderError> {
     let b = &node.recipe.build;
     let system = match &b.system {
-        repo::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
+        recipes::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
             autoreconf: toggle(r, &a.autoreconf),
             autogen: toggle(r, &a.autogen),
             out_of_source: a.out_of_source,
@@ -355,24 +355,24 @@ fn system(
             install,
             ..Default::default()
         }),
-        repo::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
+        recipes::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
             args: r.args(&c.cmake_args)?,
             source_subdir: c.source_subdir.clone(),
             install,
             ..Default::default()
         }),
-        repo::BuildSystem::Meson(m) => build::BuildSystem::Meson(build::Meson {
+        recipes::BuildSystem::Meson(m) => build::BuildSystem::Meson(build::Meson {
             args: r.args(&m.meson_args)?,
             install,
         }),
-        repo::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
+        recipes::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
             make_args: r.args(&m.make_args)?,
             build_targets: targets(r, &m.build_targets, &b.loc)?,
             install_targets: targets(r, &m.install_targets, &b.loc)?,
             install,
         }),
-        repo::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic { install }),
-        repo::BuildSystem::Binary(bin) => {
+        recipes::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic { install }),
+        recipes::BuildSystem::Binary(bin) => {
             let relocate = relocation(r, node, &bin.relocate)?;
             return Ok((
                 build::BuildSystem::Binary(build::Binary { install }),
@@ -395,7 +395,7 @@ fn targets(r: &mut Renderer<'_>, list: &[String], loc: &Loc) -> Result<Vec<Strin
 fn relocation(
     r: &mut Renderer<'_>,
     node: &Node,
-    rel: &repo::Relocate,
+    rel: &recipes::Relocate,
 ) -> Result<build::Relocation, RenderError> {
     let mut rpath = Vec::new();
     for dep in &rel.rpath {
@@ -434,7 +434,7 @@ fn relocation(
 /// The recipe's `steps:`, rendered, by phase.
 fn phase_steps(
     r: &mut Renderer<'_>,
-    recipe_steps: &[repo::Step],
+    recipe_steps: &[recipes::Step],
 ) -> Result<build::Steps, RenderError> {
     let mut steps = build::Steps::default();
     for step in recipe_steps {
@@ -446,24 +446,24 @@ fn phase_steps(
             argv.push(r.render(a, &step.loc)?);
         }
         let slot = match step.phase {
-            repo::Phase::PreBootstrap => &mut steps.pre_bootstrap,
-            repo::Phase::PreConfigure => &mut steps.pre_configure,
-            repo::Phase::PostConfigure => &mut steps.post_configure,
-            repo::Phase::PreBuild => &mut steps.pre_build,
-            repo::Phase::PostBuild => &mut steps.post_build,
-            repo::Phase::PreInstall => &mut steps.pre_install,
-            repo::Phase::PostInstall => &mut steps.post_install,
+            recipes::Phase::PreBootstrap => &mut steps.pre_bootstrap,
+            recipes::Phase::PreConfigure => &mut steps.pre_configure,
+            recipes::Phase::PostConfigure => &mut steps.post_configure,
+            recipes::Phase::PreBuild => &mut steps.pre_build,
+            recipes::Phase::PostBuild => &mut steps.post_build,
+            recipes::Phase::PreInstall => &mut steps.pre_install,
+            recipes::Phase::PostInstall => &mut steps.post_install,
         };
         slot.push(argv);
     }
     Ok(steps)
 }
 
-fn toggle(r: &Renderer<'_>, t: &repo::Toggle) -> bool {
+fn toggle(r: &Renderer<'_>, t: &recipes::Toggle) -> bool {
     match t {
-        repo::Toggle::Off => false,
-        repo::Toggle::On => true,
-        repo::Toggle::When(w) => r.holds(&Some(w.clone())),
+        recipes::Toggle::Off => false,
+        recipes::Toggle::On => true,
+        recipes::Toggle::When(w) => r.holds(&Some(w.clone())),
     }
 }
 

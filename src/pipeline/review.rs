@@ -1,8 +1,8 @@
 //! Imported recipes (`stack import spack`) whose untranslated build logic
 //! nobody reviewed are refused before anything is fetched or built.
 
-use crate::recipe::Inputs;
 use crate::resolve::Plan;
+use crate::stacks::Inputs;
 
 use super::PipelineError;
 

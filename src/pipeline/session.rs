@@ -115,7 +115,7 @@ struct Work {
     /// Seconds each package took when last built here.
     costs: HashMap<String, f64>,
     /// Hooks see the store where the packages saw it: at the mount point.
-    hook_ns: Option<Arc<build::Namespace>>,
+    hook_ns: Option<Arc<crate::sandbox::Namespace>>,
 }
 
 impl<'a> Session<'a> {
@@ -261,7 +261,7 @@ impl<'a> Session<'a> {
         }
         self.prefixes = prefixes;
         let hook_ns = match workspace.namespaced() {
-            true => Some(build::Namespace::new(
+            true => Some(crate::sandbox::Namespace::new(
                 &self.build_dir,
                 &store_dir,
                 &plan.mount,
@@ -524,7 +524,7 @@ impl<'a> Session<'a> {
     fn hooks(
         &mut self,
         outcome: &BuildOutcome,
-        hook_ns: Option<Arc<build::Namespace>>,
+        hook_ns: Option<Arc<crate::sandbox::Namespace>>,
     ) -> Result<(), PipelineError> {
         let Some(script) = &self.req.inputs.recipe.post_install else {
             return Ok(());
@@ -595,7 +595,7 @@ fn hook_context(
     build_dir: &Path,
     mount: &Path,
     store_dir: &Path,
-    namespace: Option<Arc<build::Namespace>>,
+    namespace: Option<Arc<crate::sandbox::Namespace>>,
     kind: view::HookKind,
 ) -> view::HookContext {
     view::HookContext {

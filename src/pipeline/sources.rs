@@ -7,7 +7,7 @@ use petgraph::graph::NodeIndex;
 
 use crate::fetch::{self, Fetched, SourceRequest};
 use crate::patch::{self, AppliedPatch, PatchFile};
-use crate::repo::{GitRef, PatchSource, Resource};
+use crate::recipes::{GitRef, PatchSource, Resource};
 use crate::resolve::{Node, NodeSource, Plan};
 
 use super::PipelineError;
@@ -51,10 +51,10 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
 }
 
 /// The recipe's archive source of the node's version (for `max_size:`).
-fn recipe_archive(node: &Node) -> Option<&crate::repo::ArchiveSource> {
+fn recipe_archive(node: &Node) -> Option<&crate::recipes::ArchiveSource> {
     match &node.recipe.version(&node.version)?.source {
-        crate::repo::Source::Archive(a) => Some(a),
-        crate::repo::Source::Git(_) => None,
+        crate::recipes::Source::Archive(a) => Some(a),
+        crate::recipes::Source::Git(_) => None,
     }
 }
 
@@ -105,7 +105,7 @@ fn fill_recipe_lines(e: &mut fetch::FetchError, plan: &Plan) {
             *recipe = node.and_then(|n| {
                 let entry = n.recipe.version(&n.version)?;
                 let at = match &entry.source {
-                    crate::repo::Source::Archive(a) => a.loc.to_string(),
+                    crate::recipes::Source::Archive(a) => a.loc.to_string(),
                     _ => entry.loc.to_string(),
                 };
                 Some(at.into())
@@ -161,7 +161,7 @@ pub fn source_dir(build_dir: &Path, node: &Node) -> PathBuf {
 /// configuration (`cluster/cluster.yaml`) and the package recipes the plan
 /// uses with their patch files, as one repository (`packages/recipes/`,
 /// `packages/patches/`), so the image carries everything it was built from.
-pub fn recipe_files(plan: &Plan, inputs: &crate::recipe::Inputs) -> Vec<crate::view::CopyFile> {
+pub fn recipe_files(plan: &Plan, inputs: &crate::stacks::Inputs) -> Vec<crate::view::CopyFile> {
     use crate::view::CopyFile;
     let recipe = &inputs.recipe;
     let mut out = vec![CopyFile {

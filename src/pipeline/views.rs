@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::recipe::{ModuleFlavour, StackRecipe, ViewLink};
-use crate::repo::EnvOpKind;
+use crate::recipes::EnvOpKind;
 use crate::resolve::Plan;
+use crate::stacks::{ModuleFlavour, StackRecipe, ViewLink};
 use crate::view::{self, InstalledPackage, ModulesSpec, StoreContents, ViewSpec};
 
 use super::PipelineError;

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use petgraph::graph::NodeIndex;
 
-use crate::recipe::Environment;
-use crate::repo::{ArgList, BuildSystem, DepTypes, GitRef, PackageRecipe, Source, Toggle, When};
+use crate::recipes::{ArgList, BuildSystem, DepTypes, GitRef, PackageRecipe, Source, Toggle, When};
+use crate::stacks::Environment;
 
 use super::error::{ExplainLine, Explanation, ResolveError};
 use super::hash::{HashInputs, node_hash};

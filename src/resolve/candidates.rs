@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use crate::cluster::External;
-use crate::repo::{PackageRecipe, VersionEntry};
+use crate::recipes::{PackageRecipe, VersionEntry};
 use crate::spec::{Spec, Version, VersionConstraint, VersionRange};
 
 use super::policy::PkgPolicy;
@@ -136,7 +136,7 @@ mod tests {
         y.push_str("build: {system: generic}\n");
         let f = tmp.path().join("p.yaml");
         fs_err::write(&f, y).unwrap();
-        let (r, d) = crate::repo::load_package(&f, tmp.path());
+        let (r, d) = crate::recipes::load_package(&f, tmp.path());
         assert!(!d.has_errors(), "{d:?}");
         (tmp, r.unwrap())
     }

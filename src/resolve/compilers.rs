@@ -12,8 +12,8 @@ use petgraph::graph::NodeIndex;
 
 use crate::cluster::{Cluster, Compiler};
 use crate::diag::Loc;
-use crate::recipe::{COMPILERS_ENVIRONMENT, Environment, StackRecipe};
-use crate::repo::SpecRef;
+use crate::recipes::SpecRef;
+use crate::stacks::{COMPILERS_ENVIRONMENT, Environment, StackRecipe};
 
 use super::error::{ResolveError, short_loc};
 use super::model::{CompilerOrigin, NodeCompiler, Plan};

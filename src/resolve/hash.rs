@@ -32,7 +32,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::repo::{
+use crate::recipes::{
     ArgList, BuildSystem, DepTypes, EnvOp, InstallAction, PackageRecipe, Toggle, When,
 };
 use crate::spec::{Spec, VariantValue};
@@ -212,9 +212,9 @@ fn source_json(src: Option<&NodeSource>) -> Value {
             Some(c) => json!({"git": {"commit": c, "submodules": submodules}}),
             None => {
                 let (kind, name) = match reference {
-                    crate::repo::GitRef::Tag(t) => ("tag", t),
-                    crate::repo::GitRef::Branch(b) => ("branch", b),
-                    crate::repo::GitRef::Commit(c) => ("commit", c),
+                    crate::recipes::GitRef::Tag(t) => ("tag", t),
+                    crate::recipes::GitRef::Branch(b) => ("branch", b),
+                    crate::recipes::GitRef::Commit(c) => ("commit", c),
                 };
                 json!({"git": {"repo": repo_text, kind: name, "submodules": submodules}})
             }

@@ -45,9 +45,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::cluster::Cluster;
-use crate::recipe::StackRecipe;
-use crate::repo::PackageRepo;
+use crate::recipes::PackageRepo;
 use crate::spec::{CompilerSpec, Spec, TargetConstraint, VersionConstraint, VersionRange};
+use crate::stacks::StackRecipe;
 
 pub use assemble::GitPins;
 pub use error::{ExplainLine, Explanation, LockChange, ResolveError, short_loc};
@@ -147,7 +147,7 @@ pub fn resolve(
 fn resolve_environment(
     plan: &mut Plan,
     by_hash: &mut HashMap<String, petgraph::graph::NodeIndex>,
-    env: &crate::recipe::Environment,
+    env: &crate::stacks::Environment,
     cluster: &Cluster,
     repo: &PackageRepo,
     chosen: &compilers::Chosen,

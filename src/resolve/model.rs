@@ -11,9 +11,9 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
 use crate::cluster::Compiler;
-use crate::recipe::View;
-use crate::repo::{DepTypes, GitRef, PackageRecipe, PatchSource, Resource, SpecRef};
+use crate::recipes::{DepTypes, GitRef, PackageRecipe, PatchSource, Resource, SpecRef};
 use crate::spec::{Spec, VariantValue, Version};
+use crate::stacks::View;
 
 /// The compiler a node is built with (`gcc@12.2.0`): a cluster compiler
 /// (an external-like node of the plan) or a compiler the stack builds.

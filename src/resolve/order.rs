@@ -17,7 +17,7 @@ use std::collections::{HashMap, VecDeque};
 use petgraph::graph::DiGraph;
 
 use crate::cluster::Policies;
-use crate::repo::PackageRepo;
+use crate::recipes::PackageRepo;
 use crate::spec::Spec;
 
 /// Names of every package and virtual reachable from `start`, dependents

@@ -4,7 +4,7 @@
 
 use crate::cluster::{External, PackagePolicy, Policies};
 use crate::diag::{Loc, Spanned};
-use crate::repo::{PackageRecipe, SpecRef};
+use crate::recipes::{PackageRecipe, SpecRef};
 use crate::spec::Spec;
 
 /// Where a policy field was written.
@@ -142,7 +142,7 @@ mod tests {
             "name: zlib\ndescription: d\nversions: [{version: '1', url: x.tgz, sha256: '0000000000000000000000000000000000000000000000000000000000000000'}]\nvariants: {shared: {default: true}}\nbuild: {system: generic}\n",
         )
         .unwrap();
-        let (recipe, diags) = crate::repo::load_package(&f, tmp.path());
+        let (recipe, diags) = crate::recipes::load_package(&f, tmp.path());
         assert!(!diags.has_errors(), "{diags:?}");
         let recipe = recipe.unwrap();
         let p = effective(

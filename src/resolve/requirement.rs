@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::repo::{Dependency, PackageRecipe, SpecRef, VariantKind, When};
+use crate::recipes::{Dependency, PackageRecipe, SpecRef, VariantKind, When};
 use crate::spec::{Spec, SpecConflict};
 
 use super::policy::PolicyLayer;

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::repo::{PackageRecipe, SpecRef, VariantDef, VariantValueError, When};
+use crate::recipes::{PackageRecipe, SpecRef, VariantDef, VariantValueError, When};
 use crate::spec::{Spec, VariantValue};
 
 /// Soft defaults that override the recipe's.

@@ -156,7 +156,7 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
 /// for ([`spack_repo::without_builtin`]); unchanged without a built-in
 /// repository.
 fn shadowed(translated: PathBuf, diags: &mut Diagnostics) -> PathBuf {
-    let Some(builtin) = crate::repo::builtin_recipes() else {
+    let Some(builtin) = crate::recipes::builtin_recipes() else {
         return translated;
     };
     match spack_repo::without_builtin(&translated, &builtin) {

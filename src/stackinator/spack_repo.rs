@@ -91,7 +91,7 @@ fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
     let broken: Vec<(&PathBuf, String)> = written
         .par_iter()
         .filter_map(|f| {
-            let (_, diags) = crate::repo::load_package(f, &recipes);
+            let (_, diags) = crate::recipes::load_package(f, &recipes);
             diags.has_errors().then(|| (f, diags.to_string()))
         })
         .collect();

@@ -54,7 +54,7 @@ pub struct HookContext {
     pub work_dir: PathBuf,
     /// Run the script in this private mount namespace (the store shown at
     /// the mount point), as the package builds ran; `None`: on the host.
-    pub namespace: Option<Arc<crate::build::Namespace>>,
+    pub namespace: Option<Arc<crate::sandbox::Namespace>>,
 }
 
 /// A hook that ran successfully.

@@ -10,9 +10,9 @@ use stack::build::host_tools::build_system_tools;
 use stack::build::{Autotools, Binary, BuildSystem, CMake, Generic, Makefile, Meson};
 use stack::build_kinds::{self, KINDS};
 use stack::diag::{Diagnostics, SourceFile};
-use stack::repo::parse_package;
+use stack::recipes::parse_package;
 
-fn load(build: &str) -> (Option<stack::repo::PackageRecipe>, Diagnostics) {
+fn load(build: &str) -> (Option<stack::recipes::PackageRecipe>, Diagnostics) {
     let text = format!(
         "name: p\ndescription: d\nversions:\n  - version: \"1.0\"\n    \
          url: https://example.org/p-1.0.tar.gz\n    sha256: {}\nbuild:\n{build}",

@@ -150,7 +150,7 @@ fn imported_recipes_load_and_report_what_awaits_review() {
     );
     for dir in SNAPSHOTTED {
         let name = dir.replace('_', "-");
-        let (recipe, diags) = stack::repo::load_package(&out.join(format!("{name}.yaml")), &out);
+        let (recipe, diags) = stack::recipes::load_package(&out.join(format!("{name}.yaml")), &out);
         assert_eq!(diags.error_count(), 0, "{name}: {diags:?}");
         let recipe = recipe.unwrap();
         let imported = recipe.imported.expect("an imported block");

@@ -8,8 +8,8 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use stack::cluster::parse_cluster;
 use stack::diag::{Diagnostics, SourceFile};
-use stack::recipe::parse_stack_recipe;
-use stack::repo::parse_package;
+use stack::recipes::parse_package;
+use stack::stacks::parse_stack_recipe;
 
 fn shared(name: &str) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

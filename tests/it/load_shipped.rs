@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use stack::recipe::{InputOptions, load_inputs};
-use stack::repo::{PackageRepo, RepoDir, RepoOrigin};
+use stack::recipes::{PackageRepo, RepoDir, RepoOrigin};
+use stack::stacks::{InputOptions, load_inputs};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

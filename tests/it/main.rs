@@ -2,17 +2,13 @@
 //! test binary; one binary links git2, reqwest, tokio and backhand once instead of per file.
 //! Run one group with `cargo test --test it MODULE::`.
 
-mod audit_support;
-mod docs_support;
-mod fetch_common;
-mod resolve_support;
-mod view_support;
 mod audit;
 mod audit_allow;
 mod audit_fuzz;
 mod audit_gpu;
 mod audit_ldd;
 mod audit_ldd_errors;
+mod audit_support;
 mod audit_system;
 mod audit_unreadable;
 mod build;
@@ -25,9 +21,11 @@ mod cuda_wheels;
 mod direct_mode;
 mod docs_cli;
 mod docs_console;
+mod docs_support;
 mod fetch_archive;
 mod fetch_archive_replace;
 mod fetch_cli;
+mod fetch_common;
 mod fetch_concurrent;
 mod fetch_demo;
 mod fetch_git;
@@ -63,6 +61,7 @@ mod resolve_lock;
 mod resolve_prgenv;
 mod resolve_provides;
 mod resolve_resources;
+mod resolve_support;
 mod run_cli;
 mod sandbox;
 mod site_cli;
@@ -71,3 +70,4 @@ mod stackinator;
 mod verify;
 mod view;
 mod view_errors;
+mod view_support;

@@ -84,8 +84,8 @@ fn spec_text() {
 fn recipe_yaml() {
     use stack::cluster::parse_cluster;
     use stack::diag::{Diagnostics, SourceFile};
-    use stack::recipe::parse_stack_recipe;
-    use stack::repo::parse_package;
+    use stack::recipes::parse_package;
+    use stack::stacks::parse_stack_recipe;
     let seed = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("stacks/demo/recipes/hello-make.yaml"),
     )

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use stack::pipeline::build_job;
-use stack::recipe::{InputOptions, load_inputs};
 use stack::resolve::{Plan, ResolveOptions, resolve};
+use stack::stacks::{InputOptions, load_inputs};
 
 /// The `local` cluster, plus `extra` lines under `packages:`.
 fn cluster(dir: &Path, extra: &str) -> PathBuf {

@@ -1,7 +1,6 @@
 //! `stack resolve` as a process: the demo stack in every format (JSON
 //! deterministic and snapshot-tested), `--lock` and `--locked`.
 
-
 use std::path::Path;
 use std::process::Output;
 

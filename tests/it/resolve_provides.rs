@@ -6,7 +6,7 @@ use crate::resolve_support;
 use std::path::Path;
 
 use resolve_support::*;
-use stack::repo::DepTypes;
+use stack::recipes::DepTypes;
 use stack::resolve::{Plan, ResolveError, ResolveOptions};
 
 const SHA: &str = "0000000000000000000000000000000000000000000000000000000000000000";

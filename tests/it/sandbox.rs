@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::libc;
-use stack::build::Namespace;
+use stack::sandbox::Namespace;
 
 /// The tests `the_sandbox_tests_pass_as_an_unprivileged_user` runs again.
 const SANDBOX_TESTS: &[&str] = &[

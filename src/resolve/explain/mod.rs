@@ -396,7 +396,7 @@ impl<'a> Solver<'a> {
     ) -> String {
         if let crate::spec::SpecConflict::Variant { variant, .. } = conflict {
             if let Some(d) = self.recipe(slot).and_then(|r| r.variant(variant)) {
-                if matches!(d.kind, crate::repo::VariantKind::Single { .. }) {
+                if matches!(d.kind, crate::recipes::VariantKind::Single { .. }) {
                     return format!("{text} (`{variant}` takes a single value)");
                 }
             }
@@ -408,7 +408,7 @@ impl<'a> Solver<'a> {
         &self,
         slot: usize,
         wanted: &crate::spec::Spec,
-        unasked: &[&crate::repo::VersionEntry],
+        unasked: &[&crate::recipes::VersionEntry],
         external_only: bool,
     ) -> Explanation {
         let name = &self.slots[slot].name;

@@ -2,7 +2,7 @@
 //! conflicts, externals) and conflicts that name dependencies.
 
 use crate::diag::Loc;
-use crate::repo::VariantValueError;
+use crate::recipes::VariantValueError;
 
 use super::super::error::{ExplainLine, Explanation};
 use super::super::requirement::Req;
@@ -91,7 +91,7 @@ impl Solver<'_> {
     pub(crate) fn explain_deferred(
         &self,
         slot: usize,
-        conflict: &crate::repo::Conflict,
+        conflict: &crate::recipes::Conflict,
         deps: &[usize],
     ) -> Explanation {
         let msg = conflict

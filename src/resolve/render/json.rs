@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::repo::{GitRef, PatchSource, VariantKind};
+use crate::recipes::{GitRef, PatchSource, VariantKind};
 use crate::spec::VariantValue;
 
 use super::super::model::{CompilerOrigin, Node, NodeCompiler, NodeResource, NodeSource, Plan};

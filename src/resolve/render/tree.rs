@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use petgraph::graph::NodeIndex;
 
-use crate::repo::DepTypes;
+use crate::recipes::DepTypes;
 
 use super::super::model::Plan;
 use super::super::variants::is_default;

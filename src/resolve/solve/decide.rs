@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use crate::repo::{DepTypes, Provider, When};
+use crate::recipes::{DepTypes, Provider, When};
 use crate::spec::{Spec, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};

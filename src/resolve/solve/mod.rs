@@ -41,7 +41,7 @@ use std::sync::Arc;
 
 use crate::cluster::{External, Policies};
 use crate::diag::Loc;
-use crate::repo::{
+use crate::recipes::{
     Conflict, DepTypes, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry, When,
 };
 use crate::spec::{Spec, Version};

@@ -7,7 +7,7 @@ mod cache;
 mod ci;
 mod faults;
 mod proxy;
-mod server;
+pub(crate) mod server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use stack::recipe::{InputOptions, Inputs, load_inputs};
 use stack::resolve::{Node, Plan, ResolveError, ResolveOptions, resolve};
+use stack::stacks::{InputOptions, Inputs, load_inputs};
 
 /// `tests/fixtures/resolve`.
 pub fn fixtures() -> PathBuf {

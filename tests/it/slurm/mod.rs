@@ -10,9 +10,7 @@
 
 mod cluster;
 mod faults;
-#[path = "../registry/server.rs"]
-#[allow(dead_code)]
-mod server;
+use crate::registry::server;
 mod shared;
 
 use std::path::{Path, PathBuf};

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use crate::cluster::{self, AuditConfig};
 use crate::diag::yaml::{self, Cx, Map, Node};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, Spanned};
-use crate::repo::read::{self, Named};
-use crate::repo::{EnvOp, EnvOpKind, PathRef, SpecRef};
+use crate::recipes::read::{self, Named};
+use crate::recipes::{EnvOp, EnvOpKind, PathRef, SpecRef};
 
 use super::model::*;
 
@@ -47,7 +47,7 @@ const VIEW_KEYS: &[&str] = &[
 pub fn load_stack_recipe(
     path: &Path,
 ) -> Result<(StackRecipe, SourceFile, Diagnostics), Diagnostics> {
-    let abs = crate::repo::absolutize(path, &std::env::current_dir().unwrap_or_default());
+    let abs = crate::recipes::absolutize(path, &std::env::current_dir().unwrap_or_default());
     let src = SourceFile::read_input(&abs, "the stack recipe")?;
     let mut diags = Diagnostics::new();
     let recipe = parse_stack_recipe(&src, &mut diags);
@@ -197,7 +197,7 @@ fn mount(cx: &mut Cx, node: &Node) -> Option<PathBuf> {
         );
         return None;
     }
-    Some(crate::repo::absolutize(p, Path::new("/")))
+    Some(crate::recipes::absolutize(p, Path::new("/")))
 }
 
 fn repos(cx: &mut Cx, node: &Node) -> Vec<PathRef> {
@@ -481,7 +481,7 @@ fn view_env_ops(cx: &mut Cx, kind: EnvOpKind, node: &Node) -> Vec<EnvOp> {
             let loc = cx.scalar_loc(k);
             read::check_var_name(cx, k.as_str(), &loc);
             if let Some(value) = cx.string(v, &format!("the value of {}", k.as_str())) {
-                crate::repo::placeholders::check(cx, &value);
+                crate::recipes::placeholders::check(cx, &value);
                 out.push(EnvOp {
                     kind,
                     var: k.as_str().to_string(),

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Code, Diagnostics, SourceFile};
-use crate::repo::{EnvOpKind, Resource};
+use crate::recipes::{EnvOpKind, Resource};
 
 use super::*;
 

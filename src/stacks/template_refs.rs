@@ -2,10 +2,10 @@
 //! rejects what rendering a build job would reject: a `{{ deps.X… }}` where
 //! no package or virtual `X` exists, a `variants.V` the package does not
 //! define, an unknown top-level name in a `{{ … }}` interpolation. (Syntax
-//! is checked where templates are read, `repo::read::check_templates`.)
+//! is checked where templates are read, `recipes::read::check_templates`.)
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile};
-use crate::repo::{ArgList, BuildSystem, InstallAction, PackageRecipe, PackageRepo};
+use crate::recipes::{ArgList, BuildSystem, InstallAction, PackageRecipe, PackageRepo};
 
 /// The names every template sees (see `pipeline::render`).
 const ROOTS: &[&str] = &[

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::cluster::{Cluster, Policies, parse_cluster};
 use crate::diag::yaml::Cx;
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, did_you_mean};
-use crate::repo::{PackageRepo, RepoSearch, Source, SpecRef, check_spec};
+use crate::recipes::{PackageRepo, RepoSearch, Source, SpecRef, check_spec};
 
 use super::load::parse_stack_recipe;
 use super::model::StackRecipe;
@@ -48,7 +48,7 @@ pub struct Inputs {
 pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     let mut diags = Diagnostics::new();
     let cwd = std::env::current_dir().unwrap_or_default();
-    let recipe_path = crate::repo::absolutize(&opts.recipe, &cwd);
+    let recipe_path = crate::recipes::absolutize(&opts.recipe, &cwd);
     // Read as far as possible even when a file has errors, so that one run
     // reports the problems of every file.
     let recipe = match SourceFile::read(&recipe_path) {
@@ -65,7 +65,7 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     let choice = super::lookup::choose_cluster(
         opts.cluster
             .as_ref()
-            .map(|c| crate::repo::absolutize(c, &cwd)),
+            .map(|c| crate::recipes::absolutize(c, &cwd)),
         &recipe_dir,
     );
     let cluster = match &choice {
@@ -408,7 +408,7 @@ fn check_policy_spec(
     cx: &mut Cx,
     repo: &PackageRepo,
     name: &str,
-    pkg: Option<&crate::repo::PackageRecipe>,
+    pkg: Option<&crate::recipes::PackageRecipe>,
     s: &SpecRef,
 ) {
     match (s.name(), pkg) {

@@ -22,7 +22,7 @@
 //!    in any namespace and `mount -o remount,rw /` fails, also as root.
 //!
 //! The command then runs under a tiny init (PID 1 of the new PID
-//! namespace, see [`super::sandbox_child::fork_init`]); when the command
+//! namespace, see [`super::child::fork_init`]); when the command
 //! ends, every process it left behind is killed before `stack` sees the
 //! exit, and `kill -9` of `stack` takes the namespace down.
 //!
@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use nix::libc;
 
-use super::sandbox_child as child;
+use super::child;
 
 /// The uid and gid a build runs as inside its sandbox when `stack` runs as
 /// root (anyone else keeps their own): never 0, so it holds no capability.

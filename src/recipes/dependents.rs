@@ -66,7 +66,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::repo::{RepoDir, RepoOrigin};
+    use crate::recipes::{RepoDir, RepoOrigin};
 
     fn write(dir: &Path, name: &str, extra: &str) {
         fs_err::write(

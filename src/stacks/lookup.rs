@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cluster::{self, CLUSTER_FILE};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, display_path};
-use crate::repo::{RepoDir, RepoSearch, absolutize};
+use crate::recipes::{RepoDir, RepoSearch, absolutize};
 
 use super::load::parse_stack_recipe;
 

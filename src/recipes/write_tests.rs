@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostics, SourceFile, debug_without_locs};
-use crate::repo::{load_package, parse_package};
+use crate::recipes::{load_package, parse_package};
 
 /// Every `<dir>/*.yaml` below `root` where `dir` is called `recipes`.
 fn recipe_files(root: &Path, out: &mut Vec<PathBuf>) {
@@ -141,7 +141,7 @@ fn max_size_of_versions_and_resources_is_written_back() {
     let mut again = Diagnostics::new();
     let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
     assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
-    let crate::repo::Source::Archive(a) = &back.versions[0].source else {
+    let crate::recipes::Source::Archive(a) = &back.versions[0].source else {
         panic!("an archive")
     };
     assert_eq!(a.max_size.as_ref().map(|s| s.bytes), Some(40 << 30));

@@ -154,7 +154,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use crate::diag::Code;
-    use crate::repo::{PackageRepo, RepoDir, RepoOrigin, VariantKind};
+    use crate::recipes::{PackageRepo, RepoDir, RepoOrigin, VariantKind};
 
     fn write(path: &Path, text: &str) {
         fs_err::create_dir_all(path.parent().unwrap()).unwrap();

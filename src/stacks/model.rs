@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::cluster::{AuditConfig, Cluster, Mirror, Network, Policies};
 use crate::diag::{Loc, Spanned};
-use crate::repo::{EnvOp, PathRef, SpecRef};
+use crate::recipes::{EnvOp, PathRef, SpecRef};
 
 /// The default mount point.
 pub const DEFAULT_MOUNT: &str = "/user-environment";

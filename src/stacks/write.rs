@@ -9,7 +9,7 @@
 
 use crate::cluster::{AuditConfig, Network, Policies};
 use crate::diag::yaml_out::Yaml;
-use crate::repo::{EnvOpKind, SpecRef};
+use crate::recipes::{EnvOpKind, SpecRef};
 
 use super::model::*;
 
@@ -31,7 +31,7 @@ impl StackRecipe {
             .collect();
         let repos: Vec<&String> = self.repos.iter().map(|r| &r.text).collect();
         let mirrors: Vec<&String> = self.mirrors.iter().map(|m| &m.text).collect();
-        let path = |p: &Option<crate::repo::PathRef>| p.as_ref().map(|p| Yaml::str(&p.text));
+        let path = |p: &Option<crate::recipes::PathRef>| p.as_ref().map(|p| Yaml::str(&p.text));
         Yaml::map([
             ("name", Some(Yaml::str(&self.name.value))),
             ("version", self.version.as_deref().map(Yaml::str)),
@@ -217,7 +217,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use crate::diag::{Diagnostics, SourceFile, debug_without_locs};
-    use crate::recipe::parse_stack_recipe;
+    use crate::stacks::parse_stack_recipe;
 
     /// Every `*.yaml` below `dir` with a top-level `environments:`.
     fn stack_files(dir: &Path, out: &mut Vec<PathBuf>) {
