@@ -93,7 +93,12 @@ fn two_processes_share_one_cache() {
     let children: Vec<_> = (0..2)
         .map(|_| {
             Command::new(&exe)
-                .args(["--exact", "child_fetch", "--nocapture", "--test-threads=1"])
+                .args([
+                    "--exact",
+                    "fetch_concurrent::child_fetch",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
                 .env(CHILD_ENV, spec.join("\n"))
                 .env("STACK_FETCH_TEST_CACHE", tmp.path())
                 .output_async()

@@ -43,6 +43,7 @@ const NET: &str = "downloads from the internet";
 const REGISTRY: &str = "needs an OCI registry";
 const ALPS: &str = "downloads the Alps stack's sources from the internet";
 const SITE: &str = "uses a site's directories (/srv, /scratch, /opt) outside the workspace";
+const HOST: &str = "prints whatever this host has installed, which differs between machines";
 
 /// Examples that are not run, and why.
 const NO_RUN: &[(&str, &str)] = &[
@@ -172,6 +173,8 @@ const NO_RUN: &[(&str, &str)] = &[
         "stack external find --stack my-stack.yaml --path /opt/tools/bin",
         SITE,
     ),
+    ("stack external find", HOST),
+    ("stack audit /usr/lib/x86_64-linux-gnu /usr/bin", HOST),
 ];
 
 /// Examples whose documented exit status is not 0.

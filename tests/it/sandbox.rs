@@ -345,7 +345,7 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
         ])
         .arg(&exe)
         .args(["--exact", "--test-threads=1"])
-        .args(SANDBOX_TESTS)
+        .args(SANDBOX_TESTS.iter().map(|t| format!("sandbox::{t}")))
         .env("TMPDIR", "/tmp")
         .current_dir("/")
         .output()

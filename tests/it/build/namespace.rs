@@ -162,7 +162,7 @@ fn kill_9_of_stack_ends_every_build_process() {
         };
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
-                "namespace::kill_child_build",
+                "build::namespace::kill_child_build",
                 "--exact",
                 "--ignored",
                 "--test-threads=1",

@@ -57,7 +57,7 @@ fn child_build() {
 fn spawn_child(mount: &Path, build: &Path) -> Child {
     Command::new(std::env::current_exe().unwrap())
         .args([
-            "resume::child_build",
+            "build::resume::child_build",
             "--exact",
             "--ignored",
             "--test-threads=1",
