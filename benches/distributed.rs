@@ -9,12 +9,14 @@
 //! store/), STACK_SIM_PACKAGES (400), STACK_SIM_OVERHEAD (seconds per job,
 //! default 10), STACK_SIM_BANDWIDTH (bytes/s per job, default 100e6),
 //! STACK_SIM_SCALE (build times multiplied, default 1), STACK_SIM_SIZE (bytes
-//! of a prefix when the build directory has no store/, default 20e6).
+//! of a prefix when the build directory has no store/, default 20e6),
+//! STACK_SIM_GROUP (the executors' `--group-seconds` for the grouped
+//! columns, default 60).
 //! `cargo test --bench distributed` runs it without a release build.
 
 use std::path::{Path, PathBuf};
 
-use stack::distributed::simulate::{ClusterModel, simulate, synthetic_stack};
+use stack::distributed::simulate::{ClusterModel, simulate, simulate_grouped, synthetic_stack};
 
 fn env_f64(name: &str, default: f64) -> f64 {
     std::env::var(name)
@@ -87,34 +89,41 @@ fn main() {
         "\n{n} packages, {edges} dependency edges, build times x{scale} (sum {build_sum:.0} s), job overhead {overhead} s, {:.0} MB/s per job",
         bandwidth / 1e6
     );
+    let group = env_f64("STACK_SIM_GROUP", 60.0);
+    let model = |nodes| ClusterModel {
+        nodes,
+        job_overhead: overhead,
+        bandwidth,
+    };
+    println!("one job per package vs grouped (--group-seconds {group})");
     println!(
-        "{:>6} {:>12} {:>14} {:>10} {:>10}",
-        "nodes", "makespan s", "critical path s", "speed-up", "vs CP"
+        "{:>6} {:>6} {:>11} {:>8} {:>9} | {:>6} {:>11} {:>8} {:>9} | {:>8}",
+        "nodes",
+        "jobs",
+        "makespan s",
+        "CP s",
+        "speed-up",
+        "jobs",
+        "makespan s",
+        "CP s",
+        "speed-up",
+        "grouped/1"
     );
-    let one = simulate(
-        &pkgs,
-        &ClusterModel {
-            nodes: 1,
-            job_overhead: overhead,
-            bandwidth,
-        },
-    )
-    .makespan;
+    let one = simulate(&pkgs, &model(1)).makespan;
     for nodes in [1, 4, 16, 64] {
-        let r = simulate(
-            &pkgs,
-            &ClusterModel {
-                nodes,
-                job_overhead: overhead,
-                bandwidth,
-            },
-        );
+        let a = simulate(&pkgs, &model(nodes));
+        let b = simulate_grouped(&pkgs, &model(nodes), group);
         println!(
-            "{nodes:>6} {:>12.0} {:>14.0} {:>10.2} {:>10.2}",
-            r.makespan,
-            r.critical_path,
-            one / r.makespan,
-            r.makespan / r.critical_path
+            "{nodes:>6} {:>6} {:>11.0} {:>8.0} {:>9.2} | {:>6} {:>11.0} {:>8.0} {:>9.2} | {:>8.2}",
+            a.jobs,
+            a.makespan,
+            a.critical_path,
+            one / a.makespan,
+            b.jobs,
+            b.makespan,
+            b.critical_path,
+            one / b.makespan,
+            b.makespan / a.makespan
         );
     }
 }
