@@ -4,7 +4,8 @@
 //! oci://REGISTRY/NAMESPACE
 //!   NAMESPACE/<package name>:<node hash>     one artifact per installed prefix
 //!     manifest  artifactType application/vnd.stack.prefix.v1, config {}
-//!               annotations dev.stack.{name,version,hash,prefix}
+//!               annotations dev.stack.{name,version,hash,prefix}, and
+//!               dev.stack.build_seconds when the pusher built it (see seconds.rs)
 //!       layer   application/vnd.stack.prefix.v1.tar+zstd, title <name>-<version>-<hash8>.tar.zst
 //!               the prefix (with .stack/installed.json and manifest.json), reproducible tarball
 //!     referrer  application/vnd.stack.signature.v1 (ed25519 over the manifest digest)
@@ -18,14 +19,17 @@
 //! place: a corrupt, truncated or untrusted artifact is never installed,
 //! and the package is built instead. Pushes are idempotent: the same
 //! prefix gives the same bytes, so two builds pushing it at once write the
-//! same blob and manifest.
+//! same blob; their manifests differ only in the build seconds (the last
+//! one written is the tag's, each is signed).
 
 mod prefixes;
+mod seconds;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use prefixes::{CacheOutcome, CachePrefixes, PushSummary};
+pub use seconds::{BUILD_SECONDS, add_cached_costs, recorded_seconds};
 
 use crate::distribute::{DistributeError, Trust, tarball};
 use crate::registry::manifest::MANIFEST_V1;
@@ -51,6 +55,9 @@ pub struct CacheEntry {
     pub prefix: PathBuf,
     /// Where it is on this host.
     pub host_prefix: PathBuf,
+    /// Wall time of its build, when this process built it (pushed as
+    /// [`BUILD_SECONDS`]).
+    pub build_seconds: Option<f64>,
 }
 
 /// What a lookup found.
@@ -277,6 +284,10 @@ impl BinaryCache {
                 e.prefix.to_string_lossy().into_owned(),
             ),
         ]);
+        if let Some(secs) = e.build_seconds {
+            m.annotations
+                .insert(BUILD_SECONDS.to_string(), seconds::format_seconds(secs));
+        }
         let bytes = m.to_bytes();
         self.registry
             .put_manifest(repo, &e.hash, MANIFEST_V1, &bytes)?;
@@ -329,6 +340,7 @@ mod tests {
             hash: "0123456789abcdef".into(),
             prefix: "/m/zlib".into(),
             host_prefix: "/s/zlib".into(),
+            build_seconds: None,
         })));
     }
 

@@ -170,9 +170,16 @@ impl PrefixCache for CachePrefixes {
         Ok(self.install(&entry(job, host_prefix))?)
     }
 
-    fn keep(&self, job: &BuildJob, host_prefix: &Path) -> Result<(), StoreError> {
+    fn keep(
+        &self,
+        job: &BuildJob,
+        host_prefix: &Path,
+        build_seconds: Option<f64>,
+    ) -> Result<(), StoreError> {
         if let Some(tx) = &*self.pushes.lock().unwrap() {
-            let _ = tx.send(entry(job, host_prefix));
+            let mut e = entry(job, host_prefix);
+            e.build_seconds = build_seconds;
+            let _ = tx.send(e);
         }
         Ok(())
     }
@@ -192,6 +199,7 @@ fn entry(job: &BuildJob, host_prefix: &Path) -> CacheEntry {
         hash: job.hash.clone(),
         prefix: job.prefix.clone(),
         host_prefix: host_prefix.to_path_buf(),
+        build_seconds: None,
     }
 }
 

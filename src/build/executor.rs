@@ -93,8 +93,14 @@ pub trait PrefixCache: Send + Sync + std::fmt::Debug {
     /// Make the prefix of `job` (with its `installed.json`) appear at
     /// `host_prefix` without building it; `Ok(true)` when it did.
     fn restore(&self, job: &BuildJob, host_prefix: &Path) -> Result<bool, StoreError>;
-    /// `job` was built and registered at `host_prefix`; keep it for others.
-    fn keep(&self, job: &BuildJob, host_prefix: &Path) -> Result<(), StoreError>;
+    /// `job` was built (in `build_seconds`, `None` when it was not built
+    /// in this run) and registered at `host_prefix`; keep it for others.
+    fn keep(
+        &self,
+        job: &BuildJob,
+        host_prefix: &Path,
+        build_seconds: Option<f64>,
+    ) -> Result<(), StoreError>;
 }
 
 /// The store itself: a prefix is there when its record names the job's
@@ -110,7 +116,12 @@ impl PrefixCache for LocalStore {
         ))
     }
 
-    fn keep(&self, _job: &BuildJob, _host_prefix: &Path) -> Result<(), StoreError> {
+    fn keep(
+        &self,
+        _job: &BuildJob,
+        _host_prefix: &Path,
+        _secs: Option<f64>,
+    ) -> Result<(), StoreError> {
         Ok(())
     }
 }

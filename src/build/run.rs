@@ -316,11 +316,8 @@ fn schedule(
                     let job = graph.job(id);
                     let name = job.name.clone();
                     let failed = finish_job(&mut sched, reports, id, *out);
-                    if !failed
-                        && let Err(e) =
-                            prefix_cache(opts).keep(job, &shared.map.to_host(&job.prefix))
-                    {
-                        tracing::warn!("{name}: not kept in the prefix cache: {e}");
+                    if !failed {
+                        keep(opts, job, &shared.map.to_host(&job.prefix), &reports[id.0]);
                     }
                     reporter.finished(id, &reports[id.0]);
                     if failed {
@@ -481,6 +478,16 @@ fn which_host(name: &Path) -> Option<PathBuf> {
 }
 
 /// The options' prefix cache, else the local store.
+/// Hand a finished job's prefix to the prefix cache, with its build time
+/// when it was built in this run (a failure is only logged).
+fn keep(opts: &BuildOptions, job: &super::BuildJob, host_prefix: &Path, report: &PackageReport) {
+    let secs =
+        matches!(report.status, PackageStatus::Built).then(|| report.timing.wall.as_secs_f64());
+    if let Err(e) = prefix_cache(opts).keep(job, host_prefix, secs) {
+        tracing::warn!("{}: not kept in the prefix cache: {e}", job.name);
+    }
+}
+
 fn prefix_cache(opts: &BuildOptions) -> &dyn PrefixCache {
     match &opts.prefix_cache {
         Some(c) => c.as_ref(),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::binary_cache::{BinaryCache, CacheEntry};
+use crate::binary_cache::{BinaryCache, CacheEntry, add_cached_costs};
 use crate::cluster::CiConfig;
 use crate::distributed::gitlab::{self, PipelineOptions};
 use crate::distributed::{DEFAULT_GROUP_SECONDS, DistributedError, JobCommand, Work};
@@ -66,6 +66,7 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
             hash: n.hash.clone(),
             prefix: n.prefix.clone(),
             host_prefix: PathBuf::new(),
+            build_seconds: None,
         };
         let has = cache.contains(&e).map_err(|err| {
             PipelineError::from(DistributedError::Command {
@@ -77,7 +78,9 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
             missing.push(*idx);
         }
     }
-    let work = Work::from_plan(&plan, &missing, &Default::default());
+    let mut costs = std::collections::HashMap::new();
+    add_cached_costs(cache, &plan, &missing, &mut costs);
+    let work = Work::from_plan(&plan, &missing, &costs);
     let ci = req.inputs.cluster.ci.clone().unwrap_or_default();
     let opts = PipelineOptions {
         command: req.command.clone(),

@@ -49,6 +49,7 @@ pub(super) fn entry(plan: &Plan, store_dir: &Path, idx: NodeIndex) -> CacheEntry
         hash: n.hash.clone(),
         prefix: n.prefix.clone(),
         host_prefix: host_path(plan, store_dir, &n.prefix),
+        build_seconds: None,
     }
 }
 

@@ -229,7 +229,10 @@ impl<'a> Session<'a> {
         if let Some(p) = &prefixes {
             opts.prefix_cache = Some(p.clone());
         }
-        let costs = build::recorded_costs(&self.build_dir);
+        let mut costs = build::recorded_costs(&self.build_dir);
+        if let (Some(_), Some(cache)) = (&req.remote, &req.binary_cache) {
+            crate::binary_cache::add_cached_costs(cache, plan, &missing, &mut costs);
+        }
         if only.is_some() {
             if !req.shared_store {
                 super::remote::pushing_cache(req.binary_cache.as_ref(), "--only")?;

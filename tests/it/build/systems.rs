@@ -196,6 +196,8 @@ fn a_prefix_cache_is_consulted_before_building_and_fed_after() {
         /// Restore this job by copying the prefix built by the first run.
         restore_from: Mutex<Option<std::path::PathBuf>>,
         kept: Mutex<Vec<String>>,
+        /// The build seconds each kept job came with.
+        seconds: Mutex<Vec<Option<f64>>>,
     }
     impl PrefixCache for Recording {
         fn restore(
@@ -218,8 +220,10 @@ fn a_prefix_cache_is_consulted_before_building_and_fed_after() {
             &self,
             job: &BuildJob,
             _host_prefix: &std::path::Path,
+            build_seconds: Option<f64>,
         ) -> Result<(), stack::store::StoreError> {
             self.kept.lock().unwrap().push(job.name.clone());
+            self.seconds.lock().unwrap().push(build_seconds);
             Ok(())
         }
     }
@@ -237,6 +241,9 @@ fn a_prefix_cache_is_consulted_before_building_and_fed_after() {
     assert_success(&summary);
     assert_eq!(summary.built().count(), 1);
     assert_eq!(*cache.kept.lock().unwrap(), ["headers"]);
+    let secs = cache.seconds.lock().unwrap()[0].expect("a built job has its seconds");
+    let wall = summary.packages[0].timing.wall.as_secs_f64();
+    assert!(secs > 0.0 && secs == wall, "{secs} vs {wall}");
 
     // Another machine's mount point: the cache restores the prefix there.
     let saved = tmp.path().join("saved");
