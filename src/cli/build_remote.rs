@@ -41,8 +41,9 @@ pub struct RemoteArgs {
     )]
     pub slurm_poll: f64,
     /// Group small packages into one Slurm job of at most this many
-    /// estimated seconds (the last recorded build times, else an estimate
-    /// from the build system; 0: one job per package)
+    /// estimated seconds (the last recorded build times, else an earlier
+    /// build's from the binary cache, else an estimate from the build
+    /// system; 0: one job per package)
     /// [default: the cluster's `ci: {group_seconds}`, else 60].
     #[arg(
         long,

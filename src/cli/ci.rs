@@ -57,7 +57,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
     /// Group small packages into one job of at most this many estimated
-    /// seconds (build times from the build system; 0: one job per package)
+    /// seconds (an earlier build's seconds from the binary cache, else an
+    /// estimate from the build system; 0: one job per package)
     /// [default: the cluster's `ci: {group_seconds}`, else 60].
     #[arg(long, value_name = "SECS", value_parser = super::build_remote::seconds)]
     pub group_seconds: Option<f64>,
