@@ -147,7 +147,7 @@ mod tests {
             cost: 1.0,
         };
         Work {
-            packages: vec![p("zlib", &[]), p("libfabric", &[0]), p("mpich", &[0, 1])],
+            packages: vec![p("zlib", &[]), p("libfabric", &[]), p("mpich", &[0, 1])],
         }
     }
 

@@ -250,7 +250,7 @@ mod tests {
         // The trade-off of the threshold: with nodes to spare, the
         // makespan is the critical path, and a group's dependents wait
         // for all of it (the model builds a group's packages one after
-        // another). Here the 7 groups form one chain.
+        // another, though a wave's packages are independent).
         let pkgs = small_stack(1.0);
         let m = with_overhead(64, 30.0);
         let single = simulate(&pkgs, &m);
@@ -277,13 +277,13 @@ mod tests {
 
     #[test]
     fn a_group_pays_one_overhead_and_pulls_only_from_other_jobs() {
-        // a → b (both small, one job), c big on b (its own job).
+        // a and b independent (both small, one job), c big on b (its own job).
         let p = |deps: Vec<usize>, build: f64| SimPackage {
             deps,
             build,
             size: 1e9,
         };
-        let pkgs = vec![p(vec![], 5.0), p(vec![0], 5.0), p(vec![1], 100.0)];
+        let pkgs = vec![p(vec![], 5.0), p(vec![], 5.0), p(vec![1], 100.0)];
         let (deps, cost) = jobs(&pkgs, &with_overhead(1, 10.0), 60.0);
         assert_eq!(deps, vec![vec![], vec![0]]);
         // Job 0: 10 s + push 2 GB (2 s) + 10 s; job 1: 10 + pull 1 + push 1 + 100.

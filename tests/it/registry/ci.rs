@@ -51,7 +51,15 @@ fn validate(pipeline: &serde_json::Value) {
 }
 
 fn generate(reg: &TestRegistry, w: &Path, lock: &Path, public: &Path, out: &Path) -> String {
-    generate_for(&root().join("stacks/demo.yaml"), reg, w, lock, public, out)
+    generate_for(
+        &root().join("stacks/demo.yaml"),
+        reg,
+        w,
+        lock,
+        public,
+        out,
+        "100",
+    )
 }
 
 fn generate_for(
@@ -61,6 +69,7 @@ fn generate_for(
     lock: &Path,
     public: &Path,
     out: &Path,
+    group_seconds: &str,
 ) -> String {
     let mut c = stack();
     c.current_dir(w)
@@ -77,7 +86,7 @@ fn generate_for(
         .arg(public)
         .arg("--out")
         .arg(out)
-        .args(["--group-seconds", "100"])
+        .args(["--group-seconds", group_seconds])
         .arg("--ca-file")
         .arg(reg.ca())
         .args(["--username", USER, "--password-stdin"]);
@@ -226,8 +235,7 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
 
     // The same packages at another mount point (other hashes: none of them
     // in the cache) cost what their builds above took, as the pushed
-    // manifests record it, not the build-system estimates: all 6 fit the
-    // 100 s threshold together (the estimates made 3 jobs).
+    // manifests record it, not the build-system estimates.
     let measured: Vec<f64> = jobs
         .iter()
         .flat_map(|j| {
@@ -266,7 +274,15 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
         .output()
         .unwrap();
     assert!(resolve.status.success(), "{}", text(&resolve));
-    let costed = generate_for(&recipe, &reg, w, &moved, &public, &w.join("costed.yml"));
+    let costed = generate_for(
+        &recipe,
+        &reg,
+        w,
+        &moved,
+        &public,
+        &w.join("costed.yml"),
+        "30",
+    );
     let costed = yaml_to_json(&costed);
     validate(&costed);
     let builds: Vec<&String> = costed
@@ -275,9 +291,23 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
         .keys()
         .filter(|k| k.starts_with("build:"))
         .collect();
-    assert_eq!(builds.len(), 1, "{costed:#?}");
-    let script = costed[builds[0].as_str()]["script"][0].as_str().unwrap();
-    assert_eq!(script.matches(" --only ").count(), 6, "{script}");
+    // At 30 s the estimates put every package in a job of its own (none
+    // is under 30 s but demo-headers, whose wave mate libgreet is a
+    // makefile at 30 s); the measured seconds (the demo's builds take a few)
+    // group each wave: at least one job per wave (libgreet, demo-headers |
+    // libcalc, demo-prebuilt | hello-make, tally), fewer than 6.
+    assert!((3..6).contains(&builds.len()), "{costed:#?}");
+    let only: usize = builds
+        .iter()
+        .map(|b| {
+            costed[b.as_str()]["script"][0]
+                .as_str()
+                .unwrap()
+                .matches(" --only ")
+                .count()
+        })
+        .sum();
+    assert_eq!(only, 6, "{costed:#?}");
 
     // The same image, byte for byte, as a local build of the same lock file.
     let local = stack()
