@@ -398,6 +398,12 @@ impl ClassReader<'_> {
             }
         }
         let mut kwargs = Vec::new();
+        // `conflicts(spec, when)` / `depends_on(spec, when)`: the second
+        // positional argument is the condition.
+        if matches!(name, "conflicts" | "depends_on" | "extends") && positional.len() == 2 {
+            let when = positional.pop().expect("two arguments");
+            kwargs.push(("when".to_string(), when));
+        }
         for (k, v) in &args.keywords {
             match ev.eval(*v) {
                 Ok(value) => kwargs.push((k.clone(), value)),
