@@ -44,6 +44,7 @@ const SNAPSHOTTED: &[&str] = &[
     "reach_demo",
     "bootstrap_demo",
     "positional_when_demo",
+    "variant_whens_demo",
 ];
 
 #[test]
@@ -65,6 +66,8 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "reach_demo",
         "bootstrap_demo",
         "makefile_demo",
+        "positional_when_demo",
+        "variant_whens_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

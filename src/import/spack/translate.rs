@@ -266,8 +266,8 @@ fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
     };
     if let Some(pos) = s.variants.iter().position(|(n, _)| *n == name) {
         // A package's declaration replaces its base class's; a package that
-        // declares a variant twice (under different `when`s) keeps the
-        // first, the others are kept as data.
+        // declares a variant several times (under different `when`s) keeps
+        // every definition: the recipe's variant becomes a list.
         if s.variant_info[pos].line == 0 && d.line > 0 {
             s.variants[pos] = (name, Yaml::Map(entries));
             s.variant_info[pos] = VariantInfo {
@@ -275,7 +275,18 @@ fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
                 ..info
             };
         } else {
-            s.kept.push(kept(d));
+            let first = std::mem::replace(&mut s.variants[pos].1, Yaml::Seq(Vec::new()));
+            s.variants[pos].1 = match first {
+                Yaml::Seq(mut defs) => {
+                    defs.push(Yaml::Map(entries));
+                    Yaml::Seq(defs)
+                }
+                one => Yaml::Seq(vec![one, Yaml::Map(entries)]),
+            };
+            s.variant_info.push(VariantInfo {
+                line: d.line,
+                ..info
+            });
         }
         return;
     }
