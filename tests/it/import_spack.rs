@@ -45,6 +45,7 @@ const SNAPSHOTTED: &[&str] = &[
     "bootstrap_demo",
     "positional_when_demo",
     "variant_whens_demo",
+    "conditional_demo",
 ];
 
 #[test]
@@ -68,6 +69,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "makefile_demo",
         "positional_when_demo",
         "variant_whens_demo",
+        "conditional_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

@@ -14,6 +14,7 @@
 
 mod bases;
 mod cond;
+mod conditional_values;
 mod hook_body;
 mod hook_cond;
 mod hook_expr;
