@@ -46,6 +46,7 @@ const SNAPSHOTTED: &[&str] = &[
     "positional_when_demo",
     "variant_whens_demo",
     "conditional_demo",
+    "local_base_demo",
 ];
 
 #[test]
@@ -70,6 +71,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "positional_when_demo",
         "variant_whens_demo",
         "conditional_demo",
+        "local_base_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

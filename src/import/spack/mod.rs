@@ -24,6 +24,7 @@ mod hook_list;
 mod hook_shape;
 mod hooks;
 mod imports;
+mod local_bases;
 pub mod model;
 mod pystr;
 mod reader;

@@ -100,9 +100,27 @@ fn read(name: &str, src: &str, with_constants: bool, extra: Vec<(String, Value)>
         scope: module_scope,
         context: Vec::new(),
     };
+    // Base classes defined in this file first: their directives and hooks
+    // apply, the package's own come after (and replace same-named methods).
+    let local = super::local_bases::local_bases(main, &classes, src);
+    for base in &local {
+        reader.read_class(*base, None);
+    }
+    let first_own = reader.pkg.methods.len();
     reader.read_class(main, None);
+    if !local.is_empty() {
+        let names: Vec<(String, Vec<String>)> = local
+            .iter()
+            .map(|c| {
+                let name = c.child_by_field_name("name").map(|n| text(n, src));
+                let bases = super::local_bases::base_names(*c, src);
+                (name.unwrap_or("").to_string(), bases)
+            })
+            .collect();
+        super::local_bases::merge(reader.pkg, &names, first_own);
+    }
     for class in classes {
-        if class.id() != main.id() {
+        if class.id() != main.id() && !local.iter().any(|l| l.id() == class.id()) {
             if let Some(system) = builder_system(class, src) {
                 reader.read_class(class, Some(system));
             } else {
