@@ -47,6 +47,7 @@ const SNAPSHOTTED: &[&str] = &[
     "variant_whens_demo",
     "conditional_demo",
     "local_base_demo",
+    "loops_demo",
 ];
 
 #[test]
@@ -72,6 +73,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "variant_whens_demo",
         "conditional_demo",
         "local_base_demo",
+        "loops_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
