@@ -64,10 +64,7 @@ pub(super) fn definitions(values: &[Value]) -> Result<Vec<Definition>, String> {
     for i in 0..specs.len() {
         for j in i + 1..specs.len() {
             if specs[i].intersects(&specs[j]) && !implies(i, j) && !implies(j, i) {
-                return Err(format!(
-                    "overlapping conditions `{}` and `{}`",
-                    groups[i].0, groups[j].0
-                ));
+                return overlapping(always, &groups, &specs);
             }
         }
     }
@@ -91,6 +88,51 @@ pub(super) fn definitions(values: &[Value]) -> Result<Vec<Definition>, String> {
             (Some(groups[i].0.clone()), vals)
         })
         .collect();
+    if !always.is_empty() {
+        defs.push((None, always));
+    }
+    Ok(defs)
+}
+
+/// Conditions that overlap without one implying the other (`+hip`,
+/// `+cuda`): one definition per combination that can hold together, the
+/// largest first. At most four conditions (sixteen combinations).
+fn overlapping(
+    always: Vec<String>,
+    groups: &[Group],
+    specs: &[Spec],
+) -> Result<Vec<Definition>, String> {
+    let k = groups.len();
+    if k > 4 {
+        return Err(format!("{k} overlapping conditions"));
+    }
+    let mut subsets: Vec<u32> = (1..(1u32 << k)).collect();
+    subsets.sort_by_key(|m| std::cmp::Reverse(m.count_ones()));
+    let mut defs = Vec::new();
+    for mask in subsets {
+        let members: Vec<usize> = (0..k).filter(|i| mask & (1 << i) != 0).collect();
+        let together = members
+            .iter()
+            .all(|&i| members.iter().all(|&j| specs[i].intersects(&specs[j])));
+        if !together {
+            continue;
+        }
+        let whens: Vec<&str> = members.iter().map(|&i| groups[i].0.as_str()).collect();
+        let when = super::cond::join_conditions(&whens);
+        Spec::parse(&when).map_err(|e| format!("condition `{when}`: {e}"))?;
+        let mut vals = always.clone();
+        for &i in &members {
+            vals.extend(
+                groups[i]
+                    .1
+                    .iter()
+                    .filter(|v| !vals.contains(v))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+        }
+        defs.push((Some(when), vals));
+    }
     if !always.is_empty() {
         defs.push((None, always));
     }
@@ -132,8 +174,22 @@ mod tests {
     }
 
     #[test]
-    fn overlapping_conditions_are_refused() {
-        let values = [cond(&["a"], "+x"), cond(&["b"], "+y")];
-        assert!(definitions(&values).is_err());
+    fn overlapping_conditions_get_a_definition_per_combination() {
+        let values = [
+            Value::Str("none".into()),
+            cond(&["a"], "+x"),
+            cond(&["b"], "+y"),
+        ];
+        let defs = definitions(&values).unwrap();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            defs,
+            vec![
+                (Some("+x +y".into()), s(&["none", "a", "b"])),
+                (Some("+x".into()), s(&["none", "a"])),
+                (Some("+y".into()), s(&["none", "b"])),
+                (None, s(&["none"])),
+            ]
+        );
     }
 }
