@@ -105,6 +105,31 @@ pub fn normalize(s: &str) -> String {
         }
     }
     out.push_str(rest);
+    glue_compiler_versions(&out)
+}
+
+/// `%gcc @:11`: in Spack the version after a compiler's name (spaces
+/// allowed) is the compiler's; the stack writes it `%gcc@:11`.
+fn glue_compiler_versions(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        let after = &rest[i + 1..];
+        let name_start = after.len() - after.trim_start().len();
+        let name_len = after[name_start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
+            .unwrap_or(after.len() - name_start);
+        let end = name_start + name_len;
+        out.push_str(&rest[..=i]);
+        out.push_str(&after[..end]);
+        let tail = &after[end..];
+        rest = if name_len > 0 && tail.trim_start().starts_with('@') {
+            tail.trim_start()
+        } else {
+            tail
+        };
+    }
+    out.push_str(rest);
     out
 }
 
@@ -257,6 +282,11 @@ mod tests {
         assert_eq!(
             normalize("+mpi ^[virtuals=mpi] openmpi@4:"),
             "+mpi ^openmpi@4:"
+        );
+        assert_eq!(normalize("%gcc @:11.3.0"), "%gcc@:11.3.0");
+        assert_eq!(
+            normalize("+x %clang  @15: ^mpi @3"),
+            "+x %clang@15: ^mpi @3"
         );
         let c = Cond::Spec("+a".into()).and(Cond::Spec("@2:".into()));
         assert_eq!(c.as_when(), Some(Some("+a @2:".into())));
