@@ -400,8 +400,27 @@ impl ClassReader<'_> {
         let args = Args::of_call(call, self.src)
             .ok_or_else(|| super::value::Unevaluable::new(call, "arguments"))?;
         let mut positional = Vec::new();
+        let mut splat_kwargs = Vec::new();
         for a in &args.positional {
-            if a.kind() == "list_splat" {
+            if a.kind() == "dictionary_splat" {
+                // `**Pdi.versions[v]`: a literal dict's entries as keywords.
+                let inner = children(*a)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| super::value::Unevaluable::new(*a, "splat"))?;
+                let Value::Dict(entries) = ev.eval(inner)? else {
+                    return Err(super::value::Unevaluable::new(*a, "** of a non-dict"));
+                };
+                for (k, v) in entries {
+                    let Value::Str(k) = k else {
+                        return Err(super::value::Unevaluable::new(
+                            *a,
+                            "** with a non-string key",
+                        ));
+                    };
+                    splat_kwargs.push((k, v));
+                }
+            } else if a.kind() == "list_splat" {
                 let inner = children(*a)
                     .first()
                     .copied()
@@ -415,7 +434,7 @@ impl ClassReader<'_> {
                 positional.push(ev.eval(*a)?);
             }
         }
-        let mut kwargs = Vec::new();
+        let mut kwargs = splat_kwargs;
         // `conflicts(spec, when)` / `depends_on(spec, when)`: the second
         // positional argument is the condition.
         if matches!(name, "conflicts" | "depends_on" | "extends") && positional.len() == 2 {
