@@ -105,7 +105,33 @@ pub fn normalize(s: &str) -> String {
         }
     }
     out.push_str(rest);
-    glue_compiler_versions(&out)
+    arch_as_target(&glue_compiler_versions(&out))
+}
+
+/// `arch=ppc64le:`: Spack reads an `arch=` without dashes as the target.
+fn arch_as_target(s: &str) -> String {
+    if !s.contains("arch=") {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("arch=") {
+        let starts_token = i == 0 || rest[..i].ends_with(char::is_whitespace);
+        let value = &rest[i + 5..];
+        let end = value
+            .find(|c: char| c.is_whitespace() || "^%".contains(c))
+            .unwrap_or(value.len());
+        out.push_str(&rest[..i]);
+        if starts_token && !value[..end].contains('-') {
+            out.push_str("target=");
+        } else {
+            out.push_str("arch=");
+        }
+        out.push_str(&value[..end]);
+        rest = &value[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `%gcc @:11`: in Spack the version after a compiler's name (spaces
@@ -284,6 +310,8 @@ mod tests {
             "+mpi ^openmpi@4:"
         );
         assert_eq!(normalize("%gcc @:11.3.0"), "%gcc@:11.3.0");
+        assert_eq!(normalize("@2: arch=ppc64le:"), "@2: target=ppc64le:");
+        assert_eq!(normalize("arch=linux-rhel8-zen2"), "arch=linux-rhel8-zen2");
         assert_eq!(
             normalize("+x %clang  @15: ^mpi @3"),
             "+x %clang@15: ^mpi @3"
