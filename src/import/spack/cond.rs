@@ -135,12 +135,19 @@ fn arch_as_target(s: &str) -> String {
 }
 
 /// `%gcc @:11`: in Spack the version after a compiler's name (spaces
-/// allowed) is the compiler's; the stack writes it `%gcc@:11`.
+/// allowed) is the compiler's; the stack writes it `%gcc@:11`. Spack's
+/// per-language compiler (`%fortran=aocc`) is the stack's one compiler
+/// (`%aocc`): it compiles every language.
 fn glue_compiler_versions(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('%') {
-        let after = &rest[i + 1..];
+        let mut after = &rest[i + 1..];
+        for lang in ["c=", "cxx=", "fortran="] {
+            if let Some(compiler) = after.trim_start().strip_prefix(lang) {
+                after = compiler;
+            }
+        }
         let name_start = after.len() - after.trim_start().len();
         let name_len = after[name_start..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
@@ -311,6 +318,7 @@ mod tests {
         );
         assert_eq!(normalize("%gcc @:11.3.0"), "%gcc@:11.3.0");
         assert_eq!(normalize("@2: arch=ppc64le:"), "@2: target=ppc64le:");
+        assert_eq!(normalize("@8: %fortran=aocc@:4.2"), "@8: %aocc@:4.2");
         assert_eq!(normalize("arch=linux-rhel8-zen2"), "arch=linux-rhel8-zen2");
         assert_eq!(
             normalize("+x %clang  @15: ^mpi @3"),
