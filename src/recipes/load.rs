@@ -439,6 +439,14 @@ fn variants(cx: &mut Cx, node: &Node) -> Vec<VariantDef> {
             );
             continue;
         }
+        // A list: one definition per condition (`when`), the first that
+        // holds applies.
+        if let Node::Sequence(items) = value {
+            for item in items.as_slice() {
+                out.extend(variant(cx, name.clone(), loc.clone(), item));
+            }
+            continue;
+        }
         if let Some(def) = variant(cx, name, loc, value) {
             out.push(def);
         }

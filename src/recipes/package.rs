@@ -43,9 +43,16 @@ pub struct PackageRecipe {
 }
 
 impl PackageRecipe {
-    /// The variant called `name` (conditional ones included).
+    /// The (first) definition of the variant called `name` (conditional
+    /// ones included).
     pub fn variant(&self, name: &str) -> Option<&VariantDef> {
         self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// Every definition of the variant called `name`: a variant may be
+    /// defined once per condition (`when`), with its own default and values.
+    pub fn variant_defs<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a VariantDef> + 'a {
+        self.variants.iter().filter(move |v| v.name == name)
     }
 
     /// The version entry for exactly `version`.
@@ -68,7 +75,11 @@ impl PackageRecipe {
 
     /// Names of all variants.
     pub fn variant_names(&self) -> impl Iterator<Item = &str> {
-        self.variants.iter().map(|v| v.name.as_str())
+        let vs = &self.variants;
+        vs.iter()
+            .enumerate()
+            .filter(|(i, v)| vs[..*i].iter().all(|w| w.name != v.name))
+            .map(|(_, v)| v.name.as_str())
     }
 }
 

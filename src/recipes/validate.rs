@@ -185,6 +185,10 @@ fn check_variants(cx: &mut Cx, spec: &Spec, pkg: &PackageRecipe, written: &SpecR
             );
             continue;
         };
+        // Defined once per condition: any definition may accept the value.
+        if pkg.variant_defs(name).any(|d| d.check_value(value).is_ok()) {
+            continue;
+        }
         if let Err(e) = def.check_value(value) {
             let loc = locate(cx, written, name);
             let allowed = def

@@ -29,11 +29,18 @@ impl PackageRecipe {
                 Some(Yaml::Seq(self.versions.iter().map(version).collect())),
             ),
         ];
-        let variants: Vec<(String, Yaml)> = self
-            .variants
-            .iter()
-            .map(|v| (v.name.clone(), variant(v)))
-            .collect();
+        let mut variants: Vec<(String, Yaml)> = Vec::new();
+        for v in &self.variants {
+            match variants.iter_mut().find(|(n, _)| *n == v.name) {
+                // Several definitions (per `when`): a list.
+                Some((_, Yaml::Seq(defs))) => defs.push(variant(v)),
+                Some((_, first)) => {
+                    let one = std::mem::replace(first, Yaml::Seq(Vec::new()));
+                    *first = Yaml::Seq(vec![one, variant(v)]);
+                }
+                None => variants.push((v.name.clone(), variant(v))),
+            }
+        }
         top.push((
             "variants",
             some_if(!variants.is_empty(), Yaml::Map(variants)),

@@ -200,3 +200,25 @@ fn cmake_source_subdir_is_written_back() {
     let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
     assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
 }
+
+#[test]
+fn a_variant_defined_once_per_condition_is_written_back_as_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("std.yaml");
+    let zero = "0".repeat(64);
+    let text = format!(
+        "name: std\ndescription: d\nversions: [{{version: \"5.0\", url: a.tgz, sha256: {zero}}}]\n\
+         variants:\n  cxxstd:\n    - {{default: \"17\", values: [\"14\", \"17\"], when: \"@:4\"}}\n    \
+         - {{default: \"20\", values: [\"20\", \"23\"], when: \"@5:\"}}\nbuild: {{system: generic}}\n"
+    );
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    assert_eq!(recipe.variant_defs("cxxstd").count(), 2);
+    assert_eq!(recipe.variant_names().collect::<Vec<_>>(), ["cxxstd"]);
+    let written = recipe.to_yaml();
+    assert!(written.contains("cxxstd:\n    - "), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}

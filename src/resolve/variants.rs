@@ -120,3 +120,45 @@ pub(crate) fn choose<'a>(
 pub(crate) fn is_default(def: Option<&VariantDef>, value: &VariantValue) -> bool {
     def.is_some_and(|d| &d.default_value() == value)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    #[test]
+    fn a_variant_defined_per_condition_takes_the_definition_that_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let zero = "0".repeat(64);
+        let text = format!(
+            "name: std\ndescription: d\nversions:\n  - {{version: \"5.0\", url: a.tgz, sha256: {zero}}}\n  \
+             - {{version: \"4.0\", url: b.tgz, sha256: {zero}}}\nvariants:\n  cxxstd:\n    \
+             - {{default: \"17\", values: [\"14\", \"17\"], when: \"@:4\"}}\n    \
+             - {{default: \"20\", values: [\"20\", \"23\"], when: \"@5:\"}}\nbuild: {{system: generic}}\n"
+        );
+        let mut d = Diagnostics::new();
+        let path = dir.path().join("std.yaml");
+        let recipe =
+            crate::recipes::parse_package(&SourceFile::new(&path, text), dir.path(), &mut d)
+                .unwrap();
+        assert!(!d.has_errors(), "{d:?}");
+        let none = Spec::parse("").unwrap();
+        let pick = |base: &str, wanted: &Spec| {
+            choose(
+                &recipe,
+                &Spec::parse(base).unwrap(),
+                wanted,
+                Defaults::default(),
+            )
+            .map(|v| v["cxxstd"].to_spec_text("cxxstd"))
+        };
+        assert_eq!(pick("std@4.0", &none).unwrap(), "cxxstd=17");
+        assert_eq!(pick("std@5.0", &none).unwrap(), "cxxstd=20");
+        let want23 = Spec::parse("cxxstd=23").unwrap();
+        assert_eq!(pick("std@5.0", &want23).unwrap(), "cxxstd=23");
+        assert!(matches!(
+            pick("std@4.0", &want23),
+            Err(VariantProblem::BadValue { .. })
+        ));
+    }
+}

@@ -105,6 +105,64 @@ pub fn normalize(s: &str) -> String {
         }
     }
     out.push_str(rest);
+    arch_as_target(&glue_compiler_versions(&out))
+}
+
+/// `arch=ppc64le:`: Spack reads an `arch=` without dashes as the target.
+fn arch_as_target(s: &str) -> String {
+    if !s.contains("arch=") {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("arch=") {
+        let starts_token = i == 0 || rest[..i].ends_with(char::is_whitespace);
+        let value = &rest[i + 5..];
+        let end = value
+            .find(|c: char| c.is_whitespace() || "^%".contains(c))
+            .unwrap_or(value.len());
+        out.push_str(&rest[..i]);
+        if starts_token && !value[..end].contains('-') {
+            out.push_str("target=");
+        } else {
+            out.push_str("arch=");
+        }
+        out.push_str(&value[..end]);
+        rest = &value[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `%gcc @:11`: in Spack the version after a compiler's name (spaces
+/// allowed) is the compiler's; the stack writes it `%gcc@:11`. Spack's
+/// per-language compiler (`%fortran=aocc`) is the stack's one compiler
+/// (`%aocc`): it compiles every language.
+fn glue_compiler_versions(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        let mut after = &rest[i + 1..];
+        for lang in ["c=", "cxx=", "fortran="] {
+            if let Some(compiler) = after.trim_start().strip_prefix(lang) {
+                after = compiler;
+            }
+        }
+        let name_start = after.len() - after.trim_start().len();
+        let name_len = after[name_start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
+            .unwrap_or(after.len() - name_start);
+        let end = name_start + name_len;
+        out.push_str(&rest[..=i]);
+        out.push_str(&after[..end]);
+        let tail = &after[end..];
+        rest = if name_len > 0 && tail.trim_start().starts_with('@') {
+            tail.trim_start()
+        } else {
+            tail
+        };
+    }
+    out.push_str(rest);
     out
 }
 
@@ -257,6 +315,14 @@ mod tests {
         assert_eq!(
             normalize("+mpi ^[virtuals=mpi] openmpi@4:"),
             "+mpi ^openmpi@4:"
+        );
+        assert_eq!(normalize("%gcc @:11.3.0"), "%gcc@:11.3.0");
+        assert_eq!(normalize("@2: arch=ppc64le:"), "@2: target=ppc64le:");
+        assert_eq!(normalize("@8: %fortran=aocc@:4.2"), "@8: %aocc@:4.2");
+        assert_eq!(normalize("arch=linux-rhel8-zen2"), "arch=linux-rhel8-zen2");
+        assert_eq!(
+            normalize("+x %clang  @15: ^mpi @3"),
+            "+x %clang@15: ^mpi @3"
         );
         let c = Cond::Spec("+a".into()).and(Cond::Spec("@2:".into()));
         assert_eq!(c.as_when(), Some(Some("+a @2:".into())));

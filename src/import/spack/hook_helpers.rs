@@ -37,11 +37,40 @@ impl Exprs<'_> {
         Ok(format!("-D{name}:STRING={}", self.tmpl(value)?))
     }
 
-    pub(super) fn variant_info(&self, node: Node, name: &str) -> Eval<&VariantInfo> {
-        self.variants
-            .iter()
-            .find(|v| v.name == name)
-            .ok_or_else(|| Unevaluable::new(node, format!("unknown variant `{name}`")))
+    /// The variant `name` with the condition under which it exists: a
+    /// variant defined once per `when` exists when any of them holds, and
+    /// takes the values of all of them.
+    pub(super) fn variant_info(&self, node: Node, name: &str) -> Eval<(VariantInfo, Cond)> {
+        let mut defs = self.variants.iter().filter(|v| v.name == name);
+        let first = defs
+            .next()
+            .ok_or_else(|| Unevaluable::new(node, format!("unknown variant `{name}`")))?;
+        let cond_of = |v: &VariantInfo| v.when.clone().map(Cond::Spec).unwrap_or(Cond::True);
+        let mut info = first.clone();
+        let mut conds = vec![cond_of(first)];
+        for d in defs {
+            conds.push(cond_of(d));
+            info.values = match (info.values.take(), &d.values) {
+                (Some(mut a), Some(b)) => {
+                    a.extend(
+                        b.iter()
+                            .filter(|v| !a.contains(v))
+                            .cloned()
+                            .collect::<Vec<_>>(),
+                    );
+                    Some(a)
+                }
+                _ => None,
+            };
+        }
+        let cond = if conds.iter().any(|c| matches!(c, Cond::True)) {
+            Cond::True
+        } else if conds.len() == 1 {
+            conds.pop().expect("one condition")
+        } else {
+            Cond::Or(conds)
+        };
+        Ok((info, cond))
     }
 
     pub(super) fn str_arg(&self, node: Node) -> Eval<String> {
@@ -64,7 +93,7 @@ impl Exprs<'_> {
             Some(v) => self.str_arg(*v)?,
             None => cmake_var.to_lowercase(),
         };
-        let info = self.variant_info(node, &variant)?;
+        let (info, cond) = self.variant_info(node, &variant)?;
         let template = if info.is_bool {
             format!(
                 "-D{cmake_var}:BOOL={{% if variants.{variant} %}}ON{{% else %}}OFF{{% endif %}}"
@@ -74,7 +103,6 @@ impl Exprs<'_> {
         } else {
             format!("-D{cmake_var}:STRING={{{{ variants.{variant} }}}}")
         };
-        let cond = info.when.clone().map(Cond::Spec).unwrap_or(Cond::True);
         Ok(vec![ArgItem { cond, template }])
     }
 
@@ -109,8 +137,7 @@ impl Exprs<'_> {
             Some(v) => self.str_arg(v)?,
             None => name.clone(),
         };
-        let info = self.variant_info(node, &variant)?;
-        let cond = info.when.clone().map(Cond::Spec).unwrap_or(Cond::True);
+        let (info, cond) = self.variant_info(node, &variant)?;
         let line = |opt: &str, test: String| {
             let then = match activation {
                 Some(()) => format!("--{on}-{opt}={{{{ deps[{}].prefix }}}}", quote(opt)),

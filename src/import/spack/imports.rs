@@ -13,9 +13,11 @@ use super::value::Value;
 pub fn imported_classes(src: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in src.lines() {
+        let line = line.trim();
+        // `from ..pdi.package import Pdi` names a sibling package too.
         let Some(rest) = line
-            .trim()
             .strip_prefix("from spack_repo.builtin.packages.")
+            .or_else(|| line.strip_prefix("from .."))
         else {
             continue;
         };
@@ -50,9 +52,19 @@ pub fn imported_attributes(src: &str, pkg_dir: &Path) -> Vec<(String, Value)> {
         if other.class_name != class {
             continue;
         }
-        for (name, value, _) in other.attributes {
-            out.push((format!("{class}.{name}"), value));
+        for (name, value, _) in &other.attributes {
+            out.push((format!("{class}.{name}"), value.clone()));
         }
+        // `Class.versions`: Spack's dict of version → the directive's keywords.
+        let versions = other.directives("version").filter_map(|d| {
+            let v = d.arg_str(0)?;
+            let kwargs = d
+                .kwargs
+                .iter()
+                .map(|(k, v)| (Value::Str(k.clone()), v.clone()));
+            Some((Value::Str(v.to_string()), Value::Dict(kwargs.collect())))
+        });
+        out.push((format!("{class}.versions"), Value::Dict(versions.collect())));
     }
     out
 }
@@ -91,10 +103,13 @@ mod tests {
         let attrs = imported_attributes(src, &me);
         assert_eq!(
             attrs,
-            vec![(
-                "Boost.with_default_variants".to_string(),
-                Value::Str("boost+a+b".into())
-            )]
+            vec![
+                (
+                    "Boost.with_default_variants".to_string(),
+                    Value::Str("boost+a+b".into())
+                ),
+                ("Boost.versions".to_string(), Value::Dict(Vec::new())),
+            ]
         );
     }
 }

@@ -14,6 +14,7 @@
 
 mod bases;
 mod cond;
+mod conditional_values;
 mod hook_body;
 mod hook_cond;
 mod hook_expr;
@@ -23,6 +24,7 @@ mod hook_list;
 mod hook_shape;
 mod hooks;
 mod imports;
+mod local_bases;
 pub mod model;
 mod pystr;
 mod reader;

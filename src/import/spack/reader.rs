@@ -100,9 +100,27 @@ fn read(name: &str, src: &str, with_constants: bool, extra: Vec<(String, Value)>
         scope: module_scope,
         context: Vec::new(),
     };
+    // Base classes defined in this file first: their directives and hooks
+    // apply, the package's own come after (and replace same-named methods).
+    let local = super::local_bases::local_bases(main, &classes, src);
+    for base in &local {
+        reader.read_class(*base, None);
+    }
+    let first_own = reader.pkg.methods.len();
     reader.read_class(main, None);
+    if !local.is_empty() {
+        let names: Vec<(String, Vec<String>)> = local
+            .iter()
+            .map(|c| {
+                let name = c.child_by_field_name("name").map(|n| text(n, src));
+                let bases = super::local_bases::base_names(*c, src);
+                (name.unwrap_or("").to_string(), bases)
+            })
+            .collect();
+        super::local_bases::merge(reader.pkg, &names, first_own);
+    }
     for class in classes {
-        if class.id() != main.id() {
+        if class.id() != main.id() && !local.iter().any(|l| l.id() == class.id()) {
             if let Some(system) = builder_system(class, src) {
                 reader.read_class(class, Some(system));
             } else {
@@ -382,8 +400,27 @@ impl ClassReader<'_> {
         let args = Args::of_call(call, self.src)
             .ok_or_else(|| super::value::Unevaluable::new(call, "arguments"))?;
         let mut positional = Vec::new();
+        let mut splat_kwargs = Vec::new();
         for a in &args.positional {
-            if a.kind() == "list_splat" {
+            if a.kind() == "dictionary_splat" {
+                // `**Pdi.versions[v]`: a literal dict's entries as keywords.
+                let inner = children(*a)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| super::value::Unevaluable::new(*a, "splat"))?;
+                let Value::Dict(entries) = ev.eval(inner)? else {
+                    return Err(super::value::Unevaluable::new(*a, "** of a non-dict"));
+                };
+                for (k, v) in entries {
+                    let Value::Str(k) = k else {
+                        return Err(super::value::Unevaluable::new(
+                            *a,
+                            "** with a non-string key",
+                        ));
+                    };
+                    splat_kwargs.push((k, v));
+                }
+            } else if a.kind() == "list_splat" {
                 let inner = children(*a)
                     .first()
                     .copied()
@@ -397,7 +434,13 @@ impl ClassReader<'_> {
                 positional.push(ev.eval(*a)?);
             }
         }
-        let mut kwargs = Vec::new();
+        let mut kwargs = splat_kwargs;
+        // `conflicts(spec, when)` / `depends_on(spec, when)`: the second
+        // positional argument is the condition.
+        if matches!(name, "conflicts" | "depends_on" | "extends") && positional.len() == 2 {
+            let when = positional.pop().expect("two arguments");
+            kwargs.push(("when".to_string(), when));
+        }
         for (k, v) in &args.keywords {
             match ev.eval(*v) {
                 Ok(value) => kwargs.push((k.clone(), value)),

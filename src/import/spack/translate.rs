@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::import::yaml_out::Yaml;
 use crate::spec::Spec;
 
+use super::conditional_values as conditional;
 use super::model::{Directive, Kind, SpackPackage};
 use super::url;
 use super::value::Value;
@@ -35,6 +36,8 @@ pub struct Sections {
     pub languages: BTreeSet<String>,
     /// Build systems named by `build_system(…)`, the default first.
     pub build_systems: Vec<String>,
+    /// `build_system(conditional(…), …)`: the names allowed per condition.
+    pub build_system_defs: Option<Vec<conditional::Definition>>,
     /// Directives with no stack equivalent, kept as data.
     pub kept: Vec<Yaml>,
     pub license: Vec<Yaml>,
@@ -79,30 +82,50 @@ pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     }
     versions(pkg, &mut s, src);
     if !s.build_systems.is_empty() {
-        let default = s.build_systems[0].clone();
-        let mut values = s.build_systems.clone();
+        build_system_variant(&mut s);
+    }
+    s
+}
+
+/// The `build_system` variant: one definition, or one per condition.
+fn build_system_variant(s: &mut Sections) {
+    let default = s.build_systems[0].clone();
+    let defs = s
+        .build_system_defs
+        .clone()
+        .unwrap_or_else(|| vec![(None, s.build_systems.clone())]);
+    let mut written = Vec::new();
+    for (when, mut values) in defs {
         values.sort();
-        s.variants.push((
-            "build_system".into(),
-            Yaml::map([
-                ("default", Some(Yaml::str(&default))),
-                ("values", Some(Yaml::strs(&values))),
-                (
-                    "description",
-                    Some(Yaml::str("Spack's build_system variant")),
-                ),
-            ]),
-        ));
+        let def = if values.contains(&default) {
+            default.clone()
+        } else {
+            values.first().cloned().unwrap_or_default()
+        };
+        written.push(Yaml::map([
+            ("default", Some(Yaml::str(&def))),
+            ("values", Some(Yaml::strs(&values))),
+            (
+                "description",
+                Some(Yaml::str("Spack's build_system variant")),
+            ),
+            ("when", when.as_deref().map(Yaml::str)),
+        ]));
         s.variant_info.push(VariantInfo {
             name: "build_system".into(),
             is_bool: false,
             values: Some(values),
             multi: false,
-            when: None,
+            when,
             line: 0,
         });
     }
-    s
+    let yaml = if written.len() == 1 {
+        written.pop().expect("one definition")
+    } else {
+        Yaml::Seq(written)
+    };
+    s.variants.push(("build_system".into(), yaml));
 }
 
 fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path) {
@@ -116,11 +139,33 @@ fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &
         "patch" => patch(pkg, s, d, pkg_dir),
         "build_system" => {
             let default = d.kw_str("default").map(str::to_string);
-            let mut names: Vec<String> = d
-                .args
-                .iter()
-                .filter_map(|a| a.as_str().map(str::to_string))
-                .collect();
+            let mut names: Vec<String> = Vec::new();
+            for a in &d.args {
+                match a {
+                    Value::Str(n) => names.push(n.clone()),
+                    Value::Call(c) if c.name == "conditional" => {
+                        names.extend(c.args.iter().filter_map(|x| x.as_str().map(str::to_string)))
+                    }
+                    other => pkg.untranslated(
+                        d.line,
+                        Kind::Directive,
+                        "directive build_system",
+                        other.to_py_string(),
+                    ),
+                }
+            }
+            s.build_system_defs = None;
+            if conditional::has_conditional(&d.args) {
+                match conditional::definitions(&d.args) {
+                    Ok(defs) => s.build_system_defs = Some(defs),
+                    Err(why) => pkg.untranslated(
+                        d.line,
+                        Kind::Directive,
+                        "conditional values",
+                        format!("build_system: {why}"),
+                    ),
+                }
+            }
             if let Some(def) = default.or_else(|| names.first().cloned()) {
                 names.retain(|n| *n != def);
                 names.insert(0, def);
@@ -229,6 +274,12 @@ fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
         pkg.untranslated(d.line, Kind::Directive, "directive variant", "no name");
         return;
     };
+    if let Some(defs) = conditional_values(pkg, d, &name) {
+        for def in defs {
+            variant(pkg, s, &def);
+        }
+        return;
+    }
     let when = when_of(pkg, d);
     let description = d.kw_str("description").map(str::to_string);
     let (kind, info) = match variant_kind(d) {
@@ -266,8 +317,8 @@ fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
     };
     if let Some(pos) = s.variants.iter().position(|(n, _)| *n == name) {
         // A package's declaration replaces its base class's; a package that
-        // declares a variant twice (under different `when`s) keeps the
-        // first, the others are kept as data.
+        // declares a variant several times (under different `when`s) keeps
+        // every definition: the recipe's variant becomes a list.
         if s.variant_info[pos].line == 0 && d.line > 0 {
             s.variants[pos] = (name, Yaml::Map(entries));
             s.variant_info[pos] = VariantInfo {
@@ -275,7 +326,18 @@ fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
                 ..info
             };
         } else {
-            s.kept.push(kept(d));
+            let first = std::mem::replace(&mut s.variants[pos].1, Yaml::Seq(Vec::new()));
+            s.variants[pos].1 = match first {
+                Yaml::Seq(mut defs) => {
+                    defs.push(Yaml::Map(entries));
+                    Yaml::Seq(defs)
+                }
+                one => Yaml::Seq(vec![one, Yaml::Map(entries)]),
+            };
+            s.variant_info.push(VariantInfo {
+                line: d.line,
+                ..info
+            });
         }
         return;
     }
@@ -284,6 +346,53 @@ fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
         line: d.line,
         ..info
     });
+}
+
+/// A variant whose `values` hold `conditional(…)`: one directive per
+/// condition (`None`: no conditional values, or they were reported).
+fn conditional_values(pkg: &mut SpackPackage, d: &Directive, name: &str) -> Option<Vec<Directive>> {
+    let values = match d.kw("values")? {
+        Value::List(vals) => vals.clone(),
+        call @ Value::Call(_) => vec![call.clone()],
+        _ => return None,
+    };
+    if !conditional::has_conditional(&values) {
+        return None;
+    }
+    let defs = match conditional::definitions(&values) {
+        Ok(defs) => defs,
+        Err(why) => {
+            pkg.untranslated(
+                d.line,
+                Kind::Directive,
+                "conditional values",
+                format!("{name}: {why}"),
+            );
+            return Some(Vec::new());
+        }
+    };
+    let default = d.kw("default").map(Value::to_py_string);
+    let outer = d.kw_str("when").unwrap_or("").to_string();
+    let directives = defs.into_iter().map(|(when, vals)| {
+        let mut def = d.clone();
+        let default = match &default {
+            Some(x) if vals.contains(x) => x.clone(),
+            _ => vals.first().cloned().unwrap_or_default(),
+        };
+        let when = super::cond::join_conditions(&[outer.as_str(), when.as_deref().unwrap_or("")]);
+        def.kwargs
+            .retain(|(k, _)| !matches!(k.as_str(), "values" | "default" | "when"));
+        def.kwargs.push((
+            "values".into(),
+            Value::List(vals.into_iter().map(Value::Str).collect()),
+        ));
+        def.kwargs.push(("default".into(), Value::Str(default)));
+        if !when.is_empty() {
+            def.kwargs.push(("when".into(), Value::Str(when)));
+        }
+        def
+    });
+    Some(directives.collect())
 }
 
 pub(super) type Entries = Vec<(String, Yaml)>;

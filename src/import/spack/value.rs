@@ -267,6 +267,7 @@ impl<'a> Evaluator<'a> {
             }
             "subscript" => self.subscript(node),
             "call" => self.call(node),
+            "dictionary_comprehension" => self.dict_comprehension(node),
             "list_comprehension" | "generator_expression" | "set_comprehension" => {
                 self.comprehension(node)
             }
@@ -488,6 +489,9 @@ impl<'a> Evaluator<'a> {
             .child_by_field_name("subscript")
             .ok_or_else(|| Unevaluable::new(node, "subscript"))?;
         let v = self.eval(value)?;
+        if index.kind() == "slice" {
+            return self.slice(index, v);
+        }
         let i = self.eval(index)?;
         match (v, i) {
             (Value::List(items), Value::Int(i)) => {

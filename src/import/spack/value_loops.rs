@@ -18,6 +18,62 @@ impl Evaluator<'_> {
         Ok(Value::List(results))
     }
 
+    /// `{k: v for …}`: the pairs the clauses produce, as a dict.
+    pub(super) fn dict_comprehension(&self, node: Node) -> Eval<Value> {
+        let parts = children(node);
+        let pair = parts
+            .first()
+            .copied()
+            .filter(|p| p.kind() == "pair")
+            .ok_or_else(|| Unevaluable::new(node, "dict comprehension"))?;
+        let mut scope = self.scope.clone();
+        let mut results = Vec::new();
+        self.comprehend(&parts[1..], pair, &mut scope, &mut results)?;
+        let pairs = results.into_iter().map(|kv| match kv {
+            Value::List(mut kv) if kv.len() == 2 => {
+                let v = kv.pop().expect("two items");
+                Ok((kv.pop().expect("two items"), v))
+            }
+            _ => Err(Unevaluable::new(node, "dict comprehension")),
+        });
+        Ok(Value::Dict(pairs.collect::<Eval<Vec<_>>>()?))
+    }
+
+    /// `items[a:b]` of a list or string (no step).
+    pub(super) fn slice(&self, slice: Node, value: Value) -> Eval<Value> {
+        let mut bounds: Vec<Option<i64>> = vec![None];
+        let mut cursor = slice.walk();
+        for c in slice.children(&mut cursor) {
+            if c.kind() == ":" {
+                bounds.push(None);
+                continue;
+            }
+            match self.eval(c)? {
+                Value::Int(i) => *bounds.last_mut().expect("a bound") = Some(i),
+                _ => return Err(Unevaluable::new(c, "slice bound")),
+            }
+        }
+        if bounds.len() != 2 {
+            return Err(Unevaluable::new(slice, "slice with a step"));
+        }
+        let items = match &value {
+            Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+            Value::List(items) => items.clone(),
+            _ => return Err(Unevaluable::new(slice, "slice of a non-sequence")),
+        };
+        let n = items.len() as i64;
+        let at = |b: Option<i64>, default: i64| {
+            let i = b.unwrap_or(default);
+            (if i < 0 { n + i } else { i }).clamp(0, n) as usize
+        };
+        let (from, to) = (at(bounds[0], 0), at(bounds[1], n));
+        let part: Vec<Value> = items[from..to.max(from)].to_vec();
+        Ok(match value {
+            Value::Str(_) => Value::Str(part.iter().map(Value::to_py_string).collect()),
+            _ => Value::List(part),
+        })
+    }
+
     pub(super) fn comprehend(
         &self,
         clauses: &[Node],
@@ -31,7 +87,17 @@ impl Evaluator<'_> {
                 scope,
                 hook: self.hook,
             };
-            out.push(ev.eval(body)?);
+            if body.kind() == "pair" {
+                let (Some(k), Some(v)) = (
+                    body.child_by_field_name("key"),
+                    body.child_by_field_name("value"),
+                ) else {
+                    return Err(Unevaluable::new(body, "pair"));
+                };
+                out.push(Value::List(vec![ev.eval(k)?, ev.eval(v)?]));
+            } else {
+                out.push(ev.eval(body)?);
+            }
             return Ok(());
         };
         match clause.kind() {
