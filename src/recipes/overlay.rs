@@ -74,7 +74,7 @@ pub fn apply_overlay(
         for (k, node) in vm.entries() {
             let name = k.as_str();
             let loc = cx.scalar_loc(k);
-            let Some(def) = out.variants.iter_mut().find(|v| v.name == name) else {
+            if !out.variants.iter().any(|v| v.name == name) {
                 let names = base.variants.iter().map(|v| v.name.as_str());
                 let help = did_you_mean(name, names).unwrap_or_else(|| {
                     "an overlay can only change the default of a variant".into()
@@ -91,7 +91,7 @@ pub fn apply_overlay(
                     Some(help),
                 );
                 continue;
-            };
+            }
             let what = format!("variant `{name}`");
             let Some(vmap) = cx.map(node, &what, &["default"]) else {
                 continue;
@@ -99,7 +99,10 @@ pub fn apply_overlay(
             let Some(d) = cx.required(&vmap, "default", &what) else {
                 continue;
             };
-            set_default(&mut cx, &mut def.kind, d, &what);
+            // every definition of a variant defined several times (per `when`)
+            for def in out.variants.iter_mut().filter(|v| v.name == name) {
+                set_default(&mut cx, &mut def.kind, d, &what);
+            }
         }
     }
     out
@@ -230,5 +233,32 @@ mod tests {
         assert!(repo.get("only").is_none());
         let d = repo.check("only");
         assert!(d.to_string().contains("has nothing to extend"), "{d}");
+    }
+
+    #[test]
+    fn an_overlay_changes_the_default_of_every_definition_of_a_variant() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (site, builtin) = (tmp.path().join("site"), tmp.path().join("builtin"));
+        write(
+            &builtin.join("kk.yaml"),
+            "name: kk\ndescription: k\nversions: [{version: \"1.0\", git: \"https://x/k.git\", tag: v1}, {version: \"2.0\", git: \"https://x/k.git\", tag: v2}]\nvariants:\n  cxxstd:\n    - {default: \"14\", values: [\"14\", \"17\"], when: \"@:1\"}\n    - {default: \"20\", values: [\"17\", \"20\"], when: \"@2:\"}\nbuild: {system: generic}\n",
+        );
+        write(
+            &site.join("kk.yaml"),
+            "name: kk\noverlay: true\nvariants:\n  cxxstd: {default: \"17\"}\n",
+        );
+        let repo = repo(&site, &builtin);
+        assert!(!repo.check("kk").has_errors(), "{}", repo.check("kk"));
+        let k = repo.get("kk").unwrap();
+        let defaults: Vec<_> = k
+            .variants
+            .iter()
+            .filter(|v| v.name == "cxxstd")
+            .map(|v| match &v.kind {
+                VariantKind::Single { default, .. } => default.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(defaults, ["17", "17"]);
     }
 }
