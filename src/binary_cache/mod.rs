@@ -136,10 +136,20 @@ impl BinaryCache {
     }
 
     fn reference(&self, e: &CacheEntry) -> Reference {
+        self.tagged(&e.name, e.hash.clone())
+    }
+
+    /// The cache's repository of package `name`.
+    fn repository(&self, name: &str) -> String {
+        format!("{}/{}", self.namespace, repo_name(name))
+    }
+
+    /// `tag` in the repository of package `name`.
+    fn tagged(&self, name: &str, tag: String) -> Reference {
         Reference {
             registry: self.registry.host().to_string(),
-            repository: format!("{}/{}", self.namespace, repo_name(&e.name)),
-            tag: Some(e.hash.clone()),
+            repository: self.repository(name),
+            tag: Some(tag),
             digest: None,
         }
     }

@@ -14,10 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use petgraph::graph::NodeIndex;
 
 use crate::distribute::DistributeError;
-use crate::registry::Reference;
 use crate::resolve::Plan;
 
-use super::{BinaryCache, repo_name};
+use super::BinaryCache;
 
 /// The manifest annotation with the build's wall time in seconds.
 pub const BUILD_SECONDS: &str = "dev.stack.build_seconds";
@@ -42,16 +41,10 @@ impl BinaryCache {
     /// version `version` when one of the first few manifests read is,
     /// else of any; `None` when no manifest read records one.
     pub fn build_seconds(&self, name: &str, version: &str) -> Result<Option<f64>, DistributeError> {
-        let repository = format!("{}/{}", self.namespace, repo_name(name));
-        let tags = self.registry.tags(&repository)?;
+        let tags = self.registry.tags(&self.repository(name))?;
         let mut any = None;
         for tag in tags.into_iter().take(MANIFESTS_READ) {
-            let r = Reference {
-                registry: self.registry.host().to_string(),
-                repository: repository.clone(),
-                tag: Some(tag),
-                digest: None,
-            };
+            let r = self.tagged(name, tag);
             let what = r.to_string();
             let Ok(m) = self.registry.get_manifest(&r)?.manifest(&what) else {
                 continue;
