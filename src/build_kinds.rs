@@ -1,5 +1,5 @@
 //! The build system kinds, by name: the one table both the package-recipe
-//! loader (`repo`: which `system:` names exist, which `build:` keys each
+//! loader (`recipes`: which `system:` names exist, which `build:` keys each
 //! accepts) and the build stage (`build`: which host programs choosing the
 //! kind declares) read.
 //!

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! run_plan ─ Workspace: lock <build>/build.lock (store::lock), mount mode:
-//!            direct, or private user+mount namespace (namespace)
+//!            direct, or private user+mount namespace (crate::sandbox)
 //!          ─ reuse prefixes with a valid installed.json (store::prefix)
 //!          ─ schedule: critical path first (scheduler), -j N tokens (jobserver)
 //!              └ per package (package): clean env (env) + compiler wrapper (wrapper)
@@ -48,7 +48,6 @@ mod tree;
 mod workspace;
 pub mod wrapper;
 
-pub use crate::sandbox::Namespace;
 pub use costs::recorded_costs;
 pub use env::apply_ops;
 pub use error::{BuildError, PackageError};
