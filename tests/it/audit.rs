@@ -421,23 +421,14 @@ fn junit_and_text_reports() {
     let (_, text) = audit(&["store"], c.root());
     let root = c.root().canonicalize().unwrap();
     let mut settings = insta::Settings::clone_current();
-    settings.add_filter(&regex_escape(&root.to_string_lossy()), "[TMP]");
+    settings.add_filter(
+        &crate::filters::regex_escape(&root.to_string_lossy()),
+        "[TMP]",
+    );
     settings.add_filter(r"(?m)^loader: .*$", "loader: [HOST LOADER]");
     settings.add_filter(r"in \d+ ms", "in [T] ms");
     settings.add_filter(r"/(usr/)?lib/x86_64-linux-gnu/", "/[LIBDIR]/");
     settings.bind(|| insta::assert_snapshot!("problem_stack_text", text));
-}
-
-fn regex_escape(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '/' || c == '_' || c == '-' {
-                c.to_string()
-            } else {
-                format!("\\{c}")
-            }
-        })
-        .collect()
 }
 
 #[test]

@@ -295,7 +295,10 @@ fn every_help_example_runs() {
     settings.add_filter(r"\b[0-9a-f]{7,64}\b", "[HASH]");
     settings.add_filter(r"[A-Za-z0-9+/]{43}=", "[KEY]");
     // the checkout's own path (the built-in repository `stack info` names)
-    settings.add_filter(&regex_escape(&root.display().to_string()), "[REPO]");
+    settings.add_filter(
+        &crate::filters::regex_escape(&root.display().to_string()),
+        "[REPO]",
+    );
     let _guard = settings.bind_to_scope();
     let mut cmds = subcommands(&ws);
     // `build-env` first: it enters the stages the setup kept, which any
@@ -342,14 +345,4 @@ fn every_help_example_runs() {
     eprintln!("help-examples: {executed} executed, {skipped} not executed (NO_RUN)");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(executed >= 40, "only {executed} help examples executed");
-}
-
-/// `text` as a regular expression matching itself.
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
 }

@@ -34,6 +34,7 @@ mod fetch_http;
 mod fetch_limits;
 mod fetch_max_size;
 mod fetch_mirror;
+mod filters;
 mod gc;
 mod help_examples;
 mod image;
