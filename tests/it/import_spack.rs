@@ -352,6 +352,8 @@ fn imported_make_targets_with_the_prefix_build() {
         recipe.contains(r#"install_targets: ["PREFIX={{ prefix }}", install]"#),
         "{recipe}"
     );
+    // `spack_cc` is Spack's compiler wrapper: the stack's wrapper by name.
+    assert!(recipe.contains("CC=cc"), "{recipe}");
     let stack_yaml = write_stack(tmp.path(), "pmk", "prefix-make-demo@main");
     check_stack(&stack_yaml);
     let built = build_stack(&stack_yaml, tmp.path(), "b");

@@ -147,9 +147,11 @@ impl Exprs<'_> {
                 Some(Local::Value(v)) => literal(node, &v.to_py_string()),
                 Some(Local::Cond(c)) => Ok(if_else(c, "True", "False")),
                 _ => match self.t(node) {
-                    "spack_cc" => Ok("{{ compiler.cc }}".into()),
-                    "spack_cxx" => Ok("{{ compiler.cxx }}".into()),
-                    "spack_fc" | "spack_f77" => Ok("{{ compiler.fc }}".into()),
+                    // Spack's `spack_cc` is its compiler wrapper; ours is first on the
+                    // build PATH under these names (`self.compiler.cc` is the real one).
+                    "spack_cc" => Ok("cc".into()),
+                    "spack_cxx" => Ok("c++".into()),
+                    "spack_fc" | "spack_f77" => Ok("gfortran".into()),
                     "make_jobs" => Ok("{{ jobs }}".into()),
                     name => err(node, format!("name `{name}`")),
                 },
