@@ -150,3 +150,79 @@ fn reviewed_recipes_render_for_alps_gh200() {
     assert!(text.contains("TARGET=ARMV8SVE\n"), "{text}");
     snapshot("reviewed_alps_gh200", &text);
 }
+
+/// osu-micro-benchmarks `+cuda` on alps-gh200: configure gets CUDA and NCCL,
+/// and NVCCFLAGS holds Spack's `cuda_flags` for each `cuda_arch` (not unset:
+/// cuda_arch is not `none`).
+#[test]
+fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.yaml");
+    std::fs::write(
+        &file,
+        "name: t\nenvironments:\n  e:\n    network: {}\n    specs: [\"osu-micro-benchmarks +cuda\"]\n    variants: [+cuda, cuda_arch=90]\n",
+    )
+    .unwrap();
+    let opts = InputOptions {
+        recipe: file,
+        cluster: Some(Path::new(ROOT).join("cluster-configs/alps-gh200")),
+        ..InputOptions::default()
+    };
+    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    let p = resolve(
+        &inputs.recipe,
+        &inputs.cluster,
+        &inputs.repo,
+        &ResolveOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let idx = p
+        .nodes_sorted()
+        .into_iter()
+        .find(|&i| p.node(i).name == "osu-micro-benchmarks")
+        .unwrap();
+    let job = build_job(&p, idx, PathBuf::from("/src"), 2).unwrap();
+    let BuildSystem::Autotools(a) = &job.system else {
+        panic!("{:?}", job.system)
+    };
+    let cuda = p
+        .deps(idx)
+        .into_iter()
+        .map(|(d, _)| p.node(d))
+        .find(|n| n.name == "cuda")
+        .unwrap()
+        .prefix
+        .clone();
+    assert!(
+        a.configure_args.contains(&"--enable-cuda".to_string()),
+        "{a:?}"
+    );
+    assert!(
+        a.configure_args
+            .contains(&format!("--with-cuda={}", cuda.display())),
+        "{a:?}"
+    );
+    assert!(
+        a.configure_args.contains(&"--enable-ncclomb".to_string()),
+        "{a:?}"
+    );
+    let nvcc = job.build_env.iter().find_map(|op| match op {
+        EnvOp::Set(k, v) if k == "NVCCFLAGS" => Some(v.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        nvcc.as_deref(),
+        Some(
+            "--generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90"
+        ),
+        "{:?}",
+        job.build_env
+    );
+    assert!(
+        !job.build_env
+            .iter()
+            .any(|op| matches!(op, EnvOp::Unset(k) if k == "NVCCFLAGS")),
+        "{:?}",
+        job.build_env
+    );
+}
