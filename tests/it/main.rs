@@ -52,6 +52,7 @@ mod pipeline_failures;
 mod pipeline_repack;
 mod rebuild;
 mod recipe_gpu;
+mod recipe_reviewed;
 mod registry;
 mod resolve;
 mod resolve_cli;

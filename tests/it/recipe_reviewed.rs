@@ -1,0 +1,228 @@
+//! The hand-reviewed imported recipes of prgenv-gnu (issue 14, item 3)
+//! rendered for the real plans of `cluster-configs/alps-zen2` and
+//! `alps-gh200`: every reviewed imported recipe of the plan renders its build
+//! job (no template fails), and the rendered build of these (arguments,
+//! environment, steps) is snapshot-tested, so a change of a translation or
+//! of the renderer shows up as a reviewed diff.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use stack::build::{BuildJob, BuildSystem, EnvOp};
+use stack::pipeline::build_job;
+use stack::resolve::{Plan, ResolveOptions, resolve};
+use stack::stacks::{InputOptions, load_inputs};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The reviewed recipes whose rendered build is snapshot-tested.
+const REVIEWED: &[&str] = &[
+    "netcdf-c",
+    "netcdf-cxx",
+    "netcdf-cxx4",
+    "netcdf-fortran",
+    "netlib-scalapack",
+    "openblas",
+    "osu-micro-benchmarks",
+    "papi",
+    "py-pip",
+    "py-setuptools",
+    "py-wheel",
+    "readline",
+    "snappy",
+    "superlu",
+    "xz",
+];
+
+fn plan(cluster: &str) -> Plan {
+    let opts = InputOptions {
+        recipe: Path::new(ROOT).join("stacks/prgenv-gnu.yaml"),
+        cluster: Some(Path::new(ROOT).join("cluster-configs").join(cluster)),
+        ..InputOptions::default()
+    };
+    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    resolve(
+        &inputs.recipe,
+        &inputs.cluster,
+        &inputs.repo,
+        &ResolveOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn list(out: &mut String, key: &str, items: &[String]) {
+    if !items.is_empty() {
+        writeln!(out, "  {key}:").unwrap();
+        for i in items {
+            writeln!(out, "    {i}").unwrap();
+        }
+    }
+}
+
+fn steps(out: &mut String, phase: &str, steps: &[Vec<String>]) {
+    for s in steps {
+        writeln!(out, "  {phase}: {s:?}").unwrap();
+    }
+}
+
+/// The parts of a job a recipe decides, one item a line.
+fn describe(job: &BuildJob) -> String {
+    let mut out = format!("{}@{} ({})\n", job.name, job.version, job.system.keyword());
+    match &job.system {
+        BuildSystem::Autotools(a) => {
+            list(&mut out, "configure_args", &a.configure_args);
+            list(&mut out, "make_args", &a.make_args);
+        }
+        BuildSystem::CMake(c) => list(&mut out, "cmake_args", &c.args),
+        BuildSystem::Makefile(m) => {
+            list(&mut out, "make_args", &m.make_args);
+            list(&mut out, "build_targets", &m.build_targets);
+            list(&mut out, "install_targets", &m.install_targets);
+        }
+        _ => {}
+    }
+    let env: Vec<String> = job
+        .build_env
+        .iter()
+        .map(|op| match op {
+            EnvOp::Set(k, v) => format!("{k}={v}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    list(&mut out, "build_env", &env);
+    let s = &job.steps;
+    steps(&mut out, "pre_bootstrap", &s.pre_bootstrap);
+    steps(&mut out, "pre_configure", &s.pre_configure);
+    steps(&mut out, "pre_build", &s.pre_build);
+    steps(&mut out, "pre_install", &s.pre_install);
+    steps(&mut out, "post_install", &s.post_install);
+    out
+}
+
+fn rendered(cluster: &str) -> String {
+    let p = plan(cluster);
+    let mut out = String::new();
+    for idx in p.nodes_sorted() {
+        let node = p.node(idx);
+        if node.is_external() {
+            continue;
+        }
+        // every reviewed imported recipe renders (unreviewed ones may not yet:
+        // `stack build` refuses them anyway)
+        let reviewed = node.recipe.imported.as_ref().is_some_and(|i| i.reviewed);
+        if !reviewed {
+            continue;
+        }
+        let job = build_job(&p, idx, PathBuf::from("/src"), 2)
+            .unwrap_or_else(|e| panic!("{cluster}: {e}"));
+        if REVIEWED.contains(&node.name.as_str()) {
+            out.push_str(&describe(&job));
+        }
+    }
+    for name in REVIEWED {
+        assert!(out.contains(&format!("{name}@")), "{name} not in the plan");
+    }
+    out
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({filters => vec![
+        // install prefixes end in the node's hash
+        (r"-[0-9a-f]{8}\b", "-[HASH]"),
+        (crate::filters::regex_escape(ROOT).as_str(), "[ROOT]"),
+    ]}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn reviewed_recipes_render_for_alps_zen2() {
+    let text = rendered("alps-zen2");
+    // openblas: OpenBLAS's TARGET of Spack's _microarch_target_args for zen2
+    assert!(text.contains("TARGET=ZEN\n"), "{text}");
+    snapshot("reviewed_alps_zen2", &text);
+}
+
+#[test]
+fn reviewed_recipes_render_for_alps_gh200() {
+    let text = rendered("alps-gh200");
+    // neoverse_v2 has SVE: ARMV8SVE from 0.3.19 on
+    assert!(text.contains("TARGET=ARMV8SVE\n"), "{text}");
+    snapshot("reviewed_alps_gh200", &text);
+}
+
+/// osu-micro-benchmarks `+cuda` on alps-gh200: configure gets CUDA and NCCL,
+/// and NVCCFLAGS holds Spack's `cuda_flags` for each `cuda_arch` (not unset:
+/// cuda_arch is not `none`).
+#[test]
+fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.yaml");
+    std::fs::write(
+        &file,
+        "name: t\nenvironments:\n  e:\n    network: {}\n    specs: [\"osu-micro-benchmarks +cuda\"]\n    variants: [+cuda, cuda_arch=90]\n",
+    )
+    .unwrap();
+    let opts = InputOptions {
+        recipe: file,
+        cluster: Some(Path::new(ROOT).join("cluster-configs/alps-gh200")),
+        ..InputOptions::default()
+    };
+    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    let p = resolve(
+        &inputs.recipe,
+        &inputs.cluster,
+        &inputs.repo,
+        &ResolveOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let idx = p
+        .nodes_sorted()
+        .into_iter()
+        .find(|&i| p.node(i).name == "osu-micro-benchmarks")
+        .unwrap();
+    let job = build_job(&p, idx, PathBuf::from("/src"), 2).unwrap();
+    let BuildSystem::Autotools(a) = &job.system else {
+        panic!("{:?}", job.system)
+    };
+    let cuda = p
+        .deps(idx)
+        .into_iter()
+        .map(|(d, _)| p.node(d))
+        .find(|n| n.name == "cuda")
+        .unwrap()
+        .prefix
+        .clone();
+    assert!(
+        a.configure_args.contains(&"--enable-cuda".to_string()),
+        "{a:?}"
+    );
+    assert!(
+        a.configure_args
+            .contains(&format!("--with-cuda={}", cuda.display())),
+        "{a:?}"
+    );
+    assert!(
+        a.configure_args.contains(&"--enable-ncclomb".to_string()),
+        "{a:?}"
+    );
+    let nvcc = job.build_env.iter().find_map(|op| match op {
+        EnvOp::Set(k, v) if k == "NVCCFLAGS" => Some(v.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        nvcc.as_deref(),
+        Some(
+            "--generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90"
+        ),
+        "{:?}",
+        job.build_env
+    );
+    assert!(
+        !job.build_env
+            .iter()
+            .any(|op| matches!(op, EnvOp::Unset(k) if k == "NVCCFLAGS")),
+        "{:?}",
+        job.build_env
+    );
+}
