@@ -295,7 +295,10 @@ fn every_help_example_runs() {
     settings.add_filter(r"\b[0-9a-f]{7,64}\b", "[HASH]");
     settings.add_filter(r"[A-Za-z0-9+/]{43}=", "[KEY]");
     // the host's loader cache grows with every package installed on the machine
-    settings.add_filter(r"ld\.so\.cache \(\d+ entries\)", "ld.so.cache ([N] entries)");
+    settings.add_filter(
+        r"ld\.so\.cache \(\d+ entries\)",
+        "ld.so.cache ([N] entries)",
+    );
     // the checkout's own path (the built-in repository `stack info` names)
     settings.add_filter(
         &crate::filters::regex_escape(&root.display().to_string()),
