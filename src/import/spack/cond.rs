@@ -86,10 +86,14 @@ fn atoms(s: &str) -> Vec<&str> {
 }
 
 /// Spack's edge attributes (`^[virtuals=mpi] openmpi`, `%[when=…] gcc`)
-/// have no stack spelling: the bracket is dropped, the node kept.
+/// have no stack spelling: the bracket is dropped, the node kept. Other
+/// Spack spellings are rewritten first ([`spack_spelling`]).
+///
+/// [`spack_spelling`]: super::spec_spelling::spack_spelling
 pub fn normalize(s: &str) -> String {
+    let spelled = super::spec_spelling::spack_spelling(s);
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
+    let mut rest = spelled.as_str();
     while let Some(i) = rest.find(['^', '%']) {
         out.push_str(&rest[..=i]);
         let after = rest[i + 1..].trim_start();

@@ -369,10 +369,14 @@ impl<'a> Evaluator<'a> {
                     let expr = child
                         .child_by_field_name("expression")
                         .ok_or_else(|| Unevaluable::new(child, "f-string interpolation"))?;
-                    if child.child_by_field_name("format_specifier").is_some() {
-                        return Err(Unevaluable::new(child, "f-string format specifier"));
-                    }
-                    out.push_str(&self.eval(expr)?.to_py_string());
+                    let spec = match child.child_by_field_name("format_specifier") {
+                        Some(f) => text(f, self.src).trim_start_matches(':').to_string(),
+                        None => String::new(),
+                    };
+                    let v = self.eval(expr)?;
+                    let formatted = super::pystr::format_spec(&v, &spec)
+                        .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))?;
+                    out.push_str(&formatted);
                 }
                 _ => {}
             }
@@ -463,6 +467,9 @@ impl<'a> Evaluator<'a> {
             .filter(|c| !c.is_named())
             .map(|c| text(c, self.src).to_string())
             .collect();
+        if parts.iter().any(|p| self.is_version_call(*p)) {
+            return self.version_comparison(node, &parts, &ops);
+        }
         if parts.len() != 2 || ops.is_empty() {
             return Err(Unevaluable::new(node, "comparison"));
         }
@@ -499,6 +506,15 @@ impl<'a> Evaluator<'a> {
                 items
                     .get(idx as usize)
                     .cloned()
+                    .ok_or_else(|| Unevaluable::new(node, "index out of range"))
+            }
+            (Value::Str(s), Value::Int(i)) => {
+                let chars: Vec<char> = s.chars().collect();
+                let idx = if i < 0 { chars.len() as i64 + i } else { i };
+                usize::try_from(idx)
+                    .ok()
+                    .and_then(|i| chars.get(i))
+                    .map(|c| Value::Str(c.to_string()))
                     .ok_or_else(|| Unevaluable::new(node, "index out of range"))
             }
             (Value::Dict(items), key) => items
