@@ -34,10 +34,11 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
     };
     own.extend(deps);
     let text = own.join(" ");
-    match merged {
+    let text = match merged {
         Some((first, version)) => text.replacen(first, &version, 1),
         None => text,
-    }
+    };
+    super::spec_spelling::drop_repeated_compilers(&text)
 }
 
 /// Several version constraints on the package (`@:3.8.0 @3.8:`) merged

@@ -35,11 +35,13 @@ mod sibling_bases;
 mod spec_spelling;
 mod translate;
 mod url;
+mod url_dates;
 mod url_method;
 mod value;
 mod value_calls;
 mod value_loops;
 mod variant_kind;
+mod version_parts;
 mod versions;
 
 use std::path::{Path, PathBuf};

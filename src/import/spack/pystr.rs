@@ -48,6 +48,11 @@ pub fn unescape(s: &str) -> String {
 
 /// `"…{0}…{}…".format(args)` with positional fields only.
 pub fn format_braces(fmt: &str, args: &[Value]) -> Option<Value> {
+    format_named(fmt, args, &[])
+}
+
+/// `"…{0}…{name}…".format(args, name=…)`.
+pub fn format_named(fmt: &str, args: &[Value], named: &[(String, Value)]) -> Option<Value> {
     let mut out = String::new();
     let mut next = 0usize;
     let mut chars = fmt.chars().peekable();
@@ -70,13 +75,15 @@ pub fn format_braces(fmt: &str, args: &[Value]) -> Option<Value> {
                     field.push(c);
                 }
                 let (field, spec) = field.split_once(':').unwrap_or((&field, ""));
-                let idx = if field.is_empty() {
+                let value = if field.is_empty() {
                     next += 1;
-                    next - 1
+                    args.get(next - 1)?
+                } else if let Ok(idx) = field.parse::<usize>() {
+                    args.get(idx)?
                 } else {
-                    field.parse().ok()?
+                    &named.iter().find(|(k, _)| k == field)?.1
                 };
-                out.push_str(&format_spec(args.get(idx)?, spec)?);
+                out.push_str(&format_spec(value, spec)?);
             }
             c => out.push(c),
         }

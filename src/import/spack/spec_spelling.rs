@@ -126,21 +126,30 @@ fn virtual_assignments(s: &str) -> String {
     out
 }
 
-/// `%clang@:3.0 %clang`: a compiler named again without constraints.
-fn drop_repeated_compilers(s: &str) -> String {
+/// `%clang@:3.0 %clang`: a compiler named again without constraints (also
+/// when conditions are merged) adds nothing.
+pub(super) fn drop_repeated_compilers(s: &str) -> String {
     let tokens: Vec<&str> = s.split_whitespace().collect();
     if tokens.iter().filter(|t| t.starts_with('%')).count() < 2 {
         return s.to_string();
     }
-    let mut seen: Vec<&str> = Vec::new();
+    let name_of = |c: &'_ str| c.split(['@', '+', '~']).next().unwrap_or("").to_string();
+    let constrained: Vec<String> = tokens
+        .iter()
+        .filter_map(|t| t.strip_prefix('%'))
+        .filter(|c| name_of(c) != *c)
+        .map(&name_of)
+        .collect();
+    let mut bare_seen: Vec<&str> = Vec::new();
     let mut kept: Vec<&str> = Vec::new();
     for t in tokens {
         if let Some(c) = t.strip_prefix('%') {
-            let name = c.split(['@', '+', '~']).next().unwrap_or(c);
-            if seen.contains(&name) && c == name {
-                continue;
+            if name_of(c) == c {
+                if constrained.iter().any(|n| n == c) || bare_seen.contains(&c) {
+                    continue;
+                }
+                bare_seen.push(c);
             }
-            seen.push(name);
         }
         kept.push(t);
     }
@@ -149,7 +158,7 @@ fn drop_repeated_compilers(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::spack_spelling;
+    use super::{drop_repeated_compilers, spack_spelling};
 
     #[test]
     fn spack_spellings_become_the_stack_s() {
@@ -184,5 +193,9 @@ mod tests {
             "@1.2:1.4 ^intel-tbb@2021:"
         );
         assert_eq!(spack_spelling("%gcc %clang"), "%gcc %clang");
+        assert_eq!(
+            drop_repeated_compilers("+x %nvhpc %nvhpc@21.11:"),
+            "+x %nvhpc@21.11:"
+        );
     }
 }

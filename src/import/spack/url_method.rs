@@ -11,6 +11,7 @@ use crate::spec::Spec;
 use super::model::SpackPackage;
 use super::url::{self, restyle};
 use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text};
+use super::version_parts::{component_value, component_values, components, up_to};
 
 /// Evaluate the package's `url_for_version(self, version)` for `version`.
 pub fn url_for_version(
@@ -125,6 +126,8 @@ fn run_block(stmts: &[Node], src: &str, scope: &mut Scope, cx: &VersionCx) -> Ev
                 }
             }
             "comment" | "pass_statement" => {}
+            // Spack refuses this version: there is no URL to place.
+            "raise_statement" => return Err(Unevaluable::new(*stmt, "url_for_version raises")),
             other => {
                 return Err(Unevaluable::new(
                     *stmt,
@@ -349,52 +352,6 @@ fn version_subscript(n: Node, sub: Node, ev: &Evaluator, cx: &VersionCx) -> Eval
     Ok(component_value(c))
 }
 
-/// A component as Spack holds it: an `int` when numeric.
-fn component_value(c: &str) -> Value {
-    match c.parse::<i64>() {
-        Ok(num) if c.chars().all(|ch| ch.is_ascii_digit()) => Value::Int(num),
-        _ => Value::Str(c.to_string()),
-    }
-}
-
-/// The components of a version as values (`list(version)`, unpacking).
-fn component_values(v: &str) -> Vec<Value> {
-    components(v)
-        .unwrap_or_default()
-        .iter()
-        .map(|(c, _)| component_value(c))
-        .collect()
-}
-
-/// Spack's version components: runs of digits or of letters, each with the
-/// separators (`.`, `_`, `-`, possibly none) after it. `None` for a version
-/// with other characters.
-fn components(v: &str) -> Option<Vec<(String, String)>> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let chars: Vec<char> = v.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let digit = chars[i].is_ascii_digit();
-        if !chars[i].is_ascii_alphanumeric() {
-            return None;
-        }
-        let start = i;
-        while i < chars.len()
-            && chars[i].is_ascii_alphanumeric()
-            && chars[i].is_ascii_digit() == digit
-        {
-            i += 1;
-        }
-        let comp: String = chars[start..i].iter().collect();
-        let sep_start = i;
-        while i < chars.len() && matches!(chars[i], '.' | '_' | '-') {
-            i += 1;
-        }
-        out.push((comp, chars[sep_start..i].iter().collect()));
-    }
-    Some(out)
-}
-
 fn version_call(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> {
     let src = ev.src;
     let func = n.child_by_field_name("function")?;
@@ -406,6 +363,9 @@ fn version_call(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> 
                 .map(Value::Str)
                 .ok_or_else(|| Unevaluable::new(n, "super().url_for_version without a url")),
         );
+    }
+    if let Some(r) = super::url_dates::date_call(n, func, &args, ev) {
+        return Some(r);
     }
     if let Some(helper) = ev.scope.get(&format!("{}()", text(func, src))) {
         let helper = helper.as_str()?.to_string();
@@ -433,6 +393,7 @@ fn version_call(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> 
         "identifier" if text(func, src) == "Version" || text(func, src) == "ver" => {
             Some(match arg0 {
                 Some(Ok(Value::Str(s))) => Ok(Value::Str(s)),
+                Some(Ok(Value::Int(i))) => Ok(Value::Str(i.to_string())),
                 _ => Err(Unevaluable::new(n, "Version()")),
             })
         }
@@ -495,6 +456,25 @@ fn call_helper(n: Node, helper: &str, args: &Args, ev: &Evaluator, cx: &VersionC
 fn version_comparison(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> {
     let src = ev.src;
     let parts = children(n);
+    // `"@:2.3.6" in self.spec`: the version satisfies the condition.
+    if parts.len() == 2 && matches!(text(parts[1], src), "self.spec" | "spec") {
+        let mut cursor = n.walk();
+        let op: Vec<&str> = n
+            .children(&mut cursor)
+            .filter(|c| !c.is_named())
+            .map(|c| text(c, src))
+            .collect();
+        let cond = match ev.eval(parts[0]) {
+            Ok(Value::Str(c)) if c.trim_start().starts_with('@') => c,
+            _ => return Some(Err(Unevaluable::new(n, "condition on the spec"))),
+        };
+        let holds = satisfies(&cx.version, &cond);
+        return Some(match (op.as_slice(), holds) {
+            (["in"], Some(h)) => Ok(Value::Bool(h)),
+            (["not", "in"], Some(h)) => Ok(Value::Bool(!h)),
+            _ => Err(Unevaluable::new(n, "condition on the spec")),
+        });
+    }
     let mut cursor = n.walk();
     let ops: Vec<String> = n
         .children(&mut cursor)
@@ -528,24 +508,6 @@ fn version_comparison(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Va
         };
     }
     Some(Ok(Value::Bool(all)))
-}
-
-/// `Version.up_to(n)` (Spack's `version[:n]`): the first `n` components with
-/// the separators between them; a negative `n` counts from the end.
-pub fn up_to(version: &str, n: i64) -> String {
-    let Some(comps) = components(version) else {
-        return version.to_string();
-    };
-    let n = if n < 0 { comps.len() as i64 + n } else { n };
-    let n = usize::try_from(n).unwrap_or(0).min(comps.len());
-    let mut out = String::new();
-    for (i, (c, sep)) in comps[..n].iter().enumerate() {
-        out.push_str(c);
-        if i + 1 < n {
-            out.push_str(sep);
-        }
-    }
-    out
 }
 
 /// Whether the concrete version satisfies a `@…` condition.
@@ -596,17 +558,6 @@ def url_for_version(self, version):
     }
 
     #[test]
-    fn versions_split_into_spack_components() {
-        assert_eq!(up_to("1.2rc3", 3), "1.2rc");
-        assert_eq!(up_to("3.1-20210216", -1), "3.1");
-        assert_eq!(up_to("1.2.3", 0), "");
-        let c = components("2.0_beta-1").unwrap();
-        let names: Vec<&str> = c.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["2", "0", "beta", "1"]);
-        assert!(components("1.0+local").is_none());
-    }
-
-    #[test]
     fn assignments_chained_comparisons_and_components_evaluate() {
         let src = r#"
 def url_for_version(self, version):
@@ -627,5 +578,28 @@ def url_for_version(self, version):
         assert_eq!(run("3.1.5").unwrap(), "https://e.org/three/3.1-5.tgz");
         assert_eq!(run("3.1.0").unwrap(), "https://e.org/x-3.1.0.tar.gz");
         assert_eq!(run("2.2").unwrap(), "https://e.org/x-2.2.tar.gz");
+    }
+
+    #[test]
+    fn dates_keywords_spec_membership_and_raise_evaluate() {
+        let src = r#"
+def url_for_version(self, version):
+    if len(version) == 3 and version[0] >= 2000:
+        d = datetime.datetime.strptime(str(version), "%Y-%m-%d").date()
+        return "https://e.org/d_{0}.tgz".format(datetime.datetime.strftime(d, "%d%b%Y"))
+    if "@:1.9" in self.spec:
+        prefix = self.url.rsplit("/", maxsplit=1)[0]
+        return "{p}/old-{v}.tgz".format(p=prefix, v=version)
+    if version[0] > 5:
+        raise ValueError("no such version")
+    return f"https://e.org/v{version[0]:02}-{version[1]:02}.tgz"
+"#;
+        let mut scope = Scope::new();
+        scope.set("self.url", Value::Str("https://e.org/pub/x.tgz".into()));
+        let run = |v: &str| url_for_version(src, v, &scope, &[]);
+        assert_eq!(run("2018-01-12").unwrap(), "https://e.org/d_12Jan2018.tgz");
+        assert_eq!(run("1.4.2").unwrap(), "https://e.org/pub/old-1.4.2.tgz");
+        assert_eq!(run("3.1.0").unwrap(), "https://e.org/v03-01.tgz");
+        assert!(run("6.0.0").is_err());
     }
 }

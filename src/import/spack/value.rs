@@ -483,6 +483,23 @@ impl<'a> Evaluator<'a> {
                     || matches!((&a, &b), (Value::Str(x), Value::Str(y)) if y.contains(x.as_str()))
             }
             "not in" => !b.iter_items().is_some_and(|v| v.contains(&a)),
+            // Identity of the singletons `None`, `True`, `False`.
+            "is" | "is not" if matches!(b, Value::None | Value::Bool(_)) => {
+                (a == b) == (op == "is")
+            }
+            "<" | "<=" | ">" | ">=" => {
+                let ord = match (&a, &b) {
+                    (Value::Int(x), Value::Int(y)) => x.cmp(y),
+                    (Value::Str(x), Value::Str(y)) => x.cmp(y),
+                    _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
+                };
+                match op.as_str() {
+                    "<" => ord.is_lt(),
+                    "<=" => ord.is_le(),
+                    ">" => ord.is_gt(),
+                    _ => ord.is_ge(),
+                }
+            }
             _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
         };
         Ok(Value::Bool(r))

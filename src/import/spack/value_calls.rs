@@ -32,7 +32,29 @@ impl Evaluator<'_> {
                 .map(|a| text(a, self.src));
             if let (Some(object), Some(attr)) = (object, attr) {
                 if let Ok(obj) = self.eval(object) {
-                    return self.method(node, obj, attr, positional?);
+                    let mut positional = positional?;
+                    // `s.rsplit("/", maxsplit=1)`: the second parameter.
+                    match args.keywords.as_slice() {
+                        [] => {}
+                        [(k, v)] if k == "maxsplit" && positional.len() == 1 => {
+                            positional.push(self.eval(*v)?);
+                        }
+                        kws if attr == "format" => {
+                            let Value::Str(fmt) = obj else {
+                                return Err(Unevaluable::new(node, "keywords of `.format()`"));
+                            };
+                            let named = kws
+                                .iter()
+                                .map(|(k, v)| Ok((k.clone(), self.eval(*v)?)))
+                                .collect::<Eval<Vec<_>>>()?;
+                            return super::pystr::format_named(&fmt, &positional, &named)
+                                .ok_or_else(|| Unevaluable::new(node, "str.format"));
+                        }
+                        _ => {
+                            return Err(Unevaluable::new(node, format!("keywords of `.{attr}()`")));
+                        }
+                    }
+                    return self.method(node, obj, attr, positional);
                 }
             }
             return Err(Unevaluable::new(
@@ -232,6 +254,10 @@ impl Evaluator<'_> {
         args: &Args,
     ) -> Eval<Value> {
         match name {
+            "bool" => match positional?.as_slice() {
+                [v] => Ok(Value::Bool(v.truthy())),
+                _ => Err(Unevaluable::new(node, "bool()")),
+            },
             "str" => match positional?.as_slice() {
                 [v] => Ok(Value::Str(v.to_py_string())),
                 _ => Err(Unevaluable::new(node, "str()")),
@@ -388,5 +414,62 @@ impl Evaluator<'_> {
             },
             _ => Err(fail()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::value::Scope;
+    use super::*;
+
+    fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_python::LANGUAGE.into())
+            .unwrap();
+        let tree = parser.parse(expr, None).unwrap();
+        let stmt = tree.root_node().named_child(0).unwrap();
+        Evaluator::new(expr, scope).eval(stmt.named_child(0).unwrap())
+    }
+
+    fn strs(items: &[&str]) -> Value {
+        Value::List(items.iter().map(|s| Value::Str(s.to_string())).collect())
+    }
+
+    #[test]
+    fn itertools_filter_versions_and_identity_evaluate() {
+        let mut scope = Scope::new();
+        scope.set("xs", strs(&["11", "14", "17"]));
+        scope.set("mac", Value::None);
+        let e = |x: &str| eval(x, &scope).unwrap();
+        assert_eq!(
+            e(r#"itertools.chain(["98"], xs)"#),
+            strs(&["98", "11", "14", "17"])
+        );
+        assert_eq!(
+            e(r#"list(filter(lambda s: s != "11", xs))"#),
+            strs(&["14", "17"])
+        );
+        assert_eq!(
+            e(r#"product(["a"], ["1", "2"])"#),
+            Value::List(vec![strs(&["a", "1"]), strs(&["a", "2"])])
+        );
+        assert_eq!(
+            e(r#"Version("1.10") > Version("1.9") >= Version("1.9")"#),
+            Value::Bool(true)
+        );
+        assert_eq!(e("mac is not None"), Value::Bool(false));
+        assert_eq!(e("bool(mac)"), Value::Bool(false));
+        assert_eq!(e("3 > 2"), Value::Bool(true));
+        assert_eq!(
+            e(r#""a/b/c".rsplit("/", maxsplit=1)[0]"#),
+            Value::Str("a/b".into())
+        );
+        assert_eq!(
+            e(r#""{x}-{0:03d}".format(7, x="v")"#),
+            Value::Str("v-007".into())
+        );
+        assert_eq!(e(r#""abc".rfind("c")"#), Value::Int(2));
+        assert_eq!(e(r#""7".zfill(3)"#), Value::Str("007".into()));
     }
 }
