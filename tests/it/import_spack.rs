@@ -48,6 +48,10 @@ const SNAPSHOTTED: &[&str] = &[
     "conditional_demo",
     "local_base_demo",
     "loops_demo",
+    "url_method_demo",
+    "url_helper_demo",
+    "spellings_demo",
+    "sibling_base_demo",
 ];
 
 #[test]
@@ -74,6 +78,9 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "conditional_demo",
         "local_base_demo",
         "loops_demo",
+        "url_method_demo",
+        "url_helper_demo",
+        "spellings_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
@@ -85,6 +92,22 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
     }
     let d = convert_fixture("directives_demo");
     assert!(d.directives_complete(), "{:?}", d.untranslated);
+    // A base class from another package.py: its directives are translated,
+    // its methods (in the other file) reported as build logic.
+    let s = convert_fixture("sibling_base_demo");
+    assert!(s.directives_complete(), "{:?}", s.untranslated);
+    let inherited: Vec<&str> = s
+        .untranslated
+        .iter()
+        .filter(|u| u.kind == stack::import::spack::Kind::Build)
+        .map(|u| u.construct.as_str())
+        .collect();
+    assert_eq!(
+        inherited,
+        ["method setup_run_environment"],
+        "{:?}",
+        s.untranslated
+    );
 }
 
 #[test]

@@ -181,7 +181,7 @@ pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
         "CudaPackage" => "cuda",
         "ROCmPackage" => "rocm",
         "GNUMirrorPackage" | "SourceforgePackage" | "SourcewarePackage" | "PythonExtension"
-        | "CompilerPackage" => return Some(Vec::new()),
+        | "CompilerPackage" | "PackageBase" => return Some(Vec::new()),
         other => {
             let system = build_system_of(other)?;
             return Some(vec![Directive {

@@ -34,10 +34,11 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
     };
     own.extend(deps);
     let text = own.join(" ");
-    match merged {
+    let text = match merged {
         Some((first, version)) => text.replacen(first, &version, 1),
         None => text,
-    }
+    };
+    super::spec_spelling::drop_repeated_compilers(&text)
 }
 
 /// Several version constraints on the package (`@:3.8.0 @3.8:`) merged
@@ -86,10 +87,14 @@ fn atoms(s: &str) -> Vec<&str> {
 }
 
 /// Spack's edge attributes (`^[virtuals=mpi] openmpi`, `%[when=…] gcc`)
-/// have no stack spelling: the bracket is dropped, the node kept.
+/// have no stack spelling: the bracket is dropped, the node kept. Other
+/// Spack spellings are rewritten first ([`spack_spelling`]).
+///
+/// [`spack_spelling`]: super::spec_spelling::spack_spelling
 pub fn normalize(s: &str) -> String {
+    let spelled = super::spec_spelling::spack_spelling(s);
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
+    let mut rest = spelled.as_str();
     while let Some(i) = rest.find(['^', '%']) {
         out.push_str(&rest[..=i]);
         let after = rest[i + 1..].trim_start();

@@ -14,7 +14,7 @@ use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
 
 /// Methods that only serve external detection, tests or other packages.
-const INFO_METHODS: &[&str] = &[
+pub(super) const INFO_METHODS: &[&str] = &[
     "determine_version",
     "determine_variants",
     "determine_spec_details",
@@ -197,6 +197,18 @@ fn method(
     hook_method(pkg, s, m, body, system, build, env);
 }
 
+/// A `@staticmethod` the package's `url_for_version` calls (`Pdi.version_url`).
+fn url_helper(pkg: &SpackPackage, src: &str, m: &Method) -> bool {
+    if !m.decorators.iter().any(|d| d == "staticmethod") {
+        return false;
+    }
+    let call = format!(".{}(", m.name);
+    pkg.methods
+        .iter()
+        .find(|u| u.name == "url_for_version" && u.builder.is_none())
+        .is_some_and(|u| src[u.range.clone()].contains(&call))
+}
+
 /// Methods that are not build logic of this build system (recorded as
 /// `info`) and `run_before`/`run_after` hooks (recorded as `build`, or
 /// `info` for test-only ones). Returns whether the method was handled.
@@ -206,6 +218,11 @@ fn not_build_logic(pkg: &mut SpackPackage, src: &str, m: &Method, system: &str) 
         let b = m.builder.clone().unwrap_or_default();
         let detail = format!("{b}: {name}");
         pkg.untranslated(m.line, Kind::Info, "hook of another build system", detail);
+        return true;
+    }
+    if url_helper(pkg, src, m) {
+        let what = "static helper of url_for_version (evaluated with it)";
+        pkg.untranslated(m.line, Kind::Info, format!("method {name}"), what);
         return true;
     }
     let helper = name.starts_with('_') && !name.starts_with("__");

@@ -8,6 +8,9 @@ use std::path::Path;
 use super::reader;
 use super::value::Value;
 
+/// `Class.method()` → the method's source.
+pub type Helpers = Vec<(String, String)>;
+
 /// `(module, class)` of each `from spack_repo.builtin.packages.<module>.package
 /// import <class>[, <class>…]` line of `src`.
 pub fn imported_classes(src: &str) -> Vec<(String, String)> {
@@ -38,11 +41,14 @@ pub fn imported_classes(src: &str) -> Vec<(String, String)> {
 /// `Class.attr` → value for the classes `src` imports from packages beside
 /// `pkg_dir` (a package that cannot be read adds nothing: the attribute
 /// stays unevaluable and is reported where it is used).
-pub fn imported_attributes(src: &str, pkg_dir: &Path) -> Vec<(String, Value)> {
+/// Also returns `Class.method()` → source of each `@staticmethod` of those
+/// classes.
+pub fn imported_attributes(src: &str, pkg_dir: &Path) -> (Vec<(String, Value)>, Helpers) {
     let Some(packages) = pkg_dir.parent() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut out = Vec::new();
+    let mut helpers = Vec::new();
     for (module, class) in imported_classes(src) {
         let file = packages.join(&module).join("package.py");
         let Ok(text) = fs_err::read_to_string(&file) else {
@@ -65,8 +71,16 @@ pub fn imported_attributes(src: &str, pkg_dir: &Path) -> Vec<(String, Value)> {
             Some((Value::Str(v.to_string()), Value::Dict(kwargs.collect())))
         });
         out.push((format!("{class}.versions"), Value::Dict(versions.collect())));
+        for m in &other.methods {
+            if m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod") {
+                helpers.push((
+                    format!("{class}.{}()", m.name),
+                    text[m.range.clone()].to_string(),
+                ));
+            }
+        }
     }
-    out
+    (out, helpers)
 }
 
 #[cfg(test)]
@@ -100,7 +114,8 @@ mod tests {
         .unwrap();
         let me = dir.path().join("user");
         let src = "from spack_repo.builtin.packages.boost.package import Boost\n";
-        let attrs = imported_attributes(src, &me);
+        let (attrs, helpers) = imported_attributes(src, &me);
+        assert!(helpers.is_empty());
         assert_eq!(
             attrs,
             vec![

@@ -6,7 +6,9 @@
 //! | `reader` | tree-sitter parse; class body → directives, attributes, methods |
 //! | `bases` | what `CMakePackage`, `CudaPackage`, … add |
 //! | `imports` | class attributes of the other packages a package.py imports |
-//! | `url` | version URLs: default substitution, mirrors, `url_for_version` |
+//! | `sibling_bases` | base classes defined in another package.py |
+//! | `url` | version URLs: default substitution, mirrors |
+//! | `url_method` | a package's `url_for_version`, evaluated per version |
 //! | `translate` | directives → versions, variants, dependencies, … |
 //! | `cond`, `hook_expr`, `hook_body` | hook bodies → templates and conditions |
 //! | `hooks` | methods → the `build:` section and `env:` |
@@ -29,12 +31,17 @@ pub mod model;
 mod pystr;
 mod reader;
 mod reader_blocks;
+mod sibling_bases;
+mod spec_spelling;
 mod translate;
 mod url;
+mod url_dates;
+mod url_method;
 mod value;
 mod value_calls;
 mod value_loops;
 mod variant_kind;
+mod version_parts;
 mod versions;
 
 use std::path::{Path, PathBuf};
@@ -83,7 +90,10 @@ impl Converted {
 /// Convert the text of one package.py. `pkg_dir` is its directory (for
 /// patch files).
 pub fn convert(name: &str, src: &str, pkg_dir: &Path, origin: &Origin) -> Converted {
-    let mut pkg = reader::read_package_with(name, src, imports::imported_attributes(src, pkg_dir));
+    let (attributes, helpers) = imports::imported_attributes(src, pkg_dir);
+    let mut pkg = reader::read_package_with(name, src, attributes);
+    pkg.helpers = helpers;
+    sibling_bases::merge(&mut pkg, src, pkg_dir);
     let sections = translate::sections(&mut pkg, src, pkg_dir);
     let out = hooks::build_section(&mut pkg, src, &sections);
     let mut untranslated = std::mem::take(&mut pkg.untranslated);

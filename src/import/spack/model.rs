@@ -108,6 +108,9 @@ pub struct SpackPackage {
     pub attributes: Vec<(String, Value, usize)>,
     pub directives: Vec<Directive>,
     pub methods: Vec<Method>,
+    /// `Class.method()` → source of the static methods of the classes the
+    /// package.py imports (evaluated where `url_for_version` calls them).
+    pub helpers: Vec<(String, String)>,
     pub untranslated: Vec<Untranslated>,
 }
 

@@ -48,6 +48,11 @@ pub fn unescape(s: &str) -> String {
 
 /// `"…{0}…{}…".format(args)` with positional fields only.
 pub fn format_braces(fmt: &str, args: &[Value]) -> Option<Value> {
+    format_named(fmt, args, &[])
+}
+
+/// `"…{0}…{name}…".format(args, name=…)`.
+pub fn format_named(fmt: &str, args: &[Value], named: &[(String, Value)]) -> Option<Value> {
     let mut out = String::new();
     let mut next = 0usize;
     let mut chars = fmt.chars().peekable();
@@ -69,13 +74,16 @@ pub fn format_braces(fmt: &str, args: &[Value]) -> Option<Value> {
                     }
                     field.push(c);
                 }
-                let idx = if field.is_empty() {
+                let (field, spec) = field.split_once(':').unwrap_or((&field, ""));
+                let value = if field.is_empty() {
                     next += 1;
-                    next - 1
+                    args.get(next - 1)?
+                } else if let Ok(idx) = field.parse::<usize>() {
+                    args.get(idx)?
                 } else {
-                    field.parse().ok()?
+                    &named.iter().find(|(k, _)| k == field)?.1
                 };
-                out.push_str(&args.get(idx)?.to_py_string());
+                out.push_str(&format_spec(value, spec)?);
             }
             c => out.push(c),
         }
@@ -83,7 +91,25 @@ pub fn format_braces(fmt: &str, args: &[Value]) -> Option<Value> {
     Some(Value::Str(out))
 }
 
-/// `"…%s…" % args` with `%s`/`%d` only.
+/// A value formatted by a format specification: none, `s`, `d`, or a
+/// zero-padded or plain width of an integer (`02d`, `02`, `3`).
+pub fn format_spec(v: &Value, spec: &str) -> Option<String> {
+    match (v, spec) {
+        (_, "") | (Value::Str(_), "s") | (Value::Int(_), "d") => Some(v.to_py_string()),
+        (Value::Int(i), spec) => {
+            let digits = spec.strip_suffix('d').unwrap_or(spec);
+            let width: usize = digits.parse().ok()?;
+            Some(if digits.starts_with('0') {
+                format!("{i:0width$}")
+            } else {
+                format!("{i:width$}")
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `"…%s…" % args` with `%s`, `%d` and `%02d`.
 pub fn percent_format(fmt: &str, args: &[Value]) -> Option<Value> {
     let mut out = String::new();
     let mut it = args.iter();
@@ -93,9 +119,17 @@ pub fn percent_format(fmt: &str, args: &[Value]) -> Option<Value> {
             out.push(c);
             continue;
         }
-        match chars.next()? {
-            '%' => out.push('%'),
-            's' | 'd' => out.push_str(&it.next()?.to_py_string()),
+        let mut spec = String::new();
+        let conv = loop {
+            match chars.next()? {
+                c @ '0'..='9' => spec.push(c),
+                c => break c,
+            }
+        };
+        match conv {
+            '%' if spec.is_empty() => out.push('%'),
+            's' | 'd' if spec.is_empty() => out.push_str(&it.next()?.to_py_string()),
+            'd' => out.push_str(&format_spec(it.next()?, &spec)?),
             _ => return None,
         }
     }

@@ -448,6 +448,16 @@ impl ClassReader<'_> {
                 Err(_) if k == "validator" => {
                     kwargs.push((k.clone(), Value::Str(first_line(*v, self.src))));
                 }
+                // `values=str`: every string is a value, as a recipe variant
+                // without `values`. Another callable (`values=int`, a
+                // lambda) validates values: kept by name as a validator.
+                Err(_) if k == "values" && name == "variant" => {
+                    kwargs.push((k.clone(), Value::None));
+                    let t = first_line(*v, self.src);
+                    if t != "str" {
+                        kwargs.push(("validator".into(), Value::Str(t)));
+                    }
+                }
                 Err(e) => return Err(e),
             }
         }

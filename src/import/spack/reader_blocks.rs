@@ -114,42 +114,65 @@ impl ClassReader<'_> {
         }
     }
 
-    /// `if sys.platform == "darwin":` and the like at class level: the
-    /// condition is evaluated when it can be (on Linux), else recorded.
+    /// `if sys.platform == "darwin":` and the like at class level, with
+    /// `elif`/`else`: each condition is evaluated when it can be (on Linux;
+    /// `Version(v) >= Version("4.2")` over loop variables), else the `if` is
+    /// recorded.
     pub(super) fn class_if(&mut self, stmt: Node, builder: Option<&str>) {
         let line = stmt.start_position().row + 1;
-        let cond = stmt.child_by_field_name("condition");
-        let platform = cond.map(|c| text(c, self.src)).unwrap_or("");
-        let value = if platform.contains("sys.platform") || platform.contains("platform.system") {
-            Some(
-                platform.contains("!=") || platform.contains("linux") || platform.contains("Linux"),
-            )
-        } else {
-            cond.and_then(|c| Evaluator::new(self.src, &self.scope).eval(c).ok())
-                .map(|v| v.truthy())
-        };
-        let Some(taken) = value else {
-            self.pkg.untranslated(
-                line,
-                Kind::Directive,
-                "class-level if",
-                first_line(stmt, self.src),
-            );
-            return;
-        };
-        if taken {
-            if let Some(body) = stmt.child_by_field_name("consequence") {
-                self.block(&children(body), builder);
-            }
-        } else if let Some(alt) = stmt.child_by_field_name("alternative") {
-            if alt.kind() == "else_clause" {
-                if let Some(body) = alt.child_by_field_name("body") {
-                    self.block(&children(body), builder);
-                }
-            } else {
-                self.pkg
-                    .untranslated(line, Kind::Directive, "class-level if", "elif");
+        let mut cursor = stmt.walk();
+        let alternatives: Vec<Node> = stmt
+            .children_by_field_name("alternative", &mut cursor)
+            .collect();
+        let mut clauses = vec![(
+            stmt.child_by_field_name("condition"),
+            stmt.child_by_field_name("consequence"),
+        )];
+        for alt in alternatives {
+            match alt.kind() {
+                "elif_clause" => clauses.push((
+                    alt.child_by_field_name("condition"),
+                    alt.child_by_field_name("consequence"),
+                )),
+                _ => clauses.push((None, alt.child_by_field_name("body"))),
             }
         }
+        for (cond, body) in clauses {
+            let taken = match cond {
+                None => Some(true),
+                Some(c) => self.condition_value(c),
+            };
+            match taken {
+                None => {
+                    self.pkg.untranslated(
+                        line,
+                        Kind::Directive,
+                        "class-level if",
+                        first_line(stmt, self.src),
+                    );
+                    return;
+                }
+                Some(false) => {}
+                Some(true) => {
+                    if let Some(body) = body {
+                        self.block(&children(body), builder);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn condition_value(&self, cond: Node) -> Option<bool> {
+        let platform = text(cond, self.src);
+        if platform.contains("sys.platform") || platform.contains("platform.system") {
+            return Some(
+                platform.contains("!=") || platform.contains("linux") || platform.contains("Linux"),
+            );
+        }
+        Evaluator::new(self.src, &self.scope)
+            .eval(cond)
+            .ok()
+            .map(|v| v.truthy())
     }
 }

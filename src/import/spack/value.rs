@@ -369,10 +369,14 @@ impl<'a> Evaluator<'a> {
                     let expr = child
                         .child_by_field_name("expression")
                         .ok_or_else(|| Unevaluable::new(child, "f-string interpolation"))?;
-                    if child.child_by_field_name("format_specifier").is_some() {
-                        return Err(Unevaluable::new(child, "f-string format specifier"));
-                    }
-                    out.push_str(&self.eval(expr)?.to_py_string());
+                    let spec = match child.child_by_field_name("format_specifier") {
+                        Some(f) => text(f, self.src).trim_start_matches(':').to_string(),
+                        None => String::new(),
+                    };
+                    let v = self.eval(expr)?;
+                    let formatted = super::pystr::format_spec(&v, &spec)
+                        .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))?;
+                    out.push_str(&formatted);
                 }
                 _ => {}
             }
@@ -463,6 +467,9 @@ impl<'a> Evaluator<'a> {
             .filter(|c| !c.is_named())
             .map(|c| text(c, self.src).to_string())
             .collect();
+        if parts.iter().any(|p| self.is_version_call(*p)) {
+            return self.version_comparison(node, &parts, &ops);
+        }
         if parts.len() != 2 || ops.is_empty() {
             return Err(Unevaluable::new(node, "comparison"));
         }
@@ -476,6 +483,23 @@ impl<'a> Evaluator<'a> {
                     || matches!((&a, &b), (Value::Str(x), Value::Str(y)) if y.contains(x.as_str()))
             }
             "not in" => !b.iter_items().is_some_and(|v| v.contains(&a)),
+            // Identity of the singletons `None`, `True`, `False`.
+            "is" | "is not" if matches!(b, Value::None | Value::Bool(_)) => {
+                (a == b) == (op == "is")
+            }
+            "<" | "<=" | ">" | ">=" => {
+                let ord = match (&a, &b) {
+                    (Value::Int(x), Value::Int(y)) => x.cmp(y),
+                    (Value::Str(x), Value::Str(y)) => x.cmp(y),
+                    _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
+                };
+                match op.as_str() {
+                    "<" => ord.is_lt(),
+                    "<=" => ord.is_le(),
+                    ">" => ord.is_gt(),
+                    _ => ord.is_ge(),
+                }
+            }
             _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
         };
         Ok(Value::Bool(r))
@@ -499,6 +523,15 @@ impl<'a> Evaluator<'a> {
                 items
                     .get(idx as usize)
                     .cloned()
+                    .ok_or_else(|| Unevaluable::new(node, "index out of range"))
+            }
+            (Value::Str(s), Value::Int(i)) => {
+                let chars: Vec<char> = s.chars().collect();
+                let idx = if i < 0 { chars.len() as i64 + i } else { i };
+                usize::try_from(idx)
+                    .ok()
+                    .and_then(|i| chars.get(i))
+                    .map(|c| Value::Str(c.to_string()))
                     .ok_or_else(|| Unevaluable::new(node, "index out of range"))
             }
             (Value::Dict(items), key) => items

@@ -13,6 +13,17 @@ impl Evaluator<'_> {
             .ok_or_else(|| Unevaluable::new(node, "call"))?;
         let args = Args::of_call(node, self.src)
             .ok_or_else(|| Unevaluable::new(node, "call with unusual arguments"))?;
+        let fname = text(func, self.src);
+        if matches!(
+            fname,
+            "itertools.chain" | "chain" | "itertools.product" | "product"
+        ) && self.scope.get(fname).is_none()
+        {
+            return self.iter_tool(node, fname, self.positional(&args.positional)?);
+        }
+        if fname == "filter" && args.positional.len() == 2 {
+            return self.filter(node, args.positional[0], args.positional[1]);
+        }
         let positional = self.positional(&args.positional);
         if func.kind() == "attribute" {
             let object = func.child_by_field_name("object");
@@ -21,7 +32,29 @@ impl Evaluator<'_> {
                 .map(|a| text(a, self.src));
             if let (Some(object), Some(attr)) = (object, attr) {
                 if let Ok(obj) = self.eval(object) {
-                    return self.method(node, obj, attr, positional?);
+                    let mut positional = positional?;
+                    // `s.rsplit("/", maxsplit=1)`: the second parameter.
+                    match args.keywords.as_slice() {
+                        [] => {}
+                        [(k, v)] if k == "maxsplit" && positional.len() == 1 => {
+                            positional.push(self.eval(*v)?);
+                        }
+                        kws if attr == "format" => {
+                            let Value::Str(fmt) = obj else {
+                                return Err(Unevaluable::new(node, "keywords of `.format()`"));
+                            };
+                            let named = kws
+                                .iter()
+                                .map(|(k, v)| Ok((k.clone(), self.eval(*v)?)))
+                                .collect::<Eval<Vec<_>>>()?;
+                            return super::pystr::format_named(&fmt, &positional, &named)
+                                .ok_or_else(|| Unevaluable::new(node, "str.format"));
+                        }
+                        _ => {
+                            return Err(Unevaluable::new(node, format!("keywords of `.{attr}()`")));
+                        }
+                    }
+                    return self.method(node, obj, attr, positional);
                 }
             }
             return Err(Unevaluable::new(
@@ -100,6 +133,118 @@ impl Evaluator<'_> {
         }
     }
 
+    /// `Version("4.2")` (or `ver(…)`): compared by Spack's version order.
+    pub(super) fn is_version_call(&self, n: Node) -> bool {
+        n.kind() == "call"
+            && n.child_by_field_name("function")
+                .is_some_and(|f| matches!(text(f, self.src), "Version" | "ver"))
+    }
+
+    /// `Version(a) < Version(b)`, chained as Python chains comparisons.
+    pub(super) fn version_comparison(
+        &self,
+        node: Node,
+        parts: &[Node],
+        ops: &[String],
+    ) -> Eval<Value> {
+        if ops.len() + 1 != parts.len() {
+            return Err(Unevaluable::new(node, "comparison"));
+        }
+        let mut versions = Vec::new();
+        for p in parts {
+            let arg = if self.is_version_call(*p) {
+                Args::of_call(*p, self.src)
+                    .and_then(|a| a.positional.first().copied())
+                    .ok_or_else(|| Unevaluable::new(*p, "Version()"))?
+            } else {
+                *p
+            };
+            let s = match self.eval(arg)? {
+                Value::Str(s) => s,
+                _ => return Err(Unevaluable::new(*p, "version")),
+            };
+            versions.push(
+                crate::spec::Version::parse(&s).map_err(|_| Unevaluable::new(*p, "version"))?,
+            );
+        }
+        let mut all = true;
+        for (op, pair) in ops.iter().zip(versions.windows(2)) {
+            all &= match op.as_str() {
+                "<" => pair[0] < pair[1],
+                "<=" => pair[0] <= pair[1],
+                ">" => pair[0] > pair[1],
+                ">=" => pair[0] >= pair[1],
+                "==" => pair[0] == pair[1],
+                "!=" => pair[0] != pair[1],
+                _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
+            };
+        }
+        Ok(Value::Bool(all))
+    }
+
+    /// `itertools.chain(a, b, …)` and `itertools.product(a, b, …)` over
+    /// literal sequences.
+    fn iter_tool(&self, node: Node, name: &str, lists: Vec<Value>) -> Eval<Value> {
+        let fail = || Unevaluable::new(node, format!("call of `{name}`"));
+        let lists = lists
+            .iter()
+            .map(|l| l.iter_items().ok_or_else(fail))
+            .collect::<Eval<Vec<_>>>()?;
+        if name.ends_with("chain") {
+            return Ok(Value::List(lists.into_iter().flatten().collect()));
+        }
+        let mut rows: Vec<Vec<Value>> = vec![Vec::new()];
+        for list in lists {
+            rows = rows
+                .into_iter()
+                .flat_map(|row| {
+                    list.iter().map(move |v| {
+                        let mut r = row.clone();
+                        r.push(v.clone());
+                        r
+                    })
+                })
+                .collect();
+        }
+        Ok(Value::List(rows.into_iter().map(Value::List).collect()))
+    }
+
+    /// `filter(lambda x: cond, seq)`: the items for which the lambda's body
+    /// is true.
+    fn filter(&self, node: Node, func: Node, seq: Node) -> Eval<Value> {
+        let fail = || Unevaluable::new(node, "call of `filter`");
+        if func.kind() != "lambda" {
+            return Err(fail());
+        }
+        let params = func
+            .child_by_field_name("parameters")
+            .map(super::value::children)
+            .unwrap_or_default();
+        let [param] = params.as_slice() else {
+            return Err(fail());
+        };
+        if param.kind() != "identifier" {
+            return Err(fail());
+        }
+        let body = func.child_by_field_name("body").ok_or_else(fail)?;
+        let items = self.eval(seq)?.iter_items().ok_or_else(fail)?;
+        let mut kept = Vec::new();
+        for item in items {
+            let mut scope = self.scope.clone();
+            scope.push();
+            scope.set(text(*param, self.src), item.clone());
+            let ev = Evaluator {
+                src: self.src,
+                scope: &scope,
+                hook: self.hook,
+            };
+            if ev.eval(body)?.truthy() {
+                kept.push(item);
+            }
+        }
+        Ok(Value::List(kept))
+    }
+
     /// `str`, `int`, `len`, `list`/`tuple`/`sorted`/`set`, `range`, `dict(k=v)`.
     fn builtin(
         &self,
@@ -109,6 +254,10 @@ impl Evaluator<'_> {
         args: &Args,
     ) -> Eval<Value> {
         match name {
+            "bool" => match positional?.as_slice() {
+                [v] => Ok(Value::Bool(v.truthy())),
+                _ => Err(Unevaluable::new(node, "bool()")),
+            },
             "str" => match positional?.as_slice() {
                 [v] => Ok(Value::Str(v.to_py_string())),
                 _ => Err(Unevaluable::new(node, "str()")),
@@ -224,6 +373,30 @@ impl Evaluator<'_> {
                 _ => Err(fail()),
             },
             (Value::Str(s), "lower") => Ok(Value::Str(s.to_lowercase())),
+            (Value::Str(s), "find" | "rfind") => match args.as_slice() {
+                [Value::Str(x)] => {
+                    let at = if attr == "find" {
+                        s.find(x.as_str())
+                    } else {
+                        s.rfind(x.as_str())
+                    };
+                    // Python counts characters, not bytes.
+                    Ok(Value::Int(at.map_or(-1, |i| s[..i].chars().count() as i64)))
+                }
+                _ => Err(fail()),
+            },
+            (Value::Str(s), "zfill") => match args.as_slice() {
+                [Value::Int(w)] => {
+                    let width = usize::try_from(*w).unwrap_or(0);
+                    let len = s.chars().count();
+                    let pad = "0".repeat(width.saturating_sub(len));
+                    Ok(Value::Str(match s.strip_prefix(['-', '+']) {
+                        Some(rest) => format!("{}{pad}{rest}", &s[..1]),
+                        None => format!("{pad}{s}"),
+                    }))
+                }
+                _ => Err(fail()),
+            },
             (Value::Str(s), "replace") => match args.as_slice() {
                 [Value::Str(a), Value::Str(b)] => Ok(Value::Str(s.replace(a.as_str(), b))),
                 _ => Err(fail()),
@@ -241,5 +414,62 @@ impl Evaluator<'_> {
             },
             _ => Err(fail()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::value::Scope;
+    use super::*;
+
+    fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_python::LANGUAGE.into())
+            .unwrap();
+        let tree = parser.parse(expr, None).unwrap();
+        let stmt = tree.root_node().named_child(0).unwrap();
+        Evaluator::new(expr, scope).eval(stmt.named_child(0).unwrap())
+    }
+
+    fn strs(items: &[&str]) -> Value {
+        Value::List(items.iter().map(|s| Value::Str(s.to_string())).collect())
+    }
+
+    #[test]
+    fn itertools_filter_versions_and_identity_evaluate() {
+        let mut scope = Scope::new();
+        scope.set("xs", strs(&["11", "14", "17"]));
+        scope.set("mac", Value::None);
+        let e = |x: &str| eval(x, &scope).unwrap();
+        assert_eq!(
+            e(r#"itertools.chain(["98"], xs)"#),
+            strs(&["98", "11", "14", "17"])
+        );
+        assert_eq!(
+            e(r#"list(filter(lambda s: s != "11", xs))"#),
+            strs(&["14", "17"])
+        );
+        assert_eq!(
+            e(r#"product(["a"], ["1", "2"])"#),
+            Value::List(vec![strs(&["a", "1"]), strs(&["a", "2"])])
+        );
+        assert_eq!(
+            e(r#"Version("1.10") > Version("1.9") >= Version("1.9")"#),
+            Value::Bool(true)
+        );
+        assert_eq!(e("mac is not None"), Value::Bool(false));
+        assert_eq!(e("bool(mac)"), Value::Bool(false));
+        assert_eq!(e("3 > 2"), Value::Bool(true));
+        assert_eq!(
+            e(r#""a/b/c".rsplit("/", maxsplit=1)[0]"#),
+            Value::Str("a/b".into())
+        );
+        assert_eq!(
+            e(r#""{x}-{0:03d}".format(7, x="v")"#),
+            Value::Str("v-007".into())
+        );
+        assert_eq!(e(r#""abc".rfind("c")"#), Value::Int(2));
+        assert_eq!(e(r#""7".zfill(3)"#), Value::Str("007".into()));
     }
 }

@@ -6,6 +6,7 @@ use crate::import::yaml_out::Yaml;
 use super::model::{Directive, Kind, SpackPackage};
 use super::translate::{Entries, Sections, kept};
 use super::url;
+use super::url_method;
 use super::value::{Scope, Value};
 
 /// Version entries: git versions, explicit URLs, `url_for_version` and the
@@ -22,8 +23,19 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         .attribute("git")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let ufv = url::method_source(src, pkg).map(str::to_string);
-    let scope = class_scope(pkg);
+    let ufv = url_method::method_source(src, pkg).map(str::to_string);
+    let mut scope = class_scope(pkg);
+    // Static helpers `url_for_version` may call: the class's own and those
+    // of the classes it imports (`Pdi.version_url`).
+    for m in &pkg.methods {
+        if m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod") {
+            let key = format!("{}.{}()", pkg.class_name, m.name);
+            scope.set(&key, Value::Str(src[m.range.clone()].to_string()));
+        }
+    }
+    for (key, body) in &pkg.helpers {
+        scope.set(key, Value::Str(body.clone()));
+    }
     for d in &decls {
         if let Some(why) = unfetchable(d) {
             // Kept whole as data, listed as `info`: nothing of the
@@ -140,15 +152,7 @@ pub(super) fn version(
         let u = match d.kw_str("url") {
             Some(u) => u.to_string(),
             None => match ufv {
-                Some(m) => url::url_for_version(
-                    m,
-                    v,
-                    scope,
-                    class_url
-                        .as_deref()
-                        .and_then(|b| url::substitute(b, v, known)),
-                )
-                .map_err(|e| {
+                Some(m) => url_method::url_for_version(m, v, scope, known).map_err(|e| {
                     format!(
                         "{v}: url_for_version: {} (line {} of the method)",
                         e.what, e.line

@@ -1,0 +1,93 @@
+//! Base classes imported from another package of the repository
+//! (`from spack_repo.builtin.packages.fftw.package import FftwBase`): the
+//! sibling package.py is read, and the base's directives and class
+//! attributes apply to the package before its own, as Python's inheritance
+//! has it. The base's methods are in another file, which the hook translator
+//! does not read: each one the package does not override is reported.
+
+use std::path::Path;
+
+use super::bases::base_directives;
+use super::hooks::INFO_METHODS;
+use super::imports::{imported_attributes, imported_classes};
+use super::model::{Kind, SpackPackage};
+use super::reader;
+
+/// Replace each base class of `pkg` that is imported from a sibling
+/// package by that class's own bases, its directives and attributes.
+pub fn merge(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) {
+    let Some(packages) = pkg_dir.parent() else {
+        return;
+    };
+    let imported = imported_classes(src);
+    let mut bases = Vec::new();
+    for base in pkg.bases.clone() {
+        let module = imported.iter().find(|(_, c)| *c == base).map(|(m, _)| m);
+        let other = match module {
+            Some(m) if base_directives(&base).is_none() => read(packages, m, &base),
+            _ => None,
+        };
+        let Some(other) = other else {
+            bases.push(base);
+            continue;
+        };
+        let module = module.cloned().unwrap_or_default();
+        apply(pkg, &other, &format!("{module}/package.py"));
+        for b in &other.bases {
+            if !bases.contains(b) {
+                bases.push(b.clone());
+            }
+        }
+    }
+    pkg.bases = bases;
+}
+
+fn read(packages: &Path, module: &str, class: &str) -> Option<SpackPackage> {
+    let dir = packages.join(module);
+    let text = fs_err::read_to_string(dir.join("package.py")).ok()?;
+    let (attributes, _) = imported_attributes(&text, &dir);
+    let other = reader::read_package_with(class, &text, attributes);
+    (other.class_name == class).then_some(other)
+}
+
+/// The base's directives and attributes first (line 0: not in this file),
+/// its unreadable directives and its methods reported.
+fn apply(pkg: &mut SpackPackage, other: &SpackPackage, file: &str) {
+    let class = &other.class_name;
+    let mut directives: Vec<_> = other.directives.clone();
+    for d in &mut directives {
+        d.line = 0;
+    }
+    directives.append(&mut pkg.directives);
+    pkg.directives = directives;
+    let mut attributes: Vec<_> = other
+        .attributes
+        .iter()
+        .map(|(n, v, _)| (n.clone(), v.clone(), 0))
+        .collect();
+    attributes.append(&mut pkg.attributes);
+    pkg.attributes = attributes;
+    for u in other
+        .untranslated
+        .iter()
+        .filter(|u| u.kind == Kind::Directive)
+    {
+        let detail = format!("{class} ({file} line {}): {}", u.line, u.detail);
+        pkg.untranslated(0, Kind::Directive, u.construct.clone(), detail);
+    }
+    for m in &other.methods {
+        if pkg
+            .methods
+            .iter()
+            .any(|o| o.name == m.name && o.builder == m.builder)
+        {
+            continue;
+        }
+        let name = m.name.as_str();
+        let info =
+            INFO_METHODS.contains(&name) || name.starts_with("test") || name.starts_with('_');
+        let kind = if info { Kind::Info } else { Kind::Build };
+        let detail = format!("inherited from {class} ({file} line {})", m.line);
+        pkg.untranslated(0, kind, format!("method {name}"), detail);
+    }
+}
