@@ -28,6 +28,7 @@ pub mod imported;
 mod json;
 mod load;
 mod load_build;
+mod load_filter;
 mod load_resources;
 pub mod located;
 pub mod max_size;
@@ -46,7 +47,7 @@ use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
 
 pub use build::{
     Autotools, Binary, Build, BuildSystem, Cmake, InstallAction, InstallStep, Makefile, Meson,
-    NeededEntry, Phase, Relocate, Step, Toggle,
+    NeededEntry, Phase, Relocate, Step, Toggle, Filter,
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};
