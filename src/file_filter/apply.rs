@@ -140,7 +140,11 @@ fn replacement(caps: &Captures, f: &FileFilter) -> Result<String, FilterError> {
                 if group >= caps.len() {
                     return Err(err("the regex does not have"));
                 }
-                out.push_str(caps.get(group).ok_or_else(|| err("did not match"))?.as_str());
+                out.push_str(
+                    caps.get(group)
+                        .ok_or_else(|| err("did not match"))?
+                        .as_str(),
+                );
             }
             _ => out.push(c),
         }
@@ -194,6 +198,9 @@ mod tests {
             file: "../x".into(),
             ..filter("a", "b", true)
         };
-        assert!(matches!(apply(dir.path(), &bad), Err(FilterError::Path { .. })));
+        assert!(matches!(
+            apply(dir.path(), &bad),
+            Err(FilterError::Path { .. })
+        ));
     }
 }

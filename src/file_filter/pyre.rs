@@ -52,7 +52,12 @@ pub fn translate(py: &str) -> Result<String, String> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(&out)
-        .map_err(|e| format!("not a regular expression both engines read: {}", first_line(&e.to_string())))?;
+        .map_err(|e| {
+            format!(
+                "not a regular expression both engines read: {}",
+                first_line(&e.to_string())
+            )
+        })?;
     if lazy_or_alt && can_match_empty(&hir) {
         return Err(
             "a pattern that can match the empty string with `|` or a lazy quantifier (Python and Rust iterate its matches differently)".into(),
@@ -112,7 +117,11 @@ fn brace(chars: &[char], start: usize) -> (usize, Option<String>) {
     if chars.get(i) != Some(&'}') {
         return (start, None);
     }
-    let lo_n = if lo.is_empty() { "0".to_string() } else { lo.clone() };
+    let lo_n = if lo.is_empty() {
+        "0".to_string()
+    } else {
+        lo.clone()
+    };
     let q = match hi {
         None => format!("{{{lo_n}}}"),
         Some(h) if h.is_empty() => format!("{{{lo_n},}}"),
@@ -155,7 +164,10 @@ fn escape(chars: &[char], i: usize, in_class: bool, out: &mut String) -> Result<
         return Err("pattern ends with `\\`".into());
     };
     let hex = |n: usize| -> Result<u32, String> {
-        let s: String = chars.get(i + 1..i + 1 + n).map(|c| c.iter().collect()).unwrap_or_default();
+        let s: String = chars
+            .get(i + 1..i + 1 + n)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default();
         u32::from_str_radix(&s, 16)
             .ok()
             .filter(|_| s.len() == n)
@@ -237,7 +249,10 @@ mod tests {
 
     #[test]
     fn common_patterns_translate() {
-        assert_eq!(translate(r"^CC\s*=.*$").unwrap(), r"\ACC[\s\x1C-\x1F]*=.*(?m:$)");
+        assert_eq!(
+            translate(r"^CC\s*=.*$").unwrap(),
+            r"\ACC[\s\x1C-\x1F]*=.*(?m:$)"
+        );
         assert_eq!(translate(r"\$\{prefix}").unwrap(), r"\x{24}\x{7B}prefix\}");
         assert_eq!(translate(r"a{2,}b{,3}").unwrap(), r"a{2,}b{0,3}");
         assert_eq!(translate(r"[[\]&]").unwrap(), r"[\x{5B}\x{5D}\x{26}]");
@@ -246,7 +261,9 @@ mod tests {
 
     #[test]
     fn constructs_that_differ_are_refused() {
-        for bad in [r"(a)\1", r"(?=a)", r"(?i)a", r"a++", r"(a|)", r"x*?", r"[a--b]", r"\q"] {
+        for bad in [
+            r"(a)\1", r"(?=a)", r"(?i)a", r"a++", r"(a|)", r"x*?", r"[a--b]", r"\q",
+        ] {
             assert!(translate(bad).is_err(), "{bad}");
         }
         assert!(translate("a|b").is_ok());

@@ -7,7 +7,14 @@ use crate::file_filter::{self, FileFilter};
 use super::build::Filter;
 use super::read;
 
-const KEYS: &[&str] = &["file", "regex", "replace", "string", "ignore_absent", "when"];
+const KEYS: &[&str] = &[
+    "file",
+    "regex",
+    "replace",
+    "string",
+    "ignore_absent",
+    "when",
+];
 
 /// Read `filter:`, a list of `{file, regex, replace, string, ignore_absent, when}`.
 pub fn filters(cx: &mut Cx, node: &Node) -> Vec<Filter> {

@@ -9,6 +9,7 @@ use tree_sitter::Node;
 
 use super::cond::Cond;
 use super::hook_expr::{ArgItem, Exprs, Local, bind_scope, first_words};
+use super::hook_filter::FilterItem;
 use super::translate::VariantInfo;
 use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text};
 
@@ -29,6 +30,8 @@ pub struct Produced {
     pub env: Vec<EnvItem>,
     /// Install steps of an `install()` body.
     pub install: Vec<InstallItem>,
+    /// File edits of a `patch()`/`edit()` body.
+    pub filters: Vec<FilterItem>,
 }
 
 /// One install action: `copy` (source glob, prefix-relative directory) or
@@ -81,6 +84,7 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         env_name,
         out: Produced::default(),
         done: false,
+        dir: String::new(),
     };
     let block = def
         .child_by_field_name("body")
@@ -108,12 +112,14 @@ fn find_def(node: Node) -> Option<Node> {
     children(node).into_iter().find_map(find_def)
 }
 
-struct Body<'a> {
-    e: Exprs<'a>,
-    cond: Cond,
+pub(super) struct Body<'a> {
+    pub(super) e: Exprs<'a>,
+    pub(super) cond: Cond,
     env_name: Option<String>,
-    out: Produced,
+    pub(super) out: Produced,
     done: bool,
+    /// The `with working_dir(…)` directory, relative to the source tree.
+    pub(super) dir: String,
 }
 
 fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
@@ -121,11 +127,11 @@ fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
 }
 
 impl Body<'_> {
-    fn t(&self, node: Node) -> String {
+    pub(super) fn t(&self, node: Node) -> String {
         text(node, self.e.src).to_string()
     }
 
-    fn block(&mut self, stmts: &[Node]) -> Eval<()> {
+    pub(super) fn block(&mut self, stmts: &[Node]) -> Eval<()> {
         for stmt in stmts {
             if self.done {
                 break;
@@ -150,6 +156,7 @@ impl Body<'_> {
                 }
             }
             "if_statement" => self.if_statement(stmt),
+            "with_statement" => self.with_statement(stmt),
             "for_statement" => self.for_statement(stmt),
             "return_statement" => self.return_statement(stmt),
             "pass_statement" => Ok(()),
@@ -171,7 +178,10 @@ impl Body<'_> {
         if self.cond != Cond::True && self.e.locals.contains_key(&name) {
             return err(a, format!("conditional assignment to `{name}`"));
         }
-        let local = self.value_of(r)?;
+        let local = match self.file_filter_object(r)? {
+            Some(files) => files,
+            None => self.value_of(r)?,
+        };
         self.e.locals.insert(name, local);
         Ok(())
     }
@@ -260,6 +270,9 @@ impl Body<'_> {
             .child_by_field_name("function")
             .ok_or_else(|| Unevaluable::new(call, "call"))?;
         if func.kind() == "identifier" {
+            if self.t(func) == "filter_file" {
+                return self.filter_file(call);
+            }
             return self.install_call(call, &self.t(func));
         }
         if func.kind() != "attribute" {
@@ -270,6 +283,12 @@ impl Body<'_> {
         let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
         if self.env_name.as_deref() == Some(obj.as_str()) {
             return self.env_call(call, &method, &args);
+        }
+        if method == "filter" {
+            let obj_node = func.child_by_field_name("object").unwrap_or(func);
+            if self.filter_method(call, obj_node)?.is_some() {
+                return Ok(());
+            }
         }
         let items = match method.as_str() {
             "append" => match args.positional[..] {

@@ -190,6 +190,10 @@ fn method(
         }
         return;
     }
+    if super::hook_patch::is_edit_method(m, system) {
+        super::hook_patch::edit_method(pkg, s, m, body, build);
+        return;
+    }
     if name == "install" && matches!(system, "generic" | "makefile") {
         install_method(pkg, s, m, body, system, build);
         return;
