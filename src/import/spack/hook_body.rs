@@ -42,6 +42,8 @@ pub struct InstallItem {
     pub op: &'static str,
     pub from: Option<String>,
     pub to: String,
+    /// The arguments of a `make` call.
+    pub args: Vec<String>,
 }
 
 /// Run the method defined in `method_src` (a `def …` snippet).
@@ -333,6 +335,21 @@ impl Body<'_> {
                 _ => err(call, format!("{name} outside the prefix")),
             }
         };
+        if name == "make" {
+            let argv = args
+                .positional
+                .iter()
+                .map(|a| self.e.tmpl(*a))
+                .collect::<Eval<Vec<String>>>()?;
+            self.out.install.push(InstallItem {
+                cond: self.cond.clone(),
+                op: "make",
+                from: None,
+                to: String::new(),
+                args: argv,
+            });
+            return Ok(());
+        }
         let (op, from, to) = match (name, &args.positional[..]) {
             ("install_tree" | "copy_tree" | "install" | "copy", [a, b]) => {
                 let from = self.e.tmpl(*a)?;
@@ -352,6 +369,7 @@ impl Body<'_> {
             op,
             from,
             to,
+            args: Vec::new(),
         });
         Ok(())
     }

@@ -57,13 +57,14 @@ fn filters_of(
     if pkg.methods.iter().filter(|o| o.name == m.name).count() > 1 {
         return Err((m.line, format!("{} defined more than once", m.name)));
     }
-    if m.name == "edit"
-        && pkg
-            .attribute("build_directory")
-            .is_some_and(|v| v.as_str() != Some("."))
-    {
-        return Err((m.line, "edit() in a build_directory".into()));
-    }
+    // Spack runs `edit()` in the build directory.
+    let dir = match pkg.attribute("build_directory") {
+        Some(v) if m.name == "edit" => match v.as_str() {
+            Some(d) if is_subdir(d) => d.trim_end_matches('/').to_string(),
+            _ => return Err((m.line, "edit() in a build_directory".into())),
+        },
+        _ => ".".to_string(),
+    };
     let when = method_when(m).map_err(|_| (m.line, "decorated method".to_string()))?;
     let p = run_method(body, &s.variant_info).map_err(|e| (m.line + e.line - 1, e.what))?;
     if p.args.is_some() || !p.install.is_empty() || !p.env.is_empty() {
@@ -73,7 +74,13 @@ fn filters_of(
         return Err((m.line, "edits nothing the importer understands".into()));
     }
     let outer = when.map_or(Cond::True, Cond::Spec);
-    p.filters
+    let mut filters = p.filters;
+    if dir != "." {
+        for f in &mut filters {
+            f.filter.file = format!("{dir}/{}", f.filter.file);
+        }
+    }
+    filters
         .iter()
         .filter_map(|f| filter_yaml(&outer, f).transpose())
         .collect::<Result<Vec<_>, String>>()
@@ -103,4 +110,16 @@ fn filter_yaml(outer: &Cond, f: &FilterItem) -> Result<Option<Yaml>, String> {
         ),
         ("when", when.map(Yaml::str)),
     ])))
+}
+
+/// A plain relative directory inside the source tree (`.` included).
+fn is_subdir(d: &str) -> bool {
+    !d.is_empty()
+        && !d.contains("{{")
+        && std::path::Path::new(d).components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
 }

@@ -20,6 +20,7 @@ mod hook_cond;
 mod hook_expr;
 mod hook_filter;
 mod hook_helpers;
+mod hook_install;
 mod hook_layout;
 mod hook_list;
 mod hook_patch;
