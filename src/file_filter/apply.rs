@@ -77,7 +77,7 @@ pub fn apply(root: &Path, f: &FileFilter) -> Result<usize, FilterError> {
         });
     }
     let re = compile(f)?;
-    let bytes = std::fs::read(&path).map_err(io)?;
+    let bytes = fs_err::read(&path).map_err(io)?;
     let text = String::from_utf8(bytes).map_err(|_| FilterError::NotText { path: path.clone() })?;
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let mut out = String::with_capacity(text.len());
@@ -87,7 +87,7 @@ pub fn apply(root: &Path, f: &FileFilter) -> Result<usize, FilterError> {
         changed += usize::from(new != line);
         out.push_str(&new);
     }
-    std::fs::write(&path, out).map_err(io)?;
+    fs_err::write(&path, out).map_err(io)?;
     Ok(changed)
 }
 
@@ -189,10 +189,10 @@ mod tests {
     #[test]
     fn files_are_edited_with_universal_newlines() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("Makefile"), "CC = gcc\r\nall:\r\n").unwrap();
+        fs_err::write(dir.path().join("Makefile"), "CC = gcc\r\nall:\r\n").unwrap();
         let n = apply(dir.path(), &filter("gcc", "cc", true)).unwrap();
         assert_eq!(n, 1);
-        let text = std::fs::read_to_string(dir.path().join("Makefile")).unwrap();
+        let text = fs_err::read_to_string(dir.path().join("Makefile")).unwrap();
         assert_eq!(text, "CC = cc\nall:\n");
         let bad = FileFilter {
             file: "../x".into(),

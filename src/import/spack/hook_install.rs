@@ -59,14 +59,16 @@ pub(super) fn install_method(
     }
 }
 
-/// `[mkdirp…] make(…) [copies…]`: the `mkdir -p` steps, the make
-/// arguments, the install steps after it.
+/// The `mkdir -p` steps, the make arguments, the install steps after it.
+type MakeInstall = (Vec<Yaml>, Vec<String>, Vec<Yaml>);
+
+/// `[mkdirp…] make(…) [copies…]`.
 fn make_install(
     pkg: &SpackPackage,
     items: &[InstallItem],
     at: usize,
     system: &str,
-) -> Result<(Vec<Yaml>, Vec<String>, Vec<Yaml>), String> {
+) -> Result<MakeInstall, String> {
     let make = &items[at];
     if system != "makefile" || make.cond != Cond::True {
         return Err("make() in install() outside a plain Makefile package".into());
@@ -121,4 +123,39 @@ fn install_list(items: &[InstallItem]) -> Result<Vec<Yaml>, String> {
         out.push(Yaml::map(entries));
     }
     Ok(out)
+}
+
+/// `build()` of a Makefile package that only calls `make(…)` once →
+/// `build_targets` (Spack runs it in the source tree, so not with a
+/// `build_directory`).
+pub(super) fn build_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    build: &mut Vec<(String, Yaml)>,
+) {
+    let targets = run_method(body, &s.variant_info)
+        .map_err(|e| (m.line + e.line - 1, e.what))
+        .and_then(|p| make_only(pkg, m, &p.install).map_err(|w| (m.line, w)));
+    match targets {
+        Ok(t) => put(build, "build_targets", Yaml::strs(&t)),
+        Err((line, why)) => pkg.untranslated(line, Kind::Build, "method build", why),
+    }
+}
+
+fn make_only(pkg: &SpackPackage, m: &Method, items: &[InstallItem]) -> Result<Vec<String>, String> {
+    if !m.decorators.is_empty() {
+        return Err("decorated method".into());
+    }
+    if pkg
+        .attribute("build_directory")
+        .is_some_and(|v| v.as_str() != Some("."))
+    {
+        return Err("build() with a build_directory".into());
+    }
+    match items {
+        [i] if i.op == "make" && i.cond == Cond::True => Ok(i.args.clone()),
+        _ => Err("build logic besides one make() call".into()),
+    }
 }

@@ -195,6 +195,10 @@ fn method(
         super::hook_patch::edit_method(pkg, s, m, body, build);
         return;
     }
+    if name == "build" && system == "makefile" {
+        super::hook_install::build_method(pkg, s, m, body, build);
+        return;
+    }
     if name == "install" && matches!(system, "generic" | "makefile") {
         install_method(pkg, s, m, body, system, build);
         return;
@@ -426,6 +430,9 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
                     put(build, "autoreconf", Yaml::Bool(true));
                 }
             }
+            // A `build()`/`install()` method of its own does not read them.
+            ("build_targets", "makefile") if pkg.methods.iter().any(|m| m.name == "build") => {}
+            ("install_targets", "makefile") if pkg.methods.iter().any(|m| m.name == "install") => {}
             ("build_targets" | "install_targets", "makefile") => {
                 let items = value.iter_items().unwrap_or_default();
                 let v = Yaml::Seq(items.iter().map(|v| Yaml::str(v.to_py_string())).collect());
