@@ -27,6 +27,10 @@ pub(super) fn install_method(
             return pkg.untranslated(line, Kind::Build, "method install", e.what);
         }
     };
+    if !produced.filters.is_empty() {
+        let why = "filter_file in install()";
+        return pkg.untranslated(m.line, Kind::Build, "method install", why);
+    }
     let items = produced.install;
     let Some(at) = items.iter().position(|i| i.op == "make") else {
         match install_list(&items) {
@@ -137,7 +141,10 @@ pub(super) fn build_method(
 ) {
     let targets = run_method(body, &s.variant_info)
         .map_err(|e| (m.line + e.line - 1, e.what))
-        .and_then(|p| make_only(pkg, m, &p.install).map_err(|w| (m.line, w)));
+        .and_then(|p| match p.filters.is_empty() {
+            true => make_only(pkg, m, &p.install).map_err(|w| (m.line, w)),
+            false => Err((m.line, "filter_file in build()".into())),
+        });
     match targets {
         Ok(t) => put(build, "build_targets", Yaml::strs(&t)),
         Err((line, why)) => pkg.untranslated(line, Kind::Build, "method build", why),

@@ -283,6 +283,11 @@ fn hook_method(
             return;
         }
     };
+    if !produced.filters.is_empty() {
+        let why = "filter_file outside patch()/edit()";
+        pkg.untranslated(m.line, Kind::Build, hook, why);
+        return;
+    }
     if let Some(key) = key {
         match produced.args.as_deref().map(arg_list) {
             Some(Ok(list)) => put(build, key, Yaml::Seq(list)),
