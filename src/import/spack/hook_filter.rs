@@ -33,12 +33,13 @@ impl Body<'_> {
         }
         let files = files
             .iter()
-            .map(|f| self.filter_path(*f))
+            .map(|f| self.filter_path(*f).map(|p| self.in_dir(&p)))
             .collect::<Eval<Vec<String>>>()?;
         self.push_filters(call, *regex, *repl, &files, &args)
     }
 
-    /// `x = FileFilter("a", "b")`: the files, for a later `x.filter(…)`.
+    /// `x = FileFilter("a", "b")`: the files, for a later `x.filter(…)`
+    /// (Python resolves them then, in the `working_dir` of that call).
     pub(super) fn file_filter_object(&self, r: Node) -> Eval<Option<Local>> {
         let is_ff = r.kind() == "call"
             && r.child_by_field_name("function")
@@ -72,6 +73,7 @@ impl Body<'_> {
         let [regex, repl] = &args.positional[..] else {
             return err(call, "FileFilter.filter arguments");
         };
+        let files: Vec<String> = files.iter().map(|f| self.in_dir(f)).collect();
         self.push_filters(call, *regex, *repl, &files, &args)?;
         Ok(Some(()))
     }
@@ -95,7 +97,7 @@ impl Body<'_> {
         let ([dir], true) = (&args.positional[..], args.keywords.is_empty()) else {
             return err(call, "working_dir arguments");
         };
-        let dir = self.filter_path(*dir)?;
+        let dir = self.filter_path(*dir).map(|d| self.in_dir(&d))?;
         let body = stmt
             .child_by_field_name("body")
             .ok_or_else(|| Unevaluable::new(stmt, "with"))?;
@@ -105,7 +107,15 @@ impl Body<'_> {
         r
     }
 
-    /// A relative literal path below the current `working_dir`.
+    /// `p` below the current `working_dir`.
+    fn in_dir(&self, p: &str) -> String {
+        match self.dir.as_str() {
+            "" | "." => p.to_string(),
+            d => format!("{d}/{p}"),
+        }
+    }
+
+    /// A relative literal path that stays inside the tree.
     fn filter_path(&self, node: Node) -> Eval<String> {
         let p = self.e.tmpl(node)?;
         let plain = !p.contains("{{") && !p.contains("{%");
@@ -122,11 +132,7 @@ impl Body<'_> {
                 format!("path `{}` outside the source tree", first_words(&p)),
             );
         }
-        let p = p.trim_start_matches("./").trim_end_matches('/');
-        Ok(match self.dir.as_str() {
-            "" | "." => p.to_string(),
-            d => format!("{d}/{p}"),
-        })
+        Ok(p.trim_start_matches("./").trim_end_matches('/').to_string())
     }
 
     fn push_filters(
