@@ -95,6 +95,7 @@ pub mod diag;
 pub mod distribute;
 pub mod distributed;
 pub mod fetch;
+pub mod file_filter;
 pub mod image;
 pub mod import;
 pub mod ops;

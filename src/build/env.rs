@@ -291,6 +291,7 @@ mod tests {
                 EnvOp::Unset("TZ".into()),
             ],
             steps: Steps::default(),
+            filters: Vec::new(),
             relocate: None,
             deps,
             compiler: CompilerPaths::default(),

@@ -113,6 +113,9 @@ pub enum PackageError {
     Relocate { file: PathBuf, message: String },
 
     #[error(transparent)]
+    Filter(#[from] crate::file_filter::FilterError),
+
+    #[error(transparent)]
     Store(#[from] StoreError),
 
     #[error(transparent)]

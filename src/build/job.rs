@@ -32,6 +32,9 @@ pub struct BuildJob {
     pub build_env: Vec<EnvOp>,
     /// Extra commands before/after the phases.
     pub steps: Steps,
+    /// File edits applied to the staged source tree before any phase.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<crate::file_filter::FileFilter>,
     /// Post-install relocation (required for `binary` packages that need
     /// RPATHs or placeholder substitution; allowed for every system).
     pub relocate: Option<Relocation>,
@@ -355,6 +358,13 @@ mod tests {
                 pre_build: vec![vec!["true".into()]],
                 ..Default::default()
             },
+            filters: vec![crate::file_filter::FileFilter {
+                file: "Makefile".into(),
+                regex: "^CC =.*".into(),
+                replace: "CC = cc".into(),
+                string: false,
+                ignore_absent: false,
+            }],
             relocate: Some(Relocation {
                 rpath: vec!["/p/lib".into()],
                 ..Default::default()

@@ -342,6 +342,13 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     store::wipe(&ctx.host_prefix)?;
     remove_tree(&ctx.stage.root)?;
     copy_tree(&job.source_dir, &ctx.stage.src)?;
+    for f in &job.filters {
+        let n = crate::file_filter::apply(&ctx.stage.src, f)?;
+        ctx.runner.log.line(&format!(
+            "==> filtered {} ({n} lines changed): {} → {}",
+            f.file, f.regex, f.replace
+        ));
+    }
     for d in [&ctx.stage.build, &ctx.stage.home, &ctx.stage.tmp] {
         fs_err::create_dir_all(d)?;
     }

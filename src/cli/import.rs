@@ -23,7 +23,9 @@ pub enum Source {
 /// Convert Spack package.py files into stack package recipes.
 ///
 /// Reads package.py statically (no Spack, no Python): directives, base
-/// classes and build hooks become the recipe; every construct that is not
+/// classes and build hooks become the recipe (`patch()`/`edit()` bodies of
+/// `filter_file` calls become `build.filter` entries, applied with Python
+/// regex semantics to the staged source); every construct that is not
 /// translated is listed in the recipe's `imported:` block with its line in
 /// package.py. `stack build` refuses a recipe with untranslated build logic
 /// until a human has reviewed it and set `imported.reviewed: true`.

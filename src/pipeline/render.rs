@@ -286,6 +286,7 @@ pub fn build_job(
         system,
         build_env,
         steps: phase_steps(&mut r, &b.steps)?,
+        filters: file_filters(&mut r, &b.filters)?,
         relocate,
         deps: dep_prefixes(plan, idx),
         compiler: compiler_paths(plan, idx),
@@ -457,6 +458,27 @@ fn phase_steps(
         slot.push(argv);
     }
     Ok(steps)
+}
+
+/// The `filter:` entries whose `when` holds, rendered.
+fn file_filters(
+    r: &mut Renderer<'_>,
+    list: &[recipes::Filter],
+) -> Result<Vec<crate::file_filter::FileFilter>, RenderError> {
+    let mut out = Vec::new();
+    for f in list {
+        if !r.holds(&f.when) {
+            continue;
+        }
+        out.push(crate::file_filter::FileFilter {
+            file: r.render(&f.file, &f.loc)?,
+            regex: r.render(&f.regex, &f.loc)?,
+            replace: r.render(&f.replace, &f.loc)?,
+            string: f.string,
+            ignore_absent: f.ignore_absent,
+        });
+    }
+    Ok(out)
 }
 
 fn toggle(r: &Renderer<'_>, t: &recipes::Toggle) -> bool {

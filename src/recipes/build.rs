@@ -25,6 +25,9 @@ pub struct Build {
     pub build_env: Vec<EnvOp>,
     /// Extra argv steps around the phases, in file order.
     pub steps: Vec<Step>,
+    /// File edits (`filter:`) applied to the staged source tree before any
+    /// phase, in file order.
+    pub filters: Vec<Filter>,
     /// Location of the `system:` value.
     pub loc: Loc,
 }
@@ -146,6 +149,23 @@ pub struct Relocate {
 pub struct NeededEntry {
     pub file: String,
     pub add: String,
+    pub when: Option<When>,
+    pub loc: Loc,
+}
+
+/// One `filter:` entry: Spack's `filter_file` (see [`crate::file_filter`]).
+/// `file`, `regex` and `replace` are templates.
+#[derive(Clone, Debug)]
+pub struct Filter {
+    /// The file, relative to the source tree.
+    pub file: String,
+    /// A Python regular expression, or a literal string with `string: true`.
+    pub regex: String,
+    /// The replacement (`\1`…`\9` are groups).
+    pub replace: String,
+    pub string: bool,
+    /// Skip a missing file instead of failing.
+    pub ignore_absent: bool,
     pub when: Option<When>,
     pub loc: Loc,
 }

@@ -147,6 +147,7 @@ pub fn parse_package(
         install: Vec::new(),
         build_env: Vec::new(),
         steps: Vec::new(),
+        filters: Vec::new(),
         loc: m.loc.clone(),
     });
     let env = m

@@ -7,7 +7,7 @@ use crate::diag::{Code, Spanned, did_you_mean};
 use super::build::*;
 use super::read;
 
-const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps"];
+const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps", "filter"];
 
 /// Keys each build system accepts besides [`COMMON_KEYS`] (the registry,
 /// [`crate::build_kinds`]).
@@ -47,6 +47,10 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         .map(|n| read::env_ops(cx, n, "`build_env`"))
         .unwrap_or_default();
     let steps = m.get("steps").map(|n| steps(cx, n)).unwrap_or_default();
+    let filters = m
+        .get("filter")
+        .map(|n| super::load_filter::filters(cx, n))
+        .unwrap_or_default();
     let args = |cx: &mut Cx, key: &str| {
         m.get(key)
             .map(|n| read::arg_list(cx, n, &format!("`{key}`")))
@@ -108,6 +112,7 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         install,
         build_env,
         steps,
+        filters,
         loc: system_value.loc,
     })
 }

@@ -28,6 +28,7 @@ pub mod imported;
 mod json;
 mod load;
 mod load_build;
+mod load_filter;
 mod load_resources;
 pub mod located;
 pub mod max_size;
@@ -45,8 +46,8 @@ use std::sync::{Arc, OnceLock};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
 
 pub use build::{
-    Autotools, Binary, Build, BuildSystem, Cmake, InstallAction, InstallStep, Makefile, Meson,
-    NeededEntry, Phase, Relocate, Step, Toggle,
+    Autotools, Binary, Build, BuildSystem, Cmake, Filter, InstallAction, InstallStep, Makefile,
+    Meson, NeededEntry, Phase, Relocate, Step, Toggle,
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};

@@ -11,7 +11,7 @@
 
 use crate::diag::yaml_out::Yaml;
 
-use super::build::{Build, BuildSystem, InstallAction, Phase, Relocate, Toggle};
+use super::build::{Build, BuildSystem, Filter, InstallAction, Phase, Relocate, Toggle};
 use super::env::{EnvOp, EnvOpKind};
 use super::imported::Imported;
 use super::located::{ArgList, When};
@@ -321,7 +321,26 @@ fn build(b: &Build) -> Yaml {
         })
         .collect();
     m.push(("steps", some_if(!steps.is_empty(), Yaml::Map(steps))));
+    m.push(("filter", filters(&b.filters)));
     Yaml::map(m)
+}
+
+/// `filter:`: one map per file edit.
+fn filters(list: &[Filter]) -> Option<Yaml> {
+    let items: Vec<Yaml> = list
+        .iter()
+        .map(|f| {
+            Yaml::map([
+                ("file", Some(Yaml::str(&f.file))),
+                ("regex", Some(Yaml::str(&f.regex))),
+                ("replace", Some(Yaml::str(&f.replace))),
+                ("string", f.string.then_some(Yaml::Bool(true))),
+                ("ignore_absent", f.ignore_absent.then_some(Yaml::Bool(true))),
+                ("when", when(&f.when)),
+            ])
+        })
+        .collect();
+    some_if(!items.is_empty(), Yaml::Seq(items))
 }
 
 /// `env:` and `build_env:`: one entry per operation.

@@ -222,3 +222,25 @@ fn a_variant_defined_once_per_condition_is_written_back_as_a_list() {
     let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
     assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
 }
+
+#[test]
+fn file_filters_are_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.yaml");
+    let sha = "0".repeat(64);
+    let text = format!(
+        "name: tiny\ndescription: d\nversions: [{{version: \"1.0\", url: a.tgz, sha256: {sha}}}]\nvariants:\n  x: {{default: false}}\n\
+         build:\n  system: makefile\n  filter:\n    - {{file: Makefile, regex: \"^(CC\\\\s*=).*\", replace: \"\\\\1 {{{{ compiler.cc }}}}\"}}\n    \
+         - {{file: src/a.mk, regex: \"-Werror\", replace: \"\", string: true, ignore_absent: true, when: \"+x\"}}\n"
+    );
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    assert_eq!(recipe.build.filters.len(), 2);
+    assert_eq!(recipe.build.filters[0].regex, r"^(CC\s*=).*");
+    let written = recipe.to_yaml();
+    assert!(written.contains("ignore_absent: true"), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+}

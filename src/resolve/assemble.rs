@@ -52,6 +52,7 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
         || b.build_env.iter().any(|e| has(&e.when))
         || b.steps.iter().any(|s| has(&s.when))
         || b.install.iter().any(|s| has(&s.when))
+        || b.filters.iter().any(|f| has(&f.when))
 }
 
 fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {

@@ -160,12 +160,26 @@ fn build_json(recipe: &PackageRecipe, spec: &Spec) -> Value {
         .filter(|s| active(&s.when, spec))
         .map(|s| json!({"phase": s.phase.key(), "argv": s.argv}))
         .collect();
-    json!({
+    let mut v = json!({
         "system": system,
         "install": install,
         "build_env": env_json(&b.build_env, spec),
         "steps": steps,
-    })
+    });
+    // Only when present, so that hashes of recipes without filters stay as they were.
+    let filters: Vec<Value> = b
+        .filters
+        .iter()
+        .filter(|f| active(&f.when, spec))
+        .map(|f| {
+            json!({"file": f.file, "regex": f.regex, "replace": f.replace,
+                "string": f.string, "ignore_absent": f.ignore_absent})
+        })
+        .collect();
+    if !filters.is_empty() {
+        v["filter"] = json!(filters);
+    }
+    v
 }
 
 fn source_json(src: Option<&NodeSource>) -> Value {

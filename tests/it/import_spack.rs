@@ -52,6 +52,8 @@ const SNAPSHOTTED: &[&str] = &[
     "url_helper_demo",
     "spellings_demo",
     "sibling_base_demo",
+    "filter_make_demo",
+    "filter_patch_demo",
 ];
 
 #[test]
@@ -81,6 +83,8 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "url_method_demo",
         "url_helper_demo",
         "spellings_demo",
+        "filter_make_demo",
+        "filter_patch_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
@@ -127,7 +131,7 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         (30, "build", "directive filter_compiler_wrappers"),
         (32, "build", "attribute keep_werror"),
         (35, "build", "hook cmake_args"),
-        (37, "build", "method patch"),
+        (38, "build", "method patch"),
         (40, "build", "method flag_handler"),
         (43, "build", "run_before/run_after hook"),
         (47, "build", "method setup_dependent_build_environment"),
@@ -394,6 +398,41 @@ fn imported_make_targets_with_the_prefix_build() {
         "{said} (installed at {})",
         prefix.display()
     );
+}
+
+/// Spack's `filter_file`/`FileFilter` in `edit()` and `make()` in
+/// `install()`, imported: the Makefile is really edited before the build
+/// (the compiler, the prefix and the greeting), under the variant's
+/// condition, and installed by the translated `make install`.
+#[test]
+fn imported_file_filters_edit_the_source_before_the_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let git = git_repo_of(tmp.path(), "filter-make");
+    let recipe_path = import_fixture(
+        tmp.path(),
+        "filter_make_demo",
+        "filter-make-demo",
+        ("@GIT@", &git.display().to_string()),
+    );
+    let recipe = std::fs::read_to_string(&recipe_path).unwrap();
+    assert!(recipe.contains("filter:"), "{recipe}");
+    assert!(!recipe.contains("untranslated"), "{recipe}");
+    for (spec, dir, said) in [
+        ("filter-make-demo@main", "b1", "filtered quietly"),
+        ("filter-make-demo@main +loud", "b2", "FILTERED"),
+    ] {
+        let stack_yaml = write_stack(tmp.path(), "fmk", spec);
+        check_stack(&stack_yaml);
+        let built = build_stack(&stack_yaml, tmp.path(), dir);
+        let stderr = String::from_utf8_lossy(&built.stderr);
+        assert!(built.status.success(), "{stderr}");
+        assert!(stderr.contains("audit: clean"), "{stderr}");
+        let fmk = installed(&tmp.path().join(dir), "fmk");
+        let prefix = fmk.parent().unwrap().parent().unwrap();
+        assert!(prefix.join("share/fmk").is_dir(), "{}", prefix.display());
+        let out = Command::new(&fmk).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), said);
+    }
 }
 
 fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {

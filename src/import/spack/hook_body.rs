@@ -9,6 +9,7 @@ use tree_sitter::Node;
 
 use super::cond::Cond;
 use super::hook_expr::{ArgItem, Exprs, Local, bind_scope, first_words};
+use super::hook_filter::FilterItem;
 use super::translate::VariantInfo;
 use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text};
 
@@ -29,6 +30,8 @@ pub struct Produced {
     pub env: Vec<EnvItem>,
     /// Install steps of an `install()` body.
     pub install: Vec<InstallItem>,
+    /// File edits of a `patch()`/`edit()` body.
+    pub filters: Vec<FilterItem>,
 }
 
 /// One install action: `copy` (source glob, prefix-relative directory) or
@@ -39,6 +42,8 @@ pub struct InstallItem {
     pub op: &'static str,
     pub from: Option<String>,
     pub to: String,
+    /// The arguments of a `make` call.
+    pub args: Vec<String>,
 }
 
 /// Run the method defined in `method_src` (a `def …` snippet).
@@ -81,6 +86,7 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         env_name,
         out: Produced::default(),
         done: false,
+        dir: String::new(),
     };
     let block = def
         .child_by_field_name("body")
@@ -108,12 +114,14 @@ fn find_def(node: Node) -> Option<Node> {
     children(node).into_iter().find_map(find_def)
 }
 
-struct Body<'a> {
-    e: Exprs<'a>,
-    cond: Cond,
+pub(super) struct Body<'a> {
+    pub(super) e: Exprs<'a>,
+    pub(super) cond: Cond,
     env_name: Option<String>,
-    out: Produced,
+    pub(super) out: Produced,
     done: bool,
+    /// The `with working_dir(…)` directory, relative to the source tree.
+    pub(super) dir: String,
 }
 
 fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
@@ -121,11 +129,11 @@ fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
 }
 
 impl Body<'_> {
-    fn t(&self, node: Node) -> String {
+    pub(super) fn t(&self, node: Node) -> String {
         text(node, self.e.src).to_string()
     }
 
-    fn block(&mut self, stmts: &[Node]) -> Eval<()> {
+    pub(super) fn block(&mut self, stmts: &[Node]) -> Eval<()> {
         for stmt in stmts {
             if self.done {
                 break;
@@ -150,6 +158,7 @@ impl Body<'_> {
                 }
             }
             "if_statement" => self.if_statement(stmt),
+            "with_statement" => self.with_statement(stmt),
             "for_statement" => self.for_statement(stmt),
             "return_statement" => self.return_statement(stmt),
             "pass_statement" => Ok(()),
@@ -171,7 +180,10 @@ impl Body<'_> {
         if self.cond != Cond::True && self.e.locals.contains_key(&name) {
             return err(a, format!("conditional assignment to `{name}`"));
         }
-        let local = self.value_of(r)?;
+        let local = match self.file_filter_object(r)? {
+            Some(files) => files,
+            None => self.value_of(r)?,
+        };
         self.e.locals.insert(name, local);
         Ok(())
     }
@@ -260,6 +272,9 @@ impl Body<'_> {
             .child_by_field_name("function")
             .ok_or_else(|| Unevaluable::new(call, "call"))?;
         if func.kind() == "identifier" {
+            if self.t(func) == "filter_file" {
+                return self.filter_file(call);
+            }
             return self.install_call(call, &self.t(func));
         }
         if func.kind() != "attribute" {
@@ -270,6 +285,12 @@ impl Body<'_> {
         let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
         if self.env_name.as_deref() == Some(obj.as_str()) {
             return self.env_call(call, &method, &args);
+        }
+        if method == "filter" {
+            let obj_node = func.child_by_field_name("object").unwrap_or(func);
+            if self.filter_method(call, obj_node)?.is_some() {
+                return Ok(());
+            }
         }
         let items = match method.as_str() {
             "append" => match args.positional[..] {
@@ -314,6 +335,21 @@ impl Body<'_> {
                 _ => err(call, format!("{name} outside the prefix")),
             }
         };
+        if name == "make" {
+            let argv = args
+                .positional
+                .iter()
+                .map(|a| self.e.tmpl(*a))
+                .collect::<Eval<Vec<String>>>()?;
+            self.out.install.push(InstallItem {
+                cond: self.cond.clone(),
+                op: "make",
+                from: None,
+                to: String::new(),
+                args: argv,
+            });
+            return Ok(());
+        }
         let (op, from, to) = match (name, &args.positional[..]) {
             ("install_tree" | "copy_tree" | "install" | "copy", [a, b]) => {
                 let from = self.e.tmpl(*a)?;
@@ -333,6 +369,7 @@ impl Body<'_> {
             op,
             from,
             to,
+            args: Vec::new(),
         });
         Ok(())
     }
@@ -539,9 +576,9 @@ def configure_args(self):
 
     #[test]
     fn unknown_calls_are_reported_with_their_line() {
-        let src = "def cmake_args(self):\n    args = []\n    filter_file('a', 'b', 'c')\n    return args\n";
+        let src = "def cmake_args(self):\n    args = []\n    tty.warn('a')\n    return args\n";
         let e = run_method(src, &variants()).unwrap_err();
         assert_eq!(e.line, 3);
-        assert!(e.what.contains("filter_file"), "{}", e.what);
+        assert!(e.what.contains("tty.warn"), "{}", e.what);
     }
 }

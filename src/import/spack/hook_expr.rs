@@ -34,6 +34,8 @@ pub enum Local {
     List(Vec<ArgItem>),
     /// A helper bound to a name (`define = self.define`).
     Func(String),
+    /// A `FileFilter(…)` of these source files.
+    Files(Vec<String>),
 }
 
 /// One argument under a condition.

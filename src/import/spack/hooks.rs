@@ -6,8 +6,9 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::{Cond, if_else};
-use super::hook_body::{EnvItem, InstallItem, run_method};
+use super::hook_body::{EnvItem, run_method};
 use super::hook_expr::ArgItem;
+use super::hook_install::install_method;
 use super::hook_layout::layout_attribute;
 use super::hook_shape::{bootstrap_kind, method_when, only_caches_tests};
 use super::model::{Kind, Method, SpackPackage};
@@ -190,6 +191,14 @@ fn method(
         }
         return;
     }
+    if super::hook_patch::is_edit_method(m, system) {
+        super::hook_patch::edit_method(pkg, s, m, body, build);
+        return;
+    }
+    if name == "build" && system == "makefile" {
+        super::hook_install::build_method(pkg, s, m, body, build);
+        return;
+    }
     if name == "install" && matches!(system, "generic" | "makefile") {
         install_method(pkg, s, m, body, system, build);
         return;
@@ -257,30 +266,6 @@ fn not_build_logic(pkg: &mut SpackPackage, src: &str, m: &Method, system: &str) 
     true
 }
 
-/// `install()` of a generic or Makefile package → `install:` steps.
-fn install_method(
-    pkg: &mut SpackPackage,
-    s: &Sections,
-    m: &Method,
-    body: &str,
-    system: &str,
-    build: &mut Vec<(String, Yaml)>,
-) {
-    let steps = run_method(body, &s.variant_info)
-        .map_err(|e| (m.line + e.line - 1, e.what))
-        .and_then(|p| install_list(&p.install).map_err(|w| (m.line, w)));
-    match steps {
-        Ok(steps) => {
-            if system == "makefile" {
-                build.retain(|(k, _)| k != "install_targets");
-                build.push(("install_targets".into(), Yaml::Seq(Vec::new())));
-            }
-            put(build, "install", Yaml::Seq(steps));
-        }
-        Err((line, why)) => pkg.untranslated(line, Kind::Build, "method install", why),
-    }
-}
-
 /// Argument hooks and environment hooks; any other method is build logic.
 fn hook_method(
     pkg: &mut SpackPackage,
@@ -315,6 +300,11 @@ fn hook_method(
             return;
         }
     };
+    if !produced.filters.is_empty() {
+        let why = "filter_file outside patch()/edit()";
+        pkg.untranslated(m.line, Kind::Build, hook, why);
+        return;
+    }
     if let Some(key) = key {
         match produced.args.as_deref().map(arg_list) {
             Some(Ok(list)) => put(build, key, Yaml::Seq(list)),
@@ -333,7 +323,7 @@ fn hook_method(
 
 /// Set a key of the build section; a later definition replaces an earlier
 /// one (Python: the last `def` wins, a builder class's over the package's).
-fn put(build: &mut Vec<(String, Yaml)>, key: &str, value: Yaml) {
+pub(super) fn put(build: &mut Vec<(String, Yaml)>, key: &str, value: Yaml) {
     match build.iter_mut().find(|(k, _)| k == key) {
         Some(entry) => entry.1 = value,
         None => build.push((key.to_string(), value)),
@@ -413,30 +403,6 @@ fn check_words(t: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn install_list(items: &[InstallItem]) -> Result<Vec<Yaml>, String> {
-    if items.is_empty() {
-        return Err("installs nothing the importer understands".into());
-    }
-    let mut out = Vec::new();
-    for item in items {
-        let when = item
-            .cond
-            .as_when()
-            .ok_or("install step under a condition that is not a spec")?;
-        let step = match &item.from {
-            Some(from) => vec![
-                ("copy", Some(Yaml::str(from))),
-                ("to", Some(Yaml::str(&item.to))),
-            ],
-            None => vec![("mkdir", Some(Yaml::str(&item.to)))],
-        };
-        let mut entries: Vec<(&str, Option<Yaml>)> = step;
-        entries.push(("when", when.map(Yaml::str)));
-        out.push(Yaml::map(entries));
-    }
-    Ok(out)
-}
-
 fn env_list(items: &[EnvItem]) -> Result<Vec<Yaml>, String> {
     let mut out = Vec::new();
     for item in items {
@@ -486,6 +452,9 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
                     put(build, "autoreconf", Yaml::Bool(true));
                 }
             }
+            // A `build()`/`install()` method of its own does not read them.
+            ("build_targets", "makefile") if pkg.methods.iter().any(|m| m.name == "build") => {}
+            ("install_targets", "makefile") if pkg.methods.iter().any(|m| m.name == "install") => {}
             ("build_targets" | "install_targets", "makefile") => {
                 let items = value.iter_items().unwrap_or_default();
                 let v = Yaml::Seq(items.iter().map(|v| Yaml::str(v.to_py_string())).collect());

@@ -33,6 +33,7 @@ pub fn job(mount: &Path, name: &str, source: PathBuf, system: BuildSystem) -> Bu
         system,
         build_env: Vec::new(),
         steps: Steps::default(),
+        filters: Vec::new(),
         relocate: None,
         deps: Vec::new(),
         compiler: CompilerPaths::default(),

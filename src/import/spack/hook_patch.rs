@@ -1,0 +1,125 @@
+//! `patch()` (every build system) and a Makefile package's `edit()` made
+//! only of file filters → `build.filter:` entries. `patch()` runs after
+//! the patch files (Spack's order), `edit()` at the start of the build:
+//! both before anything reads the files, so the stack applies them to the
+//! staged source, `patch()`'s first.
+
+use crate::import::yaml_out::Yaml;
+
+use super::cond::Cond;
+use super::hook_body::run_method;
+use super::hook_filter::FilterItem;
+use super::hook_shape::method_when;
+use super::model::{Kind, Method, SpackPackage};
+use super::translate::Sections;
+
+/// Whether `m` is a file-edit method this build system runs on the source.
+pub(super) fn is_edit_method(m: &Method, system: &str) -> bool {
+    m.name == "patch" || (m.name == "edit" && system == "makefile")
+}
+
+/// Translate `m` into filters added to `build`, or record why not.
+pub(super) fn edit_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    build: &mut Vec<(String, Yaml)>,
+) {
+    let construct = format!("method {}", m.name);
+    match filters_of(pkg, s, m, body) {
+        Ok(list) => {
+            let at = match build.iter().position(|(k, _)| k == "filter") {
+                Some(i) => i,
+                None => {
+                    build.push(("filter".into(), Yaml::Seq(Vec::new())));
+                    build.len() - 1
+                }
+            };
+            if let Yaml::Seq(items) = &mut build[at].1 {
+                if m.name == "patch" {
+                    items.splice(0..0, list);
+                } else {
+                    items.extend(list);
+                }
+            }
+        }
+        Err((line, why)) => pkg.untranslated(line, Kind::Build, construct, why),
+    }
+}
+
+fn filters_of(
+    pkg: &SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+) -> Result<Vec<Yaml>, (usize, String)> {
+    if pkg.methods.iter().filter(|o| o.name == m.name).count() > 1 {
+        return Err((m.line, format!("{} defined more than once", m.name)));
+    }
+    // Spack runs `edit()` in the build directory.
+    let dir = match pkg.attribute("build_directory") {
+        Some(v) if m.name == "edit" => match v.as_str() {
+            Some(d) if is_subdir(d) => d.trim_end_matches('/').to_string(),
+            _ => return Err((m.line, "edit() in a build_directory".into())),
+        },
+        _ => ".".to_string(),
+    };
+    let when = method_when(m).map_err(|_| (m.line, "decorated method".to_string()))?;
+    let p = run_method(body, &s.variant_info).map_err(|e| (m.line + e.line - 1, e.what))?;
+    if p.args.is_some() || !p.install.is_empty() || !p.env.is_empty() {
+        return Err((m.line, "build logic besides file filters".into()));
+    }
+    if p.filters.is_empty() {
+        return Err((m.line, "edits nothing the importer understands".into()));
+    }
+    let outer = when.map_or(Cond::True, Cond::Spec);
+    let mut filters = p.filters;
+    if dir != "." {
+        for f in &mut filters {
+            f.filter.file = format!("{dir}/{}", f.filter.file);
+        }
+    }
+    filters
+        .iter()
+        .filter_map(|f| filter_yaml(&outer, f).transpose())
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|why| (m.line, why))
+}
+
+fn filter_yaml(outer: &Cond, f: &FilterItem) -> Result<Option<Yaml>, String> {
+    let cond = outer.clone().and(f.cond.clone());
+    if cond == Cond::False {
+        return Ok(None);
+    }
+    let when = cond.as_when().ok_or_else(|| {
+        format!(
+            "filter of {} under a condition that is not a spec",
+            f.filter.file
+        )
+    })?;
+    let ff = &f.filter;
+    Ok(Some(Yaml::map([
+        ("file", Some(Yaml::str(&ff.file))),
+        ("regex", Some(Yaml::str(&ff.regex))),
+        ("replace", Some(Yaml::str(&ff.replace))),
+        ("string", ff.string.then_some(Yaml::Bool(true))),
+        (
+            "ignore_absent",
+            ff.ignore_absent.then_some(Yaml::Bool(true)),
+        ),
+        ("when", when.map(Yaml::str)),
+    ])))
+}
+
+/// A plain relative directory inside the source tree (`.` included).
+fn is_subdir(d: &str) -> bool {
+    !d.is_empty()
+        && !d.contains("{{")
+        && std::path::Path::new(d).components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
+}
