@@ -6,7 +6,7 @@
 //! | variable | read by |
 //! |----------|---------|
 //! | `STACK_REPOS` | package repository search (after `--repo`) |
-//! | `STACK_BUILTIN_REPO` | where the built-in repository is (searched last) |
+//! | `STACK_BUILTIN_REPO` | where the built-in repository is (searched after the stack's own, before `fallback_repos:`) |
 //! | `STACK_SPACK_PACKAGES` | the spack-packages checkout a stackinator recipe's `spack.packages` stands for |
 //! | `STACK_CACHE`, `XDG_CACHE_HOME`, `HOME` | the default source cache |
 //! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint |
@@ -74,7 +74,8 @@ pub fn home() -> Option<OsString> {
     non_empty("HOME")
 }
 
-/// `STACK_BUILTIN_REPO`: the built-in package repository, searched last.
+/// `STACK_BUILTIN_REPO`: the built-in package repository, searched after
+/// the stack's own repositories (before its `fallback_repos:`).
 pub fn builtin_repo() -> Option<OsString> {
     std::env::var_os("STACK_BUILTIN_REPO")
 }

@@ -26,8 +26,9 @@ Examples:
   stack check my-stack.yaml --repo ./my-recipes --repo ../site-recipes
 
 Package repositories are searched in this order: --repo flags, STACK_REPOS,
-the recipe's `repos:`, the nearest `recipes/` above the recipe, and last the
-built-in repository. `-v` logs the cluster file and the repositories used.
+the recipe's `repos:`, the nearest `recipes/` above the recipe, the built-in
+repository, and last the recipe's `fallback_repos:`. On success the check
+prints them in this order; `-v` also logs the cluster file.
 
   stack check my-stack.yaml --format json | jq '.diagnostics[] | .file + \":\" + (.line|tostring)'
 
@@ -37,7 +38,7 @@ pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format: text (diagnostics on stderr) or json (one object on
-    /// stdout: ok, cluster, environments, packages, diagnostics).
+    /// stdout: ok, cluster, environments, packages, repositories, diagnostics).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
@@ -66,7 +67,24 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         plural(pkgs),
         inputs.cluster.name.value,
     );
+    print_repositories(inputs.repo.dirs());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The package repositories in search order (the first that has a
+/// package defines it), one per line with why it is searched.
+fn print_repositories(dirs: &[stack::recipes::RepoDir]) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "package repositories, first wins:");
+    for (i, d) in dirs.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {} ({})",
+            i + 1,
+            stack::diag::display_path(&d.path),
+            d.origin.describe()
+        );
+    }
 }
 
 /// `stack check --format json`: the verdict and every diagnostic as JSON.
@@ -91,6 +109,9 @@ fn check_json(recipe: &Path, opts: &InputOptions) -> Result<ExitCode, CliError> 
                 "cluster": inputs.cluster.name.value,
                 "environments": inputs.recipe.environments.iter().map(|e| &e.name.value).collect::<Vec<_>>(),
                 "packages": inputs.packages,
+                "repositories": inputs.repo.dirs().iter().map(|d| serde_json::json!({
+                    "path": d.path, "origin": d.origin.describe(),
+                })).collect::<Vec<_>>(),
                 "errors": 0,
                 "warnings": inputs.warnings.len(),
                 "diagnostics": inputs.warnings.to_json(),

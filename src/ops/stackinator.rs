@@ -86,7 +86,8 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
 }
 
 /// An unknown package whose Spack translation was set aside (its recipe
-/// did not load) gets a help line naming the reason file.
+/// did not load) gets a help line naming the reason file; a compiler of
+/// compilers.yaml without a recipe one saying where it could come from.
 fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
     let rejected: Vec<PathBuf> = fs_err::read_dir(repos)
         .map(|rd| rd.flatten().map(|e| e.path().join("rejected")).collect())
@@ -103,6 +104,11 @@ fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
                 d.help = Some(format!(
                     "the Spack package `{name}` was translated, but its recipe does not load (an untranslated construct): see {}",
                     why.display()
+                ));
+            } else if d.message.contains("in stack compiler") {
+                d.help = Some(format!(
+                    "compilers.yaml's `{name}` is built from a package recipe `{name}`, and no repository has one: stack ships none; set STACK_SPACK_PACKAGES to a spack-packages checkout (its translation), or add packages/{}/package.py to the recipe's repo/",
+                    crate::import::dir_name(&name)
                 ));
             }
         }

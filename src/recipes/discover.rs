@@ -6,12 +6,16 @@
 //! 3. the stack recipe's `repos:`, in order;
 //! 4. the nearest `recipes/` dir found walking up from the stack recipe's
 //!    directory (or the current directory for `stack list` / `stack info`);
-//! 5. always last: the built-in repository (see [`builtin_recipes`]), as
-//!    Spack's `builtin` — a stack's own recipes and `--repo` flags always
-//!    win over it, even when the built-in directory is also named earlier.
+//! 5. the built-in repository (see [`builtin_recipes`]), as Spack's
+//!    `builtin` — a stack's own recipes and `--repo` flags always win over
+//!    it, even when the built-in directory is also named earlier;
+//! 6. after it, the stack recipe's `fallback_repos:`, in order: recipes the
+//!    built-in repository overrides (a stackinator recipe's spack-packages,
+//!    translated on the fly: shipped, reviewed recipes win over them).
 //!
 //! Duplicates (the same directory reached twice) are dropped; a directory
-//! that is the built-in repository keeps the built-in (last) place.
+//! that is the built-in repository keeps the built-in place, and a fallback
+//! directory also named earlier keeps its earlier place.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -33,6 +37,9 @@ pub enum RepoOrigin {
     Discovered,
     /// The built-in repository ([`builtin_recipes`]).
     BuiltIn,
+    /// The stack recipe's `fallback_repos:` entry at this location,
+    /// searched after the built-in repository.
+    Fallback(Loc),
 }
 
 impl RepoOrigin {
@@ -43,7 +50,10 @@ impl RepoOrigin {
             RepoOrigin::Env => "STACK_REPOS".into(),
             RepoOrigin::Recipe(loc) => format!("`repos:` at {loc}"),
             RepoOrigin::Discovered => "nearest recipes/ above the start directory".into(),
-            RepoOrigin::BuiltIn => "built-in, searched last".into(),
+            RepoOrigin::BuiltIn => "built-in".into(),
+            RepoOrigin::Fallback(loc) => {
+                format!("`fallback_repos:` at {loc}, after the built-in")
+            }
         }
     }
 }
@@ -71,6 +81,9 @@ pub struct RepoSearch {
     pub env: Option<OsString>,
     /// The stack recipe's `repos:` (already absolute).
     pub recipe_repos: Vec<PathRef>,
+    /// The stack recipe's `fallback_repos:` (already absolute), searched
+    /// after the built-in repository.
+    pub fallback_repos: Vec<PathRef>,
     /// Where to start looking for `recipes/`: the stack recipe's dir, or cwd.
     pub start_dir: PathBuf,
     /// Leave out the built-in repository (tests).
@@ -134,6 +147,15 @@ impl RepoSearch {
                 origin: RepoOrigin::BuiltIn,
             });
         }
+        for r in &self.fallback_repos {
+            let key = canon(&r.path);
+            if !out.iter().any(|d| canon(&d.path) == key) {
+                out.push(RepoDir {
+                    path: r.path.clone(),
+                    origin: RepoOrigin::Fallback(r.loc.clone()),
+                });
+            }
+        }
         out
     }
 }
@@ -194,6 +216,7 @@ mod tests {
                 path: root.join("recipes"),
                 loc: Loc::new(root.join("stacks/s.yaml"), 3, 8),
             }],
+            fallback_repos: Vec::new(),
             start_dir: root.join("stacks/deep/er"),
             no_builtin: true,
         };
@@ -246,7 +269,7 @@ mod tests {
         let dirs = search.dirs_with_builtin(Some(root.join("site/recipes")));
         assert_eq!(dirs.len(), 2);
         assert_eq!(dirs[1].origin, RepoOrigin::BuiltIn);
-        assert_eq!(dirs[1].origin.describe(), "built-in, searched last");
+        assert_eq!(dirs[1].origin.describe(), "built-in");
     }
 
     #[test]

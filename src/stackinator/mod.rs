@@ -6,7 +6,8 @@
 //! stackinator's merge rules (cluster `packages.yaml` ∪ `network.yaml:
 //! packages` ∪ recipe `packages.yaml`, per package, right side winning) and
 //! repository precedence (recipe `repo/`, then the site repositories, then
-//! spack-packages, then our built-in recipes), and writes the equivalent
+//! our built-in recipes in the place of Spack's `builtin`, then
+//! spack-packages as `fallback_repos:`), and writes the equivalent
 //! stack recipe and cluster configuration ([`Translation`]). Spack
 //! repositories are translated by [`crate::import`] on the fly, cached by
 //! content ([`spack_repo`]). `stack check|resolve|fetch|build DIR` and
@@ -66,24 +67,7 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
     let c = cluster::read_cluster(&opts.cluster, &mut diags);
     let r = recipe::read_recipe(&opts.recipe, &c.mpi, &mut diags);
     let target = cluster::target(&c, &mut diags);
-    let mut repos = Vec::new();
-    if let Some(cache) = &opts.cache {
-        let spack_dirs = r
-            .repo
-            .iter()
-            .chain(&c.repos)
-            .chain(opts.spack_packages.iter());
-        for dir in spack_dirs {
-            if let Some(t) = spack_repo::translated(dir, cache, &mut diags) {
-                let spack_packages = opts.spack_packages.as_deref() == Some(dir.as_path());
-                repos.push(if spack_packages {
-                    shadowed(t, &mut diags)
-                } else {
-                    t
-                });
-            }
-        }
-    }
+    let (repos, fallback) = spack_repos(opts, &r, &c, &mut diags);
     if opts.spack_packages.is_none() {
         diags.push(
             Diagnostic::warning(
@@ -106,21 +90,12 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
         ));
     }
     let built = built_gcc(&r);
-    let others: Vec<&String> = r
-        .compilers
-        .iter()
-        .filter(|c| Some(*c) != built.as_ref())
-        .collect();
-    if !others.is_empty() {
-        diags.push(Diagnostic::warning(
-            Code::Unsupported,
-            format!(
-                "compilers.yaml asks for {}: only gcc is built by this translation; these are not built",
-                others.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "),
-            ),
-        ));
-    }
-    let stack = stack_yaml(&r, compiler.as_deref(), built.as_deref(), &repos);
+    let built_compilers = stack_compilers(&r, built.as_deref(), &mut diags);
+    let stack = stack_yaml(
+        &r,
+        (compiler.as_deref(), built.as_deref(), &built_compilers),
+        (&repos, fallback.as_deref()),
+    );
     let post_install = post_install_hook(&r, &policies, &c.compilers);
     let cluster_yaml = Yaml::map([
         ("name", Some(Yaml::str(&c.name))),
@@ -152,25 +127,65 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
     })
 }
 
-/// spack-packages' translation without the packages stack ships recipes
-/// for ([`spack_repo::without_builtin`]); unchanged without a built-in
-/// repository.
-fn shadowed(translated: PathBuf, diags: &mut Diagnostics) -> PathBuf {
-    let Some(builtin) = crate::recipes::builtin_recipes() else {
-        return translated;
+/// The translated Spack repositories: the recipe's `repo/` and the site
+/// repositories (searched before the built-in one, in this order), and
+/// spack-packages (searched after it: a `fallback_repos:` entry, so that
+/// stack's shipped recipes win over its on-the-fly translations).
+fn spack_repos(
+    opts: &TranslateOptions,
+    r: &recipe::RecipeDir,
+    c: &cluster::ClusterDir,
+    diags: &mut Diagnostics,
+) -> (Vec<PathBuf>, Option<PathBuf>) {
+    let Some(cache) = &opts.cache else {
+        return (Vec::new(), None);
     };
-    match spack_repo::without_builtin(&translated, &builtin) {
-        Ok(p) => p,
-        Err(e) => {
-            diags.push(Diagnostic::warning(
-                Code::Io,
-                format!(
-                    "cannot shadow spack-packages' translations by the built-in recipes ({e}): the translations win"
-                ),
-            ));
-            translated
+    let repos = r
+        .repo
+        .iter()
+        .chain(&c.repos)
+        .filter_map(|dir| spack_repo::translated(dir, cache, diags))
+        .collect();
+    let fallback = opts
+        .spack_packages
+        .as_deref()
+        .and_then(|dir| spack_repo::translated(dir, cache, diags));
+    (repos, fallback)
+}
+
+/// The compilers the stack builds, as `compilers:` entries: the gcc of
+/// `compilers.yaml` first, then nvhpc and llvm built with it (`"nvhpc@25.1
+/// %gcc@14"`, as stackinator builds them with its gcc; with `gcc: system`
+/// with the cluster's). nvhpc comes from `recipes/nvhpc.yaml`, llvm from
+/// whichever repository has an `llvm` recipe (a missing one is the
+/// resolver's "unknown package" at the entry). Other compilers
+/// (llvm-amdgpu, intel-oneapi-compilers) are named in a warning.
+fn stack_compilers(
+    r: &recipe::RecipeDir,
+    gcc: Option<&str>,
+    diags: &mut Diagnostics,
+) -> Vec<String> {
+    let mut out: Vec<String> = gcc.iter().map(|g| g.to_string()).collect();
+    let mut others = Vec::new();
+    for c in r.compilers.iter().filter(|c| Some(c.as_str()) != gcc) {
+        match c.split(['@', ' ', '+', '~']).next() {
+            Some("nvhpc" | "llvm") => out.push(match gcc {
+                Some(g) if !c.contains('%') => format!("{c} %{g}"),
+                _ => c.clone(),
+            }),
+            _ => others.push(c.as_str()),
         }
     }
+    if !others.is_empty() {
+        diags.push(Diagnostic::warning(
+            Code::Unsupported,
+            format!(
+                "compilers.yaml asks for {}: this translation builds gcc, nvhpc and llvm; these are not built",
+                others.join(", "),
+            ),
+        ));
+    }
+    out
 }
 
 fn header(r: &recipe::RecipeDir) -> String {
@@ -180,7 +195,7 @@ fn header(r: &recipe::RecipeDir) -> String {
     );
     if !r.compilers.is_empty() {
         h += &format!(
-            "# compilers.yaml: {} (gcc: built by the stack, `compilers:`)\n",
+            "# compilers.yaml: {} (built by the stack: `compilers:`)\n",
             r.compilers.join(", ")
         );
     }
@@ -215,11 +230,12 @@ fn with_compiler(envs: &[(String, Yaml)], gcc: &str) -> Vec<(String, Yaml)> {
         .collect()
 }
 
+/// The stack recipe; `compiler`: the cluster's, `built`: the stack's gcc,
+/// `compilers`: every compiler the stack builds (gcc first).
 fn stack_yaml(
     r: &recipe::RecipeDir,
-    compiler: Option<&str>,
-    built: Option<&str>,
-    repos: &[PathBuf],
+    (compiler, built, compilers): (Option<&str>, Option<&str>, &[String]),
+    (repos, fallback): (&[PathBuf], Option<&Path>),
 ) -> Yaml {
     let envs = match built {
         Some(gcc) => with_compiler(&r.environments, gcc),
@@ -233,7 +249,7 @@ fn stack_yaml(
         ("mount", Some(Yaml::str(&r.mount))),
         (
             "compilers",
-            built.map(|gcc| Yaml::Seq(vec![Yaml::str(gcc)])),
+            (!compilers.is_empty()).then(|| Yaml::Seq(compilers.iter().map(Yaml::str).collect())),
         ),
         ("compiler", built.or(compiler).map(Yaml::str)),
         (
@@ -246,6 +262,10 @@ fn stack_yaml(
                         .collect(),
                 )
             }),
+        ),
+        (
+            "fallback_repos",
+            fallback.map(|p| Yaml::Seq(vec![Yaml::str(p.display().to_string())])),
         ),
         ("environments", Some(Yaml::Map(envs))),
         (

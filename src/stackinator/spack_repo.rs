@@ -16,7 +16,9 @@ use crate::import::{ImportOptions, import_spack, packages_dir};
 ///
 /// The cache key is the sha256 of every `package.py` (path and bytes) for
 /// small repositories, and the git commit for a checkout of more than
-/// 500 packages (whose files are not re-read on every command).
+/// 500 packages (whose files are not re-read on every command), with the
+/// fingerprint of the translator's sources (`STACK_TRANSLATOR_HASH`,
+/// build.rs).
 pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<PathBuf> {
     let pkgs = match packages_dir(dir) {
         Ok(p) => p,
@@ -106,75 +108,12 @@ fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
     broken.len()
 }
 
-/// The translated recipes at `recipes` without the packages that the
-/// built-in repository `builtin` has: a directory of links beside them,
-/// one per built-in name set. Stack's own (reviewed) recipes thus win over
-/// spack-packages' on-the-fly translations, while the recipe's `repo/` and
-/// the site repositories still win over both (stackinator's precedence,
-/// with the built-in repository in place of spack-packages' `builtin`).
-pub fn without_builtin(recipes: &Path, builtin: &Path) -> std::io::Result<PathBuf> {
-    let names = yaml_names(builtin);
-    let mut h = Sha256::new();
-    for n in &names {
-        h.update(n.as_bytes());
-        h.update(b"\0");
-    }
-    let out = recipes.with_file_name(format!("shadowed-{}", &format!("{:x}", h.finalize())[..16]));
-    let shadow = out.join("recipes");
-    if out.join("done").is_file() {
-        return Ok(shadow);
-    }
-    let tmp = out.with_extension(format!("tmp-{}", std::process::id()));
-    let _ = fs_err::remove_dir_all(&tmp);
-    fs_err::create_dir_all(tmp.join("recipes"))?;
-    let mut kept = 0usize;
-    for name in yaml_names(recipes) {
-        if names.binary_search(&name).is_err() {
-            let file = format!("{name}.yaml");
-            std::os::unix::fs::symlink(recipes.join(&file), tmp.join("recipes").join(&file))?;
-            kept += 1;
-        }
-    }
-    // Translated recipes find their patch files in `<repo>/../patches/`.
-    let patches = recipes.with_file_name("patches");
-    if patches.is_dir() {
-        std::os::unix::fs::symlink(&patches, tmp.join("patches"))?;
-    }
-    fs_err::write(tmp.join("done"), builtin.display().to_string())?;
-    if fs_err::rename(&tmp, &out).is_err() && !out.join("done").is_file() {
-        return Err(std::io::Error::other(format!(
-            "cannot write {}",
-            out.display()
-        )));
-    }
-    let _ = fs_err::remove_dir_all(&tmp);
-    tracing::info!(
-        "{kept} translated recipes, {} shadowed by the built-in repository {}",
-        names.len(),
-        builtin.display()
-    );
-    Ok(shadow)
-}
-
-/// The package names of a recipe directory (`<name>.yaml`), sorted.
-fn yaml_names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter_map(|e| {
-                    let n = e.file_name().into_string().ok()?;
-                    n.strip_suffix(".yaml").map(str::to_string)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
-
 fn key(dir: &Path, pkgs: &Path) -> String {
     let mut h = Sha256::new();
-    h.update(b"stackinator-spack-repo-v2\0");
+    h.update(b"stackinator-spack-repo-v3\0");
+    // The translator's own sources (build.rs): a changed importer or
+    // recipe loader translates again.
+    h.update(env!("STACK_TRANSLATOR_HASH").as_bytes());
     let mut files: Vec<PathBuf> = std::fs::read_dir(pkgs)
         .map(|rd| {
             rd.flatten()

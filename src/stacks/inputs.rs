@@ -101,6 +101,10 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
             .as_ref()
             .map(|(r, _)| r.repos.clone())
             .unwrap_or_default(),
+        fallback_repos: recipe
+            .as_ref()
+            .map(|(r, _)| r.fallback_repos.clone())
+            .unwrap_or_default(),
         start_dir: recipe_dir,
         no_builtin: opts.no_builtin,
     };

@@ -18,6 +18,7 @@ const TOP_KEYS: &[&str] = &[
     "compiler",
     "compilers",
     "repos",
+    "fallback_repos",
     "mirrors",
     "allow_unverified",
     "environments",
@@ -88,7 +89,11 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         .unwrap_or_default();
     let repos = m
         .get("repos")
-        .map(|n| repos(&mut cx, n))
+        .map(|n| repo_list(&mut cx, n, "repos"))
+        .unwrap_or_default();
+    let fallback_repos = m
+        .get("fallback_repos")
+        .map(|n| repo_list(&mut cx, n, "fallback_repos"))
         .unwrap_or_default();
     let mirrors = m
         .get("mirrors")
@@ -130,6 +135,7 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         compiler,
         compilers,
         repos,
+        fallback_repos,
         mirrors,
         allow_unverified,
         environments,
@@ -200,13 +206,15 @@ fn mount(cx: &mut Cx, node: &Node) -> Option<PathBuf> {
     Some(crate::recipes::absolutize(p, Path::new("/")))
 }
 
-fn repos(cx: &mut Cx, node: &Node) -> Vec<PathRef> {
-    let Some(items) = cx.seq(node, "`repos`") else {
+/// `repos:` or `fallback_repos:` (`key`): existing directories.
+fn repo_list(cx: &mut Cx, node: &Node, key: &str) -> Vec<PathRef> {
+    let Some(items) = cx.seq(node, &format!("`{key}`")) else {
         return Vec::new();
     };
+    let what = format!("a `{key}` entry");
     items
         .iter()
-        .filter_map(|n| existing_path(cx, n, "a `repos` entry", true))
+        .filter_map(|n| existing_path(cx, n, &what, true))
         .collect()
 }
 

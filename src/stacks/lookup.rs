@@ -13,7 +13,8 @@ use super::load::parse_stack_recipe;
 
 /// The repository search a stack recipe sees (for `stack list --stack`,
 /// `stack info --stack`): its `repos:`, then the nearest `recipes/` above
-/// it, then the built-in repository; `STACK_REPOS` from the environment.
+/// it, then the built-in repository, then its `fallback_repos:`;
+/// `STACK_REPOS` from the environment.
 /// Errors when the recipe cannot be read or parsed at all.
 pub fn stack_repo_search(recipe: &Path) -> Result<RepoSearch, Diagnostics> {
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -30,6 +31,7 @@ pub fn stack_repo_search(recipe: &Path) -> Result<RepoSearch, Diagnostics> {
     let parsed = parse_stack_recipe(&src, &mut diags).ok_or(diags)?;
     let mut search = RepoSearch::new(path.parent().unwrap_or(Path::new("/")));
     search.recipe_repos = parsed.repos;
+    search.fallback_repos = parsed.fallback_repos;
     Ok(search)
 }
 

@@ -31,6 +31,9 @@ pub struct StackRecipe {
     pub compilers: Vec<SpecRef>,
     /// Extra package repositories, searched before the built-in `recipes/`.
     pub repos: Vec<PathRef>,
+    /// Package repositories searched after the built-in one (which wins
+    /// over them): a stackinator recipe's translated spack-packages.
+    pub fallback_repos: Vec<PathRef>,
     pub mirrors: Vec<Mirror>,
     /// Accept url sources without sha256.
     pub allow_unverified: bool,

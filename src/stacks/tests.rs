@@ -85,6 +85,7 @@ description: d
 mount: /user-environment/
 compiler: gcc@12
 repos: [../recipes]
+fallback_repos: [extra]
 mirrors: [file:///srv/m, mirror]
 allow_unverified: true
 environments:
@@ -123,6 +124,13 @@ audit: {allow: ["/usr/lib64/libcuda.so*"]}
     assert_eq!(r.compiler.as_ref().unwrap().text, "gcc@12");
     assert_eq!(r.repos[0].path, t.join("recipes"));
     assert_eq!(r.repos[0].text, "../recipes");
+    assert_eq!(r.fallback_repos[0].path, t.join("stacks/extra"));
+    // and written back
+    let back = parse_stack_recipe(
+        &SourceFile::new(t.join("stacks/s.yaml"), r.to_yaml()),
+        &mut d,
+    );
+    assert_eq!(back.unwrap().fallback_repos[0].text, "extra");
     assert_eq!(
         r.mirrors[1].resource,
         Resource::Local(t.join("stacks/mirror"))
@@ -130,7 +138,7 @@ audit: {allow: ["/usr/lib64/libcuda.so*"]}
     assert!(r.allow_unverified);
     let env = r.environment("tools").unwrap();
     assert_eq!(env.specs.len(), 2);
-    assert_eq!(env.specs[0].loc.line, 12);
+    assert_eq!(env.specs[0].loc.line, 13);
     assert!(env.network.is_some());
     assert_eq!(env.variants.len(), 2);
     assert!(env.packages.get("lib").is_some());

@@ -30,6 +30,7 @@ impl StackRecipe {
             .map(|e| (e.name.value.clone(), environment(e)))
             .collect();
         let repos: Vec<&String> = self.repos.iter().map(|r| &r.text).collect();
+        let fallback: Vec<&String> = self.fallback_repos.iter().map(|r| &r.text).collect();
         let mirrors: Vec<&String> = self.mirrors.iter().map(|m| &m.text).collect();
         let path = |p: &Option<crate::recipes::PathRef>| p.as_ref().map(|p| Yaml::str(&p.text));
         Yaml::map([
@@ -48,6 +49,10 @@ impl StackRecipe {
                 self.compiler.as_ref().map(|c| Yaml::str(&c.text)),
             ),
             ("repos", some_if(!repos.is_empty(), Yaml::strs(&repos))),
+            (
+                "fallback_repos",
+                some_if(!fallback.is_empty(), Yaml::strs(&fallback)),
+            ),
             (
                 "mirrors",
                 some_if(!mirrors.is_empty(), Yaml::strs(&mirrors)),

@@ -299,6 +299,8 @@ fn every_help_example_runs() {
         r"ld\.so\.cache \(\d+ entries\)",
         "ld.so.cache ([N] entries)",
     );
+    // the workspace's parent (`../site-recipes` of an example)
+    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]{6}/", "[TMP]/");
     // the checkout's own path (the built-in repository `stack info` names)
     settings.add_filter(
         &crate::filters::regex_escape(&root.display().to_string()),

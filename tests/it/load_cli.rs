@@ -61,13 +61,15 @@ fn stack(dir: &Path, args: &[&str]) -> Out {
 }
 
 #[test]
-fn check_passes_with_a_one_line_summary() {
+fn check_passes_with_a_summary_and_the_repositories_in_order() {
     let p = project();
     let out = stack(p.path(), &["check", "stacks/stack.yaml"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
-        "stacks/stack.yaml: ok — 1 environment, 5 packages checked (cluster `local`)\n"
+        "stacks/stack.yaml: ok — 1 environment, 5 packages checked (cluster `local`)\n\
+         package repositories, first wins:\n  \
+         1. recipes (nearest recipes/ above the start directory)\n"
     );
     assert_eq!(out.stderr, "");
 }

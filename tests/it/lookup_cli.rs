@@ -111,7 +111,7 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         [
             "INFO cluster configuration: [DIR]/site/cluster-configs/local/cluster.yaml (nearest cluster-configs/local above the recipe)",
             "INFO package repository 1: [DIR]/site/recipes (nearest recipes/ above the start directory)",
-            "INFO package repository 2: [DIR]/builtin (built-in, searched last)",
+            "INFO package repository 2: [DIR]/builtin (built-in)",
         ],
         "{}",
         out.stderr

@@ -377,3 +377,134 @@ fn a_stackinator_recipe_builds_into_the_uenv_layout() {
     // the recipe repo's default greeting (the site repo's would be "Hi")
     assert!(said.starts_with("Servus"), "{said}");
 }
+
+/// Repository precedence, one package per layer (tests/fixtures/stackinator/
+/// layers: `layer-a` in all four, `layer-b` from the site repository down,
+/// `layer-c` in the built-in and spack-packages, `layer-d` only in
+/// spack-packages; each recipe file's version names its layer): the
+/// recipe's `repo/` (1.0) → the site repositories (2.0) → the built-in
+/// repository (3.0) → spack-packages' translations (4.0).
+#[test]
+fn repositories_are_searched_recipe_site_builtin_then_spack_packages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path()).join("layers");
+    let run = |args: &[&str]| {
+        Command::cargo_bin("stack")
+            .unwrap()
+            .current_dir(tmp.path())
+            .env("STACK_CACHE", tmp.path().join("cache"))
+            .env("STACK_BUILTIN_REPO", fx.join("builtin"))
+            .env("STACK_SPACK_PACKAGES", fx.join("spack-packages"))
+            .args(["--color", "never"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (recipe, cluster) = (fx.join("recipe"), fx.join("cluster"));
+    let (recipe, cluster) = (recipe.to_str().unwrap(), cluster.to_str().unwrap());
+    let o = run(&["check", recipe, "--cluster", cluster]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    insta::with_settings!({filters => vec![(r"work/[0-9a-f]{16}/", "work/[KEY]/")]}, {
+        insta::assert_snapshot!("layers_check_repositories", portable(&stdout, tmp.path()));
+    });
+    let o = run(&["resolve", recipe, "--cluster", cluster, "--format", "json"]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    let plan: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let mut got: Vec<(String, String)> = plan["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            let s = |k: &str| n[k].as_str().unwrap().to_string();
+            (s("name"), s("version"))
+        })
+        .collect();
+    got.sort();
+    let want = [
+        ("layer-a", "1.0"),
+        ("layer-b", "2.0"),
+        ("layer-c", "3.0"),
+        ("layer-d", "4.0"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(got, want, "{plan}");
+    // The built-in layer-c wins; spack-packages' translation is hidden.
+    let o = run(&["info", "layer-c", "--stack", &work_recipe(tmp.path())]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    // The winning recipe file (paths relative to the current directory).
+    assert!(
+        stdout.contains("Recipe:        fx/layers/builtin/layer-c.yaml\n"),
+        "{stdout}"
+    );
+    let hidden = stdout
+        .lines()
+        .find(|l| l.starts_with("Hides:"))
+        .unwrap_or("");
+    assert!(
+        hidden.starts_with("Hides:         cache/stackinator/repos/")
+            && hidden.ends_with("/recipes/layer-c.yaml"),
+        "spack-packages' translation of layer-c is hidden: {stdout}"
+    );
+}
+
+/// The translated stack recipe of the (only) stackinator recipe checked
+/// with the cache under `tmp`.
+fn work_recipe(tmp: &Path) -> String {
+    let work = fs_err::read_dir(tmp.join("cache/stackinator/work"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    work.join("stack.yaml").display().to_string()
+}
+
+#[test]
+fn compilers_yaml_nvhpc_is_built_from_its_recipe_with_the_stacks_gcc() {
+    let (yaml, plan) = convert_with_compilers(
+        "recipe-v2",
+        "gcc:\n  version: \"13\"\nnvhpc:\n  version: \"25.1\"\n",
+    );
+    assert!(
+        yaml.contains("compilers: [\"gcc@13\", \"nvhpc@25.1 %gcc@13\"]"),
+        "{yaml}"
+    );
+    // recipes/nvhpc.yaml, the tarball of the target's architecture
+    assert!(plan.contains("nvhpc@25.1-x86_64 /"), "{plan}");
+    insta::assert_snapshot!("compilers_nvhpc_stack_yaml", yaml);
+    insta::assert_snapshot!("compilers_nvhpc_plan", plan);
+}
+
+/// llvm is a package node like nvhpc; no repository here has an llvm
+/// recipe (no spack-packages), and the check says so at the entry.
+#[test]
+fn compilers_yaml_llvm_without_a_recipe_names_what_is_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let compilers = "gcc:\n  version: \"13\"\nllvm:\n  version: \"19\"\n";
+    fs_err::write(fx.join("recipe-v2/compilers.yaml"), compilers).unwrap();
+    let o = stack(
+        tmp.path(),
+        &[
+            "check",
+            fx.join("recipe-v2").to_str().unwrap(),
+            "--cluster",
+            fx.join("cluster/local").to_str().unwrap(),
+        ],
+    );
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let err = stderr
+        .split("\n\n")
+        .find(|b| b.contains("stack compiler"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    insta::with_settings!({filters => vec![(r"work/[0-9a-f]{16}/", "work/[KEY]/")]}, {
+        insta::assert_snapshot!("compilers_llvm_missing", portable(err, tmp.path()));
+    });
+}

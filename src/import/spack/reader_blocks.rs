@@ -166,13 +166,40 @@ impl ClassReader<'_> {
     fn condition_value(&self, cond: Node) -> Option<bool> {
         let platform = text(cond, self.src);
         if platform.contains("sys.platform") || platform.contains("platform.system") {
-            return Some(
-                platform.contains("!=") || platform.contains("linux") || platform.contains("Linux"),
-            );
+            return Some(platform_holds_on_linux(platform));
         }
         Evaluator::new(self.src, &self.scope)
             .eval(cond)
             .ok()
             .map(|v| v.truthy())
+    }
+}
+
+/// Whether a class-level condition on the platform (`sys.platform ==
+/// "darwin"`, `sys.platform not in ["darwin", "win32"]`,
+/// `platform.system() != "Linux"`) holds on Linux, where the stack builds.
+fn platform_holds_on_linux(cond: &str) -> bool {
+    let names_linux = cond.to_ascii_lowercase().contains("linux");
+    if cond.contains("not in") || cond.contains("!=") {
+        !names_linux
+    } else {
+        names_linux
+    }
+}
+
+#[cfg(test)]
+mod platform_tests {
+    use super::platform_holds_on_linux as holds;
+
+    #[test]
+    fn platform_conditions_are_read_for_linux() {
+        assert!(holds(r#"sys.platform not in ["darwin", "win32"]"#));
+        assert!(!holds(r#"sys.platform in ["darwin", "win32"]"#));
+        assert!(holds(r#"sys.platform != "darwin""#));
+        assert!(!holds(r#"sys.platform != "linux""#));
+        assert!(holds(r#"sys.platform == "linux""#));
+        assert!(!holds(r#"sys.platform == "darwin""#));
+        assert!(holds(r#"platform.system() == "Linux""#));
+        assert!(holds(r#"sys.platform in ("linux", "cray")"#));
     }
 }
