@@ -406,7 +406,11 @@ impl PackageRepo {
             base = b;
         }
         if let (Some(recipe), Ok(source)) = (&parsed.recipe, &base.source) {
-            validate::check_against_repo(recipe, source, self, &mut diags);
+            let fallback = self
+                .dirs
+                .iter()
+                .any(|d| d.path == base.repo_dir && matches!(d.origin, RepoOrigin::Fallback(_)));
+            validate::check_against_repo(recipe, source, self, fallback, &mut diags);
         }
         diags
     }

@@ -3,7 +3,7 @@
 //! variants and allowed values.
 
 use crate::diag::yaml::Cx;
-use crate::diag::{Code, Diagnostics, Loc, SourceFile, did_you_mean};
+use crate::diag::{Code, Diagnostics, Loc, Severity, SourceFile, did_you_mean};
 use crate::spec::Spec;
 
 use super::package::{PackageRecipe, VariantValueError};
@@ -59,15 +59,50 @@ pub(crate) fn check_own_conditions(recipe: &PackageRecipe, cx: &mut Cx) {
     }
 }
 
-/// Checks of `recipe` that need the other packages of `repo`.
+/// Checks of `recipe` that need the other packages of `repo`. In a
+/// `fallback` repository (recipes translated from Spack on the fly, which
+/// the built-in ones override) the problems of conditional dependencies
+/// and of `^` constraints in conditions are warnings: they name Spack
+/// packages or variants that the searched repositories lack, and matter
+/// only when the condition holds — then resolving fails at that package
+/// (an unknown package or variant there is never satisfied).
 pub(crate) fn check_against_repo(
     recipe: &PackageRecipe,
     source: &SourceFile,
     repo: &PackageRepo,
+    fallback: bool,
     diags: &mut Diagnostics,
 ) {
+    let mut lenient = Diagnostics::new();
+    {
+        let mut cx = Cx::new(source, &mut lenient);
+        for dep in recipe
+            .dependencies
+            .iter()
+            .filter(|d| fallback && d.when.is_some())
+        {
+            check_spec(&mut cx, repo, &dep.spec, None, "conditional dependency");
+        }
+        for when in conditions(recipe).into_iter().filter(|_| fallback) {
+            for d in &when.spec.deps {
+                check_named(&mut cx, repo, d, when, "`^` constraint");
+            }
+        }
+    }
+    diags.extend(lenient.into_iter().map(|mut d| {
+        d.severity = Severity::Warning;
+        d.help = Some(format!(
+            "{}{}a translated Spack recipe (`fallback_repos:`): this matters only when its condition holds; resolving fails there then",
+            d.help.as_deref().unwrap_or(""),
+            if d.help.is_some() { "; " } else { "" },
+        ));
+        d
+    }));
     let mut cx = Cx::new(source, diags);
     for dep in &recipe.dependencies {
+        if fallback && dep.when.is_some() {
+            continue;
+        }
         if dep.name() == recipe.name {
             cx.error(
                 Code::InvalidValue,
@@ -94,7 +129,7 @@ pub(crate) fn check_against_repo(
             Some("remove one of the dependencies, or make it conditional (`when:`)".into()),
         );
     }
-    for when in conditions(recipe) {
+    for when in conditions(recipe).into_iter().filter(|_| !fallback) {
         for d in &when.spec.deps {
             check_named(&mut cx, repo, d, when, "`^` constraint");
         }

@@ -508,3 +508,40 @@ fn compilers_yaml_llvm_without_a_recipe_names_what_is_missing() {
         insta::assert_snapshot!("compilers_llvm_missing", portable(err, tmp.path()));
     });
 }
+
+/// A conditional dependency of a spack-packages translation on a package
+/// no repository has is a warning in `stack check` (it matters only when
+/// the condition holds), and an error of `stack resolve` when it does.
+#[test]
+fn a_translated_recipes_missing_conditional_dependency_warns_until_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path()).join("layers");
+    let run = |args: &[&str]| {
+        let o = Command::cargo_bin("stack")
+            .unwrap()
+            .current_dir(tmp.path())
+            .env("STACK_CACHE", tmp.path().join("cache"))
+            .env("STACK_BUILTIN_REPO", fx.join("builtin"))
+            .env("STACK_SPACK_PACKAGES", fx.join("spack-packages"))
+            .args(["--color", "never"])
+            .args(args)
+            .output()
+            .unwrap();
+        (o.status.code(), text(&o).1)
+    };
+    let (recipe, cluster) = (fx.join("recipe"), fx.join("cluster"));
+    let (recipe, cluster) = (recipe.to_str().unwrap(), cluster.to_str().unwrap());
+    let (code, stderr) = run(&["check", recipe, "--cluster", cluster]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("! unknown package `nowhere-pkg` in conditional dependency"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fallback_repos"), "{stderr}");
+    let envs = fx.join("recipe/environments.yaml");
+    let text = fs_err::read_to_string(&envs).unwrap();
+    fs_err::write(&envs, text.replace("- layer-d", "- layer-d +extra")).unwrap();
+    let (code, stderr) = run(&["resolve", recipe, "--cluster", cluster]);
+    assert_ne!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("nowhere-pkg"), "{stderr}");
+}
