@@ -227,6 +227,25 @@ mod tests {
     /// method redefined in a builder class) was written twice, which is
     /// invalid YAML.
     #[test]
+    fn conflicts_on_compiler_flags_never_hold_and_are_left_out() {
+        let src = r#"
+class Flags(CMakePackage):
+    """Flags."""
+    url = "https://example.org/flags-1.0.tgz"
+    version("1.0", sha256="0" * 64)
+    variant("tests", default=False, description="t")
+    conflicts('cxxflags="-stdlib=libc++" %clang', when="+tests", msg="no libc++")
+    conflicts("%clang", when="+tests", msg="kept")
+"#;
+        let c = convert("flags", src, Path::new("/nonexistent"), &Origin::default());
+        let yaml = c.to_yaml();
+        assert!(!yaml.contains("cxxflags=\\\"-stdlib"), "{yaml}");
+        assert!(!yaml.contains("no libc++"), "{yaml}");
+        assert!(yaml.contains("kept"), "{yaml}");
+        assert!(yaml.contains("conflict on compiler flags"), "{yaml}");
+    }
+
+    #[test]
     fn build_keys_defined_twice_are_written_once() {
         let src = r#"
 class Twice(AutotoolsPackage):

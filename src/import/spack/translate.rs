@@ -516,11 +516,36 @@ fn conflict(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
         }
         _ => spec,
     };
+    if let Some(flag) = compiler_flag(&when) {
+        // `conflicts('cxxflags="-stdlib=libc++" %clang')` (yaml-cpp): stack
+        // sets no per-package compiler flags, so the condition never holds.
+        pkg.untranslated(
+            d.line,
+            Kind::Info,
+            "conflict on compiler flags",
+            format!("`{flag}=…` never holds: stack sets no per-package compiler flags"),
+        );
+        return;
+    }
     check_spec(pkg, d.line, &when, "condition");
     s.conflicts.push(Yaml::map([
         ("when", Some(Yaml::str(when.trim()))),
         ("message", d.kw_str("msg").map(Yaml::str)),
     ]));
+}
+
+/// The Spack compiler-flag key (`cxxflags`, …) a spec assigns, if any.
+fn compiler_flag(spec: &str) -> Option<&'static str> {
+    const FLAGS: [&str; 6] = [
+        "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
+    ];
+    FLAGS.into_iter().find(|f| {
+        spec.match_indices(f).any(|(i, _)| {
+            let before = spec[..i].chars().next_back();
+            let after = spec[i + f.len()..].trim_start();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') && after.starts_with('=')
+        })
+    })
 }
 
 fn provides(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
