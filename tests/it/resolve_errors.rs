@@ -51,6 +51,22 @@ fn explanations_name_every_requirement_with_file_and_line() {
     assert!(err.is_input_error());
 }
 
+/// alps-uenv's prgenv-gnu gh200 asks for `cray-mpich@9.1` (no public
+/// recipe has it): the resolver tried every kokkos-kernels and boost version
+/// for 12 s and then blamed kokkos. A requirement no decision made that has
+/// no candidate ends the search at once and is the failure reported.
+#[test]
+fn a_hopeless_root_is_reported_before_any_backtracking() {
+    let err = resolve_fixture("unsat-hopeless.yaml", "local").unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("no version of `zlib` satisfies `@9`"),
+        "{text}"
+    );
+    assert!(!text.contains("gave up"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn cli_prints_the_explanation_and_exits_2() {
     let out = assert_cmd::Command::cargo_bin("stack")

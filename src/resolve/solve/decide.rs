@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use crate::recipes::{DepTypes, Provider, When};
+use crate::recipes::{DepTypes, PackageRecipe, Provider, When};
 use crate::spec::{Spec, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
@@ -84,13 +84,14 @@ impl<'a> Solver<'a> {
                 let external_only = reqs.iter().any(|r| r.external_only);
                 let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
                 if c.list.is_empty() {
+                    let blame = self.no_candidate_blame(slot, recipe);
                     return Err((
                         OpenFailure::NoCandidate {
                             wanted,
                             unasked_branches: c.unasked_branches,
                             external_only,
                         },
-                        all(),
+                        blame,
                     ));
                 }
                 (c.list.into_iter().map(Alt::Cand).collect(), wanted)
@@ -107,6 +108,32 @@ impl<'a> Solver<'a> {
             retried: false,
         });
         Ok(self.levels.len() - 1)
+    }
+
+    /// The levels to blame when package `slot` has no candidate. None when
+    /// the requirements no decision created (the stack's specs, network specs,
+    /// cluster rules) already leave no candidate: no other choice can help,
+    /// so the search stops at once with this failure instead of trying every
+    /// combination of unrelated packages first.
+    fn no_candidate_blame(&self, slot: usize, recipe: &PackageRecipe) -> BTreeSet<usize> {
+        let reqs = &self.reqs[slot];
+        let fixed: Vec<Req<'a>> = reqs
+            .iter()
+            .filter(|r| self.creators([*r]).is_empty())
+            .cloned()
+            .collect();
+        let hopeless = !fixed.is_empty()
+            && merge(&recipe.name, Some(recipe), &fixed).is_ok_and(|w| {
+                let external_only = fixed.iter().any(|r| r.external_only);
+                candidates(recipe, &w, &self.slots[slot].policy, external_only)
+                    .list
+                    .is_empty()
+            });
+        if hopeless {
+            BTreeSet::new()
+        } else {
+            self.creators(reqs)
+        }
     }
 
     /// The versions of virtual `slot` its requirements ask for (`mpi@3:`

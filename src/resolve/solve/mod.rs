@@ -420,7 +420,9 @@ impl<'a> Solver<'a> {
                     match self.open(slot) {
                         Ok(l) => l,
                         Err((failure, cs)) => {
-                            if self.first_failure.is_none() {
+                            // A failure no decision caused ends the search: it
+                            // is the one to report, whatever failed before it.
+                            if self.first_failure.is_none() || cs.is_empty() {
                                 self.first_failure = Some(self.explain_open(slot, &failure));
                             }
                             retry = Some(self.backjump(cs).ok_or(())?);
