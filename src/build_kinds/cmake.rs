@@ -15,7 +15,7 @@ use super::{BuildKind, JobSettings, Key, PhaseError, Phases, key};
 pub(super) struct CMake;
 
 /// The `build:` keys.
-const KEYS: &[Key] = &[key("cmake_args", Args), key("source_subdir", Text)];
+const KEYS: &[Key] = &[key("source_subdir", Text), key("cmake_args", Args)];
 
 fn use_ninja(s: &JobSettings, cx: &dyn Phases) -> bool {
     match s.text("generator") {

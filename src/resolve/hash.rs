@@ -288,3 +288,64 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
 pub(crate) fn node_hash(inputs: &HashInputs<'_>) -> String {
     hex::encode(Sha256::digest(canonical(inputs).as_bytes()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    /// `build:` of a recipe named `p`, as hashed for the spec `p` (`~x`).
+    fn hashed(build: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.yaml");
+        let text = format!(
+            "name: p\ndescription: d\nversions: [{{version: \"1\", url: \"https://e.org/p.tgz\", sha256: {}}}]\n\
+             variants: {{x: {{default: false, description: d}}}}\ndependencies: [q]\nbuild:\n{build}",
+            "0".repeat(64)
+        );
+        fs_err::write(&file, text).unwrap();
+        let mut d = Diagnostics::new();
+        let r =
+            crate::recipes::parse_package(&SourceFile::read(&file).unwrap(), dir.path(), &mut d)
+                .unwrap_or_else(|| panic!("{d}"));
+        let spec: Spec = "p~x".parse().unwrap();
+        system_json(&r.build.system, &spec).to_string()
+    }
+
+    /// The build system part of `stack-node-v2`, key by key in the order the
+    /// closed per-kind code wrote it: node hashes of existing recipes stay.
+    #[test]
+    fn build_systems_hash_as_in_v2() {
+        let cases = [
+            (
+                "  system: autotools\n  autoreconf: {when: \"+x\"}\n  configure_args: [--a, {when: \"~x\", args: [--b]}]\n",
+                r#"{"system":"autotools","autoreconf":false,"autogen":false,"configure_args":["--a","--b"],"make_args":[]}"#,
+            ),
+            (
+                "  system: autotools\n  out_of_source: true\n  autogen: true\n",
+                r#"{"system":"autotools","autoreconf":false,"autogen":true,"configure_args":[],"make_args":[],"out_of_source":true}"#,
+            ),
+            (
+                "  system: cmake\n  cmake_args: [-DA=1]\n",
+                r#"{"system":"cmake","cmake_args":["-DA=1"]}"#,
+            ),
+            (
+                "  system: cmake\n  source_subdir: cpp\n",
+                r#"{"system":"cmake","cmake_args":[],"source_subdir":"cpp"}"#,
+            ),
+            ("  system: meson\n", r#"{"system":"meson","meson_args":[]}"#),
+            (
+                "  system: makefile\n  build_targets: [all]\n",
+                r#"{"system":"makefile","make_args":[],"build_targets":["all"],"install_targets":["install"]}"#,
+            ),
+            ("  system: generic\n", r#"{"system":"generic"}"#),
+            (
+                "  system: binary\n  relocate: {rpath: [q], needed: [{file: \"lib/*\", add: a.so}, {file: f, add: b.so, when: \"+x\"}], placeholders: {\"@P@\": v}}\n",
+                r#"{"system":"binary","rpath":["q"],"needed":[{"file":"lib/*","add":"a.so"}],"placeholders":[["@P@","v"]]}"#,
+            ),
+        ];
+        for (build, want) in cases {
+            assert_eq!(hashed(build), want, "{build}");
+        }
+    }
+}
