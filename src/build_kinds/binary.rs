@@ -16,6 +16,9 @@ impl BuildKind for Binary {
     fn name(&self) -> &'static str {
         "binary"
     }
+    fn estimated_seconds(&self) -> f64 {
+        10.0
+    }
     fn keys(&self) -> &'static [Key] {
         KEYS
     }

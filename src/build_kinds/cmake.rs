@@ -29,6 +29,9 @@ impl BuildKind for CMake {
     fn name(&self) -> &'static str {
         "cmake"
     }
+    fn estimated_seconds(&self) -> f64 {
+        60.0
+    }
     fn keys(&self) -> &'static [Key] {
         KEYS
     }

@@ -11,6 +11,9 @@ impl BuildKind for Generic {
     fn name(&self) -> &'static str {
         "generic"
     }
+    fn estimated_seconds(&self) -> f64 {
+        2.0
+    }
     fn copies_tree(&self) -> bool {
         true
     }

@@ -29,6 +29,9 @@ impl BuildKind for Makefile {
     fn name(&self) -> &'static str {
         "makefile"
     }
+    fn estimated_seconds(&self) -> f64 {
+        30.0
+    }
     fn keys(&self) -> &'static [Key] {
         KEYS
     }

@@ -14,6 +14,9 @@ impl BuildKind for Meson {
     fn name(&self) -> &'static str {
         "meson"
     }
+    fn estimated_seconds(&self) -> f64 {
+        60.0
+    }
     fn keys(&self) -> &'static [Key] {
         KEYS
     }

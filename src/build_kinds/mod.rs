@@ -110,6 +110,12 @@ pub trait BuildKind: Sync + std::fmt::Debug {
     fn tools(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Seconds a package of this kind is assumed to take when no earlier
+    /// build recorded it (grouping remote build jobs): copying a tree is
+    /// quick, configure scripts are slow.
+    fn estimated_seconds(&self) -> f64 {
+        90.0
+    }
     /// Runs the compilers (its prefix gets the compiled-package checks:
     /// RPATHs restored, build IDs normalised).
     fn compiles(&self) -> bool {
