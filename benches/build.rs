@@ -138,7 +138,7 @@ fn bench_makespan(jobs: usize, hints: bool, seed: u64) -> Vec<Timing> {
             &opts.mount,
             &format!("p{i:02}"),
             src.clone(),
-            BuildSystem::Generic(Generic::default()),
+            BuildSystem::new("generic"),
         );
         j.steps.pre_build = vec![vec!["sleep".into(), format!("{d:.3}")]];
         if hints {

@@ -12,18 +12,24 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("diag", &[]),
     // The build system kinds: read by the recipe loader and the build stage.
     ("build_kinds", &[]),
+    // File filters (`filter:` of a build section, Spack's filter_file): read
+    // by the recipe loader and the importer, run by the build stage.
+    ("file_filter", &[]),
     ("spec", &["diag"]),
     ("settings", &[]),
     // `stack import spack`: package.py in, recipe files out (nothing
     // downstream sees it).
-    ("import", &["diag", "spec", "settings"]),
+    ("import", &["diag", "spec", "settings", "file_filter"]),
     // Stackinator recipe and cluster directories → our recipe files (Spack
     // repositories through `import`).
     (
         "stackinator",
         &["diag", "spec", "settings", "import", "recipes"],
     ),
-    ("recipes", &["diag", "spec", "settings", "build_kinds"]),
+    (
+        "recipes",
+        &["diag", "spec", "settings", "build_kinds", "file_filter"],
+    ),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "recipes", "sign"]),
     ("stacks", &["diag", "spec", "recipes", "cluster"]),
@@ -42,6 +48,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "settings",
             "store",
             "build_kinds",
+            "file_filter",
             "sandbox",
         ],
     ),
@@ -104,6 +111,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "store",
             "build",
             "sandbox",
+            "file_filter",
             "view",
             "image",
             "audit",

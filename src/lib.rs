@@ -40,7 +40,8 @@
 //! `src/architecture_tests.rs`): a module may use [`diag`], [`spec`] and
 //! [`settings`] and any *earlier* stage in the table, with two edges the
 //! matrix names: [`build`] registers prefixes in [`store`], and [`build`] and
-//! [`view`] run commands and hooks in a [`sandbox`] (namespaces, below both); [`audit`] depends on nothing but [`diag`]
+//! [`view`] run commands and hooks in a [`sandbox`] (namespaces, below both), and the build
+//! system kinds of [`build_kinds`] sit below both [`recipes`] and [`build`]; [`audit`] depends on nothing but [`diag`]
 //! so that it can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
 //! arguments, renders progress (indicatif) and errors (miette) and calls the
 //! library; the library never prints. Progress is reported through reporter
@@ -70,7 +71,7 @@
 //! | recipe key | the recipe model (`src/recipes/package.rs`, `build.rs`), its loader (`load.rs`/`load_build.rs`), its writer (`src/recipes/write.rs`), then rendering (`src/pipeline/render.rs`) and `docs/recipes.md`; a stack recipe key: `src/stacks/{model,load,write}.rs` | the round-trip tests (`recipes::write`, `stacks::write`: every recipe of `recipes/`, `stacks/` and the fixtures, load → write → load) fail when the writer misses a key; anything rendering would reject must be rejected at load time, so `stack check` reports it (template syntax: `recipes::read`; what templates name: `stacks/template_refs.rs`) |
 //! | environment variable | a function in [`settings`] | `std::env::var*` elsewhere is denied (`clippy.toml`) |
 //! | top-level module | `src/lib.rs` and its row in `src/architecture_tests.rs` | the import matrix test fails on any undeclared edge |
-//! | build system | first its entry in [`build_kinds::KINDS`] (name, `build:` keys, host tools it runs): the loader's names, key checks and did-you-means and the build side's declared tools come from there; then build side: a file in `src/build/systems/` implementing its `System` trait (phases, keyword), a variant of [`build::BuildSystem`] and its arm in `systems::of`; recipe side: a variant of [`recipes::BuildSystem`] and its arm in `recipes/load_build.rs`, its keys in `recipes/write.rs`, its rendering in `pipeline/render.rs`. `tests/it/build_kinds.rs` fails until both sides know every entry | the phase skeleton (`systems::run`) is shared: `install:` steps run after every system's own install |
+//! | build system | a file `src/build_kinds/<kind>.rs` implementing [`build_kinds::BuildKind`] and its line in [`build_kinds::KINDS`]: name, `build:` keys with their value types ([`build_kinds::KeyType`]), host tools, phases (configure/build/install commands, through [`build_kinds::Phases`]) | nothing else names a kind: the recipe loader, writer, checks, node hash, `stack info` and rendering work by key type; a new key *type* is a variant of [`recipes::Setting`] and its arms there. The phase skeleton (`build/systems/mod.rs`) is shared: `install:` steps run after every kind's own install. `pipeline::kind_tests` proves it with a test-only kind |
 //! | base tool (a host program every build may run undeclared) | `BASE_TOOLS` in `src/build/host_tools.rs` and the list in docs/build.md ("Declared tools only") | keep it minimal: everything else is a declared build dependency (a `/usr` external lists its programs under `executables:`) |
 //! | stage error | the stage's `thiserror` enum, a variant of [`pipeline::PipelineError`] and its arm in `class()` | input (exit 2) or failure (exit 1), decided once |
 //! | build executor | an implementation of the executor trait in `src/build/executor.rs` (today: `LocalExecutor`, a thread under the jobserver) | jobs are plain serialisable [`build::BuildJob`] values; the scheduler decides when, the executor where |

@@ -283,7 +283,7 @@ mod tests {
             spec: "app@1".into(),
             prefix: "/m/app".into(),
             source_dir: "/src".into(),
-            system: BuildSystem::Generic(Generic::default()),
+            system: BuildSystem::new("generic"),
             build_env: vec![
                 EnvOp::PrependPath("PATH".into(), "/opt/x/bin".into()),
                 EnvOp::Set("FOO".into(), "bar".into()),

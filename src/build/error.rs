@@ -112,6 +112,12 @@ pub enum PackageError {
     #[error("relocation of {}: {message}", file.display())]
     Relocate { file: PathBuf, message: String },
 
+    #[error(
+        "unknown build system `{kind}`\n  hint: the job was written by another version of stack; known: {}",
+        crate::build_kinds::names().join(", ")
+    )]
+    UnknownBuildKind { kind: String },
+
     #[error(transparent)]
     Filter(#[from] crate::file_filter::FilterError),
 

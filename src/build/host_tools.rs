@@ -157,7 +157,7 @@ pub const BASE_TOOLS: &[&str] = &[
 /// The programs a build system runs itself (a recipe with `system: cmake`
 /// declares CMake by that), when no dependency provides them first.
 pub fn build_system_tools(system: &BuildSystem) -> &'static [&'static str] {
-    crate::build_kinds::get(system.keyword()).map_or(&[], |k| k.tools)
+    system.kind().map_or(&[], |k| k.tools())
 }
 
 /// The [`build_system_tools`] found on this host.

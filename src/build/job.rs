@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::build_kinds::{BuildKind, JobSettings, JobValue};
+
 /// One package to build and install into `prefix`.
 #[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
 pub struct BuildJob {
@@ -55,144 +57,47 @@ pub struct BuildJob {
     pub recipe: Option<PathBuf>,
 }
 
-/// How a package is built, with per-system data.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
-pub enum BuildSystem {
-    Autotools(Autotools),
-    CMake(CMake),
-    Meson(Meson),
-    Makefile(Makefile),
-    Generic(Generic),
-    Binary(Binary),
+/// How a package is built: the kind (a [`crate::build_kinds`] name), its
+/// rendered settings and the explicit install steps, run after the kind's
+/// own install (the only install of `generic` and `binary`).
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
+pub struct BuildSystem {
+    /// The recipe keyword (`autotools`, `cmake`, …).
+    pub kind: String,
+    /// The kind's settings (`configure_args`, `generator`, …); a missing
+    /// key has the kind's default.
+    #[serde(default)]
+    pub settings: JobSettings,
+    /// Explicit install steps (sources relative to the source tree).
+    #[serde(default)]
+    pub install: Vec<InstallStep>,
 }
 
 impl BuildSystem {
+    /// A job of kind `kind` with default settings and no install steps.
+    pub fn new(kind: &str) -> Self {
+        BuildSystem {
+            kind: kind.to_string(),
+            settings: JobSettings::default(),
+            install: Vec::new(),
+        }
+    }
+
+    /// With `key` set to `value`.
+    pub fn with(mut self, key: &str, value: impl Into<JobValue>) -> Self {
+        self.settings.set(key, value);
+        self
+    }
+
     /// The recipe keyword (`autotools`, `cmake`, …).
-    pub fn keyword(&self) -> &'static str {
-        super::systems::of(self).keyword()
+    pub fn keyword(&self) -> &str {
+        &self.kind
     }
-}
 
-/// `./configure --prefix=P ARGS; make ARGS; make ARGS install`, in source.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
-pub struct Autotools {
-    /// Run `autoreconf -fi` first.
-    pub autoreconf: bool,
-    /// Run `./autogen.sh` first.
-    pub autogen: bool,
-    /// Run `configure` and make in `<stage>/build` (`<src>/configure`).
-    #[serde(default)]
-    pub out_of_source: bool,
-    /// Arguments after `--prefix=<prefix>`.
-    pub configure_args: Vec<String>,
-    /// Arguments of both make calls (`V=1`, variables).
-    pub make_args: Vec<String>,
-    /// Install targets; default `[install]`.
-    pub install_targets: Vec<String>,
-    /// Explicit install steps after `make install` (sources relative to the
-    /// source tree).
-    pub install: Vec<InstallStep>,
-}
-
-impl Default for Autotools {
-    fn default() -> Self {
-        Autotools {
-            autoreconf: false,
-            autogen: false,
-            out_of_source: false,
-            configure_args: Vec::new(),
-            make_args: Vec::new(),
-            install_targets: vec!["install".into()],
-            install: Vec::new(),
-        }
+    /// The registered kind.
+    pub fn kind(&self) -> Option<&'static dyn BuildKind> {
+        crate::build_kinds::get(&self.kind)
     }
-}
-
-/// Out-of-source CMake build (`<stage>/build`), Ninja when available.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
-pub struct CMake {
-    /// Arguments after the ones `stack` sets (`-DCMAKE_INSTALL_PREFIX`, `-DCMAKE_BUILD_TYPE`, …).
-    pub args: Vec<String>,
-    /// `CMAKE_BUILD_TYPE`, default `Release`.
-    pub build_type: String,
-    /// Which generator to use.
-    pub generator: CMakeGenerator,
-    /// The directory of the top `CMakeLists.txt`, relative to the source
-    /// tree (`None`: the tree itself).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_subdir: Option<String>,
-    /// Explicit install steps after `cmake --install` (sources relative to
-    /// the source tree).
-    pub install: Vec<InstallStep>,
-}
-
-impl Default for CMake {
-    fn default() -> Self {
-        CMake {
-            args: Vec::new(),
-            build_type: "Release".into(),
-            generator: CMakeGenerator::Auto,
-            source_subdir: None,
-            install: Vec::new(),
-        }
-    }
-}
-
-/// CMake generator choice.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CMakeGenerator {
-    /// Ninja when `ninja` is on the build `PATH`, otherwise Unix Makefiles.
-    #[default]
-    Auto,
-    Ninja,
-    Make,
-}
-
-/// `meson setup --prefix=P --libdir=lib ARGS; meson compile; meson install`.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
-pub struct Meson {
-    pub args: Vec<String>,
-    /// Explicit install steps after `meson install` (sources relative to
-    /// the source tree).
-    pub install: Vec<InstallStep>,
-}
-
-/// A plain Makefile: `make ARGS TARGETS`, then an install target or explicit steps.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug)]
-pub struct Makefile {
-    /// Variables/arguments of every make call (`PREFIX=/…`, `CC=cc`).
-    pub make_args: Vec<String>,
-    /// Targets of the build call (empty: the default target).
-    pub build_targets: Vec<String>,
-    /// Install targets; default `[install]`; empty: no install call.
-    pub install_targets: Vec<String>,
-    /// Explicit install steps (after the install targets, if any).
-    pub install: Vec<InstallStep>,
-}
-
-impl Default for Makefile {
-    fn default() -> Self {
-        Makefile {
-            make_args: Vec::new(),
-            build_targets: Vec::new(),
-            install_targets: vec!["install".into()],
-            install: Vec::new(),
-        }
-    }
-}
-
-/// Copy trees into the prefix (header-only packages). Without steps the whole
-/// source tree is copied.
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
-pub struct Generic {
-    pub install: Vec<InstallStep>,
-}
-
-/// An unpacked prebuilt tree: copy it (or the listed parts) into the prefix,
-/// then relocate (see [`BuildJob::relocate`]).
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
-pub struct Binary {
-    pub install: Vec<InstallStep>,
 }
 
 /// An explicit install step. Sources are relative to the build directory (the
@@ -345,14 +250,13 @@ mod tests {
             spec: "tiny@1.0".into(),
             prefix: "/user-environment/x86_64/tiny-1.0-abababab".into(),
             source_dir: "/b/sources/tiny".into(),
-            system: BuildSystem::CMake(CMake {
-                args: vec!["-DX=1".into()],
+            system: BuildSystem {
                 install: vec![InstallStep::Copy {
                     from: "NOTES".into(),
                     to: "share".into(),
                 }],
-                ..Default::default()
-            }),
+                ..BuildSystem::new("cmake").with("cmake_args", vec!["-DX=1".to_string()])
+            },
             build_env: vec![EnvOp::Set("A".into(), "b".into())],
             steps: Steps {
                 pre_build: vec![vec!["true".into()]],
@@ -388,7 +292,7 @@ mod tests {
         let json = serde_json::to_string(&job).unwrap();
         let back: BuildJob = serde_json::from_str(&json).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), json);
-        assert!(matches!(&back.system, BuildSystem::CMake(c) if c.install.len() == 1));
+        assert_eq!(back.system, job.system);
         assert_eq!(back.cost, Some(2.5));
     }
 }

@@ -48,14 +48,15 @@ mod tree;
 mod workspace;
 pub mod wrapper;
 
+pub use crate::build_kinds::{JobSettings, JobValue};
 pub use costs::recorded_costs;
 pub use env::apply_ops;
 pub use error::{BuildError, PackageError};
 pub use executor::{LocalStore, PrefixCache};
 pub use graph::{BuildGraph, JobId};
 pub use job::{
-    AddNeeded, Autotools, Binary, BuildJob, BuildSystem, CMake, CMakeGenerator, CompilerPaths,
-    DepKind, DepPrefix, EnvOp, Generic, InstallStep, Makefile, Meson, Relocation, Steps,
+    AddNeeded, BuildJob, BuildSystem, CompilerPaths, DepKind, DepPrefix, EnvOp, InstallStep,
+    Relocation, Steps,
 };
 pub use log::TAIL_LINES;
 pub use options::{BuildOptions, MountMode};

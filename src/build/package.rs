@@ -264,7 +264,8 @@ pub(crate) fn build_one(
             p.patch, p.sha256, p.level
         ));
     }
-    let out_of_source = super::systems::of(&job.system).out_of_source();
+    let out_of_source =
+        super::systems::of(&job.system).is_ok_and(|k| k.out_of_source(&job.system.settings));
     let stage = StageDirs::new(
         stage_root(&shared.build_dir, job),
         out_of_source,
@@ -437,7 +438,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
 }
 
 fn compiled(system: &BuildSystem) -> bool {
-    super::systems::of(system).compiles()
+    super::systems::of(system).is_ok_and(|k| k.compiles())
 }
 
 /// After a successful build (and after its token is back): remove the stage.

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use stack::build_kinds::KeyType;
 use stack::recipes::*;
 
 use super::check::render;
@@ -348,57 +349,49 @@ fn describe_system(
     args: &dyn Fn(&mut String, &str, &ArgList),
     toggle: &dyn Fn(&mut String, &str, &Toggle),
 ) {
-    match system {
-        BuildSystem::Autotools(a) => {
-            toggle(out, "autoreconf", &a.autoreconf);
-            toggle(out, "autogen", &a.autogen);
-            if a.out_of_source {
-                let _ = writeln!(out, "    out of source: yes");
+    let kind_keys = system.kind.keys();
+    for (key, setting) in &system.settings {
+        let label = key.replace('_', " ");
+        match setting {
+            Setting::Toggle(t) => toggle(out, key, t),
+            Setting::Flag(true) => {
+                let _ = writeln!(out, "    {label}: yes");
             }
-            args(out, "configure_args", &a.configure_args);
-            args(out, "make_args", &a.make_args);
-        }
-        BuildSystem::Cmake(c) => {
-            if let Some(sub) = &c.source_subdir {
-                let _ = writeln!(out, "    source subdir: {sub}");
+            Setting::Flag(false) | Setting::Text(None) => {}
+            Setting::Text(Some(t)) => {
+                let _ = writeln!(out, "    {label}: {t}");
             }
-            args(out, "cmake_args", &c.cmake_args);
-        }
-        BuildSystem::Meson(m) => args(out, "meson_args", &m.meson_args),
-        BuildSystem::Makefile(m) => {
-            args(out, "make_args", &m.make_args);
-            if !m.build_targets.is_empty() {
-                let _ = writeln!(out, "    build targets: {}", m.build_targets.join(" "));
+            Setting::Args(list) => args(out, key, list),
+            Setting::Words(w) if !w.is_empty() => {
+                let _ = writeln!(out, "    {label}: {}", w.join(" "));
             }
-            let _ = writeln!(
-                out,
-                "    install targets: {}",
-                if m.install_targets.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    m.install_targets.join(" ")
+            Setting::Words(_) => {
+                // Empty where the default is not: say so (`install targets: (none)`).
+                let default = kind_keys.iter().find(|k| k.name == *key).map(|k| k.ty);
+                if matches!(default, Some(KeyType::Words(d)) if !d.is_empty()) {
+                    let _ = writeln!(out, "    {label}: (none)");
                 }
-            );
+            }
+            Setting::Relocate(rl) => describe_relocate(out, rl),
         }
-        BuildSystem::Generic => {}
-        BuildSystem::Binary(bin) => {
-            let rl = &bin.relocate;
-            if !rl.rpath.is_empty() {
-                let names: Vec<&str> = rl.rpath.iter().map(|s| s.value.as_str()).collect();
-                let _ = writeln!(out, "    rpath to: {}", names.join(", "));
-            }
-            for n in &rl.needed {
-                let _ = writeln!(
-                    out,
-                    "    add NEEDED {} to {}{}",
-                    n.add,
-                    n.file,
-                    when_suffix(n.when.as_ref())
-                );
-            }
-            for (k, v) in &rl.placeholders {
-                let _ = writeln!(out, "    replace {k} with {v}");
-            }
-        }
+    }
+}
+
+fn describe_relocate(out: &mut String, rl: &Relocate) {
+    if !rl.rpath.is_empty() {
+        let names: Vec<&str> = rl.rpath.iter().map(|s| s.value.as_str()).collect();
+        let _ = writeln!(out, "    rpath to: {}", names.join(", "));
+    }
+    for n in &rl.needed {
+        let _ = writeln!(
+            out,
+            "    add NEEDED {} to {}{}",
+            n.add,
+            n.file,
+            when_suffix(n.when.as_ref())
+        );
+    }
+    for (k, v) in &rl.placeholders {
+        let _ = writeln!(out, "    replace {k} with {v}");
     }
 }

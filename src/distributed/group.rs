@@ -36,19 +36,6 @@ pub struct Group {
     pub cost: f64,
 }
 
-/// Seconds a package is assumed to take when no earlier build recorded it,
-/// by the name of its build system (`system:` of its recipe): copying a
-/// tree is quick, configure scripts are slow.
-pub fn estimated_seconds(system: &str) -> f64 {
-    match system {
-        "generic" => 2.0,
-        "binary" => 10.0,
-        "makefile" => 30.0,
-        "meson" | "cmake" => 60.0,
-        _ => 90.0,
-    }
-}
-
 impl Work {
     /// The packages grouped into jobs of at most `threshold` estimated
     /// seconds each (a package over it alone); `threshold <= 0`: one job

@@ -26,6 +26,6 @@ mod work;
 mod yaml;
 
 pub use error::DistributedError;
-pub use group::{DEFAULT_GROUP_SECONDS, Group, estimated_seconds};
+pub use group::{DEFAULT_GROUP_SECONDS, Group};
 pub use work::{JobCommand, NoopRemoteReporter, Package, RemoteBuilder, RemoteReporter, Work};
 pub use yaml::to_yaml;

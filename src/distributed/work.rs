@@ -18,7 +18,7 @@ pub struct Package {
     /// built by other jobs of the same work.
     pub deps: Vec<usize>,
     /// Seconds it took when last built, else an estimate from its build
-    /// system ([`super::estimated_seconds`]).
+    /// system kind (`build_kinds::BuildKind::estimated_seconds`).
     pub cost: f64,
 }
 
@@ -59,7 +59,7 @@ impl Work {
                     cost: costs
                         .get(&n.name)
                         .copied()
-                        .unwrap_or_else(|| super::estimated_seconds(n.recipe.build.system.name())),
+                        .unwrap_or_else(|| n.recipe.build.system.kind.estimated_seconds()),
                 }
             })
             .collect();

@@ -20,6 +20,8 @@ mod error;
 mod failures;
 mod fingerprint;
 mod gc;
+#[cfg(test)]
+mod kind_tests;
 mod merge;
 mod plan;
 pub mod preflight;

@@ -338,53 +338,38 @@ fn install_steps(
     Ok(install)
 }
 
-/// The build system with its rendered arguments; every system takes the
-/// explicit install steps (after its own install, if it has one).
+/// The build system with its settings rendered, by type (toggles decided,
+/// arguments and word lists rendered, `relocate:` into the job's
+/// relocation); every system takes the explicit install steps (after its
+/// own install, if it has one).
 fn system(
     r: &mut Renderer<'_>,
     node: &Node,
     install: Vec<build::InstallStep>,
 ) -> Result<(build::BuildSystem, Option<build::Relocation>), RenderError> {
     let b = &node.recipe.build;
-    let system = match &b.system {
-        recipes::BuildSystem::Autotools(a) => build::BuildSystem::Autotools(build::Autotools {
-            autoreconf: toggle(r, &a.autoreconf),
-            autogen: toggle(r, &a.autogen),
-            out_of_source: a.out_of_source,
-            configure_args: r.args(&a.configure_args)?,
-            make_args: r.args(&a.make_args)?,
-            install,
-            ..Default::default()
-        }),
-        recipes::BuildSystem::Cmake(c) => build::BuildSystem::CMake(build::CMake {
-            args: r.args(&c.cmake_args)?,
-            source_subdir: c.source_subdir.clone(),
-            install,
-            ..Default::default()
-        }),
-        recipes::BuildSystem::Meson(m) => build::BuildSystem::Meson(build::Meson {
-            args: r.args(&m.meson_args)?,
-            install,
-        }),
-        recipes::BuildSystem::Makefile(m) => build::BuildSystem::Makefile(build::Makefile {
-            make_args: r.args(&m.make_args)?,
-            build_targets: targets(r, &m.build_targets, &b.loc)?,
-            install_targets: targets(r, &m.install_targets, &b.loc)?,
-            install,
-        }),
-        recipes::BuildSystem::Generic => build::BuildSystem::Generic(build::Generic { install }),
-        recipes::BuildSystem::Binary(bin) => {
-            let relocate = relocation(r, node, &bin.relocate)?;
-            return Ok((
-                build::BuildSystem::Binary(build::Binary { install }),
-                Some(relocate),
-            ));
-        }
-    };
-    Ok((system, None))
+    let mut system = build::BuildSystem::new(b.system.name());
+    system.install = install;
+    let mut relocate = None;
+    for (key, setting) in &b.system.settings {
+        let value: build::JobValue = match setting {
+            recipes::Setting::Toggle(t) => toggle(r, t).into(),
+            recipes::Setting::Flag(f) => (*f).into(),
+            recipes::Setting::Args(a) => r.args(a)?.into(),
+            recipes::Setting::Text(Some(t)) => t.clone().into(),
+            recipes::Setting::Text(None) => continue,
+            recipes::Setting::Words(w) => targets(r, w, &b.loc)?.into(),
+            recipes::Setting::Relocate(rel) => {
+                relocate = Some(relocation(r, node, rel)?);
+                continue;
+            }
+        };
+        system.settings.set(key, value);
+    }
+    Ok((system, relocate))
 }
 
-/// A makefile's targets: templates like every other argument
+/// Word lists (a makefile's targets): templates like every other argument
 /// (`PREFIX={{ prefix }}`, as Spack's `build_targets`/`install_targets`
 /// often pass).
 fn targets(r: &mut Renderer<'_>, list: &[String], loc: &Loc) -> Result<Vec<String>, RenderError> {

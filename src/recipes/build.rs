@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use crate::build_kinds::{BuildKind, KeyType};
 use crate::diag::{Loc, Spanned};
 
 use super::env::EnvOp;
@@ -32,30 +33,65 @@ pub struct Build {
     pub loc: Loc,
 }
 
-/// The build system with its settings.
+/// The build system kind with its settings: every key of the kind
+/// ([`crate::build_kinds::BuildKind::keys`]), in the kind's order, with the
+/// recipe's value or the key type's default. Code outside the kinds reads
+/// them by type, never by kind.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)] // one per recipe; direct access is worth more
-pub enum BuildSystem {
-    Autotools(Autotools),
-    Cmake(Cmake),
-    Meson(Meson),
-    Makefile(Makefile),
-    /// Copy trees: only `install:` steps.
-    Generic,
-    /// Unpack a prebuilt tree into the prefix, then relocate it.
-    Binary(Binary),
+pub struct BuildSystem {
+    pub kind: &'static dyn BuildKind,
+    pub settings: Vec<(&'static str, Setting)>,
+}
+
+/// The value of one `build:` key of a kind, by its [`KeyType`].
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // a few per recipe; direct access is worth more
+pub enum Setting {
+    Toggle(Toggle),
+    Flag(bool),
+    Args(ArgList),
+    Text(Option<String>),
+    Words(Vec<String>),
+    Relocate(Relocate),
+}
+
+impl Setting {
+    /// The value of a key the recipe does not give.
+    pub fn default_for(ty: KeyType) -> Setting {
+        match ty {
+            KeyType::Toggle => Setting::Toggle(Toggle::Off),
+            KeyType::Flag => Setting::Flag(false),
+            KeyType::Args => Setting::Args(ArgList::new()),
+            KeyType::Text => Setting::Text(None),
+            KeyType::Words(d) => Setting::Words(d.iter().map(|s| s.to_string()).collect()),
+            KeyType::Relocate => Setting::Relocate(Relocate::default()),
+        }
+    }
 }
 
 impl BuildSystem {
-    pub fn name(&self) -> &'static str {
-        match self {
-            BuildSystem::Autotools(_) => "autotools",
-            BuildSystem::Cmake(_) => "cmake",
-            BuildSystem::Meson(_) => "meson",
-            BuildSystem::Makefile(_) => "makefile",
-            BuildSystem::Generic => "generic",
-            BuildSystem::Binary(_) => "binary",
+    /// `kind` with every key at its default.
+    pub fn new(kind: &'static dyn BuildKind) -> Self {
+        BuildSystem {
+            kind,
+            settings: kind
+                .keys()
+                .iter()
+                .map(|k| (k.name, Setting::default_for(k.ty)))
+                .collect(),
         }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// The setting of `key`.
+    pub fn get(&self, key: &str) -> Option<&Setting> {
+        self.settings
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, s)| s)
     }
 }
 
@@ -73,62 +109,6 @@ pub enum Toggle {
     Off,
     On,
     When(When),
-}
-
-/// `./configure && make && make install`.
-#[derive(Clone, Debug, Default)]
-pub struct Autotools {
-    /// Run `autoreconf -fi` first.
-    pub autoreconf: Toggle,
-    /// Run `./autogen.sh` first.
-    pub autogen: Toggle,
-    /// Configure and make in `<stage>/build`, not in the source tree.
-    pub out_of_source: bool,
-    pub configure_args: ArgList,
-    /// Arguments for both `make` and `make install`.
-    pub make_args: ArgList,
-}
-
-/// `cmake -S . -B build && cmake --build && cmake --install`.
-#[derive(Clone, Debug, Default)]
-pub struct Cmake {
-    pub cmake_args: ArgList,
-    /// The directory of the top `CMakeLists.txt` in the source tree.
-    pub source_subdir: Option<String>,
-}
-
-/// `meson setup && ninja && ninja install`.
-#[derive(Clone, Debug, Default)]
-pub struct Meson {
-    pub meson_args: ArgList,
-}
-
-/// A plain makefile.
-#[derive(Clone, Debug)]
-pub struct Makefile {
-    /// Variables/arguments for every make call (`PREFIX={{ prefix }}`).
-    pub make_args: ArgList,
-    /// Targets of the build call (empty: the default target).
-    pub build_targets: Vec<String>,
-    /// Targets of the install call (default `[install]`; empty: no install
-    /// call, use `install:` steps).
-    pub install_targets: Vec<String>,
-}
-
-impl Default for Makefile {
-    fn default() -> Self {
-        Makefile {
-            make_args: Vec::new(),
-            build_targets: Vec::new(),
-            install_targets: vec!["install".to_string()],
-        }
-    }
-}
-
-/// A prebuilt binary tree.
-#[derive(Clone, Debug, Default)]
-pub struct Binary {
-    pub relocate: Relocate,
 }
 
 /// What to fix in an unpacked binary tree.
@@ -258,7 +238,11 @@ mod tests {
 
     #[test]
     fn makefile_installs_by_default() {
-        assert_eq!(Makefile::default().install_targets, vec!["install"]);
-        assert_eq!(BuildSystem::Generic.to_string(), "generic");
+        let kind = crate::build_kinds::get("makefile").unwrap();
+        let system = BuildSystem::new(kind);
+        assert!(
+            matches!(system.get("install_targets"), Some(Setting::Words(w)) if w == &["install"])
+        );
+        assert_eq!(system.to_string(), "makefile");
     }
 }

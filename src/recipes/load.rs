@@ -143,7 +143,7 @@ pub fn parse_package(
         None => None,
     };
     let build = build.unwrap_or_else(|| Build {
-        system: BuildSystem::Generic,
+        system: BuildSystem::new(crate::build_kinds::placeholder()),
         install: Vec::new(),
         build_env: Vec::new(),
         steps: Vec::new(),

@@ -1,6 +1,6 @@
 //! Reading the `build:` section of a package recipe.
 
-use crate::build_kinds;
+use crate::build_kinds::{self, BuildKind};
 use crate::diag::yaml::{Cx, Map, Node};
 use crate::diag::{Code, Spanned, did_you_mean};
 
@@ -11,8 +11,26 @@ const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps", "filte
 
 /// Keys each build system accepts besides [`COMMON_KEYS`] (the registry,
 /// [`crate::build_kinds`]).
-fn system_keys(system: &str) -> &'static [&'static str] {
-    build_kinds::get(system).map_or(&[], |k| k.keys)
+fn system_keys(system: &str) -> Vec<&'static str> {
+    build_kinds::get(system).map_or_else(Vec::new, build_kinds::key_names)
+}
+
+/// The kind's keys, each read by its type (defaults for absent keys).
+fn system_settings(cx: &mut Cx, m: &Map, kind: &'static dyn BuildKind) -> BuildSystem {
+    let mut system = BuildSystem::new(kind);
+    for (key, setting) in &mut system.settings {
+        let Some(n) = m.get(key) else { continue };
+        let what = format!("`{key}`");
+        match setting {
+            Setting::Toggle(t) => *t = toggle(cx, n, &what),
+            Setting::Flag(b) => *b = cx.bool(n, &what).unwrap_or(false),
+            Setting::Args(a) => *a = read::arg_list(cx, n, &what),
+            Setting::Text(t) => *t = cx.string(n, &what).map(|s| s.value),
+            Setting::Words(w) => *w = plain_strings(cx, n, &what),
+            Setting::Relocate(r) => *r = relocate(cx, n),
+        }
+    }
+    system
 }
 
 /// Read `build:`.
@@ -51,62 +69,9 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         .get("filter")
         .map(|n| super::load_filter::filters(cx, n))
         .unwrap_or_default();
-    let args = |cx: &mut Cx, key: &str| {
-        m.get(key)
-            .map(|n| read::arg_list(cx, n, &format!("`{key}`")))
-            .unwrap_or_default()
-    };
     let system_value = known?.clone();
-    let system = match system_value.as_str() {
-        "autotools" => BuildSystem::Autotools(Autotools {
-            autoreconf: m
-                .get("autoreconf")
-                .map(|n| toggle(cx, n, "`autoreconf`"))
-                .unwrap_or_default(),
-            autogen: m
-                .get("autogen")
-                .map(|n| toggle(cx, n, "`autogen`"))
-                .unwrap_or_default(),
-            out_of_source: m
-                .get("out_of_source")
-                .and_then(|n| cx.bool(n, "`out_of_source`"))
-                .unwrap_or(false),
-            configure_args: args(cx, "configure_args"),
-            make_args: args(cx, "make_args"),
-        }),
-        "cmake" => BuildSystem::Cmake(Cmake {
-            cmake_args: args(cx, "cmake_args"),
-            source_subdir: m
-                .get("source_subdir")
-                .and_then(|n| cx.string(n, "`source_subdir`"))
-                .map(|s| s.value),
-        }),
-        "meson" => BuildSystem::Meson(Meson {
-            meson_args: args(cx, "meson_args"),
-        }),
-        "makefile" => {
-            let mut mk = Makefile {
-                make_args: args(cx, "make_args"),
-                ..Makefile::default()
-            };
-            if let Some(n) = m.get("build_targets") {
-                mk.build_targets = plain_strings(cx, n, "`build_targets`");
-            }
-            if let Some(n) = m.get("install_targets") {
-                mk.install_targets = plain_strings(cx, n, "`install_targets`");
-            }
-            BuildSystem::Makefile(mk)
-        }
-        "generic" => BuildSystem::Generic,
-        "binary" => BuildSystem::Binary(Binary {
-            relocate: m
-                .get("relocate")
-                .map(|n| relocate(cx, n))
-                .unwrap_or_default(),
-        }),
-        // A registered kind this loader does not know: tests/it/build_kinds.rs.
-        other => unreachable!("build kind `{other}` has no recipe settings"),
-    };
+    let kind = build_kinds::get(system_value.as_str())?;
+    let system = system_settings(cx, &m, kind);
     Some(Build {
         system,
         install,
@@ -125,13 +90,13 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
         .chain(
             build_kinds::KINDS
                 .iter()
-                .flat_map(|k| k.keys.iter().copied()),
+                .flat_map(|k| build_kinds::key_names(*k)),
         )
         .collect();
     let own: Vec<&str> = COMMON_KEYS
         .iter()
         .copied()
-        .chain(system.map(system_keys).unwrap_or_default().iter().copied())
+        .chain(system.map(system_keys).unwrap_or_default())
         .collect();
     for (k, _) in m.entries() {
         let key = k.as_str();
@@ -143,8 +108,8 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
             let Some(system) = system else { continue };
             let users: Vec<&str> = build_kinds::KINDS
                 .iter()
-                .filter(|k| k.keys.contains(&key))
-                .map(|k| k.name)
+                .filter(|k| build_kinds::key_names(**k).contains(&key))
+                .map(|k| k.name())
                 .collect();
             cx.error(
                 Code::UnknownKey,

@@ -46,8 +46,8 @@ use std::sync::{Arc, OnceLock};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
 
 pub use build::{
-    Autotools, Binary, Build, BuildSystem, Cmake, Filter, InstallAction, InstallStep, Makefile,
-    Meson, NeededEntry, Phase, Relocate, Step, Toggle,
+    Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, Phase, Relocate, Setting,
+    Step, Toggle,
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};

@@ -143,15 +143,23 @@ fn a_full_recipe_converts_to_the_model() {
     assert_eq!(r.conflicts[0].message.as_deref(), Some("no"));
     assert!(r.provides("mpi") && r.provides("fuse"));
 
-    let BuildSystem::Autotools(a) = &r.build.system else {
-        panic!("{:?}", r.build.system)
+    let sys = &r.build.system;
+    assert_eq!(sys.name(), "autotools");
+    assert!(matches!(
+        sys.get("autoreconf"),
+        Some(Setting::Toggle(Toggle::When(_)))
+    ));
+    assert!(matches!(
+        sys.get("autogen"),
+        Some(Setting::Toggle(Toggle::On))
+    ));
+    let Some(Setting::Args(configure_args)) = sys.get("configure_args") else {
+        panic!("{sys:?}")
     };
-    assert!(matches!(a.autoreconf, Toggle::When(_)));
-    assert!(matches!(a.autogen, Toggle::On));
-    assert_eq!(a.configure_args.len(), 2);
-    assert!(a.configure_args[0].when.is_none());
-    assert_eq!(a.configure_args[1].value.len(), 2);
-    assert_eq!(a.configure_args[1].when.as_ref().unwrap().text, "+cuda");
+    assert_eq!(configure_args.len(), 2);
+    assert!(configure_args[0].when.is_none());
+    assert_eq!(configure_args[1].value.len(), 2);
+    assert_eq!(configure_args[1].when.as_ref().unwrap().text, "+cuda");
     assert_eq!(r.build.steps.len(), 2);
     assert_eq!(r.build.steps[0].phase, Phase::PreConfigure);
     assert_eq!(
@@ -231,12 +239,13 @@ build:
 "#;
     let (r, d) = parse(text);
     assert!(d.is_empty(), "{d}");
-    let BuildSystem::Binary(b) = &r.unwrap().build.system else {
+    let r = r.unwrap();
+    let Some(Setting::Relocate(rel)) = r.build.system.get("relocate") else {
         panic!()
     };
-    assert_eq!(b.relocate.rpath[0].value, "libfabric");
-    assert_eq!(b.relocate.needed[0].add, "libfabric.so.1");
-    assert_eq!(b.relocate.placeholders[0].0, "@@PREFIX@@");
+    assert_eq!(rel.rpath[0].value, "libfabric");
+    assert_eq!(rel.needed[0].add, "libfabric.so.1");
+    assert_eq!(rel.placeholders[0].0, "@@PREFIX@@");
 
     let text = text.replace(
         "system: binary",
@@ -245,11 +254,13 @@ build:
     let text = text.replace("  relocate:\n    rpath: [libfabric]\n    needed: [{file: \"lib/libmpi.so*\", add: libfabric.so.1}]\n    placeholders: {\"@@PREFIX@@\": \"{{ prefix }}\", \"@@CC@@\": gcc}\n", "");
     let (r, d) = parse(&text);
     assert!(d.is_empty(), "{d}");
-    let BuildSystem::Makefile(m) = &r.unwrap().build.system else {
-        panic!()
+    let r = r.unwrap();
+    let words = |key| match r.build.system.get(key) {
+        Some(Setting::Words(w)) => w.clone(),
+        other => panic!("{other:?}"),
     };
-    assert!(m.install_targets.is_empty());
-    assert_eq!(m.build_targets, vec!["all"]);
+    assert!(words("install_targets").is_empty());
+    assert_eq!(words("build_targets"), vec!["all"]);
 }
 
 fn write(path: &Path, text: &str) {

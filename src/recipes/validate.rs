@@ -7,7 +7,7 @@ use crate::diag::{Code, Diagnostics, Loc, Severity, SourceFile, did_you_mean};
 use crate::spec::Spec;
 
 use super::package::{PackageRecipe, VariantValueError};
-use super::{BuildSystem, PackageRepo, SpecRef, When};
+use super::{PackageRepo, Setting, SpecRef, Toggle, When};
 
 /// Every `when:` in a recipe.
 pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
@@ -21,26 +21,13 @@ pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
     out.extend(r.build.build_env.iter().filter_map(|e| e.when.as_ref()));
     out.extend(r.build.steps.iter().filter_map(|s| s.when.as_ref()));
     out.extend(r.build.install.iter().filter_map(|s| s.when.as_ref()));
-    let args = match &r.build.system {
-        BuildSystem::Autotools(a) => {
-            for t in [&a.autoreconf, &a.autogen] {
-                if let super::Toggle::When(w) = t {
-                    out.push(w);
-                }
-            }
-            vec![&a.configure_args, &a.make_args]
+    for (_, setting) in &r.build.system.settings {
+        match setting {
+            Setting::Toggle(Toggle::When(w)) => out.push(w),
+            Setting::Args(list) => out.extend(list.iter().filter_map(|c| c.when.as_ref())),
+            Setting::Relocate(rel) => out.extend(rel.needed.iter().filter_map(|n| n.when.as_ref())),
+            _ => {}
         }
-        BuildSystem::Cmake(c) => vec![&c.cmake_args],
-        BuildSystem::Meson(m) => vec![&m.meson_args],
-        BuildSystem::Makefile(m) => vec![&m.make_args],
-        BuildSystem::Binary(b) => {
-            out.extend(b.relocate.needed.iter().filter_map(|n| n.when.as_ref()));
-            vec![]
-        }
-        BuildSystem::Generic => vec![],
-    };
-    for list in args {
-        out.extend(list.iter().filter_map(|c| c.when.as_ref()));
     }
     out
 }
@@ -134,8 +121,17 @@ pub(crate) fn check_against_repo(
             check_named(&mut cx, repo, d, when, "`^` constraint");
         }
     }
-    if let BuildSystem::Binary(b) = &recipe.build.system {
-        for r in &b.relocate.rpath {
+    let relocations = recipe
+        .build
+        .system
+        .settings
+        .iter()
+        .filter_map(|(_, s)| match s {
+            Setting::Relocate(r) => Some(r),
+            _ => None,
+        });
+    for rel in relocations {
+        for r in &rel.rpath {
             if !recipe.dependencies.iter().any(|d| d.name() == r.value) {
                 cx.error(
                     Code::UnknownPackage,

@@ -9,9 +9,10 @@
 //! every recipe of the repository and of the test fixtures, writes it and
 //! reads it again: a key the writer forgets makes the two models differ.
 
+use crate::build_kinds::KeyType;
 use crate::diag::yaml_out::Yaml;
 
-use super::build::{Build, BuildSystem, Filter, InstallAction, Phase, Relocate, Toggle};
+use super::build::{Build, BuildSystem, Filter, InstallAction, Phase, Relocate, Setting, Toggle};
 use super::env::{EnvOp, EnvOpKind};
 use super::imported::Imported;
 use super::located::{ArgList, When};
@@ -216,38 +217,30 @@ fn toggle(t: &Toggle) -> Option<Yaml> {
     }
 }
 
-/// The keys of the build system's own settings.
+/// The keys of the build system's own settings, by type: a value equal to
+/// the key's default is left out.
 fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
-    match system {
-        BuildSystem::Autotools(a) => vec![
-            ("autoreconf", toggle(&a.autoreconf)),
-            ("autogen", toggle(&a.autogen)),
-            ("out_of_source", a.out_of_source.then_some(Yaml::Bool(true))),
-            ("configure_args", arg_list(&a.configure_args)),
-            ("make_args", arg_list(&a.make_args)),
-        ],
-        BuildSystem::Cmake(c) => vec![
-            ("cmake_args", arg_list(&c.cmake_args)),
-            ("source_subdir", c.source_subdir.as_deref().map(Yaml::str)),
-        ],
-        BuildSystem::Meson(m) => vec![("meson_args", arg_list(&m.meson_args))],
-        BuildSystem::Makefile(m) => vec![
-            ("make_args", arg_list(&m.make_args)),
-            (
-                "build_targets",
-                some_if(!m.build_targets.is_empty(), Yaml::strs(&m.build_targets)),
-            ),
-            (
-                "install_targets",
-                some_if(
-                    m.install_targets != ["install"],
-                    Yaml::strs(&m.install_targets),
-                ),
-            ),
-        ],
-        BuildSystem::Generic => Vec::new(),
-        BuildSystem::Binary(b) => vec![("relocate", relocate(&b.relocate))],
-    }
+    let kind_keys = system.kind.keys();
+    system
+        .settings
+        .iter()
+        .map(|(key, setting)| {
+            let yaml = match setting {
+                Setting::Toggle(t) => toggle(t),
+                Setting::Flag(b) => b.then_some(Yaml::Bool(true)),
+                Setting::Args(a) => arg_list(a),
+                Setting::Text(t) => t.as_deref().map(Yaml::str),
+                Setting::Words(w) => {
+                    let default = kind_keys.iter().find(|k| k.name == *key).map(|k| k.ty);
+                    let is_default = matches!(default, Some(KeyType::Words(d))
+                        if w.iter().map(String::as_str).eq(d.iter().copied()));
+                    some_if(!is_default, Yaml::strs(w))
+                }
+                Setting::Relocate(r) => relocate(r),
+            };
+            (*key, yaml)
+        })
+        .collect()
 }
 
 fn relocate(r: &Relocate) -> Option<Yaml> {

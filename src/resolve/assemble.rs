@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use petgraph::graph::NodeIndex;
 
-use crate::recipes::{ArgList, BuildSystem, DepTypes, GitRef, PackageRecipe, Source, Toggle, When};
+use crate::recipes::{ArgList, DepTypes, GitRef, PackageRecipe, Setting, Source, Toggle, When};
 use crate::stacks::Environment;
 
 use super::error::{ExplainLine, Explanation, ResolveError};
@@ -33,19 +33,12 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
     let args = |l: &ArgList| l.iter().any(|c| has(&c.when));
     let toggle = |t: &Toggle| matches!(t, Toggle::When(w) if !w.spec.deps.is_empty());
     let b = &r.build;
-    let system = match &b.system {
-        BuildSystem::Autotools(a) => {
-            toggle(&a.autoreconf)
-                || toggle(&a.autogen)
-                || args(&a.configure_args)
-                || args(&a.make_args)
-        }
-        BuildSystem::Cmake(c) => args(&c.cmake_args),
-        BuildSystem::Meson(m) => args(&m.meson_args),
-        BuildSystem::Makefile(m) => args(&m.make_args),
-        BuildSystem::Binary(bin) => bin.relocate.needed.iter().any(|n| has(&n.when)),
-        BuildSystem::Generic => false,
-    };
+    let system = b.system.settings.iter().any(|(_, s)| match s {
+        Setting::Toggle(t) => toggle(t),
+        Setting::Args(l) => args(l),
+        Setting::Relocate(rel) => rel.needed.iter().any(|n| has(&n.when)),
+        Setting::Flag(_) | Setting::Text(_) | Setting::Words(_) => false,
+    });
     system
         || r.patches.iter().any(|p| has(&p.when))
         || r.env.iter().any(|e| has(&e.when))

@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::recipes::{
-    ArgList, BuildSystem, DepTypes, EnvOp, InstallAction, PackageRecipe, Toggle, When,
+    ArgList, BuildSystem, DepTypes, EnvOp, InstallAction, PackageRecipe, Setting, Toggle, When,
 };
 use crate::spec::{Spec, VariantValue};
 
@@ -97,53 +97,54 @@ fn env_json(ops: &[EnvOp], spec: &Spec) -> Value {
     )
 }
 
+/// The build system as hashed: `system`, then every key by its type in the
+/// kind's order, then the keys hashed only when set (flags that are `true`,
+/// texts that are given: keys added after recipes were hashed, whose
+/// absence must not change existing hashes). A `relocate:` block adds its
+/// `rpath`, `needed` (active entries) and `placeholders`.
+fn system_json(system: &BuildSystem, spec: &Spec) -> Value {
+    let mut v = serde_json::Map::new();
+    v.insert("system".into(), json!(system.name()));
+    let mut when_set = Vec::new();
+    for (key, setting) in &system.settings {
+        let key = key.to_string();
+        match setting {
+            Setting::Toggle(t) => {
+                v.insert(key, json!(toggle(t, spec)));
+            }
+            Setting::Args(a) => {
+                v.insert(key, json!(args(a, spec)));
+            }
+            Setting::Words(w) => {
+                v.insert(key, json!(w));
+            }
+            Setting::Flag(true) => when_set.push((key, json!(true))),
+            Setting::Text(Some(t)) => when_set.push((key, json!(t))),
+            Setting::Flag(false) | Setting::Text(None) => {}
+            Setting::Relocate(r) => {
+                let rpath: Vec<&String> = r.rpath.iter().map(|s| &s.value).collect();
+                let needed: Vec<Value> = r
+                    .needed
+                    .iter()
+                    .filter(|n| active(&n.when, spec))
+                    .map(|n| json!({"file": n.file, "add": n.add}))
+                    .collect();
+                let placeholders: Vec<Value> =
+                    r.placeholders.iter().map(|(k, v)| json!([k, v])).collect();
+                v.insert("rpath".into(), json!(rpath));
+                v.insert("needed".into(), json!(needed));
+                v.insert("placeholders".into(), json!(placeholders));
+            }
+        }
+    }
+    v.extend(when_set);
+    Value::Object(v)
+}
+
 /// The `build:` section as hashed: only entries whose `when:` holds.
 fn build_json(recipe: &PackageRecipe, spec: &Spec) -> Value {
     let b = &recipe.build;
-    let system = match &b.system {
-        BuildSystem::Autotools(a) => {
-            let mut v = json!({
-                "system": "autotools",
-                "autoreconf": toggle(&a.autoreconf, spec),
-                "autogen": toggle(&a.autogen, spec),
-                "configure_args": args(&a.configure_args, spec),
-                "make_args": args(&a.make_args, spec),
-            });
-            // Only when set: the hashes of in-source builds stay as they were.
-            if a.out_of_source {
-                v["out_of_source"] = json!(true);
-            }
-            v
-        }
-        BuildSystem::Cmake(c) => {
-            let mut v = json!({"system": "cmake", "cmake_args": args(&c.cmake_args, spec)});
-            // Only when set: other CMake hashes stay as they were.
-            if let Some(sub) = &c.source_subdir {
-                v["source_subdir"] = json!(sub);
-            }
-            v
-        }
-        BuildSystem::Meson(m) => {
-            json!({"system": "meson", "meson_args": args(&m.meson_args, spec)})
-        }
-        BuildSystem::Makefile(m) => json!({
-            "system": "makefile",
-            "make_args": args(&m.make_args, spec),
-            "build_targets": m.build_targets,
-            "install_targets": m.install_targets,
-        }),
-        BuildSystem::Generic => json!({"system": "generic"}),
-        BuildSystem::Binary(bin) => {
-            let r = &bin.relocate;
-            json!({
-                "system": "binary",
-                "rpath": r.rpath.iter().map(|s| s.value.clone()).collect::<Vec<_>>(),
-                "needed": r.needed.iter().filter(|n| active(&n.when, spec))
-                    .map(|n| json!({"file": n.file, "add": n.add})).collect::<Vec<_>>(),
-                "placeholders": r.placeholders.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
-            })
-        }
-    };
+    let system = system_json(&b.system, spec);
     let install: Vec<Value> = b
         .install
         .iter()
@@ -286,4 +287,65 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
 /// SHA-256 of the canonical serialisation, 64 lower-case hex digits.
 pub(crate) fn node_hash(inputs: &HashInputs<'_>) -> String {
     hex::encode(Sha256::digest(canonical(inputs).as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    /// `build:` of a recipe named `p`, as hashed for the spec `p` (`~x`).
+    fn hashed(build: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.yaml");
+        let text = format!(
+            "name: p\ndescription: d\nversions: [{{version: \"1\", url: \"https://e.org/p.tgz\", sha256: {}}}]\n\
+             variants: {{x: {{default: false, description: d}}}}\ndependencies: [q]\nbuild:\n{build}",
+            "0".repeat(64)
+        );
+        fs_err::write(&file, text).unwrap();
+        let mut d = Diagnostics::new();
+        let r =
+            crate::recipes::parse_package(&SourceFile::read(&file).unwrap(), dir.path(), &mut d)
+                .unwrap_or_else(|| panic!("{d}"));
+        let spec: Spec = "p~x".parse().unwrap();
+        system_json(&r.build.system, &spec).to_string()
+    }
+
+    /// The build system part of `stack-node-v2`, key by key in the order the
+    /// closed per-kind code wrote it: node hashes of existing recipes stay.
+    #[test]
+    fn build_systems_hash_as_in_v2() {
+        let cases = [
+            (
+                "  system: autotools\n  autoreconf: {when: \"+x\"}\n  configure_args: [--a, {when: \"~x\", args: [--b]}]\n",
+                r#"{"system":"autotools","autoreconf":false,"autogen":false,"configure_args":["--a","--b"],"make_args":[]}"#,
+            ),
+            (
+                "  system: autotools\n  out_of_source: true\n  autogen: true\n",
+                r#"{"system":"autotools","autoreconf":false,"autogen":true,"configure_args":[],"make_args":[],"out_of_source":true}"#,
+            ),
+            (
+                "  system: cmake\n  cmake_args: [-DA=1]\n",
+                r#"{"system":"cmake","cmake_args":["-DA=1"]}"#,
+            ),
+            (
+                "  system: cmake\n  source_subdir: cpp\n",
+                r#"{"system":"cmake","cmake_args":[],"source_subdir":"cpp"}"#,
+            ),
+            ("  system: meson\n", r#"{"system":"meson","meson_args":[]}"#),
+            (
+                "  system: makefile\n  build_targets: [all]\n",
+                r#"{"system":"makefile","make_args":[],"build_targets":["all"],"install_targets":["install"]}"#,
+            ),
+            ("  system: generic\n", r#"{"system":"generic"}"#),
+            (
+                "  system: binary\n  relocate: {rpath: [q], needed: [{file: \"lib/*\", add: a.so}, {file: f, add: b.so, when: \"+x\"}], placeholders: {\"@P@\": v}}\n",
+                r#"{"system":"binary","rpath":["q"],"needed":[{"file":"lib/*","add":"a.so"}],"placeholders":[["@P@","v"]]}"#,
+            ),
+        ];
+        for (build, want) in cases {
+            assert_eq!(hashed(build), want, "{build}");
+        }
+    }
 }

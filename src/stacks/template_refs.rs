@@ -5,7 +5,7 @@
 //! is checked where templates are read, `recipes::read::check_templates`.)
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile};
-use crate::recipes::{ArgList, BuildSystem, InstallAction, PackageRecipe, PackageRepo};
+use crate::recipes::{ArgList, InstallAction, PackageRecipe, PackageRepo, Setting};
 
 /// The names every template sees (see `pipeline::render`).
 const ROOTS: &[&str] = &[
@@ -23,22 +23,18 @@ fn list<'a>(l: &'a ArgList, out: &mut Vec<(&'a str, &'a Loc)>) {
 fn templates(pkg: &PackageRecipe) -> Vec<(&str, &Loc)> {
     let mut out: Vec<(&str, &Loc)> = Vec::new();
     let b = &pkg.build;
-    match &b.system {
-        BuildSystem::Autotools(a) => {
-            list(&a.configure_args, &mut out);
-            list(&a.make_args, &mut out);
-        }
-        BuildSystem::Cmake(c) => list(&c.cmake_args, &mut out),
-        BuildSystem::Meson(m) => list(&m.meson_args, &mut out),
-        BuildSystem::Makefile(m) => list(&m.make_args, &mut out),
-        BuildSystem::Generic => {}
-        BuildSystem::Binary(bin) => {
-            for n in &bin.relocate.needed {
-                out.push((n.add.as_str(), &n.loc));
+    for (_, setting) in &b.system.settings {
+        match setting {
+            Setting::Args(l) => list(l, &mut out),
+            Setting::Relocate(rel) => {
+                for n in &rel.needed {
+                    out.push((n.add.as_str(), &n.loc));
+                }
+                for (_, v) in &rel.placeholders {
+                    out.push((v.as_str(), &b.loc));
+                }
             }
-            for (_, v) in &bin.relocate.placeholders {
-                out.push((v.as_str(), &b.loc));
-            }
+            _ => {}
         }
     }
     for s in &b.steps {

@@ -53,10 +53,8 @@ fn job_of(plan: &Plan, name: &str) -> stack::build::BuildJob {
 }
 
 fn configure_args(job: &stack::build::BuildJob) -> Vec<String> {
-    match &job.system {
-        stack::build::BuildSystem::Autotools(a) => a.configure_args.clone(),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(job.system.kind, "autotools");
+    job.system.settings.list("configure_args").to_vec()
 }
 
 const DEBIAN_HWLOC: &str =

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use stack::build::{BuildJob, BuildSystem, EnvOp};
+use stack::build::{BuildJob, EnvOp};
 use stack::pipeline::build_job;
 use stack::resolve::{Plan, ResolveOptions, resolve};
 use stack::stacks::{InputOptions, load_inputs};
@@ -68,18 +68,14 @@ fn steps(out: &mut String, phase: &str, steps: &[Vec<String>]) {
 /// The parts of a job a recipe decides, one item a line.
 fn describe(job: &BuildJob) -> String {
     let mut out = format!("{}@{} ({})\n", job.name, job.version, job.system.keyword());
-    match &job.system {
-        BuildSystem::Autotools(a) => {
-            list(&mut out, "configure_args", &a.configure_args);
-            list(&mut out, "make_args", &a.make_args);
-        }
-        BuildSystem::CMake(c) => list(&mut out, "cmake_args", &c.args),
-        BuildSystem::Makefile(m) => {
-            list(&mut out, "make_args", &m.make_args);
-            list(&mut out, "build_targets", &m.build_targets);
-            list(&mut out, "install_targets", &m.install_targets);
-        }
-        _ => {}
+    let keys: &[&str] = match job.system.keyword() {
+        "autotools" => &["configure_args", "make_args"],
+        "cmake" => &["cmake_args"],
+        "makefile" => &["make_args", "build_targets", "install_targets"],
+        _ => &[],
+    };
+    for key in keys {
+        list(&mut out, key, job.system.settings.list(key));
     }
     let env: Vec<String> = job
         .build_env
@@ -182,9 +178,8 @@ fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
         .find(|&i| p.node(i).name == "osu-micro-benchmarks")
         .unwrap();
     let job = build_job(&p, idx, PathBuf::from("/src"), 2).unwrap();
-    let BuildSystem::Autotools(a) = &job.system else {
-        panic!("{:?}", job.system)
-    };
+    assert_eq!(job.system.keyword(), "autotools", "{:?}", job.system);
+    let configure_args = job.system.settings.list("configure_args");
     let cuda = p
         .deps(idx)
         .into_iter()
@@ -194,17 +189,16 @@ fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
         .prefix
         .clone();
     assert!(
-        a.configure_args.contains(&"--enable-cuda".to_string()),
-        "{a:?}"
+        configure_args.contains(&"--enable-cuda".to_string()),
+        "{configure_args:?}"
     );
     assert!(
-        a.configure_args
-            .contains(&format!("--with-cuda={}", cuda.display())),
-        "{a:?}"
+        configure_args.contains(&format!("--with-cuda={}", cuda.display())),
+        "{configure_args:?}"
     );
     assert!(
-        a.configure_args.contains(&"--enable-ncclomb".to_string()),
-        "{a:?}"
+        configure_args.contains(&"--enable-ncclomb".to_string()),
+        "{configure_args:?}"
     );
     let nvcc = job.build_env.iter().find_map(|op| match op {
         EnvOp::Set(k, v) if k == "NVCCFLAGS" => Some(v.clone()),

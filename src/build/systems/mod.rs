@@ -1,113 +1,144 @@
-//! The build systems. Every system runs the same skeleton, with the recipe's
-//! extra steps around each phase:
+//! The phase skeleton every build system kind ([`crate::build_kinds`]) runs,
+//! with the recipe's extra steps around each phase:
 //!
 //! ```text
-//! [bootstrap]  pre_bootstrap, then autotools only: ./autogen.sh / autoreconf -fi
-//!              (also when the tree has a configure.ac but no configure)
+//! [bootstrap]  pre_bootstrap, <bootstrap>   (autotools: ./autogen.sh / autoreconf -fi,
+//!              also when the tree has a configure.ac but no configure)
 //! configure    pre_configure, <configure>, post_configure
 //! build        pre_build,     <build>,     post_build
 //! install      pre_install,   <install>,   post_install
 //! ```
 //!
-//! `<install>` is the system's own install (`make install`, `cmake
-//! --install`, `meson install`) followed by the recipe's explicit `install:`
-//! steps; `makefile`, `generic` and `binary` have only the steps (and
-//! `makefile` its install targets).
+//! `<install>` is the kind's own install (`make install`, `cmake
+//! --install`, `meson install`) followed by the recipe's explicit
+//! `install:` steps (`generic` and `binary`: without steps, the whole tree
+//! is copied). The kinds reach the stage through [`Phases`], implemented
+//! here for the package context.
 
-mod autotools;
-mod binary;
-mod cmake;
-mod generic;
-mod makefile;
-mod meson;
+use std::path::{Path, PathBuf};
+
+use crate::build_kinds::{BuildKind, PhaseError, Phases};
 
 use super::error::PackageError;
-use super::job::BuildSystem;
-use super::package::PkgCtx;
+use super::install_steps::run_steps;
+use super::job::{BuildSystem, InstallStep};
+use super::jobserver::Extra;
+use super::package::{PkgCtx, is_executable};
 use super::report::Phase;
+use super::wrapper::ENV_RPATHS;
+use super::{host_libs, host_tools};
 
-/// One build system: what it does in each phase of the skeleton (by
-/// default nothing; `install` is its own install and the recipe's explicit
-/// install steps). A new system is an entry of [`crate::build_kinds`],
-/// then a file here implementing this for its job data, a variant of
-/// [`BuildSystem`] and its arm in [`of`].
-pub(crate) trait System {
-    /// The recipe keyword (`autotools`, `cmake`, …).
-    fn keyword(&self) -> &'static str;
-    /// Has a bootstrap of its own for the source tree `src` (autotools'
-    /// autoreconf/autogen.sh, or a tree without `configure`).
-    fn bootstraps(&self, _src: &std::path::Path) -> bool {
-        false
-    }
-    /// Builds in `<stage>/build` rather than in the source tree.
-    fn out_of_source(&self) -> bool {
-        false
-    }
-    /// Runs the compilers (its prefix gets the compiled-package checks).
-    fn compiles(&self) -> bool {
-        false
-    }
-    fn bootstrap(&self, _ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
-        Ok(())
-    }
-    fn configure(&self, _ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
-        Ok(())
-    }
-    fn build(&self, _ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
-        Ok(())
-    }
-    fn install(&self, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError>;
+/// The registered kind of a job.
+pub(crate) fn of(system: &BuildSystem) -> Result<&'static dyn BuildKind, PackageError> {
+    system.kind().ok_or_else(|| PackageError::UnknownBuildKind {
+        kind: system.kind.clone(),
+    })
 }
 
-/// The system a job is built with.
-pub(crate) fn of(system: &BuildSystem) -> &dyn System {
-    match system {
-        BuildSystem::Autotools(a) => a,
-        BuildSystem::CMake(c) => c,
-        BuildSystem::Meson(m) => m,
-        BuildSystem::Makefile(m) => m,
-        BuildSystem::Generic(g) => g,
-        BuildSystem::Binary(b) => b,
+/// A kind's failure back as the build stage's error.
+fn unbox(e: PhaseError) -> PackageError {
+    match e.downcast::<PackageError>() {
+        Ok(e) => *e,
+        Err(other) => PackageError::Io(std::io::Error::other(other)),
     }
+}
+
+/// The package context as the kinds see it.
+struct KindCx<'c, 'a> {
+    ctx: &'c mut PkgCtx<'a>,
+    /// Jobserver tokens lent to the next command ([`Phases::ninja_jobs`]).
+    held: Option<Extra<'a>>,
+}
+
+impl Phases for KindCx<'_, '_> {
+    fn src(&self) -> &Path {
+        &self.ctx.stage.src
+    }
+    fn build_dir(&self) -> &Path {
+        &self.ctx.stage.build
+    }
+    fn stage_root(&self) -> &Path {
+        &self.ctx.stage.root
+    }
+    fn prefix(&self) -> String {
+        self.ctx.prefix_str()
+    }
+    fn run(&mut self, argv: Vec<String>, cwd: &Path) -> Result<(), PhaseError> {
+        let result = self.ctx.run(argv, cwd);
+        self.held = None;
+        Ok(result?)
+    }
+    fn which(&self, name: &str) -> Option<PathBuf> {
+        self.ctx.which(name)
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        is_executable(path)
+    }
+    fn ninja_jobs(&mut self, ninja: &Path) -> Option<usize> {
+        if super::jobserver::ninja_has_jobserver(ninja) {
+            return None;
+        }
+        let js = self.ctx.jobserver;
+        let extra = js.grab_free(js.limit().saturating_sub(1));
+        let jobs = extra.jobs();
+        self.held = Some(extra);
+        Some(jobs)
+    }
+    fn wrapper_rpaths(&self) -> String {
+        self.ctx
+            .runner
+            .env
+            .get(std::ffi::OsStr::new(ENV_RPATHS))
+            .map(|v| v.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+    fn cmake_host_args(&mut self) -> Result<Vec<String>, PhaseError> {
+        let libc = self.ctx.stage.root.join("host-libc");
+        host_tools::populate(&libc, &host_libs::libc_libs()).map_err(PackageError::from)?;
+        Ok(host_libs::cmake_args(self.ctx.job, &libc))
+    }
+}
+
+/// The kind's own install, then the recipe's `install:` steps.
+fn install(kind: &dyn BuildKind, cx: &mut KindCx<'_, '_>) -> Result<(), PackageError> {
+    let job = cx.ctx.job;
+    let system = &job.system;
+    kind.install(&system.settings, cx).map_err(unbox)?;
+    let ctx = &cx.ctx;
+    if kind.copies_tree() && system.install.is_empty() {
+        let all = [InstallStep::Copy {
+            from: ".".into(),
+            to: "".into(),
+        }];
+        return run_steps(&all, &ctx.stage.build, &ctx.host_prefix);
+    }
+    // In-source kinds build in the source tree: both name the same directory.
+    run_steps(&system.install, &ctx.stage.src, &ctx.host_prefix)
 }
 
 pub(crate) fn run(ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
     let job = ctx.job;
-    let system = of(&job.system);
-    if system.bootstraps(&ctx.stage.src) || !job.steps.pre_bootstrap.is_empty() {
-        ctx.enter(Phase::Bootstrap);
-        ctx.hooks(&job.steps.pre_bootstrap)?;
-        system.bootstrap(ctx)?;
+    let kind = of(&job.system)?;
+    let s = &job.system.settings;
+    let mut cx = KindCx { ctx, held: None };
+    if kind.bootstraps(s, &cx.ctx.stage.src) || !job.steps.pre_bootstrap.is_empty() {
+        cx.ctx.enter(Phase::Bootstrap);
+        cx.ctx.hooks(&job.steps.pre_bootstrap)?;
+        kind.bootstrap(s, &mut cx).map_err(unbox)?;
     }
-    ctx.enter(Phase::Configure);
-    ctx.hooks(&job.steps.pre_configure)?;
-    system.configure(ctx)?;
-    ctx.hooks(&job.steps.post_configure)?;
+    cx.ctx.enter(Phase::Configure);
+    cx.ctx.hooks(&job.steps.pre_configure)?;
+    kind.configure(s, &mut cx).map_err(unbox)?;
+    cx.ctx.hooks(&job.steps.post_configure)?;
 
-    ctx.enter(Phase::Build);
-    ctx.hooks(&job.steps.pre_build)?;
-    system.build(ctx)?;
-    ctx.hooks(&job.steps.post_build)?;
+    cx.ctx.enter(Phase::Build);
+    cx.ctx.hooks(&job.steps.pre_build)?;
+    kind.build(s, &mut cx).map_err(unbox)?;
+    cx.ctx.hooks(&job.steps.post_build)?;
 
-    ctx.enter(Phase::Install);
-    ctx.hooks(&job.steps.pre_install)?;
-    system.install(ctx)?;
-    ctx.hooks(&job.steps.post_install)?;
+    cx.ctx.enter(Phase::Install);
+    cx.ctx.hooks(&job.steps.pre_install)?;
+    install(kind, &mut cx)?;
+    cx.ctx.hooks(&job.steps.post_install)?;
     Ok(())
-}
-
-/// `ninja` argv prefix: with `-j` from borrowed tokens unless ninja speaks
-/// the jobserver protocol itself. Returns the tokens to hold while it runs.
-pub(crate) fn ninja_jobs<'j>(
-    ctx: &PkgCtx<'j>,
-    ninja: &std::path::Path,
-) -> (Option<usize>, Option<super::jobserver::Extra<'j>>) {
-    if super::jobserver::ninja_has_jobserver(ninja) {
-        (None, None)
-    } else {
-        let extra = ctx
-            .jobserver
-            .grab_free(ctx.jobserver.limit().saturating_sub(1));
-        (Some(extra.jobs()), Some(extra))
-    }
 }

@@ -13,12 +13,10 @@ fn relver(mount: &std::path::Path, pre_bootstrap: Vec<Vec<String>>) -> BuildJob 
         mount,
         "relver",
         fixture("relver"),
-        BuildSystem::Autotools(Autotools {
-            autoreconf: true,
-            // what the recipe passed before the fix, with hwloc external at /usr
-            configure_args: vec!["--with-hwloc=/usr".into()],
-            ..Autotools::default()
-        }),
+        // what the recipe passed before the fix, with hwloc external at /usr
+        BuildSystem::new("autotools")
+            .with("autoreconf", true)
+            .with("configure_args", vec!["--with-hwloc=/usr".to_string()]),
     );
     j.steps.pre_bootstrap = pre_bootstrap;
     j.deps = autotools_deps();
@@ -104,12 +102,7 @@ fn a_tree_without_configure_is_autoreconfed() {
     let tmp = tempfile::tempdir().unwrap();
     let mount = tmp.path().join("ue");
     let build = tmp.path().join("build");
-    let mut j = job(
-        &mount,
-        "noconf",
-        fixture_dir,
-        BuildSystem::Autotools(Autotools::default()),
-    );
+    let mut j = job(&mount, "noconf", fixture_dir, BuildSystem::new("autotools"));
     j.deps = autotools_deps();
     let prefix = j.prefix.clone();
     let mut g = BuildGraph::new();
@@ -140,10 +133,7 @@ fn out_of_source_configures_in_the_build_directory() {
         &mount,
         "noconf",
         fixture("noconf"),
-        BuildSystem::Autotools(Autotools {
-            out_of_source: true,
-            ..Autotools::default()
-        }),
+        BuildSystem::new("autotools").with("out_of_source", true),
     );
     j.deps = autotools_deps();
     let prefix = j.prefix.clone();

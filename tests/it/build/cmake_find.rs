@@ -17,7 +17,7 @@ fn found(deps: Vec<DepPrefix>) -> String {
         &mount,
         "hostfind",
         fixture("hostfind"),
-        BuildSystem::CMake(CMake::default()),
+        BuildSystem::new("cmake"),
     );
     j.deps = deps;
     let prefix = j.prefix.clone();

@@ -42,7 +42,7 @@ fn failing_configure_reports_phase_and_log_tail_and_skips_dependents() {
         &mount,
         "broken",
         broken_source(tmp.path()),
-        BuildSystem::Autotools(Autotools::default()),
+        BuildSystem::new("autotools"),
     );
     let mut after = generic_headers(&mount);
     after.name = "after".into();
@@ -147,7 +147,7 @@ fn fail_fast_stops_independent_work() {
         &mount,
         "broken",
         broken_source(tmp.path()),
-        BuildSystem::Autotools(Autotools::default()),
+        BuildSystem::new("autotools"),
     );
     let mut after = generic_headers(&mount);
     after.name = "after".into();
@@ -236,7 +236,7 @@ fn stage_of_a_failed_older_hash_is_removed_by_the_next_build() {
         &mount,
         "broken",
         broken_source(tmp.path()),
-        BuildSystem::Autotools(Autotools::default()),
+        BuildSystem::new("autotools"),
     );
     let old_stage = build.join("stage").join(broken.slug());
     let mut g = BuildGraph::new();
@@ -296,7 +296,7 @@ fn an_undeclared_host_tool_is_an_error_naming_it_and_a_declared_one_works() {
         &mount,
         "usesm4",
         m4_source(tmp.path()),
-        BuildSystem::Autotools(Autotools::default()),
+        BuildSystem::new("autotools"),
     );
     undeclared.recipe = Some("/repo/usesm4.yaml".into());
     let mut g = BuildGraph::new();

@@ -18,10 +18,7 @@ fn total_parallelism_never_exceeds_jobs() {
             &mount,
             name,
             fixture("par"),
-            BuildSystem::Makefile(Makefile {
-                install_targets: vec![],
-                ..Makefile::default()
-            }),
+            BuildSystem::new("makefile").with("install_targets", Vec::<String>::new()),
         );
         j.prefix = mount.join(name);
         j.build_env = env.clone();
@@ -31,14 +28,14 @@ fn total_parallelism_never_exceeds_jobs() {
         &mount,
         "par-cmake",
         fixture("par"),
-        BuildSystem::CMake(CMake::default()),
+        BuildSystem::new("cmake"),
     );
     cm.build_env = env.clone();
     let mut generic = job(
         &mount,
         "par-generic",
         fixture("par"),
-        BuildSystem::Generic(Generic::default()),
+        BuildSystem::new("generic"),
     );
     generic.build_env = env.clone();
     generic.steps.pre_build = vec![vec!["sh".into(), "./work.sh".into()]];

@@ -98,11 +98,9 @@ pub fn autotools_calc(mount: &Path) -> BuildJob {
         mount,
         "libcalc",
         fixture("libcalc"),
-        BuildSystem::Autotools(Autotools {
-            autoreconf: true,
-            configure_args: vec!["--disable-static".into()],
-            ..Autotools::default()
-        }),
+        BuildSystem::new("autotools")
+            .with("autoreconf", true)
+            .with("configure_args", vec!["--disable-static".to_string()]),
     );
     j.deps = autotools_deps();
     j
@@ -113,22 +111,17 @@ pub fn makefile_calc(mount: &Path) -> BuildJob {
         mount,
         "calcmk",
         fixture("calcmk"),
-        BuildSystem::Makefile(Makefile::default()),
+        BuildSystem::new("makefile"),
     );
     let prefix = j.prefix.display().to_string();
-    if let BuildSystem::Makefile(m) = &mut j.system {
-        m.make_args = vec![format!("PREFIX={prefix}")];
-    }
+    j.system
+        .settings
+        .set("make_args", vec![format!("PREFIX={prefix}")]);
     j
 }
 
 pub fn cmake_greet(mount: &Path, calc: &BuildJob) -> BuildJob {
-    let mut j = job(
-        mount,
-        "greet",
-        fixture("greet"),
-        BuildSystem::CMake(CMake::default()),
-    );
+    let mut j = job(mount, "greet", fixture("greet"), BuildSystem::new("cmake"));
     j.hash = hash_of("greet", "1.0", &calc.hash);
     j.prefix = mount.join(format!("greet-1.0-{}", &j.hash[..8]));
     j.deps = vec![dep(calc, DepKind::Link)];
@@ -136,12 +129,7 @@ pub fn cmake_greet(mount: &Path, calc: &BuildJob) -> BuildJob {
 }
 
 pub fn meson_hello(mount: &Path, calc: &BuildJob, greet: &BuildJob) -> BuildJob {
-    let mut j = job(
-        mount,
-        "hello",
-        fixture("hello"),
-        BuildSystem::Meson(Meson::default()),
-    );
+    let mut j = job(mount, "hello", fixture("hello"), BuildSystem::new("meson"));
     j.deps = vec![
         dep(calc, DepKind::Link),
         dep(greet, DepKind::Link),
@@ -155,8 +143,7 @@ pub fn makefile_mktool(mount: &Path, calc: &BuildJob) -> BuildJob {
         mount,
         "mktool",
         fixture("mktool"),
-        BuildSystem::Makefile(Makefile {
-            install_targets: vec![],
+        BuildSystem {
             install: vec![
                 InstallStep::Copy {
                     from: "libmk.so*".into(),
@@ -175,8 +162,8 @@ pub fn makefile_mktool(mount: &Path, calc: &BuildJob) -> BuildJob {
                     at: "bin/mk".into(),
                 },
             ],
-            ..Makefile::default()
-        }),
+            ..BuildSystem::new("makefile").with("install_targets", Vec::<String>::new())
+        },
     );
     j.hash = hash_of("mktool", "1.0", &calc.hash);
     j.prefix = mount.join(format!("mktool-1.0-{}", &j.hash[..8]));
@@ -189,7 +176,7 @@ pub fn generic_headers(mount: &Path) -> BuildJob {
         mount,
         "headers",
         fixture("headers"),
-        BuildSystem::Generic(Generic::default()),
+        BuildSystem::new("generic"),
     )
 }
 
@@ -266,7 +253,7 @@ pub fn make_prebuilt(dir: &Path) -> PathBuf {
 }
 
 pub fn binary_bin(mount: &Path, tree: PathBuf, calc: &BuildJob) -> BuildJob {
-    let mut j = job(mount, "bin", tree, BuildSystem::Binary(Binary::default()));
+    let mut j = job(mount, "bin", tree, BuildSystem::new("binary"));
     let prefix = j.prefix.display().to_string();
     j.deps = vec![dep(calc, DepKind::Link)];
     j.relocate = Some(Relocation {

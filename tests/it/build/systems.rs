@@ -284,10 +284,7 @@ fn cmake_configures_the_source_subdir() {
         &mount,
         "sub",
         src,
-        BuildSystem::CMake(CMake {
-            source_subdir: Some("cpp".into()),
-            ..CMake::default()
-        }),
+        BuildSystem::new("cmake").with("source_subdir", "cpp"),
     );
     let prefix = j.prefix.clone();
     let mut g = BuildGraph::new();

@@ -1,0 +1,102 @@
+//! `autotools`: optional `./autogen.sh` / `autoreconf -fi`, then
+//! `./configure --prefix=P`, `make`, `make install`, all in the source tree
+//! (or, `out_of_source`, `<src>/configure` and make in `<stage>/build`).
+//! Like Spack's autotools builder, a tree without `configure` but with
+//! `configure.ac` (or `configure.in`) is bootstrapped with `autoreconf -fi`
+//! (a GitHub tag archive ships no generated files).
+
+use std::path::Path;
+
+use super::KeyType::{Args, Flag, Toggle};
+use super::{BuildKind, JobSettings, Key, PhaseError, Phases, key};
+
+#[derive(Debug)]
+pub(super) struct Autotools;
+
+/// The `build:` keys.
+const KEYS: &[Key] = &[
+    key("autoreconf", Toggle),
+    key("autogen", Toggle),
+    key("out_of_source", Flag),
+    key("configure_args", Args),
+    key("make_args", Args),
+];
+
+/// `./name`, or `sh ./name` when the script is not executable.
+fn script(cx: &dyn Phases, dir: &Path, name: &str, relative: bool) -> Vec<String> {
+    let path = dir.join(name);
+    let shown = if relative {
+        format!("./{name}")
+    } else {
+        path.to_string_lossy().into_owned()
+    };
+    if cx.is_executable(&path) {
+        vec![shown]
+    } else {
+        vec!["sh".into(), shown]
+    }
+}
+
+/// The tree has autoconf input but no `configure` to run.
+fn lacks_configure(src: &Path) -> bool {
+    !src.join("configure").exists()
+        && (src.join("configure.ac").is_file() || src.join("configure.in").is_file())
+}
+
+/// `make_args`, then `extra`.
+fn make(s: &JobSettings, extra: &[String]) -> Vec<String> {
+    let mut argv = vec!["make".to_string()];
+    argv.extend(s.list("make_args").iter().cloned());
+    argv.extend(extra.iter().cloned());
+    argv
+}
+
+impl BuildKind for Autotools {
+    fn name(&self) -> &'static str {
+        "autotools"
+    }
+    fn keys(&self) -> &'static [Key] {
+        KEYS
+    }
+    fn compiles(&self) -> bool {
+        true
+    }
+    fn out_of_source(&self, s: &JobSettings) -> bool {
+        s.flag("out_of_source")
+    }
+    fn bootstraps(&self, s: &JobSettings, src: &Path) -> bool {
+        s.flag("autoreconf") || s.flag("autogen") || lacks_configure(src)
+    }
+    fn bootstrap(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
+        let src = cx.src().to_path_buf();
+        if s.flag("autogen") {
+            let argv = script(cx, &src, "autogen.sh", true);
+            cx.run(argv, &src)?;
+        }
+        if s.flag("autoreconf") || lacks_configure(&src) {
+            cx.run(vec!["autoreconf".into(), "-fi".into()], &src)?;
+        }
+        Ok(())
+    }
+    fn configure(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
+        let src = cx.src().to_path_buf();
+        let mut argv = script(cx, &src, "configure", !s.flag("out_of_source"));
+        argv.push(format!("--prefix={}", cx.prefix()));
+        argv.extend(s.list("configure_args").iter().cloned());
+        let build = cx.build_dir().to_path_buf();
+        cx.run(argv, &build)
+    }
+    fn build(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
+        let build = cx.build_dir().to_path_buf();
+        cx.run(make(s, &[]), &build)
+    }
+    fn install(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
+        // Job-only: the install targets (default `install`; none: no call).
+        let targets = s.list_or("install_targets", &["install"]);
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let build = cx.build_dir().to_path_buf();
+        cx.run(make(s, &targets), &build)
+    }
+}
