@@ -40,6 +40,7 @@ mod ldd;
 mod list;
 mod lookup;
 mod mirror;
+mod nss;
 mod output;
 mod progress;
 mod pull;
@@ -182,6 +183,7 @@ pub fn main() -> ExitCode {
         }
     };
     init_logging(&cli.global);
+    nss::pin_builtin_services();
     init_miette(&cli.global);
     let result = match cli.command {
         Command::Check(a) => check::run(a, &cli.global),
