@@ -59,7 +59,9 @@ pub use error::CliError;
 #[command(name = "stack", version, about, long_about = None, propagate_version = true)]
 #[command(
     after_help = "Exit status: 0 success, 1 failure or findings, 2 bad input or usage.\n\
-Documentation: docs/ in the source tree (getting-started.md, recipes.md, cli.md, audit.md)."
+Documentation: docs/ in the source tree (getting-started.md, recipes.md, cli.md, audit.md).\n\
+Static binary (docs/install.md): host names come from /etc/hosts and DNS only;\n\
+STACK_NSSWITCH=system uses every service of /etc/nsswitch.conf."
 )]
 pub struct Cli {
     #[command(flatten)]
