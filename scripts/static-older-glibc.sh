@@ -8,8 +8,8 @@
 #   2. `stack fetch` of the demo from an http mirror on loopback by host NAME (`localhost` and
 #      `mirror.centre.test`, the latter only in the root's /etc/hosts), with the fixture tarballs
 #      absent, so every byte comes over http and getaddrinfo runs glibc's name service switch;
-#   3. a git source over smart http by host name (libgit2's own getaddrinfo), served by
-#      `git http-backend` behind python3's CGI server;
+#   3. a git source by host name (libgit2's own getaddrinfo, as for http(s)://), served by
+#      `git daemon` on loopback;
 #   4. an unresolvable mirror host (`nosuch.invalid`) with `hosts: files dns myhostname` (RHEL 8's
 #      default): a clean fetch error, not an abort. With STACK_NSSWITCH=system (nsswitch.conf as
 #      it is) the static glibc loads bullseye's libnss_myhostname.so.2 and aborts (exit 134):
@@ -48,8 +48,8 @@ bullseye_cluster() {
 # A bare repository with one commit tagged v1.0 (an include/ tree).
 git_repo() {
     local work="$scratch/git-work"
-    git init -q --bare "$1"
-    git init -q "$work"
+    git init -q --bare -b main "$1"
+    git init -q -b main "$work"
     mkdir -p "$work/include"
     echo '#define HELLO_GIT 1' >"$work/include/hello-git.h"
     git -C "$work" add .
@@ -62,7 +62,7 @@ git_stack() {
     mkdir -p "$1/recipes"
     cat >"$1/recipes/hello-git.yaml" <<RECIPE
 name: hello-git
-description: headers from a git repository served over smart http
+description: headers from a git repository served by git daemon
 versions:
   - {version: "1.0", git: $2, tag: v1.0}
 build:
@@ -84,8 +84,9 @@ STACK
 
 scratch=$(mktemp -d)
 server_pid=""
+git_pid=""
 cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+    for pid in $server_pid $git_pid; do kill "$pid" 2>/dev/null || true; done
     rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -146,19 +147,23 @@ in_root sh -c "cd /work && stack build stacks/demo.yaml $cluster --build /tmp/de
     stack audit /tmp/demo/store.squashfs && ls -l /tmp/demo/store.squashfs"
 echo "   built and audited in $(( $(date +%s) - start )) s"
 
-echo "== stack mirror create, served over http on loopback (python3 -m http.server --cgi)"
+echo "== stack mirror create, served over http on loopback (python3 -m http.server)"
 in_root sh -c "cd /work && stack mirror create stacks/demo.yaml /srv/mirror $cluster >/dev/null"
-mkdir -p "$root/srv/mirror/cgi-bin" "$root/srv/git"
-cat >"$root/srv/mirror/cgi-bin/git" <<EOF
-#!/bin/sh
-GIT_PROJECT_ROOT=$root/srv/git GIT_HTTP_EXPORT_ALL=1 exec git http-backend
-EOF
-chmod +x "$root/srv/mirror/cgi-bin/git"
-git_repo "$root/srv/git/hello.git"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-(cd "$root/srv/mirror" && exec python3 -m http.server --cgi --bind 127.0.0.1 "$port") >"$scratch/http.log" 2>&1 &
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.2; done; fail "nothing listens on $1"; }
+port=$(free_port)
+(cd "$root/srv/mirror" && exec python3 -m http.server --bind 127.0.0.1 "$port") >"$scratch/http.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.1; done
+wait_port "$port"
+# git: libgit2 resolves the host itself (getaddrinfo in its socket stream, the same code for
+# http(s):// and git://). git daemon serves git://; python's CGI server is not one libgit2's
+# smart-http client can read (it stops at the first response, "could not read refs").
+git_repo "$root/srv/git/hello.git"
+git_port=$(free_port)
+"$(git --exec-path)/git-daemon" --reuseaddr --export-all --base-path="$root/srv/git" --listen=127.0.0.1 --port="$git_port" \
+    "$root/srv/git" >"$scratch/git-daemon.log" 2>&1 &
+git_pid=$!
+wait_port "$git_port"
 
 for name in localhost mirror.centre.test; do
     echo "== stack fetch (no local tarballs) --mirror http://$name:$port/"
@@ -166,10 +171,9 @@ for name in localhost mirror.centre.test; do
 done
 echo "   http requests served: $(grep -c '"GET .* 200' "$scratch/http.log")"
 
-echo "== git over smart http by host name: a recipe with git: http://mirror.centre.test:$port/cgi-bin/git/hello.git"
-git_stack "$root/fetch-only/git" "http://mirror.centre.test:$port/cgi-bin/git/hello.git"
-in_root sh -c "cd /fetch-only/git && stack resolve git.yaml --cluster ../cluster-configs/bullseye --cache /tmp/cache-git &&
-    stack fetch git.yaml --cluster ../cluster-configs/bullseye --cache /tmp/cache-git"
+echo "== git by host name: a recipe with git: git://mirror.centre.test:$git_port/hello.git"
+git_stack "$root/fetch-only/git" "git://mirror.centre.test:$git_port/hello.git"
+in_root sh -c "cd /fetch-only/git && stack fetch git.yaml --cluster ../cluster-configs/bullseye --cache /tmp/cache-git"
 
 echo "== an unresolvable mirror host: stack fetch --mirror http://nosuch.invalid:$port/"
 set +e
