@@ -14,6 +14,7 @@
 //! | `NO_COLOR` | the CLI's colour choice |
 //! | `VISUAL`, `EDITOR`, `SHELL` | `stack edit`'s editor, `stack shell`'s shell |
 //! | `DOCKER_CONFIG`, `HOME` | registry credentials (docker's `config.json`) |
+//! | `STACK_NSSWITCH` | `system`: the static glibc binary keeps `/etc/nsswitch.conf`'s services (`src/cli/nss.rs`) |
 //! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
 
 #![allow(clippy::disallowed_methods)]
@@ -50,6 +51,13 @@ pub fn source_date_epoch() -> Option<String> {
 /// `PATH` (`None` when unset).
 pub fn search_path() -> Option<OsString> {
     std::env::var_os("PATH")
+}
+
+/// `STACK_NSSWITCH=system`: the static glibc binary leaves host and user
+/// lookups to every service `/etc/nsswitch.conf` names instead of glibc's
+/// built-in `files` and `dns` (which may load the host's NSS modules).
+pub fn nsswitch_system() -> bool {
+    non_empty("STACK_NSSWITCH").is_some_and(|v| v == "system")
 }
 
 /// `NO_COLOR` is set to something.

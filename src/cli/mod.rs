@@ -40,6 +40,7 @@ mod ldd;
 mod list;
 mod lookup;
 mod mirror;
+mod nss;
 mod output;
 mod progress;
 mod pull;
@@ -58,7 +59,9 @@ pub use error::CliError;
 #[command(name = "stack", version, about, long_about = None, propagate_version = true)]
 #[command(
     after_help = "Exit status: 0 success, 1 failure or findings, 2 bad input or usage.\n\
-Documentation: docs/ in the source tree (getting-started.md, recipes.md, cli.md, audit.md)."
+Documentation: docs/ in the source tree (getting-started.md, recipes.md, cli.md, audit.md).\n\
+Static binary (docs/install.md): host names come from /etc/hosts and DNS only;\n\
+STACK_NSSWITCH=system uses every service of /etc/nsswitch.conf."
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -182,6 +185,7 @@ pub fn main() -> ExitCode {
         }
     };
     init_logging(&cli.global);
+    nss::pin_builtin_services();
     init_miette(&cli.global);
     let result = match cli.command {
         Command::Check(a) => check::run(a, &cli.global),

@@ -69,6 +69,7 @@ mod sandbox;
 mod site_cli;
 mod slurm;
 mod stackinator;
+mod static_binary;
 mod verify;
 mod view;
 mod view_errors;
