@@ -127,6 +127,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "ops",
         &[
             "diag",
+            // `import`: Spack's directory names in stackinator diagnostics
+            "import",
             "stackinator",
             "spec",
             "settings",
