@@ -16,6 +16,7 @@
 
 mod audit;
 mod cache;
+mod dep_env;
 mod error;
 mod failures;
 mod fingerprint;

@@ -7,7 +7,9 @@
 //! list for multi-valued variants) and `deps.<name>.{prefix,version,hash}` for
 //! every dependency (direct ones of any type and the link closure; a provider
 //! is also listed under each virtual it provides, e.g. `deps.mpi`). The test
-//! `satisfies` decides a spec condition: `{% if spec is satisfies("+cuda") %}`.
+//! `satisfies` decides a spec condition: `{% if spec is satisfies("+cuda") %}`;
+//! the filter `up_to(n=N)` keeps the first N components of a version, as
+//! Spack's `Version.up_to` (`{{ deps.python.version | up_to(n=2) }}` → `3.12`).
 //!
 //! A template that contains a block (`{% … %}`) may render to several words; it
 //! is split on whitespace and empty words are dropped. Any other template is
@@ -100,6 +102,7 @@ impl<'a> Renderer<'a> {
                 Ok(spec.satisfies(&cond))
             },
         );
+        tera.register_filter("up_to", up_to);
         let dep_prefixes = deps
             .iter()
             .map(|(k, v)| (k.clone(), plan.node(*v).prefix.clone()))
@@ -155,6 +158,23 @@ impl<'a> Renderer<'a> {
     pub fn dep_prefix(&self, name: &str) -> Option<&Path> {
         self.deps.get(name).map(PathBuf::as_path)
     }
+}
+
+/// The tera filter `up_to(n=N)`: the first N components of a version
+/// (`3.12.4` → `3.12` for N=2).
+fn up_to(value: &Value, args: &std::collections::HashMap<String, Value>) -> tera::Result<Value> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| tera::Error::msg("`up_to` takes a version string"))?;
+    let n = args
+        .get("n")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| tera::Error::msg("`up_to` takes a count: up_to(n=2)"))?;
+    let version = crate::spec::Version::parse(text).map_err(|e| tera::Error::msg(e.to_string()))?;
+    let cut = version.up_to(n as usize).ok_or_else(|| {
+        tera::Error::msg(format!("version `{text}` has fewer than {n} components"))
+    })?;
+    Ok(Value::String(cut.to_string()))
 }
 
 fn variants_value(node: &Node) -> Value {
@@ -284,6 +304,7 @@ pub fn build_job(
         prefix: node.prefix.clone(),
         source_dir,
         system,
+        dep_env: super::dep_env::dependency_env(plan, idx, jobs)?,
         build_env,
         steps: phase_steps(&mut r, &b.steps)?,
         filters: file_filters(&mut r, &b.filters)?,
@@ -549,4 +570,28 @@ pub fn run_env(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn up_to_keeps_the_first_components() {
+        let mut tera = tera::Tera::default();
+        tera.register_filter("up_to", up_to);
+        let mut cx = tera::Context::new();
+        cx.insert("v", "3.12.4");
+        let mut render = |t: &str| {
+            tera.render_str(t, &cx)
+                .map_err(|e| crate::diag::error_chain(&e))
+        };
+        assert_eq!(render("{{ v | up_to(n=2) }}").unwrap(), "3.12");
+        assert_eq!(render("{{ v | up_to(n=1) }}").unwrap(), "3");
+        assert_eq!(render("{{ v | up_to(n=3) }}").unwrap(), "3.12.4");
+        let err = render("{{ v | up_to(n=4) }}").unwrap_err();
+        assert!(err.contains("fewer than 4 components"), "{err}");
+        let err = render("{{ v | up_to }}").unwrap_err();
+        assert!(err.contains("up_to(n=2)"), "{err}");
+    }
 }
