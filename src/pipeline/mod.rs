@@ -32,6 +32,7 @@ mod render;
 mod review;
 mod session;
 mod sources;
+mod template_filters;
 pub use sources::with_recipe_lines;
 mod views;
 
