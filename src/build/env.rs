@@ -252,7 +252,9 @@ fn wrapper_first(env: &mut BTreeMap<OsString, OsString>, wrap: &Path) {
     env.insert(key, std::env::join_paths(dirs).unwrap_or(old));
 }
 
-/// Apply environment operations in order.
+/// Apply environment operations in order. `prepend_path`/`append_path`
+/// first drop an entry equal to the value (as Spack does), so a directory a
+/// dependency's `env:` names again is not listed twice.
 pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
     for op in ops {
         match op {
@@ -264,22 +266,22 @@ pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
             }
             EnvOp::PrependPath(k, v) | EnvOp::AppendPath(k, v) => {
                 let key = OsString::from(k);
-                let new = match env.get(&key).filter(|old| !old.is_empty()) {
-                    None => OsString::from(v),
-                    Some(old) => {
-                        let mut s = OsString::new();
-                        if matches!(op, EnvOp::PrependPath(..)) {
-                            s.push(v);
-                            s.push(":");
-                            s.push(old);
-                        } else {
-                            s.push(old);
-                            s.push(":");
-                            s.push(v);
-                        }
-                        s
+                let old = env.get(&key).cloned().unwrap_or_default();
+                let mut entries: Vec<PathBuf> = std::env::split_paths(&old)
+                    .filter(|e| !e.as_os_str().is_empty() && e.as_os_str() != v.as_str())
+                    .collect();
+                if matches!(op, EnvOp::PrependPath(..)) {
+                    entries.insert(0, v.into());
+                } else {
+                    entries.push(v.into());
+                }
+                let mut new = OsString::new();
+                for (i, e) in entries.iter().enumerate() {
+                    if i > 0 {
+                        new.push(":");
                     }
-                };
+                    new.push(e);
+                }
                 env.insert(key, new);
             }
         }
@@ -415,6 +417,8 @@ mod tests {
             EnvOp::PrependPath("PYTHONPATH".into(), "/m/py-setuptools/site".into()),
             EnvOp::PrependPath("PYTHONPATH".into(), "/m/py-pip/site".into()),
             EnvOp::PrependPath("PATH".into(), "/m/cuda/bin".into()),
+            // already on PATH (a build dependency's bin): moved, not repeated
+            EnvOp::PrependPath("PATH".into(), "/b/s/tools".into()),
             EnvOp::Set("MPICC".into(), "/m/mpich/bin/mpicc".into()),
             EnvOp::Set("FOO".into(), "from-dep".into()),
             EnvOp::Set("KEPT".into(), "dep".into()),
@@ -443,7 +447,7 @@ mod tests {
             get("PYTHONPATH"),
             "/own:/m/py-pip/site:/m/py-setuptools/site"
         );
-        assert_eq!(get("PATH"), "/b/wrap:/m/cuda/bin:/b/s/tools");
+        assert_eq!(get("PATH"), "/b/wrap:/b/s/tools:/m/cuda/bin");
         assert_eq!(get("MPICC"), "/m/mpich/bin/mpicc");
         assert_eq!(get("FOO"), "own");
         assert_eq!(get("KEPT"), "dep");
