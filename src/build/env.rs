@@ -17,7 +17,7 @@
 //! | `STACK_WRAP_*` | the wrapper configuration ([`super::wrapper`]) |
 //!
 //! then the run environment (`env:`) of the direct build and link
-//! dependencies (`dep_env`, dependencies first), after which the wrapper
+//! dependencies and their run closure (`dep_env`, dependencies first), after which the wrapper
 //! directory is put back in front of `PATH` (a dependency's `bin` must not
 //! shadow `cc` or `nvcc`), then the job's own `build_env` operations, in
 //! order. Dependencies in system locations (`/usr`) add nothing: their

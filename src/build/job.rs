@@ -30,7 +30,7 @@ pub struct BuildJob {
     /// How to configure, build and install.
     pub system: BuildSystem,
     /// The run environment (`env:`) of the direct build and link
-    /// dependencies, dependencies first, each rendered with its own
+    /// dependencies and their run closure, dependencies first, each rendered with its own
     /// template context: applied in order after the clean environment is set
     /// up, before [`BuildJob::build_env`] (Spack's dependents' build
     /// environment). Externals contribute nothing.

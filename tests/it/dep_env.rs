@@ -1,5 +1,6 @@
 //! The run environment (`env:`) of a dependency reaches the dependent's
-//! build, before the dependent's own `build_env:` (Spack's dependents' build
+//! build (so does that of the dependency's run dependencies), before the
+//! dependent's own `build_env:` (Spack's dependents' build
 //! environment; what puts py-pip's site-packages on PYTHONPATH when a
 //! python extension runs `python -m pip`). An external's `env:` does not.
 //! Fixture: tests/fixtures/build/depenv (its README).
@@ -42,7 +43,8 @@ fn version(t: &Path, dir: &str) -> String {
 }
 
 /// `envtool` (generic; `env:` sets ENVTOOL_HOME, prepends ENVTOOL_PATH and
-/// `libexec/envtool` to PATH), `hostenv` (an external in /usr whose `env:`
+/// `libexec/envtool` to PATH; run dependency `envdata`, whose `env:` sets
+/// ENVDATA_DIR), `hostenv` (an external in /usr whose `env:`
 /// sets HOSTENV_LEAK) and `envuser` (a makefile package depending on both,
 /// with a `build_env:` of its own).
 fn project(t: &Path) {
@@ -58,11 +60,21 @@ fn project(t: &Path) {
         "recipes/envtool.yaml",
         &format!(
             "name: envtool\ndescription: a tool found through its run environment\n{tool}\
+             dependencies:\n  - {{spec: envdata, type: run}}\n\
              build:\n  system: generic\n  install:\n    - {{copy: envtool-gen, to: libexec/envtool}}\n    \
              - {{copy: greeting.txt, to: share/envtool}}\n\
              env:\n  - {{set: {{ENVTOOL_HOME: \"{{{{ prefix }}}}\"}}}}\n  \
              - {{prepend_path: {{ENVTOOL_PATH: \"{{{{ prefix }}}}/share/envtool\"}}}}\n  \
              - {{prepend_path: {{PATH: \"{{{{ prefix }}}}/libexec/envtool\"}}}}\n"
+        ),
+    );
+    write(
+        t,
+        "recipes/envdata.yaml",
+        &format!(
+            "name: envdata\ndescription: data envtool needs at run time\n{tool}\
+             build:\n  system: generic\n  install:\n    - {{copy: greeting.txt, to: share/envdata}}\n\
+             env:\n  - {{set: {{ENVDATA_DIR: \"{{{{ prefix }}}}/share/envdata\"}}}}\n"
         ),
     );
     write(
