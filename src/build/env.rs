@@ -16,8 +16,12 @@
 //! | `STACK_PREFIX`, `STACK_SOURCE_DIR`, `STACK_BUILD_DIR` | for recipe steps |
 //! | `STACK_WRAP_*` | the wrapper configuration ([`super::wrapper`]) |
 //!
-//! then the job's own `build_env` operations, in order. Dependencies in
-//! system locations (`/usr`) add nothing: their directories are searched anyway.
+//! then the run environment (`env:`) of the direct build and link
+//! dependencies and their run closure (`dep_env`, dependencies first), after which the wrapper
+//! directory is put back in front of `PATH` (a dependency's `bin` must not
+//! shadow `cc` or `nvcc`), then the job's own `build_env` operations, in
+//! order. Dependencies in system locations (`/usr`) add nothing: their
+//! directories are searched anyway.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -232,11 +236,25 @@ pub fn build_environment(inp: &EnvInputs<'_>) -> BTreeMap<OsString, OsString> {
     if !inp.deps.aclocal.is_empty() {
         set("ACLOCAL_PATH", join(&inp.deps.aclocal));
     }
+    apply_ops(&mut env, &inp.job.dep_env);
+    wrapper_first(&mut env, &inp.stage.wrap);
     apply_ops(&mut env, &inp.job.build_env);
     env
 }
 
-/// Apply environment operations in order.
+/// Put the wrapper directory (back) in front of `PATH`, once: what the
+/// dependencies' run environments prepend comes after it.
+fn wrapper_first(env: &mut BTreeMap<OsString, OsString>, wrap: &Path) {
+    let key = OsString::from("PATH");
+    let old = env.get(&key).cloned().unwrap_or_default();
+    let mut dirs = vec![wrap.to_path_buf()];
+    dirs.extend(std::env::split_paths(&old).filter(|d| d != wrap && !d.as_os_str().is_empty()));
+    env.insert(key, std::env::join_paths(dirs).unwrap_or(old));
+}
+
+/// Apply environment operations in order. `prepend_path`/`append_path`
+/// first drop an entry equal to the value (as Spack does), so a directory a
+/// dependency's `env:` names again is not listed twice.
 pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
     for op in ops {
         match op {
@@ -248,22 +266,22 @@ pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
             }
             EnvOp::PrependPath(k, v) | EnvOp::AppendPath(k, v) => {
                 let key = OsString::from(k);
-                let new = match env.get(&key).filter(|old| !old.is_empty()) {
-                    None => OsString::from(v),
-                    Some(old) => {
-                        let mut s = OsString::new();
-                        if matches!(op, EnvOp::PrependPath(..)) {
-                            s.push(v);
-                            s.push(":");
-                            s.push(old);
-                        } else {
-                            s.push(old);
-                            s.push(":");
-                            s.push(v);
-                        }
-                        s
+                let old = env.get(&key).cloned().unwrap_or_default();
+                let mut entries: Vec<PathBuf> = std::env::split_paths(&old)
+                    .filter(|e| !e.as_os_str().is_empty() && e.as_os_str() != v.as_str())
+                    .collect();
+                if matches!(op, EnvOp::PrependPath(..)) {
+                    entries.insert(0, v.into());
+                } else {
+                    entries.push(v.into());
+                }
+                let mut new = OsString::new();
+                for (i, e) in entries.iter().enumerate() {
+                    if i > 0 {
+                        new.push(":");
                     }
-                };
+                    new.push(e);
+                }
                 env.insert(key, new);
             }
         }
@@ -284,6 +302,7 @@ mod tests {
             prefix: "/m/app".into(),
             source_dir: "/src".into(),
             system: BuildSystem::new("generic"),
+            dep_env: Vec::new(),
             build_env: vec![
                 EnvOp::PrependPath("PATH".into(), "/opt/x/bin".into()),
                 EnvOp::Set("FOO".into(), "bar".into()),
@@ -385,5 +404,52 @@ mod tests {
             "/m/app/lib:/m/app/lib64:/m/lib/lib"
         );
         assert!(get("HOME").is_some() && get("LC_ALL").as_deref() == Some("C"));
+    }
+
+    /// The dependencies' run environment comes first, in order; the
+    /// wrapper directory stays in front of `PATH`; the job's own
+    /// operations come last and see (and may override) what the
+    /// dependencies set.
+    #[test]
+    fn dependency_env_then_own_env() {
+        let mut j = job(Vec::new());
+        j.dep_env = vec![
+            EnvOp::PrependPath("PYTHONPATH".into(), "/m/py-setuptools/site".into()),
+            EnvOp::PrependPath("PYTHONPATH".into(), "/m/py-pip/site".into()),
+            EnvOp::PrependPath("PATH".into(), "/m/cuda/bin".into()),
+            // already on PATH (a build dependency's bin): moved, not repeated
+            EnvOp::PrependPath("PATH".into(), "/b/s/tools".into()),
+            EnvOp::Set("MPICC".into(), "/m/mpich/bin/mpicc".into()),
+            EnvOp::Set("FOO".into(), "from-dep".into()),
+            EnvOp::Set("KEPT".into(), "dep".into()),
+        ];
+        j.build_env = vec![
+            EnvOp::PrependPath("PYTHONPATH".into(), "/own".into()),
+            EnvOp::Set("FOO".into(), "own".into()),
+        ];
+        let stage = StageDirs::new("/b/s".into(), false, "/b/wrap".into());
+        let tools = RealTools {
+            cc: "/usr/bin/gcc".into(),
+            cxx: None,
+            fc: None,
+            ld: None,
+        };
+        let env = build_environment(&EnvInputs {
+            job: &j,
+            stage: &stage,
+            deps: &DepDirs::default(),
+            tools: &tools,
+            source_date_epoch: 1,
+            wrapper_log: None,
+        });
+        let get = |k: &str| env[&OsString::from(k)].to_string_lossy().into_owned();
+        assert_eq!(
+            get("PYTHONPATH"),
+            "/own:/m/py-pip/site:/m/py-setuptools/site"
+        );
+        assert_eq!(get("PATH"), "/b/wrap:/b/s/tools:/m/cuda/bin");
+        assert_eq!(get("MPICC"), "/m/mpich/bin/mpicc");
+        assert_eq!(get("FOO"), "own");
+        assert_eq!(get("KEPT"), "dep");
     }
 }

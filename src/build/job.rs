@@ -29,8 +29,15 @@ pub struct BuildJob {
     pub source_dir: PathBuf,
     /// How to configure, build and install.
     pub system: BuildSystem,
-    /// Extra environment operations for this build, applied in order after the
-    /// clean environment is set up.
+    /// The run environment (`env:`) of the direct build and link
+    /// dependencies and their run closure, dependencies first, each rendered with its own
+    /// template context: applied in order after the clean environment is set
+    /// up, before [`BuildJob::build_env`] (Spack's dependents' build
+    /// environment). Externals contribute nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dep_env: Vec<EnvOp>,
+    /// Extra environment operations for this build, applied in order after
+    /// `dep_env`.
     pub build_env: Vec<EnvOp>,
     /// Extra commands before/after the phases.
     pub steps: Steps,
@@ -257,6 +264,7 @@ mod tests {
                 }],
                 ..BuildSystem::new("cmake").with("cmake_args", vec!["-DX=1".to_string()])
             },
+            dep_env: vec![EnvOp::PrependPath("P".into(), "/d".into())],
             build_env: vec![EnvOp::Set("A".into(), "b".into())],
             steps: Steps {
                 pre_build: vec![vec!["true".into()]],

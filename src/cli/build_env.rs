@@ -11,9 +11,10 @@ use super::{CliError, Global};
 /// Run a command (default: a shell) in a failed or kept package's stage,
 /// with exactly its build environment.
 ///
-/// The same variables, PATH (declared tools only), compiler wrapper and
-/// working directory (the stage's build directory) as the build's
-/// commands, in the same sandbox when builds run in the private mount
+/// The same variables (with the run environment, `env:`, of the package's
+/// build and link dependencies, e.g. py-pip's PYTHONPATH), PATH (declared
+/// tools only), compiler wrapper and working directory (the stage's build
+/// directory) as the build's commands, in the same sandbox when builds run in the private mount
 /// namespace. The environment is recorded as BUILD/stage/<pkg>-<ver>-<h8>/
 /// build-env.json when the package is staged; stages stay for failed
 /// packages and, with `stack build --keep-stage`, for all.

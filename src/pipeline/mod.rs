@@ -16,6 +16,7 @@
 
 mod audit;
 mod cache;
+mod dep_env;
 mod error;
 mod failures;
 mod fingerprint;
@@ -31,6 +32,7 @@ mod render;
 mod review;
 mod session;
 mod sources;
+mod template_filters;
 pub use sources::with_recipe_lines;
 mod views;
 

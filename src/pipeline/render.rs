@@ -7,7 +7,9 @@
 //! list for multi-valued variants) and `deps.<name>.{prefix,version,hash}` for
 //! every dependency (direct ones of any type and the link closure; a provider
 //! is also listed under each virtual it provides, e.g. `deps.mpi`). The test
-//! `satisfies` decides a spec condition: `{% if spec is satisfies("+cuda") %}`.
+//! `satisfies` decides a spec condition: `{% if spec is satisfies("+cuda") %}`;
+//! the filter `up_to(n=N)` keeps the first N components of a version, as
+//! Spack's `Version.up_to` (`{{ deps.python.version | up_to(n=2) }}` → `3.12`).
 //!
 //! A template that contains a block (`{% … %}`) may render to several words; it
 //! is split on whitespace and empty words are dropped. Any other template is
@@ -100,6 +102,7 @@ impl<'a> Renderer<'a> {
                 Ok(spec.satisfies(&cond))
             },
         );
+        tera.register_filter("up_to", super::template_filters::up_to);
         let dep_prefixes = deps
             .iter()
             .map(|(k, v)| (k.clone(), plan.node(*v).prefix.clone()))
@@ -284,6 +287,7 @@ pub fn build_job(
         prefix: node.prefix.clone(),
         source_dir,
         system,
+        dep_env: super::dep_env::dependency_env(plan, idx, jobs)?,
         build_env,
         steps: phase_steps(&mut r, &b.steps)?,
         filters: file_filters(&mut r, &b.filters)?,

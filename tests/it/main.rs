@@ -18,6 +18,7 @@ mod cli_limits;
 mod cli_pipes;
 mod compilers;
 mod cuda_wheels;
+mod dep_env;
 mod direct_mode;
 mod docs_cli;
 mod docs_console;

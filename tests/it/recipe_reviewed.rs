@@ -77,15 +77,17 @@ fn describe(job: &BuildJob) -> String {
     for key in keys {
         list(&mut out, key, job.system.settings.list(key));
     }
-    let env: Vec<String> = job
-        .build_env
-        .iter()
-        .map(|op| match op {
-            EnvOp::Set(k, v) => format!("{k}={v}"),
-            other => format!("{other:?}"),
-        })
-        .collect();
-    list(&mut out, "build_env", &env);
+    let ops = |ops: &[EnvOp]| -> Vec<String> {
+        ops.iter()
+            .map(|op| match op {
+                EnvOp::Set(k, v) => format!("{k}={v}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    // the `env:` of the build and link dependencies, applied first
+    list(&mut out, "dep_env", &ops(&job.dep_env));
+    list(&mut out, "build_env", &ops(&job.build_env));
     let s = &job.steps;
     steps(&mut out, "pre_bootstrap", &s.pre_bootstrap);
     steps(&mut out, "pre_configure", &s.pre_configure);
@@ -136,6 +138,18 @@ fn reviewed_recipes_render_for_alps_zen2() {
     let text = rendered("alps-zen2");
     // openblas: OpenBLAS's TARGET of Spack's _microarch_target_args for zen2
     assert!(text.contains("TARGET=ZEN\n"), "{text}");
+    // py-setuptools runs `python -m pip`: py-pip's site-packages for the
+    // stack's python 3.13 is on its PYTHONPATH
+    let setuptools = &text[text.find("py-setuptools@").unwrap()..];
+    let setuptools = &setuptools[..setuptools.find("\npy-wheel@").unwrap()];
+    assert!(
+        setuptools.contains("PrependPath(\"PYTHONPATH\", \"/user-environment/zen2/py-pip-"),
+        "{setuptools}"
+    );
+    assert!(
+        setuptools.contains("/lib/python3.13/site-packages\")"),
+        "{setuptools}"
+    );
     snapshot("reviewed_alps_zen2", &text);
 }
 

@@ -124,6 +124,7 @@ pub fn build_section(pkg: &mut SpackPackage, src: &str, s: &Sections) -> BuildOu
     let mut env = Vec::new();
     if spack_system == "python_pip" {
         build.push(("steps".into(), pip_steps()));
+        env.push(site_packages_env());
     }
     for m in pkg.methods.clone() {
         method(pkg, src, s, &m, &spack_system, &mut build, &mut env);
@@ -152,6 +153,17 @@ fn pip_steps() -> Yaml {
     Yaml::Map(vec![(
         "pre_install".into(),
         Yaml::Seq(vec![Yaml::strs(&argv)]),
+    )])
+}
+
+/// A python extension's run environment (Spack's python
+/// `setup_dependent_run_environment`): its `site-packages` on `PYTHONPATH`,
+/// for views, modules and the builds of its dependents.
+fn site_packages_env() -> Yaml {
+    let dir = "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
+    Yaml::map([(
+        "prepend_path",
+        Some(Yaml::Map(vec![("PYTHONPATH".into(), Yaml::str(dir))])),
     )])
 }
 

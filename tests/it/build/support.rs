@@ -31,6 +31,7 @@ pub fn job(mount: &Path, name: &str, source: PathBuf, system: BuildSystem) -> Bu
         prefix,
         source_dir: source,
         system,
+        dep_env: Vec::new(),
         build_env: Vec::new(),
         steps: Steps::default(),
         filters: Vec::new(),
