@@ -10,6 +10,7 @@
 //!          | '+'+ name | '~'+ name | ' -'+ name   (`-` only after a space)
 //!          | key '='+ value (',' value)*     (`key==v` propagates in Spack; same here)
 //!          | '%' name ['@' constraint]
+//!          | '%' lang {',' lang} '=' name ['@' constraint]   (lang: c, cxx, fortran)
 //! value   := bare | "'" … "'" | '"' … '"'
 //! ```
 //!
@@ -280,6 +281,10 @@ impl<'a> Parser<'a> {
             "a compiler name after `%`",
             Some("for example `%gcc` or `%gcc@12:`".into()),
         )?;
+        let (name, by_language) = match self.peek() {
+            Some(',' | '=') => (self.language_assignment(at, name)?, true),
+            _ => (name, false),
+        };
         let mut compiler = CompilerSpec {
             name: name.to_string(),
             versions: VersionConstraint::any(),
@@ -287,6 +292,15 @@ impl<'a> Parser<'a> {
         if self.peek() == Some('@') {
             self.pos += 1;
             compiler.versions = self.versions("@")?;
+        }
+        // `%c=gcc %fortran=gcc`: the same compiler named per language.
+        if by_language
+            && spec
+                .compiler
+                .as_ref()
+                .is_some_and(|c| c.name == compiler.name && compiler.versions.is_any())
+        {
+            return Ok(());
         }
         if spec.compiler.is_some() {
             return Err(self.error(
@@ -299,6 +313,43 @@ impl<'a> Parser<'a> {
         }
         spec.compiler = Some(compiler);
         Ok(())
+    }
+
+    /// Spack's language form `%c,cxx,fortran=nvhpc` (`first` is the first
+    /// language, read already): the compiler that provides the languages.
+    /// A node has one compiler here, so the languages only have to be known.
+    fn language_assignment(
+        &mut self,
+        at: usize,
+        first: &'a str,
+    ) -> Result<&'a str, SpecParseError> {
+        let mut lang = (self.pos - first.len(), first);
+        loop {
+            if !matches!(lang.1, "c" | "cxx" | "fortran") {
+                return Err(self.error(
+                    lang.0,
+                    lang.1.len(),
+                    format!("`{}` is not a language: `%LANG=compiler` takes c, cxx and fortran", lang.1),
+                    "not c, cxx or fortran",
+                    Some("for example `%c,cxx=gcc` or `%fortran=nvhpc`; one compiler builds a package".into()),
+                ));
+            }
+            match self.peek() {
+                Some(',') => {
+                    self.pos += 1;
+                    lang = self.name("a language after `,`", None)?;
+                }
+                Some('=') => {
+                    self.pos += 1;
+                    let (_, compiler) = self.name(
+                        "a compiler name after `=`",
+                        Some(format!("for example `{}=gcc`", &self.src[at..self.pos - 1])),
+                    )?;
+                    return Ok(compiler);
+                }
+                _ => return Err(self.expected("`,` or `=` after a language", None)),
+            }
+        }
     }
 
     /// A word: `key=value`, or the package name when it comes `first`.

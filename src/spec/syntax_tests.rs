@@ -59,6 +59,27 @@ fn compact_spack_forms() {
     assert_eq!(s("foo ^ bar").to_string(), "foo ^bar");
 }
 
+/// Spack's per-language compiler form, as alps-uenv's recipes write it.
+#[test]
+fn language_compiler_assignments() {
+    assert_eq!(
+        s("vasp@6.6.1 +cuda %c,cxx,fortran=nvhpc").to_string(),
+        "vasp@6.6.1 +cuda %nvhpc"
+    );
+    assert_eq!(s("cuda ^libxml2 %c=gcc").to_string(), "cuda ^libxml2 %gcc");
+    assert_eq!(s("foo %c=gcc@13 %fortran=gcc").to_string(), "foo %gcc@13");
+    assert_eq!(
+        s("foo %c,cxx=gcc ^bar %fortran=gcc").to_string(),
+        "foo %gcc ^bar %gcc"
+    );
+    let e = err("foo %c=gcc %fortran=nvhpc");
+    assert!(e.to_string().contains("a second compiler"), "{e}");
+    let e = err("foo %rust=gcc");
+    assert!(e.to_string().contains("`rust` is not a language"), "{e}");
+    let e = err("foo %c,=gcc");
+    assert!(e.to_string().contains("a language after `,`"), "{e}");
+}
+
 #[test]
 fn anonymous_conditions() {
     for (text, canon) in [
