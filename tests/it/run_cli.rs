@@ -134,3 +134,43 @@ fn run_mounts_an_image_with_squashfuse() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "from the store\n");
 }
+
+/// `stack shell` starts `$SHELL` in the namespace with the view activated;
+/// here the shell reads its commands from stdin, and its exit status is
+/// `stack shell`'s.
+#[test]
+fn shell_starts_the_users_shell_with_the_store_mounted() {
+    if !namespaces_work() {
+        eprintln!("skipped: no unprivileged user namespaces here");
+        return;
+    }
+    let b = build();
+    let t = b.path();
+    let build = t.join("b");
+    let mut child = Command::cargo_bin("stack")
+        .unwrap()
+        .args(["--color", "never", "shell", build.to_str().unwrap()])
+        .args(["--view", "default"])
+        .env("SHELL", "/bin/sh")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(b"cat \"$HELLO_VIEW/hello.txt\"\nexit 3\n")
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "from the store\n");
+    assert_eq!(fs_err::read_dir(t.join("mnt")).unwrap().count(), 0);
+    // An unknown view is bad input, before any shell starts.
+    let (code, _, err) = run(&["shell", build.to_str().unwrap(), "--view", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nope"), "{err}");
+}
