@@ -460,6 +460,34 @@ fn tiny_stack_hooks_fingerprint_loader_and_audit_order() {
     let again = t.build();
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stdout).contains("up to date"));
+    let gzip = std::fs::read(t.path("build/store.squashfs")).unwrap();
+    assert_eq!(
+        u16::from_le_bytes([gzip[20], gzip[21]]),
+        1,
+        "gzip by default"
+    );
+
+    // `build --compression` is `image --compression`: the image options are in
+    // the fingerprint, so another compressor re-packs (squashfs keeps the
+    // compressor's id at byte 20: 6 is zstd).
+    let zstd = t.run(
+        "build",
+        &[
+            "--build",
+            "build",
+            "-j",
+            "2",
+            "--compression",
+            "zstd",
+            "--level",
+            "3",
+        ],
+    );
+    assert!(zstd.status.success());
+    assert!(!String::from_utf8_lossy(&zstd.stdout).contains("up to date"));
+    let sb = std::fs::read(t.path("build/store.squashfs")).unwrap();
+    assert_eq!(&sb[0..4], b"hsqs");
+    assert_eq!(u16::from_le_bytes([sb[20], sb[21]]), 6, "zstd");
 
     // An edited hook runs again and the image is packed again.
     let image = std::fs::read(t.path("build/store.squashfs")).unwrap();
