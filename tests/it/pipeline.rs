@@ -442,6 +442,19 @@ fn tiny_stack_hooks_fingerprint_loader_and_audit_order() {
         })
         .expect("tiny prefix");
     assert!(prefix.join("bin/tiny").is_file());
+    // The wrapper links with the prefix's lib and lib64 in the RPATH before
+    // the install exists; tiny installs neither, so neither stays.
+    let dynamic = Command::new("readelf")
+        .arg("-d")
+        .arg(prefix.join("bin/tiny"))
+        .output()
+        .unwrap();
+    let dynamic = String::from_utf8_lossy(&dynamic.stdout);
+    let own = prefix.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        !dynamic.contains(&format!("{own}/lib")),
+        "an RPATH entry for a directory that does not exist:\n{dynamic}"
+    );
     assert_eq!(
         std::fs::read_to_string(prefix.join("share/tiny/NOTES")).unwrap(),
         "notes of tiny\n"
