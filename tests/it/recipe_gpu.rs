@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use stack::pipeline::build_job;
-use stack::resolve::{Plan, ResolveOptions, resolve};
-use stack::stacks::{InputOptions, load_inputs};
+use stack::resolve::Plan;
 
 /// The `local` cluster, plus `extra` lines under `packages:`.
 fn cluster(dir: &Path, extra: &str) -> PathBuf {
@@ -28,19 +27,7 @@ fn plan(spec: &str, extra: &str) -> Plan {
         format!("name: t\nenvironments:\n  net:\n    specs: [\"{spec}\"]\n"),
     )
     .unwrap();
-    let opts = InputOptions {
-        recipe: file,
-        cluster: Some(cluster(dir.path(), extra)),
-        ..InputOptions::default()
-    };
-    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
-    resolve(
-        &inputs.recipe,
-        &inputs.cluster,
-        &inputs.repo,
-        &ResolveOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
+    crate::resolve_support::plan_with_builtin(file, cluster(dir.path(), extra))
 }
 
 fn job_of(plan: &Plan, name: &str) -> stack::build::BuildJob {

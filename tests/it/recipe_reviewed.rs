@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use stack::build::{BuildJob, EnvOp};
 use stack::pipeline::build_job;
-use stack::resolve::{Plan, ResolveOptions, resolve};
-use stack::stacks::{InputOptions, load_inputs};
+use stack::resolve::Plan;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -35,19 +34,10 @@ const REVIEWED: &[&str] = &[
 ];
 
 fn plan(cluster: &str) -> Plan {
-    let opts = InputOptions {
-        recipe: Path::new(ROOT).join("stacks/prgenv-gnu.yaml"),
-        cluster: Some(Path::new(ROOT).join("cluster-configs").join(cluster)),
-        ..InputOptions::default()
-    };
-    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
-    resolve(
-        &inputs.recipe,
-        &inputs.cluster,
-        &inputs.repo,
-        &ResolveOptions::default(),
+    crate::resolve_support::plan_with_builtin(
+        Path::new(ROOT).join("stacks/prgenv-gnu.yaml"),
+        Path::new(ROOT).join("cluster-configs").join(cluster),
     )
-    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn list(out: &mut String, key: &str, items: &[String]) {
@@ -173,19 +163,10 @@ fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
         "name: t\nenvironments:\n  e:\n    network: {}\n    specs: [\"osu-micro-benchmarks +cuda\"]\n    variants: [+cuda, cuda_arch=90]\n",
     )
     .unwrap();
-    let opts = InputOptions {
-        recipe: file,
-        cluster: Some(Path::new(ROOT).join("cluster-configs/alps-gh200")),
-        ..InputOptions::default()
-    };
-    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
-    let p = resolve(
-        &inputs.recipe,
-        &inputs.cluster,
-        &inputs.repo,
-        &ResolveOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let p = crate::resolve_support::plan_with_builtin(
+        file,
+        Path::new(ROOT).join("cluster-configs/alps-gh200"),
+    );
     let idx = p
         .nodes_sorted()
         .into_iter()

@@ -545,10 +545,11 @@ impl<'a> Evaluator<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
+    /// Evaluate the Python expression `expr` in `scope`.
+    pub(in crate::import::spack) fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
         let mut parser = tree_sitter::Parser::new();
         parser
             .set_language(&tree_sitter_python::LANGUAGE.into())

@@ -420,17 +420,8 @@ impl Evaluator<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::value::Scope;
+    use super::super::value::tests::eval;
     use super::*;
-
-    fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
-        let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&tree_sitter_python::LANGUAGE.into())
-            .unwrap();
-        let tree = parser.parse(expr, None).unwrap();
-        let stmt = tree.root_node().named_child(0).unwrap();
-        Evaluator::new(expr, scope).eval(stmt.named_child(0).unwrap())
-    }
 
     fn strs(items: &[&str]) -> Value {
         Value::List(items.iter().map(|s| Value::Str(s.to_string())).collect())

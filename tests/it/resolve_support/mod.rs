@@ -37,6 +37,18 @@ pub fn resolve_inputs(inputs: &Inputs, opts: &ResolveOptions) -> Result<Plan, Re
     resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, opts)
 }
 
+/// Resolve a stack recipe with stack's built-in recipes and `cluster`
+/// (a cluster-config directory); panics with the diagnostics or the error.
+pub fn plan_with_builtin(stack: PathBuf, cluster: PathBuf) -> Plan {
+    let opts = InputOptions {
+        recipe: stack,
+        cluster: Some(cluster),
+        ..InputOptions::default()
+    };
+    let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    resolve_inputs(&inputs, &ResolveOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Resolve a committed fixture stack (`tests/fixtures/resolve/stacks/<file>`).
 pub fn resolve_fixture(file: &str, cluster: &str) -> Result<Plan, ResolveError> {
     let inputs = load(&fixtures().join("stacks").join(file), cluster);
