@@ -223,9 +223,8 @@ fn imported_block(
 mod tests {
     use super::*;
 
-    /// Regression: a key defined twice (an attribute and a method, or a
-    /// method redefined in a builder class) was written twice, which is
-    /// invalid YAML.
+    /// A `conflicts` on compiler flags (`cxxflags=…`) can never hold here:
+    /// it is left out, with a note, and the other conflicts stay.
     #[test]
     fn conflicts_on_compiler_flags_never_hold_and_are_left_out() {
         let src = r#"
@@ -245,6 +244,9 @@ class Flags(CMakePackage):
         assert!(yaml.contains("conflict on compiler flags"), "{yaml}");
     }
 
+    /// Regression: a key defined twice (an attribute and a method, or a
+    /// method redefined in a builder class) was written twice, which is
+    /// invalid YAML.
     #[test]
     fn build_keys_defined_twice_are_written_once() {
         let src = r#"
