@@ -3,7 +3,9 @@
 //! `depends_on(Boost.with_default_variants)`): the sibling package.py is
 //! read and its literal class attributes are put in scope as `Boost.<name>`.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use super::reader;
 use super::value::Value;
@@ -51,36 +53,71 @@ pub fn imported_attributes(src: &str, pkg_dir: &Path) -> (Vec<(String, Value)>, 
     let mut helpers = Vec::new();
     for (module, class) in imported_classes(src) {
         let file = packages.join(&module).join("package.py");
-        let Ok(text) = fs_err::read_to_string(&file) else {
-            continue;
-        };
-        let other = reader::read_base(&module, &text);
-        if other.class_name != class {
-            continue;
-        }
-        for (name, value, _) in &other.attributes {
-            out.push((format!("{class}.{name}"), value.clone()));
-        }
-        // `Class.versions`: Spack's dict of version → the directive's keywords.
-        let versions = other.directives("version").filter_map(|d| {
-            let v = d.arg_str(0)?;
-            let kwargs = d
-                .kwargs
-                .iter()
-                .map(|(k, v)| (Value::Str(k.clone()), v.clone()));
-            Some((Value::Str(v.to_string()), Value::Dict(kwargs.collect())))
-        });
-        out.push((format!("{class}.versions"), Value::Dict(versions.collect())));
-        for m in &other.methods {
-            if m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod") {
-                helpers.push((
-                    format!("{class}.{}()", m.name),
-                    text[m.range.clone()].to_string(),
-                ));
-            }
+        if let Some(class_scope) = class_scope(file, &module, &class) {
+            out.extend(class_scope.attributes.iter().cloned());
+            helpers.extend(class_scope.helpers.iter().cloned());
         }
     }
     (out, helpers)
+}
+
+/// What one imported class puts in scope.
+struct ClassScope {
+    attributes: Vec<(String, Value)>,
+    helpers: Helpers,
+}
+
+/// The scope of `class` of `file`, read once per process: a sibling such as
+/// `boost` or `cuda` is imported by hundreds of packages, and `--all`
+/// parsed it again for each one.
+fn class_scope(file: PathBuf, module: &str, class: &str) -> Option<Arc<ClassScope>> {
+    type Cache = Mutex<HashMap<(PathBuf, String), Option<Arc<ClassScope>>>>;
+    static CACHE: LazyLock<Cache> = LazyLock::new(Cache::default);
+    let key = (file, class.to_string());
+    if let Some(hit) = CACHE.lock().ok()?.get(&key) {
+        return hit.clone();
+    }
+    let scope = read_class_scope(&key.0, module, class).map(Arc::new);
+    CACHE.lock().ok()?.insert(key, scope.clone());
+    scope
+}
+
+fn read_class_scope(file: &Path, module: &str, class: &str) -> Option<ClassScope> {
+    let text = fs_err::read_to_string(file).ok()?;
+    let other = reader::read_base(module, &text);
+    if other.class_name != class {
+        return None;
+    }
+    let mut attributes: Vec<_> = other
+        .attributes
+        .iter()
+        .map(|(name, value, _)| (format!("{class}.{name}"), value.clone()))
+        .collect();
+    // `Class.versions`: Spack's dict of version → the directive's keywords.
+    let versions = other.directives("version").filter_map(|d| {
+        let v = d.arg_str(0)?;
+        let kwargs = d
+            .kwargs
+            .iter()
+            .map(|(k, v)| (Value::Str(k.clone()), v.clone()));
+        Some((Value::Str(v.to_string()), Value::Dict(kwargs.collect())))
+    });
+    attributes.push((format!("{class}.versions"), Value::Dict(versions.collect())));
+    let helpers = other
+        .methods
+        .iter()
+        .filter(|m| m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod"))
+        .map(|m| {
+            (
+                format!("{class}.{}()", m.name),
+                text[m.range.clone()].to_string(),
+            )
+        })
+        .collect();
+    Some(ClassScope {
+        attributes,
+        helpers,
+    })
 }
 
 #[cfg(test)]

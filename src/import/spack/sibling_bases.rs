@@ -5,7 +5,9 @@
 //! has it. The base's methods are in another file, which the hook translator
 //! does not read: each one the package does not override is reported.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
 
 use super::bases::base_directives;
 use super::hooks::INFO_METHODS;
@@ -42,7 +44,21 @@ pub fn merge(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) {
     pkg.bases = bases;
 }
 
+/// The sibling's class, read once per process (a base such as `QtBase` is
+/// shared by many packages).
 fn read(packages: &Path, module: &str, class: &str) -> Option<SpackPackage> {
+    type Cache = Mutex<HashMap<(PathBuf, String), Option<SpackPackage>>>;
+    static CACHE: LazyLock<Cache> = LazyLock::new(Cache::default);
+    let key = (packages.join(module), class.to_string());
+    if let Some(hit) = CACHE.lock().ok()?.get(&key) {
+        return hit.clone();
+    }
+    let other = read_uncached(packages, module, class);
+    CACHE.lock().ok()?.insert(key, other.clone());
+    other
+}
+
+fn read_uncached(packages: &Path, module: &str, class: &str) -> Option<SpackPackage> {
     let dir = packages.join(module);
     let text = fs_err::read_to_string(dir.join("package.py")).ok()?;
     let (attributes, _) = imported_attributes(&text, &dir);
