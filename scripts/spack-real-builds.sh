@@ -54,7 +54,8 @@ echo "stack build: exit $rc in $(( $(date +%s) - start )) s (log: $WORK/build.lo
 for n in "${names[@]}"; do
   f="$WORK/repo/recipes/$n.yaml"; [ -f "$f" ] || f="$ROOT/recipes/$n.yaml"
   sys=$(sed -n '/^imported:/,$s/^  build_system: *//p' "$f" | head -1)
-  line=$(grep -E "(built|failed) $n@" "$WORK/build.log" | tail -1 | sed 's/^ *//')
-  echo "$n | ${sys:-?} | ${line:-not built}"
+  # a package reused from an earlier run has no line (grep fails: pipefail)
+  line=$({ grep -E "(built|failed) $n@" "$WORK/build.log" || true; } | tail -1 | sed 's/^ *//')
+  echo "$n | ${sys:-?} | ${line:-no build line (reused from an earlier run, or not reached)}"
 done
 grep -E "^audit:" "$WORK/build.log" || true
