@@ -9,6 +9,9 @@
 #
 # Every recipe reached must load (`stack check`): Python packages also need py-pip, py-setuptools,
 # py-wheel (and their dependencies) imported and reviewed, meson packages a meson recipe.
+# A recipe placed in WORK/repo/recipes beforehand wins over recipes/ (the stack's `repos:`): e.g. a
+# copy whose version is a git source pinned to the tag's commit, when the release tarball Spack
+# checksums is not reachable. PKG may carry variants: "libzip@1.11.1 ~gnutls".
 set -euo pipefail
 SPACK=$1 MIRROR=$2 WORK=$3
 shift 3
@@ -23,7 +26,9 @@ import=()
 for n in "${names[@]}"; do
   [ -f "$ROOT/recipes/$n.yaml" ] || import+=("$n")
 done
-"$STACK" import spack --from "$SPACK" --out "$WORK/repo/recipes" "${import[@]}" >"$WORK/import.log" 2>&1
+if [ ${#import[@]} -gt 0 ]; then
+  "$STACK" import spack --from "$SPACK" --out "$WORK/repo/recipes" "${import[@]}" >"$WORK/import.log" 2>&1
+fi
 {
   echo "name: spack-real-builds"
   echo "version: \"1\""
@@ -49,7 +54,8 @@ echo "stack build: exit $rc in $(( $(date +%s) - start )) s (log: $WORK/build.lo
 for n in "${names[@]}"; do
   f="$WORK/repo/recipes/$n.yaml"; [ -f "$f" ] || f="$ROOT/recipes/$n.yaml"
   sys=$(sed -n '/^imported:/,$s/^  build_system: *//p' "$f" | head -1)
-  line=$(grep -E "(built|failed) $n@" "$WORK/build.log" | tail -1 | sed 's/^ *//')
-  echo "$n | ${sys:-?} | ${line:-not built}"
+  # a package reused from an earlier run has no line (grep fails: pipefail)
+  line=$({ grep -E "(built|failed) $n@" "$WORK/build.log" || true; } | tail -1 | sed 's/^ *//')
+  echo "$n | ${sys:-?} | ${line:-no build line (reused from an earlier run, or not reached)}"
 done
 grep -E "^audit:" "$WORK/build.log" || true

@@ -16,6 +16,10 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The reviewed recipes whose rendered build is snapshot-tested.
 const REVIEWED: &[&str] = &[
+    "fmt",
+    "kokkos-tools",
+    "libaec",
+    "libtree",
     "netcdf-c",
     "netcdf-cxx",
     "netcdf-cxx4",
@@ -24,6 +28,8 @@ const REVIEWED: &[&str] = &[
     "openblas",
     "osu-micro-benchmarks",
     "papi",
+    "py-flit-core",
+    "py-packaging",
     "py-pip",
     "py-setuptools",
     "py-wheel",
@@ -78,6 +84,18 @@ fn describe(job: &BuildJob) -> String {
     // the `env:` of the build and link dependencies, applied first
     list(&mut out, "dep_env", &ops(&job.dep_env));
     list(&mut out, "build_env", &ops(&job.build_env));
+    // Spack's filter_file, applied to the staged source tree
+    let filters: Vec<String> = job
+        .filters
+        .iter()
+        .map(|f| {
+            format!(
+                "{}: {:?} -> {:?} (string: {})",
+                f.file, f.regex, f.replace, f.string
+            )
+        })
+        .collect();
+    list(&mut out, "filter", &filters);
     let s = &job.steps;
     steps(&mut out, "pre_bootstrap", &s.pre_bootstrap);
     steps(&mut out, "pre_configure", &s.pre_configure);
@@ -88,7 +106,12 @@ fn describe(job: &BuildJob) -> String {
 }
 
 fn rendered(cluster: &str) -> String {
-    let p = plan(cluster);
+    rendered_plan(&plan(cluster), cluster, REVIEWED)
+}
+
+/// The described build jobs of `names` in `p`; every reviewed imported
+/// recipe of the plan renders.
+fn rendered_plan(p: &Plan, cluster: &str, names: &[&str]) -> String {
     let mut out = String::new();
     for idx in p.nodes_sorted() {
         let node = p.node(idx);
@@ -101,13 +124,13 @@ fn rendered(cluster: &str) -> String {
         if !reviewed {
             continue;
         }
-        let job = build_job(&p, idx, PathBuf::from("/src"), 2)
+        let job = build_job(p, idx, PathBuf::from("/src"), 2)
             .unwrap_or_else(|e| panic!("{cluster}: {e}"));
-        if REVIEWED.contains(&node.name.as_str()) {
+        if names.contains(&node.name.as_str()) {
             out.push_str(&describe(&job));
         }
     }
-    for name in REVIEWED {
+    for name in names {
         assert!(out.contains(&format!("{name}@")), "{name} not in the plan");
     }
     out
@@ -214,4 +237,89 @@ fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
         "{:?}",
         job.build_env
     );
+}
+
+/// The imported recipes reviewed for issue #14 that prgenv-gnu does not
+/// reach: X.org's xcb libraries (prgenv-gnu gh200's xcb-util-cursor and its
+/// closure), libtree's old dependencies, libzip.
+const REVIEWED_EXTRA: &[&str] = &[
+    "chrpath",
+    "cpp-termcolor",
+    "cxxopts",
+    "elfio",
+    "libbsd",
+    "libmd",
+    "libpthread-stubs",
+    "libxau",
+    "libxcb",
+    "libxdmcp",
+    "libzip",
+    "util-macros",
+    "xcb-proto",
+    "xcb-util",
+    "xcb-util-cursor",
+    "xcb-util-image",
+    "xcb-util-keysyms",
+    "xcb-util-renderutil",
+    "xproto",
+];
+
+fn stack_plan(specs: &[&str], variants: &str, cluster: &str) -> (tempfile::TempDir, Plan) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.yaml");
+    let specs: Vec<String> = specs.iter().map(|s| format!("\"{s}\"")).collect();
+    std::fs::write(
+        &file,
+        format!(
+            "name: t\nenvironments:\n  e:\n    network: {{}}\n    specs: [{}]\n    variants: [{variants}]\n",
+            specs.join(", ")
+        ),
+    )
+    .unwrap();
+    let p = crate::resolve_support::plan_with_builtin(
+        file,
+        Path::new(ROOT).join("cluster-configs").join(cluster),
+    );
+    (dir, p)
+}
+
+#[test]
+fn reviewed_xcb_and_tools_render_for_alps_zen2() {
+    let specs = [
+        "xcb-util-cursor",
+        "xcb-util-keysyms",
+        "libzip ~gnutls ~lzma ~mbedtls",
+        "chrpath",
+        "cpp-termcolor",
+        "cxxopts",
+        "elfio",
+    ];
+    let (_dir, p) = stack_plan(&specs, "", "alps-zen2");
+    let text = rendered_plan(&p, "alps-zen2", REVIEWED_EXTRA);
+    // libxcb: Spack's `patch` as a filter of src/xcb.h, LC_ALL
+    assert!(text.contains("LC_ALL=C.UTF-8"), "{text}");
+    assert!(
+        text.contains("src/xcb.h: \"typedef struct xcb_auth_info_t {\" -> \"typedef struct {\""),
+        "{text}"
+    );
+    // xproto installs serially
+    let xproto = &text[text.find("xproto@").unwrap()..];
+    assert!(xproto.contains("make_args:\n    -j1\n"), "{xproto}");
+    snapshot("reviewed_extra_alps_zen2", &text);
+}
+
+/// nccl-tests on alps-gh200 with cuda_arch=90: CUDA_HOME, NCCL_HOME, MPI
+/// as make arguments, and NVCC_GENCODE holds Spack's cuda_flags.
+#[test]
+fn reviewed_nccl_tests_renders_nvcc_gencode() {
+    let (_dir, p) = stack_plan(&["nccl-tests"], "+cuda, cuda_arch=90", "alps-gh200");
+    let text = rendered_plan(&p, "alps-gh200", &["nccl-tests"]);
+    assert!(
+        text.contains(
+            "NVCC_GENCODE=--generate-code arch=compute_90,code=sm_90 --generate-code arch=compute_90,code=compute_90\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("MPI=1"), "{text}");
+    snapshot("reviewed_nccl_tests_alps_gh200", &text);
 }
