@@ -299,6 +299,11 @@ fn every_help_example_runs() {
         r"ld\.so\.cache \(\d+ entries\)",
         "ld.so.cache ([N] entries)",
     );
+    // the loader's `$PLATFORM` and hwcaps subdirectories follow the host's CPU
+    settings.add_filter(
+        r"\$PLATFORM=\S+; hwcaps \S+",
+        "$$PLATFORM=[CPU]; hwcaps [CPU]",
+    );
     // the workspace's parent (`../site-recipes` of an example)
     settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]{6}/", "[TMP]/");
     // the checkout's own path (the built-in repository `stack info` names)
