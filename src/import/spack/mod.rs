@@ -244,6 +244,30 @@ class Flags(CMakePackage):
         assert!(yaml.contains("conflict on compiler flags"), "{yaml}");
     }
 
+    /// Regression: `conditional(…)` inside `disjoint_sets(…)` was written
+    /// as the value `<object>`; the variant is now reported instead.
+    #[test]
+    fn objects_among_variant_values_are_reported_not_written() {
+        let src = r#"
+class Plugins(CMakePackage):
+    """Plugins."""
+    url = "https://example.org/plugins-1.0.tgz"
+    version("1.0", sha256="0" * 64)
+    available = (conditional("jade", when="@2:"), conditional("trackjet", when="@2:"))
+    variant("plugins", values=disjoint_sets(("all",), available).with_default("all"), description="p")
+"#;
+        let c = convert(
+            "plugins",
+            src,
+            Path::new("/nonexistent"),
+            &Origin::default(),
+        );
+        let yaml = c.to_yaml();
+        assert!(!yaml.contains("<object>"), "{yaml}");
+        assert!(yaml.contains("conditional(…)"), "{yaml}");
+        assert!(!c.directives_complete(), "{yaml}");
+    }
+
     /// Regression: a key defined twice (an attribute and a method, or a
     /// method redefined in a builder class) was written twice, which is
     /// invalid YAML.

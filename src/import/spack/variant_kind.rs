@@ -34,7 +34,7 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
             }
         },
         Some(Value::List(vals)) => {
-            let vals: Vec<String> = vals.iter().map(Value::to_py_string).collect();
+            let vals = vals.iter().map(scalar).collect::<Result<Vec<_>, _>>()?;
             if vals.iter().all(|v| v == "True" || v == "False") {
                 let b = matches!(default, Some(Value::Bool(true)));
                 return Ok((
@@ -50,12 +50,15 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
         }
         Some(Value::Call(c)) => {
             let mut vals: Vec<String> = Vec::new();
-            let flatten = |v: &Value, out: &mut Vec<String>| match v {
-                Value::List(items) => out.extend(items.iter().map(Value::to_py_string)),
-                other => out.push(other.to_py_string()),
-            };
             for a in &c.args {
-                flatten(a, &mut vals);
+                match a {
+                    Value::List(items) => {
+                        for item in items {
+                            vals.push(scalar(item)?);
+                        }
+                    }
+                    other => vals.push(scalar(other)?),
+                }
             }
             let mut def = "none".to_string();
             if (c.name == "disjoint_sets" || c.name == "any_combination_of")
@@ -79,6 +82,22 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
             Ok(valued(&def, Some(vals), true))
         }
         Some(other) => Err(format!("values {}", other.to_py_string())),
+    }
+}
+
+/// A value of a variant as text; an object (`conditional(…)` inside
+/// `disjoint_sets`, a dict) is refused rather than written as `<object>`.
+fn scalar(v: &Value) -> Result<String, String> {
+    match v {
+        Value::Dict(_) | Value::Call(_) => Err(format!("value {}", describe(v))),
+        other => Ok(other.to_py_string()),
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Call(c) => format!("{}(…)", c.name),
+        _ => "of a dict".to_string(),
     }
 }
 
