@@ -522,3 +522,25 @@ fn a_translated_recipes_missing_conditional_dependency_warns_until_needed() {
     assert_ne!(code, Some(0), "{stderr}");
     assert!(stderr.contains("nowhere-pkg"), "{stderr}");
 }
+
+/// Spack constructs of alps-uenv recipes (`recipe-constructs`): a root
+/// spec folded over two YAML lines (vasp gh200) and Spack's exact
+/// `key:=value` in a packages.yaml `require` (paraview zen2's `llvm
+/// targets:=x86`) resolve; the requirement holds.
+#[test]
+fn folded_root_specs_and_exact_variant_requirements_resolve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let o = on_fixture(tmp.path(), &fx, "resolve", "recipe-constructs", &[]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    let cluster = fs_err::read_to_string(
+        tmp.path()
+            .join(work_recipe(tmp.path()))
+            .with_file_name("local/cluster.yaml"),
+    )
+    .unwrap();
+    assert!(cluster.contains("greeting:=Hello"), "{cluster}");
+    assert!(stdout.contains("greeting=Hello"), "{stdout}");
+    insta::assert_snapshot!("constructs_plan", portable(&stdout, tmp.path()));
+}
