@@ -89,27 +89,29 @@ fn spack_defaults_and_the_variants_alps_recipes_ask_for_render() {
     snapshot("recipe_variants_alps_zen2", &text);
 }
 
-/// `openmpi +rocm` needs a `hip` recipe, which stack does not ship: the
-/// resolver says so (with spack-packages, Spack's hip is translated).
+/// `openmpi +rocm` and `libfabric +rocm` (Spack's ROCmPackage variants, which
+/// Alps cluster configurations prefer or give their externals) exist; stack
+/// ships no ROCm, so building them conflicts with a message saying so.
 #[test]
-fn openmpi_rocm_depends_on_hip() {
+fn rocm_variants_exist_and_conflict_when_built() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("stack.yaml");
     std::fs::write(
         &file,
-        "name: t\nenvironments:\n  e:\n    network: {}\n    specs: [\"openmpi +rocm\"]\n",
+        "name: t\nenvironments:\n  e:\n    specs: [\"openmpi +rocm amdgpu_target=gfx90a\"]\n",
     )
     .unwrap();
     let opts = stack::stacks::InputOptions {
         recipe: file,
-        cluster: Some(Path::new(ROOT).join("cluster-configs/alps-zen2")),
+        cluster: Some(Path::new(ROOT).join("cluster-configs/alps-gh200")),
         ..Default::default()
     };
-    let err = match stack::stacks::load_inputs(&opts) {
-        Err(d) => format!("{d:?}"),
-        Ok(inputs) => crate::resolve_support::resolve_inputs(&inputs, &Default::default())
-            .map(|_| String::new())
-            .unwrap_or_else(|e| e.to_string()),
-    };
-    assert!(err.contains("hip"), "{err}");
+    let inputs = stack::stacks::load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    let err = crate::resolve_support::resolve_inputs(&inputs, &Default::default())
+        .map(|_| String::new())
+        .unwrap_or_else(|e| e.to_string());
+    assert!(
+        err.contains("`openmpi` conflicts with `+rocm`: stack ships no hip/ROCm recipe"),
+        "{err}"
+    );
 }
