@@ -8,7 +8,7 @@
 //! node    := [name] clause*                 every node after `^` is named
 //! clause  := '@' constraint
 //!          | '+'+ name | '~'+ name | ' -'+ name   (`-` only after a space)
-//!          | key '='+ value (',' value)*     (`key==v` propagates in Spack; same here)
+//!          | key [':'] '='+ value (',' value)*  (`key==v` propagates in Spack, `key:=v` is exact; both `key=v` here)
 //!          | '%' name ['@' constraint]
 //!          | '%' lang {',' lang} '=' name ['@' constraint]   (lang: c, cxx, fortran)
 //! value   := bare | "'" … "'" | '"' … '"'
@@ -355,6 +355,12 @@ impl<'a> Parser<'a> {
     /// A word: `key=value`, or the package name when it comes `first`.
     fn word_clause(&mut self, spec: &mut Spec, first: bool) -> Result<(), SpecParseError> {
         let (start, word) = self.take_while(is_name_char);
+        // Spack's `key:=value` (exactly these values of a multi-valued
+        // variant): a requirement's values are already the variant's values
+        // here (docs/spec-syntax.md), so it reads as `key=value`.
+        if self.peek() == Some(':') && self.src[self.pos + 1..].starts_with('=') {
+            self.pos += 1;
+        }
         if self.peek() == Some('=') {
             while self.peek() == Some('=') {
                 self.pos += 1;

@@ -49,6 +49,13 @@ fn compact_spack_forms() {
     assert_eq!(x.to_string(), "foo@1.2 +cuda ~mpi %gcc@12 ^bar +x");
     assert_eq!(s("foo ++cuda ~~mpi --x").to_string(), "foo +cuda ~mpi ~x");
     assert_eq!(s("foo key==value").to_string(), "foo key=value");
+    // Spack's exact multi-valued form (paraview's packages.yaml: `llvm targets:=x86`),
+    // also as a whole requirement without a name
+    assert_eq!(
+        s("foo targets:=x86,nvptx").to_string(),
+        "foo targets=nvptx,x86"
+    );
+    assert_eq!(s("targets:=x86").to_string(), "targets=x86");
     assert_eq!(
         s("foo cuda=true debug=False").to_string(),
         "foo +cuda ~debug"

@@ -127,15 +127,7 @@ pub fn check_package(pkg: &PackageRecipe, repo: &PackageRepo, diags: &mut Diagno
                 )),
                 ("variants", Some(v)) if pkg.variant(v).is_none() => Some((
                     format!("`{name}`: `{}` has no variant `{v}`", pkg.name),
-                    format!(
-                        "variants of `{}`: {}",
-                        pkg.name,
-                        pkg.variants
-                            .iter()
-                            .map(|v| v.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                    unknown_variant_help(pkg, v),
                 )),
                 (root, _) if whole && !binds && !ROOTS.contains(&root) => Some((
                     format!("`{name}`: templates know no `{root}`"),
@@ -154,6 +146,22 @@ pub fn check_package(pkg: &PackageRecipe, repo: &PackageRepo, diags: &mut Diagno
             }
         }
     }
+}
+
+/// The help of a `variants.V` the package lacks: its variants, and for a
+/// name with `-` (`variants.use-prometheus` reads as `variants.use` minus
+/// `prometheus`) the subscript form that names it.
+fn unknown_variant_help(pkg: &PackageRecipe, v: &str) -> String {
+    let names: Vec<&str> = pkg.variants.iter().map(|v| v.name.as_str()).collect();
+    let mut help = format!("variants of `{}`: {}", pkg.name, names.join(", "));
+    let dashed = format!("{v}-");
+    if let Some(full) = names.iter().find(|n| n.starts_with(&dashed)) {
+        help.push_str(&format!(
+            "\n`variants.{full}` reads as `variants.{v}` minus `{}`: write `variants['{full}']`",
+            &full[dashed.len()..]
+        ));
+    }
+    help
 }
 
 #[cfg(test)]
@@ -175,5 +183,34 @@ mod tests {
         );
         assert!(references("plain text").is_empty());
         assert_eq!(references("{{ nope }}"), [("nope".to_string(), true)]);
+    }
+
+    /// `variants.use-prometheus` (a Spack variant name with `-`, dynolog) is
+    /// `variants.use` minus `prometheus` to the template engine: the help
+    /// names the subscript form.
+    #[test]
+    fn a_dashed_variant_name_gets_the_subscript_form_in_the_help() {
+        use crate::recipes::{RepoDir, RepoOrigin};
+        let tmp = tempfile::tempdir().unwrap();
+        fs_err::write(
+            tmp.path().join("dyno.yaml"),
+            "name: dyno\ndescription: d\nversions: [{version: \"1\", git: \"https://x/y.git\", tag: v1}]\n\
+             variants: {use-prom: {default: true}}\n\
+             build: {system: cmake, cmake_args: [\"-DP={% if variants.use-prom %}ON{% endif %}\"]}\n",
+        )
+        .unwrap();
+        let repo = PackageRepo::load(vec![RepoDir {
+            path: tmp.path().to_path_buf(),
+            origin: RepoOrigin::Flag,
+        }]);
+        let mut diags = Diagnostics::new();
+        check_package(repo.get("dyno").unwrap(), &repo, &mut diags);
+        let d = diags.iter().next().expect("an error");
+        assert_eq!(d.message, "`variants.use`: `dyno` has no variant `use`");
+        let help = d.help.as_deref().unwrap_or_default();
+        assert!(
+            help.ends_with("`variants.use-prom` reads as `variants.use` minus `prom`: write `variants['use-prom']`"),
+            "{help}"
+        );
     }
 }

@@ -54,6 +54,7 @@ mod pipeline_repack;
 mod rebuild;
 mod recipe_gpu;
 mod recipe_reviewed;
+mod recipe_variants;
 mod registry;
 mod resolve;
 mod resolve_cli;

@@ -62,7 +62,7 @@ fn steps(out: &mut String, phase: &str, steps: &[Vec<String>]) {
 }
 
 /// The parts of a job a recipe decides, one item a line.
-fn describe(job: &BuildJob) -> String {
+pub(crate) fn describe(job: &BuildJob) -> String {
     let mut out = format!("{}@{} ({})\n", job.name, job.version, job.system.keyword());
     let keys: &[&str] = match job.system.keyword() {
         "autotools" => &["configure_args", "make_args"],

@@ -53,6 +53,16 @@ fn stack(tmp: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `stack CMD <fixture RECIPE> --cluster <fixture cluster/local> EXTRA…`, the
+/// fixtures under `fx`.
+fn on_fixture(tmp: &Path, fx: &Path, cmd: &str, recipe: &str, extra: &[&str]) -> Output {
+    let (recipe, cluster) = (fx.join(recipe), fx.join("cluster/local"));
+    let mut args = vec![cmd, recipe.to_str().unwrap(), "--cluster"];
+    args.push(cluster.to_str().unwrap());
+    args.extend_from_slice(extra);
+    stack(tmp, &args)
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -112,16 +122,12 @@ fn convert_writes_the_equivalent_recipe_and_cluster() {
 fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
     let tmp = tempfile::tempdir().unwrap();
     let fx = fixtures(tmp.path());
-    let o = stack(
+    let o = on_fixture(
         tmp.path(),
-        &[
-            "resolve",
-            fx.join("recipe-v2").to_str().unwrap(),
-            "--cluster",
-            fx.join("cluster/local").to_str().unwrap(),
-            "--format",
-            "json",
-        ],
+        &fx,
+        "resolve",
+        "recipe-v2",
+        &["--format", "json"],
     );
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
@@ -149,16 +155,12 @@ fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
         "{cluster}"
     );
     // The translation is cached: the second run reads the same repositories.
-    let again = stack(
+    let again = on_fixture(
         tmp.path(),
-        &[
-            "resolve",
-            fx.join("recipe-v2").to_str().unwrap(),
-            "--cluster",
-            fx.join("cluster/local").to_str().unwrap(),
-            "--format",
-            "json",
-        ],
+        &fx,
+        "resolve",
+        "recipe-v2",
+        &["--format", "json"],
     );
     assert_eq!(text(&again).0, stdout);
     let repos = fs_err::read_dir(tmp.path().join("cache/stackinator/repos"))
@@ -171,15 +173,7 @@ fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
 fn v1_recipe_shapes_load_with_positioned_warnings() {
     let tmp = tempfile::tempdir().unwrap();
     let fx = fixtures(tmp.path());
-    let o = stack(
-        tmp.path(),
-        &[
-            "check",
-            fx.join("recipe-v1").to_str().unwrap(),
-            "--cluster",
-            fx.join("cluster/local").to_str().unwrap(),
-        ],
-    );
+    let o = on_fixture(tmp.path(), &fx, "check", "recipe-v1", &[]);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("1 environment"), "{stdout}");
@@ -265,15 +259,7 @@ fn bad_stackinator_input_is_exit_2_with_file_and_line() {
     let pk = fx.join("cluster/local/packages.yaml");
     let p0 = fs_err::read_to_string(&pk).unwrap();
     fs_err::write(&pk, p0.replace("  gcc:\n", "  gcc-old:\n")).unwrap();
-    let o = stack(
-        tmp.path(),
-        &[
-            "check",
-            fx.join("recipe-v2").to_str().unwrap(),
-            "--cluster",
-            fx.join("cluster/local").to_str().unwrap(),
-        ],
-    );
+    let o = on_fixture(tmp.path(), &fx, "check", "recipe-v2", &[]);
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(
@@ -308,13 +294,12 @@ fn a_stackinator_recipe_builds_into_the_uenv_layout() {
     let tmp = tempfile::tempdir().unwrap();
     let fx = fixtures(tmp.path());
     let b = tmp.path().join("build");
-    let o = stack(
+    let o = on_fixture(
         tmp.path(),
+        &fx,
+        "build",
+        "recipe-v2",
         &[
-            "build",
-            fx.join("recipe-v2").to_str().unwrap(),
-            "--cluster",
-            fx.join("cluster/local").to_str().unwrap(),
             "--build",
             b.to_str().unwrap(),
             "--cache",
@@ -489,15 +474,7 @@ fn compilers_yaml_llvm_without_a_recipe_names_what_is_missing() {
     let fx = fixtures(tmp.path());
     let compilers = "gcc:\n  version: \"13\"\nllvm:\n  version: \"19\"\n";
     fs_err::write(fx.join("recipe-v2/compilers.yaml"), compilers).unwrap();
-    let o = stack(
-        tmp.path(),
-        &[
-            "check",
-            fx.join("recipe-v2").to_str().unwrap(),
-            "--cluster",
-            fx.join("cluster/local").to_str().unwrap(),
-        ],
-    );
+    let o = on_fixture(tmp.path(), &fx, "check", "recipe-v2", &[]);
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     let err = stderr
@@ -544,4 +521,26 @@ fn a_translated_recipes_missing_conditional_dependency_warns_until_needed() {
     let (code, stderr) = run(&["resolve", recipe, "--cluster", cluster]);
     assert_ne!(code, Some(0), "{stderr}");
     assert!(stderr.contains("nowhere-pkg"), "{stderr}");
+}
+
+/// Spack constructs of alps-uenv recipes (`recipe-constructs`): a root
+/// spec folded over two YAML lines (vasp gh200) and Spack's exact
+/// `key:=value` in a packages.yaml `require` (paraview zen2's `llvm
+/// targets:=x86`) resolve; the requirement holds.
+#[test]
+fn folded_root_specs_and_exact_variant_requirements_resolve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let o = on_fixture(tmp.path(), &fx, "resolve", "recipe-constructs", &[]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    let cluster = fs_err::read_to_string(
+        tmp.path()
+            .join(work_recipe(tmp.path()))
+            .with_file_name("local/cluster.yaml"),
+    )
+    .unwrap();
+    assert!(cluster.contains("greeting:=Hello"), "{cluster}");
+    assert!(stdout.contains("greeting=Hello"), "{stdout}");
+    insta::assert_snapshot!("constructs_plan", portable(&stdout, tmp.path()));
 }

@@ -1,0 +1,117 @@
+//! Spack variants of the shipped recipes that alps-uenv recipes ask for
+//! (issue 15, item 4): `ncurses +termlib`, `zstd build_system=cmake`,
+//! `libxml2 +python`, `python +shared`/`~libxml2`, `perl +open`, `openmpi
+//! +rocm`. Each is resolved with the shipped recipes for
+//! `cluster-configs/alps-zen2` and its build job rendered: the arguments and
+//! steps a variant turns on are checked, and the rendered jobs are
+//! snapshot-tested.
+
+use std::path::{Path, PathBuf};
+
+use stack::pipeline::build_job;
+use stack::resolve::Plan;
+use stack::spec::Spec;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn plan(environments: &str) -> (tempfile::TempDir, Plan) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.yaml");
+    std::fs::write(&file, format!("name: t\nenvironments:\n{environments}")).unwrap();
+    let p = crate::resolve_support::plan_with_builtin(
+        file,
+        Path::new(ROOT).join("cluster-configs/alps-zen2"),
+    );
+    (dir, p)
+}
+
+/// The rendered build job of the node that satisfies `spec`.
+fn job(p: &Plan, spec: &str) -> String {
+    let want = Spec::parse(spec).unwrap();
+    let idx = p
+        .nodes_sorted()
+        .into_iter()
+        .find(|&i| p.node(i).satisfies(&want))
+        .unwrap_or_else(|| panic!("no {spec} in the plan"));
+    let job = build_job(p, idx, PathBuf::from("/src"), 2).unwrap_or_else(|e| panic!("{e}"));
+    crate::recipe_reviewed::describe(&job)
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({filters => vec![(r"-[0-9a-f]{8}\b", "-[HASH]")]}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn spack_defaults_and_the_variants_alps_recipes_ask_for_render() {
+    let (_dir, p) = plan(
+        "  a:\n    network: {}\n    specs: [ncurses, \"zstd build_system=cmake\", \"libxml2 +python\", \"perl +open\"]\n  \
+         b:\n    network: {}\n    specs: [\"ncurses ~termlib\", \"python ~shared\"]\n  \
+         c:\n    network: {}\n    specs: [zstd]\n  \
+         d:\n    network: {}\n    specs: [\"zstd +programs\"]\n",
+    );
+    // ncurses: +termlib by default (Spack's), a separate libtinfo and
+    // libncurses.so a linker script naming it
+    let termlib = job(&p, "ncurses +termlib");
+    assert!(termlib.contains("    --with-termlib\n"), "{termlib}");
+    assert!(termlib.contains("INPUT(%s -ltinfo)"), "{termlib}");
+    let plain = job(&p, "ncurses ~termlib");
+    assert!(
+        !plain.contains("termlib") && !plain.contains("post_install"),
+        "{plain}"
+    );
+    // zstd: the Makefile by default, build/cmake with build_system=cmake
+    let cmake = job(&p, "zstd build_system=cmake");
+    assert!(cmake.contains("\"-S\", \"build/cmake\""), "{cmake}");
+    assert!(
+        cmake.contains("  make_args:\n    -C\n    cmake-build\n"),
+        "{cmake}"
+    );
+    let make = job(&p, "zstd build_system=makefile ~programs");
+    assert!(make.contains("  make_args:\n    -C\n    lib\n"), "{make}");
+    assert!(
+        !make.contains("cmake") && !make.contains("programs"),
+        "{make}"
+    );
+    let programs = job(&p, "zstd +programs");
+    assert!(programs.contains("\"-C\", \"programs\""), "{programs}");
+    // libxml2 +python: the bindings for the stack's python, which is
+    // +shared ~libxml2 (Spack's requirement; no cycle)
+    let xml = job(&p, "libxml2 +python");
+    assert!(xml.contains("    --with-python=/"), "{xml}");
+    assert!(xml.contains("/site-packages\n"), "{xml}");
+    assert!(job(&p, "python +shared ~libxml2").contains("--enable-shared"));
+    assert!(job(&p, "python ~shared").contains("--disable-shared"));
+    // perl +open: the default, a built perl always has open.pm
+    assert!(job(&p, "perl +open").contains("-Duseshrplib"));
+    let text = [termlib, plain, cmake, make, programs, xml].join("");
+    snapshot("recipe_variants_alps_zen2", &text);
+}
+
+/// `openmpi +rocm` and `libfabric +rocm` (Spack's ROCmPackage variants, which
+/// Alps cluster configurations prefer or give their externals) exist; stack
+/// ships no ROCm, so building them conflicts with a message saying so.
+#[test]
+fn rocm_variants_exist_and_conflict_when_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stack.yaml");
+    std::fs::write(
+        &file,
+        "name: t\nenvironments:\n  e:\n    specs: [\"openmpi +rocm amdgpu_target=gfx90a\"]\n",
+    )
+    .unwrap();
+    let opts = stack::stacks::InputOptions {
+        recipe: file,
+        cluster: Some(Path::new(ROOT).join("cluster-configs/alps-gh200")),
+        ..Default::default()
+    };
+    let inputs = stack::stacks::load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+    let err = crate::resolve_support::resolve_inputs(&inputs, &Default::default())
+        .map(|_| String::new())
+        .unwrap_or_else(|e| e.to_string());
+    assert!(
+        err.contains("`openmpi` conflicts with `+rocm`: stack ships no hip/ROCm recipe"),
+        "{err}"
+    );
+}
