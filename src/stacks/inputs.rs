@@ -347,8 +347,7 @@ fn check_compiler(
     let at = spec
         .text
         .find(&format!("%{}", c.name))
-        .map(|at| (at, 1))
-        .or_else(|| spec.text.find(&format!("={}", c.name)).map(|at| (at, 1)));
+        .or_else(|| spec.text.find(&format!("={}", c.name)));
     let loc = match at {
         Some(at) => cx.sub_loc(&spec.loc, &spec.text, at, c.name.len() + 1),
         None => spec.loc.clone(),
