@@ -40,6 +40,12 @@ pub fn environment(
         cx.required(&m, "specs", &format!("environment `{name}`"));
     }
     out.push(("specs".into(), Yaml::Seq(specs)));
+    if let Some(c) = m.get("compiler") {
+        let names = toolchains(cx, c);
+        if !names.is_empty() {
+            out.push(("compiler".into(), Yaml::strs(&names)));
+        }
+    }
     let mut policies: Vec<(String, Yaml)> = Vec::new();
     if let Some(net) = network(cx, &m, mpi) {
         if let Some((mpi_name, spec)) = net.0 {
@@ -120,6 +126,25 @@ pub fn environment(
         out.push(("views".into(), Yaml::Map(views)));
     }
     Some(Yaml::Map(out))
+}
+
+/// The compilers of `compiler:`: v2 `[gcc, nvhpc]` (or one name), v1
+/// `[{toolchain: gcc, spec: gcc@13}, {toolchain: llvm, spec: nvhpc}]`
+/// (the `spec`s); the first is the environment's default.
+fn toolchains(cx: &mut Cx, node: &Node) -> Vec<String> {
+    let mut names = Vec::new();
+    for item in cx.one_or_many(node) {
+        let name = match item {
+            Node::Mapping(_) => cx
+                .open_map(item, "a `compiler` entry")
+                .and_then(|m| m.get("spec"))
+                .and_then(|n| cx.string(n, "`spec`"))
+                .map(|s| s.value),
+            _ => cx.string(item, "a compiler").map(|s| s.value),
+        };
+        names.extend(name);
+    }
+    names
 }
 
 /// The MPI spec and network specs: v2 `network: {mpi, specs}` (specs

@@ -213,13 +213,30 @@ fn built_gcc(r: &recipe::RecipeDir) -> Option<String> {
         .cloned()
 }
 
-/// `environments:` with `compiler: <gcc>` in each environment.
+/// `environments:` with the stack's gcc for `gcc` in each environment's
+/// `compiler:` (`[gcc, nvhpc]` → `[gcc@14, nvhpc]`; none: `gcc@14`).
 fn with_compiler(envs: &[(String, Yaml)], gcc: &str) -> Vec<(String, Yaml)> {
     envs.iter()
         .map(|(name, env)| {
             let env = match env {
                 Yaml::Map(entries) => {
-                    let mut e = vec![("compiler".to_string(), Yaml::str(gcc))];
+                    let listed = entries.iter().find_map(|(k, v)| match v {
+                        Yaml::Seq(items) if k == "compiler" => Some(items.clone()),
+                        _ => None,
+                    });
+                    let compilers = match listed {
+                        Some(items) if items.len() > 1 => Yaml::Seq(
+                            items
+                                .into_iter()
+                                .map(|c| match c {
+                                    Yaml::Str(n) if n == "gcc" => Yaml::str(gcc),
+                                    c => c,
+                                })
+                                .collect(),
+                        ),
+                        _ => Yaml::str(gcc),
+                    };
+                    let mut e = vec![("compiler".to_string(), compilers)];
                     e.extend(entries.iter().filter(|(k, _)| k != "compiler").cloned());
                     Yaml::Map(e)
                 }

@@ -322,8 +322,11 @@ fn check_compilers(cx: &mut Cx, cluster: &Cluster, built: &[SpecRef], spec: &Spe
     let mut stack = vec![&spec.spec];
     while let Some(s) = stack.pop() {
         stack.extend(s.deps.iter());
-        for c in s.compiler.iter().chain(s.languages.values()) {
-            check_compiler(cx, cluster, built, spec, c);
+        if let Some(c) = &s.compiler {
+            check_compiler(cx, cluster, built, spec, c, format!("%{c}"));
+        }
+        for (lang, c) in &s.languages {
+            check_compiler(cx, cluster, built, spec, c, format!("%{lang}={c}"));
         }
     }
 }
@@ -335,6 +338,7 @@ fn check_compiler(
     built: &[SpecRef],
     spec: &SpecRef,
     c: &crate::spec::CompilerSpec,
+    text: String,
 ) {
     let found = cluster.compilers.iter().any(|cc| {
         cc.spec.spec.name.as_deref() == Some(c.name.as_str())
@@ -343,7 +347,6 @@ fn check_compiler(
     if found || cluster.compilers.is_empty() || is_stack_compiler(built, &c.name, &c.versions) {
         return;
     }
-    let text = format!("%{c}");
     let at = spec
         .text
         .find(&format!("%{}", c.name))
