@@ -41,8 +41,9 @@ pub fn environment(
     }
     out.push(("specs".into(), Yaml::Seq(specs)));
     if let Some(c) = m.get("compiler") {
+        // One compiler: the stack's default already (as before).
         let names = toolchains(cx, c);
-        if !names.is_empty() {
+        if names.len() > 1 {
             out.push(("compiler".into(), Yaml::strs(&names)));
         }
     }
