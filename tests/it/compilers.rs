@@ -489,6 +489,12 @@ fn the_per_language_choice_is_part_of_the_node_hash() {
             .find(|n| n["name"] == "lang-mix")
             .unwrap()
             .clone();
+        if spec.contains("%c=llvm") {
+            assert_eq!(node["languages"]["c"]["spec"], "llvm@14.0.6", "{node:#}");
+            assert_eq!(node["compiler"]["spec"], "gcc@12.2.0", "{node:#}");
+        } else {
+            assert!(node.get("languages").is_none(), "{node:#}");
+        }
         node["hash"].as_str().unwrap().to_string()
     };
     let default = hash_of("a", "lang-mix");
