@@ -199,3 +199,33 @@ fn network(
     };
     Some((Some((mpi_name, spec.value)), specs))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    fn translate(text: &str) -> (String, Diagnostics) {
+        let src = SourceFile::new("/x/environments.yaml", text);
+        let mut diags = Diagnostics::new();
+        let root = crate::diag::yaml::parse(&src).unwrap();
+        let mut cx = Cx::new(&src, &mut diags);
+        let y = environment(&mut cx, "vasp", &root, &[]).map(|y| y.to_document());
+        (y.unwrap_or_default(), diags)
+    }
+
+    /// `compiler: [gcc, nvhpc]` (v2) and the v1 toolchain list keep their
+    /// compilers, the first the default; one compiler is left to the stack.
+    #[test]
+    fn compiler_lists_translate_v2_and_v1() {
+        let (y, d) = translate("compiler: [gcc, nvhpc]\nspecs: [\"vasp %c,cxx,fortran=nvhpc\"]\n");
+        assert!(y.contains("compiler: [gcc, nvhpc]"), "{y}");
+        assert!(d.is_empty(), "{d}");
+        let (y, _) = translate(
+            "compiler:\n- {toolchain: gcc, spec: gcc}\n- {toolchain: llvm, spec: nvhpc}\nspecs: [hdf5]\n",
+        );
+        assert!(y.contains("compiler: [gcc, nvhpc]"), "{y}");
+        let (y, _) = translate("compiler: [gcc]\nspecs: [hdf5]\n");
+        assert!(!y.contains("compiler"), "{y}");
+    }
+}

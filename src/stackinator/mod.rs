@@ -381,3 +381,34 @@ fn read_yaml(path: &Path, diags: &mut Diagnostics) -> Option<(SourceFile, Node)>
     let node = crate::diag::yaml::parse_into(&src, diags)?;
     Some((src, node))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stack's gcc takes the place of `gcc` in a list; an environment
+    /// without a list gets it alone.
+    #[test]
+    fn the_stack_gcc_replaces_gcc_in_compiler_lists() {
+        let envs = vec![
+            (
+                "vasp".to_string(),
+                Yaml::Map(vec![(
+                    "compiler".into(),
+                    Yaml::Seq(vec![Yaml::str("gcc"), Yaml::str("nvhpc")]),
+                )]),
+            ),
+            ("tools".to_string(), Yaml::Map(vec![])),
+        ];
+        let out = with_compiler(&envs, "gcc@14");
+        let compiler = |i: usize| match &out[i].1 {
+            Yaml::Map(e) => e.iter().find(|(k, _)| k == "compiler").unwrap().1.clone(),
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            compiler(0),
+            Yaml::Seq(vec![Yaml::str("gcc@14"), Yaml::str("nvhpc")])
+        );
+        assert_eq!(compiler(1), Yaml::str("gcc@14"));
+    }
+}
