@@ -492,7 +492,10 @@ fn the_per_language_choice_is_part_of_the_node_hash() {
         if spec.contains("%c=llvm") {
             assert_eq!(node["languages"]["c"]["spec"], "llvm@14.0.6", "{node:#}");
             assert_eq!(node["compiler"]["spec"], "gcc@12.2.0", "{node:#}");
-        } else {
+        } else if spec.contains("%llvm") {
+            assert_eq!(node["compiler"]["spec"], "llvm@14.0.6", "{node:#}");
+            assert!(node.get("languages").is_none(), "{node:#}");
+        } else if !spec.contains("=llvm") {
             assert!(node.get("languages").is_none(), "{node:#}");
         }
         node["hash"].as_str().unwrap().to_string()
