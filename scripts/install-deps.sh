@@ -8,7 +8,7 @@ set -euo pipefail
 need=(cmake meson ninja-build autoconf automake libtool pkg-config make gcc g++ patch patchelf
       squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree zlib1g-dev
       libhwloc-dev docker-registry skopeo apache2-utils openssl python3 python3-pip util-linux
-      passwd slurm-wlm munge mpich libmpich-dev openmpi-bin libopenmpi-dev)
+      passwd slurm-wlm munge mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran clang)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

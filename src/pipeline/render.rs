@@ -488,11 +488,33 @@ pub fn env_op(kind: EnvOpKind, var: &str, value: String) -> build::EnvOp {
     }
 }
 
-/// The programs of the compiler node `idx` is built with: a cluster
-/// compiler's paths, or those of a compiler the stack builds
-/// ([`built_compiler_programs`]).
+/// The programs of the compilers node `idx` is built with: per language
+/// (`%fortran=nvhpc` takes `fc` from nvhpc), the runtime library dirs of
+/// every one of them.
 pub fn compiler_paths(plan: &Plan, idx: NodeIndex) -> CompilerPaths {
-    let compiler = &plan.node(idx).compiler;
+    let node = plan.node(idx);
+    let mut paths = programs_of(plan, &node.compiler);
+    for (lang, c) in &node.languages {
+        let other = programs_of(plan, c);
+        match lang.as_str() {
+            "c" => paths.cc = other.cc,
+            "cxx" => paths.cxx = other.cxx,
+            "fortran" => paths.fc = other.fc,
+            _ => continue,
+        }
+        paths.built |= other.built;
+        for dir in other.runtime_libdirs {
+            if !paths.runtime_libdirs.contains(&dir) {
+                paths.runtime_libdirs.push(dir);
+            }
+        }
+    }
+    paths
+}
+
+/// The programs of `compiler`: a cluster compiler's paths, or those of a
+/// compiler the stack builds ([`built_compiler_programs`]).
+fn programs_of(plan: &Plan, compiler: &crate::resolve::NodeCompiler) -> CompilerPaths {
     if let Some(hash) = compiler.built_hash()
         && let Some(c) = plan.find_hash(hash)
     {

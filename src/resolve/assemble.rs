@@ -133,6 +133,7 @@ pub(crate) fn add_environment(
     if let Some(c) = compiler_node {
         built_after_compiler(plan, &nodes, c);
     }
+    built_after_other_compilers(plan, &nodes);
     plan.environments.push(PlanEnvironment {
         name: env.name.value.clone(),
         roots,
@@ -159,6 +160,28 @@ fn built_after_compiler(plan: &mut Plan, nodes: &[NodeIndex], c: NodeIndex) {
                     test: false,
                 },
             );
+        }
+    }
+}
+
+/// A package built with another stack-built compiler of its environment
+/// (`%nvhpc`, `%fortran=nvhpc`) is built after that compiler.
+fn built_after_other_compilers(plan: &mut Plan, nodes: &[NodeIndex]) {
+    for &n in nodes {
+        let node = &plan.graph[n];
+        if node.is_external() {
+            continue;
+        }
+        let hashes: Vec<String> = std::iter::once(&node.compiler)
+            .chain(node.languages.values())
+            .filter_map(|c| c.built_hash().map(str::to_string))
+            .collect();
+        for h in hashes {
+            if let Some(c) = plan.find_hash(&h) {
+                if c != n && plan.graph.find_edge(n, c).is_none() {
+                    built_after_compiler(plan, &[n], c);
+                }
+            }
         }
     }
 }
@@ -257,12 +280,17 @@ fn add_node(
         })
         .collect();
     let external = c.external.map(|e| e.prefix.as_path());
+    let (compiler, languages) = match external {
+        Some(_) => (solver.setup.compiler.clone(), BTreeMap::new()),
+        None => solver.setup.node_compilers(&c.spec),
+    };
     let hash = node_hash(&HashInputs {
         recipe: c.recipe,
         spec: &spec,
         version_text: &version_text,
         variants: &c.spec.variants,
-        compiler: &solver.setup.compiler.clone(),
+        compiler: &compiler,
+        languages: &languages,
         target: solver.setup.target,
         os: plan.os.as_deref(),
         libc: plan.libc.as_deref(),
@@ -289,7 +317,8 @@ fn add_node(
         name: c.recipe.name.clone(),
         version: c.version.clone(),
         variants: c.spec.variants.clone(),
-        compiler: solver.setup.compiler.clone(),
+        compiler,
+        languages,
         target: solver.setup.target.to_string(),
         source,
         patches,

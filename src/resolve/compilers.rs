@@ -102,6 +102,24 @@ pub(crate) fn for_environment(
     let Some(want) = env.compiler.as_ref().or(recipe.compiler.as_ref()) else {
         return Ok(clone(default));
     };
+    find(want, cluster, plan)
+}
+
+/// The other compilers of `env` (`compiler: [gcc, nvhpc]`: `nvhpc`).
+pub(crate) fn others(
+    env: &Environment,
+    cluster: &Cluster,
+    plan: &Plan,
+) -> Result<Vec<Chosen>, ResolveError> {
+    env.other_compilers
+        .iter()
+        .map(|want| find(want, cluster, plan))
+        .collect()
+}
+
+/// The compiler `want` names: a stack compiler already in `plan`, else a
+/// cluster compiler.
+fn find(want: &SpecRef, cluster: &Cluster, plan: &Plan) -> Result<Chosen, ResolveError> {
     let built = plan
         .environments
         .iter()

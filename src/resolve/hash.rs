@@ -51,6 +51,8 @@ pub(crate) struct HashInputs<'n> {
     pub version_text: &'n str,
     pub variants: &'n BTreeMap<String, VariantValue>,
     pub compiler: &'n NodeCompiler,
+    /// The languages built with another compiler (`%fortran=nvhpc`).
+    pub languages: &'n BTreeMap<String, NodeCompiler>,
     pub target: &'n str,
     pub os: Option<&'n str>,
     pub libc: Option<&'n str>,
@@ -278,6 +280,21 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
             })
         }
     };
+    let mut value = value;
+    // Only present for per-language compilers: other hashes stay as they were.
+    if inputs.external.is_none() && !inputs.languages.is_empty() {
+        let languages: serde_json::Map<String, Value> = inputs
+            .languages
+            .iter()
+            .map(|(l, c)| {
+                (
+                    l.clone(),
+                    json!({"spec": c.to_string(), "identity": c.identity()}),
+                )
+            })
+            .collect();
+        value["compiler"]["languages"] = Value::Object(languages);
+    }
     let mut out = String::from(HASH_FORMAT);
     out.push('\n');
     out.push_str(&serde_json::to_string(&value).expect("JSON values serialise"));

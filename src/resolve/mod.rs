@@ -129,7 +129,20 @@ pub fn resolve(
     let mut by_hash = HashMap::new();
     for env in recipe.all_environments() {
         let chosen = compilers::for_environment(recipe, &env, cluster, &plan, &default)?;
-        resolve_environment(&mut plan, &mut by_hash, &env, cluster, repo, &chosen, &pins)?;
+        let others = compilers::others(&env, cluster, &plan)?;
+        let env_compilers = EnvCompilers {
+            chosen: &chosen,
+            others: &others,
+        };
+        resolve_environment(
+            &mut plan,
+            &mut by_hash,
+            &env,
+            cluster,
+            repo,
+            &env_compilers,
+            &pins,
+        )?;
     }
     if let Some(lock) = &opts.locked {
         let changes = lock.compare(&plan);
@@ -143,16 +156,23 @@ pub fn resolve(
     Ok(plan)
 }
 
-/// Solve one environment with its compiler and add it to `plan`.
+/// The compilers of one environment: its default and the others it offers.
+struct EnvCompilers<'c> {
+    chosen: &'c compilers::Chosen,
+    others: &'c [compilers::Chosen],
+}
+
+/// Solve one environment with its compilers and add it to `plan`.
 fn resolve_environment(
     plan: &mut Plan,
     by_hash: &mut HashMap<String, petgraph::graph::NodeIndex>,
     env: &crate::stacks::Environment,
     cluster: &Cluster,
     repo: &PackageRepo,
-    chosen: &compilers::Chosen,
+    compilers: &EnvCompilers<'_>,
     pins: &GitPins,
 ) -> Result<(), ResolveError> {
+    let chosen = compilers.chosen;
     let target = cluster.target.value.as_str();
     let base = Spec {
         compiler: Some(CompilerSpec {
@@ -194,6 +214,11 @@ fn resolve_environment(
         target_loc: &cluster.target.loc,
         compiler: &chosen.compiler,
         compiler_loc: &chosen.loc,
+        others: compilers
+            .others
+            .iter()
+            .map(|c| c.compiler.clone())
+            .collect(),
         roots,
     };
     let mut solver = solve::Solver::new(setup);

@@ -140,6 +140,9 @@ pub struct Node {
     /// Every variant that exists for this configuration, with its value.
     pub variants: BTreeMap<String, VariantValue>,
     pub compiler: NodeCompiler,
+    /// The languages built with another compiler than `compiler`
+    /// (`%fortran=nvhpc`): `c`, `cxx`, `fortran`.
+    pub languages: BTreeMap<String, NodeCompiler>,
     /// The cluster's target (`x86_64`, `neoverse_v2`).
     pub target: String,
     /// `None` for externals.

@@ -44,7 +44,7 @@ mod syntax_tests;
 pub use constraint::{VersionConstraint, VersionRange};
 pub use error::{SpecConflict, SpecError, SpecParseError};
 pub use ops::SingleValued;
-pub use spec::{CompilerSpec, Spec};
+pub use spec::{CompilerSpec, LANGUAGES, Spec};
 pub use target::{
     TargetConstraint, TargetRange, is_known_target, known_targets, suggest_target,
     target_descends_from, target_family, target_parents,

@@ -7,7 +7,7 @@
 //! package take one value.
 
 use super::error::SpecConflict;
-use super::spec::Spec;
+use super::spec::{CompilerSpec, Spec};
 
 /// Tells whether `variant` of `package` (None for an anonymous spec) takes
 /// exactly one value.
@@ -39,10 +39,19 @@ impl Spec {
                 _ => return false,
             }
         }
+        let meets = |sc: &CompilerSpec, cc: &CompilerSpec| {
+            sc.name == cc.name && sc.versions.is_subset_of(&cc.versions)
+        };
+        // `%nvhpc`: the node's compiler or that of one of its languages.
         if let Some(cc) = &constraint.compiler {
-            match &self.compiler {
-                Some(sc) if sc.name == cc.name && sc.versions.is_subset_of(&cc.versions) => {}
-                _ => return false,
+            let mut have = self.compiler.iter().chain(self.languages.values());
+            if !have.any(|sc| meets(sc, cc)) {
+                return false;
+            }
+        }
+        for (lang, cc) in &constraint.languages {
+            if !self.compiler_for(lang).is_some_and(|sc| meets(sc, cc)) {
+                return false;
             }
         }
         if let Some(ct) = &constraint.target {
@@ -88,8 +97,16 @@ impl Spec {
                 }
             }
         }
+        let clash = |a: &CompilerSpec, b: &CompilerSpec| {
+            a.name != b.name || !a.versions.intersects(&b.versions)
+        };
         if let (Some(a), Some(b)) = (&self.compiler, &other.compiler) {
-            if a.name != b.name || !a.versions.intersects(&b.versions) {
+            if clash(a, b) {
+                return false;
+            }
+        }
+        for (lang, a) in &self.languages {
+            if other.languages.get(lang).is_some_and(|b| clash(a, b)) {
                 return false;
             }
         }
@@ -231,30 +248,19 @@ impl Spec {
         other: &Spec,
         package: &Option<String>,
     ) -> Result<bool, SpecConflict> {
-        let Some(b) = &other.compiler else {
-            return Ok(false);
-        };
-        let Some(a) = &mut self.compiler else {
-            self.compiler = Some(b.clone());
-            return Ok(true);
-        };
-        let clash = || SpecConflict::Compiler {
-            package: package.clone(),
-            left: a.to_string(),
-            right: b.to_string(),
-        };
-        if a.name != b.name {
-            return Err(clash());
+        let mut changed = merge_one_compiler(&mut self.compiler, other.compiler.as_ref(), package)?;
+        for (lang, b) in &other.languages {
+            let mut a = self.languages.get(lang).cloned();
+            changed |= merge_one_compiler(&mut a, Some(b), package)?;
+            if let Some(a) = a {
+                self.languages.insert(lang.clone(), a);
+            }
         }
-        if a.versions.is_subset_of(&b.versions) {
-            return Ok(false);
+        if changed {
+            super::spec::normalize_languages(self);
         }
-        let v = a.versions.intersect(&b.versions).ok_or_else(clash)?;
-        let changed = v != a.versions;
-        a.versions = v;
         Ok(changed)
     }
-
     fn merge_target(
         &mut self,
         other: &Spec,
@@ -304,6 +310,36 @@ impl Spec {
         }
         Ok(changed)
     }
+}
+
+/// Merges the compiler `b` into `a`.
+fn merge_one_compiler(
+    a: &mut Option<CompilerSpec>,
+    b: Option<&CompilerSpec>,
+    package: &Option<String>,
+) -> Result<bool, SpecConflict> {
+    let Some(b) = b else {
+        return Ok(false);
+    };
+    let Some(a) = a.as_mut() else {
+        *a = Some(b.clone());
+        return Ok(true);
+    };
+    let clash = || SpecConflict::Compiler {
+        package: package.clone(),
+        left: a.to_string(),
+        right: b.to_string(),
+    };
+    if a.name != b.name {
+        return Err(clash());
+    }
+    if a.versions.is_subset_of(&b.versions) {
+        return Ok(false);
+    }
+    let v = a.versions.intersect(&b.versions).ok_or_else(clash)?;
+    let changed = v != a.versions;
+    a.versions = v;
+    Ok(changed)
 }
 
 #[cfg(test)]

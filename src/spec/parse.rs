@@ -19,7 +19,7 @@
 
 use super::constraint::VersionConstraint;
 use super::error::{SpecError, SpecParseError};
-use super::spec::{CompilerSpec, Spec};
+use super::spec::{CompilerSpec, LANGUAGES, Spec, normalize_languages};
 use super::target::TargetConstraint;
 use super::variant::{VariantValue, is_bare_value_char, is_name_char, is_name_start};
 use super::version::is_git_ref_char;
@@ -273,7 +273,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `%name` or `%name@versions` at `at`: the node's compiler.
+    /// `%name` or `%name@versions` at `at`: the node's compiler, or the
+    /// language form `%c,cxx=name@versions`: the compiler of those
+    /// languages (see [`normalize_languages`]).
     fn compiler_clause(&mut self, spec: &mut Spec, at: usize) -> Result<(), SpecParseError> {
         self.pos += 1;
         self.skip_ws();
@@ -281,9 +283,12 @@ impl<'a> Parser<'a> {
             "a compiler name after `%`",
             Some("for example `%gcc` or `%gcc@12:`".into()),
         )?;
-        let (name, by_language) = match self.peek() {
-            Some(',' | '=') => (self.language_assignment(at, name)?, true),
-            _ => (name, false),
+        let (name, languages) = match self.peek() {
+            Some(',' | '=') => {
+                let (langs, name) = self.language_assignment(at, name)?;
+                (name, Some(langs))
+            }
+            _ => (name, None),
         };
         let mut compiler = CompilerSpec {
             name: name.to_string(),
@@ -293,47 +298,66 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             compiler.versions = self.versions("@")?;
         }
-        // `%c=gcc %fortran=gcc`: the same compiler named per language.
-        if by_language
-            && spec
+        // `%c=gcc@13 %fortran=gcc`: the same compiler again, without versions.
+        let again = |have: &CompilerSpec| have.name == compiler.name && compiler.versions.is_any();
+        let Some(languages) = languages else {
+            if spec.compiler.is_some() {
+                return Err(self.second_compiler(at, "a second compiler for the same package"));
+            }
+            spec.compiler = Some(compiler);
+            normalize_languages(spec);
+            return Ok(());
+        };
+        for lang in languages {
+            if let Some(have) = spec.languages.get(lang) {
+                if again(have) {
+                    continue;
+                }
+                return Err(self.second_compiler(
+                    at,
+                    &format!("a second compiler for `{lang}` in the same package"),
+                ));
+            }
+            if spec
                 .compiler
                 .as_ref()
-                .is_some_and(|c| c.name == compiler.name && compiler.versions.is_any())
-        {
-            return Ok(());
+                .is_some_and(|c| *c == compiler || again(c))
+            {
+                continue;
+            }
+            spec.languages.insert(lang.to_string(), compiler.clone());
         }
-        if spec.compiler.is_some() {
-            return Err(self.error(
-                at,
-                self.pos - at,
-                "a second compiler for the same package",
-                "second `%`",
-                None,
-            ));
-        }
-        spec.compiler = Some(compiler);
+        normalize_languages(spec);
         Ok(())
     }
 
+    fn second_compiler(&self, at: usize, message: &str) -> SpecParseError {
+        self.error(at, self.pos - at, message, "second `%`", None)
+    }
+
     /// Spack's language form `%c,cxx,fortran=nvhpc` (`first` is the first
-    /// language, read already): the compiler that provides the languages.
-    /// A node has one compiler here, so the languages only have to be known.
+    /// language, read already): the languages and the compiler name.
     fn language_assignment(
         &mut self,
         at: usize,
         first: &'a str,
-    ) -> Result<&'a str, SpecParseError> {
+    ) -> Result<(Vec<&'a str>, &'a str), SpecParseError> {
         let mut lang = (self.pos - first.len(), first);
+        let mut langs = Vec::new();
         loop {
-            if !matches!(lang.1, "c" | "cxx" | "fortran") {
+            if !LANGUAGES.contains(&lang.1) {
                 return Err(self.error(
                     lang.0,
                     lang.1.len(),
-                    format!("`{}` is not a language: `%LANG=compiler` takes c, cxx and fortran", lang.1),
+                    format!(
+                        "`{}` is not a language: `%LANG=compiler` takes c, cxx and fortran",
+                        lang.1
+                    ),
                     "not c, cxx or fortran",
-                    Some("for example `%c,cxx=gcc` or `%fortran=nvhpc`; one compiler builds a package".into()),
+                    Some("for example `%c,cxx=gcc` or `%fortran=nvhpc`".into()),
                 ));
             }
+            langs.push(lang.1);
             match self.peek() {
                 Some(',') => {
                     self.pos += 1;
@@ -345,7 +369,7 @@ impl<'a> Parser<'a> {
                         "a compiler name after `=`",
                         Some(format!("for example `{}=gcc`", &self.src[at..self.pos - 1])),
                     )?;
-                    return Ok(compiler);
+                    return Ok((langs, compiler));
                 }
                 _ => return Err(self.expected("`,` or `=` after a language", None)),
             }

@@ -196,6 +196,7 @@ fn node(names: &'static [&'static str]) -> impl Strategy<Value = Spec> {
                 target: target.map(|t| TargetConstraint::parse(t).unwrap()),
                 platform: platform.map(str::to_string),
                 os: os.map(str::to_string),
+                languages: BTreeMap::new(),
                 deps: Vec::new(),
             },
         )

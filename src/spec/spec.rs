@@ -26,6 +26,26 @@ impl fmt::Display for CompilerSpec {
     }
 }
 
+/// The languages a compiler is chosen for (`%c,cxx,fortran=nvhpc`).
+pub const LANGUAGES: &[&str] = &["c", "cxx", "fortran"];
+
+/// The canonical per-language compilers of `spec`: every language with the
+/// same compiler and no `compiler` is that compiler (`%c,cxx,fortran=nvhpc`
+/// is `%nvhpc`); a language with the node's compiler is dropped.
+pub(crate) fn normalize_languages(spec: &mut Spec) {
+    if spec.compiler.is_none() && spec.languages.len() == LANGUAGES.len() {
+        let mut all = spec.languages.values();
+        let first = all.next().cloned();
+        if all.all(|c| Some(c) == first.as_ref()) {
+            spec.compiler = first;
+            spec.languages.clear();
+        }
+    }
+    if let Some(c) = &spec.compiler {
+        spec.languages.retain(|_, l| l != c);
+    }
+}
+
 /// A spec: `name@versions +variant ~variant key=v1,v2 %compiler@ver
 /// target=T platform=P os=O ^dep…`. Every part is optional; a spec without a
 /// name is *anonymous* (the `when:` conditions of recipes).
@@ -40,6 +60,9 @@ pub struct Spec {
     pub versions: VersionConstraint,
     pub variants: BTreeMap<String, VariantValue>,
     pub compiler: Option<CompilerSpec>,
+    /// `%fortran=nvhpc`: the compiler of one language (`c`, `cxx`,
+    /// `fortran`) when it is not `compiler` (see [`normalize_languages`]).
+    pub languages: BTreeMap<String, CompilerSpec>,
     pub target: Option<TargetConstraint>,
     pub platform: Option<String>,
     pub os: Option<String>,
@@ -99,6 +122,7 @@ impl Spec {
         if let Some(c) = &self.compiler {
             parts.push(format!("%{c}"));
         }
+        parts.extend(self.language_texts());
         if let Some(p) = &self.platform {
             parts.push(format!("platform={p}"));
         }
@@ -109,6 +133,27 @@ impl Spec {
             parts.push(format!("target={t}"));
         }
         parts.join(" ")
+    }
+
+    /// `%c,cxx=gcc %fortran=nvhpc`: the per-language compilers, languages
+    /// grouped by compiler in the order of their first language.
+    fn language_texts(&self) -> Vec<String> {
+        let mut groups: Vec<(&CompilerSpec, Vec<&str>)> = Vec::new();
+        for (lang, c) in &self.languages {
+            match groups.iter_mut().find(|(g, _)| *g == c) {
+                Some((_, langs)) => langs.push(lang),
+                None => groups.push((c, vec![lang])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(c, langs)| format!("%{}={c}", langs.join(",")))
+            .collect()
+    }
+
+    /// The compiler asked for `lang`: its own, else the node's.
+    pub fn compiler_for(&self, lang: &str) -> Option<&CompilerSpec> {
+        self.languages.get(lang).or(self.compiler.as_ref())
     }
 
     fn flat_deps<'a>(&'a self, out: &mut Vec<&'a Spec>) {

@@ -66,25 +66,62 @@ fn compact_spack_forms() {
     assert_eq!(s("foo ^ bar").to_string(), "foo ^bar");
 }
 
-/// Spack's per-language compiler form, as alps-uenv's recipes write it.
+/// Spack's per-language compiler form, as alps-uenv's recipes write it:
+/// every language with one compiler is that compiler, otherwise each
+/// language keeps its own (grouped by compiler in the canonical form).
 #[test]
 fn language_compiler_assignments() {
     assert_eq!(
         s("vasp@6.6.1 +cuda %c,cxx,fortran=nvhpc").to_string(),
         "vasp@6.6.1 +cuda %nvhpc"
     );
-    assert_eq!(s("cuda ^libxml2 %c=gcc").to_string(), "cuda ^libxml2 %gcc");
-    assert_eq!(s("foo %c=gcc@13 %fortran=gcc").to_string(), "foo %gcc@13");
     assert_eq!(
-        s("foo %c,cxx=gcc ^bar %fortran=gcc").to_string(),
-        "foo %gcc ^bar %gcc"
+        s("cuda ^libxml2 %c=gcc").to_string(),
+        "cuda ^libxml2 %c=gcc"
     );
-    let e = err("foo %c=gcc %fortran=nvhpc");
+    assert_eq!(s("foo %c=gcc@13 %c=gcc").to_string(), "foo %c=gcc@13");
+    assert_eq!(
+        s("foo %fortran=nvhpc %c,cxx=gcc").to_string(),
+        "foo %c,cxx=gcc %fortran=nvhpc"
+    );
+    assert_eq!(
+        s("foo %gcc %fortran=nvhpc").to_string(),
+        "foo %gcc %fortran=nvhpc"
+    );
+    assert_eq!(s("foo %c=gcc %gcc").to_string(), "foo %gcc");
+    let x = s("hdf5 +fortran %fortran=nvhpc@25.1");
+    assert_eq!(x.compiler, None);
+    assert_eq!(x.compiler_for("fortran").unwrap().to_string(), "nvhpc@25.1");
+    assert_eq!(x.compiler_for("c"), None);
+    for text in ["foo %c,cxx=gcc %fortran=nvhpc", "foo %gcc %fortran=llvm@18"] {
+        assert_eq!(s(text).to_string(), text);
+    }
+    let e = err("foo %c=gcc %c=nvhpc");
+    assert!(e.to_string().contains("a second compiler for `c`"), "{e}");
+    let e = err("foo %gcc %nvhpc");
     assert!(e.to_string().contains("a second compiler"), "{e}");
     let e = err("foo %rust=gcc");
     assert!(e.to_string().contains("`rust` is not a language"), "{e}");
     let e = err("foo %c,=gcc");
     assert!(e.to_string().contains("a language after `,`"), "{e}");
+}
+
+/// A node with per-language compilers meets `%c=…` by its language and
+/// `%name` by any of its compilers; requirements per language merge.
+#[test]
+fn language_compilers_satisfy_and_merge() {
+    let node = s("foo %gcc@14 %fortran=nvhpc@25.1");
+    assert!(node.satisfies(&s("%c=gcc")));
+    assert!(node.satisfies(&s("%fortran=nvhpc")));
+    assert!(!node.satisfies(&s("%fortran=gcc")));
+    assert!(node.satisfies(&s("%nvhpc")));
+    assert!(!node.satisfies(&s("%llvm")));
+    let mut a = s("foo %fortran=nvhpc");
+    assert!(a.intersects(&s("foo %gcc")));
+    assert!(!a.intersects(&s("foo %fortran=gcc")));
+    a.constrain(&s("foo %c,cxx=nvhpc")).unwrap();
+    assert_eq!(a.to_string(), "foo %nvhpc");
+    assert!(s("foo %c=gcc").constrain(&s("%c=llvm")).is_err());
 }
 
 #[test]

@@ -40,6 +40,13 @@ pub fn environment(
         cx.required(&m, "specs", &format!("environment `{name}`"));
     }
     out.push(("specs".into(), Yaml::Seq(specs)));
+    if let Some(c) = m.get("compiler") {
+        // One compiler: the stack's default already (as before).
+        let names = toolchains(cx, c);
+        if names.len() > 1 {
+            out.push(("compiler".into(), Yaml::strs(&names)));
+        }
+    }
     let mut policies: Vec<(String, Yaml)> = Vec::new();
     if let Some(net) = network(cx, &m, mpi) {
         if let Some((mpi_name, spec)) = net.0 {
@@ -122,6 +129,25 @@ pub fn environment(
     Some(Yaml::Map(out))
 }
 
+/// The compilers of `compiler:`: v2 `[gcc, nvhpc]` (or one name), v1
+/// `[{toolchain: gcc, spec: gcc@13}, {toolchain: llvm, spec: nvhpc}]`
+/// (the `spec`s); the first is the environment's default.
+fn toolchains(cx: &mut Cx, node: &Node) -> Vec<String> {
+    let mut names = Vec::new();
+    for item in cx.one_or_many(node) {
+        let name = match item {
+            Node::Mapping(_) => cx
+                .open_map(item, "a `compiler` entry")
+                .and_then(|m| m.get("spec"))
+                .and_then(|n| cx.string(n, "`spec`"))
+                .map(|s| s.value),
+            _ => cx.string(item, "a compiler").map(|s| s.value),
+        };
+        names.extend(name);
+    }
+    names
+}
+
 /// The MPI spec and network specs: v2 `network: {mpi, specs}` (specs
 /// default to the cluster template of that MPI), v1 `mpi: {spec, gpu}`.
 #[allow(clippy::type_complexity)]
@@ -172,4 +198,34 @@ fn network(
         None => template.map(|(_, s)| s.clone()).unwrap_or_default(),
     };
     Some((Some((mpi_name, spec.value)), specs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    fn translate(text: &str) -> (String, Diagnostics) {
+        let src = SourceFile::new("/x/environments.yaml", text);
+        let mut diags = Diagnostics::new();
+        let root = crate::diag::yaml::parse(&src).unwrap();
+        let mut cx = Cx::new(&src, &mut diags);
+        let y = environment(&mut cx, "vasp", &root, &[]).map(|y| y.to_document());
+        (y.unwrap_or_default(), diags)
+    }
+
+    /// `compiler: [gcc, nvhpc]` (v2) and the v1 toolchain list keep their
+    /// compilers, the first the default; one compiler is left to the stack.
+    #[test]
+    fn compiler_lists_translate_v2_and_v1() {
+        let (y, d) = translate("compiler: [gcc, nvhpc]\nspecs: [\"vasp %c,cxx,fortran=nvhpc\"]\n");
+        assert!(y.contains("compiler: [gcc, nvhpc]"), "{y}");
+        assert!(d.is_empty(), "{d}");
+        let (y, _) = translate(
+            "compiler:\n- {toolchain: gcc, spec: gcc}\n- {toolchain: llvm, spec: nvhpc}\nspecs: [hdf5]\n",
+        );
+        assert!(y.contains("compiler: [gcc, nvhpc]"), "{y}");
+        let (y, _) = translate("compiler: [gcc]\nspecs: [hdf5]\n");
+        assert!(!y.contains("compiler"), "{y}");
+    }
 }

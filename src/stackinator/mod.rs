@@ -213,13 +213,30 @@ fn built_gcc(r: &recipe::RecipeDir) -> Option<String> {
         .cloned()
 }
 
-/// `environments:` with `compiler: <gcc>` in each environment.
+/// `environments:` with the stack's gcc for `gcc` in each environment's
+/// `compiler:` (`[gcc, nvhpc]` → `[gcc@14, nvhpc]`; none: `gcc@14`).
 fn with_compiler(envs: &[(String, Yaml)], gcc: &str) -> Vec<(String, Yaml)> {
     envs.iter()
         .map(|(name, env)| {
             let env = match env {
                 Yaml::Map(entries) => {
-                    let mut e = vec![("compiler".to_string(), Yaml::str(gcc))];
+                    let listed = entries.iter().find_map(|(k, v)| match v {
+                        Yaml::Seq(items) if k == "compiler" => Some(items.clone()),
+                        _ => None,
+                    });
+                    let compilers = match listed {
+                        Some(items) if items.len() > 1 => Yaml::Seq(
+                            items
+                                .into_iter()
+                                .map(|c| match c {
+                                    Yaml::Str(n) if n == "gcc" => Yaml::str(gcc),
+                                    c => c,
+                                })
+                                .collect(),
+                        ),
+                        _ => Yaml::str(gcc),
+                    };
+                    let mut e = vec![("compiler".to_string(), compilers)];
                     e.extend(entries.iter().filter(|(k, _)| k != "compiler").cloned());
                     Yaml::Map(e)
                 }
@@ -363,4 +380,35 @@ fn read_yaml(path: &Path, diags: &mut Diagnostics) -> Option<(SourceFile, Node)>
     };
     let node = crate::diag::yaml::parse_into(&src, diags)?;
     Some((src, node))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stack's gcc takes the place of `gcc` in a list; an environment
+    /// without a list gets it alone.
+    #[test]
+    fn the_stack_gcc_replaces_gcc_in_compiler_lists() {
+        let envs = vec![
+            (
+                "vasp".to_string(),
+                Yaml::Map(vec![(
+                    "compiler".into(),
+                    Yaml::Seq(vec![Yaml::str("gcc"), Yaml::str("nvhpc")]),
+                )]),
+            ),
+            ("tools".to_string(), Yaml::Map(vec![])),
+        ];
+        let out = with_compiler(&envs, "gcc@14");
+        let compiler = |i: usize| match &out[i].1 {
+            Yaml::Map(e) => e.iter().find(|(k, _)| k == "compiler").unwrap().1.clone(),
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            compiler(0),
+            Yaml::Seq(vec![Yaml::str("gcc@14"), Yaml::str("nvhpc")])
+        );
+        assert_eq!(compiler(1), Yaml::str("gcc@14"));
+    }
 }

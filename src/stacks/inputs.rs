@@ -168,7 +168,7 @@ fn check_recipe(
             recipe
                 .environments
                 .iter()
-                .filter_map(|e| e.compiler.as_ref()),
+                .flat_map(|e| e.compiler.iter().chain(&e.other_compilers)),
         );
         for c in chosen {
             check_compiler_choice(&mut cx, recipe, cluster, c);
@@ -322,35 +322,54 @@ fn check_compilers(cx: &mut Cx, cluster: &Cluster, built: &[SpecRef], spec: &Spe
     let mut stack = vec![&spec.spec];
     while let Some(s) = stack.pop() {
         stack.extend(s.deps.iter());
-        let Some(c) = &s.compiler else { continue };
-        let found = cluster.compilers.iter().any(|cc| {
-            cc.spec.spec.name.as_deref() == Some(c.name.as_str())
-                && cc.spec.spec.versions.intersects(&c.versions)
-        });
-        if found || cluster.compilers.is_empty() || is_stack_compiler(built, &c.name, &c.versions) {
-            continue;
+        if let Some(c) = &s.compiler {
+            check_compiler(cx, cluster, built, spec, c, format!("%{c}"));
         }
-        let text = format!("%{c}");
-        let loc = match spec.text.find(&format!("%{}", c.name)) {
-            Some(at) => cx.sub_loc(&spec.loc, &spec.text, at, c.name.len() + 1),
-            None => spec.loc.clone(),
-        };
-        let have: Vec<_> = cluster
-            .compilers
-            .iter()
-            .map(|c| c.spec.text.as_str())
-            .collect();
-        cx.error(
-            Code::UnknownCompiler,
-            &loc,
-            format!(
-                "`{text}` in `{}` matches no compiler of cluster `{}`",
-                spec.text, cluster.name.value
-            ),
-            "no such cluster compiler",
-            Some(format!("the cluster has: {}", have.join(", "))),
-        );
+        for (lang, c) in &s.languages {
+            check_compiler(cx, cluster, built, spec, c, format!("%{lang}={c}"));
+        }
     }
+}
+
+/// One `%compiler` (or `%fortran=compiler`) of `spec`.
+fn check_compiler(
+    cx: &mut Cx,
+    cluster: &Cluster,
+    built: &[SpecRef],
+    spec: &SpecRef,
+    c: &crate::spec::CompilerSpec,
+    text: String,
+) {
+    let found = cluster.compilers.iter().any(|cc| {
+        cc.spec.spec.name.as_deref() == Some(c.name.as_str())
+            && cc.spec.spec.versions.intersects(&c.versions)
+    });
+    if found || cluster.compilers.is_empty() || is_stack_compiler(built, &c.name, &c.versions) {
+        return;
+    }
+    let at = spec
+        .text
+        .find(&format!("%{}", c.name))
+        .or_else(|| spec.text.find(&format!("={}", c.name)));
+    let loc = match at {
+        Some(at) => cx.sub_loc(&spec.loc, &spec.text, at, c.name.len() + 1),
+        None => spec.loc.clone(),
+    };
+    let have: Vec<_> = cluster
+        .compilers
+        .iter()
+        .map(|c| c.spec.text.as_str())
+        .collect();
+    cx.error(
+        Code::UnknownCompiler,
+        &loc,
+        format!(
+            "`{text}` in `{}` matches no compiler of cluster `{}`",
+            spec.text, cluster.name.value
+        ),
+        "no such cluster compiler",
+        Some(format!("the cluster has: {}", have.join(", "))),
+    );
 }
 
 fn check_cluster(cluster: &Cluster, src: &SourceFile, repo: &PackageRepo, diags: &mut Diagnostics) {

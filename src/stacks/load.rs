@@ -284,9 +284,19 @@ fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Envir
         .get("specs")
         .map(|n| spec_list(cx, n, "`specs`", "a root spec"))
         .unwrap_or_default();
-    let compiler = m
+    // `compiler: gcc@14` or `compiler: [gcc@14, nvhpc@25.1]`: the first is
+    // the default, the others are there for `%nvhpc` / `%fortran=nvhpc`.
+    let mut compilers: Vec<SpecRef> = m
         .get("compiler")
-        .and_then(|n| read::spec(cx, n, "`compiler`", Named::Required));
+        .map(|n| {
+            cx.one_or_many(n)
+                .iter()
+                .filter_map(|c| read::spec(cx, c, "`compiler`", Named::Required))
+                .collect()
+        })
+        .unwrap_or_default();
+    let compiler = (!compilers.is_empty()).then(|| compilers.remove(0));
+    let other_compilers = compilers;
     let network = m.has("network").then(|| match m.get("network") {
         Some(n) => cluster::network(cx, n),
         None => cluster::Network {
@@ -324,6 +334,7 @@ fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Envir
         name,
         specs,
         compiler,
+        other_compilers,
         network,
         variants,
         unify,

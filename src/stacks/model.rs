@@ -63,6 +63,7 @@ impl StackRecipe {
             name: Spanned::new(name, specs[0].loc.clone()),
             specs,
             compiler,
+            other_compilers: Vec::new(),
             network: None,
             variants: Vec::new(),
             unify: true,
@@ -150,6 +151,9 @@ pub struct Environment {
     /// `compilers:` or a cluster compiler; `None`: the stack's `compiler:`,
     /// then the cluster's first.
     pub compiler: Option<SpecRef>,
+    /// The other compilers of `compiler: [gcc@14, nvhpc@25.1]`: packages
+    /// choose them with `%nvhpc` or per language (`%fortran=nvhpc`).
+    pub other_compilers: Vec<SpecRef>,
     /// `network:` present: MPI and network specs (empty fields fall back to
     /// the cluster's `network:`).
     pub network: Option<Network>,

@@ -363,3 +363,170 @@ fn a_stack_compiler_can_be_built_with_another() {
     assert!(apps.iter().any(|a| a.2 == second.0), "{apps:?}");
     assert!(apps.iter().any(|a| a.2 == first.0), "{apps:?}");
 }
+
+/// A stack on tests/fixtures/compilers/cluster-clang (the system gcc with
+/// gfortran, Debian's clang as `llvm`): lang-mix (C calling Fortran) built
+/// with `spec`, and lang-mix-plain with the environment's default (gcc).
+fn lang_stack(dir: &Path, spec: &str, compiler: &str) -> PathBuf {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let (tar, sha) = tarball(dir, "lang-mix", "1.0");
+    for name in ["lang-mix", "lang-mix-plain"] {
+        std::fs::write(
+            repo.join(format!("{name}.yaml")),
+            format!(
+                "name: {name}\ndescription: a C program calling a Fortran routine\nversions:\n  \
+                 - {{version: \"1.0\", url: {}, sha256: {sha}}}\n\
+                 build:\n  system: makefile\n  make_args: [\"PREFIX={{{{ prefix }}}}\"]\n  \
+                 install_targets: [install]\n",
+                tar.display()
+            ),
+        )
+        .unwrap();
+    }
+    let recipe = dir.join("stack.yaml");
+    std::fs::write(
+        &recipe,
+        format!(
+            "name: langs\nmount: /user-environment\nrepos: [repo]\nenvironments:\n  \
+               mixed:\n    compiler: {compiler}\n    specs: [\"{spec}\", lang-mix-plain]\n"
+        ),
+    )
+    .unwrap();
+    recipe
+}
+
+fn clang_cluster() -> PathBuf {
+    fixture("cluster-clang")
+}
+
+fn resolve_on(recipe: &Path, cluster: &Path, format: &str) -> std::process::Output {
+    stack_cmd(recipe)
+        .arg("resolve")
+        .arg(recipe)
+        .arg("--cluster")
+        .arg(cluster)
+        .args(["--format", format])
+        .output()
+        .unwrap()
+}
+
+/// The compilers in the `.comment` section of an object file.
+fn comment(object: &Path) -> String {
+    let out = Command::new("readelf")
+        .args(["-p", ".comment"])
+        .arg(object)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn per_language_compilers_build_c_with_clang_and_fortran_with_gcc() {
+    let tmp = tempfile::tempdir().unwrap();
+    let recipe = lang_stack(
+        tmp.path(),
+        "lang-mix %c=llvm %fortran=gcc",
+        "[gcc@12.2.0, llvm@14.0.6]",
+    );
+    let build = tmp.path().join("build");
+    let out = stack_cmd(&recipe)
+        .arg("build")
+        .arg(&recipe)
+        .arg("--cluster")
+        .arg(clang_cluster())
+        .arg("--build")
+        .arg(&build)
+        .arg("--cache")
+        .arg(tmp.path().join("cache"))
+        .args(["-j", "2"])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "build failed:\n{text}");
+    assert!(text.contains("audit: clean"), "{text}");
+
+    let store = build.join("store");
+    let mixed = prefix_of(&store, "lang-mix-1.0-");
+    assert_eq!(mixed.len(), 1);
+    let c = comment(&mixed[0].join("lib/lang-mix/main.o"));
+    assert!(c.contains("clang version"), "{c}");
+    assert!(!c.contains("GCC:"), "{c}");
+    let f = comment(&mixed[0].join("lib/lang-mix/twice.o"));
+    assert!(f.contains("GCC:") && !f.contains("clang"), "{f}");
+
+    // The environment's default compiler: GCC only.
+    let plain = prefix_of(&store, "lang-mix-plain-1.0-");
+    assert_eq!(plain.len(), 1);
+    for o in ["main.o", "twice.o"] {
+        let c = comment(&plain[0].join("lib/lang-mix").join(o));
+        assert!(c.contains("GCC:") && !c.contains("clang"), "{o}: {c}");
+    }
+    for p in [&mixed[0], &plain[0]] {
+        let run = Command::new(p.join("bin/lang-mix")).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "42");
+    }
+}
+
+#[test]
+fn the_per_language_choice_is_part_of_the_node_hash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hash_of = |dir: &str, spec: &str| {
+        let recipe = lang_stack(&tmp.path().join(dir), spec, "[gcc@12.2.0, llvm@14.0.6]");
+        let out = resolve_on(&recipe, &clang_cluster(), "json");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let node = plan["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == "lang-mix")
+            .unwrap()
+            .clone();
+        if spec.contains("%c=llvm") {
+            assert_eq!(node["languages"]["c"]["spec"], "llvm@14.0.6", "{node:#}");
+            assert_eq!(node["compiler"]["spec"], "gcc@12.2.0", "{node:#}");
+        } else if spec.contains("%llvm") {
+            assert_eq!(node["compiler"]["spec"], "llvm@14.0.6", "{node:#}");
+            assert!(node.get("languages").is_none(), "{node:#}");
+        } else if !spec.contains("=llvm") {
+            assert!(node.get("languages").is_none(), "{node:#}");
+        }
+        node["hash"].as_str().unwrap().to_string()
+    };
+    let default = hash_of("a", "lang-mix");
+    // naming the default compiler changes nothing
+    assert_eq!(hash_of("b", "lang-mix %fortran=gcc"), default);
+    let c_llvm = hash_of("c", "lang-mix %c=llvm");
+    assert_ne!(c_llvm, default);
+    assert_ne!(hash_of("d", "lang-mix %cxx=llvm"), c_llvm);
+    assert_ne!(hash_of("e", "lang-mix %llvm"), c_llvm);
+}
+
+#[test]
+fn a_compiler_the_environment_does_not_offer_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    // not a compiler of the cluster or the stack: positioned, with the list
+    let recipe = lang_stack(
+        &tmp.path().join("a"),
+        "lang-mix %fortran=nvhpc",
+        "[gcc@12.2.0, llvm@14.0.6]",
+    );
+    let out = resolve_on(&recipe, &clang_cluster(), "tree");
+    assert!(!out.status.success());
+    let unknown = String::from_utf8_lossy(&out.stderr).into_owned();
+    // a cluster compiler the environment does not list
+    let recipe = lang_stack(&tmp.path().join("b"), "lang-mix %c=llvm", "gcc@12.2.0");
+    let out = resolve_on(&recipe, &clang_cluster(), "tree");
+    assert!(!out.status.success());
+    let not_offered = String::from_utf8_lossy(&out.stderr).into_owned();
+    let text =
+        format!("{unknown}\n---\n{not_offered}").replace(&tmp.path().display().to_string(), "TMP");
+    insta::assert_snapshot!(text);
+}

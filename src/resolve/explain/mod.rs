@@ -370,15 +370,26 @@ impl<'a> Solver<'a> {
                 if let Some(p) = reqs[*i].origin.decided_by() {
                     self.why(p, 1, &mut lines);
                 }
-                self.explanation(
+                let offered: Vec<String> = std::iter::once(self.setup.compiler)
+                    .chain(&self.setup.others)
+                    .map(|c| c.to_string())
+                    .collect();
+                let mut e = self.explanation(
                     format!(
                         "{}, but the stack builds with `{}` ({})",
                         with_loc(t, l.as_ref()),
-                        self.setup.compiler,
+                        offered.join("`, `"),
                         short_loc(self.setup.compiler_loc)
                     ),
                     lines,
-                )
+                );
+                e.hint = Some(format!(
+                    "environment `{}` offers {}; list another in its `compiler: [{}, …]`",
+                    self.setup.name,
+                    offered.join(", "),
+                    offered[0]
+                ));
+                e
             }
             OpenFailure::NoCandidate {
                 wanted,

@@ -34,6 +34,10 @@ pub struct JsonNode {
     pub deps: Vec<JsonDep>,
     /// The compiler the node is built with; `null` for externals.
     pub compiler: Option<JsonCompiler>,
+    /// The languages built with another compiler (`%fortran=nvhpc`); left
+    /// out when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub languages: BTreeMap<String, JsonCompiler>,
 }
 
 /// A compiler of the plan: a cluster compiler or one the stack builds.
@@ -231,6 +235,11 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
             })
             .collect(),
         compiler: (!n.is_external()).then(|| JsonCompiler::of(&n.compiler)),
+        languages: n
+            .languages
+            .iter()
+            .map(|(l, c)| (l.clone(), JsonCompiler::of(c)))
+            .collect(),
     }
 }
 

@@ -25,6 +25,22 @@ pub(crate) fn node_line(plan: &Plan, idx: NodeIndex) -> String {
             s.push_str(&v.to_spec_text(k));
         }
     }
+    // Per-language compilers (`%c=llvm`): the node's compiler and the
+    // languages built with another.
+    if !n.languages.is_empty() {
+        let _ = write!(s, " %{}", n.compiler);
+        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+        for (lang, c) in &n.languages {
+            let c = c.to_string();
+            match groups.iter_mut().find(|(g, _)| *g == c) {
+                Some((_, langs)) => langs.push(lang),
+                None => groups.push((c, vec![lang])),
+            }
+        }
+        for (c, langs) in groups {
+            let _ = write!(s, " %{}={c}", langs.join(","));
+        }
+    }
     match &n.external {
         Some(p) => {
             let _ = write!(s, " [external {}]", p.display());

@@ -71,10 +71,10 @@ impl<'a> Solver<'a> {
                     }
                 }
                 let bad_compiler = |s: &Spec| {
-                    s.compiler.as_ref().is_some_and(|c| {
-                        c.name != self.setup.compiler.name
-                            || !c.versions.contains(&self.setup.compiler.version)
-                    })
+                    s.compiler
+                        .iter()
+                        .chain(s.languages.values())
+                        .any(|c| self.setup.pick_compiler(c).is_none())
                 };
                 if bad_compiler(&wanted) {
                     let i = reqs.iter().position(|r| bad_compiler(&r.spec)).unwrap_or(0);
@@ -362,6 +362,7 @@ impl<'a> Solver<'a> {
         match cand {
             Candidate::Build(entry) => {
                 base.versions = VersionConstraint::exact(entry.version.clone());
+                self.setup.choose_compilers(&mut base, wanted);
                 let variants =
                     choose(recipe, &base, wanted, defaults).map_err(|problem| Reject::Variant {
                         cand: format!("{}@{}", recipe.name, entry.version),

@@ -35,7 +35,7 @@ mod decide;
 mod deferred;
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -44,7 +44,7 @@ use crate::diag::Loc;
 use crate::recipes::{
     Conflict, DepTypes, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry, When,
 };
-use crate::spec::{Spec, Version};
+use crate::spec::{CompilerSpec, Spec, Version, VersionConstraint};
 
 use super::candidates::Candidate;
 use super::error::Explanation;
@@ -128,6 +128,9 @@ pub(crate) struct EnvSetup<'a> {
     pub target_loc: &'a Loc,
     pub compiler: &'a NodeCompiler,
     pub compiler_loc: &'a Loc,
+    /// The environment's other compilers (`compiler: [gcc, nvhpc]`), for
+    /// `%nvhpc` and `%fortran=nvhpc`.
+    pub others: Vec<NodeCompiler>,
     pub roots: Vec<RootInput<'a>>,
 }
 
@@ -530,4 +533,51 @@ pub(crate) fn with_name(spec: &Spec, name: &str) -> Spec {
     let mut s = spec.clone();
     s.name = Some(name.to_string());
     s
+}
+
+impl EnvSetup<'_> {
+    /// The environment's compiler that `c` names: the default first, then
+    /// the others in their order.
+    pub fn pick_compiler(&self, c: &CompilerSpec) -> Option<&NodeCompiler> {
+        std::iter::once(self.compiler)
+            .chain(&self.others)
+            .find(|n| n.name == c.name && c.versions.contains(&n.version))
+    }
+
+    /// Sets the compilers of a package built from source in `base` (which
+    /// has the default): the one `wanted` names (`%nvhpc`), and one per
+    /// language where `wanted` names another (`%fortran=nvhpc`).
+    pub fn choose_compilers(&self, base: &mut Spec, wanted: &Spec) {
+        let exact = |c: &NodeCompiler| CompilerSpec {
+            name: c.name.clone(),
+            versions: VersionConstraint::exact(c.version.clone()),
+        };
+        if let Some(c) = wanted.compiler.as_ref().and_then(|c| self.pick_compiler(c)) {
+            base.compiler = Some(exact(c));
+        }
+        base.languages = wanted
+            .languages
+            .iter()
+            .filter_map(|(lang, c)| Some((lang.clone(), exact(self.pick_compiler(c)?))))
+            .filter(|(_, c)| Some(c) != base.compiler.as_ref())
+            .collect();
+    }
+
+    /// The plan compilers of a decided spec: its compiler and those of its
+    /// languages that differ.
+    pub fn node_compilers(&self, spec: &Spec) -> (NodeCompiler, BTreeMap<String, NodeCompiler>) {
+        let main = spec
+            .compiler
+            .as_ref()
+            .and_then(|c| self.pick_compiler(c))
+            .unwrap_or(self.compiler)
+            .clone();
+        let languages = spec
+            .languages
+            .iter()
+            .filter_map(|(lang, c)| Some((lang.clone(), self.pick_compiler(c)?.clone())))
+            .filter(|(_, c)| *c != main)
+            .collect();
+        (main, languages)
+    }
 }
