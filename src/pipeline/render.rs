@@ -360,7 +360,7 @@ fn system(
             recipes::Setting::Toggle(t) => toggle(r, t).into(),
             recipes::Setting::Flag(f) => (*f).into(),
             recipes::Setting::Args(a) => r.args(a)?.into(),
-            recipes::Setting::Text(Some(t)) => t.clone().into(),
+            recipes::Setting::Text(Some(t)) => r.render(t, &b.loc)?.into(),
             recipes::Setting::Text(None) => continue,
             recipes::Setting::Words(w) => targets(r, w, &b.loc)?.into(),
             recipes::Setting::Relocate(rel) => {

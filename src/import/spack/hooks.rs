@@ -207,6 +207,17 @@ fn method(
         super::hook_patch::edit_method(pkg, s, m, body, build);
         return;
     }
+    if let Some(key) = directory_property(m, system) {
+        match super::hook_property::property_subdir(body, &s.variant_info) {
+            Ok(t) if t == "." => {}
+            Ok(t) => put(build, key, Yaml::str(t)),
+            Err(e) => {
+                let construct = format!("method {name}");
+                pkg.untranslated(m.line + e.line - 1, Kind::Build, construct, e.what);
+            }
+        }
+        return;
+    }
     if name == "build" && system == "makefile" {
         super::hook_install::build_method(pkg, s, m, body, build);
         return;
@@ -216,6 +227,20 @@ fn method(
         return;
     }
     hook_method(pkg, s, m, body, system, build, env);
+}
+
+/// The `build:` key of a directory property: CMake's `root_cmakelists_dir`,
+/// Autotools' `configure_directory` (both `source_subdir`).
+fn directory_property(m: &Method, system: &str) -> Option<&'static str> {
+    if !m.decorators.iter().any(|d| d == "property") {
+        return None;
+    }
+    match (m.name.as_str(), system) {
+        ("root_cmakelists_dir", "cmake") | ("configure_directory", "autotools") => {
+            Some("source_subdir")
+        }
+        _ => None,
+    }
 }
 
 /// A `@staticmethod` the package's `url_for_version` calls (`Pdi.version_url`).
