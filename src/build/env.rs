@@ -264,6 +264,15 @@ pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
             EnvOp::Unset(k) => {
                 env.remove(OsString::from(k).as_os_str());
             }
+            EnvOp::AppendFlags(k, v) => {
+                let key = OsString::from(k);
+                let mut new = env.get(&key).cloned().unwrap_or_default();
+                if !new.is_empty() {
+                    new.push(" ");
+                }
+                new.push(v);
+                env.insert(key, new);
+            }
             EnvOp::PrependPath(k, v) | EnvOp::AppendPath(k, v) => {
                 let key = OsString::from(k);
                 let old = env.get(&key).cloned().unwrap_or_default();

@@ -485,6 +485,7 @@ pub fn env_op(kind: EnvOpKind, var: &str, value: String) -> build::EnvOp {
         EnvOpKind::Unset => build::EnvOp::Unset(var.to_string()),
         EnvOpKind::PrependPath => build::EnvOp::PrependPath(var.to_string(), value),
         EnvOpKind::AppendPath => build::EnvOp::AppendPath(var.to_string(), value),
+        EnvOpKind::AppendFlags => build::EnvOp::AppendFlags(var.to_string(), value),
     }
 }
 

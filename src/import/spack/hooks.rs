@@ -350,6 +350,12 @@ fn hook_method(
         }
     }
     if let Some(env_key) = env_key {
+        let flags = produced.env.iter().find(|i| i.op == "append_flags");
+        if let (Some(item), "env") = (flags, env_key) {
+            let why = format!("env.append_flags of {} in the run environment", item.var);
+            pkg.untranslated(m.line, Kind::Build, hook, why);
+            return;
+        }
         match env_list(&produced.env) {
             Ok(ops) if env_key == "env" => env.extend(ops),
             Ok(ops) => put(build, env_key, Yaml::Seq(ops)),
@@ -506,6 +512,12 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
             ("build_directory" | "root_cmakelists_dir" | "configure_directory", _)
                 if value.as_str() == Some(".") => {}
             ("parallel", _) if value.truthy() => {}
+            ("configure_directory", s) if s != "autotools" => pkg.untranslated(
+                line,
+                Kind::Info,
+                "attribute configure_directory",
+                format!("not read by Spack's {s} builder"),
+            ),
             _ if layout_attribute(pkg, &name, &value, line, system, build) => {}
             (n, _) if BUILD_ATTRIBUTES.contains(&n) => {
                 pkg.untranslated(
