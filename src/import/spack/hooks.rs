@@ -160,7 +160,7 @@ fn pip_steps() -> Yaml {
 /// `setup_dependent_run_environment`): its `site-packages` on `PYTHONPATH`,
 /// for views, modules and the builds of its dependents.
 fn site_packages_env() -> Yaml {
-    let dir = "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
+    let dir = super::hook_expr::SITE_PACKAGES;
     Yaml::map([(
         "prepend_path",
         Some(Yaml::Map(vec![("PYTHONPATH".into(), Yaml::str(dir))])),
