@@ -231,7 +231,8 @@ impl Exprs<'_> {
             }
             // MPI providers put their wrappers in bin/ (Spack's mpich,
             // openmpi and cray-mpich set `mpicc` to prefix.bin.mpicc).
-            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90"].contains(&attr) {
+            // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`.
+            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90", "hipcc"].contains(&attr) {
                 return Ok(format!(
                     "{{{{ deps[{}].prefix }}}}/bin/{attr}",
                     super::cond::quote(&dep)
@@ -384,9 +385,18 @@ impl Exprs<'_> {
             "up_to" => {
                 let obj = func.child_by_field_name("object").unwrap_or(func);
                 let n = args.positional.first().map(|a| self.t(*a).parse::<usize>());
+                let dep_version = (obj.kind() == "attribute")
+                    .then(|| obj.child_by_field_name("object"))
+                    .flatten()
+                    .filter(|_| self.t(obj).ends_with(".version"))
+                    .and_then(|o| self.dep_of(o));
                 match (self.is_version(obj), n) {
                     (true, Some(Ok(n))) => Ok(format!(
                         "{{{{ version | split(pat=\".\") | slice(end={n}) | join(sep=\".\") }}}}"
+                    )),
+                    (false, Some(Ok(n))) if dep_version.is_some() => Ok(format!(
+                        "{{{{ deps[{}].version | up_to(n={n}) }}}}",
+                        super::cond::quote(&dep_version.unwrap_or_default())
                     )),
                     _ => err(node, "up_to"),
                 }

@@ -88,7 +88,7 @@ fn pip_directory(build: &mut [(String, Yaml)], dir: &str) -> bool {
 }
 
 /// Put `args` first in the argument list `key` of `build:`.
-fn prepend_args(build: &mut Vec<(String, Yaml)>, key: &str, args: &[&str]) {
+pub(super) fn prepend_args(build: &mut Vec<(String, Yaml)>, key: &str, args: &[&str]) {
     let mut items: Vec<Yaml> = args.iter().map(|a| Yaml::str(*a)).collect();
     match build.iter_mut().find(|(k, _)| k == key) {
         Some((_, Yaml::Seq(old))) => {

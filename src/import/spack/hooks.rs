@@ -222,6 +222,14 @@ fn method(
         super::hook_install::build_method(pkg, s, m, body, build);
         return;
     }
+    if name == "install" && system == "autotools" && method_when(m) == Ok(None) {
+        if let Some(parallel) = super::hook_shape::plain_make_install(body) {
+            if !parallel {
+                super::hook_layout::prepend_args(build, "make_args", &["-j1"]);
+            }
+            return;
+        }
+    }
     if name == "install" && matches!(system, "generic" | "makefile") {
         install_method(pkg, s, m, body, system, build);
         return;
