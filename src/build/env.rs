@@ -302,6 +302,21 @@ mod tests {
     use super::*;
     use crate::build::job::*;
 
+    #[test]
+    fn append_flags_joins_with_a_space_or_sets() {
+        let mut env = BTreeMap::new();
+        env.insert(OsString::from("CFLAGS"), OsString::from("-O2"));
+        apply_ops(
+            &mut env,
+            &[
+                EnvOp::AppendFlags("CFLAGS".into(), "-fcommon".into()),
+                EnvOp::AppendFlags("LDFLAGS".into(), "-lm".into()),
+            ],
+        );
+        assert_eq!(env[&OsString::from("CFLAGS")], "-O2 -fcommon");
+        assert_eq!(env[&OsString::from("LDFLAGS")], "-lm");
+    }
+
     fn job(deps: Vec<DepPrefix>) -> BuildJob {
         BuildJob {
             name: "app".into(),
