@@ -264,6 +264,15 @@ pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
             EnvOp::Unset(k) => {
                 env.remove(OsString::from(k).as_os_str());
             }
+            EnvOp::AppendFlags(k, v) => {
+                let key = OsString::from(k);
+                let mut new = env.get(&key).cloned().unwrap_or_default();
+                if !new.is_empty() {
+                    new.push(" ");
+                }
+                new.push(v);
+                env.insert(key, new);
+            }
             EnvOp::PrependPath(k, v) | EnvOp::AppendPath(k, v) => {
                 let key = OsString::from(k);
                 let old = env.get(&key).cloned().unwrap_or_default();
@@ -292,6 +301,21 @@ pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
 mod tests {
     use super::*;
     use crate::build::job::*;
+
+    #[test]
+    fn append_flags_joins_with_a_space_or_sets() {
+        let mut env = BTreeMap::new();
+        env.insert(OsString::from("CFLAGS"), OsString::from("-O2"));
+        apply_ops(
+            &mut env,
+            &[
+                EnvOp::AppendFlags("CFLAGS".into(), "-fcommon".into()),
+                EnvOp::AppendFlags("LDFLAGS".into(), "-lm".into()),
+            ],
+        );
+        assert_eq!(env[&OsString::from("CFLAGS")], "-O2 -fcommon");
+        assert_eq!(env[&OsString::from("LDFLAGS")], "-lm");
+    }
 
     fn job(deps: Vec<DepPrefix>) -> BuildJob {
         BuildJob {

@@ -164,6 +164,8 @@ pub enum EnvOp {
     Unset(String),
     PrependPath(String, String),
     AppendPath(String, String),
+    /// `VAR="$VAR value"`, or `VAR=value` when `VAR` is unset or empty.
+    AppendFlags(String, String),
 }
 
 /// How a dependency is used.

@@ -3,11 +3,15 @@
 //! (or, `out_of_source`, `<src>/configure` and make in `<stage>/build`).
 //! Like Spack's autotools builder, a tree without `configure` but with
 //! `configure.ac` (or `configure.in`) is bootstrapped with `autoreconf -fi`
-//! (a GitHub tag archive ships no generated files).
+//! (a GitHub tag archive ships no generated files). `source_subdir` names
+//! the directory of `configure` inside the source tree (Spack's
+//! `configure_directory`): bootstrap, configure and make run there.
 
 use std::path::Path;
 
-use super::KeyType::{Args, Flag, Toggle};
+use std::path::PathBuf;
+
+use super::KeyType::{Args, Flag, Text, Toggle};
 use super::{BuildKind, JobSettings, Key, PhaseError, Phases, key};
 
 #[derive(Debug)]
@@ -18,6 +22,7 @@ const KEYS: &[Key] = &[
     key("autoreconf", Toggle),
     key("autogen", Toggle),
     key("out_of_source", Flag),
+    key("source_subdir", Text),
     key("configure_args", Args),
     key("make_args", Args),
 ];
@@ -43,6 +48,24 @@ fn lacks_configure(src: &Path) -> bool {
         && (src.join("configure.ac").is_file() || src.join("configure.in").is_file())
 }
 
+/// The directory of `configure`: the source tree or its `source_subdir`.
+fn configure_dir(s: &JobSettings, src: &Path) -> PathBuf {
+    match s.text("source_subdir") {
+        Some(sub) if !sub.is_empty() && sub != "." => src.join(sub),
+        _ => src.to_path_buf(),
+    }
+}
+
+/// Where make runs: the build directory out of source, else the directory
+/// of `configure`.
+fn make_dir(s: &JobSettings, cx: &dyn Phases) -> PathBuf {
+    if s.flag("out_of_source") {
+        cx.build_dir().to_path_buf()
+    } else {
+        configure_dir(s, cx.src())
+    }
+}
+
 /// `make_args`, then `extra`.
 fn make(s: &JobSettings, extra: &[String]) -> Vec<String> {
     let mut argv = vec!["make".to_string()];
@@ -65,10 +88,10 @@ impl BuildKind for Autotools {
         s.flag("out_of_source")
     }
     fn bootstraps(&self, s: &JobSettings, src: &Path) -> bool {
-        s.flag("autoreconf") || s.flag("autogen") || lacks_configure(src)
+        s.flag("autoreconf") || s.flag("autogen") || lacks_configure(&configure_dir(s, src))
     }
     fn bootstrap(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
-        let src = cx.src().to_path_buf();
+        let src = configure_dir(s, cx.src());
         if s.flag("autogen") {
             let argv = script(cx, &src, "autogen.sh", true);
             cx.run(argv, &src)?;
@@ -79,15 +102,15 @@ impl BuildKind for Autotools {
         Ok(())
     }
     fn configure(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
-        let src = cx.src().to_path_buf();
+        let src = configure_dir(s, cx.src());
         let mut argv = script(cx, &src, "configure", !s.flag("out_of_source"));
         argv.push(format!("--prefix={}", cx.prefix()));
         argv.extend(s.list("configure_args").iter().cloned());
-        let build = cx.build_dir().to_path_buf();
+        let build = make_dir(s, cx);
         cx.run(argv, &build)
     }
     fn build(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
-        let build = cx.build_dir().to_path_buf();
+        let build = make_dir(s, cx);
         cx.run(make(s, &[]), &build)
     }
     fn install(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
@@ -96,7 +119,7 @@ impl BuildKind for Autotools {
         if targets.is_empty() {
             return Ok(());
         }
-        let build = cx.build_dir().to_path_buf();
+        let build = make_dir(s, cx);
         cx.run(make(s, &targets), &build)
     }
 }

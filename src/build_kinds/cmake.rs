@@ -47,8 +47,8 @@ impl BuildKind for CMake {
     fn configure(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
         let rpaths = cx.wrapper_rpaths().replace(':', ";");
         let src = match s.text("source_subdir") {
-            Some(sub) => cx.src().join(sub),
-            None => cx.src().to_path_buf(),
+            Some(sub) if !sub.is_empty() && sub != "." => cx.src().join(sub),
+            _ => cx.src().to_path_buf(),
         };
         let build = cx.build_dir().to_path_buf();
         let mut argv: Vec<String> = vec![

@@ -360,7 +360,7 @@ fn system(
             recipes::Setting::Toggle(t) => toggle(r, t).into(),
             recipes::Setting::Flag(f) => (*f).into(),
             recipes::Setting::Args(a) => r.args(a)?.into(),
-            recipes::Setting::Text(Some(t)) => t.clone().into(),
+            recipes::Setting::Text(Some(t)) => r.render(t, &b.loc)?.into(),
             recipes::Setting::Text(None) => continue,
             recipes::Setting::Words(w) => targets(r, w, &b.loc)?.into(),
             recipes::Setting::Relocate(rel) => {
@@ -485,6 +485,7 @@ pub fn env_op(kind: EnvOpKind, var: &str, value: String) -> build::EnvOp {
         EnvOpKind::Unset => build::EnvOp::Unset(var.to_string()),
         EnvOpKind::PrependPath => build::EnvOp::PrependPath(var.to_string(), value),
         EnvOpKind::AppendPath => build::EnvOp::AppendPath(var.to_string(), value),
+        EnvOpKind::AppendFlags => build::EnvOp::AppendFlags(var.to_string(), value),
     }
 }
 

@@ -11,13 +11,16 @@ use crate::view::{self, InstalledPackage, ModulesSpec, StoreContents, ViewSpec};
 use super::PipelineError;
 use super::render;
 
-fn view_op(kind: EnvOpKind, var: String, value: String) -> view::EnvOp {
-    match kind {
+/// A view's operation; `append_flags` (only in `build_env:`, which views
+/// never see) has none.
+fn view_op(kind: EnvOpKind, var: String, value: String) -> Option<view::EnvOp> {
+    Some(match kind {
         EnvOpKind::Set => view::EnvOp::Set { var, value },
         EnvOpKind::Unset => view::EnvOp::Unset { var },
         EnvOpKind::PrependPath => view::EnvOp::PrependPath { var, value },
         EnvOpKind::AppendPath => view::EnvOp::AppendPath { var, value },
-    }
+        EnvOpKind::AppendFlags => return None,
+    })
 }
 
 /// Every node of the plan as an installed package, roots first (in recipe
@@ -61,7 +64,7 @@ pub fn store_contents(
             .collect();
         let env = render::run_env(plan, idx, jobs)?
             .into_iter()
-            .map(|(k, var, value)| view_op(k, var, value))
+            .filter_map(|(k, var, value)| view_op(k, var, value))
             .collect();
         packages.push(InstalledPackage {
             name: node.name.clone(),
@@ -108,7 +111,7 @@ pub fn view_specs(recipe: &StackRecipe, plan: &Plan) -> Vec<ViewSpec> {
             env_vars: v
                 .env_vars
                 .iter()
-                .map(|op| view_op(op.kind, op.var.clone(), op.value.clone()))
+                .filter_map(|op| view_op(op.kind, op.var.clone(), op.value.clone()))
                 .collect(),
             conflicts: view::ConflictPolicy::FirstWins,
         })

@@ -17,6 +17,9 @@ pub enum EnvOpKind {
     PrependPath,
     /// `VAR=$VAR:value`.
     AppendPath,
+    /// `VAR="$VAR value"` (`VAR=value` when unset or empty): Spack's
+    /// `env.append_flags`; only in `build_env:`.
+    AppendFlags,
 }
 
 impl EnvOpKind {
@@ -27,10 +30,21 @@ impl EnvOpKind {
             EnvOpKind::Unset => "unset",
             EnvOpKind::PrependPath => "prepend_path",
             EnvOpKind::AppendPath => "append_path",
+            EnvOpKind::AppendFlags => "append_flags",
         }
     }
 
     pub const KEYS: [&'static str; 4] = ["set", "unset", "prepend_path", "append_path"];
+
+    /// The operations of `build_env:` (the run environment and views have
+    /// no flag lists).
+    pub const BUILD_KEYS: [&'static str; 5] = [
+        "set",
+        "unset",
+        "prepend_path",
+        "append_path",
+        "append_flags",
+    ];
 
     pub fn from_key(key: &str) -> Option<EnvOpKind> {
         match key {
@@ -38,6 +52,7 @@ impl EnvOpKind {
             "unset" => Some(EnvOpKind::Unset),
             "prepend_path" => Some(EnvOpKind::PrependPath),
             "append_path" => Some(EnvOpKind::AppendPath),
+            "append_flags" => Some(EnvOpKind::AppendFlags),
             _ => None,
         }
     }

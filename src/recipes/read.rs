@@ -220,12 +220,17 @@ pub fn resource(cx: &mut Cx, node: &Node, what: &str) -> Option<(Resource, Spann
 
 /// A list of env operations: `{set: {VAR: value}}`, `{unset: VAR}` (or a
 /// list of names), `{prepend_path: {VAR: value}}`, `{append_path: {…}}`,
-/// each optionally with `when:`.
+/// each optionally with `when:`; `build_env` also takes `{append_flags: {…}}`.
 pub fn env_ops(cx: &mut Cx, node: &Node, what: &str) -> Vec<EnvOp> {
     let Some(items) = cx.seq(node, what) else {
         return Vec::new();
     };
-    let mut allowed = EnvOpKind::KEYS.to_vec();
+    let keys: &[&str] = if what == "`build_env`" {
+        &EnvOpKind::BUILD_KEYS
+    } else {
+        &EnvOpKind::KEYS
+    };
+    let mut allowed = keys.to_vec();
     allowed.push("when");
     let mut out = Vec::new();
     for item in items {
@@ -233,7 +238,7 @@ pub fn env_ops(cx: &mut Cx, node: &Node, what: &str) -> Vec<EnvOp> {
             continue;
         };
         let when = m.get("when").and_then(|n| self::when(cx, n));
-        let ops: Vec<_> = EnvOpKind::KEYS
+        let ops: Vec<_> = keys
             .iter()
             .filter_map(|k| {
                 m.get(k)
@@ -245,7 +250,8 @@ pub fn env_ops(cx: &mut Cx, node: &Node, what: &str) -> Vec<EnvOp> {
                 Code::InvalidValue,
                 &m.loc,
                 format!(
-                    "an entry of {what} needs exactly one of `set`, `unset`, `prepend_path`, `append_path` (found {})",
+                    "an entry of {what} needs exactly one of `{}` (found {})",
+                    keys.join("`, `"),
                     ops.len()
                 ),
                 "one operation per entry",

@@ -17,7 +17,7 @@ use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children, t
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnvItem {
     pub cond: Cond,
-    /// `set`, `unset`, `prepend_path`, `append_path`.
+    /// `set`, `unset`, `prepend_path`, `append_path`, `append_flags`.
     pub op: &'static str,
     pub var: String,
     pub value: Option<String>,
@@ -380,6 +380,7 @@ impl Body<'_> {
             "unset" => "unset",
             "prepend_path" => "prepend_path",
             "append_path" => "append_path",
+            "append_flags" => "append_flags",
             other => return err(call, format!("env.{other}")),
         };
         let var_node = *args

@@ -15,6 +15,10 @@ use super::value::{
     string_prefix, text, unescape,
 };
 
+/// A python extension's `site-packages` directory (Spack's `python_platlib`).
+pub(super) const SITE_PACKAGES: &str =
+    "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
+
 /// A name bound in a hook body.
 #[derive(Clone, Debug)]
 pub enum Local {
@@ -155,6 +159,9 @@ impl Exprs<'_> {
                     "spack_cxx" => Ok("c++".into()),
                     "spack_fc" | "spack_f77" => Ok("gfortran".into()),
                     "make_jobs" => Ok("{{ jobs }}".into()),
+                    // Spack's python sets both for its extensions to
+                    // `<prefix>/lib/pythonX.Y/site-packages` (its platlib/purelib).
+                    "python_platlib" | "python_purelib" => Ok(SITE_PACKAGES.into()),
                     name => err(node, format!("name `{name}`")),
                 },
             },
@@ -224,7 +231,8 @@ impl Exprs<'_> {
             }
             // MPI providers put their wrappers in bin/ (Spack's mpich,
             // openmpi and cray-mpich set `mpicc` to prefix.bin.mpicc).
-            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90"].contains(&attr) {
+            // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`.
+            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90", "hipcc"].contains(&attr) {
                 return Ok(format!(
                     "{{{{ deps[{}].prefix }}}}/bin/{attr}",
                     super::cond::quote(&dep)
@@ -368,12 +376,27 @@ impl Exprs<'_> {
             }
             "join" if func.kind() == "attribute" => self.join(node, func, &args),
             "str" if fname == "str" && args.positional.len() == 1 => self.tmpl(args.positional[0]),
+            // `str(spec.satisfies("+x"))`, `"{0}".format(spec.satisfies(…))`:
+            // Python's `True`/`False`.
+            "satisfies" => match self.cond(node) {
+                Ok(c) => Ok(if_else(&c, "True", "False")),
+                Err(e) => Err(e),
+            },
             "up_to" => {
                 let obj = func.child_by_field_name("object").unwrap_or(func);
                 let n = args.positional.first().map(|a| self.t(*a).parse::<usize>());
+                let dep_version = (obj.kind() == "attribute")
+                    .then(|| obj.child_by_field_name("object"))
+                    .flatten()
+                    .filter(|_| self.t(obj).ends_with(".version"))
+                    .and_then(|o| self.dep_of(o));
                 match (self.is_version(obj), n) {
                     (true, Some(Ok(n))) => Ok(format!(
                         "{{{{ version | split(pat=\".\") | slice(end={n}) | join(sep=\".\") }}}}"
+                    )),
+                    (false, Some(Ok(n))) if dep_version.is_some() => Ok(format!(
+                        "{{{{ deps[{}].version | up_to(n={n}) }}}}",
+                        super::cond::quote(&dep_version.unwrap_or_default())
                     )),
                     _ => err(node, "up_to"),
                 }

@@ -9,7 +9,7 @@ use super::value::Value;
 /// Attributes on where and how make runs, with a translation: `parallel =
 /// False` (makefile, autotools) → `-j1` in `make_args`; autotools'
 /// `build_directory = "spack-build"` → `out_of_source: true`; CMake's
-/// `root_cmakelists_dir` → `source_subdir`; a makefile's
+/// `root_cmakelists_dir` and Autotools' `configure_directory` → `source_subdir`; a makefile's
 /// `build_directory` → `-C DIR` in `make_args`; a Python package's
 /// `build_directory` → the directory pip installs from; the `build_directory` of
 /// CMake or Meson only names the out-of-source directory, which the stack
@@ -33,7 +33,10 @@ pub(super) fn layout_attribute(
         ("build_directory", "autotools", Value::Str(dir)) if is_fresh_build_dir(dir) => {
             build.push(("out_of_source".into(), Yaml::Bool(true)));
         }
-        ("root_cmakelists_dir", "cmake", Value::Str(dir)) if is_subdir(dir) => {
+        ("root_cmakelists_dir", "cmake", Value::Str(dir))
+        | ("configure_directory", "autotools", Value::Str(dir))
+            if is_subdir(dir) =>
+        {
             build.push(("source_subdir".into(), Yaml::str(dir)));
         }
         ("build_directory", "cmake" | "meson", Value::Str(dir)) => {
@@ -85,7 +88,7 @@ fn pip_directory(build: &mut [(String, Yaml)], dir: &str) -> bool {
 }
 
 /// Put `args` first in the argument list `key` of `build:`.
-fn prepend_args(build: &mut Vec<(String, Yaml)>, key: &str, args: &[&str]) {
+pub(super) fn prepend_args(build: &mut Vec<(String, Yaml)>, key: &str, args: &[&str]) {
     let mut items: Vec<Yaml> = args.iter().map(|a| Yaml::str(*a)).collect();
     match build.iter_mut().find(|(k, _)| k == key) {
         Some((_, Yaml::Seq(old))) => {

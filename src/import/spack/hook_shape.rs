@@ -34,7 +34,9 @@ pub(super) fn bootstrap_kind(body: &str) -> Option<&'static str> {
         let neutral = l.contains("= which(\"bash\"")
             || l.contains("= which(\"sh\"")
             || l.contains("= which(\"autoreconf\"")
-            || l.contains("= Executable(\"./autogen.sh\")");
+            || l.contains("= Executable(\"./autogen.sh\")")
+            // The stack bootstraps in `source_subdir` (the configure directory).
+            || l == "with working_dir(self.configure_directory):";
         if neutral {
             continue;
         }
@@ -47,6 +49,24 @@ pub(super) fn bootstrap_kind(body: &str) -> Option<&'static str> {
         }
     }
     kind
+}
+
+/// An `install()` whose body is only `make("install")`, the install the
+/// build system does anyway: `Some(false)` when it passes `parallel=False`
+/// (the install must run serially), `Some(true)` otherwise.
+pub(super) fn plain_make_install(body: &str) -> Option<bool> {
+    let mut lines = body
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("def "))
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let parallel = match lines.next()? {
+        "make(\"install\")" | "make(\"install\", parallel=True)" => true,
+        "make(\"install\", parallel=False)" => false,
+        _ => return None,
+    };
+    lines.next().is_none().then_some(parallel)
 }
 
 /// A hook whose body only calls `cache_extra_test_sources(…)`: it copies

@@ -160,7 +160,7 @@ fn pip_steps() -> Yaml {
 /// `setup_dependent_run_environment`): its `site-packages` on `PYTHONPATH`,
 /// for views, modules and the builds of its dependents.
 fn site_packages_env() -> Yaml {
-    let dir = "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
+    let dir = super::hook_expr::SITE_PACKAGES;
     Yaml::map([(
         "prepend_path",
         Some(Yaml::Map(vec![("PYTHONPATH".into(), Yaml::str(dir))])),
@@ -207,15 +207,48 @@ fn method(
         super::hook_patch::edit_method(pkg, s, m, body, build);
         return;
     }
+    if let Some(key) = directory_property(m, system) {
+        match super::hook_property::property_subdir(body, &s.variant_info) {
+            Ok(t) if t == "." => {}
+            Ok(t) => put(build, key, Yaml::str(t)),
+            Err(e) => {
+                let construct = format!("method {name}");
+                pkg.untranslated(m.line + e.line - 1, Kind::Build, construct, e.what);
+            }
+        }
+        return;
+    }
     if name == "build" && system == "makefile" {
         super::hook_install::build_method(pkg, s, m, body, build);
         return;
+    }
+    if name == "install" && system == "autotools" && method_when(m) == Ok(None) {
+        if let Some(parallel) = super::hook_shape::plain_make_install(body) {
+            if !parallel {
+                super::hook_layout::prepend_args(build, "make_args", &["-j1"]);
+            }
+            return;
+        }
     }
     if name == "install" && matches!(system, "generic" | "makefile") {
         install_method(pkg, s, m, body, system, build);
         return;
     }
     hook_method(pkg, s, m, body, system, build, env);
+}
+
+/// The `build:` key of a directory property: CMake's `root_cmakelists_dir`,
+/// Autotools' `configure_directory` (both `source_subdir`).
+fn directory_property(m: &Method, system: &str) -> Option<&'static str> {
+    if !m.decorators.iter().any(|d| d == "property") {
+        return None;
+    }
+    match (m.name.as_str(), system) {
+        ("root_cmakelists_dir", "cmake") | ("configure_directory", "autotools") => {
+            Some("source_subdir")
+        }
+        _ => None,
+    }
 }
 
 /// A `@staticmethod` the package's `url_for_version` calls (`Pdi.version_url`).
@@ -325,6 +358,12 @@ fn hook_method(
         }
     }
     if let Some(env_key) = env_key {
+        let flags = produced.env.iter().find(|i| i.op == "append_flags");
+        if let (Some(item), "env") = (flags, env_key) {
+            let why = format!("env.append_flags of {} in the run environment", item.var);
+            pkg.untranslated(m.line, Kind::Build, hook, why);
+            return;
+        }
         match env_list(&produced.env) {
             Ok(ops) if env_key == "env" => env.extend(ops),
             Ok(ops) => put(build, env_key, Yaml::Seq(ops)),
@@ -481,6 +520,12 @@ fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yam
             ("build_directory" | "root_cmakelists_dir" | "configure_directory", _)
                 if value.as_str() == Some(".") => {}
             ("parallel", _) if value.truthy() => {}
+            ("configure_directory", s) if s != "autotools" => pkg.untranslated(
+                line,
+                Kind::Info,
+                "attribute configure_directory",
+                format!("not read by Spack's {s} builder"),
+            ),
             _ if layout_attribute(pkg, &name, &value, line, system, build) => {}
             (n, _) if BUILD_ATTRIBUTES.contains(&n) => {
                 pkg.untranslated(

@@ -26,6 +26,7 @@ mod hook_install;
 mod hook_layout;
 mod hook_list;
 mod hook_patch;
+mod hook_property;
 mod hook_shape;
 mod hooks;
 mod imports;
