@@ -54,6 +54,7 @@ const SNAPSHOTTED: &[&str] = &[
     "sibling_base_demo",
     "filter_make_demo",
     "filter_patch_demo",
+    "list_build_demo",
 ];
 
 #[test]
@@ -85,6 +86,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "spellings_demo",
         "filter_make_demo",
         "filter_patch_demo",
+        "list_build_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
