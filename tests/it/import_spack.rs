@@ -55,6 +55,7 @@ const SNAPSHOTTED: &[&str] = &[
     "filter_make_demo",
     "filter_patch_demo",
     "list_build_demo",
+    "bundle_demo",
 ];
 
 #[test]
@@ -87,6 +88,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "filter_make_demo",
         "filter_patch_demo",
         "list_build_demo",
+        "bundle_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

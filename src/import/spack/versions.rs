@@ -62,10 +62,17 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 }
                 s.versions.push(entry);
             }
-            // No checksum and no place to fetch from: a bundle's or an
-            // external-only package's version, which has no source in Spack
-            // either.
-            Err(_) if d.kw("sha256").is_none() && d.arg_str(1).is_none() => {
+            // A BundlePackage's version: nothing to fetch in Spack either.
+            Err(_) if no_checksum(d) && bundle_only(s) => {
+                let v = d.arg_str(0).unwrap_or("?");
+                s.versions.push(Yaml::Map(vec![
+                    ("version".into(), Yaml::str(v)),
+                    ("source".into(), Yaml::str("none")),
+                ]));
+            }
+            // No checksum and no place to fetch from: an external-only
+            // package's version, which has no source in Spack either.
+            Err(_) if no_checksum(d) => {
                 s.kept.push(kept(d));
                 let v = d.arg_str(0).unwrap_or("?");
                 pkg.untranslated(
@@ -78,6 +85,16 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
         }
     }
+}
+
+fn no_checksum(d: &Directive) -> bool {
+    d.kw("sha256").is_none() && d.arg_str(1).is_none()
+}
+
+/// Whether every build system of the package is Spack's `bundle` (no
+/// source, no build: the package only pulls in its dependencies).
+fn bundle_only(s: &Sections) -> bool {
+    !s.build_systems.is_empty() && s.build_systems.iter().all(|b| b == "bundle")
 }
 
 /// Why the stack cannot fetch a version: a fetcher it does not have
