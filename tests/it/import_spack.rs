@@ -56,6 +56,7 @@ const SNAPSHOTTED: &[&str] = &[
     "filter_patch_demo",
     "list_build_demo",
     "bundle_demo",
+    "when_url_demo",
 ];
 
 #[test]
@@ -89,6 +90,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "filter_patch_demo",
         "list_build_demo",
         "bundle_demo",
+        "when_url_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

@@ -23,7 +23,6 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         .attribute("git")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let ufv = url_method::method_source(src, pkg).map(str::to_string);
     let mut scope = class_scope(pkg);
     // Static helpers `url_for_version` may call: the class's own and those
     // of the classes it imports (`Pdi.version_url`).
@@ -45,14 +44,10 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             pkg.untranslated(d.line, Kind::Info, "version kept", format!("{v}: {why}"));
             continue;
         }
-        match version(
-            d,
-            &class_url,
-            &class_git,
-            ufv.as_deref(),
-            &known_refs,
-            &scope,
-        ) {
+        let ufv = d
+            .arg_str(0)
+            .and_then(|v| url_method::method_for(src, pkg, v));
+        match version(d, &class_url, &class_git, ufv, &known_refs, &scope) {
             Ok(entry) => {
                 if d.kw_bool("deprecated") == Some(true)
                     || d.kw("extension").is_some()
