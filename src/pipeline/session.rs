@@ -318,7 +318,7 @@ impl<'a> Session<'a> {
                 if start == patch_start && sources::sourceless(plan.node(idx)) {
                     // `source: none` (a bundle): an empty source tree.
                     let dir = sources::source_dir(&s.build_dir, plan.node(idx));
-                    std::fs::create_dir_all(&dir)?;
+                    fs_err::create_dir_all(&dir)?;
                     staged.dirs.insert(idx, dir);
                     continue;
                 }
