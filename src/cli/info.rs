@@ -182,6 +182,9 @@ fn describe_versions(out: &mut String, r: &PackageRecipe) {
                     v.text, g.repo_text
                 );
             }
+            Source::None => {
+                let _ = writeln!(out, "    {:<width$}  no source{pref}", v.text);
+            }
         }
     }
 }

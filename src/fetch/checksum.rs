@@ -113,6 +113,8 @@ pub fn checksum(
                 });
                 continue;
             }
+            // Nothing to fetch, nothing to checksum.
+            Some(recipes::Source::None) => continue,
             None => {
                 let (text, resource) =
                     extrapolate(recipe, &version).ok_or_else(|| ChecksumError::NoUrl {

@@ -315,6 +315,13 @@ impl<'a> Session<'a> {
         })?;
         self.step(Stage::Stage, "extracting and patching", |s| {
             for (idx, start, patch_start, end) in spans {
+                if start == patch_start && sources::sourceless(plan.node(idx)) {
+                    // `source: none` (a bundle): an empty source tree.
+                    let dir = sources::source_dir(&s.build_dir, plan.node(idx));
+                    fs_err::create_dir_all(&dir)?;
+                    staged.dirs.insert(idx, dir);
+                    continue;
+                }
                 if start == patch_start {
                     return Err(PipelineError::Internal(format!(
                         "{} has no source to build from",

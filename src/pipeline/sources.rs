@@ -50,11 +50,20 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
     })
 }
 
+/// Whether the node's version has `source: none` (nothing to fetch).
+pub fn sourceless(node: &Node) -> bool {
+    node.external.is_none()
+        && node
+            .recipe
+            .version(&node.version)
+            .is_some_and(|v| matches!(v.source, crate::recipes::Source::None))
+}
+
 /// The recipe's archive source of the node's version (for `max_size:`).
 fn recipe_archive(node: &Node) -> Option<&crate::recipes::ArchiveSource> {
     match &node.recipe.version(&node.version)?.source {
         crate::recipes::Source::Archive(a) => Some(a),
-        crate::recipes::Source::Git(_) => None,
+        crate::recipes::Source::Git(_) | crate::recipes::Source::None => None,
     }
 }
 

@@ -36,6 +36,11 @@ impl PackageRecipe {
                     o[kind] = json!(name);
                     o
                 }
+                Source::None => json!({
+                    "version": v.text,
+                    "preferred": v.preferred,
+                    "source": "none",
+                }),
             })
             .collect();
         let variants: Vec<Value> = self

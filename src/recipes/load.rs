@@ -44,6 +44,7 @@ const VERSION_KEYS: &[&str] = &[
     "submodules",
     "resources",
     "max_size",
+    "source",
 ];
 
 /// Variant names that clash with spec syntax.
@@ -279,10 +280,46 @@ fn version_entry(cx: &mut Cx, m: &Map) -> Option<VersionEntry> {
     })
 }
 
+/// `source: none`, alone: no `url`, `git` or their keys beside it.
+fn no_source(cx: &mut Cx, m: &Map, none: &Node) -> Option<Source> {
+    let value = cx.string(none, "`source`")?;
+    if value.value != "none" {
+        cx.error(
+            Code::BadSource,
+            &value.loc,
+            format!(
+                "`source` takes only the value `none`, not `{}`",
+                value.value
+            ),
+            "not `none`",
+            Some("give the source as `url` or `git`, or write `source: none`".into()),
+        );
+        return None;
+    }
+    let mut ok = true;
+    for key in ["url", "git"].iter().chain(GIT_ONLY).chain(URL_ONLY) {
+        if let Some(k) = m.key_node(key) {
+            let loc = cx.scalar_loc(k);
+            cx.error(
+                Code::BadSource,
+                &loc,
+                format!("a version with `source: none` has no `{key}`"),
+                "beside `source: none`",
+                Some("keep either `source: none` or the source".into()),
+            );
+            ok = false;
+        }
+    }
+    ok.then_some(Source::None)
+}
+
 const GIT_ONLY: &[&str] = &["tag", "branch", "commit", "submodules"];
 const URL_ONLY: &[&str] = &["sha256", "expand", "resources", "max_size"];
 
 fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
+    if let Some(none) = m.get("source") {
+        return no_source(cx, m, none);
+    }
     match (m.get("url"), m.get("git")) {
         (Some(_), Some(git)) => {
             let loc = cx.loc(git);
@@ -299,7 +336,7 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
             cx.error(
                 Code::BadSource,
                 &m.loc,
-                "a version needs a source: `url` (with `sha256`) or `git` (with `tag`, `branch` or `commit`)",
+                "a version needs a source: `url` (with `sha256`), `git` (with `tag`, `branch` or `commit`) or `source: none`",
                 "no `url` or `git` in this entry",
                 None,
             );

@@ -101,6 +101,10 @@ pub struct VersionEntry {
 pub enum Source {
     Archive(ArchiveSource),
     Git(GitSource),
+    /// `source: none`: nothing to fetch (Spack's `BundlePackage` versions,
+    /// which only pull in dependencies); the build starts from an empty
+    /// source tree.
+    None,
 }
 
 /// A downloadable file (`url:`), usually an archive.

@@ -222,6 +222,31 @@ build:
     assert_eq!(unknown.loc().unwrap().line, 13);
 }
 
+/// `source: none` (a Spack bundle's version): no fetch; alone in its entry,
+/// and only with the value `none`.
+#[test]
+fn a_version_without_a_source_says_so() {
+    let head = "name: libfoo\ndescription: x\nbuild: {system: generic}\nversions:\n";
+    let ok = format!("{head}  - {{version: \"3.0\", source: none}}\n");
+    let (r, d) = parse(&ok);
+    assert!(d.is_empty(), "{d}");
+    assert!(matches!(r.unwrap().versions[0].source, Source::None));
+    for (entry, line) in [
+        (
+            "{version: \"3.0\", source: none, url: https://x/a.tgz}",
+            "`url`",
+        ),
+        ("{version: \"3.0\", source: none, tag: v3}", "`tag`"),
+        ("{version: \"3.0\", source: bundle}", "not `bundle`"),
+        ("{version: \"3.0\"}", "`source: none`"),
+    ] {
+        let (_, d) = parse(&format!("{head}  - {entry}\n"));
+        let bad: Vec<_> = d.iter().filter(|d| d.code == Code::BadSource).collect();
+        assert_eq!(bad.len(), 1, "{entry}: {d}");
+        assert!(bad[0].message.contains(line), "{entry}: {}", bad[0].message);
+    }
+}
+
 #[test]
 fn makefile_and_binary_settings() {
     let text = r#"

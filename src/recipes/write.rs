@@ -116,6 +116,7 @@ fn version(v: &VersionEntry) -> Yaml {
             }
             m.push(("submodules", some_if(g.submodules, Yaml::Bool(true))));
         }
+        Source::None => m.push(("source", Some(Yaml::str("none")))),
     }
     m.push(("preferred", some_if(v.preferred, Yaml::Bool(true))));
     Yaml::map(m)

@@ -84,6 +84,7 @@ fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
                 submodules: g.submodules,
             }
         }
+        Source::None => return None,
     })
 }
 

@@ -56,6 +56,9 @@ const SNAPSHOTTED: &[&str] = &[
     "filter_patch_demo",
     "subdir_demo",
     "cmake_subdir_demo",
+    "list_build_demo",
+    "bundle_demo",
+    "when_url_demo",
 ];
 
 #[test]
@@ -89,6 +92,9 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "filter_patch_demo",
         "subdir_demo",
         "cmake_subdir_demo",
+        "list_build_demo",
+        "bundle_demo",
+        "when_url_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

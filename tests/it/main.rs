@@ -14,6 +14,7 @@ mod audit_unreadable;
 mod build;
 mod build_env;
 mod build_kinds;
+mod bundle_build;
 mod cli_limits;
 mod cli_pipes;
 mod compilers;

@@ -35,6 +35,7 @@ pub mod model;
 mod pystr;
 mod reader;
 mod reader_blocks;
+mod reader_lists;
 mod sibling_bases;
 mod spec_spelling;
 mod translate;

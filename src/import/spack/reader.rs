@@ -376,6 +376,9 @@ impl ClassReader<'_> {
             .map(|f| text(f, self.src))
             .unwrap_or("");
         if !DIRECTIVES.contains(&func) {
+            if self.list_method(call, func) {
+                return;
+            }
             self.pkg.untranslated(
                 line,
                 Kind::Directive,

@@ -16,6 +16,15 @@ const MIRRORS: &[(&str, &str)] = &[
     ("xorg_mirror_path", "https://www.x.org/archive/individual/"),
 ];
 
+/// XorgPackage's `base_mirrors`, in its order.
+const XORG_MIRRORS: &[&str] = &[
+    "https://www.x.org/archive/individual/",
+    "https://mirrors.ircam.fr/pub/x.org/individual/",
+    "https://mirror.transip.net/xorg/individual/",
+    "ftp://ftp.freedesktop.org/pub/xorg/individual/",
+    "http://xorg.mirrors.pair.com/individual/",
+];
+
 /// Attributes that base classes derive from a shorter one: `pypi`
 /// (PythonPackage), `cran` and `bioc` (RPackage) → `url`, `homepage`,
 /// `list_url`, `git`. Only fills attributes the package does not set.
@@ -66,6 +75,15 @@ pub fn derive_attributes(pkg: &mut SpackPackage) {
         if pkg.attribute(k).is_none() && !(k == "url" && pkg.attribute("urls").is_some()) {
             pkg.attributes.push((k.to_string(), Value::Str(v), 0));
         }
+    }
+    // XorgPackage's `urls` property: the path on each of its mirrors
+    // (`self.urls[0]` in a `url_for_version`).
+    if let (Some(path), None) = (get(pkg, "xorg_mirror_path"), pkg.attribute("urls")) {
+        let urls = XORG_MIRRORS
+            .iter()
+            .map(|m| Value::Str(format!("{m}{}", path.trim_start_matches('/'))))
+            .collect();
+        pkg.attributes.push(("urls".into(), Value::List(urls), 0));
     }
 }
 

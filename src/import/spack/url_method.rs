@@ -517,13 +517,33 @@ fn satisfies(version: &str, cond: &str) -> Option<bool> {
     Some(concrete.satisfies(&cond))
 }
 
-/// Parse just the `url_for_version` method out of a package's source.
-pub fn method_source<'s>(src: &'s str, pkg: &SpackPackage) -> Option<&'s str> {
-    let m = pkg
+/// The `url_for_version` that Spack calls for `version`: among the
+/// package's definitions, the first whose `@when("…")` the version
+/// satisfies, else the one without a condition; `None` when none applies
+/// (the default substitution then places the version). A condition that
+/// does not parse counts as holding, so the method's result (or its error)
+/// is what the version gets.
+pub fn method_for<'s>(src: &'s str, pkg: &SpackPackage, version: &str) -> Option<&'s str> {
+    let defs: Vec<_> = pkg
         .methods
         .iter()
-        .find(|m| m.name == "url_for_version" && m.builder.is_none())?;
-    Some(&src[m.range.clone()])
+        .filter(|m| m.name == "url_for_version" && m.builder.is_none())
+        .map(|m| (when_of(&m.decorators), &src[m.range.clone()]))
+        .collect();
+    let holds = |w: &str| satisfies(version, w).unwrap_or(true);
+    defs.iter()
+        .find(|(w, _)| w.as_deref().is_some_and(holds))
+        .or_else(|| defs.iter().find(|(w, _)| w.is_none()))
+        .map(|(_, body)| *body)
+}
+
+/// `when("@:1.1.0")` → `@:1.1.0`.
+fn when_of(decorators: &[String]) -> Option<String> {
+    decorators.iter().find_map(|d| {
+        let arg = d.strip_prefix("when(")?.strip_suffix(')')?.trim();
+        let quoted = arg.len() >= 2 && (arg.starts_with('"') || arg.starts_with('\''));
+        quoted.then(|| arg[1..arg.len() - 1].to_string())
+    })
 }
 
 #[cfg(test)]

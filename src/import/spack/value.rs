@@ -148,6 +148,12 @@ impl Scope {
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.frames.iter().rev().find_map(|f| f.get(name))
     }
+
+    /// The binding `name` refers to, in the innermost frame that has it
+    /// (a class-level list that a loop's body appends to).
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        self.frames.iter_mut().rev().find_map(|f| f.get_mut(name))
+    }
 }
 
 /// The text of a node.

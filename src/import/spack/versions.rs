@@ -23,7 +23,6 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         .attribute("git")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let ufv = url_method::method_source(src, pkg).map(str::to_string);
     let mut scope = class_scope(pkg);
     // Static helpers `url_for_version` may call: the class's own and those
     // of the classes it imports (`Pdi.version_url`).
@@ -45,14 +44,10 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             pkg.untranslated(d.line, Kind::Info, "version kept", format!("{v}: {why}"));
             continue;
         }
-        match version(
-            d,
-            &class_url,
-            &class_git,
-            ufv.as_deref(),
-            &known_refs,
-            &scope,
-        ) {
+        let ufv = d
+            .arg_str(0)
+            .and_then(|v| url_method::method_for(src, pkg, v));
+        match version(d, &class_url, &class_git, ufv, &known_refs, &scope) {
             Ok(entry) => {
                 if d.kw_bool("deprecated") == Some(true)
                     || d.kw("extension").is_some()
@@ -62,10 +57,17 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 }
                 s.versions.push(entry);
             }
-            // No checksum and no place to fetch from: a bundle's or an
-            // external-only package's version, which has no source in Spack
-            // either.
-            Err(_) if d.kw("sha256").is_none() && d.arg_str(1).is_none() => {
+            // A BundlePackage's version: nothing to fetch in Spack either.
+            Err(_) if no_checksum(d) && bundle_only(s) => {
+                let v = d.arg_str(0).unwrap_or("?");
+                s.versions.push(Yaml::Map(vec![
+                    ("version".into(), Yaml::str(v)),
+                    ("source".into(), Yaml::str("none")),
+                ]));
+            }
+            // No checksum and no place to fetch from: an external-only
+            // package's version, which has no source in Spack either.
+            Err(_) if no_checksum(d) => {
                 s.kept.push(kept(d));
                 let v = d.arg_str(0).unwrap_or("?");
                 pkg.untranslated(
@@ -78,6 +80,16 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
         }
     }
+}
+
+fn no_checksum(d: &Directive) -> bool {
+    d.kw("sha256").is_none() && d.arg_str(1).is_none()
+}
+
+/// Whether every build system of the package is Spack's `bundle` (no
+/// source, no build: the package only pulls in its dependencies).
+fn bundle_only(s: &Sections) -> bool {
+    !s.build_systems.is_empty() && s.build_systems.iter().all(|b| b == "bundle")
 }
 
 /// Why the stack cannot fetch a version: a fetcher it does not have
