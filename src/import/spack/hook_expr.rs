@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::cond::{Cond, if_else};
+use super::hook_helpers::variant_ref;
 use super::translate::VariantInfo;
 use super::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
@@ -277,7 +278,7 @@ impl Exprs<'_> {
     pub(super) fn variant_value(&self, node: Node) -> Option<String> {
         let name = self.variant_of(node)?;
         let info = self.variants.iter().find(|v| v.name == name)?;
-        (!info.multi).then(|| format!("{{{{ variants.{name} }}}}"))
+        (!info.multi).then(|| format!("{{{{ {} }}}}", variant_ref(&name)))
     }
 
     pub(super) fn variant_of(&self, node: Node) -> Option<String> {
@@ -427,7 +428,8 @@ impl Exprs<'_> {
             .ok_or_else(|| Unevaluable::new(node, "join"))?;
         if let Some(name) = self.variant_of(arg) {
             return Ok(format!(
-                "{{{{ variants.{name} | join(sep={}) }}}}",
+                "{{{{ {} | join(sep={}) }}}}",
+                variant_ref(&name),
                 super::cond::quote(&sep)
             ));
         }

@@ -19,7 +19,8 @@ impl Exprs<'_> {
         if let Some(var) = self.variant_of(value) {
             if self.variants.iter().any(|v| v.name == var && v.multi) {
                 return Ok(format!(
-                    "-D{name}:STRING={{{{ variants.{var} | join(sep=\";\") }}}}"
+                    "-D{name}:STRING={{{{ {} | join(sep=\";\") }}}}",
+                    variant_ref(&var)
                 ));
             }
         }
@@ -96,12 +97,16 @@ impl Exprs<'_> {
         let (info, cond) = self.variant_info(node, &variant)?;
         let template = if info.is_bool {
             format!(
-                "-D{cmake_var}:BOOL={{% if variants.{variant} %}}ON{{% else %}}OFF{{% endif %}}"
+                "-D{cmake_var}:BOOL={{% if {} %}}ON{{% else %}}OFF{{% endif %}}",
+                variant_ref(&variant)
             )
         } else if info.multi {
-            format!("-D{cmake_var}:STRING={{{{ variants.{variant} | join(sep=\";\") }}}}")
+            format!(
+                "-D{cmake_var}:STRING={{{{ {} | join(sep=\";\") }}}}",
+                variant_ref(&variant)
+            )
         } else {
-            format!("-D{cmake_var}:STRING={{{{ variants.{variant} }}}}")
+            format!("-D{cmake_var}:STRING={{{{ {} }}}}", variant_ref(&variant))
         };
         Ok(vec![ArgItem { cond, template }])
     }
@@ -146,7 +151,7 @@ impl Exprs<'_> {
             format!("{{% if {test} %}}{then}{{% else %}}--{off}-{opt}{{% endif %}}")
         };
         if info.is_bool {
-            let t = line(&name, format!("variants.{variant}"));
+            let t = line(&name, variant_ref(&variant));
             return Ok(vec![ArgItem { cond, template: t }]);
         }
         let values = info.values.clone().ok_or_else(|| {
@@ -157,9 +162,9 @@ impl Exprs<'_> {
             .filter(|v| !matches!(v.as_str(), "none" | "auto"))
             .map(|v| {
                 let test = if info.multi {
-                    format!("{} in variants.{variant}", quote(v))
+                    format!("{} in {}", quote(v), variant_ref(&variant))
                 } else {
-                    format!("variants.{variant} == {}", quote(v))
+                    format!("{} == {}", variant_ref(&variant), quote(v))
                 };
                 ArgItem {
                     cond: cond.clone(),
@@ -167,5 +172,21 @@ impl Exprs<'_> {
                 }
             })
             .collect())
+    }
+}
+
+/// A template's reference to variant `name`: `variants.name`, or
+/// `variants['name']` when the name is not an identifier (`gni-cookie`,
+/// which `variants.gni-cookie` would read as a subtraction).
+pub(super) fn variant_ref(name: &str) -> String {
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if ident {
+        format!("variants.{name}")
+    } else {
+        format!("variants['{name}']")
     }
 }

@@ -270,6 +270,28 @@ class Plugins(CMakePackage):
         assert!(!c.directives_complete(), "{yaml}");
     }
 
+    /// Regression: a variant named `gni-cookie` was written
+    /// `variants.gni-cookie`, which tera reads as a subtraction.
+    #[test]
+    fn dashed_variant_names_are_subscripted_in_templates() {
+        let src = r#"
+class Dashed(CMakePackage):
+    """Dashed."""
+    url = "https://example.org/dashed-1.0.tgz"
+    version("1.0", sha256="0" * 64)
+    variant("gni-cookie", default=False, description="g")
+    variant("use_x", default=False, description="x")
+
+    def cmake_args(self):
+        return [self.define_from_variant("GNI", "gni-cookie"), self.define_from_variant("X", "use_x")]
+"#;
+        let c = convert("dashed", src, Path::new("/nonexistent"), &Origin::default());
+        let yaml = c.to_yaml();
+        assert!(yaml.contains("variants['gni-cookie']"), "{yaml}");
+        assert!(yaml.contains("variants.use_x"), "{yaml}");
+        assert!(!yaml.contains("variants.gni-cookie"), "{yaml}");
+    }
+
     /// Regression: a key defined twice (an attribute and a method, or a
     /// method redefined in a builder class) was written twice, which is
     /// invalid YAML.
