@@ -126,17 +126,8 @@ fn a_dependency_env_reaches_the_dependent_build_before_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     project(t);
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never", "build", "stacks/s.yaml"])
-        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
-        .args(["--build", "build", "-j", "2"])
-        .env_remove("STACK_REPOS")
-        .current_dir(t)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
+    let (code, text) = crate::tiny_build::build(t, &[]);
+    assert_eq!(code, 0, "{text}");
 
     let (user_host, user) = prefix(t, "envuser");
     let (_, tool) = prefix(t, "envtool");

@@ -73,6 +73,7 @@ mod site_cli;
 mod slurm;
 mod stackinator;
 mod static_binary;
+mod tiny_build;
 mod verify;
 mod view;
 mod view_errors;

@@ -68,21 +68,7 @@ fn project(t: &Path) {
     );
 }
 
-fn build(t: &Path, extra: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never", "build", "stacks/s.yaml"])
-        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
-        .args(["--build", "build", "-j", "2"])
-        .args(extra)
-        .env_remove("STACK_REPOS")
-        .current_dir(t)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
-}
+use crate::tiny_build::build;
 
 fn installed(t: &Path, name: &str) -> bool {
     walkdir::WalkDir::new(t.join("build/store"))
