@@ -275,7 +275,7 @@ impl<'a> Parser<'a> {
 
     /// `%name` or `%name@versions` at `at`: the node's compiler, or the
     /// language form `%c,cxx=name@versions`: the compiler of those
-    /// languages (see [`normalize_languages`]).
+    /// languages (see `normalize_languages`).
     fn compiler_clause(&mut self, spec: &mut Spec, at: usize) -> Result<(), SpecParseError> {
         self.pos += 1;
         self.skip_ws();

@@ -61,7 +61,7 @@ pub struct Spec {
     pub variants: BTreeMap<String, VariantValue>,
     pub compiler: Option<CompilerSpec>,
     /// `%fortran=nvhpc`: the compiler of one language (`c`, `cxx`,
-    /// `fortran`) when it is not `compiler` (see [`normalize_languages`]).
+    /// `fortran`) when it is not `compiler` (see `normalize_languages`).
     pub languages: BTreeMap<String, CompilerSpec>,
     pub target: Option<TargetConstraint>,
     pub platform: Option<String>,
