@@ -107,7 +107,8 @@ fn param_name(n: Node, src: &str) -> String {
         .unwrap_or_default()
 }
 
-fn find_def(node: Node) -> Option<Node> {
+/// The first `def` in a parsed method snippet.
+pub(super) fn find_def(node: Node) -> Option<Node> {
     if node.kind() == "function_definition" {
         return Some(node);
     }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::cond::{Cond, if_else};
+use super::hook_body::find_def;
 use super::hook_expr::{Exprs, first_words};
 use super::translate::VariantInfo;
 use super::value::{Eval, Unevaluable, children};
@@ -41,13 +42,6 @@ pub fn property_subdir(method_src: &str, variants: &[VariantInfo]) -> Eval<Strin
         template = if_else(&c, &t, &template);
     }
     Ok(template)
-}
-
-fn find_def(node: Node) -> Option<Node> {
-    if node.kind() == "function_definition" {
-        return Some(node);
-    }
-    children(node).into_iter().find_map(find_def)
 }
 
 /// Collect `(condition, directory)` of each return, in order; every path

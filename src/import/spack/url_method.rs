@@ -8,6 +8,7 @@ use tree_sitter::Node;
 
 use crate::spec::Spec;
 
+use super::hook_body::find_def;
 use super::model::SpackPackage;
 use super::url::{self, restyle};
 use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text};
@@ -67,13 +68,6 @@ pub fn url_for_version(
         Some(url) => Ok(url),
         None => Err(Unevaluable::new(body, "url_for_version returned nothing")),
     }
-}
-
-fn find_def(node: Node) -> Option<Node> {
-    if node.kind() == "function_definition" {
-        return Some(node);
-    }
-    children(node).into_iter().find_map(find_def)
 }
 
 struct VersionCx {
