@@ -29,6 +29,8 @@ pub struct Build {
     /// File edits (`filter:`) applied to the staged source tree before any
     /// phase, in file order.
     pub filters: Vec<Filter>,
+    /// Extra compiler flags (`flags:`), in file order.
+    pub flags: Vec<super::flags::FlagEntry>,
     /// Location of the `system:` value.
     pub loc: Loc,
 }

@@ -149,6 +149,7 @@ pub fn parse_package(
         build_env: Vec::new(),
         steps: Vec::new(),
         filters: Vec::new(),
+        flags: Vec::new(),
         loc: m.loc.clone(),
     });
     let env = m

@@ -7,7 +7,7 @@ use crate::diag::{Code, Spanned, did_you_mean};
 use super::build::*;
 use super::read;
 
-const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps", "filter"];
+const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps", "filter", "flags"];
 
 /// Keys each build system accepts besides [`COMMON_KEYS`] (the registry,
 /// [`crate::build_kinds`]).
@@ -69,6 +69,10 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         .get("filter")
         .map(|n| super::load_filter::filters(cx, n))
         .unwrap_or_default();
+    let flags = m
+        .get("flags")
+        .map(|n| super::flags::flags(cx, n))
+        .unwrap_or_default();
     let system_value = known?.clone();
     let kind = build_kinds::get(system_value.as_str())?;
     let system = system_settings(cx, &m, kind);
@@ -78,6 +82,7 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         build_env,
         steps,
         filters,
+        flags,
         loc: system_value.loc,
     })
 }

@@ -24,6 +24,7 @@ mod cycles;
 pub mod dependents;
 pub mod discover;
 pub mod env;
+pub mod flags;
 pub mod imported;
 mod json;
 mod load;
@@ -51,6 +52,7 @@ pub use build::{
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};
+pub use flags::{FlagEntry, FlagName, FlagVia};
 pub use imported::{Imported, UntranslatedItem};
 pub use load::{load_package, parse_package};
 pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};

@@ -21,6 +21,7 @@ pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
     out.extend(r.build.build_env.iter().filter_map(|e| e.when.as_ref()));
     out.extend(r.build.steps.iter().filter_map(|s| s.when.as_ref()));
     out.extend(r.build.install.iter().filter_map(|s| s.when.as_ref()));
+    out.extend(r.build.flags.iter().filter_map(|f| f.when.as_ref()));
     for (_, setting) in &r.build.system.settings {
         match setting {
             Setting::Toggle(Toggle::When(w)) => out.push(w),

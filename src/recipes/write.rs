@@ -316,7 +316,26 @@ fn build(b: &Build) -> Yaml {
         .collect();
     m.push(("steps", some_if(!steps.is_empty(), Yaml::Map(steps))));
     m.push(("filter", filters(&b.filters)));
+    m.push(("flags", flags(&b.flags)));
     Yaml::map(m)
+}
+
+/// `flags:`: one map per flag list.
+fn flags(list: &[super::FlagEntry]) -> Option<Yaml> {
+    let items: Vec<Yaml> = list
+        .iter()
+        .map(|f| {
+            Yaml::map([
+                (f.name.key(), Some(Yaml::strs(&f.values))),
+                (
+                    "via",
+                    (f.via != super::FlagVia::Inject).then(|| Yaml::str(f.via.key())),
+                ),
+                ("when", when(&f.when)),
+            ])
+        })
+        .collect();
+    some_if(!items.is_empty(), Yaml::Seq(items))
 }
 
 /// `filter:`: one map per file edit.

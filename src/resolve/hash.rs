@@ -13,7 +13,7 @@
 //! | `target`, `os`, `libc` | `neoverse_v2`, the cluster's `os:` (`sles15`), its C library (`glibc@2.36`: `libc:`, else the host's) |
 //! | `source` | archive: `sha256` and `expand` (not the URL: mirrors do not change a build); git: the `commit` and `submodules` (the repository as written and the tag/branch only while no commit is known) |
 //! | `patches` | `sha256` and `level` of each applied patch, in order |
-//! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered) |
+//! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered); `filter` and `flags` only when the recipe has active ones |
 //! | `env` | the recipe's run environment (`env:`), active entries only |
 //! | `deps` | `name`, `hash` and dependency `types` of each direct dependency, sorted; test-only dependencies (`type: [test]`) are left out: they do not change what is installed |
 //! | `mount` | the mount point |
@@ -181,6 +181,16 @@ fn build_json(recipe: &PackageRecipe, spec: &Spec) -> Value {
         .collect();
     if !filters.is_empty() {
         v["filter"] = json!(filters);
+    }
+    // Only when present, so that hashes of recipes without flags stay as they were.
+    let flags: Vec<Value> = b
+        .flags
+        .iter()
+        .filter(|f| active(&f.when, spec))
+        .map(|f| json!({"name": f.name.key(), "values": f.values, "via": f.via.key()}))
+        .collect();
+    if !flags.is_empty() {
+        v["flags"] = json!(flags);
     }
     v
 }
