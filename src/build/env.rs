@@ -113,6 +113,8 @@ pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
             .collect(),
         dtags,
         prefix_maps: Vec::new(),
+        // Set by the job's `build_env` (a recipe's `flags:`, rendered).
+        flags: wrapper::InjectedFlags::default(),
     };
     let push = |v: &mut Vec<PathBuf>, p: PathBuf| {
         if !v.contains(&p) {

@@ -101,6 +101,22 @@ impl BuildKind for Autotools {
         }
         Ok(())
     }
+    /// `CFLAGS=…` (`ldlibs`: `LIBS=…`) configure arguments, as Spack's
+    /// `AutotoolsBuilder.flags_to_build_system_args`.
+    fn flag_args(&self, flags: &[(&str, String)]) -> Option<(&'static str, Vec<String>)> {
+        let args = flags
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(name, v)| {
+                let var = match *name {
+                    "ldlibs" => "LIBS".to_string(),
+                    n => n.to_uppercase(),
+                };
+                format!("{var}={v}")
+            })
+            .collect();
+        Some(("configure_args", args))
+    }
     fn configure(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
         let src = configure_dir(s, cx.src());
         let mut argv = script(cx, &src, "configure", !s.flag("out_of_source"));

@@ -17,6 +17,44 @@ pub(super) struct CMake;
 /// The `build:` keys.
 const KEYS: &[Key] = &[key("source_subdir", Text), key("cmake_args", Args)];
 
+/// Spack's `CMakeBuilder.flags_to_build_system_args`: `CMAKE_<LANG>_FLAGS`
+/// (the language's flags, then `cppflags`), the `EXE`/`MODULE`/`SHARED`
+/// linker flags (`ldflags`) and `CMAKE_<LANG>_STANDARD_LIBRARIES` (`ldlibs`).
+fn cmake_flag_args(flags: &[(&str, String)]) -> Vec<String> {
+    let get = |name: &str| -> Vec<&str> {
+        flags
+            .iter()
+            .filter(|(n, v)| *n == name && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+            .collect()
+    };
+    let mut out = Vec::new();
+    let langs = [("C", "cflags"), ("CXX", "cxxflags"), ("Fortran", "fflags")];
+    for (lang, name) in langs {
+        let mut all = get(name);
+        all.extend(get("cppflags"));
+        if !all.is_empty() {
+            out.push(format!("-DCMAKE_{lang}_FLAGS={}", all.join(" ")));
+        }
+    }
+    let ld = get("ldflags");
+    if !ld.is_empty() {
+        for ty in ["EXE", "MODULE", "SHARED"] {
+            out.push(format!("-DCMAKE_{ty}_LINKER_FLAGS={}", ld.join(" ")));
+        }
+    }
+    let libs = get("ldlibs");
+    if !libs.is_empty() {
+        for (lang, _) in langs {
+            out.push(format!(
+                "-DCMAKE_{lang}_STANDARD_LIBRARIES={}",
+                libs.join(" ")
+            ));
+        }
+    }
+    out
+}
+
 fn use_ninja(s: &JobSettings, cx: &dyn Phases) -> bool {
     match s.text("generator") {
         Some("ninja") => true,
@@ -43,6 +81,9 @@ impl BuildKind for CMake {
     }
     fn out_of_source(&self, _: &JobSettings) -> bool {
         true
+    }
+    fn flag_args(&self, flags: &[(&str, String)]) -> Option<(&'static str, Vec<String>)> {
+        Some(("cmake_args", cmake_flag_args(flags)))
     }
     fn configure(&self, s: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
         let rpaths = cx.wrapper_rpaths().replace(':', ";");

@@ -130,6 +130,15 @@ pub trait BuildKind: Sync + std::fmt::Debug {
     fn copies_tree(&self) -> bool {
         false
     }
+    /// Compiler flags as arguments of the build system (a recipe's `flags:`
+    /// with `via: build_system`, Spack's `flags_to_build_system_args`):
+    /// `flags` are `(name, flags joined by spaces)` pairs, names as in
+    /// recipes (`cflags`, …, `ldlibs`). Returns the `Args` key to append to
+    /// and the arguments; `None` (the default) puts them into the build
+    /// environment instead (`CFLAGS`, …).
+    fn flag_args(&self, _flags: &[(&str, String)]) -> Option<(&'static str, Vec<String>)> {
+        None
+    }
     /// Has a bootstrap of its own for the source tree `src`.
     fn bootstraps(&self, _settings: &JobSettings, _src: &Path) -> bool {
         false

@@ -16,6 +16,7 @@
 
 mod audit;
 mod cache;
+mod compiler_flags;
 mod dep_env;
 mod error;
 mod failures;
@@ -29,6 +30,7 @@ pub mod preflight;
 mod prune;
 mod remote;
 mod render;
+mod render_flags;
 mod review;
 mod session;
 mod sources;

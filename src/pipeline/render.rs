@@ -2,7 +2,8 @@
 //! recipe's `build:` section rendered with tera, every `when:` decided.
 //!
 //! Templates see `name`, `version`, `prefix`, `target`, `jobs`,
-//! `compiler.{name,version,cc,cxx,fc}`, `spec` (the
+//! `compiler.{name,version,cc,cxx,fc}` and the compiler's flag properties
+//! (`compiler.openmp_flag`, `cc_pic_flag`, `c99_flag`, … — `super::compiler_flags`), `spec` (the
 //! node's concrete spec text), `variants.<v>` (bool, string for single-valued,
 //! list for multi-valued variants) and `deps.<name>.{prefix,version,hash}` for
 //! every dependency (direct ones of any type and the link closure; a provider
@@ -58,16 +59,17 @@ impl<'a> Renderer<'a> {
         context.insert("spec", &node.spec.to_string());
         context.insert("variants", &variants_value(node));
         let cc = compiler_paths(plan, idx);
-        context.insert(
-            "compiler",
-            &json!({
-                "name": node.compiler.name,
-                "version": node.compiler.version.to_string(),
-                "cc": cc.cc.display().to_string(),
-                "cxx": cc.cxx.as_ref().map(|p| p.display().to_string()),
-                "fc": cc.fc.as_ref().map(|p| p.display().to_string()),
-            }),
-        );
+        let mut compiler = json!({
+            "name": node.compiler.name,
+            "version": node.compiler.version.to_string(),
+            "cc": cc.cc.display().to_string(),
+            "cxx": cc.cxx.as_ref().map(|p| p.display().to_string()),
+            "fc": cc.fc.as_ref().map(|p| p.display().to_string()),
+        });
+        if let Value::Object(m) = &mut compiler {
+            m.extend(super::compiler_flags::flag_properties(node));
+        }
+        context.insert("compiler", &compiler);
         let deps_value: serde_json::Map<String, Value> = deps
             .iter()
             .map(|(name, dep)| {
@@ -272,7 +274,8 @@ pub fn build_job(
     let mut r = Renderer::new(plan, idx, jobs);
     let install = install_steps(&mut r, &b.install)?;
     let (system, relocate) = system(&mut r, node, install)?;
-    let mut build_env = Vec::new();
+    let (system, flag_env) = super::render_flags::apply(&mut r, &b.flags, system)?;
+    let mut build_env = flag_env;
     for op in &b.build_env {
         if r.holds(&op.when) {
             let value = r.render(&op.value, &op.loc)?;

@@ -28,6 +28,8 @@ pub struct WrapConfig {
     pub dtags: Dtags,
     /// `(old, new)` prefixes for `-ffile-prefix-map=old=new`.
     pub prefix_maps: Vec<(PathBuf, PathBuf)>,
+    /// Flags a recipe injects (`STACK_WRAP_CFLAGS`, …).
+    pub flags: super::InjectedFlags,
 }
 
 impl WrapConfig {
@@ -53,6 +55,7 @@ impl WrapConfig {
             _ => Dtags::Rpath,
         };
         WrapConfig {
+            flags: super::InjectedFlags::from_lookup(&get),
             includes: list(ENV_INCLUDES),
             libdirs: list(ENV_LIBDIRS),
             rpaths: list(ENV_RPATHS),
@@ -74,7 +77,7 @@ impl WrapConfig {
     /// The variables that carry this configuration to the wrapper.
     pub fn to_env(&self) -> Vec<(&'static str, OsString)> {
         let join = |v: &[PathBuf]| std::env::join_paths(v).unwrap_or_default();
-        vec![
+        let mut out = vec![
             (ENV_INCLUDES, join(&self.includes)),
             (ENV_LIBDIRS, join(&self.libdirs)),
             (ENV_RPATHS, join(&self.rpaths)),
@@ -102,7 +105,9 @@ impl WrapConfig {
                 }
                 .into(),
             ),
-        ]
+        ];
+        out.extend(self.flags.to_env());
+        out
     }
 }
 
@@ -118,6 +123,7 @@ mod tests {
             rpaths: vec!["/m/a/lib".into(), "/m/self/lib".into()],
             dtags: Dtags::Runpath,
             prefix_maps: vec![("/b/stage/x-1-ab".into(), "/stack-stage/x-1-ab".into())],
+            flags: super::super::InjectedFlags::default(),
         };
         let env = cfg.to_env();
         let get = |k: &str| env.iter().find(|(n, _)| *n == k).unwrap().1.clone();

@@ -13,6 +13,11 @@
 //! | `STACK_WRAP_RPATHS` | dirs added as `-Wl,-rpath,DIR` (or `-rpath DIR` for `ld`) when linking |
 //! | `STACK_WRAP_DTAGS` | `rpath` (default: `--disable-new-dtags`, RPATH wins over `LD_LIBRARY_PATH`), `runpath`, or `keep` |
 //! | `STACK_WRAP_PREFIX_MAPS` | `:`-separated `OLD=NEW` pairs added as `-ffile-prefix-map=OLD=NEW` when compiling or linking (the stage directory, so debug info and `__FILE__` do not depend on the build directory) |
+//! | `STACK_WRAP_CPPFLAGS` | flags (split on whitespace) added before the call's arguments when preprocessing, assembling, compiling or linking (a recipe's `flags:` with `via: inject`) |
+//! | `STACK_WRAP_CFLAGS`, `STACK_WRAP_CXXFLAGS` | the same for C (`cc`, `gcc`) or C++ (`c++`, `g++`) calls that compile or link |
+//! | `STACK_WRAP_FFLAGS` | the same for Fortran calls that preprocess, assemble, compile or link |
+//! | `STACK_WRAP_LDFLAGS` | the same for compiler calls that link |
+//! | `STACK_WRAP_LDLIBS` | added at the very end of compiler calls that link |
 //! | `STACK_WRAP_LOG` | if set, append one line per call (mode and final argv) to this file |
 //!
 //! Modes are detected from the arguments like Spack's `cc`: a version query
@@ -25,7 +30,10 @@
 //! `-isystem /usr/include` (or `/usr/local/include`) is dropped: it would
 //! break libstdc++'s `#include_next`, and the compiler searches it anyway.
 //! `ld` called from inside a wrapped compiler (gcc's collect2) passes through
-//! (`STACK_WRAP_ACTIVE` marks the subtree), as does `ld -r`.
+//! (`STACK_WRAP_ACTIVE` marks the subtree), as does `ld -r`. Injected flags
+//! ([`flags`]) go first (after the prefix maps), in Spack's `cc` order
+//! (`fflags`, `cppflags`, `cflags`/`cxxflags`, `ldflags`), so the call's own
+//! arguments can override them; a direct `ld` call gets none.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -33,9 +41,11 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 
 mod config;
+mod flags;
 pub mod nvcc;
 mod system_dirs;
 pub use config::{Dtags, WrapConfig};
+pub use flags::{InjectedFlags, flag_var};
 use system_dirs::default_isystem;
 pub use system_dirs::is_system_dir;
 
@@ -255,6 +265,7 @@ pub fn rewrite(
         s.push(new);
         out.push(s);
     }
+    out.extend(cfg.flags.before(lang, mode));
     let mut sys_inc = Vec::new();
     let mut sys_lib = Vec::new();
     let mut i = 0;
@@ -314,6 +325,7 @@ pub fn rewrite(
     } else {
         out.append(&mut sys_lib);
     }
+    out.extend(cfg.flags.after(mode));
     (mode, out)
 }
 
@@ -441,7 +453,56 @@ mod tests {
             rpaths: vec!["/m/a/lib".into(), "/m/self/lib".into()],
             dtags: Dtags::Rpath,
             prefix_maps: vec![],
+            flags: InjectedFlags::default(),
         }
+    }
+
+    #[test]
+    fn injected_flags_go_by_language_and_mode_as_in_spacks_cc() {
+        let mut c = cfg();
+        c.includes.clear();
+        c.libdirs.clear();
+        c.rpaths.clear();
+        c.dtags = Dtags::Keep;
+        let lookup = |var: &str| {
+            Some(OsString::from(match var {
+                "STACK_WRAP_CFLAGS" => "-DNO_MMAP  -fcommon",
+                "STACK_WRAP_CXXFLAGS" => "-fpermissive",
+                "STACK_WRAP_FFLAGS" => "-cpp",
+                "STACK_WRAP_CPPFLAGS" => "-DX=1",
+                "STACK_WRAP_LDFLAGS" => "-Wl,-z,muldefs",
+                "STACK_WRAP_LDLIBS" => "-lintl",
+                _ => return None,
+            }))
+        };
+        c.flags = InjectedFlags::from_lookup(&lookup);
+        let call = |lang, args: &[&str]| s(&rewrite(lang, &v(args), &c, false).1);
+        assert_eq!(
+            call(Lang::C, &["-c", "a.c"]),
+            ["-DX=1", "-DNO_MMAP", "-fcommon", "-c", "a.c"]
+        );
+        assert_eq!(call(Lang::C, &["-E", "a.c"]), ["-DX=1", "-E", "a.c"]);
+        assert_eq!(
+            call(Lang::Cxx, &["a.o", "-o", "a"]),
+            [
+                "-DX=1",
+                "-fpermissive",
+                "-Wl,-z,muldefs",
+                "a.o",
+                "-o",
+                "a",
+                "-lintl"
+            ]
+        );
+        assert_eq!(
+            call(Lang::Fortran, &["-c", "a.f90"]),
+            ["-cpp", "-DX=1", "-c", "a.f90"]
+        );
+        assert_eq!(call(Lang::C, &["--version"]), ["--version"]);
+        assert_eq!(call(Lang::Ld, &["a.o", "-o", "a"]), ["a.o", "-o", "a"]);
+        let env = c.flags.to_env();
+        assert_eq!(env[0], ("STACK_WRAP_CFLAGS", "-DNO_MMAP -fcommon".into()));
+        assert_eq!(env.len(), 6);
     }
 
     #[test]

@@ -1,0 +1,80 @@
+//! A recipe's `flags:` into the build: `via: inject` → `STACK_WRAP_CFLAGS`,
+//! … for the compiler wrapper; `via: env` → appended to `CFLAGS`, … of the
+//! build environment; `via: build_system` → the kind's arguments
+//! ([`crate::build_kinds::BuildKind::flag_args`]: autotools `CFLAGS=…`,
+//! cmake `-DCMAKE_C_FLAGS=…`), or the environment for kinds without.
+
+use crate::build::{self, wrapper};
+use crate::recipes::{FlagEntry, FlagName, FlagVia};
+
+use super::render::{RenderError, Renderer};
+
+/// The rendered flags of the active entries, per route and name, in file order.
+type Gathered = Vec<(FlagVia, FlagName, Vec<String>)>;
+
+fn gather(r: &mut Renderer<'_>, flags: &[FlagEntry]) -> Result<Gathered, RenderError> {
+    let mut out: Gathered = Vec::new();
+    for f in flags {
+        if !r.holds(&f.when) {
+            continue;
+        }
+        let mut values = Vec::new();
+        for v in &f.values {
+            let v = r.render(v, &f.loc)?;
+            if !v.trim().is_empty() {
+                values.push(v);
+            }
+        }
+        match out
+            .iter_mut()
+            .find(|(via, n, _)| *via == f.via && *n == f.name)
+        {
+            Some((_, _, list)) => list.extend(values),
+            None => out.push((f.via, f.name, values)),
+        }
+    }
+    out.retain(|(_, _, v)| !v.is_empty());
+    Ok(out)
+}
+
+/// The build system with build-system flags added, and the environment
+/// operations for the other routes (applied before the recipe's `build_env`).
+pub fn apply(
+    r: &mut Renderer<'_>,
+    flags: &[FlagEntry],
+    mut system: build::BuildSystem,
+) -> Result<(build::BuildSystem, Vec<build::EnvOp>), RenderError> {
+    let mut env = Vec::new();
+    let mut to_system: Vec<(&str, String)> = Vec::new();
+    for (via, name, values) in gather(r, flags)? {
+        let joined = values.join(" ");
+        match via {
+            FlagVia::Inject => env.push(build::EnvOp::Set(
+                wrapper::flag_var(name.key()).to_string(),
+                joined,
+            )),
+            FlagVia::Env => env.push(build::EnvOp::AppendFlags(
+                name.env_var().to_string(),
+                joined,
+            )),
+            FlagVia::BuildSystem => to_system.push((name.key(), joined)),
+        }
+    }
+    if to_system.is_empty() {
+        return Ok((system, env));
+    }
+    match system.kind().and_then(|k| k.flag_args(&to_system)) {
+        Some((key, args)) => {
+            let mut list = system.settings.list(key).to_vec();
+            list.extend(args);
+            system.settings.set(key, list);
+        }
+        None => {
+            for (name, joined) in to_system {
+                let var = FlagName::from_key(name).map_or("CFLAGS", FlagName::env_var);
+                env.push(build::EnvOp::AppendFlags(var.to_string(), joined));
+            }
+        }
+    }
+    Ok((system, env))
+}
