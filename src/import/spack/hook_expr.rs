@@ -257,7 +257,10 @@ impl Exprs<'_> {
             "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
             "self.compiler.cxx" => Ok("{{ compiler.cxx }}".into()),
             "self.compiler.fc" | "self.compiler.f77" => Ok("{{ compiler.fc }}".into()),
-            t => err(node, format!("attribute `{}`", first_words(t))),
+            t => match super::hook_flags::compiler_flag(t) {
+                Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
+                None => err(node, format!("attribute `{}`", first_words(t))),
+            },
         }
     }
 

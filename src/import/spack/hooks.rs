@@ -218,6 +218,10 @@ fn method(
         }
         return;
     }
+    if name == "flag_handler" {
+        flag_method(pkg, s, m, body, build);
+        return;
+    }
     if name == "build" && system == "makefile" {
         super::hook_install::build_method(pkg, s, m, body, build);
         return;
@@ -235,6 +239,33 @@ fn method(
         return;
     }
     hook_method(pkg, s, m, body, system, build, env);
+}
+
+/// `flag_handler` → `flags:` (a `@when` on it joins every entry's condition).
+fn flag_method(
+    pkg: &mut SpackPackage,
+    s: &Sections,
+    m: &Method,
+    body: &str,
+    build: &mut Vec<(String, Yaml)>,
+) {
+    let when = method_when(m);
+    let construct = "method flag_handler";
+    match (super::hook_flags::flag_handler(body, &s.variant_info), when) {
+        (Ok(mut items), Ok(when)) => {
+            if let Some(w) = when {
+                for i in &mut items {
+                    i.cond = Cond::Spec(w.clone()).and(i.cond.clone());
+                }
+            }
+            let list = super::hook_flags::flags_yaml(&items);
+            if !list.is_empty() {
+                put(build, "flags", Yaml::Seq(list));
+            }
+        }
+        (Err(e), _) => pkg.untranslated(m.line + e.line - 1, Kind::Build, construct, e.what),
+        (_, Err(())) => pkg.untranslated(m.line, Kind::Build, construct, "decorator"),
+    }
 }
 
 /// The `build:` key of a directory property: CMake's `root_cmakelists_dir`,

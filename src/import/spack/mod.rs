@@ -21,6 +21,7 @@ mod hook_body;
 mod hook_cond;
 mod hook_expr;
 mod hook_filter;
+mod hook_flags;
 mod hook_helpers;
 mod hook_install;
 mod hook_layout;

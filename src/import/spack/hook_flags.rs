@@ -1,0 +1,546 @@
+//! Spack's `flag_handler(self, name, flags)` → the recipe's `build.flags:`.
+//!
+//! The body runs once per flag name (`cflags`, …, `ldlibs`) with `name`
+//! bound, so `name == "cflags"`, `name in [...]` and `name.lower()` are
+//! decided; spec conditions (`self.spec.satisfies(…)`, `"+x" in spec`) stay
+//! conditions. What is appended (`flags.append`, `flags.extend`,
+//! `flags += […]`, or a local list returned in its place) goes where the
+//! reached `return` puts it: `(flags, None, None)` or `inject_flags` →
+//! `via: inject`, `(None, flags, None)` or `env_flags` → `via: env`,
+//! `(None, None, flags)` or `build_system_flags` → `via: build_system`.
+//! Anything else (loops over the flags, tests of the user's flags,
+//! dependency libraries, `raise`) leaves the method untranslated.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use crate::import::yaml_out::Yaml;
+
+use super::cond::{Cond, if_else};
+use super::hook_expr::{Exprs, Local, first_words};
+use super::translate::VariantInfo;
+use super::value::{Eval, Unevaluable, children, text};
+
+/// Spack's compiler flag properties (`self.compiler.<p>`), template values
+/// `{{ compiler.<p> }}` (see `pipeline::compiler_flags`).
+const COMPILER_FLAGS: &[&str] = &[
+    "openmp_flag",
+    "cc_pic_flag",
+    "cxx_pic_flag",
+    "f77_pic_flag",
+    "fc_pic_flag",
+    "c99_flag",
+    "c11_flag",
+    "c17_flag",
+    "c23_flag",
+    "cxx98_flag",
+    "cxx11_flag",
+    "cxx14_flag",
+    "cxx17_flag",
+    "cxx20_flag",
+    "cxx23_flag",
+];
+
+/// `self.compiler.openmp_flag` (or `self.pkg.compiler.…`) → `openmp_flag`.
+pub(super) fn compiler_flag(t: &str) -> Option<&'static str> {
+    let p = t
+        .strip_prefix("self.compiler.")
+        .or_else(|| t.strip_prefix("self.pkg.compiler."))?;
+    COMPILER_FLAGS.iter().copied().find(|f| *f == p)
+}
+
+const NAMES: [&str; 6] = ["cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs"];
+const VIAS: [&str; 3] = ["inject", "env", "build_system"];
+
+/// A flag appended to a list variable under a condition.
+struct Added {
+    var: String,
+    cond: Cond,
+    value: String,
+}
+
+/// A reached `return`: its condition and which list goes to which slot.
+struct Ret {
+    cond: Cond,
+    slots: [Option<String>; 3],
+}
+
+/// One flag of the result: name, route, condition, template.
+pub struct FlagItem {
+    pub name: &'static str,
+    pub via: &'static str,
+    pub cond: Cond,
+    pub value: String,
+}
+
+struct Run<'a> {
+    e: Exprs<'a>,
+    name: &'static str,
+    name_param: String,
+    /// List variables: the `flags` parameter and local lists.
+    lists: Vec<String>,
+    cond: Cond,
+    /// The condition under which a `return` was reached before.
+    returned: Cond,
+    added: Vec<Added>,
+    rets: Vec<Ret>,
+}
+
+fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
+    Err(Unevaluable::new(node, what))
+}
+
+/// The flags a `flag_handler` method (`def …` snippet) adds.
+pub fn flag_handler(method_src: &str, variants: &[VariantInfo]) -> Eval<Vec<FlagItem>> {
+    let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
+        line: 1,
+        what: "method does not parse".into(),
+    })?;
+    let root = tree.root_node();
+    let def = super::hook_body::find_def(root).ok_or_else(|| Unevaluable::new(root, "method"))?;
+    let params: Vec<String> = def
+        .child_by_field_name("parameters")
+        .map(|p| {
+            children(p)
+                .into_iter()
+                .map(|n| {
+                    let id = if n.kind() == "identifier" {
+                        Some(n)
+                    } else {
+                        children(n).into_iter().find(|c| c.kind() == "identifier")
+                    };
+                    id.map(|i| text(i, method_src).to_string())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let [_, name_param, flags_param] = &params[..] else {
+        return err(def, "flag_handler parameters");
+    };
+    let body = def
+        .child_by_field_name("body")
+        .ok_or_else(|| Unevaluable::new(def, "method body"))?;
+    let mut out = Vec::new();
+    for name in NAMES {
+        let mut run = Run {
+            e: Exprs {
+                src: method_src,
+                variants,
+                locals: HashMap::new(),
+            },
+            name,
+            name_param: name_param.clone(),
+            lists: vec![flags_param.clone()],
+            cond: Cond::True,
+            returned: Cond::False,
+            added: Vec::new(),
+            rets: Vec::new(),
+        };
+        run.block(&children(body))?;
+        run.routes(def, &mut out)?;
+    }
+    Ok(out)
+}
+
+impl Run<'_> {
+    fn t(&self, node: Node) -> String {
+        text(node, self.e.src).to_string()
+    }
+
+    /// The condition under which the current statement runs.
+    fn live(&self) -> Cond {
+        self.cond.clone().and(self.returned.clone().not())
+    }
+
+    fn block(&mut self, stmts: &[Node]) -> Eval<()> {
+        for stmt in stmts {
+            if self.live() == Cond::False {
+                break;
+            }
+            self.statement(*stmt)?;
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, stmt: Node) -> Eval<()> {
+        match stmt.kind() {
+            "expression_statement" => {
+                let Some(e) = children(stmt).first().copied() else {
+                    return Ok(());
+                };
+                match e.kind() {
+                    "string" => Ok(()),
+                    "assignment" => self.assignment(e),
+                    "augmented_assignment" => self.augmented(e),
+                    "call" => self.call(e),
+                    _ => err(e, format!("statement `{}`", first_words(&self.t(e)))),
+                }
+            }
+            "if_statement" => self.if_statement(stmt),
+            "return_statement" => self.return_statement(stmt),
+            "pass_statement" => Ok(()),
+            other => err(stmt, format!("`{other}` in flag_handler")),
+        }
+    }
+
+    fn add(&mut self, var: &str, node: Node) -> Eval<()> {
+        let cond = self.live();
+        if node.kind() == "list" || node.kind() == "tuple" {
+            for item in self.e.list(node)? {
+                let c = cond.clone().and(item.cond);
+                self.added.push(Added {
+                    var: var.to_string(),
+                    cond: c,
+                    value: item.template,
+                });
+            }
+            return Ok(());
+        }
+        let value = self.e.tmpl(node)?;
+        self.added.push(Added {
+            var: var.to_string(),
+            cond,
+            value,
+        });
+        Ok(())
+    }
+
+    fn call(&mut self, e: Node) -> Eval<()> {
+        let func = e
+            .child_by_field_name("function")
+            .ok_or_else(|| Unevaluable::new(e, "call"))?;
+        let args = e.child_by_field_name("arguments").map(children);
+        if func.kind() == "attribute" {
+            let obj = func.child_by_field_name("object").map(|o| self.t(o));
+            let method = func
+                .child_by_field_name("attribute")
+                .map(|a| self.t(a))
+                .unwrap_or_default();
+            if let (Some(obj), Some([arg])) = (obj, args.as_deref()) {
+                if self.lists.contains(&obj) && (method == "append" || method == "extend") {
+                    return self.add(&obj, *arg);
+                }
+            }
+        }
+        err(e, format!("call `{}`", first_words(&self.t(e))))
+    }
+
+    fn assignment(&mut self, a: Node) -> Eval<()> {
+        let (Some(l), Some(r)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+        ) else {
+            return err(a, "assignment");
+        };
+        let (name, rt) = (self.t(l), self.t(r));
+        if l.kind() != "identifier" {
+            return err(a, format!("assignment to `{}`", first_words(&name)));
+        }
+        // `flags = list(flags)`: the same flags.
+        if rt == format!("list({name})") && self.lists.contains(&name) {
+            return Ok(());
+        }
+        if rt == "self.spec" || rt == "self.pkg.spec" {
+            self.e.locals.insert(name, Local::Spec);
+            return Ok(());
+        }
+        if r.kind() == "list" && !self.added.iter().any(|x| x.var == name) {
+            if !self.lists.contains(&name) {
+                self.lists.push(name.clone());
+            }
+            return self.add(&name, r);
+        }
+        err(a, format!("assignment to `{}`", first_words(&name)))
+    }
+
+    fn augmented(&mut self, a: Node) -> Eval<()> {
+        let (Some(l), Some(r), Some(op)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+            a.child_by_field_name("operator"),
+        ) else {
+            return err(a, "assignment");
+        };
+        let var = self.t(l);
+        if self.t(op) == "+=" && self.lists.contains(&var) {
+            return self.add(&var, r);
+        }
+        err(a, format!("statement `{}`", first_words(&self.t(a))))
+    }
+
+    fn if_statement(&mut self, stmt: Node) -> Eval<()> {
+        let c = self.cond_of(
+            stmt.child_by_field_name("condition")
+                .ok_or_else(|| Unevaluable::new(stmt, "if"))?,
+        )?;
+        let outer = self.cond.clone();
+        let then = stmt
+            .child_by_field_name("consequence")
+            .ok_or_else(|| Unevaluable::new(stmt, "if"))?;
+        self.branch(outer.clone().and(c.clone()), then)?;
+        let mut rest = c.not();
+        let mut cursor = stmt.walk();
+        let alternatives: Vec<Node> = stmt
+            .children_by_field_name("alternative", &mut cursor)
+            .collect();
+        for alt in alternatives {
+            if rest == Cond::False {
+                break;
+            }
+            match alt.kind() {
+                "elif_clause" => {
+                    let c = self.cond_of(
+                        alt.child_by_field_name("condition")
+                            .ok_or_else(|| Unevaluable::new(alt, "elif"))?,
+                    )?;
+                    let body = alt
+                        .child_by_field_name("consequence")
+                        .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
+                    self.branch(outer.clone().and(rest.clone()).and(c.clone()), body)?;
+                    rest = rest.and(c.not());
+                }
+                "else_clause" => {
+                    let body = alt
+                        .child_by_field_name("body")
+                        .ok_or_else(|| Unevaluable::new(alt, "else"))?;
+                    self.branch(outer.clone().and(rest.clone()), body)?;
+                }
+                _ => {}
+            }
+        }
+        self.cond = outer;
+        Ok(())
+    }
+
+    fn branch(&mut self, cond: Cond, body: Node) -> Eval<()> {
+        if cond == Cond::False {
+            return Ok(());
+        }
+        let outer = std::mem::replace(&mut self.cond, cond);
+        let r = self.block(&children(body));
+        self.cond = outer;
+        r
+    }
+
+    /// A condition: tests of `name` are decided, the rest are spec conditions.
+    fn cond_of(&self, node: Node) -> Eval<Cond> {
+        match node.kind() {
+            "parenthesized_expression" => match children(node).first() {
+                Some(inner) => self.cond_of(*inner),
+                None => err(node, "()"),
+            },
+            "not_operator" => Ok(self
+                .cond_of(
+                    node.child_by_field_name("argument")
+                        .ok_or_else(|| Unevaluable::new(node, "not"))?,
+                )?
+                .not()),
+            "boolean_operator" => {
+                let (Some(l), Some(r), Some(op)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                    node.child_by_field_name("operator"),
+                ) else {
+                    return err(node, "boolean operator");
+                };
+                let (a, b) = (self.cond_of(l)?, self.cond_of(r)?);
+                Ok(if self.t(op) == "and" {
+                    a.and(b)
+                } else {
+                    a.or(b)
+                })
+            }
+            "comparison_operator" => match self.name_test(node)? {
+                Some(c) => Ok(c),
+                None => self.e.cond(node),
+            },
+            _ => self.e.cond(node),
+        }
+    }
+
+    /// `name == "cflags"`, `name in [...]`, `name.lower() != …`, `flags is None`.
+    fn name_test(&self, node: Node) -> Eval<Option<Cond>> {
+        let parts = children(node);
+        let mut cursor = node.walk();
+        let op: Vec<String> = node
+            .children(&mut cursor)
+            .filter(|c| !c.is_named())
+            .map(|c| self.t(c))
+            .collect();
+        let op = op.join(" ");
+        let [a, b] = parts[..] else {
+            return Ok(None);
+        };
+        let at = self.t(a);
+        if self.lists.contains(&at) && self.t(b) == "None" {
+            // The flags are a list, never None.
+            return Ok(Some(if op == "is not" { Cond::True } else { Cond::False }));
+        }
+        if self.lists.contains(&self.t(b)) && (op == "in" || op == "not in") {
+            return err(node, "test of the flags given (`… in flags`)");
+        }
+        let p = &self.name_param;
+        if at != *p && at != format!("{p}.lower()") {
+            return Ok(None);
+        }
+        let scope = self.e.literal_scope();
+        let value = super::value::Evaluator::new(self.e.src, &scope)
+            .eval(b)
+            .map_err(|_| Unevaluable::new(b, "flag name test"))?;
+        let names: Vec<String> = match &value {
+            super::value::Value::Str(s) => vec![s.clone()],
+            v => v
+                .iter_items()
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+        };
+        let hit = names.iter().any(|n| n == self.name);
+        let holds = match op.as_str() {
+            "==" | "in" => hit,
+            "!=" | "not in" => !hit,
+            _ => return err(node, format!("flag name test `{op}`")),
+        };
+        Ok(Some(if holds { Cond::True } else { Cond::False }))
+    }
+
+    fn return_statement(&mut self, stmt: Node) -> Eval<()> {
+        let cond = self.live();
+        let Some(e) = children(stmt).first().copied() else {
+            return err(stmt, "return without flags");
+        };
+        let slots = self.slots(e)?;
+        self.rets.push(Ret {
+            cond: cond.clone(),
+            slots,
+        });
+        // A return outside any `if` ends every path still running.
+        self.returned = if self.cond == Cond::True {
+            Cond::True
+        } else {
+            std::mem::replace(&mut self.returned, Cond::False).or(cond)
+        };
+        Ok(())
+    }
+
+    /// Where each list goes: a 3-tuple, or `inject_flags`/`env_flags`/
+    /// `build_system_flags(name, flags)`.
+    fn slots(&self, e: Node) -> Eval<[Option<String>; 3]> {
+        let inner = match e.kind() {
+            "parenthesized_expression" => children(e).first().copied().unwrap_or(e),
+            _ => e,
+        };
+        if matches!(inner.kind(), "tuple" | "expression_list") {
+            let items = children(inner);
+            if items.len() == 3 {
+                let mut out: [Option<String>; 3] = [None, None, None];
+                for (i, item) in items.iter().enumerate() {
+                    out[i] = self.slot(*item)?;
+                }
+                return Ok(out);
+            }
+        }
+        if inner.kind() == "call" {
+            let f = inner
+                .child_by_field_name("function")
+                .map(|f| self.t(f))
+                .unwrap_or_default();
+            let f = f.strip_prefix("self.").unwrap_or(&f);
+            let i = ["inject_flags", "env_flags", "build_system_flags"]
+                .iter()
+                .position(|h| *h == f);
+            let args = inner
+                .child_by_field_name("arguments")
+                .map(children)
+                .unwrap_or_default();
+            if let (Some(i), [_, list]) = (i, &args[..]) {
+                let mut out: [Option<String>; 3] = [None, None, None];
+                out[i] = self.slot(*list)?;
+                return Ok(out);
+            }
+        }
+        err(e, format!("return `{}`", first_words(&self.t(e))))
+    }
+
+    /// `None`, a list variable, or `(list or None)`.
+    fn slot(&self, node: Node) -> Eval<Option<String>> {
+        let t = self.t(node);
+        if t == "None" {
+            return Ok(None);
+        }
+        let t = t.trim_start_matches('(').trim_end_matches(')');
+        let t = t.strip_suffix(" or None").unwrap_or(t).trim();
+        if self.lists.iter().any(|l| l == t) {
+            return Ok(Some(t.to_string()));
+        }
+        err(node, format!("returned `{}`", first_words(t)))
+    }
+
+    /// Each added flag with the route of the returns that follow it.
+    fn routes(&self, def: Node, out: &mut Vec<FlagItem>) -> Eval<()> {
+        if self.added.is_empty() {
+            return Ok(());
+        }
+        if self.live() != Cond::False {
+            return err(def, "flag_handler that may end without a return");
+        }
+        for var in self.lists.iter() {
+            let mut via: Option<Option<usize>> = None;
+            for r in self.rets.iter().filter(|r| r.cond != Cond::False) {
+                let slot = r.slots.iter().position(|s| s.as_deref() == Some(var));
+                match via {
+                    None => via = Some(slot),
+                    Some(v) if v == slot => {}
+                    Some(_) => {
+                        let what = format!("{} returned in different places by condition", self.name);
+                        return err(def, what);
+                    }
+                }
+            }
+            let Some(Some(slot)) = via else { continue };
+            for a in self.added.iter().filter(|a| a.var == *var) {
+                out.push(FlagItem {
+                    name: self.name,
+                    via: VIAS[slot],
+                    cond: a.cond.clone(),
+                    value: a.value.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `flags:` entries: runs of the same name, route and `when:` in one
+/// entry; a condition that is not a spec makes the flag a template.
+pub fn flags_yaml(items: &[FlagItem]) -> Vec<Yaml> {
+    let mut groups: Vec<(&str, &str, Option<String>, Vec<String>)> = Vec::new();
+    for item in items {
+        if item.cond == Cond::False {
+            continue;
+        }
+        let (when, value) = match item.cond.as_when() {
+            Some(w) => (w, item.value.clone()),
+            None => (None, if_else(&item.cond, &item.value, "")),
+        };
+        match groups.last_mut() {
+            Some((n, v, w, list)) if *n == item.name && *v == item.via && *w == when => {
+                list.push(value)
+            }
+            _ => groups.push((item.name, item.via, when, vec![value])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(name, via, when, list)| {
+            Yaml::map([
+                (name, Some(Yaml::strs(&list))),
+                ("via", (via != "inject").then(|| Yaml::str(via))),
+                ("when", when.map(Yaml::str)),
+            ])
+        })
+        .collect()
+}
