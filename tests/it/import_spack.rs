@@ -59,6 +59,7 @@ const SNAPSHOTTED: &[&str] = &[
     "list_build_demo",
     "bundle_demo",
     "when_url_demo",
+    "flags_demo",
 ];
 
 #[test]
@@ -95,6 +96,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "list_build_demo",
         "bundle_demo",
         "when_url_demo",
+        "flags_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c
@@ -142,7 +144,7 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         (32, "build", "attribute keep_werror"),
         (35, "build", "hook cmake_args"),
         (38, "build", "method patch"),
-        (40, "build", "method flag_handler"),
+        (41, "build", "method flag_handler"),
         (43, "build", "run_before/run_after hook"),
         (47, "build", "method setup_dependent_build_environment"),
         (50, "info", "method libs"),

@@ -37,6 +37,7 @@ mod fetch_limits;
 mod fetch_max_size;
 mod fetch_mirror;
 mod filters;
+mod flags_build;
 mod gc;
 mod help_examples;
 mod image;

@@ -50,7 +50,9 @@ pub(super) fn compiler_flag(t: &str) -> Option<&'static str> {
     COMPILER_FLAGS.iter().copied().find(|f| *f == p)
 }
 
-const NAMES: [&str; 6] = ["cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs"];
+const NAMES: [&str; 6] = [
+    "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
+];
 const VIAS: [&str; 3] = ["inject", "env", "build_system"];
 
 /// A flag appended to a list variable under a condition.
@@ -376,7 +378,11 @@ impl Run<'_> {
         let at = self.t(a);
         if self.lists.contains(&at) && self.t(b) == "None" {
             // The flags are a list, never None.
-            return Ok(Some(if op == "is not" { Cond::True } else { Cond::False }));
+            return Ok(Some(if op == "is not" {
+                Cond::True
+            } else {
+                Cond::False
+            }));
         }
         if self.lists.contains(&self.t(b)) && (op == "in" || op == "not in") {
             return err(node, "test of the flags given (`… in flags`)");
@@ -495,7 +501,8 @@ impl Run<'_> {
                     None => via = Some(slot),
                     Some(v) if v == slot => {}
                     Some(_) => {
-                        let what = format!("{} returned in different places by condition", self.name);
+                        let what =
+                            format!("{} returned in different places by condition", self.name);
                         return err(def, what);
                     }
                 }

@@ -1,0 +1,78 @@
+//! A recipe's `flags:` reach the compiler: a tiny CMake project
+//! (tests/fixtures/build/flagcheck) that compiles only when the injected
+//! flags (`via: inject`, through the compiler wrapper), the build-system
+//! flags (`via: build_system`, `-DCMAKE_C_FLAGS=…`) and the injected
+//! `ldlibs` (`-lm`, at the end of the link line) arrive, a flag whose
+//! `when:` does not hold stays out, and `{{ compiler.c99_flag }}` selects C99.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn write(t: &Path, rel: &str, text: &str) {
+    let p = t.join(rel);
+    fs_err::create_dir_all(p.parent().unwrap()).unwrap();
+    fs_err::write(p, text).unwrap();
+}
+
+/// Pack the fixture as `<t>/src/flagcheck-1.0.tar.gz`; its path and sha256.
+fn archive(t: &Path) -> (PathBuf, String) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/build/flagcheck");
+    fs_err::create_dir_all(t.join("src")).unwrap();
+    let path = t.join("src/flagcheck-1.0.tar.gz");
+    let st = Command::new("tar")
+        .arg("czf")
+        .arg(&path)
+        .arg("flagcheck-1.0")
+        .current_dir(&fixture)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    use sha2::Digest;
+    let sha = hex::encode(sha2::Sha256::digest(fs_err::read(&path).unwrap()));
+    (path, sha)
+}
+
+fn project(t: &Path) {
+    write(
+        t,
+        "cluster-configs/local/cluster.yaml",
+        "name: local\ntarget: x86_64\ncompilers:\n  - {spec: gcc@12.2.0, cc: /usr/bin/gcc}\n",
+    );
+    let (path, sha) = archive(t);
+    write(
+        t,
+        "recipes/flagcheck.yaml",
+        &format!(
+            "name: flagcheck\ndescription: compiles only with its flags\n\
+             versions:\n  - {{version: \"1.0\", url: {}, sha256: {sha}}}\n\
+             build:\n  system: cmake\n  flags:\n    \
+             - {{cflags: [\"-DFLAG_INJECTED=1\", \"{{{{ compiler.c99_flag }}}}\"]}}\n    \
+             - {{cflags: [\"-DFLAG_BUILD_SYSTEM=2\"], via: build_system}}\n    \
+             - {{cflags: [\"-DFLAG_NOT_ACTIVE\"], when: \"@2:\"}}\n    \
+             - {{ldlibs: [\"-lm\"]}}\n",
+            path.display()
+        ),
+    );
+    write(
+        t,
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [flagcheck]\n",
+    );
+}
+
+#[test]
+fn injected_and_build_system_flags_reach_the_compile_and_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    project(t);
+    let (code, text) = crate::tiny_build::build(t, &[]);
+    assert_eq!(code, 0, "{text}");
+    let program = walkdir::WalkDir::new(t.join("build/store"))
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .find(|p| p.ends_with("bin/flagcheck"))
+        .expect("flagcheck is installed");
+    let run = Command::new(program).arg("0").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "1 2 1\n");
+}
