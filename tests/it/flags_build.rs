@@ -3,7 +3,10 @@
 //! flags (`via: inject`, through the compiler wrapper), the build-system
 //! flags (`via: build_system`, `-DCMAKE_C_FLAGS=…`) and the injected
 //! `ldlibs` (`-lm`, at the end of the link line) arrive, a flag whose
-//! `when:` does not hold stays out, and `{{ compiler.c99_flag }}` selects C99.
+//! `when:` does not hold stays out, and `{{ compiler.c99_flag }}` selects C99;
+//! a Makefile project (flagenv) that compiles only with `via: env` flags in
+//! `CFLAGS` and `via: build_system` flags, which a makefile package gets in
+//! the environment too.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,15 +17,15 @@ fn write(t: &Path, rel: &str, text: &str) {
     fs_err::write(p, text).unwrap();
 }
 
-/// Pack the fixture as `<t>/src/flagcheck-1.0.tar.gz`; its path and sha256.
-fn archive(t: &Path) -> (PathBuf, String) {
+/// Pack the fixture `dir` as `<t>/src/<dir>.tar.gz`; its path and sha256.
+fn archive(t: &Path, dir: &str) -> (PathBuf, String) {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/build/flagcheck");
     fs_err::create_dir_all(t.join("src")).unwrap();
-    let path = t.join("src/flagcheck-1.0.tar.gz");
+    let path = t.join(format!("src/{dir}.tar.gz"));
     let st = Command::new("tar")
         .arg("czf")
         .arg(&path)
-        .arg("flagcheck-1.0")
+        .arg(dir)
         .current_dir(&fixture)
         .status()
         .unwrap();
@@ -38,7 +41,7 @@ fn project(t: &Path) {
         "cluster-configs/local/cluster.yaml",
         "name: local\ntarget: x86_64\ncompilers:\n  - {spec: gcc@12.2.0, cc: /usr/bin/gcc}\n",
     );
-    let (path, sha) = archive(t);
+    let (path, sha) = archive(t, "flagcheck-1.0");
     write(
         t,
         "recipes/flagcheck.yaml",
@@ -53,26 +56,47 @@ fn project(t: &Path) {
             path.display()
         ),
     );
+    let (path, sha) = archive(t, "flagenv-1.0");
+    write(
+        t,
+        "recipes/flagenv.yaml",
+        &format!(
+            "name: flagenv\ndescription: compiles only with flags in its environment\n\
+             versions:\n  - {{version: \"1.0\", url: {}, sha256: {sha}}}\n\
+             build:\n  system: makefile\n  make_args: [\"PREFIX={{{{ prefix }}}}\"]\n  flags:\n    \
+             - {{cflags: [\"-DFLAG_ENV=3\"], via: env}}\n    \
+             - {{cppflags: [\"-DFLAG_MAKE_BUILD_SYSTEM=4\"], via: build_system}}\n",
+            path.display()
+        ),
+    );
     write(
         t,
         "stacks/s.yaml",
-        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [flagcheck]\n",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [flagcheck, flagenv]\n",
     );
 }
 
 #[test]
-fn injected_and_build_system_flags_reach_the_compile_and_link() {
+fn injected_env_and_build_system_flags_reach_the_compile_and_link() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     project(t);
     let (code, text) = crate::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
-    let program = walkdir::WalkDir::new(t.join("build/store"))
+    let run = Command::new(installed(t, "flagcheck"))
+        .arg("0")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "1 2 1\n");
+    let run = Command::new(installed(t, "flagenv")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "3 4\n");
+}
+
+fn installed(t: &Path, name: &str) -> PathBuf {
+    walkdir::WalkDir::new(t.join("build/store"))
         .into_iter()
         .flatten()
         .map(|e| e.into_path())
-        .find(|p| p.ends_with("bin/flagcheck"))
-        .expect("flagcheck is installed");
-    let run = Command::new(program).arg("0").output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&run.stdout), "1 2 1\n");
+        .find(|p| p.ends_with(format!("bin/{name}")))
+        .unwrap_or_else(|| panic!("{name} is installed"))
 }
