@@ -413,7 +413,10 @@ impl Exprs<'_> {
                     _ => err(node, "define_from_variant of a conditional variant"),
                 }
             }
-            _ => err(node, format!("call of `{}`", first_words(fname))),
+            _ => match super::hook_flags::compiler_flag(self.t(node)) {
+                Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
+                None => err(node, format!("call of `{}`", first_words(fname))),
+            },
         }
     }
 

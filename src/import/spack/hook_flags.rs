@@ -44,10 +44,47 @@ const COMPILER_FLAGS: &[&str] = &[
 
 /// `self.compiler.openmp_flag` (or `self.pkg.compiler.…`) → `openmp_flag`.
 pub(super) fn compiler_flag(t: &str) -> Option<&'static str> {
+    // Spack's compiler packages by language: `self["c"].pic_flag`,
+    // `self["cxx"].standard_flag(language="cxx", standard="14")`.
+    let quoted = t.replace('\'', "\"");
+    let by_lang = [
+        ("self[\"c\"].pic_flag", "cc_pic_flag"),
+        ("self[\"cxx\"].pic_flag", "cxx_pic_flag"),
+        ("self[\"fortran\"].pic_flag", "fc_pic_flag"),
+        ("self[\"c\"].openmp_flag", "openmp_flag"),
+    ];
+    if let Some((_, p)) = by_lang.iter().find(|(s, _)| *s == quoted) {
+        return Some(p);
+    }
+    if let Some(p) = standard_flag_call(&quoted) {
+        return Some(p);
+    }
     let p = t
         .strip_prefix("self.compiler.")
         .or_else(|| t.strip_prefix("self.pkg.compiler."))?;
     COMPILER_FLAGS.iter().copied().find(|f| *f == p)
+}
+
+/// `self["cxx"].standard_flag(language="cxx", standard="14")` → `cxx14_flag`.
+fn standard_flag_call(t: &str) -> Option<&'static str> {
+    let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let rest = compact
+        .strip_prefix("self[\"c\"].standard_flag(")
+        .or_else(|| compact.strip_prefix("self[\"cxx\"].standard_flag("))?
+        .strip_suffix(')')?;
+    let mut lang = None;
+    let mut std = None;
+    for arg in rest.split(',') {
+        let (k, v) = arg.split_once('=')?;
+        let v = v.trim_matches('"');
+        match k {
+            "language" => lang = Some(v),
+            "standard" => std = Some(v),
+            _ => return None,
+        }
+    }
+    let name = format!("{}{}_flag", lang?, std?);
+    COMPILER_FLAGS.iter().copied().find(|f| *f == name)
 }
 
 const NAMES: [&str; 6] = [
@@ -60,12 +97,17 @@ struct Added {
     var: String,
     cond: Cond,
     value: String,
+    /// The branches it was added in (outermost first) and its place in the body.
+    path: Vec<(usize, usize)>,
+    seq: usize,
 }
 
 /// A reached `return`: its condition and which list goes to which slot.
 struct Ret {
     cond: Cond,
     slots: [Option<String>; 3],
+    path: Vec<(usize, usize)>,
+    seq: usize,
 }
 
 /// One flag of the result: name, route, condition, template.
@@ -87,6 +129,11 @@ struct Run<'a> {
     returned: Cond,
     added: Vec<Added>,
     rets: Vec<Ret>,
+    /// The branches being run, outermost first: (`if` statement, arm).
+    path: Vec<(usize, usize)>,
+    /// `if` statements and statement places numbered so far.
+    next_if: usize,
+    seq: usize,
 }
 
 fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
@@ -139,6 +186,9 @@ pub fn flag_handler(method_src: &str, variants: &[VariantInfo]) -> Eval<Vec<Flag
             returned: Cond::False,
             added: Vec::new(),
             rets: Vec::new(),
+            path: Vec::new(),
+            next_if: 0,
+            seq: 0,
         };
         run.block(&children(body))?;
         run.routes(def, &mut out)?;
@@ -189,23 +239,25 @@ impl Run<'_> {
 
     fn add(&mut self, var: &str, node: Node) -> Eval<()> {
         let cond = self.live();
-        if node.kind() == "list" || node.kind() == "tuple" {
-            for item in self.e.list(node)? {
-                let c = cond.clone().and(item.cond);
-                self.added.push(Added {
-                    var: var.to_string(),
-                    cond: c,
-                    value: item.template,
-                });
-            }
-            return Ok(());
+        let items = if node.kind() == "list" || node.kind() == "tuple" {
+            self.e
+                .list(node)?
+                .into_iter()
+                .map(|i| (cond.clone().and(i.cond), i.template))
+                .collect()
+        } else {
+            vec![(cond, self.e.tmpl(node)?)]
+        };
+        for (cond, value) in items {
+            self.seq += 1;
+            self.added.push(Added {
+                var: var.to_string(),
+                cond,
+                value,
+                path: self.path.clone(),
+                seq: self.seq,
+            });
         }
-        let value = self.e.tmpl(node)?;
-        self.added.push(Added {
-            var: var.to_string(),
-            cond,
-            value,
-        });
         Ok(())
     }
 
@@ -281,13 +333,16 @@ impl Run<'_> {
         let then = stmt
             .child_by_field_name("consequence")
             .ok_or_else(|| Unevaluable::new(stmt, "if"))?;
-        self.branch(outer.clone().and(c.clone()), then)?;
+        self.next_if += 1;
+        let id = self.next_if;
+        self.branch((id, 0), outer.clone().and(c.clone()), then)?;
         let mut rest = c.not();
         let mut cursor = stmt.walk();
         let alternatives: Vec<Node> = stmt
             .children_by_field_name("alternative", &mut cursor)
             .collect();
-        for alt in alternatives {
+        for (arm, alt) in alternatives.into_iter().enumerate() {
+            let arm = (id, arm + 1);
             if rest == Cond::False {
                 break;
             }
@@ -300,14 +355,14 @@ impl Run<'_> {
                     let body = alt
                         .child_by_field_name("consequence")
                         .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
-                    self.branch(outer.clone().and(rest.clone()).and(c.clone()), body)?;
+                    self.branch(arm, outer.clone().and(rest.clone()).and(c.clone()), body)?;
                     rest = rest.and(c.not());
                 }
                 "else_clause" => {
                     let body = alt
                         .child_by_field_name("body")
                         .ok_or_else(|| Unevaluable::new(alt, "else"))?;
-                    self.branch(outer.clone().and(rest.clone()), body)?;
+                    self.branch(arm, outer.clone().and(rest.clone()), body)?;
                 }
                 _ => {}
             }
@@ -316,12 +371,14 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn branch(&mut self, cond: Cond, body: Node) -> Eval<()> {
+    fn branch(&mut self, arm: (usize, usize), cond: Cond, body: Node) -> Eval<()> {
         if cond == Cond::False {
             return Ok(());
         }
         let outer = std::mem::replace(&mut self.cond, cond);
+        self.path.push(arm);
         let r = self.block(&children(body));
+        self.path.pop();
         self.cond = outer;
         r
     }
@@ -419,9 +476,12 @@ impl Run<'_> {
             return err(stmt, "return without flags");
         };
         let slots = self.slots(e)?;
+        self.seq += 1;
         self.rets.push(Ret {
             cond: cond.clone(),
             slots,
+            path: self.path.clone(),
+            seq: self.seq,
         });
         // A return outside any `if` ends every path still running.
         self.returned = if self.cond == Cond::True {
@@ -493,10 +553,10 @@ impl Run<'_> {
         if self.live() != Cond::False {
             return err(def, "flag_handler that may end without a return");
         }
-        for var in self.lists.iter() {
+        for a in &self.added {
             let mut via: Option<Option<usize>> = None;
-            for r in self.rets.iter().filter(|r| r.cond != Cond::False) {
-                let slot = r.slots.iter().position(|s| s.as_deref() == Some(var));
+            for r in self.reached(a) {
+                let slot = r.slots.iter().position(|s| s.as_deref() == Some(&a.var));
                 match via {
                     None => via = Some(slot),
                     Some(v) if v == slot => {}
@@ -507,8 +567,7 @@ impl Run<'_> {
                     }
                 }
             }
-            let Some(Some(slot)) = via else { continue };
-            for a in self.added.iter().filter(|a| a.var == *var) {
+            if let Some(Some(slot)) = via {
                 out.push(FlagItem {
                     name: self.name,
                     via: VIAS[slot],
@@ -518,6 +577,37 @@ impl Run<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The returns a flag may reach: the later ones, except those in
+    /// another arm of an `if` it was added in, up to the first one in its own
+    /// branch or a branch around it (which every path still running takes).
+    fn reached(&self, a: &Added) -> Vec<&Ret> {
+        let mut out = Vec::new();
+        for r in self
+            .rets
+            .iter()
+            .filter(|r| r.seq > a.seq && r.cond != Cond::False)
+        {
+            let common = a
+                .path
+                .iter()
+                .zip(&r.path)
+                .take_while(|(x, y)| x == y)
+                .count();
+            let other_arm = matches!(
+                (a.path.get(common), r.path.get(common)),
+                (Some(x), Some(y)) if x.0 == y.0
+            );
+            if other_arm {
+                continue;
+            }
+            out.push(r);
+            if a.path.starts_with(&r.path) {
+                break;
+            }
+        }
+        out
     }
 }
 
@@ -550,4 +640,65 @@ pub fn flags_yaml(items: &[FlagItem]) -> Vec<Yaml> {
             ])
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(body: &str) -> Result<String, String> {
+        let items = flag_handler(body, &[]).map_err(|e| e.what)?;
+        Ok(Yaml::Seq(flags_yaml(&items)).to_document())
+    }
+
+    #[test]
+    fn each_flag_goes_where_the_return_it_reaches_puts_it() {
+        let body = "def flag_handler(self, name, flags):\n    \
+                    if name == \"cflags\" and self.spec.satisfies(\"%nvhpc\"):\n        \
+                    flags.append(\"-O2\")\n        return (None, flags, None)\n    \
+                    if name in [\"cxxflags\"]:\n        flags.append(self.compiler.cxx11_flag)\n    \
+                    return (flags, None, None)\n";
+        assert_eq!(
+            flags(body).unwrap(),
+            "- {cflags: [\"-O2\"], via: env, when: \"%nvhpc\"}\n\
+             - {cxxflags: [\"{{ compiler.cxx11_flag }}\"]}\n"
+        );
+    }
+
+    #[test]
+    fn a_later_if_that_returns_elsewhere_is_reached_too() {
+        let body = "def flag_handler(self, name, flags):\n    \
+                    if name == \"cflags\":\n        flags.append(\"-g\")\n    \
+                    if self.spec.satisfies(\"+x\"):\n        return (None, flags, None)\n    \
+                    return (flags, None, None)\n";
+        assert_eq!(
+            flags(body).unwrap_err(),
+            "cflags returned in different places by condition"
+        );
+    }
+
+    #[test]
+    fn tests_of_the_given_flags_and_loops_stay_untranslated() {
+        let test = "def flag_handler(self, name, flags):\n    \
+                    if \"-g\" not in flags:\n        flags.append(\"-g\")\n    \
+                    return (flags, None, None)\n";
+        assert!(flags(test).unwrap_err().contains("flags given"));
+        let a_loop = "def flag_handler(self, name, flags):\n    \
+                      for f in flags:\n        pass\n    return (flags, None, None)\n";
+        assert!(flags(a_loop).unwrap_err().contains("for_statement"));
+    }
+
+    #[test]
+    fn compiler_flag_properties_by_language() {
+        assert_eq!(
+            compiler_flag("self.compiler.openmp_flag"),
+            Some("openmp_flag")
+        );
+        assert_eq!(compiler_flag("self['c'].pic_flag"), Some("cc_pic_flag"));
+        assert_eq!(
+            compiler_flag("self[\"cxx\"].standard_flag(language=\"cxx\", standard=\"14\")"),
+            Some("cxx14_flag")
+        );
+        assert_eq!(compiler_flag("self.compiler.debug_flags"), None);
+    }
 }
