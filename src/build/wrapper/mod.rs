@@ -31,7 +31,7 @@
 //! break libstdc++'s `#include_next`, and the compiler searches it anyway.
 //! `ld` called from inside a wrapped compiler (gcc's collect2) passes through
 //! (`STACK_WRAP_ACTIVE` marks the subtree), as does `ld -r`. Injected flags
-//! ([`flags`]) go first (after the prefix maps), in Spack's `cc` order
+//! ([`InjectedFlags`]) go first (after the prefix maps), in Spack's `cc` order
 //! (`fflags`, `cppflags`, `cflags`/`cxxflags`, `ldflags`), so the call's own
 //! arguments can override them; a direct `ld` call gets none.
 
