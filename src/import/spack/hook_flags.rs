@@ -231,6 +231,7 @@ impl Run<'_> {
                 }
             }
             "if_statement" => self.if_statement(stmt),
+            "for_statement" => self.for_statement(stmt),
             "return_statement" => self.return_statement(stmt),
             "pass_statement" => Ok(()),
             other => err(stmt, format!("`{other}` in flag_handler")),
@@ -368,6 +369,36 @@ impl Run<'_> {
             }
         }
         self.cond = outer;
+        Ok(())
+    }
+
+    /// `for x in [literal, …]:` (no `else`): the body once per item.
+    fn for_statement(&mut self, stmt: Node) -> Eval<()> {
+        let (Some(left), Some(right), Some(body)) = (
+            stmt.child_by_field_name("left"),
+            stmt.child_by_field_name("right"),
+            stmt.child_by_field_name("body"),
+        ) else {
+            return err(stmt, "for");
+        };
+        if self.lists.contains(&self.t(right)) {
+            return err(stmt, "loop over the flags given");
+        }
+        if stmt.child_by_field_name("alternative").is_some() {
+            return err(stmt, "`for … else` in flag_handler");
+        }
+        let scope = self.e.literal_scope();
+        let items = super::value::Evaluator::new(self.e.src, &scope)
+            .eval(right)?
+            .iter_items()
+            .ok_or_else(|| Unevaluable::new(right, "loop over a non-list"))?;
+        for item in items {
+            let mut s = super::value::Scope::new();
+            super::value::bind_target(left, self.e.src, item, &mut s)?;
+            let src = self.e.src;
+            super::hook_expr::bind_scope(&mut self.e, left, &s, src);
+            self.block(&children(body))?;
+        }
         Ok(())
     }
 
@@ -685,7 +716,19 @@ mod tests {
         assert!(flags(test).unwrap_err().contains("flags given"));
         let a_loop = "def flag_handler(self, name, flags):\n    \
                       for f in flags:\n        pass\n    return (flags, None, None)\n";
-        assert!(flags(a_loop).unwrap_err().contains("for_statement"));
+        assert!(
+            flags(a_loop)
+                .unwrap_err()
+                .contains("loop over the flags given")
+        );
+        let literal = "def flag_handler(self, name, flags):\n    \
+                       if name == \"cxxflags\":\n        for s in [\"%oneapi\", \"%cce@15:\"]:\n            \
+                       if self.spec.satisfies(s):\n                flags.append(\"-Wno-x\")\n    \
+                       return (flags, None, None)\n";
+        assert_eq!(
+            flags(literal).unwrap(),
+            "- {cxxflags: [\"-Wno-x\"], when: \"%oneapi\"}\n- {cxxflags: [\"-Wno-x\"], when: \"%cce@15:\"}\n"
+        );
     }
 
     #[test]
