@@ -58,6 +58,13 @@ impl<'a> Solver<'a> {
                 ),
                 Some(s.loc.clone()),
             ),
+            ProviderReason::Default => (
+                format!(
+                    "as Spack's default provider preferences for `{}` prefer it",
+                    self.slots[virt].name
+                ),
+                None,
+            ),
             ProviderReason::First => {
                 let names: Vec<&str> = match self.slots[virt].kind {
                     SlotKind::Virtual(p) => p.iter().map(|p| p.package.as_str()).collect(),

@@ -9,6 +9,7 @@ use crate::recipes::{DepTypes, PackageRecipe, Provider, When};
 use crate::spec::{Spec, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
+use super::super::provider_defaults::default_providers;
 use super::super::requirement::{Origin, ProviderReason, Req, merge};
 use super::super::variants::{Defaults, choose};
 use super::{
@@ -148,7 +149,8 @@ impl<'a> Solver<'a> {
 
     /// Providers of a virtual in the order they are tried: the one the
     /// policy requires; else those the environment already asks for, those
-    /// the policy prefers, then all by name. Only providers of `versions`
+    /// the policy prefers, those Spack prefers by default
+    /// ([`default_providers`]), then all by name. Only providers of `versions`
     /// of the virtual take part.
     pub(super) fn provider_alts(
         &self,
@@ -202,6 +204,12 @@ impl<'a> Solver<'a> {
                 if let Some(p) = providers.iter().find(|p| p.package == n && allowed(p)) {
                     add(p, ProviderReason::Preferred(pref), &mut out);
                 }
+            }
+        }
+        let virt = self.slots[slot].name.as_str();
+        for name in default_providers(virt) {
+            if let Some(p) = providers.iter().find(|p| p.package == *name && allowed(p)) {
+                add(p, ProviderReason::Default, &mut out);
             }
         }
         for p in allowed_providers {
