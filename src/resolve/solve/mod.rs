@@ -89,6 +89,18 @@ pub(crate) struct Concrete<'a> {
     /// ^openmpi`) and whose own part holds: checked once the dependencies
     /// are decided.
     pub deferred: Vec<&'a Conflict>,
+    /// Variants that take their other value to avoid a conflict (only in
+    /// the second pass over a package's candidates, see [`Alt::Flipped`]).
+    pub flipped: Vec<Flip<'a>>,
+}
+
+/// A boolean variant nothing asked for, set to `value` (not what the
+/// defaults give) because `conflict` holds otherwise.
+#[derive(Clone, Debug)]
+pub(crate) struct Flip<'a> {
+    pub variant: String,
+    pub value: bool,
+    pub conflict: &'a Conflict,
 }
 
 impl Concrete<'_> {
@@ -182,6 +194,11 @@ pub(crate) enum OpenFailure<'a> {
 #[derive(Clone, Debug)]
 enum Alt<'a> {
     Cand(Candidate<'a>),
+    /// A version to build again, now letting variants nothing asked for
+    /// take their other value when a conflict holds: tried after every
+    /// candidate with the chosen values (Spack's solver, too, takes an
+    /// older version before a non-default variant value).
+    Flipped(Candidate<'a>),
     Provider {
         slot: usize,
         reason: ProviderReason<'a>,
@@ -475,7 +492,8 @@ impl<'a> Solver<'a> {
                 return Err(BTreeSet::new());
             }
             let applied = match alt {
-                Alt::Cand(c) => self.apply_candidate(level, slot, c),
+                Alt::Cand(c) => self.apply_candidate(level, slot, c, false),
+                Alt::Flipped(c) => self.apply_candidate(level, slot, c, true),
                 Alt::Provider {
                     slot: p,
                     reason,
