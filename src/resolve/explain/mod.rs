@@ -4,6 +4,7 @@
 //! to a root spec of the stack. `rejects` explains candidates that were all
 //! rejected and conflicts that name dependencies.
 
+mod choices;
 mod rejects;
 
 use std::collections::BTreeSet;
