@@ -31,6 +31,7 @@
 //! Variant values are not searched: defaults hold unless a requirement says
 //! otherwise, so a resolution never silently flips a variant.
 
+mod cycles;
 mod decide;
 mod deferred;
 
@@ -426,7 +427,7 @@ impl<'a> Solver<'a> {
                     let Some(&slot) = self.pending.first() else {
                         // Everything is decided: check the conflicts that
                         // name dependencies.
-                        match self.check_deferred() {
+                        match self.check_deferred().or_else(|| self.check_cycles()) {
                             None => return Ok(()),
                             Some((explanation, cs)) => {
                                 if self.first_failure.is_none() {
