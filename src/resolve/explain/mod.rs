@@ -72,7 +72,10 @@ impl<'a> Solver<'a> {
                     _ => Vec::new(),
                 };
                 (
-                    format!("the first of its providers: {}", names.join(", ")),
+                    format!(
+                        "the first of its providers that fits (by name: {})",
+                        names.join(", ")
+                    ),
                     None,
                 )
             }
