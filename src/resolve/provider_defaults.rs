@@ -8,10 +8,13 @@
 //! written as `zlib-ng` and `mesa` (the variant is a requirement of the
 //! provider's own `provides: … when:`, which the solver applies anyway).
 //!
-//! One default of Spack's is left out: `zlib-api: [zlib-ng+compat, zlib]`.
-//! The shipped stacks resolve `zlib-api` to `zlib` (the first by name), and
+//! Two defaults of Spack's are left out. `zlib-api: [zlib-ng+compat, zlib]`:
+//! the shipped stacks resolve `zlib-api` to `zlib` (the first by name), and
 //! their plans and hashes stay as they were; a stack that wants Spack's
-//! choice writes `packages: zlib-api: prefer: [zlib-ng]`.
+//! choice writes `packages: zlib-api: prefer: [zlib-ng]`. `mpi: [openmpi,
+//! mpich]`: the MPI is the network's choice (`network.mpi`, the cluster's
+//! `mpi: require:`), and without one the first by name (`cray-mpich`) is
+//! the Alps one.
 
 /// Virtual → its preferred providers, most preferred first.
 pub(crate) const DEFAULT_PROVIDERS: &[(&str, &[&str])] = &[
@@ -48,7 +51,6 @@ pub(crate) const DEFAULT_PROVIDERS: &[(&str, &[&str])] = &[
     ("mariadb-client", &["mariadb-c-client", "mariadb"]),
     ("mkl", &["intel-oneapi-mkl"]),
     ("mpe", &["mpe2"]),
-    ("mpi", &["openmpi", "mpich"]),
     ("mysql-client", &["mysql", "mariadb-c-client"]),
     ("opencl", &["pocl"]),
     ("onedal", &["intel-oneapi-dal"]),
@@ -85,7 +87,8 @@ mod tests {
     #[test]
     fn iconv_prefers_libiconv_and_unknown_virtuals_have_none() {
         assert_eq!(default_providers("iconv"), ["libiconv"]);
-        assert_eq!(default_providers("mpi"), ["openmpi", "mpich"]);
+        assert_eq!(default_providers("uuid"), ["util-linux-uuid", "libuuid"]);
+        assert!(default_providers("mpi").is_empty());
         assert!(default_providers("no-such-virtual").is_empty());
     }
 

@@ -243,7 +243,11 @@ impl<'a> Solver<'a> {
         flip: bool,
     ) -> bool {
         let concrete = match self.concretize(slot, cand, &self.levels[level].wanted, flip) {
+            // The second pass only adds configurations with a flipped
+            // variant: the others were tried, and explained, in the first.
+            Ok(c) if flip && c.flipped.is_empty() => return false,
             Ok(c) => c,
+            Err(_) if flip => return false,
             Err(r) => {
                 self.levels[level].rejects.push(r);
                 return false;
