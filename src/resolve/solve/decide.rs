@@ -518,3 +518,56 @@ fn settle_conflicts<'a>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    fn tri() -> (tempfile::TempDir, PackageRecipe) {
+        let dir = tempfile::tempdir().unwrap();
+        let zero = "0".repeat(64);
+        let text = format!(
+            "name: tri\ndescription: d\nversions:\n  - {{version: \"2.0\", url: a.tgz, sha256: {zero}}}\n\
+             variants:\n  aztec: {{default: true}}\n  epetra: {{default: true}}\n  ml: {{default: true}}\n\
+             conflicts:\n  - {{when: \"+aztec ~epetra\"}}\n  - {{when: \"+ml ~epetra\"}}\n\
+             build: {{system: generic}}\n"
+        );
+        let mut d = Diagnostics::new();
+        let path = dir.path().join("tri.yaml");
+        let recipe =
+            crate::recipes::parse_package(&SourceFile::new(&path, text), dir.path(), &mut d)
+                .unwrap();
+        assert!(!d.has_errors(), "{d:?}");
+        (dir, recipe)
+    }
+
+    fn settle(recipe: &PackageRecipe, wanted: &str, flip: bool) -> Result<String, String> {
+        let base = Spec::parse("tri@2.0").unwrap();
+        let wanted = Spec::parse(wanted).unwrap();
+        match settle_conflicts(recipe, base, &wanted, Defaults::default(), flip) {
+            Ok((spec, _, flips)) => {
+                let names: Vec<&str> = flips.iter().map(|f| f.variant.as_str()).collect();
+                Ok(format!("{} [{}]", spec, names.join(",")))
+            }
+            Err(Unsettled::Conflict(c)) => Err(c.when.text.clone()),
+            Err(Unsettled::Variant(p)) => Err(format!("{p:?}")),
+        }
+    }
+
+    #[test]
+    fn variants_nothing_asked_for_flip_to_avoid_conflicts_one_by_one() {
+        let (_d, r) = tri();
+        // Without flipping, the first conflict that holds is the answer.
+        assert_eq!(settle(&r, "~epetra", false).unwrap_err(), "+aztec ~epetra");
+        // With it, aztec and then ml take their other value.
+        assert_eq!(
+            settle(&r, "~epetra", true).unwrap(),
+            "tri@2.0 ~aztec ~epetra ~ml [aztec,ml]"
+        );
+        // What was asked for is never flipped.
+        assert_eq!(settle(&r, "~epetra +ml", true).unwrap_err(), "+ml ~epetra");
+        // The defaults conflict with nothing: no flip.
+        assert_eq!(settle(&r, "", true).unwrap(), "tri@2.0 +aztec +epetra +ml []");
+    }
+}
