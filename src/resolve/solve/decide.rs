@@ -568,6 +568,9 @@ mod tests {
         // What was asked for is never flipped.
         assert_eq!(settle(&r, "~epetra +ml", true).unwrap_err(), "+ml ~epetra");
         // The defaults conflict with nothing: no flip.
-        assert_eq!(settle(&r, "", true).unwrap(), "tri@2.0 +aztec +epetra +ml []");
+        assert_eq!(
+            settle(&r, "", true).unwrap(),
+            "tri@2.0 +aztec +epetra +ml []"
+        );
     }
 }

@@ -15,7 +15,8 @@
 //!   chosen ([`super::variants`]), the recipe's `conflicts:` are checked, and
 //!   the dependencies whose `when:` holds become requirements on their slots;
 //! - a virtual: a provider is chosen (policy `require`, a provider the
-//!   environment already asks for, policy `prefer`, then the first by name)
+//!   environment already asks for, policy `prefer`, Spack's default
+//!   preferences ([`super::provider_defaults`]), then the first by name)
 //!   and becomes needed, with the provider's `provides: … when:` as a
 //!   requirement.
 //!
@@ -27,9 +28,15 @@
 //! decision's next alternative, carrying the rest of the conflict set along
 //! (conflict-directed backjumping, which skips decisions that cannot have
 //! caused the failure). An empty conflict set means the roots and policies
-//! themselves cannot be met: the first failure met is explained.
-//! Variant values are not searched: defaults hold unless a requirement says
-//! otherwise, so a resolution never silently flips a variant.
+//! themselves cannot be met: the first failure met is explained. Once
+//! everything is decided, a conflict naming dependencies ([`deferred`]) or a
+//! dependency cycle ([`cycles`]) is a failure like the others.
+//!
+//! **Variants** are searched only in one way: after every candidate of a
+//! package was tried with the chosen values, each version is tried again
+//! letting a boolean variant nothing asked for take its other value when a
+//! `conflicts:` entry holds ([`Alt::Flipped`]); each flip is recorded
+//! ([`Concrete::flipped`]) and shown by `stack resolve --explain`.
 
 mod cycles;
 mod decide;
