@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use stack::fetch::SourceCache;
 use stack::pipeline::{LockRules, SourceSettings, lock_file};
-use stack::resolve::render::{render_dot, render_json, render_tree};
+use stack::resolve::render::{render_choices, render_dot, render_json, render_tree};
 
 use super::inputs::InputArgs;
 use super::{CliError, Global};
@@ -39,6 +39,7 @@ Examples:
   stack resolve stacks/alps-cxi.yaml --cluster cluster-configs/alps-gh200 --format dot | dot -Tsvg > plan.svg
   stack resolve stacks/demo.yaml --lock       # write stacks/stack.lock
   stack resolve stacks/demo.yaml --locked     # fail if the plan differs from stacks/stack.lock
+  stack resolve stacks/demo.yaml --explain    # also: providers chosen and why, variants flipped
 
 The lock file (`stack.lock` beside the recipe, or --lock-file) records the
 whole plan, including the commits of git branches (--lock asks each
@@ -65,6 +66,12 @@ pub struct Args {
     /// The lock file [default: stack.lock beside the recipe].
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
+    /// Also print, per environment, what the solver chose that the recipe
+    /// does not spell out: the provider of each virtual and why, variants
+    /// that take their non-default value to avoid a conflict (after the
+    /// tree; on stderr with --format json/dot).
+    #[arg(long)]
+    pub explain: bool,
     /// Override the recipe's mount point.
     #[arg(long, value_name = "PATH")]
     pub mount: Option<PathBuf>,
@@ -110,11 +117,19 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             }
         );
     }
-    let text = match args.format {
+    let mut text = match args.format {
         Format::Tree => render_tree(&plan),
         Format::Json => render_json(&plan),
         Format::Dot => render_dot(&plan),
     };
+    if args.explain {
+        let choices = render_choices(&plan);
+        if args.format == Format::Tree {
+            text.push_str(&choices);
+        } else {
+            let _ = std::io::stderr().write_all(choices.as_bytes());
+        }
+    }
     // The process ends here: leave the plan and the parsed recipes to the
     // OS instead of freeing thousands of small objects one by one.
     std::mem::forget(plan);

@@ -142,6 +142,7 @@ pub(crate) fn add_environment(
         views: env.views.clone(),
         compiler: solver.setup.compiler.clone(),
         compiler_node,
+        choices: solver.choices(),
     });
     Ok(())
 }

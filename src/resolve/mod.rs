@@ -36,6 +36,7 @@ mod model;
 mod order;
 mod policy;
 pub mod prefix;
+mod provider_defaults;
 pub mod render;
 mod requirement;
 mod solve;

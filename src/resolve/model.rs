@@ -225,6 +225,11 @@ pub struct PlanEnvironment {
     pub compiler: NodeCompiler,
     /// That compiler's node when the stack builds it.
     pub compiler_node: Option<NodeIndex>,
+    /// What the solver chose that the recipe did not spell out, one line
+    /// each: the provider of every virtual and why, variants that take
+    /// their non-default value to avoid a conflict (`stack resolve
+    /// --explain`; not part of any hash, not in the lock file).
+    pub choices: Vec<String>,
 }
 
 /// A concrete, hashed build plan: the DAG of every node of every

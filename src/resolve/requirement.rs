@@ -22,6 +22,9 @@ pub(crate) enum ProviderReason<'a> {
     Requested,
     /// `packages: <virtual>: prefer:` names it.
     Preferred(&'a SpecRef),
+    /// Spack's default provider preferences name it
+    /// ([`super::provider_defaults`]).
+    Default,
     /// The first provider (sorted by name) that works.
     First,
 }

@@ -79,6 +79,7 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
     }
     let mut policies = c.policies.clone();
     packages::merge(&mut policies, r.policies.clone());
+    packages::expand_providers(&mut policies);
     let compiler = c.compilers.first().map(|c| c.spec.clone());
     if compiler.is_none() {
         diags.push(Diagnostic::error(

@@ -55,6 +55,7 @@ pub fn merge(base: &mut PolicyList, over: PolicyList) {
 
 const KEYS: &[&str] = &[
     "buildable",
+    "providers",
     "externals",
     "require",
     "prefer",
@@ -108,6 +109,11 @@ fn policy(cx: &mut Cx, name: &str, node: &Node) -> Option<Yaml> {
                 }
             }
             "prefer" => prefer.extend(preferences(cx, v)),
+            "providers" if name == "all" => {
+                if let Some(p) = providers(cx, v) {
+                    entries.push(("providers".into(), p));
+                }
+            }
             // A Spack `variants:` entry is a preference (ignored by Spack
             // when the variant does not exist).
             "variants" => {
@@ -208,6 +214,57 @@ fn requirements(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
         }
     }
     out
+}
+
+/// `all: providers: {mpi: [openmpi, mpich]}` → the same mapping, kept on
+/// the `all` entry until [`expand_providers`] (after the merge, so that
+/// the recipe's `all:` replaces the cluster's as in stackinator).
+fn providers(cx: &mut Cx, node: &Node) -> Option<Yaml> {
+    let m = cx.open_map(node, "`providers`")?;
+    let mut out = Vec::new();
+    for (k, v) in m.entries() {
+        let names: Vec<Yaml> = cx
+            .strings(v, "the providers", true)
+            .into_iter()
+            .map(|s| Yaml::str(s.value))
+            .collect();
+        if !names.is_empty() {
+            out.push((k.as_str().to_string(), Yaml::Seq(names)));
+        }
+    }
+    Some(Yaml::Map(out))
+}
+
+/// Spack's `all: providers:` as our policies say it: each virtual gets
+/// `prefer: [its providers]` unless its own entry has `prefer` or
+/// `require` (which win in Spack too). The `providers` key leaves `all`.
+pub fn expand_providers(policies: &mut PolicyList) {
+    let mut listed: Vec<(String, Yaml)> = Vec::new();
+    for (name, pol) in policies.iter_mut() {
+        if name != "all" {
+            continue;
+        }
+        if let Yaml::Map(entries) = pol {
+            if let Some(i) = entries.iter().position(|(k, _)| k == "providers") {
+                if let (_, Yaml::Map(m)) = entries.remove(i) {
+                    listed = m;
+                }
+            }
+        }
+    }
+    policies.retain(|(n, p)| n != "all" || !matches!(p, Yaml::Map(e) if e.is_empty()));
+    for (virt, names) in listed {
+        let prefer = ("prefer".to_string(), names);
+        match policies.iter_mut().find(|(n, _)| *n == virt) {
+            Some((_, Yaml::Map(entries))) => {
+                if !entries.iter().any(|(k, _)| k == "prefer" || k == "require") {
+                    entries.push(prefer);
+                }
+            }
+            Some(_) => {}
+            None => policies.push((virt, Yaml::Map(vec![prefer]))),
+        }
+    }
 }
 
 fn preferences(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
@@ -387,6 +444,20 @@ mod tests {
         assert_eq!(
             Yaml::Map(base).to_document(),
             "zlib: {prefer: [\"@1.2\"]}\n"
+        );
+    }
+
+    #[test]
+    fn all_providers_become_virtual_preferences_below_their_own_entries() {
+        let (b, d) = read(
+            "packages:\n  all:\n    providers:\n      iconv: [libiconv]\n      mpi: [openmpi, mpich]\n      blas: openblas\n  mpi: {require: cray-mpich}\n  blas: {buildable: false}\n",
+        );
+        assert_eq!(d.warning_count(), 0, "{d:?}");
+        let mut policies = b.policies;
+        expand_providers(&mut policies);
+        assert_eq!(
+            Yaml::Map(policies).to_document(),
+            "mpi: {require: [cray-mpich]}\nblas: {buildable: false, prefer: [openblas]}\niconv: {prefer: [libiconv]}\n"
         );
     }
 }

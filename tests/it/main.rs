@@ -59,6 +59,7 @@ mod recipe_reviewed;
 mod recipe_variants;
 mod registry;
 mod resolve;
+mod resolve_choices;
 mod resolve_cli;
 mod resolve_deep;
 mod resolve_errors;

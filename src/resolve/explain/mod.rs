@@ -4,6 +4,7 @@
 //! to a root spec of the stack. `rejects` explains candidates that were all
 //! rejected and conflicts that name dependencies.
 
+mod choices;
 mod rejects;
 
 use std::collections::BTreeSet;
@@ -58,13 +59,23 @@ impl<'a> Solver<'a> {
                 ),
                 Some(s.loc.clone()),
             ),
+            ProviderReason::Default => (
+                format!(
+                    "as Spack's default provider preferences for `{}` prefer it",
+                    self.slots[virt].name
+                ),
+                None,
+            ),
             ProviderReason::First => {
                 let names: Vec<&str> = match self.slots[virt].kind {
                     SlotKind::Virtual(p) => p.iter().map(|p| p.package.as_str()).collect(),
                     _ => Vec::new(),
                 };
                 (
-                    format!("the first of its providers: {}", names.join(", ")),
+                    format!(
+                        "the first of its providers that fits (by name: {})",
+                        names.join(", ")
+                    ),
                     None,
                 )
             }

@@ -86,6 +86,23 @@ impl Solver<'_> {
         }
     }
 
+    /// The decided packages depend on each other in a cycle (`cycle`: each
+    /// depends on the next, the last on the first).
+    pub(crate) fn explain_cycle(&self, cycle: &[usize]) -> Explanation {
+        let mut path: Vec<String> = cycle.iter().map(|&s| self.describe(s)).collect();
+        path.push(self.describe(cycle[0]));
+        let mut lines = Vec::new();
+        lines.push(ExplainLine {
+            indent: 0,
+            text: format!("why `{}` is there:", self.label(cycle[0])),
+            loc: None,
+        });
+        self.why(cycle[0], 1, &mut lines);
+        let mut e = self.explanation(format!("dependency cycle: {}", path.join(" → ")), lines);
+        e.hint = Some("a provider on the cycle can be chosen with `packages: <virtual>: {prefer: [...]}` or `require:`; a dependency needed only at run time is `type: run`".into());
+        e
+    }
+
     /// A conflict naming dependencies (`wrapper=mpich ^openmpi`) holds once
     /// they are decided.
     pub(crate) fn explain_deferred(

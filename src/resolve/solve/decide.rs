@@ -5,14 +5,16 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use crate::recipes::{DepTypes, PackageRecipe, Provider, When};
-use crate::spec::{Spec, VersionConstraint};
+use crate::recipes::{Conflict, DepTypes, PackageRecipe, Provider, When};
+use crate::spec::{Spec, VariantValue, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
+use super::super::provider_defaults::default_providers;
 use super::super::requirement::{Origin, ProviderReason, Req, merge};
-use super::super::variants::{Defaults, choose};
+use super::super::variants::{Defaults, VariantProblem, choose};
 use super::{
-    Alt, Concrete, Decision, Level, OpenFailure, Reject, SlotKind, Solver, flat_deps, with_name,
+    Alt, Concrete, Decision, Flip, Level, OpenFailure, Reject, SlotKind, Solver, flat_deps,
+    with_name,
 };
 
 impl<'a> Solver<'a> {
@@ -94,7 +96,23 @@ impl<'a> Solver<'a> {
                         blame,
                     ));
                 }
-                (c.list.into_iter().map(Alt::Cand).collect(), wanted)
+                let mut alts: Vec<Alt<'a>> = c.list.iter().copied().map(Alt::Cand).collect();
+                let may_flip = recipe.conflicts.iter().any(|k| {
+                    k.when
+                        .spec
+                        .variants
+                        .keys()
+                        .any(|v| !wanted.variants.contains_key(v))
+                });
+                if may_flip {
+                    alts.extend(
+                        c.list
+                            .into_iter()
+                            .filter(|c| matches!(c, Candidate::Build(_)))
+                            .map(Alt::Flipped),
+                    );
+                }
+                (alts, wanted)
             }
         };
         self.levels.push(Level {
@@ -148,7 +166,8 @@ impl<'a> Solver<'a> {
 
     /// Providers of a virtual in the order they are tried: the one the
     /// policy requires; else those the environment already asks for, those
-    /// the policy prefers, then all by name. Only providers of `versions`
+    /// the policy prefers, those Spack prefers by default
+    /// ([`default_providers`]), then all by name. Only providers of `versions`
     /// of the virtual take part.
     pub(super) fn provider_alts(
         &self,
@@ -204,6 +223,12 @@ impl<'a> Solver<'a> {
                 }
             }
         }
+        let virt = self.slots[slot].name.as_str();
+        for name in default_providers(virt) {
+            if let Some(p) = providers.iter().find(|p| p.package == *name && allowed(p)) {
+                add(p, ProviderReason::Default, &mut out);
+            }
+        }
         for p in allowed_providers {
             add(p, ProviderReason::First, &mut out);
         }
@@ -215,9 +240,14 @@ impl<'a> Solver<'a> {
         level: usize,
         slot: usize,
         cand: Candidate<'a>,
+        flip: bool,
     ) -> bool {
-        let concrete = match self.concretize(slot, cand, &self.levels[level].wanted) {
+        let concrete = match self.concretize(slot, cand, &self.levels[level].wanted, flip) {
+            // The second pass only adds configurations with a flipped
+            // variant: the others were tried, and explained, in the first.
+            Ok(c) if flip && c.flipped.is_empty() => return false,
             Ok(c) => c,
+            Err(_) if flip => return false,
             Err(r) => {
                 self.levels[level].rejects.push(r);
                 return false;
@@ -348,6 +378,7 @@ impl<'a> Solver<'a> {
         slot: usize,
         cand: Candidate<'a>,
         wanted: &Spec,
+        flip: bool,
     ) -> Result<Concrete<'a>, Reject<'a>> {
         let SlotKind::Package(recipe) = self.slots[slot].kind else {
             unreachable!("candidates belong to packages");
@@ -363,26 +394,20 @@ impl<'a> Solver<'a> {
             Candidate::Build(entry) => {
                 base.versions = VersionConstraint::exact(entry.version.clone());
                 self.setup.choose_compilers(&mut base, wanted);
-                let variants =
-                    choose(recipe, &base, wanted, defaults).map_err(|problem| Reject::Variant {
-                        cand: format!("{}@{}", recipe.name, entry.version),
+                let cand = || format!("{}@{}", recipe.name, entry.version);
+                let (spec, deferred, flipped) = settle_conflicts(
+                    recipe, base, wanted, defaults, flip,
+                )
+                .map_err(|e| match e {
+                    Unsettled::Variant(problem) => Reject::Variant {
+                        cand: cand(),
                         problem,
-                    })?;
-                let mut spec = base;
-                spec.variants = variants;
-                let mut deferred = Vec::new();
-                for conflict in &recipe.conflicts {
-                    if conflict.when.spec.deps.is_empty() {
-                        if spec.satisfies(&conflict.when.spec) {
-                            return Err(Reject::Conflict {
-                                cand: format!("{}@{}", recipe.name, entry.version),
-                                conflict,
-                            });
-                        }
-                    } else if spec.satisfies(&Req::node_part(&conflict.when.spec)) {
-                        deferred.push(conflict);
-                    }
-                }
+                    },
+                    Unsettled::Conflict(conflict) => Reject::Conflict {
+                        cand: cand(),
+                        conflict,
+                    },
+                })?;
                 let mut deps: Vec<(usize, DepTypes)> = Vec::new();
                 for d in &recipe.dependencies {
                     if d.when.as_ref().is_some_and(|w| !spec.satisfies(&w.spec)) {
@@ -407,6 +432,7 @@ impl<'a> Solver<'a> {
                     spec,
                     deps,
                     deferred,
+                    flipped,
                 })
             }
             Candidate::External(external) => {
@@ -430,8 +456,121 @@ impl<'a> Solver<'a> {
                     spec,
                     deps: Vec::new(),
                     deferred: Vec::new(),
+                    flipped: Vec::new(),
                 })
             }
         }
+    }
+}
+
+/// Why [`settle_conflicts`] found no configuration.
+enum Unsettled<'a> {
+    Variant(VariantProblem<'a>),
+    Conflict(&'a Conflict),
+}
+
+/// The variants of `base` (name, exact version, compilers) under `wanted`,
+/// checked against the recipe's `conflicts:` (those naming dependencies
+/// are returned, deferred). With `flip`, a conflict that holds is avoided
+/// as Spack's solver does when it can: a boolean variant of the conflict
+/// that nothing asked for (not in `wanted`) takes its other value, and the
+/// variants are chosen again; the flips made are returned with the conflict
+/// each avoids.
+fn settle_conflicts<'a>(
+    recipe: &'a PackageRecipe,
+    mut base: Spec,
+    wanted: &Spec,
+    defaults: Defaults<'_>,
+    flip: bool,
+) -> Result<(Spec, Vec<&'a Conflict>, Vec<Flip<'a>>), Unsettled<'a>> {
+    let mut asked = wanted.clone();
+    let mut flipped: Vec<Flip<'a>> = Vec::new();
+    loop {
+        base.variants = choose(recipe, &base, &asked, defaults).map_err(Unsettled::Variant)?;
+        let mut deferred = Vec::new();
+        let mut holding = None;
+        for conflict in &recipe.conflicts {
+            if conflict.when.spec.deps.is_empty() {
+                if base.satisfies(&conflict.when.spec) {
+                    holding = Some(conflict);
+                    break;
+                }
+            } else if base.satisfies(&Req::node_part(&conflict.when.spec)) {
+                deferred.push(conflict);
+            }
+        }
+        let Some(conflict) = holding else {
+            return Ok((base, deferred, flipped));
+        };
+        let free = conflict.when.spec.variants.iter().find(|(name, v)| {
+            matches!(v, VariantValue::Bool(_)) && !asked.variants.contains_key(*name)
+        });
+        match free {
+            Some((name, VariantValue::Bool(b))) if flip => {
+                asked.variants.insert(name.clone(), VariantValue::Bool(!b));
+                flipped.push(Flip {
+                    variant: name.clone(),
+                    value: !b,
+                    conflict,
+                });
+            }
+            _ => return Err(Unsettled::Conflict(conflict)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::{Diagnostics, SourceFile};
+
+    fn tri() -> (tempfile::TempDir, PackageRecipe) {
+        let dir = tempfile::tempdir().unwrap();
+        let zero = "0".repeat(64);
+        let text = format!(
+            "name: tri\ndescription: d\nversions:\n  - {{version: \"2.0\", url: a.tgz, sha256: {zero}}}\n\
+             variants:\n  aztec: {{default: true}}\n  epetra: {{default: true}}\n  ml: {{default: true}}\n\
+             conflicts:\n  - {{when: \"+aztec ~epetra\"}}\n  - {{when: \"+ml ~epetra\"}}\n\
+             build: {{system: generic}}\n"
+        );
+        let mut d = Diagnostics::new();
+        let path = dir.path().join("tri.yaml");
+        let recipe =
+            crate::recipes::parse_package(&SourceFile::new(&path, text), dir.path(), &mut d)
+                .unwrap();
+        assert!(!d.has_errors(), "{d:?}");
+        (dir, recipe)
+    }
+
+    fn settle(recipe: &PackageRecipe, wanted: &str, flip: bool) -> Result<String, String> {
+        let base = Spec::parse("tri@2.0").unwrap();
+        let wanted = Spec::parse(wanted).unwrap();
+        match settle_conflicts(recipe, base, &wanted, Defaults::default(), flip) {
+            Ok((spec, _, flips)) => {
+                let names: Vec<&str> = flips.iter().map(|f| f.variant.as_str()).collect();
+                Ok(format!("{} [{}]", spec, names.join(",")))
+            }
+            Err(Unsettled::Conflict(c)) => Err(c.when.text.clone()),
+            Err(Unsettled::Variant(p)) => Err(format!("{p:?}")),
+        }
+    }
+
+    #[test]
+    fn variants_nothing_asked_for_flip_to_avoid_conflicts_one_by_one() {
+        let (_d, r) = tri();
+        // Without flipping, the first conflict that holds is the answer.
+        assert_eq!(settle(&r, "~epetra", false).unwrap_err(), "+aztec ~epetra");
+        // With it, aztec and then ml take their other value.
+        assert_eq!(
+            settle(&r, "~epetra", true).unwrap(),
+            "tri@2.0 ~aztec ~epetra ~ml [aztec,ml]"
+        );
+        // What was asked for is never flipped.
+        assert_eq!(settle(&r, "~epetra +ml", true).unwrap_err(), "+ml ~epetra");
+        // The defaults conflict with nothing: no flip.
+        assert_eq!(
+            settle(&r, "", true).unwrap(),
+            "tri@2.0 +aztec +epetra +ml []"
+        );
     }
 }

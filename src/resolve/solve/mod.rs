@@ -15,7 +15,8 @@
 //!   chosen ([`super::variants`]), the recipe's `conflicts:` are checked, and
 //!   the dependencies whose `when:` holds become requirements on their slots;
 //! - a virtual: a provider is chosen (policy `require`, a provider the
-//!   environment already asks for, policy `prefer`, then the first by name)
+//!   environment already asks for, policy `prefer`, Spack's default
+//!   preferences ([`super::provider_defaults`]), then the first by name)
 //!   and becomes needed, with the provider's `provides: … when:` as a
 //!   requirement.
 //!
@@ -27,10 +28,17 @@
 //! decision's next alternative, carrying the rest of the conflict set along
 //! (conflict-directed backjumping, which skips decisions that cannot have
 //! caused the failure). An empty conflict set means the roots and policies
-//! themselves cannot be met: the first failure met is explained.
-//! Variant values are not searched: defaults hold unless a requirement says
-//! otherwise, so a resolution never silently flips a variant.
+//! themselves cannot be met: the first failure met is explained. Once
+//! everything is decided, a conflict naming dependencies ([`deferred`]) or a
+//! dependency cycle ([`cycles`]) is a failure like the others.
+//!
+//! **Variants** are searched only in one way: after every candidate of a
+//! package was tried with the chosen values, each version is tried again
+//! letting a boolean variant nothing asked for take its other value when a
+//! `conflicts:` entry holds ([`Alt::Flipped`]); each flip is recorded
+//! ([`Concrete::flipped`]) and shown by `stack resolve --explain`.
 
+mod cycles;
 mod decide;
 mod deferred;
 
@@ -89,6 +97,18 @@ pub(crate) struct Concrete<'a> {
     /// ^openmpi`) and whose own part holds: checked once the dependencies
     /// are decided.
     pub deferred: Vec<&'a Conflict>,
+    /// Variants that take their other value to avoid a conflict (only in
+    /// the second pass over a package's candidates, see [`Alt::Flipped`]).
+    pub flipped: Vec<Flip<'a>>,
+}
+
+/// A boolean variant nothing asked for, set to `value` (not what the
+/// defaults give) because `conflict` holds otherwise.
+#[derive(Clone, Debug)]
+pub(crate) struct Flip<'a> {
+    pub variant: String,
+    pub value: bool,
+    pub conflict: &'a Conflict,
 }
 
 impl Concrete<'_> {
@@ -182,6 +202,11 @@ pub(crate) enum OpenFailure<'a> {
 #[derive(Clone, Debug)]
 enum Alt<'a> {
     Cand(Candidate<'a>),
+    /// A version to build again, now letting variants nothing asked for
+    /// take their other value when a conflict holds: tried after every
+    /// candidate with the chosen values (Spack's solver, too, takes an
+    /// older version before a non-default variant value).
+    Flipped(Candidate<'a>),
     Provider {
         slot: usize,
         reason: ProviderReason<'a>,
@@ -409,7 +434,7 @@ impl<'a> Solver<'a> {
                     let Some(&slot) = self.pending.first() else {
                         // Everything is decided: check the conflicts that
                         // name dependencies.
-                        match self.check_deferred() {
+                        match self.check_deferred().or_else(|| self.check_cycles()) {
                             None => return Ok(()),
                             Some((explanation, cs)) => {
                                 if self.first_failure.is_none() {
@@ -475,7 +500,8 @@ impl<'a> Solver<'a> {
                 return Err(BTreeSet::new());
             }
             let applied = match alt {
-                Alt::Cand(c) => self.apply_candidate(level, slot, c),
+                Alt::Cand(c) => self.apply_candidate(level, slot, c, false),
+                Alt::Flipped(c) => self.apply_candidate(level, slot, c, true),
                 Alt::Provider {
                     slot: p,
                     reason,

@@ -1,0 +1,60 @@
+//! What a successful resolution chose that the stack did not spell out:
+//! the provider of each virtual and why, and variants that take the value
+//! other than their default to avoid a conflict (`stack resolve
+//! --explain`).
+
+use super::super::error::short_loc;
+use super::super::requirement::Origin;
+use super::super::solve::{Decision, Solver};
+
+impl Solver<'_> {
+    /// One line per choice, in decision order: providers of virtuals, then
+    /// flipped variants.
+    pub(crate) fn choices(&self) -> Vec<String> {
+        let mut providers = Vec::new();
+        let mut flips = Vec::new();
+        for (s, d) in self.decided.iter().enumerate() {
+            match d {
+                Some(Decision::Provider { slot: p }) => {
+                    let reason = self.reqs[*p].iter().find_map(|r| match &r.origin {
+                        Origin::Provider { virt, reason, .. } if *virt == s => Some(reason),
+                        _ => None,
+                    });
+                    let Some(reason) = reason else { continue };
+                    let (why, loc) = self.reason_text(reason, s);
+                    let at = loc.map(|l| format!(" ({})", short_loc(&l)));
+                    providers.push(format!(
+                        "`{}` from `{}`, {why}{}",
+                        self.slots[s].name,
+                        self.slots[*p].name,
+                        at.unwrap_or_default()
+                    ));
+                }
+                Some(Decision::Node(c)) => {
+                    for f in &c.flipped {
+                        let sign = |b: bool| if b { '+' } else { '~' };
+                        let message = f
+                            .conflict
+                            .message
+                            .as_ref()
+                            .map(|m| format!(": {m}"))
+                            .unwrap_or_default();
+                        flips.push(format!(
+                            "`{}` takes `{}{}`, not the default `{}{}`, as `{}` conflicts{message} ({})",
+                            c.label(),
+                            sign(f.value),
+                            f.variant,
+                            sign(!f.value),
+                            f.variant,
+                            f.conflict.when.text,
+                            short_loc(&f.conflict.loc)
+                        ));
+                    }
+                }
+                None => {}
+            }
+        }
+        providers.extend(flips);
+        providers
+    }
+}
