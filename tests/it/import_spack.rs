@@ -59,6 +59,7 @@ const SNAPSHOTTED: &[&str] = &[
     "list_build_demo",
     "bundle_demo",
     "when_url_demo",
+    "per_arch_demo",
 ];
 
 #[test]
@@ -95,6 +96,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "list_build_demo",
         "bundle_demo",
         "when_url_demo",
+        "per_arch_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

@@ -105,6 +105,11 @@ fn unfetchable(d: &Directive) -> Option<String> {
 
 pub(super) fn class_scope(pkg: &SpackPackage) -> Scope {
     let mut scope = Scope::new();
+    if let Some(machine) = &pkg.machine {
+        for (k, v) in super::per_arch::platform_names(machine) {
+            scope.set(&k, v);
+        }
+    }
     for (name, v, _) in &pkg.attributes {
         if !name.contains(':') {
             scope.set(name, v.clone());
