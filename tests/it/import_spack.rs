@@ -60,6 +60,7 @@ const SNAPSHOTTED: &[&str] = &[
     "bundle_demo",
     "when_url_demo",
     "per_arch_demo",
+    "spack_leniency_demo",
 ];
 
 #[test]
@@ -97,6 +98,7 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "bundle_demo",
         "when_url_demo",
         "per_arch_demo",
+        "spack_leniency_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

@@ -55,7 +55,7 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 {
                     s.kept.push(kept(d));
                 }
-                s.versions.push(entry);
+                push_version(pkg, s, d, entry);
             }
             // A BundlePackage's version: nothing to fetch in Spack either.
             Err(_) if no_checksum(d) && bundle_only(s) => {
@@ -79,6 +79,33 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             }
             Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
         }
+    }
+}
+
+/// A version declared again replaces the earlier declaration, as in Spack
+/// (its `version()` directive sets a dict entry): libluv lists `1.48.0-2`
+/// twice.
+fn push_version(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, entry: Yaml) {
+    let name = |e: &Yaml| match e {
+        Yaml::Map(m) => m
+            .iter()
+            .find(|(k, _)| k == "version")
+            .map(|(_, v)| v.clone()),
+        _ => None,
+    };
+    let v = name(&entry);
+    match s.versions.iter_mut().find(|e| name(e) == v) {
+        Some(earlier) => {
+            let what = d.arg_str(0).unwrap_or("?");
+            pkg.untranslated(
+                d.line,
+                Kind::Info,
+                "version repeated",
+                format!("{what}: the later declaration replaces the earlier one, as in Spack"),
+            );
+            *earlier = entry;
+        }
+        None => s.versions.push(entry),
     }
 }
 
