@@ -124,6 +124,12 @@ fn convert_for(
     if let Some(m) = machine {
         attributes.extend(per_arch::platform_names(m));
     }
+    // Static methods of imported classes, for class attributes that call them.
+    attributes.extend(
+        helpers
+            .iter()
+            .map(|(k, v)| (k.clone(), value::Value::Str(v.clone()))),
+    );
     let mut pkg = reader::read_package_with(name, src, attributes);
     pkg.helpers = helpers;
     pkg.machine = machine.map(str::to_string);

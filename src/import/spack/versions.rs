@@ -48,6 +48,21 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             .arg_str(0)
             .and_then(|v| url_method::method_for(src, pkg, v));
         match version(d, &class_url, &class_git, ufv, &known_refs, &scope) {
+            // An archive without a checksum: Spack fetches it only with
+            // `--no-checksum`, and `stack check` refuses a reachable package
+            // with one (unless `allow_unverified`), whichever version is
+            // chosen. Kept as data, so that the checksummed ones stay usable
+            // (rust-bootstrap's `nightly`).
+            Ok(entry) if unchecksummed(&entry) => {
+                s.kept.push(kept(d));
+                let v = d.arg_str(0).unwrap_or("?");
+                pkg.untranslated(
+                    d.line,
+                    Kind::Info,
+                    "version kept",
+                    format!("{v}: no checksum"),
+                );
+            }
             Ok(entry) => {
                 if d.kw_bool("deprecated") == Some(true)
                     || d.kw("extension").is_some()
@@ -107,6 +122,12 @@ fn push_version(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, entry: 
         }
         None => s.versions.push(entry),
     }
+}
+
+fn unchecksummed(entry: &Yaml) -> bool {
+    let Yaml::Map(m) = entry else { return false };
+    let has = |key: &str| m.iter().any(|(k, _)| k == key);
+    has("url") && !has("sha256")
 }
 
 fn no_checksum(d: &Directive) -> bool {
@@ -211,8 +232,7 @@ pub(super) fn version(
             },
         };
         e.push(("url".into(), Yaml::str(u)));
-        // Without a checksum Spack fetches unverified too (`--no-checksum`);
-        // the stack needs `allow_unverified: true` for it.
+        // Without a checksum the entry is kept as data (`versions`).
         if let Some(sha) = checksum {
             e.push(("sha256".into(), Yaml::str(sha.to_ascii_lowercase())));
         }
