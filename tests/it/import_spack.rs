@@ -61,6 +61,7 @@ const SNAPSHOTTED: &[&str] = &[
     "when_url_demo",
     "per_arch_demo",
     "spack_leniency_demo",
+    "windows_only_demo",
 ];
 
 #[test]
