@@ -147,10 +147,11 @@ fn merge_versions(all: &[(&str, Yaml)]) -> (Vec<Yaml>, Vec<Yaml>, Split) {
             .iter()
             .map(|(a, l)| (*a, l.iter().find(|e| version_name(e).as_ref() == Some(v))))
             .collect();
-        let first = entries[0].1;
-        if first.is_some() && entries.iter().all(|(_, e)| *e == first) {
-            out.push(first.expect("present").clone());
-            continue;
+        if let Some(first) = entries[0].1 {
+            if entries.iter().all(|(_, e)| *e == Some(first)) {
+                out.push(first.clone());
+                continue;
+            }
         }
         split.push((v.clone(), Vec::new()));
         for (i, (arch, e)) in entries.iter().enumerate() {
