@@ -454,7 +454,7 @@ fn variants(cx: &mut Cx, node: &Node) -> Vec<VariantDef> {
         let name = key.as_str().to_string();
         let loc = cx.scalar_loc(key);
         let valid = !name.is_empty()
-            && name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.starts_with(|c: char| c.is_ascii_alphanumeric())
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -463,7 +463,7 @@ fn variants(cx: &mut Cx, node: &Node) -> Vec<VariantDef> {
                 Code::InvalidValue,
                 &loc,
                 format!("`{name}` is not a valid variant name"),
-                "expected a letter followed by letters, digits, `_` or `-`",
+                "expected a letter or digit followed by letters, digits, `_` or `-`",
                 None,
             );
             continue;

@@ -499,6 +499,17 @@ fn check_verified(repo: &PackageRepo, name: &str, diags: &mut Diagnostics) {
     }
 }
 
+/// A provider that conflicts with `platform=linux` unconditionally (an
+/// imported Windows package such as msmpi) is never chosen: its
+/// dependencies (win-sdk) are not reached through it.
+fn never_on_linux(repo: &PackageRepo, name: &str) -> bool {
+    repo.get(name).is_some_and(|pkg| {
+        pkg.conflicts
+            .iter()
+            .any(|c| c.when.text.trim() == "platform=linux")
+    })
+}
+
 /// Names of all packages reachable from the recipe: root specs, network
 /// specs (with the cluster's defaults) and their `^dep` constraints; then
 /// dependencies (all, conditional ones included) and every provider of every
@@ -542,7 +553,9 @@ fn reachable_with(
             let mut next = Vec::new();
             for name in frontier {
                 for p in repo.providers(&name) {
-                    if policies.allows_provider(&name, &p.package) {
+                    if policies.allows_provider(&name, &p.package)
+                        && !never_on_linux(repo, &p.package)
+                    {
                         next.push(p.package.clone());
                     }
                 }

@@ -60,6 +60,9 @@ const SNAPSHOTTED: &[&str] = &[
     "bundle_demo",
     "when_url_demo",
     "flags_demo",
+    "per_arch_demo",
+    "spack_leniency_demo",
+    "windows_only_demo",
 ];
 
 #[test]
@@ -97,6 +100,8 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "bundle_demo",
         "when_url_demo",
         "flags_demo",
+        "per_arch_demo",
+        "spack_leniency_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

@@ -282,16 +282,23 @@ fn directory_property(m: &Method, system: &str) -> Option<&'static str> {
     }
 }
 
-/// A `@staticmethod` the package's `url_for_version` calls (`Pdi.version_url`).
+/// A `@staticmethod` the package's `url_for_version` calls (`Pdi.version_url`),
+/// or a class attribute (`url = QtPackage.get_url(__qualname__)`).
 fn url_helper(pkg: &SpackPackage, src: &str, m: &Method) -> bool {
     if !m.decorators.iter().any(|d| d == "staticmethod") {
         return false;
     }
     let call = format!(".{}(", m.name);
-    pkg.methods
-        .iter()
-        .find(|u| u.name == "url_for_version" && u.builder.is_none())
-        .is_some_and(|u| src[u.range.clone()].contains(&call))
+    let class_attribute = src.lines().any(|l| {
+        l.strip_prefix("    ")
+            .is_some_and(|a| !a.starts_with(' ') && a.contains(" = ") && a.contains(&call))
+    });
+    class_attribute
+        || pkg
+            .methods
+            .iter()
+            .find(|u| u.name == "url_for_version" && u.builder.is_none())
+            .is_some_and(|u| src[u.range.clone()].contains(&call))
 }
 
 /// Methods that are not build logic of this build system (recorded as

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
+use super::model::SpackPackage;
 use super::reader;
 use super::value::Value;
 
@@ -86,7 +87,7 @@ fn read_class_scope(file: &Path, module: &str, class: &str) -> Option<ClassScope
     let text = fs_err::read_to_string(file).ok()?;
     let other = reader::read_base(module, &text);
     if other.class_name != class {
-        return None;
+        return other_class_helpers(&other, &text, class);
     }
     let mut attributes: Vec<_> = other
         .attributes
@@ -116,6 +117,32 @@ fn read_class_scope(file: &Path, module: &str, class: &str) -> Option<ClassScope
         .collect();
     Some(ClassScope {
         attributes,
+        helpers,
+    })
+}
+
+/// A class of the file other than its package class (`QtPackage`, the base
+/// of `QtBase` in qt-base's file, which the other qt-* packages import):
+/// its static methods, read as part of the package class's local bases.
+fn other_class_helpers(other: &SpackPackage, text: &str, class: &str) -> Option<ClassScope> {
+    let start = text.find(&format!("\nclass {class}("))? + 1;
+    let end = text[start + 1..]
+        .find("\nclass ")
+        .map_or(text.len(), |i| start + 1 + i);
+    let helpers = other
+        .methods
+        .iter()
+        .filter(|m| m.range.start > start && m.range.end <= end)
+        .filter(|m| m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod"))
+        .map(|m| {
+            (
+                format!("{class}.{}()", m.name),
+                text[m.range.clone()].to_string(),
+            )
+        })
+        .collect();
+    Some(ClassScope {
+        attributes: Vec::new(),
         helpers,
     })
 }

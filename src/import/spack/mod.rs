@@ -13,6 +13,7 @@
 //! | `cond`, `hook_expr`, `hook_body` | hook bodies → templates and conditions |
 //! | `hooks` | methods → the `build:` section and `env:` |
 //! | `model` | what is read, and what is reported untranslated |
+//! | `per_arch` | packages read once per architecture (`platform.machine()`), merged |
 
 mod bases;
 mod cond;
@@ -33,6 +34,8 @@ mod hooks;
 mod imports;
 mod local_bases;
 pub mod model;
+mod own_variants;
+mod per_arch;
 mod pystr;
 mod reader;
 mod reader_blocks;
@@ -46,6 +49,7 @@ mod url_method;
 mod value;
 mod value_calls;
 mod value_loops;
+mod value_re;
 mod variant_kind;
 mod version_parts;
 mod versions;
@@ -95,13 +99,45 @@ impl Converted {
 
 /// Convert the text of one package.py. `pkg_dir` is its directory (for
 /// patch files).
+///
+/// A package whose directives depend on the machine Spack runs on
+/// (`platform.machine()`: a binary per architecture) is read once per
+/// architecture and the readings merged (`per_arch`).
 pub fn convert(name: &str, src: &str, pkg_dir: &Path, origin: &Origin) -> Converted {
-    let (attributes, helpers) = imports::imported_attributes(src, pkg_dir);
+    if !per_arch::machine_dependent(src) {
+        return convert_for(name, src, pkg_dir, origin, None);
+    }
+    let readings = per_arch::ARCHES
+        .iter()
+        .map(|m| (*m, convert_for(name, src, pkg_dir, origin, Some(m))))
+        .collect();
+    per_arch::merge(readings)
+}
+
+fn convert_for(
+    name: &str,
+    src: &str,
+    pkg_dir: &Path,
+    origin: &Origin,
+    machine: Option<&str>,
+) -> Converted {
+    let (mut attributes, helpers) = imports::imported_attributes(src, pkg_dir);
+    if let Some(m) = machine {
+        attributes.extend(per_arch::platform_names(m));
+    }
+    // Static methods of imported classes, for class attributes that call them.
+    attributes.extend(
+        helpers
+            .iter()
+            .map(|(k, v)| (k.clone(), value::Value::Str(v.clone()))),
+    );
     let mut pkg = reader::read_package_with(name, src, attributes);
     pkg.helpers = helpers;
+    pkg.machine = machine.map(str::to_string);
     sibling_bases::merge(&mut pkg, src, pkg_dir);
-    let sections = translate::sections(&mut pkg, src, pkg_dir);
-    let out = hooks::build_section(&mut pkg, src, &sections);
+    let mut sections = translate::sections(&mut pkg, src, pkg_dir);
+    let mut out = hooks::build_section(&mut pkg, src, &sections);
+    own_variants::apply(&mut pkg, &mut sections, &mut out.build, &mut out.env);
     let mut untranslated = std::mem::take(&mut pkg.untranslated);
     untranslated.sort();
     untranslated.dedup();
@@ -183,20 +219,6 @@ fn imported_block(
         .attribute("list_url")
         .and_then(|v| v.as_str())
         .map(Yaml::str);
-    let items = untranslated
-        .iter()
-        .map(|u| {
-            Yaml::map([
-                ("line", Some(Yaml::Int(u.line as i64))),
-                ("kind", Some(Yaml::str(u.kind.name()))),
-                ("construct", Some(Yaml::str(&u.construct))),
-                (
-                    "detail",
-                    (!u.detail.is_empty()).then(|| Yaml::str(&u.detail)),
-                ),
-            ])
-        })
-        .collect::<Vec<_>>();
     Yaml::map([
         ("from", Some(Yaml::str("spack"))),
         ("file", Some(Yaml::str(&origin.file))),
@@ -218,8 +240,27 @@ fn imported_block(
             (!s.maintainers.is_empty()).then(|| Yaml::strs(&s.maintainers)),
         ),
         ("kept", seq_or_none(&s.kept)),
-        ("untranslated", seq_or_none(&items)),
+        ("untranslated", untranslated_items(untranslated)),
     ])
+}
+
+/// The `imported.untranslated` list.
+fn untranslated_items(untranslated: &[Untranslated]) -> Option<Yaml> {
+    let items = untranslated
+        .iter()
+        .map(|u| {
+            Yaml::map([
+                ("line", Some(Yaml::Int(u.line as i64))),
+                ("kind", Some(Yaml::str(u.kind.name()))),
+                ("construct", Some(Yaml::str(&u.construct))),
+                (
+                    "detail",
+                    (!u.detail.is_empty()).then(|| Yaml::str(&u.detail)),
+                ),
+            ])
+        })
+        .collect::<Vec<_>>();
+    seq_or_none(&items)
 }
 
 #[cfg(test)]

@@ -111,6 +111,9 @@ pub struct SpackPackage {
     /// `Class.method()` → source of the static methods of the classes the
     /// package.py imports (evaluated where `url_for_version` calls them).
     pub helpers: Vec<(String, String)>,
+    /// `platform.machine()` while the package is read for one architecture
+    /// (`per_arch`), `None` otherwise.
+    pub machine: Option<String>,
     pub untranslated: Vec<Untranslated>,
 }
 

@@ -280,6 +280,10 @@ impl ClassReader<'_> {
             return;
         };
         self.scope.push();
+        if let Some(n) = class.child_by_field_name("name") {
+            let name = text(n, self.src);
+            self.scope.set("__qualname__", Value::Str(name.to_string()));
+        }
         let stmts = children(body);
         if builder.is_none() {
             if let Some(doc) = stmts.first().and_then(|s| docstring(*s, self.src)) {
@@ -346,7 +350,12 @@ impl ClassReader<'_> {
             return;
         };
         let name = text(left, self.src).to_string();
-        match Evaluator::new(self.src, &self.scope).eval(right) {
+        let statics = |n: Node, ev: &Evaluator| super::url_method::static_call(n, ev);
+        let ev = Evaluator {
+            hook: Some(&statics),
+            ..Evaluator::new(self.src, &self.scope)
+        };
+        match ev.eval(right) {
             Ok(value) => {
                 if left.kind() == "identifier" {
                     self.scope.set(&name, value.clone());
@@ -504,11 +513,19 @@ impl ClassReader<'_> {
             .child_by_field_name("name")
             .map(|n| text(n, self.src).to_string())
             .unwrap_or_default();
-        let decorators = children(outer)
+        let decorators: Vec<String> = children(outer)
             .into_iter()
             .filter(|c| c.kind() == "decorator")
             .map(|d| text(d, self.src).trim_start_matches('@').to_string())
             .collect();
+        // A static method class attributes may call (`QtPackage.get_url`).
+        if builder.is_none() && decorators.iter().any(|d| d == "staticmethod") {
+            if let Some(Value::Str(class)) = self.scope.get("__qualname__").cloned() {
+                let source = self.src[outer.byte_range()].to_string();
+                self.scope
+                    .set_global(&format!("{class}.{name}()"), Value::Str(source));
+            }
+        }
         self.pkg.methods.push(Method {
             name,
             line: outer.start_position().row + 1,

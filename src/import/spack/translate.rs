@@ -188,6 +188,18 @@ fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &
                     "resources are not fetched by stack",
                 );
             }
+            if let Some(platforms) = other_platforms_only(d) {
+                // The stack builds on Linux: a package that requires another
+                // platform can never be used (msmpi, networkdirect).
+                let msg = d
+                    .kw_str("msg")
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("requires {}", platforms.join(" or ")));
+                s.conflicts.push(Yaml::map([
+                    ("when", Some(Yaml::str("platform=linux"))),
+                    ("message", Some(Yaml::str(msg))),
+                ]));
+            }
             s.kept.push(kept(d));
         }
         "filter_compiler_wrappers" => pkg.untranslated(
@@ -198,6 +210,26 @@ fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &
         ),
         other => pkg.untranslated(d.line, Kind::Directive, format!("directive {other}"), ""),
     }
+}
+
+/// `requires("platform=windows")` (or several platforms, none of them
+/// Linux), unconditional: the platforms required.
+fn other_platforms_only(d: &Directive) -> Option<Vec<String>> {
+    if d.name != "requires" || d.kw("when").is_some() || d.args.is_empty() {
+        return None;
+    }
+    let platforms: Option<Vec<String>> = d
+        .args
+        .iter()
+        .map(|a| {
+            a.as_str()?
+                .trim()
+                .strip_prefix("platform=")
+                .filter(|p| !p.contains([' ', '%', '^', '@']) && *p != "linux")
+                .map(|p| format!("platform={p}"))
+        })
+        .collect();
+    platforms.filter(|p| p.len() == 1 || d.kw("policy").is_some())
 }
 
 /// A directive as data: its name, line and arguments.

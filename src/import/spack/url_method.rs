@@ -406,6 +406,25 @@ fn version_call(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> 
     }
 }
 
+/// A call of a static helper outside `url_for_version` (a class attribute
+/// `url = QtPackage.get_url(__qualname__)`): `None` when `n` is not a call of
+/// one (`Class.method()` in scope holds the helper's source).
+pub fn static_call(n: Node, ev: &Evaluator) -> Option<Eval<Value>> {
+    if n.kind() != "call" {
+        return None;
+    }
+    let func = n.child_by_field_name("function")?;
+    let helper = ev.scope.get(&format!("{}()", text(func, ev.src)))?;
+    let helper = helper.as_str()?.to_string();
+    let args = Args::of_call(n, ev.src)?;
+    let cx = VersionCx {
+        name: String::new(),
+        version: String::new(),
+        known: Vec::new(),
+    };
+    Some(call_helper(n, &helper, &args, ev, &cx))
+}
+
 /// A static helper the method calls (`Pdi.version_url(version)`: a
 /// `@staticmethod` of the package's class or of a class it imports), run
 /// with its parameters bound; the parameter given the version is the version.

@@ -145,6 +145,13 @@ impl Scope {
         }
     }
 
+    /// Bind `name` in the outermost frame (the module's).
+    pub fn set_global(&mut self, name: &str, value: Value) {
+        if let Some(f) = self.frames.first_mut() {
+            f.insert(name.to_string(), value);
+        }
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.frames.iter().rev().find_map(|f| f.get(name))
     }

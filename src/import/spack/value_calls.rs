@@ -14,12 +14,25 @@ impl Evaluator<'_> {
         let args = Args::of_call(node, self.src)
             .ok_or_else(|| Unevaluable::new(node, "call with unusual arguments"))?;
         let fname = text(func, self.src);
+        // `platform.machine()` / `platform.system()`: bound only while a
+        // machine-dependent package is read for one architecture (`per_arch`).
+        if matches!(fname, "platform.machine" | "platform.system") {
+            if let Some(v) = self.scope.get(fname) {
+                return Ok(v.clone());
+            }
+        }
         if matches!(
             fname,
             "itertools.chain" | "chain" | "itertools.product" | "product"
         ) && self.scope.get(fname).is_none()
         {
             return self.iter_tool(node, fname, self.positional(&args.positional)?);
+        }
+        if matches!(fname, "re.search" | "re.match" | "re.fullmatch")
+            && self.scope.get("re").is_none()
+            && args.keywords.is_empty()
+        {
+            return self.re_call(node, fname, self.positional(&args.positional)?);
         }
         if fname == "filter" && args.positional.len() == 2 {
             return self.filter(node, args.positional[0], args.positional[1]);
@@ -122,6 +135,7 @@ impl Evaluator<'_> {
                 c.kwargs.push((format!("__{attr}"), v));
                 Ok(Value::Call(c))
             }
+            (Value::Call(c), "group") => super::value_re::match_group(&c, &args).ok_or_else(fail),
             (Value::Dict(d), "items") => Ok(Value::List(
                 d.into_iter()
                     .map(|(k, v)| Value::List(vec![k, v]))
@@ -129,6 +143,13 @@ impl Evaluator<'_> {
             )),
             (Value::Dict(d), "keys") => Ok(Value::List(d.into_iter().map(|(k, _)| k).collect())),
             (Value::Dict(d), "values") => Ok(Value::List(d.into_iter().map(|(_, v)| v).collect())),
+            // `d.get(key)`, `d.get(key, default)`.
+            (Value::Dict(d), "get") if matches!(args.len(), 1 | 2) => {
+                let mut args = args.into_iter();
+                let key = args.next().expect("a key");
+                let found = d.into_iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+                Ok(found.or_else(|| args.next()).unwrap_or(Value::None))
+            }
             _ => Err(fail()),
         }
     }

@@ -48,6 +48,21 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             .arg_str(0)
             .and_then(|v| url_method::method_for(src, pkg, v));
         match version(d, &class_url, &class_git, ufv, &known_refs, &scope) {
+            // An archive without a checksum: Spack fetches it only with
+            // `--no-checksum`, and `stack check` refuses a reachable package
+            // with one (unless `allow_unverified`), whichever version is
+            // chosen. Kept as data, so that the checksummed ones stay usable
+            // (rust-bootstrap's `nightly`).
+            Ok(entry) if unchecksummed(&entry) => {
+                s.kept.push(kept(d));
+                let v = d.arg_str(0).unwrap_or("?");
+                pkg.untranslated(
+                    d.line,
+                    Kind::Info,
+                    "version kept",
+                    format!("{v}: no checksum"),
+                );
+            }
             Ok(entry) => {
                 if d.kw_bool("deprecated") == Some(true)
                     || d.kw("extension").is_some()
@@ -55,7 +70,7 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 {
                     s.kept.push(kept(d));
                 }
-                s.versions.push(entry);
+                push_version(pkg, s, d, entry);
             }
             // A BundlePackage's version: nothing to fetch in Spack either.
             Err(_) if no_checksum(d) && bundle_only(s) => {
@@ -82,6 +97,39 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
     }
 }
 
+/// A version declared again replaces the earlier declaration, as in Spack
+/// (its `version()` directive sets a dict entry): libluv lists `1.48.0-2`
+/// twice.
+fn push_version(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, entry: Yaml) {
+    let name = |e: &Yaml| match e {
+        Yaml::Map(m) => m
+            .iter()
+            .find(|(k, _)| k == "version")
+            .map(|(_, v)| v.clone()),
+        _ => None,
+    };
+    let v = name(&entry);
+    match s.versions.iter_mut().find(|e| name(e) == v) {
+        Some(earlier) => {
+            let what = d.arg_str(0).unwrap_or("?");
+            pkg.untranslated(
+                d.line,
+                Kind::Info,
+                "version repeated",
+                format!("{what}: the later declaration replaces the earlier one, as in Spack"),
+            );
+            *earlier = entry;
+        }
+        None => s.versions.push(entry),
+    }
+}
+
+fn unchecksummed(entry: &Yaml) -> bool {
+    let Yaml::Map(m) = entry else { return false };
+    let has = |key: &str| m.iter().any(|(k, _)| k == key);
+    has("url") && !has("sha256")
+}
+
 fn no_checksum(d: &Directive) -> bool {
     d.kw("sha256").is_none() && d.arg_str(1).is_none()
 }
@@ -105,6 +153,11 @@ fn unfetchable(d: &Directive) -> Option<String> {
 
 pub(super) fn class_scope(pkg: &SpackPackage) -> Scope {
     let mut scope = Scope::new();
+    if let Some(machine) = &pkg.machine {
+        for (k, v) in super::per_arch::platform_names(machine) {
+            scope.set(&k, v);
+        }
+    }
     for (name, v, _) in &pkg.attributes {
         if !name.contains(':') {
             scope.set(name, v.clone());
@@ -179,8 +232,7 @@ pub(super) fn version(
             },
         };
         e.push(("url".into(), Yaml::str(u)));
-        // Without a checksum Spack fetches unverified too (`--no-checksum`);
-        // the stack needs `allow_unverified: true` for it.
+        // Without a checksum the entry is kept as data (`versions`).
         if let Some(sha) = checksum {
             e.push(("sha256".into(), Yaml::str(sha.to_ascii_lowercase())));
         }
