@@ -86,6 +86,7 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         env_name,
         out: Produced::default(),
         done: false,
+        live: Cond::True,
         dir: String::new(),
     };
     let block = def
@@ -121,6 +122,9 @@ pub(super) struct Body<'a> {
     env_name: Option<String>,
     pub(super) out: Produced,
     done: bool,
+    /// The condition under which no `return` ran yet: after `if c: return
+    /// x`, the rest of the body runs under `not c`.
+    live: Cond,
     /// The `with working_dir(…)` directory, relative to the source tree.
     pub(super) dir: String,
 }
@@ -178,7 +182,7 @@ impl Body<'_> {
             return err(a, format!("assignment to `{}`", first_words(&self.t(l))));
         }
         let name = self.t(l);
-        if self.cond != Cond::True && self.e.locals.contains_key(&name) {
+        if self.cond != self.live && self.e.locals.contains_key(&name) {
             return err(a, format!("conditional assignment to `{name}`"));
         }
         let local = match self.file_filter_object(r)? {
@@ -209,6 +213,9 @@ impl Body<'_> {
             {
                 return Ok(Local::Dep(d));
             }
+        }
+        if let Some(name) = self.e.multi_variant(r) {
+            return Ok(Local::Multi(name));
         }
         let scope = self.e.literal_scope();
         if let Ok(v) = Evaluator::new(self.e.src, &scope).eval(r) {
@@ -448,7 +455,7 @@ impl Body<'_> {
                 _ => {}
             }
         }
-        self.cond = outer;
+        self.cond = outer.and(self.live.clone());
         Ok(())
     }
 
@@ -458,10 +465,12 @@ impl Body<'_> {
         }
         let saved = std::mem::replace(&mut self.cond, cond);
         let r = self.block(&children(body));
-        if self.done && self.cond != Cond::True {
-            return err(body, "return inside a conditional block");
+        if self.done && self.live != Cond::False {
+            // A conditional return: the statements after this block run
+            // where it did not return.
+            self.done = false;
         }
-        self.cond = saved;
+        self.cond = saved.and(self.live.clone());
         r
     }
 
@@ -488,15 +497,24 @@ impl Body<'_> {
         Ok(())
     }
 
+    /// `return x`: under a condition (`if c: return x`), the returned
+    /// items hold under `c` and the rest of the body runs under `not c`.
     fn return_statement(&mut self, stmt: Node) -> Eval<()> {
-        if self.cond != Cond::True {
-            return err(stmt, "return inside a conditional block");
-        }
+        let cond = self.cond.clone();
         self.done = true;
+        self.live = if cond == Cond::True {
+            Cond::False
+        } else {
+            self.live.clone().and(cond.clone().not())
+        };
         let Some(e) = children(stmt).first().copied() else {
             return Ok(());
         };
-        self.out.args = Some(self.e.list(e)?);
+        let items = self.e.list(e)?.into_iter().map(|i| ArgItem {
+            cond: cond.clone().and(i.cond),
+            ..i
+        });
+        self.out.args.get_or_insert_with(Vec::new).extend(items);
         Ok(())
     }
 }

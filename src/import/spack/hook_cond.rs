@@ -108,7 +108,11 @@ impl Exprs<'_> {
         }
         // `"v" in spec.variants["x"].value` (or without `.value`): x=v.
         if op == "in" || op == "not in" {
-            if let Some(var) = self.variant_of(b).or_else(|| self.variant_subscript(b)) {
+            if let Some(var) = self
+                .multi_variant(b)
+                .or_else(|| self.variant_of(b))
+                .or_else(|| self.variant_subscript(b))
+            {
                 let c = Cond::Spec(format!("{var}={}", self.str_arg(a)?));
                 return Ok(if op == "in" { c } else { c.not() });
             }
@@ -121,6 +125,9 @@ impl Exprs<'_> {
             } else {
                 Cond::False
             });
+        }
+        if let Some(c) = self.multi_comparison(a, b, &op)? {
+            return Ok(c);
         }
         if let Some(var) = self.variant_of(a) {
             let v = self.str_arg(b)?;
@@ -151,5 +158,38 @@ impl Exprs<'_> {
             };
         }
         err(node, format!("condition `{}`", first_words(self.t(node))))
+    }
+
+    /// Comparisons of a multi-valued variant's value (a sorted tuple in
+    /// Spack): `x == "v"` compares a tuple with a string (never equal);
+    /// `x[0] == "v"` holds when `v` is the smallest value set, which the
+    /// spec says when `v` is the smallest allowed value, or `none` of
+    /// `any_combination_of`/`disjoint_sets` (it excludes every other value).
+    fn multi_comparison(&self, a: Node, b: Node, op: &str) -> Eval<Option<Cond>> {
+        let negate = match op {
+            "==" => false,
+            "!=" => true,
+            _ => return Ok(None),
+        };
+        let eq = if self.multi_variant(a).is_some() && b.kind() == "string" {
+            Cond::False
+        } else if let Some(var) = self.first_of_multi(a) {
+            let v = self.str_arg(b)?;
+            let allowed = self
+                .variants
+                .iter()
+                .find(|i| i.name == var)
+                .and_then(|i| i.values.clone())
+                .unwrap_or_default();
+            let smallest = allowed.iter().min().is_some_and(|m| *m == v);
+            let exclusive_none = v == "none" && allowed.first().is_some_and(|f| f == "none");
+            if !(smallest || exclusive_none) {
+                return err(a, format!("`{}[0]` compared with `{v}`", var));
+            }
+            Cond::Spec(format!("{var}={v}"))
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(if negate { eq.not() } else { eq }))
     }
 }

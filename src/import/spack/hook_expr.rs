@@ -41,6 +41,9 @@ pub enum Local {
     Func(String),
     /// A `FileFilter(…)` of these source files.
     Files(Vec<String>),
+    /// The value of a multi-valued variant (`spec.variants["x"].value`, a
+    /// sorted tuple in Spack): the variant's name.
+    Multi(String),
 }
 
 /// One argument under a condition.
@@ -339,7 +342,35 @@ impl Exprs<'_> {
     }
 
     pub(super) fn subscript(&self, node: Node) -> Eval<String> {
+        if let Some(name) = self.first_of_multi(node) {
+            return Ok(format!("{{{{ {} | first }}}}", variant_ref(&name)));
+        }
         err(node, format!("subscript `{}`", first_words(self.t(node))))
+    }
+
+    /// A multi-valued variant's value: `spec.variants["x"].value` or a name
+    /// bound to it → `x`.
+    pub(super) fn multi_variant(&self, node: Node) -> Option<String> {
+        if node.kind() == "identifier" {
+            return match self.locals.get(self.t(node)) {
+                Some(Local::Multi(v)) => Some(v.clone()),
+                _ => None,
+            };
+        }
+        let name = self.variant_of(node)?;
+        self.variants
+            .iter()
+            .any(|v| v.name == name && v.multi)
+            .then_some(name)
+    }
+
+    /// `x[0]` of a multi-valued variant's value (its smallest value: Spack
+    /// keeps the values sorted, as the template's list is) → `x`.
+    pub(super) fn first_of_multi(&self, node: Node) -> Option<String> {
+        if node.kind() != "subscript" || self.t(node.child_by_field_name("subscript")?) != "0" {
+            return None;
+        }
+        self.multi_variant(node.child_by_field_name("value")?)
     }
 
     pub(super) fn call_tmpl(&self, node: Node) -> Eval<String> {
@@ -426,7 +457,7 @@ impl Exprs<'_> {
             .positional
             .first()
             .ok_or_else(|| Unevaluable::new(node, "join"))?;
-        if let Some(name) = self.variant_of(arg) {
+        if let Some(name) = self.multi_variant(arg).or_else(|| self.variant_of(arg)) {
             return Ok(format!(
                 "{{{{ {} | join(sep={}) }}}}",
                 variant_ref(&name),

@@ -16,13 +16,11 @@ impl Exprs<'_> {
             return err(node, "define with unusual arguments");
         };
         let name = self.tmpl(name)?;
-        if let Some(var) = self.variant_of(value) {
-            if self.variants.iter().any(|v| v.name == var && v.multi) {
-                return Ok(format!(
-                    "-D{name}:STRING={{{{ {} | join(sep=\";\") }}}}",
-                    variant_ref(&var)
-                ));
-            }
+        if let Some(var) = self.multi_variant(value) {
+            return Ok(format!(
+                "-D{name}:STRING={{{{ {} | join(sep=\";\") }}}}",
+                variant_ref(&var)
+            ));
         }
         if let Ok(c) = self.cond(value) {
             return Ok(format!("-D{name}:BOOL={}", if_else(&c, "ON", "OFF")));
