@@ -47,7 +47,18 @@ pub struct InstallItem {
 }
 
 /// Run the method defined in `method_src` (a `def …` snippet).
+#[cfg(test)]
 pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> {
+    run_method_in(method_src, variants, &[])
+}
+
+/// Run the method defined in `method_src` in a class whose literal
+/// attributes `class_attrs` (name → template) it reads as `self.NAME`.
+pub fn run_method_in(
+    method_src: &str,
+    variants: &[VariantInfo],
+    class_attrs: &[(String, String)],
+) -> Eval<Produced> {
     let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
         line: 1,
         what: "method does not parse".into(),
@@ -74,6 +85,9 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         if p == "prefix" {
             locals.insert(p.clone(), Local::Prefix("{{ prefix }}".into()));
         }
+    }
+    for (name, t) in class_attrs {
+        locals.insert(format!("self.{name}"), Local::Tmpl(t.clone()));
     }
     let env_name = params.get(1).filter(|p| p.contains("env")).cloned();
     let mut body = Body {
@@ -216,6 +230,9 @@ impl Body<'_> {
         }
         if let Some(name) = self.e.multi_variant(r) {
             return Ok(Local::Multi(name));
+        }
+        if let Some(name) = self.e.variant_subscript(r) {
+            return Ok(Local::Variant(name));
         }
         let scope = self.e.literal_scope();
         if let Ok(v) = Evaluator::new(self.e.src, &scope).eval(r) {

@@ -106,10 +106,26 @@ impl Exprs<'_> {
             let c = Cond::Spec(s);
             return Ok(if op == "in" { c } else { c.not() });
         }
-        // `"v" in spec.variants["x"].value` (or without `.value`): x=v.
+        // `"+x" in spec["dep"]`: ^dep+x.
+        if op == "in" || op == "not in" {
+            if let Some(dep) = self.dep_of(b) {
+                let s = self.str_arg(a)?;
+                if s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                    return err(node, format!("`{s}` in a dependency"));
+                }
+                let c = Cond::Spec(format!("^{dep}{}", s.trim()));
+                return Ok(if op == "in" { c } else { c.not() });
+            }
+        }
+        if let Some(c) = self.target_family(a, b, &op)? {
+            return Ok(c);
+        }
+        // `"v" in spec.variants["x"].value` (or without `.value`, or a name
+        // bound to either): x=v.
         if op == "in" || op == "not in" {
             if let Some(var) = self
-                .multi_variant(b)
+                .variant_object(b)
+                .or_else(|| self.multi_variant(b))
                 .or_else(|| self.variant_of(b))
                 .or_else(|| self.variant_subscript(b))
             {
@@ -191,5 +207,26 @@ impl Exprs<'_> {
             return Ok(None);
         };
         Ok(Some(if negate { eq.not() } else { eq }))
+    }
+
+    /// `spec.target.family == "aarch64"`: the target descends from that
+    /// family (`target=aarch64:`).
+    fn target_family(&self, a: Node, b: Node, op: &str) -> Eval<Option<Cond>> {
+        let is_family = a.kind() == "attribute"
+            && a.child_by_field_name("attribute")
+                .is_some_and(|x| self.t(x) == "family")
+            && a.child_by_field_name("object").is_some_and(|t| {
+                t.kind() == "attribute"
+                    && t.child_by_field_name("attribute")
+                        .is_some_and(|x| self.t(x) == "target")
+                    && t.child_by_field_name("object")
+                        .is_some_and(|s| self.is_spec(s))
+            });
+        if !is_family || !matches!(op, "==" | "!=") {
+            return Ok(None);
+        }
+        let family = self.str_arg(b)?;
+        let c = Cond::Spec(format!("target={family}:"));
+        Ok(Some(if op == "==" { c } else { c.not() }))
     }
 }

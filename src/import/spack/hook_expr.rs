@@ -44,6 +44,8 @@ pub enum Local {
     /// The value of a multi-valued variant (`spec.variants["x"].value`, a
     /// sorted tuple in Spack): the variant's name.
     Multi(String),
+    /// A variant object (`tgt = spec.variants["x"]`): the variant's name.
+    Variant(String),
 }
 
 /// One argument under a condition.
@@ -223,6 +225,10 @@ impl Exprs<'_> {
             .child_by_field_name("object")
             .ok_or_else(|| Unevaluable::new(node, "attribute"))?;
         let attr = self.t(node.child_by_field_name("attribute").unwrap_or(node));
+        // A class attribute (`self.build_directory`).
+        if let Some(Local::Tmpl(t)) = self.locals.get(self.t(node)) {
+            return Ok(t.clone());
+        }
         if attr == "version" && (self.is_spec(obj) || self.t(obj) == "self") {
             return Ok("{{ version }}".into());
         }
@@ -364,6 +370,14 @@ impl Exprs<'_> {
             .then_some(name)
     }
 
+    /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
+    pub(super) fn variant_object(&self, node: Node) -> Option<String> {
+        match self.locals.get(self.t(node)) {
+            Some(Local::Variant(v)) if node.kind() == "identifier" => Some(v.clone()),
+            _ => None,
+        }
+    }
+
     /// `x[0]` of a multi-valued variant's value (its smallest value: Spack
     /// keeps the values sorted, as the template's list is) → `x`.
     pub(super) fn first_of_multi(&self, node: Node) -> Option<String> {
@@ -434,6 +448,9 @@ impl Exprs<'_> {
                 }
             }
             "define" => self.define(node, &args),
+            "define_cuda_architectures" | "define_hip_architectures" => {
+                self.define_architectures(node, method)
+            }
             "define_from_variant" => {
                 let items = self.define_from_variant(node, &args)?;
                 match items.as_slice() {

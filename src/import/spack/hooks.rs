@@ -6,7 +6,7 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::{Cond, if_else};
-use super::hook_body::{EnvItem, run_method};
+use super::hook_body::{EnvItem, run_method_in};
 use super::hook_expr::ArgItem;
 use super::hook_install::install_method;
 use super::hook_layout::layout_attribute;
@@ -338,7 +338,7 @@ fn hook_method(
         return;
     }
     let hook = format!("hook {name}");
-    let produced = match run_method(body, &s.variant_info) {
+    let produced = match run_method_in(body, &s.variant_info, &s.class_attrs) {
         Ok(p) => p,
         Err(e) => {
             pkg.untranslated(m.line + e.line - 1, Kind::Build, hook, e.what);
