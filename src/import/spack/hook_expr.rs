@@ -262,6 +262,13 @@ impl Exprs<'_> {
         if let Some(v) = self.variant_value(node) {
             return Ok(v);
         }
+        if let Some((dep, var)) = self.dep_variant(node) {
+            return Ok(format!(
+                "{{{{ deps[{}].variants[{}] }}}}",
+                super::cond::quote(&dep),
+                super::cond::quote(&var)
+            ));
+        }
         match self.t(node) {
             "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
             "self.compiler.cxx" => Ok("{{ compiler.cxx }}".into()),
@@ -368,6 +375,28 @@ impl Exprs<'_> {
             .iter()
             .any(|v| v.name == name && v.multi)
             .then_some(name)
+    }
+
+    /// `spec["dep"].variants["x"].value` → (`dep`, `x`): the dependency's
+    /// variant, as its node has it at build time.
+    pub(super) fn dep_variant(&self, node: Node) -> Option<(String, String)> {
+        if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
+            return None;
+        }
+        let sub = node.child_by_field_name("object")?;
+        let vars = sub.child_by_field_name("value")?;
+        if sub.kind() != "subscript"
+            || vars.kind() != "attribute"
+            || self.t(vars.child_by_field_name("attribute")?) != "variants"
+        {
+            return None;
+        }
+        let dep = self.dep_of(vars.child_by_field_name("object")?)?;
+        let scope = Scope::new();
+        let var = Evaluator::new(self.src, &scope)
+            .eval(sub.child_by_field_name("subscript")?)
+            .ok()?;
+        Some((dep, var.as_str()?.to_string()))
     }
 
     /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
