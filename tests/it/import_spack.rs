@@ -59,6 +59,8 @@ const SNAPSHOTTED: &[&str] = &[
     "list_build_demo",
     "bundle_demo",
     "when_url_demo",
+    "hook_expr_demo",
+    "build_dir_demo",
 ];
 
 #[test]
@@ -95,6 +97,8 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "list_build_demo",
         "bundle_demo",
         "when_url_demo",
+        "hook_expr_demo",
+        "build_dir_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

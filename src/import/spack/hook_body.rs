@@ -361,6 +361,9 @@ impl Body<'_> {
             }
         };
         if name == "make" {
+            if !matches!(self.dir.as_str(), "" | ".") {
+                return err(call, "make() in a working_dir");
+            }
             let argv = args
                 .positional
                 .iter()
@@ -384,7 +387,8 @@ impl Body<'_> {
                         format!("{name} of a path outside the build directory"),
                     );
                 }
-                ("copy", Some(from), rel(self.e.tmpl(*b)?)?)
+                // Relative to the `with working_dir(…)` directory.
+                ("copy", Some(self.in_dir(&from)), rel(self.e.tmpl(*b)?)?)
             }
             ("mkdirp" | "mkdir", [a]) => ("mkdir", None, rel(self.e.tmpl(*a)?)?),
             _ => return err(call, format!("call of `{name}`")),
