@@ -622,4 +622,62 @@ def configure_args(self):
         assert_eq!(e.line, 3);
         assert!(e.what.contains("tty.warn"), "{}", e.what);
     }
+
+    #[test]
+    fn a_conditional_return_leaves_the_rest_under_the_negated_condition() {
+        let src = r#"
+def cmake_args(self):
+    if self.spec.satisfies("+shared"):
+        return ["-DSHARED=ON"]
+    args = ["-DSTATIC=ON"]
+    return args
+"#;
+        let out = run_method(src, &variants()).unwrap();
+        let t = templates(&out.args.unwrap());
+        assert_eq!(
+            t,
+            vec![
+                (Some("+shared".into()), "-DSHARED=ON".into()),
+                (Some("~shared".into()), "-DSTATIC=ON".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn multi_valued_variant_values_bound_to_names_become_list_templates() {
+        let src = r#"
+def cmake_args(self):
+    fabrics = self.spec.variants["fabrics"].value
+    args = [self.define("FABRICS", fabrics), "-DFIRST={0}".format(fabrics[0])]
+    if fabrics != "tcp":
+        args.append(";".join(fabrics))
+    return args
+"#;
+        let out = run_method(src, &variants()).unwrap();
+        let t = templates(&out.args.unwrap());
+        assert_eq!(
+            t,
+            vec![
+                (
+                    None,
+                    "-DFABRICS:STRING={{ variants.fabrics | join(sep=\";\") }}".into()
+                ),
+                (None, "-DFIRST={{ variants.fabrics | first }}".into()),
+                // A tuple is never equal to a string (Python).
+                (None, "{{ variants.fabrics | join(sep=\";\") }}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn class_attributes_are_read_as_self_attributes() {
+        let src = r#"
+def edit(self, spec, prefix):
+    with working_dir(self.build_directory):
+        filter_file("-O3", "-O2", "config.mk", string=True)
+"#;
+        let attrs = [("build_directory".to_string(), "src".to_string())];
+        let out = run_method_in(src, &variants(), &attrs).unwrap();
+        assert_eq!(out.filters[0].filter.file, "src/config.mk");
+    }
 }
