@@ -361,14 +361,16 @@ impl Body<'_> {
             }
         };
         if name == "make" {
-            if !matches!(self.dir.as_str(), "" | ".") {
-                return err(call, "make() in a working_dir");
+            // Inside `with working_dir("x")`: `make -C x …` (its callers
+            // refuse a package whose make_args already enter a
+            // build_directory).
+            let mut argv = match self.dir.as_str() {
+                "" | "." => Vec::new(),
+                d => vec!["-C".to_string(), d.to_string()],
+            };
+            for a in &args.positional {
+                argv.push(self.e.tmpl(*a)?);
             }
-            let argv = args
-                .positional
-                .iter()
-                .map(|a| self.e.tmpl(*a))
-                .collect::<Eval<Vec<String>>>()?;
             self.out.install.push(InstallItem {
                 cond: self.cond.clone(),
                 op: "make",
