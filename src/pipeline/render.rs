@@ -85,6 +85,7 @@ impl<'a> Renderer<'a> {
                         // -I/-isystem/-L (`{% if not deps.x.system %}`)
                         "system": is_system_prefix(&n.prefix),
                         "external": n.is_external(),
+                        "variants": variants_value(n),
                     }),
                 )
             })

@@ -63,6 +63,8 @@ const SNAPSHOTTED: &[&str] = &[
     "per_arch_demo",
     "spack_leniency_demo",
     "windows_only_demo",
+    "hook_expr_demo",
+    "build_dir_demo",
 ];
 
 #[test]
@@ -102,6 +104,8 @@ fn construct_classes_translate_without_untranslated_directives_or_hooks() {
         "flags_demo",
         "per_arch_demo",
         "spack_leniency_demo",
+        "hook_expr_demo",
+        "build_dir_demo",
     ] {
         let c = convert_fixture(dir);
         let left: Vec<_> = c

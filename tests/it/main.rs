@@ -75,6 +75,7 @@ mod site_cli;
 mod slurm;
 mod stackinator;
 mod static_binary;
+mod template_values;
 mod tiny_build;
 mod verify;
 mod view;

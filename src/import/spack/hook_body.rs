@@ -47,7 +47,18 @@ pub struct InstallItem {
 }
 
 /// Run the method defined in `method_src` (a `def …` snippet).
+#[cfg(test)]
 pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> {
+    run_method_in(method_src, variants, &[])
+}
+
+/// Run the method defined in `method_src` in a class whose literal
+/// attributes `class_attrs` (name → template) it reads as `self.NAME`.
+pub fn run_method_in(
+    method_src: &str,
+    variants: &[VariantInfo],
+    class_attrs: &[(String, String)],
+) -> Eval<Produced> {
     let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
         line: 1,
         what: "method does not parse".into(),
@@ -75,6 +86,9 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
             locals.insert(p.clone(), Local::Prefix("{{ prefix }}".into()));
         }
     }
+    for (name, t) in class_attrs {
+        locals.insert(format!("self.{name}"), Local::Tmpl(t.clone()));
+    }
     let env_name = params.get(1).filter(|p| p.contains("env")).cloned();
     let mut body = Body {
         e: Exprs {
@@ -86,6 +100,7 @@ pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> 
         env_name,
         out: Produced::default(),
         done: false,
+        live: Cond::True,
         dir: String::new(),
     };
     let block = def
@@ -121,6 +136,9 @@ pub(super) struct Body<'a> {
     env_name: Option<String>,
     pub(super) out: Produced,
     done: bool,
+    /// The condition under which no `return` ran yet: after `if c: return
+    /// x`, the rest of the body runs under `not c`.
+    live: Cond,
     /// The `with working_dir(…)` directory, relative to the source tree.
     pub(super) dir: String,
 }
@@ -178,7 +196,7 @@ impl Body<'_> {
             return err(a, format!("assignment to `{}`", first_words(&self.t(l))));
         }
         let name = self.t(l);
-        if self.cond != Cond::True && self.e.locals.contains_key(&name) {
+        if self.cond != self.live && self.e.locals.contains_key(&name) {
             return err(a, format!("conditional assignment to `{name}`"));
         }
         let local = match self.file_filter_object(r)? {
@@ -209,6 +227,12 @@ impl Body<'_> {
             {
                 return Ok(Local::Dep(d));
             }
+        }
+        if let Some(name) = self.e.multi_variant(r) {
+            return Ok(Local::Multi(name));
+        }
+        if let Some(name) = self.e.variant_subscript(r) {
+            return Ok(Local::Variant(name));
         }
         let scope = self.e.literal_scope();
         if let Ok(v) = Evaluator::new(self.e.src, &scope).eval(r) {
@@ -337,11 +361,16 @@ impl Body<'_> {
             }
         };
         if name == "make" {
-            let argv = args
-                .positional
-                .iter()
-                .map(|a| self.e.tmpl(*a))
-                .collect::<Eval<Vec<String>>>()?;
+            // Inside `with working_dir("x")`: `make -C x …` (its callers
+            // refuse a package whose make_args already enter a
+            // build_directory).
+            let mut argv = match self.dir.as_str() {
+                "" | "." => Vec::new(),
+                d => vec!["-C".to_string(), d.to_string()],
+            };
+            for a in &args.positional {
+                argv.push(self.e.tmpl(*a)?);
+            }
             self.out.install.push(InstallItem {
                 cond: self.cond.clone(),
                 op: "make",
@@ -360,7 +389,8 @@ impl Body<'_> {
                         format!("{name} of a path outside the build directory"),
                     );
                 }
-                ("copy", Some(from), rel(self.e.tmpl(*b)?)?)
+                // Relative to the `with working_dir(…)` directory.
+                ("copy", Some(self.in_dir(&from)), rel(self.e.tmpl(*b)?)?)
             }
             ("mkdirp" | "mkdir", [a]) => ("mkdir", None, rel(self.e.tmpl(*a)?)?),
             _ => return err(call, format!("call of `{name}`")),
@@ -448,7 +478,7 @@ impl Body<'_> {
                 _ => {}
             }
         }
-        self.cond = outer;
+        self.cond = outer.and(self.live.clone());
         Ok(())
     }
 
@@ -458,10 +488,12 @@ impl Body<'_> {
         }
         let saved = std::mem::replace(&mut self.cond, cond);
         let r = self.block(&children(body));
-        if self.done && self.cond != Cond::True {
-            return err(body, "return inside a conditional block");
+        if self.done && self.live != Cond::False {
+            // A conditional return: the statements after this block run
+            // where it did not return.
+            self.done = false;
         }
-        self.cond = saved;
+        self.cond = saved.and(self.live.clone());
         r
     }
 
@@ -488,15 +520,24 @@ impl Body<'_> {
         Ok(())
     }
 
+    /// `return x`: under a condition (`if c: return x`), the returned
+    /// items hold under `c` and the rest of the body runs under `not c`.
     fn return_statement(&mut self, stmt: Node) -> Eval<()> {
-        if self.cond != Cond::True {
-            return err(stmt, "return inside a conditional block");
-        }
+        let cond = self.cond.clone();
         self.done = true;
+        self.live = if cond == Cond::True {
+            Cond::False
+        } else {
+            self.live.clone().and(cond.clone().not())
+        };
         let Some(e) = children(stmt).first().copied() else {
             return Ok(());
         };
-        self.out.args = Some(self.e.list(e)?);
+        let items = self.e.list(e)?.into_iter().map(|i| ArgItem {
+            cond: cond.clone().and(i.cond),
+            ..i
+        });
+        self.out.args.get_or_insert_with(Vec::new).extend(items);
         Ok(())
     }
 }
@@ -582,5 +623,63 @@ def configure_args(self):
         let e = run_method(src, &variants()).unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.what.contains("tty.warn"), "{}", e.what);
+    }
+
+    #[test]
+    fn a_conditional_return_leaves_the_rest_under_the_negated_condition() {
+        let src = r#"
+def cmake_args(self):
+    if self.spec.satisfies("+shared"):
+        return ["-DSHARED=ON"]
+    args = ["-DSTATIC=ON"]
+    return args
+"#;
+        let out = run_method(src, &variants()).unwrap();
+        let t = templates(&out.args.unwrap());
+        assert_eq!(
+            t,
+            vec![
+                (Some("+shared".into()), "-DSHARED=ON".into()),
+                (Some("~shared".into()), "-DSTATIC=ON".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn multi_valued_variant_values_bound_to_names_become_list_templates() {
+        let src = r#"
+def cmake_args(self):
+    fabrics = self.spec.variants["fabrics"].value
+    args = [self.define("FABRICS", fabrics), "-DFIRST={0}".format(fabrics[0])]
+    if fabrics != "tcp":
+        args.append(";".join(fabrics))
+    return args
+"#;
+        let out = run_method(src, &variants()).unwrap();
+        let t = templates(&out.args.unwrap());
+        assert_eq!(
+            t,
+            vec![
+                (
+                    None,
+                    "-DFABRICS:STRING={{ variants.fabrics | join(sep=\";\") }}".into()
+                ),
+                (None, "-DFIRST={{ variants.fabrics | first }}".into()),
+                // A tuple is never equal to a string (Python).
+                (None, "{{ variants.fabrics | join(sep=\";\") }}".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn class_attributes_are_read_as_self_attributes() {
+        let src = r#"
+def edit(self, spec, prefix):
+    with working_dir(self.build_directory):
+        filter_file("-O3", "-O2", "config.mk", string=True)
+"#;
+        let attrs = [("build_directory".to_string(), "src".to_string())];
+        let out = run_method_in(src, &variants(), &attrs).unwrap();
+        assert_eq!(out.filters[0].filter.file, "src/config.mk");
     }
 }

@@ -106,9 +106,29 @@ impl Exprs<'_> {
             let c = Cond::Spec(s);
             return Ok(if op == "in" { c } else { c.not() });
         }
-        // `"v" in spec.variants["x"].value` (or without `.value`): x=v.
+        // `"+x" in spec["dep"]`: ^dep+x.
         if op == "in" || op == "not in" {
-            if let Some(var) = self.variant_of(b).or_else(|| self.variant_subscript(b)) {
+            if let Some(dep) = self.dep_of(b) {
+                let s = self.str_arg(a)?;
+                if s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                    return err(node, format!("`{s}` in a dependency"));
+                }
+                let c = Cond::Spec(format!("^{dep}{}", s.trim()));
+                return Ok(if op == "in" { c } else { c.not() });
+            }
+        }
+        if let Some(c) = self.target_family(a, b, &op)? {
+            return Ok(c);
+        }
+        // `"v" in spec.variants["x"].value` (or without `.value`, or a name
+        // bound to either): x=v.
+        if op == "in" || op == "not in" {
+            if let Some(var) = self
+                .variant_object(b)
+                .or_else(|| self.multi_variant(b))
+                .or_else(|| self.variant_of(b))
+                .or_else(|| self.variant_subscript(b))
+            {
                 let c = Cond::Spec(format!("{var}={}", self.str_arg(a)?));
                 return Ok(if op == "in" { c } else { c.not() });
             }
@@ -121,6 +141,9 @@ impl Exprs<'_> {
             } else {
                 Cond::False
             });
+        }
+        if let Some(c) = self.multi_comparison(a, b, &op)? {
+            return Ok(c);
         }
         if let Some(var) = self.variant_of(a) {
             let v = self.str_arg(b)?;
@@ -151,5 +174,59 @@ impl Exprs<'_> {
             };
         }
         err(node, format!("condition `{}`", first_words(self.t(node))))
+    }
+
+    /// Comparisons of a multi-valued variant's value (a sorted tuple in
+    /// Spack): `x == "v"` compares a tuple with a string (never equal);
+    /// `x[0] == "v"` holds when `v` is the smallest value set, which the
+    /// spec says when `v` is the smallest allowed value, or `none` of
+    /// `any_combination_of`/`disjoint_sets` (it excludes every other value).
+    fn multi_comparison(&self, a: Node, b: Node, op: &str) -> Eval<Option<Cond>> {
+        let negate = match op {
+            "==" => false,
+            "!=" => true,
+            _ => return Ok(None),
+        };
+        let eq = if self.multi_variant(a).is_some() && b.kind() == "string" {
+            Cond::False
+        } else if let Some(var) = self.first_of_multi(a) {
+            let v = self.str_arg(b)?;
+            let allowed = self
+                .variants
+                .iter()
+                .find(|i| i.name == var)
+                .and_then(|i| i.values.clone())
+                .unwrap_or_default();
+            let smallest = allowed.iter().min().is_some_and(|m| *m == v);
+            let exclusive_none = v == "none" && allowed.first().is_some_and(|f| f == "none");
+            if !(smallest || exclusive_none) {
+                return err(a, format!("`{}[0]` compared with `{v}`", var));
+            }
+            Cond::Spec(format!("{var}={v}"))
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(if negate { eq.not() } else { eq }))
+    }
+
+    /// `spec.target.family == "aarch64"`: the target descends from that
+    /// family (`target=aarch64:`).
+    fn target_family(&self, a: Node, b: Node, op: &str) -> Eval<Option<Cond>> {
+        let is_family = a.kind() == "attribute"
+            && a.child_by_field_name("attribute")
+                .is_some_and(|x| self.t(x) == "family")
+            && a.child_by_field_name("object").is_some_and(|t| {
+                t.kind() == "attribute"
+                    && t.child_by_field_name("attribute")
+                        .is_some_and(|x| self.t(x) == "target")
+                    && t.child_by_field_name("object")
+                        .is_some_and(|s| self.is_spec(s))
+            });
+        if !is_family || !matches!(op, "==" | "!=") {
+            return Ok(None);
+        }
+        let family = self.str_arg(b)?;
+        let c = Cond::Spec(format!("target={family}:"));
+        Ok(Some(if op == "==" { c } else { c.not() }))
     }
 }

@@ -41,6 +41,11 @@ pub enum Local {
     Func(String),
     /// A `FileFilter(…)` of these source files.
     Files(Vec<String>),
+    /// The value of a multi-valued variant (`spec.variants["x"].value`, a
+    /// sorted tuple in Spack): the variant's name.
+    Multi(String),
+    /// A variant object (`tgt = spec.variants["x"]`): the variant's name.
+    Variant(String),
 }
 
 /// One argument under a condition.
@@ -220,6 +225,10 @@ impl Exprs<'_> {
             .child_by_field_name("object")
             .ok_or_else(|| Unevaluable::new(node, "attribute"))?;
         let attr = self.t(node.child_by_field_name("attribute").unwrap_or(node));
+        // A class attribute (`self.build_directory`).
+        if let Some(Local::Tmpl(t)) = self.locals.get(self.t(node)) {
+            return Ok(t.clone());
+        }
         if attr == "version" && (self.is_spec(obj) || self.t(obj) == "self") {
             return Ok("{{ version }}".into());
         }
@@ -252,6 +261,13 @@ impl Exprs<'_> {
         }
         if let Some(v) = self.variant_value(node) {
             return Ok(v);
+        }
+        if let Some((dep, var)) = self.dep_variant(node) {
+            return Ok(format!(
+                "{{{{ deps[{}].variants[{}] }}}}",
+                super::cond::quote(&dep),
+                super::cond::quote(&var)
+            ));
         }
         match self.t(node) {
             "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
@@ -342,7 +358,65 @@ impl Exprs<'_> {
     }
 
     pub(super) fn subscript(&self, node: Node) -> Eval<String> {
+        if let Some(name) = self.first_of_multi(node) {
+            return Ok(format!("{{{{ {} | first }}}}", variant_ref(&name)));
+        }
         err(node, format!("subscript `{}`", first_words(self.t(node))))
+    }
+
+    /// A multi-valued variant's value: `spec.variants["x"].value` or a name
+    /// bound to it → `x`.
+    pub(super) fn multi_variant(&self, node: Node) -> Option<String> {
+        if node.kind() == "identifier" {
+            return match self.locals.get(self.t(node)) {
+                Some(Local::Multi(v)) => Some(v.clone()),
+                _ => None,
+            };
+        }
+        let name = self.variant_of(node)?;
+        self.variants
+            .iter()
+            .any(|v| v.name == name && v.multi)
+            .then_some(name)
+    }
+
+    /// `spec["dep"].variants["x"].value` → (`dep`, `x`): the dependency's
+    /// variant, as its node has it at build time.
+    pub(super) fn dep_variant(&self, node: Node) -> Option<(String, String)> {
+        if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
+            return None;
+        }
+        let sub = node.child_by_field_name("object")?;
+        let vars = sub.child_by_field_name("value")?;
+        if sub.kind() != "subscript"
+            || vars.kind() != "attribute"
+            || self.t(vars.child_by_field_name("attribute")?) != "variants"
+        {
+            return None;
+        }
+        let dep = self.dep_of(vars.child_by_field_name("object")?)?;
+        let scope = Scope::new();
+        let var = Evaluator::new(self.src, &scope)
+            .eval(sub.child_by_field_name("subscript")?)
+            .ok()?;
+        Some((dep, var.as_str()?.to_string()))
+    }
+
+    /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
+    pub(super) fn variant_object(&self, node: Node) -> Option<String> {
+        match self.locals.get(self.t(node)) {
+            Some(Local::Variant(v)) if node.kind() == "identifier" => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// `x[0]` of a multi-valued variant's value (its smallest value: Spack
+    /// keeps the values sorted, as the template's list is) → `x`.
+    pub(super) fn first_of_multi(&self, node: Node) -> Option<String> {
+        if node.kind() != "subscript" || self.t(node.child_by_field_name("subscript")?) != "0" {
+            return None;
+        }
+        self.multi_variant(node.child_by_field_name("value")?)
     }
 
     pub(super) fn call_tmpl(&self, node: Node) -> Eval<String> {
@@ -406,6 +480,9 @@ impl Exprs<'_> {
                 }
             }
             "define" => self.define(node, &args),
+            "define_cuda_architectures" | "define_hip_architectures" => {
+                self.define_architectures(node, method)
+            }
             "define_from_variant" => {
                 let items = self.define_from_variant(node, &args)?;
                 match items.as_slice() {
@@ -432,7 +509,7 @@ impl Exprs<'_> {
             .positional
             .first()
             .ok_or_else(|| Unevaluable::new(node, "join"))?;
-        if let Some(name) = self.variant_of(arg) {
+        if let Some(name) = self.multi_variant(arg).or_else(|| self.variant_of(arg)) {
             return Ok(format!(
                 "{{{{ {} | join(sep={}) }}}}",
                 variant_ref(&name),

@@ -108,7 +108,7 @@ impl Body<'_> {
     }
 
     /// `p` below the current `working_dir`.
-    fn in_dir(&self, p: &str) -> String {
+    pub(super) fn in_dir(&self, p: &str) -> String {
         match self.dir.as_str() {
             "" | "." => p.to_string(),
             d => format!("{d}/{p}"),

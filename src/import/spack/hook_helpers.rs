@@ -16,13 +16,11 @@ impl Exprs<'_> {
             return err(node, "define with unusual arguments");
         };
         let name = self.tmpl(name)?;
-        if let Some(var) = self.variant_of(value) {
-            if self.variants.iter().any(|v| v.name == var && v.multi) {
-                return Ok(format!(
-                    "-D{name}:STRING={{{{ {} | join(sep=\";\") }}}}",
-                    variant_ref(&var)
-                ));
-            }
+        if let Some(var) = self.multi_variant(value) {
+            return Ok(format!(
+                "-D{name}:STRING={{{{ {} | join(sep=\";\") }}}}",
+                variant_ref(&var)
+            ));
         }
         if let Ok(c) = self.cond(value) {
             return Ok(format!("-D{name}:BOOL={}", if_else(&c, "ON", "OFF")));
@@ -36,6 +34,28 @@ impl Exprs<'_> {
             return Ok(format!("-D{name}:STRING={}", joined.join(";")));
         }
         Ok(format!("-D{name}:STRING={}", self.tmpl(value)?))
+    }
+
+    /// Spack's `CMakeBuilder.define_cuda_architectures(pkg)` and
+    /// `define_hip_architectures(pkg)`: `CMAKE_CUDA_ARCHITECTURES` from
+    /// `cuda_arch` (with cmake 3.18 or newer), `CMAKE_HIP_ARCHITECTURES` from
+    /// `amdgpu_target` (cmake 3.21 or newer) where the variant exists; an
+    /// empty argument otherwise.
+    pub(super) fn define_architectures(&self, node: Node, method: &str) -> Eval<String> {
+        let (var, cmake_var, cmake) = match method {
+            "define_cuda_architectures" => ("cuda_arch", "CMAKE_CUDA_ARCHITECTURES", "3.18"),
+            _ => ("amdgpu_target", "CMAKE_HIP_ARCHITECTURES", "3.21"),
+        };
+        if !self.variants.iter().any(|v| v.name == var) {
+            return Ok(String::new());
+        }
+        let (_, exists) = self.variant_info(node, var)?;
+        let cond = exists.and(Cond::Spec(format!("^cmake@{cmake}:")));
+        let define = format!(
+            "-D{cmake_var}:STRING={{{{ {} | join(sep=\";\") }}}}",
+            variant_ref(var)
+        );
+        Ok(if_else(&cond, &define, ""))
     }
 
     /// The variant `name` with the condition under which it exists: a

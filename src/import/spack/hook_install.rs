@@ -4,7 +4,7 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::Cond;
-use super::hook_body::{InstallItem, run_method};
+use super::hook_body::{InstallItem, run_method_in};
 use super::hooks::put;
 use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
@@ -20,7 +20,7 @@ pub(super) fn install_method(
     system: &str,
     build: &mut Vec<(String, Yaml)>,
 ) {
-    let produced = match run_method(body, &s.variant_info) {
+    let produced = match run_method_in(body, &s.variant_info, &s.class_attrs) {
         Ok(p) => p,
         Err(e) => {
             let line = m.line + e.line - 1;
@@ -139,7 +139,7 @@ pub(super) fn build_method(
     body: &str,
     build: &mut Vec<(String, Yaml)>,
 ) {
-    let targets = run_method(body, &s.variant_info)
+    let targets = run_method_in(body, &s.variant_info, &s.class_attrs)
         .map_err(|e| (m.line + e.line - 1, e.what))
         .and_then(|p| match p.filters.is_empty() {
             true => make_only(pkg, m, &p.install).map_err(|w| (m.line, w)),

@@ -7,7 +7,7 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::Cond;
-use super::hook_body::run_method;
+use super::hook_body::run_method_in;
 use super::hook_filter::FilterItem;
 use super::hook_shape::method_when;
 use super::model::{Kind, Method, SpackPackage};
@@ -57,16 +57,12 @@ fn filters_of(
     if pkg.methods.iter().filter(|o| o.name == m.name).count() > 1 {
         return Err((m.line, format!("{} defined more than once", m.name)));
     }
-    // Spack runs `edit()` in the build directory.
-    let dir = match pkg.attribute("build_directory") {
-        Some(v) if m.name == "edit" => match v.as_str() {
-            Some(d) if is_subdir(d) => d.trim_end_matches('/').to_string(),
-            _ => return Err((m.line, "edit() in a build_directory".into())),
-        },
-        _ => ".".to_string(),
-    };
+    // Spack runs `edit()`, like every phase method, in the source tree
+    // (MakefileBuilder's own build and install enter `build_directory`;
+    // an `edit()` that wants it says `with working_dir(self.build_directory)`).
     let when = method_when(m).map_err(|_| (m.line, "decorated method".to_string()))?;
-    let p = run_method(body, &s.variant_info).map_err(|e| (m.line + e.line - 1, e.what))?;
+    let p = run_method_in(body, &s.variant_info, &s.class_attrs)
+        .map_err(|e| (m.line + e.line - 1, e.what))?;
     if p.args.is_some() || !p.install.is_empty() || !p.env.is_empty() {
         return Err((m.line, "build logic besides file filters".into()));
     }
@@ -74,13 +70,7 @@ fn filters_of(
         return Err((m.line, "edits nothing the importer understands".into()));
     }
     let outer = when.map_or(Cond::True, Cond::Spec);
-    let mut filters = p.filters;
-    if dir != "." {
-        for f in &mut filters {
-            f.filter.file = format!("{dir}/{}", f.filter.file);
-        }
-    }
-    filters
+    p.filters
         .iter()
         .filter_map(|f| filter_yaml(&outer, f).transpose())
         .collect::<Result<Vec<_>, String>>()
@@ -110,16 +100,4 @@ fn filter_yaml(outer: &Cond, f: &FilterItem) -> Result<Option<Yaml>, String> {
         ),
         ("when", when.map(Yaml::str)),
     ])))
-}
-
-/// A plain relative directory inside the source tree (`.` included).
-fn is_subdir(d: &str) -> bool {
-    !d.is_empty()
-        && !d.contains("{{")
-        && std::path::Path::new(d).components().all(|c| {
-            matches!(
-                c,
-                std::path::Component::Normal(_) | std::path::Component::CurDir
-            )
-        })
 }

@@ -6,7 +6,7 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::{Cond, if_else};
-use super::hook_body::{EnvItem, run_method};
+use super::hook_body::{EnvItem, run_method_in};
 use super::hook_expr::ArgItem;
 use super::hook_install::install_method;
 use super::hook_layout::layout_attribute;
@@ -376,7 +376,7 @@ fn hook_method(
         return;
     }
     let hook = format!("hook {name}");
-    let produced = match run_method(body, &s.variant_info) {
+    let produced = match run_method_in(body, &s.variant_info, &s.class_attrs) {
         Ok(p) => p,
         Err(e) => {
             pkg.untranslated(m.line + e.line - 1, Kind::Build, hook, e.what);
@@ -494,7 +494,7 @@ fn check_words(t: &str) -> Result<(), String> {
 
 fn env_list(items: &[EnvItem]) -> Result<Vec<Yaml>, String> {
     let mut out = Vec::new();
-    for item in items {
+    for item in &merge_set_branches(items) {
         let when = item.cond.as_when().ok_or_else(|| {
             format!(
                 "environment change of {} under a condition that is not a spec",
@@ -515,6 +515,46 @@ fn env_list(items: &[EnvItem]) -> Result<Vec<Yaml>, String> {
         ]));
     }
     Ok(out)
+}
+
+/// `if c: env.set("X", a)` … `else: env.set("X", b)` under a condition that
+/// is not a spec (`"+cuda" in spec["dep"]`): one `set` whose value is
+/// `{% if c %}a{% else %}b{% endif %}` (exactly one branch sets X, in
+/// place of the other).
+fn merge_set_branches(items: &[EnvItem]) -> Vec<EnvItem> {
+    let mut items = items.to_vec();
+    let mut i = 0;
+    while i < items.len() {
+        let item = &items[i];
+        if item.op == "set" && item.cond != Cond::True {
+            let other = item.cond.clone().not();
+            let var = item.var.clone();
+            let pair = items[i + 1..]
+                .iter()
+                .position(|o| o.var == var)
+                .map(|k| i + 1 + k)
+                .filter(|&j| items[j].op == "set" && items[j].cond == other)
+                .filter(|&j| item.cond.as_when().is_none() || items[j].cond.as_when().is_none());
+            if let (Some(j), Some(a)) = (pair, item.value.clone()) {
+                if let Some(b) = items[j].value.clone() {
+                    let merged = if a == b {
+                        a
+                    } else {
+                        if_else(&item.cond, &a, &b)
+                    };
+                    items[i] = EnvItem {
+                        cond: Cond::True,
+                        op: "set",
+                        var,
+                        value: Some(merged),
+                    };
+                    items.remove(j);
+                }
+            }
+        }
+        i += 1;
+    }
+    items
 }
 
 fn attributes(pkg: &mut SpackPackage, system: &str, build: &mut Vec<(String, Yaml)>) {

@@ -45,6 +45,24 @@ pub struct Sections {
     /// Patch files to copy: (file in the Spack package directory, name
     /// below `patches/<package>/`).
     pub patch_files: Vec<(PathBuf, String)>,
+    /// Class attributes hook bodies may read as `self.NAME`, as templates
+    /// (`build_directory = "src"` → `self.build_directory` is `src`).
+    pub class_attrs: Vec<(String, String)>,
+}
+
+/// Literal class attributes a hook body reads: `build_directory` as Spack
+/// sees it, a path relative to the source tree (where the phases run).
+fn class_attrs(pkg: &SpackPackage) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(Value::Str(dir)) = pkg.attribute("build_directory") {
+        let inside = std::path::Path::new(dir)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if inside && !dir.is_empty() && !dir.contains(['{', '%', '#']) {
+            out.push(("build_directory".to_string(), dir.clone()));
+        }
+    }
+    out
 }
 
 /// What the hook translator needs to know about a variant.
@@ -65,6 +83,7 @@ pub struct VariantInfo {
 pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     let mut s = Sections::default();
     url::derive_attributes(pkg);
+    s.class_attrs = class_attrs(pkg);
     let mut directives = Vec::new();
     for base in pkg.bases.clone() {
         match super::bases::base_directives(&base) {
