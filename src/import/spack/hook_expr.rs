@@ -273,7 +273,7 @@ impl Exprs<'_> {
             "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
             "self.compiler.cxx" => Ok("{{ compiler.cxx }}".into()),
             "self.compiler.fc" | "self.compiler.f77" => Ok("{{ compiler.fc }}".into()),
-            t => match super::hook_flags::compiler_flag(t) {
+            t => match super::hook_compiler_flags::compiler_flag(t) {
                 Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
                 None => err(node, format!("attribute `{}`", first_words(t))),
             },
@@ -490,7 +490,7 @@ impl Exprs<'_> {
                     _ => err(node, "define_from_variant of a conditional variant"),
                 }
             }
-            _ => match super::hook_flags::compiler_flag(self.t(node)) {
+            _ => match super::hook_compiler_flags::compiler_flag(self.t(node)) {
                 Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
                 None => err(node, format!("call of `{}`", first_words(fname))),
             },

@@ -11,6 +11,8 @@
 //! Anything else (loops over the flags, tests of the user's flags,
 //! dependency libraries, `raise`) leaves the method untranslated.
 
+mod routes;
+
 use std::collections::HashMap;
 
 use tree_sitter::Node;
@@ -21,71 +23,6 @@ use super::cond::{Cond, if_else};
 use super::hook_expr::{Exprs, Local, first_words};
 use super::translate::VariantInfo;
 use super::value::{Eval, Unevaluable, children, text};
-
-/// Spack's compiler flag properties (`self.compiler.<p>`), template values
-/// `{{ compiler.<p> }}` (see `pipeline::compiler_flags`).
-const COMPILER_FLAGS: &[&str] = &[
-    "openmp_flag",
-    "cc_pic_flag",
-    "cxx_pic_flag",
-    "f77_pic_flag",
-    "fc_pic_flag",
-    "c99_flag",
-    "c11_flag",
-    "c17_flag",
-    "c23_flag",
-    "cxx98_flag",
-    "cxx11_flag",
-    "cxx14_flag",
-    "cxx17_flag",
-    "cxx20_flag",
-    "cxx23_flag",
-];
-
-/// `self.compiler.openmp_flag` (or `self.pkg.compiler.…`) → `openmp_flag`.
-pub(super) fn compiler_flag(t: &str) -> Option<&'static str> {
-    // Spack's compiler packages by language: `self["c"].pic_flag`,
-    // `self["cxx"].standard_flag(language="cxx", standard="14")`.
-    let quoted = t.replace('\'', "\"");
-    let by_lang = [
-        ("self[\"c\"].pic_flag", "cc_pic_flag"),
-        ("self[\"cxx\"].pic_flag", "cxx_pic_flag"),
-        ("self[\"fortran\"].pic_flag", "fc_pic_flag"),
-        ("self[\"c\"].openmp_flag", "openmp_flag"),
-    ];
-    if let Some((_, p)) = by_lang.iter().find(|(s, _)| *s == quoted) {
-        return Some(p);
-    }
-    if let Some(p) = standard_flag_call(&quoted) {
-        return Some(p);
-    }
-    let p = t
-        .strip_prefix("self.compiler.")
-        .or_else(|| t.strip_prefix("self.pkg.compiler."))?;
-    COMPILER_FLAGS.iter().copied().find(|f| *f == p)
-}
-
-/// `self["cxx"].standard_flag(language="cxx", standard="14")` → `cxx14_flag`.
-fn standard_flag_call(t: &str) -> Option<&'static str> {
-    let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
-    let rest = compact
-        .strip_prefix("self[\"c\"].standard_flag(")
-        .or_else(|| compact.strip_prefix("self[\"cxx\"].standard_flag("))?
-        .strip_suffix(')')?;
-    let mut lang = None;
-    let mut std = None;
-    for arg in rest.split(',') {
-        let (k, v) = arg.split_once('=')?;
-        let v = v.trim_matches('"');
-        match k {
-            "language" => lang = Some(v),
-            "standard" => std = Some(v),
-            _ => return None,
-        }
-    }
-    let name = format!("{}{}_flag", lang?, std?);
-    COMPILER_FLAGS.iter().copied().find(|f| *f == name)
-}
 
 const NAMES: [&str; 6] = [
     "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
@@ -500,146 +437,6 @@ impl Run<'_> {
         };
         Ok(Some(if holds { Cond::True } else { Cond::False }))
     }
-
-    fn return_statement(&mut self, stmt: Node) -> Eval<()> {
-        let cond = self.live();
-        let Some(e) = children(stmt).first().copied() else {
-            return err(stmt, "return without flags");
-        };
-        let slots = self.slots(e)?;
-        self.seq += 1;
-        self.rets.push(Ret {
-            cond: cond.clone(),
-            slots,
-            path: self.path.clone(),
-            seq: self.seq,
-        });
-        // A return outside any `if` ends every path still running.
-        self.returned = if self.cond == Cond::True {
-            Cond::True
-        } else {
-            std::mem::replace(&mut self.returned, Cond::False).or(cond)
-        };
-        Ok(())
-    }
-
-    /// Where each list goes: a 3-tuple, or `inject_flags`/`env_flags`/
-    /// `build_system_flags(name, flags)`.
-    fn slots(&self, e: Node) -> Eval<[Option<String>; 3]> {
-        let inner = match e.kind() {
-            "parenthesized_expression" => children(e).first().copied().unwrap_or(e),
-            _ => e,
-        };
-        if matches!(inner.kind(), "tuple" | "expression_list") {
-            let items = children(inner);
-            if items.len() == 3 {
-                let mut out: [Option<String>; 3] = [None, None, None];
-                for (i, item) in items.iter().enumerate() {
-                    out[i] = self.slot(*item)?;
-                }
-                return Ok(out);
-            }
-        }
-        if inner.kind() == "call" {
-            let f = inner
-                .child_by_field_name("function")
-                .map(|f| self.t(f))
-                .unwrap_or_default();
-            let f = f.strip_prefix("self.").unwrap_or(&f);
-            let i = ["inject_flags", "env_flags", "build_system_flags"]
-                .iter()
-                .position(|h| *h == f);
-            let args = inner
-                .child_by_field_name("arguments")
-                .map(children)
-                .unwrap_or_default();
-            if let (Some(i), [_, list]) = (i, &args[..]) {
-                let mut out: [Option<String>; 3] = [None, None, None];
-                out[i] = self.slot(*list)?;
-                return Ok(out);
-            }
-        }
-        err(e, format!("return `{}`", first_words(&self.t(e))))
-    }
-
-    /// `None`, a list variable, or `(list or None)`.
-    fn slot(&self, node: Node) -> Eval<Option<String>> {
-        let t = self.t(node);
-        if t == "None" {
-            return Ok(None);
-        }
-        let t = t.trim_start_matches('(').trim_end_matches(')');
-        let t = t.strip_suffix(" or None").unwrap_or(t).trim();
-        if self.lists.iter().any(|l| l == t) {
-            return Ok(Some(t.to_string()));
-        }
-        err(node, format!("returned `{}`", first_words(t)))
-    }
-
-    /// Each added flag with the route of the returns that follow it.
-    fn routes(&self, def: Node, out: &mut Vec<FlagItem>) -> Eval<()> {
-        if self.added.is_empty() {
-            return Ok(());
-        }
-        if self.live() != Cond::False {
-            return err(def, "flag_handler that may end without a return");
-        }
-        for a in &self.added {
-            let mut via: Option<Option<usize>> = None;
-            for r in self.reached(a) {
-                let slot = r.slots.iter().position(|s| s.as_deref() == Some(&a.var));
-                match via {
-                    None => via = Some(slot),
-                    Some(v) if v == slot => {}
-                    Some(_) => {
-                        let what =
-                            format!("{} returned in different places by condition", self.name);
-                        return err(def, what);
-                    }
-                }
-            }
-            if let Some(Some(slot)) = via {
-                out.push(FlagItem {
-                    name: self.name,
-                    via: VIAS[slot],
-                    cond: a.cond.clone(),
-                    value: a.value.clone(),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The returns a flag may reach: the later ones, except those in
-    /// another arm of an `if` it was added in, up to the first one in its own
-    /// branch or a branch around it (which every path still running takes).
-    fn reached(&self, a: &Added) -> Vec<&Ret> {
-        let mut out = Vec::new();
-        for r in self
-            .rets
-            .iter()
-            .filter(|r| r.seq > a.seq && r.cond != Cond::False)
-        {
-            let common = a
-                .path
-                .iter()
-                .zip(&r.path)
-                .take_while(|(x, y)| x == y)
-                .count();
-            let other_arm = matches!(
-                (a.path.get(common), r.path.get(common)),
-                (Some(x), Some(y)) if x.0 == y.0
-            );
-            if other_arm {
-                continue;
-            }
-            out.push(r);
-            if a.path.starts_with(&r.path) {
-                break;
-            }
-        }
-        out
-    }
 }
 
 /// The `flags:` entries: runs of the same name, route and `when:` in one
@@ -729,19 +526,5 @@ mod tests {
             flags(literal).unwrap(),
             "- {cxxflags: [\"-Wno-x\"], when: \"%oneapi\"}\n- {cxxflags: [\"-Wno-x\"], when: \"%cce@15:\"}\n"
         );
-    }
-
-    #[test]
-    fn compiler_flag_properties_by_language() {
-        assert_eq!(
-            compiler_flag("self.compiler.openmp_flag"),
-            Some("openmp_flag")
-        );
-        assert_eq!(compiler_flag("self['c'].pic_flag"), Some("cc_pic_flag"));
-        assert_eq!(
-            compiler_flag("self[\"cxx\"].standard_flag(language=\"cxx\", standard=\"14\")"),
-            Some("cxx14_flag")
-        );
-        assert_eq!(compiler_flag("self.compiler.debug_flags"), None);
     }
 }

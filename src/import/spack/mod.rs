@@ -19,6 +19,7 @@ mod bases;
 mod cond;
 mod conditional_values;
 mod hook_body;
+mod hook_compiler_flags;
 mod hook_cond;
 mod hook_expr;
 mod hook_filter;

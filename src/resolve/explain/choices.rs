@@ -32,7 +32,6 @@ impl Solver<'_> {
                 }
                 Some(Decision::Node(c)) => {
                     for f in &c.flipped {
-                        let sign = |b: bool| if b { '+' } else { '~' };
                         let message = f
                             .conflict
                             .message
@@ -40,12 +39,13 @@ impl Solver<'_> {
                             .map(|m| format!(": {m}"))
                             .unwrap_or_default();
                         flips.push(format!(
-                            "`{}` takes `{}{}`, not the default `{}{}`, as `{}` conflicts{message} ({})",
+                            "`{}` takes `{}`, not the default `{}`, as `{}` conflicts{message} ({})",
                             c.label(),
-                            sign(f.value),
-                            f.variant,
-                            sign(!f.value),
-                            f.variant,
+                            f.value.to_spec_text(&f.variant),
+                            f.from
+                                .as_ref()
+                                .map(|v| v.to_spec_text(&f.variant))
+                                .unwrap_or_else(|| "(unset)".into()),
                             f.conflict.when.text,
                             short_loc(&f.conflict.loc)
                         ));

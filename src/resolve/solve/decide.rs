@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use crate::recipes::{Conflict, DepTypes, PackageRecipe, Provider, When};
+use crate::recipes::{Conflict, DepTypes, PackageRecipe, Provider, VariantKind, When};
 use crate::spec::{Spec, VariantValue, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
@@ -502,19 +502,65 @@ fn settle_conflicts<'a>(
         let Some(conflict) = holding else {
             return Ok((base, deferred, flipped));
         };
-        let free = conflict.when.spec.variants.iter().find(|(name, v)| {
-            matches!(v, VariantValue::Bool(_)) && !asked.variants.contains_key(*name)
-        });
+        let free = conflict
+            .when
+            .spec
+            .variants
+            .iter()
+            .filter(|(name, _)| !asked.variants.contains_key(*name))
+            .find_map(|(name, v)| Some((name, other_value(recipe, &base, name, v)?)));
         match free {
-            Some((name, VariantValue::Bool(b))) if flip => {
-                asked.variants.insert(name.clone(), VariantValue::Bool(!b));
+            Some((name, value)) if flip => {
+                let from = base.variants.get(name).cloned();
+                asked.variants.insert(name.clone(), value.clone());
                 flipped.push(Flip {
                     variant: name.clone(),
-                    value: !b,
+                    value,
+                    from,
                     conflict,
                 });
             }
             _ => return Err(Unsettled::Conflict(conflict)),
+        }
+    }
+}
+
+/// The value a variant nothing asked for takes to leave a conflict naming
+/// `conflicting`: the other one of a boolean; for a single-valued variant
+/// with listed values, the first listed value with which none of the
+/// package's own conflicts holds.
+fn other_value(
+    recipe: &PackageRecipe,
+    base: &Spec,
+    name: &str,
+    conflicting: &VariantValue,
+) -> Option<VariantValue> {
+    match conflicting {
+        VariantValue::Bool(b) => Some(VariantValue::Bool(!b)),
+        VariantValue::Values(named) => {
+            let def = recipe.variants.iter().find(|d| {
+                d.name == name && d.when.as_ref().is_none_or(|w| base.satisfies(&w.spec))
+            })?;
+            let VariantKind::Single {
+                values: Some(values),
+                ..
+            } = &def.kind
+            else {
+                return None;
+            };
+            let free_of_conflicts = |v: &String| {
+                let mut spec = base.clone();
+                let value = VariantValue::Values([v.clone()].into());
+                spec.variants.insert(name.to_string(), value);
+                !recipe
+                    .conflicts
+                    .iter()
+                    .any(|c| c.when.spec.deps.is_empty() && spec.satisfies(&c.when.spec))
+            };
+            let other = values
+                .iter()
+                .find(|v| !named.contains(*v) && free_of_conflicts(v))?;
+            Some(VariantValue::Values([other.clone()].into()))
         }
     }
 }
@@ -529,8 +575,8 @@ mod tests {
         let zero = "0".repeat(64);
         let text = format!(
             "name: tri\ndescription: d\nversions:\n  - {{version: \"2.0\", url: a.tgz, sha256: {zero}}}\n\
-             variants:\n  aztec: {{default: true}}\n  epetra: {{default: true}}\n  ml: {{default: true}}\n\
-             conflicts:\n  - {{when: \"+aztec ~epetra\"}}\n  - {{when: \"+ml ~epetra\"}}\n\
+             variants:\n  aztec: {{default: true}}\n  epetra: {{default: true}}\n  ml: {{default: true}}\n  std: {{default: \"17\", values: [\"14\", \"17\", \"20\"]}}\n  stdexec: {{default: false}}\n\
+             conflicts:\n  - {{when: \"+aztec ~epetra\"}}\n  - {{when: \"+ml ~epetra\"}}\n  - {{when: \"+stdexec std=14\"}}\n  - {{when: \"+stdexec std=17\"}}\n\
              build: {{system: generic}}\n"
         );
         let mut d = Diagnostics::new();
@@ -563,14 +609,32 @@ mod tests {
         // With it, aztec and then ml take their other value.
         assert_eq!(
             settle(&r, "~epetra", true).unwrap(),
-            "tri@2.0 ~aztec ~epetra ~ml [aztec,ml]"
+            "tri@2.0 ~aztec ~epetra ~ml std=17 ~stdexec [aztec,ml]"
         );
         // What was asked for is never flipped.
         assert_eq!(settle(&r, "~epetra +ml", true).unwrap_err(), "+ml ~epetra");
         // The defaults conflict with nothing: no flip.
         assert_eq!(
             settle(&r, "", true).unwrap(),
-            "tri@2.0 +aztec +epetra +ml []"
+            "tri@2.0 +aztec +epetra +ml std=17 ~stdexec []"
+        );
+    }
+
+    #[test]
+    fn a_single_valued_variant_takes_the_first_listed_value_free_of_conflicts() {
+        let (_d, r) = tri();
+        assert_eq!(
+            settle(&r, "+stdexec", false).unwrap_err(),
+            "+stdexec std=17"
+        );
+        assert_eq!(
+            settle(&r, "+stdexec", true).unwrap(),
+            "tri@2.0 +aztec +epetra +ml std=20 +stdexec [std]"
+        );
+        // A value that was asked for stays, and the conflict is the answer.
+        assert_eq!(
+            settle(&r, "+stdexec std=17", true).unwrap_err(),
+            "+stdexec std=17"
         );
     }
 }

@@ -107,7 +107,10 @@ pub(crate) struct Concrete<'a> {
 #[derive(Clone, Debug)]
 pub(crate) struct Flip<'a> {
     pub variant: String,
-    pub value: bool,
+    /// The value it takes.
+    pub value: crate::spec::VariantValue,
+    /// The value it had (its default), if it existed.
+    pub from: Option<crate::spec::VariantValue>,
     pub conflict: &'a Conflict,
 }
 
