@@ -10,17 +10,29 @@ use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children};
 impl Exprs<'_> {
     /// A condition on the spec.
     pub fn cond(&self, node: Node) -> Eval<Cond> {
+        self.cond_with(node, &|_| Ok(None))
+    }
+
+    /// A condition on the spec where `leaf` may decide a comparison first
+    /// (`flag_handler`'s tests of `name`); `not`, `and`, `or` and
+    /// parentheses are walked here.
+    pub(super) fn cond_with(
+        &self,
+        node: Node,
+        leaf: &dyn Fn(Node) -> Eval<Option<Cond>>,
+    ) -> Eval<Cond> {
         match node.kind() {
             "true" => Ok(Cond::True),
             "false" => Ok(Cond::False),
             "parenthesized_expression" => match children(node).first() {
-                Some(inner) => self.cond(*inner),
+                Some(inner) => self.cond_with(*inner, leaf),
                 None => err(node, "()"),
             },
             "not_operator" => Ok(self
-                .cond(
+                .cond_with(
                     node.child_by_field_name("argument")
                         .ok_or_else(|| Unevaluable::new(node, "not"))?,
+                    leaf,
                 )?
                 .not()),
             "boolean_operator" => {
@@ -31,13 +43,17 @@ impl Exprs<'_> {
                 ) else {
                     return err(node, "boolean operator");
                 };
-                let (a, b) = (self.cond(l)?, self.cond(r)?);
+                let (a, b) = (self.cond_with(l, leaf)?, self.cond_with(r, leaf)?);
                 Ok(if self.t(op) == "and" {
                     a.and(b)
                 } else {
                     a.or(b)
                 })
             }
+            "comparison_operator" => match leaf(node)? {
+                Some(c) => Ok(c),
+                None => self.comparison(node),
+            },
             "identifier" => match self.locals.get(self.t(node)) {
                 Some(Local::Cond(c)) => Ok(c.clone()),
                 Some(Local::Value(v)) => Ok(if v.truthy() { Cond::True } else { Cond::False }),
@@ -53,7 +69,6 @@ impl Exprs<'_> {
                 },
             },
             "call" => self.cond_call(node),
-            "comparison_operator" => self.comparison(node),
             _ => err(node, format!("condition `{}`", first_words(self.t(node)))),
         }
     }

@@ -353,38 +353,7 @@ impl Run<'_> {
 
     /// A condition: tests of `name` are decided, the rest are spec conditions.
     fn cond_of(&self, node: Node) -> Eval<Cond> {
-        match node.kind() {
-            "parenthesized_expression" => match children(node).first() {
-                Some(inner) => self.cond_of(*inner),
-                None => err(node, "()"),
-            },
-            "not_operator" => Ok(self
-                .cond_of(
-                    node.child_by_field_name("argument")
-                        .ok_or_else(|| Unevaluable::new(node, "not"))?,
-                )?
-                .not()),
-            "boolean_operator" => {
-                let (Some(l), Some(r), Some(op)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                    node.child_by_field_name("operator"),
-                ) else {
-                    return err(node, "boolean operator");
-                };
-                let (a, b) = (self.cond_of(l)?, self.cond_of(r)?);
-                Ok(if self.t(op) == "and" {
-                    a.and(b)
-                } else {
-                    a.or(b)
-                })
-            }
-            "comparison_operator" => match self.name_test(node)? {
-                Some(c) => Ok(c),
-                None => self.e.cond(node),
-            },
-            _ => self.e.cond(node),
-        }
+        self.e.cond_with(node, &|n| self.name_test(n))
     }
 
     /// `name == "cflags"`, `name in [...]`, `name.lower() != …`, `flags is None`.
