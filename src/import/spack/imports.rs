@@ -104,17 +104,7 @@ fn read_class_scope(file: &Path, module: &str, class: &str) -> Option<ClassScope
         Some((Value::Str(v.to_string()), Value::Dict(kwargs.collect())))
     });
     attributes.push((format!("{class}.versions"), Value::Dict(versions.collect())));
-    let helpers = other
-        .methods
-        .iter()
-        .filter(|m| m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod"))
-        .map(|m| {
-            (
-                format!("{class}.{}()", m.name),
-                text[m.range.clone()].to_string(),
-            )
-        })
-        .collect();
+    let helpers = static_helpers(&other, &text, class, |_| true);
     Some(ClassScope {
         attributes,
         helpers,
@@ -129,10 +119,25 @@ fn other_class_helpers(other: &SpackPackage, text: &str, class: &str) -> Option<
     let end = text[start + 1..]
         .find("\nclass ")
         .map_or(text.len(), |i| start + 1 + i);
-    let helpers = other
+    let helpers = static_helpers(other, text, class, |r| r.start > start && r.end <= end);
+    Some(ClassScope {
+        attributes: Vec::new(),
+        helpers,
+    })
+}
+
+/// The static methods of `class` (those whose source range `within` takes)
+/// as `Class.name()` → their source, the helpers class attributes may call.
+fn static_helpers(
+    other: &SpackPackage,
+    text: &str,
+    class: &str,
+    within: impl Fn(&std::ops::Range<usize>) -> bool,
+) -> Helpers {
+    other
         .methods
         .iter()
-        .filter(|m| m.range.start > start && m.range.end <= end)
+        .filter(|m| within(&m.range))
         .filter(|m| m.builder.is_none() && m.decorators.iter().any(|d| d == "staticmethod"))
         .map(|m| {
             (
@@ -140,11 +145,7 @@ fn other_class_helpers(other: &SpackPackage, text: &str, class: &str) -> Option<
                 text[m.range.clone()].to_string(),
             )
         })
-        .collect();
-    Some(ClassScope {
-        attributes: Vec::new(),
-        helpers,
-    })
+        .collect()
 }
 
 #[cfg(test)]
