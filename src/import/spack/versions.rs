@@ -39,9 +39,7 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         if let Some(why) = unfetchable(d) {
             // Kept whole as data, listed as `info`: nothing of the
             // directive is lost, but the stack cannot fetch this version.
-            s.kept.push(kept(d));
-            let v = d.arg_str(0).unwrap_or("?");
-            pkg.untranslated(d.line, Kind::Info, "version kept", format!("{v}: {why}"));
+            keep_noted(pkg, s, d, &why);
             continue;
         }
         let ufv = d
@@ -54,14 +52,7 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             // chosen. Kept as data, so that the checksummed ones stay usable
             // (rust-bootstrap's `nightly`).
             Ok(entry) if unchecksummed(&entry) => {
-                s.kept.push(kept(d));
-                let v = d.arg_str(0).unwrap_or("?");
-                pkg.untranslated(
-                    d.line,
-                    Kind::Info,
-                    "version kept",
-                    format!("{v}: no checksum"),
-                );
+                keep_noted(pkg, s, d, "no checksum");
             }
             Ok(entry) => {
                 if d.kw_bool("deprecated") == Some(true)
@@ -83,14 +74,7 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
             // No checksum and no place to fetch from: an external-only
             // package's version, which has no source in Spack either.
             Err(_) if no_checksum(d) => {
-                s.kept.push(kept(d));
-                let v = d.arg_str(0).unwrap_or("?");
-                pkg.untranslated(
-                    d.line,
-                    Kind::Info,
-                    "version kept",
-                    format!("{v}: no source"),
-                );
+                keep_noted(pkg, s, d, "no source");
             }
             Err(why) => pkg.untranslated(d.line, Kind::Directive, "version source", why),
         }
@@ -100,6 +84,14 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
 /// A version declared again replaces the earlier declaration, as in Spack
 /// (its `version()` directive sets a dict entry): libluv lists `1.48.0-2`
 /// twice.
+/// Keep a version directive whole as data, noted as `info` with why the
+/// stack cannot use it.
+fn keep_noted(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, why: &str) {
+    s.kept.push(kept(d));
+    let v = d.arg_str(0).unwrap_or("?");
+    pkg.untranslated(d.line, Kind::Info, "version kept", format!("{v}: {why}"));
+}
+
 fn push_version(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, entry: Yaml) {
     let name = |e: &Yaml| match e {
         Yaml::Map(m) => m
