@@ -111,8 +111,16 @@ pub fn package_name(dir: &str) -> String {
     d.replace('_', "-")
 }
 
-/// The commit of the git checkout at `dir`, if it is one.
+/// The file naming the commit a tree was exported from (`stack`'s export
+/// of a pinned spack-packages commit has no `.git`).
+pub const EXPORTED_COMMIT_FILE: &str = ".stack-commit";
+
+/// The commit of the git checkout at `dir` (or of the tree exported there
+/// from one, see [`EXPORTED_COMMIT_FILE`]), if it is one.
 pub fn checkout_commit(dir: &Path) -> Option<String> {
+    if let Ok(sha) = std::fs::read_to_string(dir.join(EXPORTED_COMMIT_FILE)) {
+        return Some(sha.trim().to_string());
+    }
     let repo = git2::Repository::discover(dir).ok()?;
     let head = repo.head().ok()?;
     head.peel_to_commit().ok().map(|c| c.id().to_string())

@@ -19,6 +19,7 @@ mod cluster;
 mod environment;
 mod modules;
 mod packages;
+mod pinned;
 mod recipe;
 pub mod spack_repo;
 mod view;
@@ -147,10 +148,12 @@ fn spack_repos(
         .chain(&c.repos)
         .filter_map(|dir| spack_repo::translated(dir, cache, diags))
         .collect();
-    let fallback = opts
-        .spack_packages
-        .as_deref()
-        .and_then(|dir| spack_repo::translated(dir, cache, diags));
+    let fallback = opts.spack_packages.as_deref().and_then(|dir| {
+        // Beside the translations: `<cache>/../spack-packages/<sha>/`.
+        let exports = cache.parent().unwrap_or(cache).join("spack-packages");
+        let pinned = pinned::tree(dir, r.packages_pin.as_ref(), &exports, diags);
+        spack_repo::translated(&pinned, cache, diags)
+    });
     (repos, fallback)
 }
 

@@ -28,6 +28,9 @@ pub struct RecipeDir {
     pub policies: PolicyList,
     pub modules: Option<Yaml>,
     pub repo: Option<PathBuf>,
+    /// `config.yaml`'s `spack.packages.commit`: the spack-packages commit
+    /// the recipe was written against.
+    pub packages_pin: Option<super::pinned::Pin>,
 }
 
 /// Whether `dir` is a stackinator recipe directory.
@@ -110,7 +113,9 @@ fn config(dir: &Path, out: &mut RecipeDir, diags: &mut Diagnostics) {
     {
         out.name = n.value;
     }
-    cx.required(&m, "spack", "config.yaml");
+    if let Some(spack) = cx.required(&m, "spack", "config.yaml") {
+        out.packages_pin = packages_pin(&mut cx, spack, &src);
+    }
     out.description = m
         .get("description")
         .and_then(|n| cx.string(n, "`description`"))
@@ -134,6 +139,32 @@ fn config(dir: &Path, out: &mut RecipeDir, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// `spack: {repo, commit, packages: {repo, commit}}`: Spack itself is not
+/// used; the spack-packages commit is read from the local checkout
+/// ([`super::pinned`]), its `repo` URL is not fetched.
+fn packages_pin(
+    cx: &mut Cx,
+    spack: &crate::diag::yaml::Node,
+    src: &crate::diag::SourceFile,
+) -> Option<super::pinned::Pin> {
+    let m = cx.map(spack, "`spack`", &["repo", "commit", "packages"])?;
+    for key in ["repo", "commit"] {
+        if let Some(n) = m.get(key) {
+            let _ = cx.string(n, &format!("`spack.{key}`"));
+        }
+    }
+    let p = cx.map(m.get("packages")?, "`spack.packages`", &["repo", "commit"])?;
+    if let Some(n) = p.get("repo") {
+        let _ = cx.string(n, "`spack.packages.repo`");
+    }
+    let commit = cx.nonempty_string(p.get("commit")?, "`spack.packages.commit`")?;
+    Some(super::pinned::Pin {
+        commit: commit.value,
+        loc: commit.loc,
+        source: Some(src.clone()),
+    })
 }
 
 /// `compilers.yaml`, v2 (`gcc: {version: "14"}`) or v1 (`bootstrap:`,

@@ -139,7 +139,7 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
             }
         }
     }
-    diags.sort();
+    let diags = super::unreviewed::summarize(diags);
     match (recipe, cluster) {
         (Some((recipe, _)), Some((cluster, _))) if !diags.has_errors() => Ok(Inputs {
             recipe,

@@ -14,6 +14,7 @@ mod load;
 pub mod lookup;
 mod model;
 mod template_refs;
+mod unreviewed;
 mod write;
 
 pub use inputs::{InputOptions, Inputs, load_inputs, reachable};

@@ -1,0 +1,312 @@
+//! spack-packages at the commit a recipe pins: `config.yaml`'s
+//! `spack: {packages: {commit: …}}`. Stackinator clones spack-packages at
+//! that commit; stack is offline, so it reads the commit from the local
+//! checkout's git history (a sha, a tag or a branch) and exports its
+//! `repos/` tree once into the cache. A commit the checkout does not have
+//! is a warning at the `commit:` line, and the checkout is read as it is.
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile};
+
+/// Written into an exported tree: the commit it holds (read by
+/// [`crate::import::checkout_commit`], so translated recipes name it).
+pub const COMMIT_MARKER: &str = crate::import::EXPORTED_COMMIT_FILE;
+
+/// What `config.yaml` pins: the commit-ish and where it is written.
+#[derive(Clone, Debug)]
+pub struct Pin {
+    pub commit: String,
+    pub loc: Loc,
+    /// config.yaml's text, for the warning's snippet.
+    pub source: Option<SourceFile>,
+}
+
+/// The spack-packages tree to translate for `pin`: `checkout` itself when
+/// its HEAD is the pinned commit (or nothing is pinned, or the commit is
+/// unknown there: then a warning), else the pinned commit's `repos/` tree
+/// exported under `exports/<sha>/`.
+pub fn tree(
+    checkout: &Path,
+    pin: Option<&Pin>,
+    exports: &Path,
+    diags: &mut Diagnostics,
+) -> PathBuf {
+    let Some(pin) = pin else {
+        return checkout.to_path_buf();
+    };
+    let repo = match git2::Repository::discover(checkout) {
+        Ok(r) => r,
+        Err(_) => {
+            diags.push(not_found(checkout, pin, "it is not a git checkout"));
+            return checkout.to_path_buf();
+        }
+    };
+    let Some(commit) = find(&repo, &pin.commit) else {
+        diags.push(not_found(
+            checkout,
+            pin,
+            "its history has no such commit, tag or branch",
+        ));
+        return checkout.to_path_buf();
+    };
+    let head = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    if head.is_some_and(|h| h.id() == commit.id()) {
+        return checkout.to_path_buf();
+    }
+    warn_shadowed(&repo, &commit, pin, diags);
+    let sha = commit.id().to_string();
+    let out = exports.join(&sha);
+    if out.join(COMMIT_MARKER).is_file() {
+        return out;
+    }
+    match export(&repo, &commit, &out) {
+        Ok(()) => {
+            tracing::info!(
+                "spack-packages {} exported into {}",
+                pin.commit,
+                out.display()
+            );
+            out
+        }
+        Err(e) => {
+            diags.push(not_found(
+                checkout,
+                pin,
+                &format!("exporting it into {} failed: {e}", out.display()),
+            ));
+            checkout.to_path_buf()
+        }
+    }
+}
+
+/// stack's own recipes stand in for Spack's `builtin` and win over
+/// spack-packages (they are reviewed builds); one warning names those
+/// whose `package.py` at the pinned commit differs from the one they were
+/// imported from, since the recipe was written against the pinned one.
+fn warn_shadowed(
+    repo: &git2::Repository,
+    pinned: &git2::Commit,
+    pin: &Pin,
+    diags: &mut Diagnostics,
+) {
+    let Some(dir) = crate::recipes::builtin_recipes() else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = fs_err::read_dir(&dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|f| f.extension().is_some_and(|e| e == "yaml"));
+    files.sort();
+    let pinned_tree = pinned.tree().ok();
+    let blob = |tree: Option<&git2::Tree>, file: &str| {
+        tree.and_then(|t| t.get_path(Path::new(file)).ok())
+            .map(|e| e.id())
+    };
+    let mut differ = Vec::new();
+    for f in &files {
+        let (Some(recipe), _) = crate::recipes::load_package(f, &dir) else {
+            continue;
+        };
+        let Some(imp) = &recipe.imported else {
+            continue;
+        };
+        let (Some(file), Some(from)) = (&imp.file, &imp.commit) else {
+            continue;
+        };
+        let theirs = find(repo, from).and_then(|c| c.tree().ok());
+        let (a, b) = (
+            blob(theirs.as_ref(), file),
+            blob(pinned_tree.as_ref(), file),
+        );
+        if a.is_some() && b.is_some() && a != b {
+            differ.push(recipe.name.clone());
+        }
+    }
+    if differ.is_empty() {
+        return;
+    }
+    let mut d = Diagnostic::warning(
+        Code::Unsupported,
+        format!(
+            "stack's own recipes of {} package(s) differ from spack-packages `{}` and are used in its place: {}",
+            differ.len(),
+            pin.commit,
+            differ.join(", ")
+        ),
+    )
+    .at(&pin.loc, "pinned here")
+    .with_help(format!(
+        "stack's recipes (in {}) were imported from another spack-packages commit and reviewed; \
+         a version, variant or constraint the recipe needs from the pinned commit is then missing \
+         there: add it to stack's recipe, or put the pinned package.py into the recipe's repo/",
+        dir.display()
+    ));
+    if let Some(src) = &pin.source {
+        d.attach_source(src);
+    }
+    diags.push(d);
+}
+
+/// `5ece166d…`, `v2026.03.0`, `releases/v2025.07` (a local or remote branch).
+fn find<'r>(repo: &'r git2::Repository, spec: &str) -> Option<git2::Commit<'r>> {
+    [
+        spec.to_string(),
+        format!("refs/tags/{spec}"),
+        format!("origin/{spec}"),
+        format!("refs/remotes/origin/{spec}"),
+    ]
+    .iter()
+    .find_map(|s| repo.revparse_single(s).ok()?.peel_to_commit().ok())
+}
+
+fn not_found(checkout: &Path, pin: &Pin, why: &str) -> Diagnostic {
+    let mut d = Diagnostic::warning(
+        Code::BadPath,
+        format!(
+            "config.yaml pins spack-packages `{}`, but the checkout {} cannot give it ({why}): its working tree is read instead",
+            pin.commit,
+            checkout.display()
+        ),
+    )
+    .at(&pin.loc, "pinned here")
+    .with_help(format!(
+        "fetch it into the checkout (`git -C {} fetch origin {}`), or point STACK_SPACK_PACKAGES at a checkout that has it",
+        checkout.display(),
+        pin.commit
+    ));
+    if let Some(src) = &pin.source {
+        d.attach_source(src);
+    }
+    d
+}
+
+/// Write the commit's `repos/` tree (the package repositories; the rest
+/// of spack-packages is CI and docs) to `out`, atomically.
+fn export(repo: &git2::Repository, commit: &git2::Commit, out: &Path) -> Result<(), String> {
+    let tree = commit.tree().map_err(|e| e.to_string())?;
+    let repos = tree
+        .get_path(Path::new("repos"))
+        .and_then(|e| e.to_object(repo))
+        .and_then(|o| o.peel_to_tree())
+        .map_err(|_| "the commit has no `repos/` directory".to_string())?;
+    let tmp = out.with_extension(format!("tmp-{}", std::process::id()));
+    let _ = fs_err::remove_dir_all(&tmp);
+    write_tree(repo, &repos, &tmp.join("repos"))?;
+    fs_err::write(tmp.join(COMMIT_MARKER), commit.id().to_string()).map_err(|e| e.to_string())?;
+    if let Some(parent) = out.parent() {
+        fs_err::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    if fs_err::rename(&tmp, out).is_err() && !out.join(COMMIT_MARKER).is_file() {
+        return Err(format!("cannot move {} into place", tmp.display()));
+    }
+    let _ = fs_err::remove_dir_all(&tmp);
+    Ok(())
+}
+
+fn write_tree(repo: &git2::Repository, tree: &git2::Tree, dir: &Path) -> Result<(), String> {
+    fs_err::create_dir_all(dir).map_err(|e| e.to_string())?;
+    for entry in tree.iter() {
+        let Some(name) = entry.name() else { continue };
+        // Names come from git: no `..`, no `/`; refuse anything else.
+        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+            return Err(format!("refusing the tree entry `{name}`"));
+        }
+        let path = dir.join(name);
+        match entry.kind() {
+            Some(git2::ObjectType::Tree) => {
+                let sub = entry
+                    .to_object(repo)
+                    .and_then(|o| o.peel_to_tree())
+                    .map_err(|e| e.to_string())?;
+                write_tree(repo, &sub, &path)?;
+            }
+            Some(git2::ObjectType::Blob) if entry.filemode() != 0o120000 => {
+                let blob = entry
+                    .to_object(repo)
+                    .and_then(|o| o.peel_to_blob())
+                    .map_err(|e| e.to_string())?;
+                fs_err::write(&path, blob.content()).map_err(|e| e.to_string())?;
+            }
+            // Symlinks and submodules: not part of package repositories.
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+            .arg(dir)
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    fn package(dir: &Path, body: &str) {
+        let p = dir.join("repos/spack_repo/builtin/packages/zlib");
+        fs_err::create_dir_all(&p).unwrap();
+        fs_err::write(p.join("package.py"), body).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-qm", body]);
+    }
+
+    fn pin(commit: &str) -> Pin {
+        Pin {
+            commit: commit.into(),
+            loc: Loc::file_start("config.yaml"),
+            source: None,
+        }
+    }
+
+    #[test]
+    fn exports_the_pinned_commit_and_reuses_it() {
+        let t = tempfile::tempdir().unwrap();
+        let co = t.path().join("checkout");
+        fs_err::create_dir_all(&co).unwrap();
+        git(&co, &["init", "-q"]);
+        package(&co, "old");
+        git(&co, &["tag", "v1"]);
+        package(&co, "new");
+        let cache = t.path().join("cache");
+        let mut d = Diagnostics::new();
+        let out = tree(&co, Some(&pin("v1")), &cache, &mut d);
+        assert!(d.is_empty(), "{d}");
+        assert_ne!(out, co);
+        let body = out.join("repos/spack_repo/builtin/packages/zlib/package.py");
+        assert_eq!(fs_err::read_to_string(&body).unwrap(), "old");
+        let sha = fs_err::read_to_string(out.join(COMMIT_MARKER)).unwrap();
+        assert_eq!(crate::import::checkout_commit(&out).as_deref(), Some(&*sha));
+        // Again: the export is reused; HEAD itself is read in place.
+        assert_eq!(tree(&co, Some(&pin(&sha)), &cache, &mut d), out);
+        assert_eq!(tree(&co, Some(&pin("HEAD")), &cache, &mut d), co);
+        assert_eq!(tree(&co, None, &cache, &mut d), co);
+        assert!(d.is_empty(), "{d}");
+    }
+
+    #[test]
+    fn an_unknown_commit_is_a_warning_and_reads_the_checkout() {
+        let t = tempfile::tempdir().unwrap();
+        let co = t.path().join("checkout");
+        fs_err::create_dir_all(&co).unwrap();
+        git(&co, &["init", "-q"]);
+        package(&co, "only");
+        let mut d = Diagnostics::new();
+        let out = tree(&co, Some(&pin("0123456789abcdef")), t.path(), &mut d);
+        assert_eq!(out, co);
+        assert!(!d.has_errors());
+        let text = d.to_string();
+        assert!(
+            text.contains("pins spack-packages `0123456789abcdef`"),
+            "{text}"
+        );
+        assert!(text.contains("no such commit"), "{text}");
+    }
+}
