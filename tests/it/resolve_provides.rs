@@ -157,3 +157,24 @@ fn a_test_dependency_is_built_but_never_linked_run_or_hashed() {
         node(&tested(false), "tested").hash
     );
 }
+
+#[test]
+fn a_provider_named_by_a_roots_caret_is_chosen_for_its_virtual() {
+    // `app` needs the virtual `xmpi`; by name `aaa-mpi` would be chosen.
+    // `app ^zzz-mpi` names the provider: as in Spack, it is put in the DAG.
+    let app = app_needing("1");
+    let mut recipes: Vec<(&str, &str)> = PROVIDERS.to_vec();
+    recipes.extend(app.iter().map(|(n, e)| (*n, e.as_str())));
+    let plan = ok(resolve_with(
+        &recipes,
+        "environments:\n  e:\n    specs: [\"app ^zzz-mpi\"]\n",
+    ));
+    assert_eq!(env_names(&plan, "e"), ["app", "zzz-mpi"]);
+    assert_eq!(node(&plan, "app").virtuals["xmpi"], "zzz-mpi");
+    // Without it, the first by name.
+    let plan = ok(resolve_with(
+        &recipes,
+        "environments:\n  e:\n    specs: [app]\n",
+    ));
+    assert_eq!(node(&plan, "app").virtuals["xmpi"], "aaa-mpi");
+}

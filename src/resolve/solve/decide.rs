@@ -165,7 +165,8 @@ impl<'a> Solver<'a> {
     }
 
     /// Providers of a virtual in the order they are tried: the one the
-    /// policy requires; else those the environment already asks for, those
+    /// policy requires; else those the environment already asks for (or a
+    /// root names as `^provider`), those
     /// the policy prefers, those Spack prefers by default
     /// ([`default_providers`]), then all by name. Only providers of `versions`
     /// of the virtual take part.
@@ -208,10 +209,15 @@ impl<'a> Solver<'a> {
             return out;
         }
         for p in allowed_providers.clone() {
-            let requested = self
-                .index
-                .get(&p.package)
-                .is_some_and(|&t| self.needed(t) || self.decided[t].is_some());
+            // Needed or decided already, or named by a root's `^p`: as
+            // in Spack, `app ^intel-oneapi-mkl` puts the provider in the DAG.
+            let requested = self.index.get(&p.package).is_some_and(|&t| {
+                self.needed(t)
+                    || self.decided[t].is_some()
+                    || self.reqs[t]
+                        .iter()
+                        .any(|r| matches!(r.origin, Origin::RootDep { .. }))
+            });
             if requested {
                 add(p, ProviderReason::Requested, &mut out);
             }
