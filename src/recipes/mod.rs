@@ -408,11 +408,17 @@ impl PackageRepo {
             base = b;
         }
         if let (Some(recipe), Ok(source)) = (&parsed.recipe, &base.source) {
-            let fallback = self
+            // Spack recipes translated on the fly: in `fallback_repos:`, or
+            // not reviewed (a stackinator recipe's `repo/`, site repositories).
+            let lenient = self
                 .dirs
                 .iter()
-                .any(|d| d.path == base.repo_dir && matches!(d.origin, RepoOrigin::Fallback(_)));
-            validate::check_against_repo(recipe, source, self, fallback, &mut diags);
+                .any(|d| d.path == base.repo_dir && matches!(d.origin, RepoOrigin::Fallback(_)))
+                || recipe
+                    .imported
+                    .as_ref()
+                    .is_some_and(|i| i.from == "spack" && !i.reviewed);
+            validate::check_against_repo(recipe, source, self, lenient, &mut diags);
         }
         diags
     }

@@ -47,9 +47,9 @@ pub(crate) fn check_own_conditions(recipe: &PackageRecipe, cx: &mut Cx) {
     }
 }
 
-/// Checks of `recipe` that need the other packages of `repo`. In a
-/// `fallback` repository (recipes translated from Spack on the fly, which
-/// the built-in ones override) the problems of conditional dependencies
+/// Checks of `recipe` that need the other packages of `repo`. For a
+/// `fallback` recipe (translated from Spack on the fly and not reviewed:
+/// in `fallback_repos:`, or an unreviewed import) the problems of conditional dependencies
 /// and of `^` constraints in conditions are warnings: they name Spack
 /// packages or variants that the searched repositories lack, and matter
 /// only when the condition holds — then resolving fails at that package
@@ -80,7 +80,7 @@ pub(crate) fn check_against_repo(
     diags.extend(lenient.into_iter().map(|mut d| {
         d.severity = Severity::Warning;
         d.help = Some(format!(
-            "{}{}a translated Spack recipe (`fallback_repos:`): this matters only when its condition holds; resolving fails there then",
+            "{}{}a Spack recipe translated on the fly: this matters only when its condition holds; resolving fails there then",
             d.help.as_deref().unwrap_or(""),
             if d.help.is_some() { "; " } else { "" },
         ));
