@@ -410,11 +410,10 @@ impl PackageRepo {
         if let (Some(recipe), Ok(source)) = (&parsed.recipe, &base.source) {
             // Spack recipes translated on the fly: in `fallback_repos:`, or
             // not reviewed (a stackinator recipe's `repo/`, site repositories).
-            let lenient = self
-                .dirs
-                .iter()
-                .any(|d| d.path == base.repo_dir && matches!(d.origin, RepoOrigin::Fallback(_)))
-                || recipe
+            let lenient =
+                self.dirs.iter().any(|d| {
+                    d.path == base.repo_dir && matches!(d.origin, RepoOrigin::Fallback(_))
+                }) || recipe
                     .imported
                     .as_ref()
                     .is_some_and(|i| i.from == "spack" && !i.reviewed);

@@ -514,13 +514,94 @@ fn a_translated_recipes_missing_conditional_dependency_warns_until_needed() {
         stderr.contains("! unknown package `nowhere-pkg` in conditional dependency"),
         "{stderr}"
     );
-    assert!(stderr.contains("fallback_repos"), "{stderr}");
+    assert!(stderr.contains("translated on the fly"), "{stderr}");
     let envs = fx.join("recipe/environments.yaml");
     let text = fs_err::read_to_string(&envs).unwrap();
     fs_err::write(&envs, text.replace("- layer-d", "- layer-d +extra")).unwrap();
     let (code, stderr) = run(&["resolve", recipe, "--cluster", cluster]);
     assert_ne!(code, Some(0), "{stderr}");
     assert!(stderr.contains("nowhere-pkg"), "{stderr}");
+}
+
+/// `config.yaml`'s `spack.packages.commit` is read from the checkout's
+/// history: a tag pinning an older commit gives that commit's package
+/// (layer-d 4.0, while the working tree has 4.1); a commit the history
+/// lacks is a warning at its line, and the working tree is read.
+#[test]
+fn the_pinned_spack_packages_commit_is_read_from_the_checkouts_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path()).join("layers");
+    let sp = fx.join("spack-packages");
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+            .arg(&sp)
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "4.0"]);
+    git(&["tag", "v-old"]);
+    let pkg = sp.join("repos/spack_repo/builtin/packages/layer_d/package.py");
+    let body = fs_err::read_to_string(&pkg).unwrap();
+    fs_err::write(&pkg, body.replace("version(\"4.0\"", "version(\"4.1\"")).unwrap();
+    git(&["commit", "-qam", "4.1"]);
+    let config = fx.join("recipe/config.yaml");
+    let pin = |commit: &str| {
+        let body = fs_err::read_to_string(&config).unwrap();
+        let body = body
+            .lines()
+            .map(|l| match l.strip_prefix("    commit: ") {
+                Some(_) => format!("    commit: {commit}"),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        fs_err::write(&config, body + "\n").unwrap();
+    };
+    let resolve = || {
+        let o = Command::cargo_bin("stack")
+            .unwrap()
+            .current_dir(tmp.path())
+            .env("STACK_CACHE", tmp.path().join("cache"))
+            .env("STACK_BUILTIN_REPO", fx.join("builtin"))
+            .env("STACK_SPACK_PACKAGES", &sp)
+            .args(["--color", "never", "resolve"])
+            .arg(fx.join("recipe"))
+            .arg("--cluster")
+            .arg(fx.join("cluster"))
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&o);
+        assert!(o.status.success(), "{stderr}");
+        let plan: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let d = plan["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == "layer-d")
+            .map(|n| n["version"].as_str().unwrap().to_string());
+        (d.unwrap(), stderr)
+    };
+    pin("v-old");
+    let (version, stderr) = resolve();
+    assert_eq!(version, "4.0", "{stderr}");
+    assert!(!stderr.contains("pins spack-packages"), "{stderr}");
+    let exported = tmp.path().join("cache/stackinator/spack-packages");
+    assert_eq!(fs_err::read_dir(&exported).unwrap().count(), 1);
+    pin("no-such-branch");
+    let (version, stderr) = resolve();
+    assert_eq!(version, "4.1", "{stderr}");
+    assert!(
+        stderr.contains("config.yaml pins spack-packages `no-such-branch`")
+            && stderr.contains("config.yaml:7:13"),
+        "{stderr}"
+    );
 }
 
 /// Spack constructs of alps-uenv recipes (`recipe-constructs`): a root
