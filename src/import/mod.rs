@@ -118,7 +118,7 @@ pub const EXPORTED_COMMIT_FILE: &str = ".stack-commit";
 /// The commit of the git checkout at `dir` (or of the tree exported there
 /// from one, see [`EXPORTED_COMMIT_FILE`]), if it is one.
 pub fn checkout_commit(dir: &Path) -> Option<String> {
-    if let Ok(sha) = std::fs::read_to_string(dir.join(EXPORTED_COMMIT_FILE)) {
+    if let Ok(sha) = fs_err::read_to_string(dir.join(EXPORTED_COMMIT_FILE)) {
         return Some(sha.trim().to_string());
     }
     let repo = git2::Repository::discover(dir).ok()?;
