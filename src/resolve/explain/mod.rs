@@ -6,6 +6,7 @@
 
 mod choices;
 mod rejects;
+mod untranslated_versions;
 
 use std::collections::BTreeSet;
 
@@ -489,12 +490,31 @@ impl<'a> Solver<'a> {
             .recipe(slot)
             .map(|r| format!(" in {}", crate::diag::display_path(&r.file)))
             .unwrap_or_default();
-        self.explanation(
+        let left_out = self
+            .recipe(slot)
+            .map(|r| untranslated_versions::untranslated_versions(r, &wanted.versions))
+            .unwrap_or_default();
+        for (v, why, line) in &left_out {
+            lines.push(ExplainLine {
+                indent: 0,
+                text: format!(
+                    "Spack's package lists `{name}@{v}` ({line}), but its translation left it out: {why}"
+                ),
+                loc: None,
+            });
+        }
+        let mut e = self.explanation(
             format!(
                 "no version of `{name}` satisfies `@{versions}` (available{file}: {})",
                 available.join(", ")
             ),
             lines,
-        )
+        );
+        if !left_out.is_empty() {
+            e.hint = Some(format!(
+                "give `{name}` as an external in the cluster's packages.yaml, or put a recipe with a fetchable source of that version (a `file://` url to the downloaded archive, with its sha256) into a repository searched first"
+            ));
+        }
+        e
     }
 }
