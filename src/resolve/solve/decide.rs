@@ -399,6 +399,10 @@ impl<'a> Solver<'a> {
             Candidate::Build(entry) => {
                 base.versions = VersionConstraint::exact(entry.version.clone());
                 self.setup.choose_compilers(&mut base, wanted);
+                // compiler flags asked for (`cflags=-fPIC`, `require:`,
+                // propagated `cflags==`, `prefer:`): seen by `conflicts:`
+                // and `when:`, injected at build
+                base.flags = node_flags(wanted, &policy.prefer);
                 let cand = || format!("{}@{}", recipe.name, entry.version);
                 let (spec, deferred, flipped) = settle_conflicts(
                     recipe, base, wanted, defaults, flip,
@@ -413,10 +417,6 @@ impl<'a> Solver<'a> {
                         conflict,
                     },
                 })?;
-                // compiler flags asked for (`cflags=-fPIC`, `require:`,
-                // propagated `cflags==`, `prefer:`): injected at build
-                let mut spec = spec;
-                spec.flags = node_flags(wanted, &policy.prefer);
                 let mut deps: Vec<(usize, DepTypes)> = Vec::new();
                 for d in &recipe.dependencies {
                     if d.when.as_ref().is_some_and(|w| !spec.satisfies(&w.spec)) {
