@@ -275,7 +275,8 @@ pub fn build_job(
     let mut r = Renderer::new(plan, idx, jobs);
     let install = install_steps(&mut r, &b.install)?;
     let (system, relocate) = system(&mut r, node, install)?;
-    let (system, flag_env) = super::render_flags::apply(&mut r, &b.flags, system)?;
+    let (system, flag_env) =
+        super::render_flags::apply(&mut r, &b.flags, &node.spec.flags, system)?;
     let mut build_env = flag_env;
     for op in &b.build_env {
         if r.holds(&op.when) {

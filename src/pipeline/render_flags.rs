@@ -3,9 +3,14 @@
 //! build environment; `via: build_system` → the kind's arguments
 //! ([`crate::build_kinds::BuildKind::flag_args`]: autotools `CFLAGS=…`,
 //! cmake `-DCMAKE_C_FLAGS=…`), or the environment for kinds without.
+//! The node's spec flags (`cflags=-fPIC` in a spec) are injected after the
+//! recipe's own, as Spack's default `flag_handler` does.
+
+use std::collections::BTreeMap;
 
 use crate::build::{self, wrapper};
 use crate::recipes::{FlagEntry, FlagName, FlagVia};
+use crate::spec::FlagList;
 
 use super::render::{RenderError, Renderer};
 
@@ -37,16 +42,37 @@ fn gather(r: &mut Renderer<'_>, flags: &[FlagEntry]) -> Result<Gathered, RenderE
     Ok(out)
 }
 
+/// The node's spec flags (`cflags=-fPIC`) added after the recipe's own
+/// injected ones, as Spack's default `flag_handler` (`inject_flags`) does.
+fn add_spec_flags(out: &mut Gathered, spec_flags: &BTreeMap<String, FlagList>) {
+    for (key, list) in spec_flags {
+        let Some(name) = FlagName::from_key(key) else {
+            continue;
+        };
+        match out
+            .iter_mut()
+            .find(|(via, n, _)| *via == FlagVia::Inject && *n == name)
+        {
+            Some((_, _, values)) => values.extend(list.flags.iter().cloned()),
+            None => out.push((FlagVia::Inject, name, list.flags.clone())),
+        }
+    }
+}
+
 /// The build system with build-system flags added, and the environment
 /// operations for the other routes (applied before the recipe's `build_env`).
+/// The node's spec flags (`spec_flags`) are injected after the recipe's.
 pub fn apply(
     r: &mut Renderer<'_>,
     flags: &[FlagEntry],
+    spec_flags: &BTreeMap<String, FlagList>,
     mut system: build::BuildSystem,
 ) -> Result<(build::BuildSystem, Vec<build::EnvOp>), RenderError> {
     let mut env = Vec::new();
     let mut to_system: Vec<(&str, String)> = Vec::new();
-    for (via, name, values) in gather(r, flags)? {
+    let mut gathered = gather(r, flags)?;
+    add_spec_flags(&mut gathered, spec_flags);
+    for (via, name, values) in gathered {
         let joined = values.join(" ");
         match via {
             FlagVia::Inject => env.push(build::EnvOp::Set(

@@ -47,7 +47,8 @@ const VERSION_KEYS: &[&str] = &[
     "source",
 ];
 
-/// Variant names that clash with spec syntax.
+/// Variant names that clash with spec syntax (and the compiler flag names,
+/// [`crate::spec::FLAG_NAMES`]).
 const RESERVED_VARIANTS: &[&str] = &["target", "platform", "os", "arch", "compiler", "dev_path"];
 
 /// Read `path` (a recipe in the repository directory `repo_dir`). Returns the
@@ -468,7 +469,9 @@ fn variants(cx: &mut Cx, node: &Node) -> Vec<VariantDef> {
             );
             continue;
         }
-        if RESERVED_VARIANTS.contains(&name.as_str()) {
+        if RESERVED_VARIANTS.contains(&name.as_str())
+            || crate::spec::FLAG_NAMES.contains(&name.as_str())
+        {
             cx.error(
                 Code::InvalidValue,
                 &loc,

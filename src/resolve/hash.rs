@@ -17,6 +17,7 @@
 //! | `env` | the recipe's run environment (`env:`), active entries only |
 //! | `deps` | `name`, `hash` and dependency `types` of each direct dependency, sorted; test-only dependencies (`type: [test]`) are left out: they do not change what is installed |
 //! | `mount` | the mount point |
+//! | `flags` | only when the node's spec has compiler flags (`cflags=-fPIC`): each name with its flags in order |
 //!
 //! An external node hashes `name`, `version`, `variants` and its `prefix`.
 //! Nothing else enters a hash: not the recipe's description, other
@@ -304,6 +305,16 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
             })
             .collect();
         value["compiler"]["languages"] = Value::Object(languages);
+    }
+    // Only present for spec flags (`cflags=-fPIC`): other hashes stay as they were.
+    if inputs.external.is_none() && !inputs.spec.flags.is_empty() {
+        let flags: serde_json::Map<String, Value> = inputs
+            .spec
+            .flags
+            .iter()
+            .map(|(name, f)| (name.clone(), json!(f.flags)))
+            .collect();
+        value["flags"] = Value::Object(flags);
     }
     let mut out = String::from(HASH_FORMAT);
     out.push('\n');

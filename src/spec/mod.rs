@@ -18,6 +18,7 @@
 //! | [`version`](Version) | versions and their ordering |
 //! | [`constraint`](VersionConstraint) | `@1.2`, `@=1.2`, `@1.2:1.4`, lists |
 //! | [`variant`](VariantValue) | `+x`, `~x`, `key=a,b` |
+//! | [`FlagList`] | compiler flags: `cflags="-O2 -g"`, `fflags==-fPIC` |
 //! | [`target`](TargetConstraint) | the microarchitecture table, `target=` |
 //! | [`Spec`] | the spec type and its canonical text |
 //! | `parse` | the parser |
@@ -44,7 +45,7 @@ mod syntax_tests;
 pub use constraint::{VersionConstraint, VersionRange};
 pub use error::{SpecConflict, SpecError, SpecParseError};
 pub use ops::SingleValued;
-pub use spec::{CompilerSpec, LANGUAGES, Spec};
+pub use spec::{CompilerSpec, FLAG_NAMES, FlagList, LANGUAGES, Spec};
 pub use target::{
     TargetConstraint, TargetRange, is_known_target, known_targets, suggest_target,
     target_descends_from, target_family, target_parents,

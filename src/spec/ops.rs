@@ -7,7 +7,9 @@
 //! package take one value.
 
 use super::error::SpecConflict;
-use super::spec::{CompilerSpec, Spec};
+use std::collections::BTreeMap;
+
+use super::spec::{CompilerSpec, FlagList, Spec};
 
 /// Tells whether `variant` of `package` (None for an anonymous spec) takes
 /// exactly one value.
@@ -21,7 +23,10 @@ impl Spec {
     /// Whether `self` (usually concrete) meets every part of `constraint`:
     /// same name (an anonymous constraint matches any name), versions inside
     /// the constraint's, each constrained variant present with a matching
-    /// value, compiler, target, platform and os inside the constraint's, and
+    /// value, every flag of the constraint among the spec's flags of that
+    /// name (Spack's rule: at least all of them, in any order; `cflags==`
+    /// only by propagated flags), compiler, target, platform and os inside
+    /// the constraint's, and
     /// every `^dep` of the constraint met by a dependency of `self` with that
     /// name (searched through all of `self`'s dependencies).
     pub fn satisfies(&self, constraint: &Spec) -> bool {
@@ -38,6 +43,9 @@ impl Spec {
                 Some(have) if have.satisfies(want) => {}
                 _ => return false,
             }
+        }
+        if !flags_satisfy(&self.flags, &constraint.flags) {
+            return false;
         }
         let meets = |sc: &CompilerSpec, cc: &CompilerSpec| {
             sc.name == cc.name && sc.versions.is_subset_of(&cc.versions)
@@ -137,7 +145,8 @@ impl Spec {
 
     /// Adds every part of `other` to `self`: the name if `self` has none,
     /// the intersection of versions and targets, the variants (union of
-    /// value sets, or equality for `single_valued` ones), compiler, platform,
+    /// value sets, or equality for `single_valued` ones), the flags (those
+    /// missing appended: flags never conflict), compiler, platform,
     /// os, and the dependencies (merged by name). Returns whether `self`
     /// changed, or the part that clashed, leaving `self` unchanged.
     pub fn constrain_with(
@@ -162,6 +171,7 @@ impl Spec {
         let package = self.name.clone();
         changed |= self.merge_versions(other, &package)?;
         changed |= self.merge_variants(other, &package, single_valued)?;
+        changed |= merge_flags(&mut self.flags, &other.flags);
         changed |= self.merge_compiler(other, &package)?;
         changed |= self.merge_target(other, &package)?;
         changed |= self.merge_arch(other, &package)?;
@@ -310,6 +320,36 @@ impl Spec {
         }
         Ok(changed)
     }
+}
+
+/// Whether `have` holds every flag of `want`, per name (propagated flags
+/// only by propagated ones).
+fn flags_satisfy(have: &BTreeMap<String, FlagList>, want: &BTreeMap<String, FlagList>) -> bool {
+    want.iter().all(|(k, w)| {
+        have.get(k).is_some_and(|h| {
+            (h.propagate || !w.propagate) && w.flags.iter().all(|f| h.flags.contains(f))
+        })
+    })
+}
+
+/// Appends the flags of `b` missing in `a` (Spack: flags of several sources
+/// are merged, never in conflict); a propagated list stays propagated.
+fn merge_flags(a: &mut BTreeMap<String, FlagList>, b: &BTreeMap<String, FlagList>) -> bool {
+    let mut changed = false;
+    for (k, theirs) in b {
+        let mine = a.entry(k.clone()).or_default();
+        for f in &theirs.flags {
+            if !mine.flags.contains(f) {
+                mine.flags.push(f.clone());
+                changed = true;
+            }
+        }
+        if theirs.propagate && !mine.propagate {
+            mine.propagate = true;
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// Merges the compiler `b` into `a`.

@@ -8,6 +8,7 @@
 //! node    := [name] clause*                 every node after `^` is named
 //! clause  := '@' constraint
 //!          | '+'+ name | '~'+ name | ' -'+ name   (`-` only after a space)
+//!          | flag ('=' | '==') value              (flag: cflags cxxflags fflags cppflags ldflags ldlibs)
 //!          | key [':'] '='+ value (',' value)*  (`key==v` propagates in Spack, `key:=v` is exact; both `key=v` here)
 //!          | '%' name ['@' constraint]
 //!          | '%' lang {',' lang} '=' name ['@' constraint]   (lang: c, cxx, fortran)
@@ -15,11 +16,13 @@
 //! ```
 //!
 //! `target=`, `platform=`, `os=` and `arch=platform-os-target` set the
-//! architecture; other keys are variants.
+//! architecture; the flag names set compiler flags (a value split on
+//! whitespace; `==` propagates them to dependencies); other keys are
+//! variants.
 
 use super::constraint::VersionConstraint;
 use super::error::{SpecError, SpecParseError};
-use super::spec::{CompilerSpec, LANGUAGES, Spec, normalize_languages};
+use super::spec::{CompilerSpec, FLAG_NAMES, FlagList, LANGUAGES, Spec, normalize_languages};
 use super::target::TargetConstraint;
 use super::variant::{VariantValue, is_bare_value_char, is_name_char, is_name_start};
 use super::version::is_git_ref_char;
@@ -386,8 +389,12 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
         if self.peek() == Some('=') {
+            let eq = self.pos;
             while self.peek() == Some('=') {
                 self.pos += 1;
+            }
+            if FLAG_NAMES.contains(&word) {
+                return self.flags_clause(spec, start, word, self.pos - eq > 1);
             }
             return self.key_value(spec, start, word);
         }
@@ -524,6 +531,58 @@ impl<'a> Parser<'a> {
                 }
                 spec.variants.insert(key.to_string(), value);
             }
+        }
+        Ok(())
+    }
+
+    /// After `cflags=` (`propagate`: after `cflags==`): one value, quoted
+    /// or bare (commas belong to it: `ldflags=-Wl,-z,now`), split on
+    /// whitespace into flags.
+    fn flags_clause(
+        &mut self,
+        spec: &mut Spec,
+        key_at: usize,
+        key: &str,
+        propagate: bool,
+    ) -> Result<(), SpecParseError> {
+        let text = match self.peek() {
+            Some('"' | '\'') => {
+                let mut values = self.values(key)?;
+                if values.len() != 1 {
+                    return Err(self.error(
+                        key_at,
+                        self.pos - key_at,
+                        format!("`{key}=` takes one value"),
+                        "one value expected",
+                        Some(format!("quote several flags together: `{key}=\"-O2 -g\"`")),
+                    ));
+                }
+                values.pop().unwrap_or_default()
+            }
+            _ => {
+                let (_, v) = self.take_while(|c| is_bare_value_char(c) || c == ',');
+                if v.is_empty() {
+                    return Err(self.expected(
+                        &format!("flags after `{key}=`"),
+                        Some(format!("for example `{key}=-O2` or `{key}=\"-O2 -g\"`")),
+                    ));
+                }
+                v.to_string()
+            }
+        };
+        if spec.flags.contains_key(key) {
+            return Err(self.error(
+                key_at,
+                self.pos - key_at,
+                format!("`{key}` is given twice"),
+                "given again here",
+                Some(format!("quote several flags together: `{key}=\"-O2 -g\"`")),
+            ));
+        }
+        let flags: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+        if !flags.is_empty() {
+            spec.flags
+                .insert(key.to_string(), FlagList { flags, propagate });
         }
         Ok(())
     }

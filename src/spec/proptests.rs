@@ -180,9 +180,20 @@ fn node(names: &'static [&'static str]) -> impl Strategy<Value = Spec> {
         proptest::option::of(proptest::sample::select(TARGETS)),
         proptest::option::of(proptest::sample::select(&["linux", "darwin"][..])),
         proptest::option::of(proptest::sample::select(&["sles15", "ubuntu24.04"][..])),
+        proptest::collection::btree_map(
+            proptest::sample::select(&["cflags", "ldflags"][..]),
+            (
+                proptest::collection::vec(
+                    proptest::sample::select(&["-O2", "-g", "-Wl,-z,now", "-DX=1"][..]),
+                    1..3,
+                ),
+                any::<bool>(),
+            ),
+            0..2,
+        ),
     )
         .prop_map(
-            |(name, versions, variants, compiler, target, platform, os)| Spec {
+            |(name, versions, variants, compiler, target, platform, os, flags)| Spec {
                 name: name.map(str::to_string),
                 versions: versions.unwrap_or_default(),
                 variants: variants
@@ -197,6 +208,14 @@ fn node(names: &'static [&'static str]) -> impl Strategy<Value = Spec> {
                 platform: platform.map(str::to_string),
                 os: os.map(str::to_string),
                 languages: BTreeMap::new(),
+                flags: flags
+                    .into_iter()
+                    .map(|(k, (mut f, propagate))| {
+                        f.dedup();
+                        let flags = f.into_iter().map(str::to_string).collect();
+                        (k.to_string(), FlagList { flags, propagate })
+                    })
+                    .collect(),
                 deps: Vec::new(),
             },
         )

@@ -26,6 +26,41 @@ impl fmt::Display for CompilerSpec {
     }
 }
 
+/// The compiler flag names of the spec syntax (`cflags="-O2 -g"`), as Spack
+/// names them.
+pub const FLAG_NAMES: &[&str] = &[
+    "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
+];
+
+/// The flags of one flag name in a spec: `cflags="-O2 -g"` is `-O2`, `-g`
+/// (the value split on whitespace); `cflags==…` also asks for them on every
+/// link and run dependency (`propagate`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FlagList {
+    pub flags: Vec<String>,
+    pub propagate: bool,
+}
+
+impl FlagList {
+    /// The spec text of these flags under `name` (`cflags=-fPIC`,
+    /// `cxxflags=="-O3 -g"`).
+    pub fn to_spec_text(&self, name: &str) -> String {
+        let mut out = String::from(name);
+        out.push_str(if self.propagate { "==" } else { "=" });
+        let text = self.flags.join(" ");
+        // commas are part of a bare flag value (`ldflags=-Wl,-z,now`)
+        let bare = text
+            .chars()
+            .all(|c| c == ',' || super::variant::is_bare_value_char(c));
+        if bare && !text.is_empty() && !text.starts_with('=') {
+            out.push_str(&text);
+        } else {
+            super::variant::push_value(&mut out, &text);
+        }
+        out
+    }
+}
+
 /// The languages a compiler is chosen for (`%c,cxx,fortran=nvhpc`).
 pub const LANGUAGES: &[&str] = &["c", "cxx", "fortran"];
 
@@ -46,8 +81,8 @@ pub(crate) fn normalize_languages(spec: &mut Spec) {
     }
 }
 
-/// A spec: `name@versions +variant ~variant key=v1,v2 %compiler@ver
-/// target=T platform=P os=O ^dep…`. Every part is optional; a spec without a
+/// A spec: `name@versions +variant ~variant key=v1,v2 cflags="-O2 -g"
+/// %compiler@ver target=T platform=P os=O ^dep…`. Every part is optional; a spec without a
 /// name is *anonymous* (the `when:` conditions of recipes).
 ///
 /// `Display` prints the canonical form (variants sorted by name, one token
@@ -59,6 +94,8 @@ pub struct Spec {
     pub name: Option<String>,
     pub versions: VersionConstraint,
     pub variants: BTreeMap<String, VariantValue>,
+    /// Compiler flags by name (one of [`FLAG_NAMES`]), never empty lists.
+    pub flags: BTreeMap<String, FlagList>,
     pub compiler: Option<CompilerSpec>,
     /// `%fortran=nvhpc`: the compiler of one language (`c`, `cxx`,
     /// `fortran`) when it is not `compiler` (see `normalize_languages`).
@@ -118,6 +155,9 @@ impl Spec {
         }
         for (name, value) in &self.variants {
             parts.push(value.to_spec_text(name));
+        }
+        for (name, flags) in &self.flags {
+            parts.push(flags.to_spec_text(name));
         }
         if let Some(c) = &self.compiler {
             parts.push(format!("%{c}"));

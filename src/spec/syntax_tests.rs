@@ -159,12 +159,73 @@ fn versions_in_specs() {
 
 #[test]
 fn values_and_quotes() {
-    let x = s(r#"foo cflags="-O3 -g" ldflags='-Wl,-z' cuda_arch=80,90 label="a,b",c"#);
-    assert_eq!(x.variants["cflags"], VariantValue::single("-O3 -g"));
-    assert_eq!(x.variants["ldflags"], VariantValue::single("-Wl,-z"));
+    let x = s(r#"foo opts="-O3 -g" cuda_arch=80,90 label="a,b",c"#);
+    assert_eq!(x.variants["opts"], VariantValue::single("-O3 -g"));
     assert_eq!(x.variants["cuda_arch"], VariantValue::values(["80", "90"]));
     assert_eq!(x.variants["label"], VariantValue::values(["a,b", "c"]));
     assert_eq!(s(&x.to_string()), x);
+}
+
+fn flags<'a>(spec: &'a Spec, name: &str) -> (Vec<&'a str>, bool) {
+    let f = &spec.flags[name];
+    (f.flags.iter().map(String::as_str).collect(), f.propagate)
+}
+
+/// Spack's compiler flags: `cflags=-fPIC` (alps-uenv's lammps), quoted
+/// lists split on whitespace, commas kept (`-Wl,-z,now`), `==` propagates.
+#[test]
+fn compiler_flags() {
+    let x = s(
+        r#"scafacos cflags=-fPIC cxxflags="-O3 -g" fflags==-fPIC ldflags=-Wl,-z,now ldlibs='-lm'"#,
+    );
+    assert!(x.variants.is_empty());
+    assert_eq!(flags(&x, "cflags"), (vec!["-fPIC"], false));
+    assert_eq!(flags(&x, "cxxflags"), (vec!["-O3", "-g"], false));
+    assert_eq!(flags(&x, "fflags"), (vec!["-fPIC"], true));
+    assert_eq!(flags(&x, "ldflags"), (vec!["-Wl,-z,now"], false));
+    assert_eq!(flags(&x, "ldlibs"), (vec!["-lm"], false));
+    assert_eq!(
+        x.to_string(),
+        r#"scafacos cflags=-fPIC cxxflags="-O3 -g" fflags==-fPIC ldflags=-Wl,-z,now ldlibs=-lm"#
+    );
+    assert_eq!(s(&x.to_string()), x);
+    // after variants, before the compiler; on dependencies and conditions
+    let y = s("hypre+mpi cppflags=-DX=1 %gcc ^fftw cflags=-O2");
+    assert_eq!(flags(&y, "cppflags"), (vec!["-DX=1"], false));
+    assert_eq!(flags(&y.deps[0], "cflags"), (vec!["-O2"], false));
+    assert_eq!(
+        y.to_string(),
+        "hypre +mpi cppflags=-DX=1 %gcc ^fftw cflags=-O2"
+    );
+    assert_eq!(s("cflags=-fPIC").to_string(), "cflags=-fPIC");
+    // an empty list constrains nothing
+    assert!(s(r#"foo cflags="""#).flags.is_empty());
+}
+
+/// Spack's rules (spack #41049): a spec satisfies a flag condition when it
+/// has at least all of its flags, in any order; flags never conflict, and
+/// merging appends the missing ones.
+#[test]
+fn compiler_flags_satisfy_and_merge() {
+    let have = s(r#"foo cflags="-O2 -g -fPIC" fflags==-fPIC"#);
+    for yes in [
+        "cflags=-fPIC",
+        r#"cflags="-fPIC -O2""#,
+        "fflags=-fPIC",
+        "fflags==-fPIC",
+        "",
+    ] {
+        assert!(have.satisfies(&s(yes)), "{yes}");
+    }
+    for no in ["cflags=-O3", "cxxflags=-fPIC", "cflags==-g", "ldflags=-g"] {
+        assert!(!have.satisfies(&s(no)), "{no}");
+    }
+    assert!(s("cflags=-O2").intersects(&s("cflags=-O3")));
+    let mut a = s("foo cflags=-O2");
+    assert_eq!(a.constrain(&s(r#"cflags="-g -O2" cxxflags==-g"#)), Ok(true));
+    assert_eq!(a.to_string(), r#"foo cflags="-O2 -g" cxxflags==-g"#);
+    assert_eq!(a.constrain(&s("cflags=-g")), Ok(false));
+    assert!(a.satisfies(&s("cflags=-g cxxflags=-g")));
 }
 
 #[test]
@@ -377,6 +438,9 @@ fn rendered_errors() {
         ("unexpected_character", "libfabric@2.2 !cuda"),
         ("version_at_end", "libfabric@"),
         ("bad_version_character", "nccl@2.29.7-1!"),
+        ("flags_without_value", "scafacos cflags= +x"),
+        ("flags_twice", "scafacos cflags=-fPIC cflags=-O2"),
+        ("flags_two_values", r#"scafacos cflags="-O2",-g"#),
     ] {
         insta::assert_snapshot!(name, render(text), text);
     }

@@ -7,6 +7,12 @@
 //! a Makefile project (flagenv) that compiles only with `via: env` flags in
 //! `CFLAGS` and `via: build_system` flags, which a makefile package gets in
 //! the environment too.
+//!
+//! Spec flags (Spack's `cflags=…` in a spec): two Makefile projects
+//! (specflag, specdep) that compile only when the root spec's
+//! `cflags=-DSTACK_SPEC_FLAG` reaches the root (and not its dependency), its
+//! `cppflags==…` propagates to the link dependency, and a `packages:`
+//! requirement `cflags=…` reaches the package it names.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,4 +105,51 @@ fn installed(t: &Path, name: &str) -> PathBuf {
         .map(|e| e.into_path())
         .find(|p| p.ends_with(format!("bin/{name}")))
         .unwrap_or_else(|| panic!("{name} is installed"))
+}
+
+fn makefile_recipe(t: &Path, name: &str, deps: &str) {
+    let (path, sha) = archive(t, &format!("{name}-1.0"));
+    write(
+        t,
+        &format!("recipes/{name}.yaml"),
+        &format!(
+            "name: {name}\ndescription: compiles only with its spec flags\n\
+             versions:\n  - {{version: \"1.0\", url: {}, sha256: {sha}}}\n{deps}\
+             build:\n  system: makefile\n  make_args: [\"PREFIX={{{{ prefix }}}}\"]\n",
+            path.display()
+        ),
+    );
+}
+
+#[test]
+fn spec_flags_reach_the_compiler_and_propagate_to_link_dependencies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    write(
+        t,
+        "cluster-configs/local/cluster.yaml",
+        "name: local\ntarget: x86_64\ncompilers:\n  - {spec: gcc@12.2.0, cc: /usr/bin/gcc}\n",
+    );
+    makefile_recipe(
+        t,
+        "specflag",
+        "dependencies:\n  - {spec: specdep, type: link}\n",
+    );
+    makefile_recipe(t, "specdep", "");
+    write(
+        t,
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    \
+         specs: ['specflag cflags=-DSTACK_SPEC_FLAG cppflags==-DSTACK_PROPAGATED=7']\n    \
+         packages:\n      specdep: {require: 'cflags=-DSTACK_REQUIRED=5'}\n",
+    );
+    let (code, text) = crate::tiny_build::build(t, &[]);
+    assert_eq!(code, 0, "{text}");
+    let run = Command::new(installed(t, "specflag")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "spec flag 7\n");
+    let run = Command::new(installed(t, "specdep")).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "propagated 7 required 5\n"
+    );
 }

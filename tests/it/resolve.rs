@@ -550,3 +550,49 @@ fn conflicts_naming_dependencies_steer_the_provider_choice() {
         Some("cray-mpich")
     );
 }
+
+/// Spec compiler flags: the node's own (root spec, `packages:` requirement),
+/// `cflags==` propagated along link dependencies but not to build tools, and
+/// in the hash only when present (a node without flags hashes as before).
+#[test]
+fn spec_flags_reach_nodes_propagate_along_links_and_change_only_their_hashes() {
+    let plan = ok(resolve_yaml(
+        r#"
+environments:
+  flags:
+    specs: ["libfabric fabrics=cxi cflags==-O2 ldflags=-Wl,-z,now"]
+    packages:
+      libcxi: {require: "cppflags=-DX"}
+  plain:
+    specs: ["libfabric fabrics=cxi"]
+"#,
+        "local",
+    ));
+    let texts = |name: &str| -> Vec<String> {
+        let mut v: Vec<String> = named(&plan, name)
+            .iter()
+            .map(|n| {
+                n.spec
+                    .flags
+                    .iter()
+                    .map(|(k, f)| f.to_spec_text(k))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(texts("libfabric"), ["", "cflags==-O2 ldflags=-Wl,-z,now"]);
+    // a link dependency: the propagated flag and its own requirement
+    assert_eq!(texts("libcxi"), ["", "cflags==-O2 cppflags=-DX"]);
+    // a build-only dependency gets nothing: one node for both environments
+    assert_eq!(texts("cassini-headers"), [""]);
+    let flagged = named(&plan, "libfabric");
+    assert_ne!(flagged[0].hash, flagged[1].hash);
+    assert!(
+        flagged
+            .iter()
+            .any(|n| n.spec.to_string().contains("cflags==-O2"))
+    );
+}

@@ -38,6 +38,10 @@ pub struct JsonNode {
     /// out when there are none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub languages: BTreeMap<String, JsonCompiler>,
+    /// The spec's compiler flags (`{"cflags": ["-fPIC"]}`); left out when
+    /// there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flags: BTreeMap<String, Vec<String>>,
 }
 
 /// A compiler of the plan: a cluster compiler or one the stack builds.
@@ -239,6 +243,12 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
             .languages
             .iter()
             .map(|(l, c)| (l.clone(), JsonCompiler::of(c)))
+            .collect(),
+        flags: n
+            .spec
+            .flags
+            .iter()
+            .map(|(k, f)| (k.clone(), f.flags.clone()))
             .collect(),
     }
 }

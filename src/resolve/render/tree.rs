@@ -1,6 +1,7 @@
 //! `stack resolve --format tree`: per environment, each root with its
 //! dependencies indented below it. A line shows `name@version`, the variants
-//! whose value differs from the recipe's default, the first 8 digits of the
+//! whose value differs from the recipe's default, the spec's compiler flags
+//! (`cflags=-fPIC`, when it has any), the first 8 digits of the
 //! hash, `[external <prefix>]` for externals, and the dependency type when
 //! it is not the default `build, link` (`[build]`, `[link,run]` …). A node
 //! already shown in the environment is marked `(*)` and not expanded again.
@@ -24,6 +25,11 @@ pub(crate) fn node_line(plan: &Plan, idx: NodeIndex) -> String {
             s.push(' ');
             s.push_str(&v.to_spec_text(k));
         }
+    }
+    // Spec compiler flags (`cflags=-fPIC`), when the node has any.
+    for (k, f) in &n.spec.flags {
+        s.push(' ');
+        s.push_str(&f.to_spec_text(k));
     }
     // Per-language compilers (`%c=llvm`): the node's compiler and the
     // languages built with another.

@@ -3,10 +3,10 @@
 //! the requirements it puts on its dependencies.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::recipes::{Conflict, DepTypes, PackageRecipe, Provider, VariantKind, When};
-use crate::spec::{Spec, VariantValue, VersionConstraint};
+use crate::spec::{FlagList, Spec, VariantValue, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
 use super::super::provider_defaults::default_providers;
@@ -275,7 +275,12 @@ impl<'a> Solver<'a> {
                 pushes.push((
                     t,
                     Req {
-                        spec: Req::node_part(&dep.spec.spec),
+                        spec: with_propagated(
+                            Req::node_part(&dep.spec.spec),
+                            &concrete.spec,
+                            dep,
+                            matches!(self.slots[t].kind, SlotKind::Package(_)),
+                        ),
                         presence: true,
                         external_only: false,
                         origin: Origin::Dependency { parent: slot, dep },
@@ -400,6 +405,10 @@ impl<'a> Solver<'a> {
             Candidate::Build(entry) => {
                 base.versions = VersionConstraint::exact(entry.version.clone());
                 self.setup.choose_compilers(&mut base, wanted);
+                // compiler flags asked for (`cflags=-fPIC`, `require:`,
+                // propagated `cflags==`, `prefer:`): seen by `conflicts:`
+                // and `when:`, injected at build
+                base.flags = node_flags(wanted, &policy.prefer);
                 let cand = || format!("{}@{}", recipe.name, entry.version);
                 let (spec, deferred, flipped) = settle_conflicts(
                     recipe, base, wanted, defaults, flip,
@@ -467,6 +476,46 @@ impl<'a> Solver<'a> {
             }
         }
     }
+}
+
+/// The compiler flags of a node: those the requirements ask for, and for
+/// each flag name they do not set, the first `prefer:` spec's that does.
+fn node_flags(wanted: &Spec, prefer: &[&crate::recipes::SpecRef]) -> BTreeMap<String, FlagList> {
+    let mut flags = wanted.flags.clone();
+    for p in prefer {
+        for (k, f) in &p.spec.flags {
+            flags.entry(k.clone()).or_insert_with(|| f.clone());
+        }
+    }
+    flags
+}
+
+/// The requirement on a dependency with the flags `parent` propagates
+/// (`cflags==-fPIC`) added: Spack's propagation, along link and run
+/// dependencies (not to build tools) that name a package (not a virtual).
+fn with_propagated<'s>(
+    spec: Cow<'s, Spec>,
+    parent: &Spec,
+    dep: &crate::recipes::Dependency,
+    package: bool,
+) -> Cow<'s, Spec> {
+    let propagated: BTreeMap<String, FlagList> = parent
+        .flags
+        .iter()
+        .filter(|(_, f)| f.propagate)
+        .map(|(k, f)| (k.clone(), f.clone()))
+        .collect();
+    if propagated.is_empty() || !package || !(dep.types.link || dep.types.run) {
+        return spec;
+    }
+    let mut spec = spec.into_owned();
+    let extra = Spec {
+        flags: propagated,
+        ..Spec::default()
+    };
+    // flags never conflict
+    let _ = spec.constrain(&extra);
+    Cow::Owned(spec)
 }
 
 /// Why [`settle_conflicts`] found no configuration.
