@@ -18,6 +18,7 @@
 mod bases;
 mod cond;
 mod conditional_values;
+mod external_only;
 mod hook_body;
 mod hook_compiler_flags;
 mod hook_cond;
