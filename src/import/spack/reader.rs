@@ -359,6 +359,15 @@ impl ClassReader<'_> {
             Ok(value) => {
                 if left.kind() == "identifier" {
                     self.scope.set(&name, value.clone());
+                } else {
+                    // `a, b = v.split("-")`: each name bound (a class-level
+                    // loop body reads them).
+                    let _ = super::value_loops::bind_target(
+                        left,
+                        self.src,
+                        value.clone(),
+                        &mut self.scope,
+                    );
                 }
                 let key = match builder {
                     Some(b) => format!("{b}:{name}"),
