@@ -36,6 +36,7 @@ mod hooks;
 mod imports;
 mod local_bases;
 pub mod model;
+mod module_loops;
 mod own_variants;
 mod per_arch;
 mod pystr;

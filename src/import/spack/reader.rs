@@ -163,6 +163,9 @@ fn module_statements<'t>(root: Node<'t>, src: &str, scope: &mut Scope) -> Vec<No
                     }
                 }
             }
+            "for_statement" => {
+                super::module_loops::module_for(stmt, src, scope);
+            }
             "expression_statement" => {
                 if let Some(assign) = children(stmt).first() {
                     if assign.kind() == "assignment" {

@@ -281,6 +281,17 @@ impl Evaluator<'_> {
             },
             // A Spack version as its text: compared by Spack's order where
             // a comparison names `Version(…)`, cut by `.up_to(n)`.
+            "enumerate" => match positional?.as_slice() {
+                [v] => Ok(Value::List(
+                    v.iter_items()
+                        .ok_or_else(|| Unevaluable::new(node, "enumerate()"))?
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| Value::List(vec![Value::Int(i as i64), x]))
+                        .collect(),
+                )),
+                _ => Err(Unevaluable::new(node, "enumerate()")),
+            },
             "Version" | "ver" => match positional?.as_slice() {
                 [Value::Str(v)] => Ok(Value::Str(v.clone())),
                 _ => Err(Unevaluable::new(node, format!("{name}()"))),
