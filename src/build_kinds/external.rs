@@ -31,8 +31,6 @@ impl BuildKind for External {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn registered_and_external_only() {
         let k = super::super::get("external").expect("registered");
