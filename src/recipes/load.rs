@@ -115,8 +115,15 @@ pub fn parse_package(
         .and_then(|n| cx.string(n, "`homepage`"))
         .map(|s| s.value);
 
+    // An external-only package may list no versions: the external's spec
+    // names its version (fujitsu-ssl2 declares none in Spack).
+    let external_kind = m
+        .get("build")
+        .and_then(|b| b.as_mapping()?.get_node("system")?.as_scalar().cloned())
+        .and_then(|s| crate::build_kinds::get(s.as_str()))
+        .is_some_and(|k| k.external_only());
     let versions = match cx.required(&m, "versions", what) {
-        Some(n) => versions(&mut cx, n),
+        Some(n) => versions(&mut cx, n, external_kind),
         None => Vec::new(),
     };
     let variants = m
@@ -209,11 +216,11 @@ fn check_package_name(cx: &mut Cx, name: &Spanned<String>) {
     }
 }
 
-pub(super) fn versions(cx: &mut Cx, node: &Node) -> Vec<VersionEntry> {
+pub(super) fn versions(cx: &mut Cx, node: &Node, may_be_empty: bool) -> Vec<VersionEntry> {
     let Some(items) = cx.seq(node, "`versions`") else {
         return Vec::new();
     };
-    if items.is_empty() {
+    if items.is_empty() && !may_be_empty {
         let loc = cx.loc(node);
         cx.error(
             Code::MissingField,

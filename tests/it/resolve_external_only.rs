@@ -27,6 +27,11 @@ dependencies:
 build: {system: generic}
 "#;
 
+/// No versions at all (Spack's fujitsu-ssl2 declares none): the external
+/// names the version.
+const SSL2: &str =
+    "name: ssl2\ndescription: vendor maths\nversions: []\nbuild: {system: external}\n";
+
 /// Resolve `envs` (YAML under `environments:`) with `vendorlib` and `app`
 /// beside the fixture recipes.
 fn resolve_with(envs: &str) -> Result<stack::resolve::Plan, ResolveError> {
@@ -35,6 +40,7 @@ fn resolve_with(envs: &str) -> Result<stack::resolve::Plan, ResolveError> {
     std::fs::create_dir_all(&recipes).unwrap();
     std::fs::write(recipes.join("vendorlib.yaml"), VENDOR).unwrap();
     std::fs::write(recipes.join("app.yaml"), APP).unwrap();
+    std::fs::write(recipes.join("ssl2.yaml"), SSL2).unwrap();
     let file = dir.path().join("stack.yaml");
     let text = format!(
         "name: t\nrepos: [{}, {}]\nenvironments:\n{envs}",
@@ -73,4 +79,14 @@ fn a_caret_condition_on_an_absent_external_only_package_does_not_hold() {
     let plan = ok(resolve_with("  e:\n    specs: [\"app +scalapack\"]\n"));
     assert!(named(&plan, "vendorlib").is_empty());
     assert!(named(&plan, "zlib").is_empty());
+}
+
+#[test]
+fn an_external_only_package_without_versions_takes_the_externals() {
+    let plan = ok(resolve_with(
+        "  e:\n    specs: [ssl2]\n    packages:\n      ssl2: {externals: [{spec: ssl2@1.2.35, prefix: /opt/FJSVssl2}]}\n",
+    ));
+    let v = named(&plan, "ssl2");
+    assert!(v[0].is_external());
+    assert_eq!(v[0].version.as_str(), "1.2.35");
 }
