@@ -115,15 +115,8 @@ pub fn parse_package(
         .and_then(|n| cx.string(n, "`homepage`"))
         .map(|s| s.value);
 
-    // An external-only package may list no versions: the external's spec
-    // names its version (fujitsu-ssl2 declares none in Spack).
-    let external_kind = m
-        .get("build")
-        .and_then(|b| b.as_mapping()?.get_node("system")?.as_scalar().cloned())
-        .and_then(|s| crate::build_kinds::get(s.as_str()))
-        .is_some_and(|k| k.external_only());
     let versions = match cx.required(&m, "versions", what) {
-        Some(n) => versions(&mut cx, n, external_kind),
+        Some(n) => versions(&mut cx, n, external_kind(&m)),
         None => Vec::new(),
     };
     let variants = m
@@ -214,6 +207,16 @@ fn check_package_name(cx: &mut Cx, name: &Spanned<String>) {
             None,
         );
     }
+}
+
+/// Whether `build: {system: …}` names an external-only kind: such a package
+/// may list no versions, the external's spec names its version (Spack's
+/// fujitsu-ssl2 declares none).
+fn external_kind(m: &Map) -> bool {
+    m.get("build")
+        .and_then(|b| b.as_mapping()?.get_node("system")?.as_scalar().cloned())
+        .and_then(|s| crate::build_kinds::get(s.as_str()))
+        .is_some_and(|k| k.external_only())
 }
 
 pub(super) fn versions(cx: &mut Cx, node: &Node, may_be_empty: bool) -> Vec<VersionEntry> {
