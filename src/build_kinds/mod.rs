@@ -26,6 +26,7 @@
 mod autotools;
 mod binary;
 mod cmake;
+mod external;
 mod generic;
 mod makefile;
 mod meson;
@@ -60,6 +61,7 @@ registry![
     makefile::Makefile,
     generic::Generic,
     binary::Binary,
+    external::External,
 ];
 
 /// The value type of a kind's `build:` key: how the recipe loader reads it,
@@ -115,6 +117,11 @@ pub trait BuildKind: Sync + std::fmt::Debug {
     /// quick, configure scripts are slow.
     fn estimated_seconds(&self) -> f64 {
         90.0
+    }
+    /// Never built: only a cluster external satisfies a package of this
+    /// kind (the resolver offers no build candidate for it).
+    fn external_only(&self) -> bool {
+        false
     }
     /// Runs the compilers (its prefix gets the compiled-package checks:
     /// RPATHs restored, build IDs normalised).

@@ -117,7 +117,7 @@ pub fn parse_package(
         .map(|s| s.value);
 
     let versions = match cx.required(&m, "versions", what) {
-        Some(n) => versions(&mut cx, n),
+        Some(n) => versions(&mut cx, n, external_kind(&m)),
         None => Vec::new(),
     };
     let variants = m
@@ -210,11 +210,21 @@ fn check_package_name(cx: &mut Cx, name: &Spanned<String>) {
     }
 }
 
-pub(super) fn versions(cx: &mut Cx, node: &Node) -> Vec<VersionEntry> {
+/// Whether `build: {system: …}` names an external-only kind: such a package
+/// may list no versions, the external's spec names its version (Spack's
+/// fujitsu-ssl2 declares none).
+fn external_kind(m: &Map) -> bool {
+    m.get("build")
+        .and_then(|b| b.as_mapping()?.get_node("system")?.as_scalar().cloned())
+        .and_then(|s| crate::build_kinds::get(s.as_str()))
+        .is_some_and(|k| k.external_only())
+}
+
+pub(super) fn versions(cx: &mut Cx, node: &Node, may_be_empty: bool) -> Vec<VersionEntry> {
     let Some(items) = cx.seq(node, "`versions`") else {
         return Vec::new();
     };
-    if items.is_empty() {
+    if items.is_empty() && !may_be_empty {
         let loc = cx.loc(node);
         cx.error(
             Code::MissingField,

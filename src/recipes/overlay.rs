@@ -63,7 +63,7 @@ pub fn apply_overlay(
         }
     }
     if let Some(n) = m.get("versions") {
-        for v in super::load::versions(&mut cx, n) {
+        for v in super::load::versions(&mut cx, n, false) {
             match out.versions.iter_mut().find(|b| b.version == v.version) {
                 Some(b) => *b = v,
                 None => out.versions.push(v),

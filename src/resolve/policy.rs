@@ -35,12 +35,15 @@ pub(crate) struct PkgPolicy<'p> {
     pub require: Vec<Requirement<'p>>,
     pub prefer: Vec<&'p SpecRef>,
     pub version: Vec<&'p Spanned<String>>,
+    /// The recipe is external-only (`build: {system: external}`): only an
+    /// external satisfies it, whatever `buildable:` says.
+    pub external_kind: bool,
 }
 
 impl PkgPolicy<'_> {
     /// Whether the package may be built from source.
     pub fn is_buildable(&self) -> bool {
-        self.buildable.is_none_or(|(b, _)| b)
+        !self.external_kind && self.buildable.is_none_or(|(b, _)| b)
     }
 }
 
@@ -66,7 +69,10 @@ pub(crate) fn effective<'p>(
     let pick = |f: fn(&'p PackagePolicy) -> bool| -> Option<&'p PackagePolicy> {
         own.filter(|p| f(p)).or(all.filter(|p| f(p)))
     };
-    let mut out = PkgPolicy::default();
+    let mut out = PkgPolicy {
+        external_kind: recipe.is_some_and(|r| r.build.system.kind.external_only()),
+        ..PkgPolicy::default()
+    };
     if let Some(p) = pick(|p| p.buildable.is_some()) {
         out.buildable = p.buildable.map(|b| (b, &p.loc));
     }

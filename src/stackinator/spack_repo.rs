@@ -94,7 +94,7 @@ fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
         .par_iter()
         .filter_map(|f| {
             let (_, diags) = crate::recipes::load_package(f, &recipes);
-            diags.has_errors().then(|| (f, diags.to_string()))
+            diags.has_errors().then(|| (f, rejection_text(&diags)))
         })
         .collect();
     if !broken.is_empty() {
@@ -106,6 +106,23 @@ fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
         let _ = fs_err::write(rejected.join(name).with_extension("txt"), why);
     }
     broken.len()
+}
+
+/// The `rejected/<name>.txt` text: one diagnostic per paragraph, each
+/// `error: FILE:LINE:COL: message` with its help below, ending in a newline.
+fn rejection_text(diags: &crate::diag::Diagnostics) -> String {
+    let mut out = String::new();
+    for d in diags.iter() {
+        let severity = if d.is_error() { "error" } else { "warning" };
+        match d.loc() {
+            Some(loc) => out.push_str(&format!("{severity}: {loc}: {}\n", d.message)),
+            None => out.push_str(&format!("{severity}: {}\n", d.message)),
+        }
+        if let Some(help) = &d.help {
+            out.push_str(&format!("  help: {help}\n"));
+        }
+    }
+    out
 }
 
 fn key(dir: &Path, pkgs: &Path) -> String {
@@ -152,4 +169,23 @@ fn key(dir: &Path, pkgs: &Path) -> String {
         }
     }
     format!("{:x}", h.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejection_lists_each_problem_on_its_own_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("p.yaml");
+        fs_err::write(&f, "name: p\ndescription: d\nversions: []\nbogus: 1\n").unwrap();
+        let (_, diags) = crate::recipes::load_package(&f, tmp.path());
+        let text = rejection_text(&diags);
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert!(lines.len() >= 2, "{text}");
+        assert!(text.contains("p.yaml:3:"), "{text}");
+        assert!(text.contains("`versions` is empty"), "{text}");
+        assert!(text.ends_with('\n'), "{text}");
+    }
 }

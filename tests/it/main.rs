@@ -63,6 +63,7 @@ mod resolve_choices;
 mod resolve_cli;
 mod resolve_deep;
 mod resolve_errors;
+mod resolve_external_only;
 mod resolve_hash;
 mod resolve_lock;
 mod resolve_prgenv;

@@ -120,6 +120,9 @@ pub fn build_section(pkg: &mut SpackPackage, src: &str, s: &Sections) -> BuildOu
             "generic"
         }
     };
+    if s.external_only.is_some() {
+        return external_build(pkg, src, spack_system);
+    }
     let mut build: Vec<(String, Yaml)> = vec![("system".into(), Yaml::str(system))];
     let mut env = Vec::new();
     if spack_system == "python_pip" {
@@ -133,6 +136,22 @@ pub fn build_section(pkg: &mut SpackPackage, src: &str, s: &Sections) -> BuildOu
     BuildOut {
         build: Yaml::Map(build),
         env,
+        spack_system,
+    }
+}
+
+/// An external-only package (its `install` only raises): `build: {system:
+/// external}`; its methods describe an installation the stack never makes.
+fn external_build(pkg: &mut SpackPackage, src: &str, spack_system: String) -> BuildOut {
+    for m in pkg.methods.clone() {
+        if !not_build_logic(pkg, src, &m, &spack_system) {
+            let what = "external-only package: stack never builds it";
+            pkg.untranslated(m.line, Kind::Info, format!("method {}", m.name), what);
+        }
+    }
+    BuildOut {
+        build: Yaml::Map(vec![("system".into(), Yaml::str("external"))]),
+        env: Vec::new(),
         spack_system,
     }
 }

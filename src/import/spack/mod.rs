@@ -18,6 +18,7 @@
 mod bases;
 mod cond;
 mod conditional_values;
+mod external_only;
 mod hook_body;
 mod hook_compiler_flags;
 mod hook_cond;
@@ -35,6 +36,7 @@ mod hooks;
 mod imports;
 mod local_bases;
 pub mod model;
+mod module_loops;
 mod own_variants;
 mod per_arch;
 mod pystr;

@@ -163,6 +163,9 @@ fn module_statements<'t>(root: Node<'t>, src: &str, scope: &mut Scope) -> Vec<No
                     }
                 }
             }
+            "for_statement" => {
+                super::module_loops::module_for(stmt, src, scope);
+            }
             "expression_statement" => {
                 if let Some(assign) = children(stmt).first() {
                     if assign.kind() == "assignment" {
@@ -359,6 +362,15 @@ impl ClassReader<'_> {
             Ok(value) => {
                 if left.kind() == "identifier" {
                     self.scope.set(&name, value.clone());
+                } else {
+                    // `a, b = v.split("-")`: each name bound (a class-level
+                    // loop body reads them).
+                    let _ = super::value_loops::bind_target(
+                        left,
+                        self.src,
+                        value.clone(),
+                        &mut self.scope,
+                    );
                 }
                 let key = match builder {
                     Some(b) => format!("{b}:{name}"),

@@ -48,6 +48,9 @@ pub struct Sections {
     /// Class attributes hook bodies may read as `self.NAME`, as templates
     /// (`build_directory = "src"` → `self.build_directory` is `src`).
     pub class_attrs: Vec<(String, String)>,
+    /// The line of an `install` that only raises: the package is
+    /// external-only (`build: {system: external}`).
+    pub external_only: Option<usize>,
 }
 
 /// Literal class attributes a hook body reads: `build_directory` as Spack
@@ -99,6 +102,7 @@ pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     for d in &directives {
         directive(pkg, &mut s, d, pkg_dir);
     }
+    s.external_only = super::external_only::raising_install(pkg, src);
     versions(pkg, &mut s, src);
     if !s.build_systems.is_empty() {
         build_system_variant(&mut s);

@@ -331,7 +331,10 @@ fn version_subscript(n: Node, sub: Node, ev: &Evaluator, cx: &VersionCx) -> Eval
         let t = text(sub, ev.src).replace(' ', "");
         return match t.strip_prefix(':').map(str::parse::<i64>) {
             Some(Ok(k)) => Ok(Value::Str(up_to(&v, k))),
-            _ => Err(Unevaluable::new(n, "version slice")),
+            _ => match t.strip_suffix(':').map(str::parse::<i64>) {
+                Some(Ok(k)) => Ok(Value::Str(super::version_parts::from(&v, k))),
+                _ => Err(Unevaluable::new(n, "version slice")),
+            },
         };
     }
     let i = match ev.eval(sub)? {

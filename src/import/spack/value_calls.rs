@@ -279,6 +279,23 @@ impl Evaluator<'_> {
                 [v] => Ok(Value::Bool(v.truthy())),
                 _ => Err(Unevaluable::new(node, "bool()")),
             },
+            // A Spack version as its text: compared by Spack's order where
+            // a comparison names `Version(…)`, cut by `.up_to(n)`.
+            "enumerate" => match positional?.as_slice() {
+                [v] => Ok(Value::List(
+                    v.iter_items()
+                        .ok_or_else(|| Unevaluable::new(node, "enumerate()"))?
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, x)| Value::List(vec![Value::Int(i as i64), x]))
+                        .collect(),
+                )),
+                _ => Err(Unevaluable::new(node, "enumerate()")),
+            },
+            "Version" | "ver" => match positional?.as_slice() {
+                [Value::Str(v)] => Ok(Value::Str(v.clone())),
+                _ => Err(Unevaluable::new(node, format!("{name}()"))),
+            },
             "str" => match positional?.as_slice() {
                 [v] => Ok(Value::Str(v.to_py_string())),
                 _ => Err(Unevaluable::new(node, "str()")),
@@ -347,6 +364,10 @@ impl Evaluator<'_> {
                         .collect::<Vec<_>>()
                         .join(&s),
                 )),
+                _ => Err(fail()),
+            },
+            (Value::Str(s), "up_to") => match args.as_slice() {
+                [Value::Int(n)] if *n > 0 => Ok(Value::Str(super::version_parts::up_to(&s, *n))),
                 _ => Err(fail()),
             },
             (Value::Str(s), "upper") => Ok(Value::Str(s.to_uppercase())),

@@ -67,6 +67,25 @@ pub fn up_to(version: &str, n: i64) -> String {
     out
 }
 
+/// `version[k:]`: the components from the `k`-th on, with the separators
+/// between them (`8.9.7.29-12` from 4 → `12`).
+pub fn from(version: &str, k: i64) -> String {
+    let Some(comps) = components(version) else {
+        return version.to_string();
+    };
+    let k = if k < 0 { comps.len() as i64 + k } else { k };
+    let k = usize::try_from(k).unwrap_or(0).min(comps.len());
+    let rest = &comps[k..];
+    let mut out = String::new();
+    for (i, (c, sep)) in rest.iter().enumerate() {
+        out.push_str(c);
+        if i + 1 < rest.len() {
+            out.push_str(sep);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +99,13 @@ mod tests {
         let names: Vec<&str> = c.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["2", "0", "beta", "1"]);
         assert!(components("1.0+local").is_none());
+    }
+
+    #[test]
+    fn components_from_an_index() {
+        assert_eq!(from("8.9.7.29-12", 4), "12");
+        assert_eq!(from("7.1.3-9.1", 3), "9.1");
+        assert_eq!(from("1.2", 5), "");
+        assert_eq!(up_to("8.9.7.29-12", 3), "8.9.7");
     }
 }

@@ -63,16 +63,17 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 }
                 push_version(pkg, s, d, entry);
             }
-            // A BundlePackage's version: nothing to fetch in Spack either.
-            Err(_) if no_checksum(d) && bundle_only(s) => {
+            // A BundlePackage's version, or an external-only package's
+            // (what the vendor ships): nothing to fetch in Spack either.
+            Err(_) if no_checksum(d) && (bundle_only(s) || s.external_only.is_some()) => {
                 let v = d.arg_str(0).unwrap_or("?");
                 s.versions.push(Yaml::Map(vec![
                     ("version".into(), Yaml::str(v)),
                     ("source".into(), Yaml::str("none")),
                 ]));
             }
-            // No checksum and no place to fetch from: an external-only
-            // package's version, which has no source in Spack either.
+            // No checksum and no place to fetch from (a package that
+            // raises in more than its `install`, a licensed download).
             Err(_) if no_checksum(d) => {
                 keep_noted(pkg, s, d, "no source");
             }

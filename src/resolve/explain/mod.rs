@@ -437,6 +437,21 @@ impl<'a> Solver<'a> {
         let name = &self.slots[slot].name;
         let policy = &self.slots[slot].policy;
         let mut lines = Vec::new();
+        if policy.external_kind {
+            self.requirements_block(slot, |r| r.presence, &mut lines);
+            let recipe = self.recipe(slot).map(|r| r.build.loc.clone());
+            let mut e = self.explanation(
+                with_loc(
+                    format!("`{name}` is external-only (its recipe has `build: {{system: external}}`) and the cluster lists no external for it that fits"),
+                    recipe.as_ref(),
+                ),
+                lines,
+            );
+            e.hint = Some(format!(
+                "declare it as an external in the cluster's packages.yaml (`{name}: {{externals: [{{spec: {name}@<version>, prefix: <path>}}]}}`)"
+            ));
+            return e;
+        }
         if external_only || !policy.is_buildable() {
             // Where `buildable: false` was written.
             let loc = policy.buildable.map(|(_, l)| l.clone()).or_else(|| {

@@ -205,7 +205,15 @@ impl Solver<'_> {
         };
         let policy = &self.slots[slot].policy;
         let external_only = self.reqs[slot].iter().any(|r| r.external_only);
-        if !policy.is_buildable() || external_only {
+        if policy.external_kind {
+            lines.push(ExplainLine {
+                indent: 0,
+                text: format!(
+                    "`{name}` is external-only (`build: {{system: external}}`): declare it as an external in the cluster's packages.yaml"
+                ),
+                loc: None,
+            });
+        } else if !policy.is_buildable() || external_only {
             lines.push(ExplainLine {
                 indent: 0,
                 text: format!(
