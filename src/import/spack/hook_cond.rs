@@ -113,7 +113,10 @@ impl Exprs<'_> {
         let (a, b) = (parts[0], parts[1]);
         if (op == "in" || op == "not in") && self.is_spec(b) {
             let s = self.str_arg(a)?;
-            let s = if s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            // `"libs=static" in spec` (a `key=value` first) tests the
+            // package itself, as Spack's `Spec.__contains__` does for an
+            // anonymous spec; a name first tests a dependency.
+            let s = if names_package(&s) {
                 format!("^{s}")
             } else {
                 s
@@ -244,4 +247,16 @@ impl Exprs<'_> {
         let c = Cond::Spec(format!("target={family}:"));
         Ok(Some(if op == "==" { c } else { c.not() }))
     }
+}
+
+/// Whether a spec string starts with a package name (`mpi`, `hdf5+mpi`),
+/// not with an anonymous constraint (`libs=static`, `+x`, `@1:`).
+fn names_package(s: &str) -> bool {
+    let first = s.split_whitespace().next().unwrap_or("");
+    first.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !first
+            .split(['@', '+', '~', '%'])
+            .next()
+            .unwrap_or("")
+            .contains('=')
 }
