@@ -628,12 +628,16 @@ def configure_args(self):
         args.append("--static")
     if "zlib+pic" in self.spec:
         args.append("--pic")
+    if self.spec.satisfies("^[virtuals=qmake] qt-base"):
+        args.append("--qt5")
     return args
 "#;
         let out = run_method(src, &variants()).unwrap();
         let t = templates(&out.args.unwrap());
         assert_eq!(t[0], (Some("libs=static".into()), "--static".into()));
         assert_eq!(t[1], (Some("^zlib+pic".into()), "--pic".into()));
+        // Edge attributes in Spack's spelling become the stack's.
+        assert_eq!(t[2], (Some("^qt-base".into()), "--qt5".into()));
     }
 
     #[test]

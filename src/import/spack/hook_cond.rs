@@ -89,7 +89,7 @@ impl Exprs<'_> {
                     .ok_or_else(|| Unevaluable::new(node, "satisfies"))?,
             )?;
             if self.is_spec(obj) {
-                return Ok(Cond::Spec(s));
+                return Ok(Cond::Spec(super::cond::normalize(&s)));
             }
             if let Some(dep) = self.dep_of(obj) {
                 return Ok(Cond::Spec(format!("^{dep}{}", s.trim())));
@@ -121,7 +121,7 @@ impl Exprs<'_> {
             } else {
                 s
             };
-            let c = Cond::Spec(s);
+            let c = Cond::Spec(super::cond::normalize(&s));
             return Ok(if op == "in" { c } else { c.not() });
         }
         // `"+x" in spec["dep"]`: ^dep+x.
