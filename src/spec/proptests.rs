@@ -198,6 +198,7 @@ fn node(names: &'static [&'static str]) -> impl Strategy<Value = Spec> {
                 os: os.map(str::to_string),
                 languages: BTreeMap::new(),
                 deps: Vec::new(),
+                virtuals: Default::default(),
             },
         )
 }
