@@ -34,11 +34,17 @@ const CLAUSES: &str =
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
+    /// Inside a `%virtual=provider` node: a `%` ends it, like a `^`.
+    in_edge: bool,
 }
 
 /// Parses spec text (see the module documentation).
 pub(crate) fn parse_spec(src: &str) -> Result<Spec, SpecParseError> {
-    let mut p = Parser { src, pos: 0 };
+    let mut p = Parser {
+        src,
+        pos: 0,
+        in_edge: false,
+    };
     let mut root = Spec::default();
     p.node(&mut root, false)?;
     let mut deps: Vec<Spec> = Vec::new();
@@ -231,6 +237,7 @@ impl<'a> Parser<'a> {
             let at = self.pos;
             match c {
                 '^' => break,
+                '%' if self.in_edge => break,
                 '@' => {
                     self.pos += 1;
                     let v = self.versions("@")?;
@@ -359,23 +366,27 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `%mpi=openmpi@5:` (Spack 1.x; `virt` is read already, `=` is next):
-    /// the package depends on `openmpi@5:` as the provider of `mpi`, kept
-    /// as a dependency of the node with its [`Spec::virtuals`].
+    /// `%mpi=openmpi@5: +cuda` (Spack 1.x; `virt` is read already, `=` is
+    /// next): the package depends on `openmpi@5: +cuda` as the provider of
+    /// `mpi` — the clauses up to the next `%` or `^` are the provider's, as
+    /// in Spack 1.x — kept as a dependency of the node with its
+    /// [`Spec::virtuals`].
     fn virtual_assignment(&mut self, spec: &mut Spec, virt: &str) -> Result<(), SpecParseError> {
         self.pos += 1;
-        let (_, provider) = self.name(
-            "a package name after `=`",
-            Some(format!(
-                "for example `%{virt}=name`: the provider of `{virt}`"
-            )),
-        )?;
-        let mut dep = Spec::named(provider);
-        dep.virtuals.insert(virt.to_string());
-        if self.peek() == Some('@') {
-            self.pos += 1;
-            dep.versions = self.versions("@")?;
+        if !self.peek().is_some_and(is_name_start) {
+            return Err(self.expected(
+                "a package name after `=`",
+                Some(format!(
+                    "for example `%{virt}=name`: the provider of `{virt}`"
+                )),
+            ));
         }
+        let mut dep = Spec::default();
+        dep.virtuals.insert(virt.to_string());
+        let outer = std::mem::replace(&mut self.in_edge, true);
+        let parsed = self.node(&mut dep, true);
+        self.in_edge = outer;
+        parsed?;
         let at = self.pos;
         match spec.deps.iter_mut().find(|d| d.name == dep.name) {
             Some(prev) => {

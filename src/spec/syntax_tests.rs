@@ -444,9 +444,11 @@ fn nested_dependencies_print_flat() {
 
 #[test]
 fn a_virtual_assignment_is_a_dependency_providing_it() {
-    // paraview's `mesa +osmesa ~glx +llvm %libllvm=llvm ~clang~flang`.
+    // paraview's `mesa +osmesa ~glx +llvm %libllvm=llvm ~clang~flang`: the
+    // clauses after `%libllvm=llvm` are llvm's (Spack 1.x), up to a `%`.
     let x = s("mesa +osmesa ~glx +llvm %libllvm=llvm@17: ~clang~flang %c=gcc");
-    assert_eq!(x.variants.len(), 5);
+    assert_eq!(x.variants.len(), 3);
+    assert_eq!(x.deps[0].variants.len(), 2);
     assert_eq!(x.compiler_for("c").unwrap().name, "gcc");
     assert_eq!(x.deps.len(), 1);
     let llvm = &x.deps[0];
@@ -454,10 +456,13 @@ fn a_virtual_assignment_is_a_dependency_providing_it() {
     assert!(llvm.versions.contains(&Version::parse("18").unwrap()));
     assert_eq!(llvm.virtuals.iter().collect::<Vec<_>>(), ["libllvm"]);
     // The same in Spack's edge-attribute spelling, which is how it prints.
-    let y = s("mesa +osmesa ~glx +llvm ~clang~flang %c=gcc ^[virtuals=libllvm] llvm@17:");
+    let y = s("mesa +osmesa ~glx +llvm %c=gcc ^[virtuals=libllvm] llvm@17: ~clang~flang");
     assert_eq!(x, y);
     assert_eq!(s(&x.to_string()), x);
-    assert!(x.to_string().contains("^[virtuals=libllvm] llvm@17:"));
+    assert!(
+        x.to_string()
+            .contains("^[virtuals=libllvm] llvm@17: ~clang ~flang")
+    );
     // With a `^` of the same package: one dependency, both constraints.
     let z = s("mesa %libllvm=llvm ^llvm@17: +clang");
     assert_eq!(z.deps.len(), 1);

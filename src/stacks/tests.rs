@@ -436,7 +436,11 @@ fn a_view_exclude_naming_no_package_is_a_warning() {
     let ok = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
     let w = ok.warnings.iter().next().expect("a warning");
     assert_eq!(w.code, Code::UnknownPackage);
-    assert!(w.message.contains("`tool-osmesa` in view `v`"), "{}", w.message);
+    assert!(
+        w.message.contains("`tool-osmesa` in view `v`"),
+        "{}",
+        w.message
+    );
     assert!(w.loc().is_some());
     // In `select:` it stays an error.
     write(
