@@ -78,7 +78,10 @@ fn atoms(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in s.char_indices() {
-        let boundary = c.is_whitespace() || c == '+' || c == '~';
+        // In a `key=value` atom, `+` and `~` belong to the value (Spack's
+        // lexer: `languages=obj-c++`, `c++`).
+        let in_value = start.is_some_and(|st| s[st..i].contains('='));
+        let boundary = c.is_whitespace() || ((c == '+' || c == '~') && !in_value);
         if boundary {
             if let Some(st) = start.take() {
                 if st < i {
@@ -325,6 +328,14 @@ mod tests {
         );
         assert_eq!(join_conditions(&["%gcc @:11", "@6:"]), "@6: %gcc @:11");
         assert_eq!(join_conditions(&["@:3.8.0", "@3.8: +x"]), "@3.8:3.8.0 +x");
+        assert_eq!(
+            join_conditions(&["languages=obj-c++", "+nvptx"]),
+            "languages=obj-c++ +nvptx"
+        );
+        assert_eq!(
+            join_conditions(&["languages=c++ +x", "~y"]),
+            "languages=c++ +x ~y"
+        );
         // The package's compiler stays its own, not the dependency's.
         assert_eq!(
             join_conditions(&["^fmt@9%gcc", "%apple-clang"]),
