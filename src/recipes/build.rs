@@ -67,7 +67,7 @@ impl Setting {
             KeyType::Flag => Setting::Flag(false),
             KeyType::Args => Setting::Args(ArgList::new()),
             KeyType::Text => Setting::Text(None),
-            KeyType::Words(d) if d.is_empty() => Setting::Words(ArgList::new()),
+            KeyType::Words([]) => Setting::Words(ArgList::new()),
             KeyType::Words(d) => Setting::Words(vec![Conditional::always(
                 d.iter().map(|s| s.to_string()).collect(),
                 Loc::file_start("<default>"),
