@@ -80,7 +80,10 @@ fn atoms(s: &str) -> Vec<&str> {
     for (i, c) in s.char_indices() {
         // In a `key=value` atom, `+` and `~` belong to the value (Spack's
         // lexer: `languages=obj-c++`, `c++`).
-        let in_value = start.is_some_and(|st| s[st..i].contains('='));
+        // Not in `@=2023+plumed` (an exact version, then a variant).
+        let in_value = start.is_some_and(|st| {
+            s[st..].starts_with(|c: char| c.is_ascii_alphanumeric()) && s[st..i].contains('=')
+        });
         let boundary = c.is_whitespace() || ((c == '+' || c == '~') && !in_value);
         if boundary {
             if let Some(st) = start.take() {
@@ -335,6 +338,10 @@ mod tests {
         assert_eq!(
             join_conditions(&["languages=c++ +x", "~y"]),
             "languages=c++ +x ~y"
+        );
+        assert_eq!(
+            join_conditions(&["+plumed", "@=2023+plumed"]),
+            "+plumed @=2023"
         );
         // The package's compiler stays its own, not the dependency's.
         assert_eq!(
