@@ -77,7 +77,8 @@ pub enum KeyType {
     Args,
     /// An optional plain string; hashed only when set.
     Text,
-    /// A list of templates without conditions, with this default.
+    /// A target list with this default: an argument list (templates, or
+    /// `{when, args}` blocks) whose default is plain words.
     Words(&'static [&'static str]),
     /// `binary`'s `relocate:` block (`rpath`, `needed`, `placeholders`):
     /// rendered into the job's relocation, not into its settings.

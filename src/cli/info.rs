@@ -365,9 +365,12 @@ fn describe_system(
                 let _ = writeln!(out, "    {label}: {t}");
             }
             Setting::Args(list) => args(out, key, list),
-            Setting::Words(w) if !w.is_empty() => {
-                let _ = writeln!(out, "    {label}: {}", w.join(" "));
-            }
+            Setting::Words(w) if !w.is_empty() => match plain_words(w) {
+                Some(words) => {
+                    let _ = writeln!(out, "    {label}: {}", words.join(" "));
+                }
+                None => args(out, key, w),
+            },
             Setting::Words(_) => {
                 // Empty where the default is not: say so (`install targets: (none)`).
                 let default = kind_keys.iter().find(|k| k.name == *key).map(|k| k.ty);

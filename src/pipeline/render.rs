@@ -367,7 +367,7 @@ fn system(
             recipes::Setting::Args(a) => r.args(a)?.into(),
             recipes::Setting::Text(Some(t)) => r.render(t, &b.loc)?.into(),
             recipes::Setting::Text(None) => continue,
-            recipes::Setting::Words(w) => targets(r, w, &b.loc)?.into(),
+            recipes::Setting::Words(w) => r.args(w)?.into(),
             recipes::Setting::Relocate(rel) => {
                 relocate = Some(relocation(r, node, rel)?);
                 continue;
@@ -376,13 +376,6 @@ fn system(
         system.settings.set(key, value);
     }
     Ok((system, relocate))
-}
-
-/// Word lists (a makefile's targets): templates like every other argument
-/// (`PREFIX={{ prefix }}`, as Spack's `build_targets`/`install_targets`
-/// often pass).
-fn targets(r: &mut Renderer<'_>, list: &[String], loc: &Loc) -> Result<Vec<String>, RenderError> {
-    list.iter().map(|t| r.render(t, loc)).collect()
 }
 
 /// The relocation of a `binary` package: RPATHs to named dependencies,

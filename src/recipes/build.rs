@@ -13,7 +13,7 @@ use crate::build_kinds::{BuildKind, KeyType};
 use crate::diag::{Loc, Spanned};
 
 use super::env::EnvOp;
-use super::located::{ArgList, When};
+use super::located::{ArgList, Conditional, When};
 
 /// How to build and install a package.
 #[derive(Clone, Debug)]
@@ -53,7 +53,9 @@ pub enum Setting {
     Flag(bool),
     Args(ArgList),
     Text(Option<String>),
-    Words(Vec<String>),
+    /// A target list: an argument list (templates and `{when, args}` blocks)
+    /// with the kind's default when not given.
+    Words(ArgList),
     Relocate(Relocate),
 }
 
@@ -65,10 +67,27 @@ impl Setting {
             KeyType::Flag => Setting::Flag(false),
             KeyType::Args => Setting::Args(ArgList::new()),
             KeyType::Text => Setting::Text(None),
-            KeyType::Words(d) => Setting::Words(d.iter().map(|s| s.to_string()).collect()),
+            KeyType::Words([]) => Setting::Words(ArgList::new()),
+            KeyType::Words(d) => Setting::Words(vec![Conditional::always(
+                d.iter().map(|s| s.to_string()).collect(),
+                Loc::file_start("<default>"),
+            )]),
             KeyType::Relocate => Setting::Relocate(Relocate::default()),
         }
     }
+}
+
+/// The words of a target list without conditional blocks (`None` when it
+/// has one): how a list equal to the kind's default is recognised.
+pub fn plain_words(list: &ArgList) -> Option<Vec<&str>> {
+    let mut out = Vec::new();
+    for c in list {
+        if c.when.is_some() {
+            return None;
+        }
+        out.extend(c.value.iter().map(String::as_str));
+    }
+    Some(out)
 }
 
 impl BuildSystem {
@@ -243,7 +262,7 @@ mod tests {
         let kind = crate::build_kinds::get("makefile").unwrap();
         let system = BuildSystem::new(kind);
         assert!(
-            matches!(system.get("install_targets"), Some(Setting::Words(w)) if w == &["install"])
+            matches!(system.get("install_targets"), Some(Setting::Words(w)) if plain_words(w) == Some(vec!["install"]))
         );
         assert_eq!(system.to_string(), "makefile");
     }

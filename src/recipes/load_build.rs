@@ -26,7 +26,7 @@ fn system_settings(cx: &mut Cx, m: &Map, kind: &'static dyn BuildKind) -> BuildS
             Setting::Flag(b) => *b = cx.bool(n, &what).unwrap_or(false),
             Setting::Args(a) => *a = read::arg_list(cx, n, &what),
             Setting::Text(t) => *t = cx.string(n, &what).map(|s| s.value),
-            Setting::Words(w) => *w = plain_strings(cx, n, &what),
+            Setting::Words(w) => *w = read::arg_list(cx, n, &what),
             Setting::Relocate(r) => *r = relocate(cx, n),
         }
     }
@@ -139,12 +139,6 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
             );
         }
     }
-}
-
-fn plain_strings(cx: &mut Cx, node: &Node, what: &str) -> Vec<String> {
-    let items = cx.strings(node, what, false);
-    read::check_templates(cx, &items);
-    items.into_iter().map(|s| s.value).collect()
 }
 
 fn toggle(cx: &mut Cx, node: &Node, what: &str) -> Toggle {

@@ -48,7 +48,7 @@ use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
 
 pub use build::{
     Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, Phase, Relocate, Setting,
-    Step, Toggle,
+    Step, Toggle, plain_words,
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};

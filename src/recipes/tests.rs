@@ -281,11 +281,28 @@ build:
     assert!(d.is_empty(), "{d}");
     let r = r.unwrap();
     let words = |key| match r.build.system.get(key) {
-        Some(Setting::Words(w)) => w.clone(),
+        Some(Setting::Words(w)) => super::build::plain_words(w).unwrap().join(" "),
         other => panic!("{other:?}"),
     };
     assert!(words("install_targets").is_empty());
-    assert_eq!(words("build_targets"), vec!["all"]);
+    assert_eq!(words("build_targets"), "all");
+
+    // Targets are an argument list: `{when, args}` blocks too (Spack's
+    // `build_targets` property appending `O_PCRE=1` under `+pcre`).
+    let text = text.replace(
+        "build_targets: [all]",
+        "build_targets: [all, {when: \"@1:\", args: [\"O_PCRE=1\"]}]",
+    );
+    let (r, d) = parse(&text);
+    assert!(d.is_empty(), "{d}");
+    match r.unwrap().build.system.get("build_targets") {
+        Some(Setting::Words(w)) => {
+            assert_eq!(w.len(), 2);
+            assert_eq!(w[1].when.as_ref().unwrap().text, "@1:");
+            assert_eq!(w[1].value, vec!["O_PCRE=1"]);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 fn write(path: &Path, text: &str) {

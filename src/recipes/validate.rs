@@ -178,6 +178,7 @@ fn check_named(cx: &mut Cx, repo: &PackageRepo, spec: &Spec, written: &SpecRef, 
     };
     if let Some(pkg) = repo.get(name) {
         check_variants(cx, spec, pkg, written, &format!("package `{name}`"));
+        check_provides(cx, repo, spec, name, written);
     } else if !repo.knows(name) {
         let loc = locate(cx, written, name);
         let help = match repo.suggest(name) {
@@ -189,6 +190,34 @@ fn check_named(cx: &mut Cx, repo: &PackageRepo, spec: &Spec, written: &SpecRef, 
             &loc,
             format!("unknown package `{name}` in {what} `{}`", written.text),
             "no recipe for this package",
+            Some(help),
+        );
+    }
+}
+
+/// `%libllvm=llvm`, `^[virtuals=gl] osmesa`: the package must provide the
+/// virtuals it is named for (some version of it, under some condition).
+fn check_provides(cx: &mut Cx, repo: &PackageRepo, spec: &Spec, name: &str, written: &SpecRef) {
+    for v in &spec.virtuals {
+        if repo.providers(v).iter().any(|p| p.package == name) {
+            continue;
+        }
+        let loc = locate(cx, written, v);
+        let others: Vec<String> = repo
+            .providers(v)
+            .iter()
+            .map(|p| format!("`{}`", p.package))
+            .collect();
+        let help = if others.is_empty() {
+            format!("no package provides `{v}`")
+        } else {
+            format!("providers of `{v}`: {}", others.join(", "))
+        };
+        cx.error(
+            Code::BadSpec,
+            &loc,
+            format!("`{name}` does not provide `{v}` (in `{}`)", written.text),
+            "not a provider of this virtual",
             Some(help),
         );
     }

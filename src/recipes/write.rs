@@ -12,7 +12,9 @@
 use crate::build_kinds::KeyType;
 use crate::diag::yaml_out::Yaml;
 
-use super::build::{Build, BuildSystem, Filter, InstallAction, Phase, Relocate, Setting, Toggle};
+use super::build::{
+    Build, BuildSystem, Filter, InstallAction, Phase, Relocate, Setting, Toggle, plain_words,
+};
 use super::env::{EnvOp, EnvOpKind};
 use super::imported::Imported;
 use super::located::{ArgList, When};
@@ -234,8 +236,9 @@ fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
                 Setting::Words(w) => {
                     let default = kind_keys.iter().find(|k| k.name == *key).map(|k| k.ty);
                     let is_default = matches!(default, Some(KeyType::Words(d))
-                        if w.iter().map(String::as_str).eq(d.iter().copied()));
-                    some_if(!is_default, Yaml::strs(w))
+                        if plain_words(w).is_some_and(|w| w == d));
+                    // `[]` differs from a default that is not empty.
+                    some_if(!is_default, arg_list(w).unwrap_or(Yaml::Seq(Vec::new())))
                 }
                 Setting::Relocate(r) => relocate(r),
             };

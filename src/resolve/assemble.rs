@@ -35,9 +35,9 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
     let b = &r.build;
     let system = b.system.settings.iter().any(|(_, s)| match s {
         Setting::Toggle(t) => toggle(t),
-        Setting::Args(l) => args(l),
+        Setting::Args(l) | Setting::Words(l) => args(l),
         Setting::Relocate(rel) => rel.needed.iter().any(|n| has(&n.when)),
-        Setting::Flag(_) | Setting::Text(_) | Setting::Words(_) => false,
+        Setting::Flag(_) | Setting::Text(_) => false,
     });
     system
         || r.patches.iter().any(|p| has(&p.when))

@@ -119,7 +119,7 @@ fn system_json(system: &BuildSystem, spec: &Spec) -> Value {
                 v.insert(key, json!(args(a, spec)));
             }
             Setting::Words(w) => {
-                v.insert(key, json!(w));
+                v.insert(key, json!(args(w, spec)));
             }
             Setting::Flag(true) => when_set.push((key, json!(true))),
             Setting::Text(Some(t)) => when_set.push((key, json!(t))),

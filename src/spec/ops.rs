@@ -175,6 +175,9 @@ impl Spec {
         changed |= self.merge_compiler(other, &package)?;
         changed |= self.merge_target(other, &package)?;
         changed |= self.merge_arch(other, &package)?;
+        for v in &other.virtuals {
+            changed |= self.virtuals.insert(v.clone());
+        }
         for d in &other.deps {
             let found = self
                 .deps

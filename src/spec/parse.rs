@@ -4,7 +4,7 @@
 //! follow a token directly):
 //!
 //! ```text
-//! spec    := node ( '^' node )*            the first node may be anonymous,
+//! spec    := node ( '^' [edge] node )*            the first node may be anonymous,
 //! node    := [name] clause*                 every node after `^` is named
 //! clause  := '@' constraint
 //!          | '+'+ name | '~'+ name | ' -'+ name   (`-` only after a space)
@@ -12,6 +12,8 @@
 //!          | key [':'] '='+ value (',' value)*  (`key==v` propagates in Spack, `key:=v` is exact; both `key=v` here)
 //!          | '%' name ['@' constraint]
 //!          | '%' lang {',' lang} '=' name ['@' constraint]   (lang: c, cxx, fortran)
+//!          | '%' virtual '=' name ['@' constraint]   (a dependency providing the virtual)
+//! edge    := '[' 'virtuals=' name {',' name} ']'   (after `^`: what the dependency provides)
 //! value   := bare | "'" … "'" | '"' … '"'
 //! ```
 //!
@@ -22,6 +24,8 @@
 
 use super::constraint::VersionConstraint;
 use super::error::{SpecError, SpecParseError};
+use std::collections::BTreeSet;
+
 use super::spec::{CompilerSpec, FLAG_NAMES, FlagList, LANGUAGES, Spec, normalize_languages};
 use super::target::TargetConstraint;
 use super::variant::{VariantValue, is_bare_value_char, is_name_char, is_name_start};
@@ -33,11 +37,17 @@ const CLAUSES: &str =
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
+    /// Inside a `%virtual=provider` node: a `%` ends it, like a `^`.
+    in_edge: bool,
 }
 
 /// Parses spec text (see the module documentation).
 pub(crate) fn parse_spec(src: &str) -> Result<Spec, SpecParseError> {
-    let mut p = Parser { src, pos: 0 };
+    let mut p = Parser {
+        src,
+        pos: 0,
+        in_edge: false,
+    };
     let mut root = Spec::default();
     p.node(&mut root, false)?;
     let mut deps: Vec<Spec> = Vec::new();
@@ -45,13 +55,17 @@ pub(crate) fn parse_spec(src: &str) -> Result<Spec, SpecParseError> {
         let caret = p.pos;
         p.pos += 1;
         p.skip_ws();
+        let virtuals = p.edge_attributes()?;
         if !p.peek().is_some_and(is_name_start) {
             return Err(p.expected(
                 "a package name after `^`",
                 Some("dependencies are named: `^libcxi@main`".into()),
             ));
         }
-        let mut dep = Spec::default();
+        let mut dep = Spec {
+            virtuals,
+            ..Spec::default()
+        };
         p.node(&mut dep, true)?;
         if let Some(prev) = deps.iter_mut().find(|d| d.name == dep.name) {
             prev.constrain(&dep).map_err(|e| {
@@ -68,6 +82,23 @@ pub(crate) fn parse_spec(src: &str) -> Result<Spec, SpecParseError> {
         }
     }
     debug_assert!(p.peek().is_none());
+    // `%mpi=openmpi` on the root: a dependency like `^[virtuals=mpi] openmpi`.
+    for dep in std::mem::take(&mut root.deps) {
+        match deps.iter_mut().find(|d| d.name == dep.name) {
+            Some(prev) => {
+                prev.constrain(&dep).map_err(|e| {
+                    p.error(
+                        0,
+                        src.len(),
+                        format!("contradicting constraints on the same dependency: {e}"),
+                        "contradicts a `^` of the same package",
+                        None,
+                    )
+                })?;
+            }
+            None => deps.push(dep),
+        }
+    }
     deps.sort_by(|a, b| a.name.cmp(&b.name));
     root.deps = deps;
     Ok(root)
@@ -209,6 +240,7 @@ impl<'a> Parser<'a> {
             let at = self.pos;
             match c {
                 '^' => break,
+                '%' if self.in_edge => break,
                 '@' => {
                     self.pos += 1;
                     let v = self.versions("@")?;
@@ -287,6 +319,9 @@ impl<'a> Parser<'a> {
             Some("for example `%gcc` or `%gcc@12:`".into()),
         )?;
         let (name, languages) = match self.peek() {
+            Some('=') if !LANGUAGES.contains(&name) => {
+                return self.virtual_assignment(spec, name);
+            }
             Some(',' | '=') => {
                 let (langs, name) = self.language_assignment(at, name)?;
                 (name, Some(langs))
@@ -332,6 +367,78 @@ impl<'a> Parser<'a> {
         }
         normalize_languages(spec);
         Ok(())
+    }
+
+    /// `%mpi=openmpi@5: +cuda` (Spack 1.x; `virt` is read already, `=` is
+    /// next): the package depends on `openmpi@5: +cuda` as the provider of
+    /// `mpi` — the clauses up to the next `%` or `^` are the provider's, as
+    /// in Spack 1.x — kept as a dependency of the node with its
+    /// [`Spec::virtuals`].
+    fn virtual_assignment(&mut self, spec: &mut Spec, virt: &str) -> Result<(), SpecParseError> {
+        self.pos += 1;
+        if !self.peek().is_some_and(is_name_start) {
+            return Err(self.expected(
+                "a package name after `=`",
+                Some(format!(
+                    "for example `%{virt}=name`: the provider of `{virt}`"
+                )),
+            ));
+        }
+        let mut dep = Spec::default();
+        dep.virtuals.insert(virt.to_string());
+        let outer = std::mem::replace(&mut self.in_edge, true);
+        let parsed = self.node(&mut dep, true);
+        self.in_edge = outer;
+        parsed?;
+        let at = self.pos;
+        match spec.deps.iter_mut().find(|d| d.name == dep.name) {
+            Some(prev) => {
+                prev.constrain(&dep).map_err(|e| {
+                    self.error(
+                        at,
+                        0,
+                        format!("contradicting constraints on the same dependency: {e}"),
+                        "contradicts an earlier `%` of the same package",
+                        None,
+                    )
+                })?;
+            }
+            None => spec.deps.push(dep),
+        }
+        Ok(())
+    }
+
+    /// Spack 1.x's edge attributes after `^`: `[virtuals=gl,glu]` (the
+    /// virtuals the dependency provides); nothing when there is no `[`.
+    fn edge_attributes(&mut self) -> Result<BTreeSet<String>, SpecParseError> {
+        let mut out = BTreeSet::new();
+        if self.peek() != Some('[') {
+            return Ok(out);
+        }
+        let at = self.pos;
+        let Some(len) = self.src[at..].find(']') else {
+            return Err(self.error(at, 1, "`[` without its `]`", "not closed", None));
+        };
+        let inner = &self.src[at + 1..at + len];
+        for attr in inner.split_whitespace() {
+            match attr.split_once('=') {
+                Some(("virtuals", v)) if v.split(',').all(|n| n.starts_with(is_name_start)) => {
+                    out.extend(v.split(',').map(str::to_string));
+                }
+                _ => {
+                    return Err(self.error(
+                        at,
+                        len + 1,
+                        format!("unsupported edge attribute `{attr}`"),
+                        "only `virtuals=` is read",
+                        Some("for example `^[virtuals=mpi] openmpi`".into()),
+                    ));
+                }
+            }
+        }
+        self.pos = at + len + 1;
+        self.skip_ws();
+        Ok(out)
     }
 
     fn second_compiler(&self, at: usize, message: &str) -> SpecParseError {

@@ -217,6 +217,7 @@ fn node(names: &'static [&'static str]) -> impl Strategy<Value = Spec> {
                     })
                     .collect(),
                 deps: Vec::new(),
+                virtuals: Default::default(),
             },
         )
 }

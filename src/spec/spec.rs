@@ -1,6 +1,6 @@
 //! The [`Spec`] type and its canonical text form.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::str::FromStr;
 
@@ -105,6 +105,10 @@ pub struct Spec {
     pub os: Option<String>,
     /// `^dep` constraints; parsing keeps them sorted by name, one per name.
     pub deps: Vec<Spec>,
+    /// On a `^dep`: the virtuals it provides to the package (Spack 1.x's
+    /// `%mpi=openmpi` and `^[virtuals=mpi] openmpi`). The resolver checks
+    /// that the package provides them and takes it as their provider.
+    pub virtuals: BTreeSet<String>,
 }
 
 impl Spec {
@@ -215,6 +219,10 @@ impl fmt::Display for Spec {
                 text.push(' ');
             }
             text.push('^');
+            if !d.virtuals.is_empty() {
+                let v: Vec<&str> = d.virtuals.iter().map(String::as_str).collect();
+                text.push_str(&format!("[virtuals={}] ", v.join(",")));
+            }
             text.push_str(&d.node_text());
         }
         f.write_str(&text)

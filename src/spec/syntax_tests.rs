@@ -100,7 +100,10 @@ fn language_compiler_assignments() {
     assert!(e.to_string().contains("a second compiler for `c`"), "{e}");
     let e = err("foo %gcc %nvhpc");
     assert!(e.to_string().contains("a second compiler"), "{e}");
-    let e = err("foo %rust=gcc");
+    // A key that is not a language names a virtual: `gcc` as the provider
+    // of `rust` (the resolver checks that it provides it).
+    assert!(s("foo %rust=gcc").deps[0].virtuals.contains("rust"));
+    let e = err("foo %c,rust=gcc");
     assert!(e.to_string().contains("`rust` is not a language"), "{e}");
     let e = err("foo %c,=gcc");
     assert!(e.to_string().contains("a language after `,`"), "{e}");
@@ -501,4 +504,45 @@ fn nested_dependencies_print_flat() {
     assert_eq!(root.to_string(), "a ^b ^c@1");
     assert!(root.satisfies(&s("a ^c@1")));
     assert_eq!(s(&root.to_string()).deps.len(), 2);
+}
+
+#[test]
+fn a_virtual_assignment_is_a_dependency_providing_it() {
+    // paraview's `mesa +osmesa ~glx +llvm %libllvm=llvm ~clang~flang`: the
+    // clauses after `%libllvm=llvm` are llvm's (Spack 1.x), up to a `%`.
+    let x = s("mesa +osmesa ~glx +llvm %libllvm=llvm@17: ~clang~flang %c=gcc");
+    assert_eq!(x.variants.len(), 3);
+    assert_eq!(x.deps[0].variants.len(), 2);
+    assert_eq!(x.compiler_for("c").unwrap().name, "gcc");
+    assert_eq!(x.deps.len(), 1);
+    let llvm = &x.deps[0];
+    assert_eq!(llvm.name.as_deref(), Some("llvm"));
+    assert!(llvm.versions.contains(&Version::parse("18").unwrap()));
+    assert_eq!(llvm.virtuals.iter().collect::<Vec<_>>(), ["libllvm"]);
+    // The same in Spack's edge-attribute spelling, which is how it prints.
+    let y = s("mesa +osmesa ~glx +llvm %c=gcc ^[virtuals=libllvm] llvm@17: ~clang~flang");
+    assert_eq!(x, y);
+    assert_eq!(s(&x.to_string()), x);
+    assert!(
+        x.to_string()
+            .contains("^[virtuals=libllvm] llvm@17: ~clang ~flang")
+    );
+    // With a `^` of the same package: one dependency, both constraints.
+    let z = s("mesa %libllvm=llvm ^llvm@17: +clang");
+    assert_eq!(z.deps.len(), 1);
+    assert_eq!(z.deps[0].variants["clang"], VariantValue::Bool(true));
+    assert!(z.deps[0].virtuals.contains("libllvm"));
+    // Several virtuals of one provider.
+    let g = s("x ^[virtuals=gl,glu] osmesa");
+    assert_eq!(g.deps[0].virtuals.len(), 2);
+    assert!(
+        err("x ^[deptypes=build] cmake")
+            .to_string()
+            .contains("edge attribute")
+    );
+    assert!(
+        err("x %mpi=")
+            .to_string()
+            .contains("package name after `=`")
+    );
 }

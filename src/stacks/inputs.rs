@@ -248,21 +248,51 @@ fn check_recipe(
             }
         }
         for (_, view) in recipe.views() {
-            for s in view.select.iter().chain(&view.exclude) {
-                if !repo.knows(&s.value) {
-                    cx.error(
-                        Code::UnknownPackage,
-                        &s.loc,
-                        format!(
-                            "unknown package `{}` in view `{}`",
-                            s.value, view.name.value
-                        ),
-                        "no recipe for this package",
-                        repo.suggest(&s.value)
-                            .map(|n| format!("did you mean `{n}`?")),
-                    );
-                }
-            }
+            check_view_names(&mut cx, repo, view);
+        }
+    }
+}
+
+/// A view's `select:` names packages of the stack (an unknown one is an
+/// error); an `exclude:` entry is matched against what the view holds, as
+/// Spack and stackinator match it against the installed specs, so one that
+/// matches nothing (paraview's `exclude: [paraview-osmesa]`) is a warning.
+fn check_view_names(cx: &mut Cx, repo: &PackageRepo, view: &super::model::View) {
+    let names = view
+        .select
+        .iter()
+        .map(|s| (s, true))
+        .chain(view.exclude.iter().map(|s| (s, false)));
+    for (s, select) in names {
+        if repo.knows(&s.value) {
+            continue;
+        }
+        let help = repo
+            .suggest(&s.value)
+            .map(|n| format!("did you mean `{n}`?"));
+        let msg = format!(
+            "unknown package `{}` in view `{}`",
+            s.value, view.name.value
+        );
+        if select {
+            cx.error(
+                Code::UnknownPackage,
+                &s.loc,
+                msg,
+                "no recipe for this package",
+                help,
+            );
+        } else {
+            let help = help.or(Some(
+                "an exclude that matches no package of the stack excludes nothing".into(),
+            ));
+            cx.warn(
+                Code::UnknownPackage,
+                &s.loc,
+                msg,
+                "excludes nothing: no recipe for this package",
+                help,
+            );
         }
     }
 }

@@ -411,3 +411,41 @@ fn an_environment_named_compilers_clashes_with_stack_compilers() {
         "{d}"
     );
 }
+
+#[test]
+fn a_virtual_assignment_must_name_a_provider() {
+    let tmp = project(
+        "name: s\nallow_unverified: true\ncompiler: gcc\nenvironments:\n  e:\n    specs: [\"app +mpi %mpi=mpich\"]\n",
+    );
+    inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    write(
+        &tmp.path().join("stacks/s.yaml"),
+        "name: s\nallow_unverified: true\ncompiler: gcc\nenvironments:\n  e:\n    specs: [\"app +mpi %mpi=tool\"]\n",
+    );
+    let d = inputs(tmp.path()).unwrap_err();
+    let e = d.iter().next().unwrap();
+    assert_eq!(e.code, Code::BadSpec, "{d}");
+    assert!(e.message.contains("`tool` does not provide `mpi`"), "{d}");
+}
+
+#[test]
+fn a_view_exclude_naming_no_package_is_a_warning() {
+    let tmp = project(
+        "name: s\nallow_unverified: true\ncompiler: gcc\nenvironments:\n  e:\n    specs: [tool]\n    views:\n      v: {exclude: [tool-osmesa]}\n",
+    );
+    let ok = inputs(tmp.path()).unwrap_or_else(|d| panic!("{d}"));
+    let w = ok.warnings.iter().next().expect("a warning");
+    assert_eq!(w.code, Code::UnknownPackage);
+    assert!(
+        w.message.contains("`tool-osmesa` in view `v`"),
+        "{}",
+        w.message
+    );
+    assert!(w.loc().is_some());
+    // In `select:` it stays an error.
+    write(
+        &tmp.path().join("stacks/s.yaml"),
+        "name: s\nallow_unverified: true\ncompiler: gcc\nenvironments:\n  e:\n    specs: [tool]\n    views:\n      v: {select: [tool-osmesa]}\n",
+    );
+    assert!(inputs(tmp.path()).is_err());
+}

@@ -13,8 +13,8 @@ use super::value::{Scope, Value};
 /// Base classes and the build system they select (`None`: a mix-in).
 pub fn build_system_of(base: &str) -> Option<&'static str> {
     Some(match base {
-        "CMakePackage" | "CachedCMakePackage" | "ROCmLibrary" => "cmake",
-        "AutotoolsPackage" | "XorgPackage" => "autotools",
+        "CMakePackage" | "CachedCMakePackage" => "cmake",
+        "AutotoolsPackage" => "autotools",
         "MesonPackage" => "meson",
         "MakefilePackage" => "makefile",
         "PythonPackage" => "python_pip",
@@ -171,8 +171,8 @@ fn read_bases() -> &'static HashMap<&'static str, Vec<Directive>> {
 /// does not know.
 pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
     let key = match base {
-        "CMakePackage" | "CachedCMakePackage" | "ROCmLibrary" => "cmake",
-        "AutotoolsPackage" | "XorgPackage" => "autotools",
+        "CMakePackage" | "CachedCMakePackage" => "cmake",
+        "AutotoolsPackage" => "autotools",
         "MesonPackage" => "meson",
         "MakefilePackage" => "makefile",
         "PythonPackage" => "python",
@@ -182,6 +182,11 @@ pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
         "ROCmPackage" => "rocm",
         "GNUMirrorPackage" | "SourceforgePackage" | "SourcewarePackage" | "PythonExtension"
         | "CompilerPackage" | "PackageBase" => return Some(Vec::new()),
+        // `PackageBase` mix-ins, not build systems: ROCmLibrary detects an
+        // external ROCm's version (rocm-gdb is `(ROCmLibrary,
+        // AutotoolsPackage)`), XorgPackage gives the x.org mirror URLs
+        // (xorgproto is `(MesonPackage, XorgPackage)`).
+        "ROCmLibrary" | "XorgPackage" => return Some(Vec::new()),
         other => {
             let system = build_system_of(other)?;
             return Some(vec![Directive {
@@ -218,5 +223,19 @@ mod tests {
         let cuda = base_directives("CudaPackage").unwrap();
         assert!(cuda.iter().any(|d| d.arg_str(0) == Some("cuda_arch")));
         assert!(base_directives("NoSuchPackage").is_none());
+    }
+}
+
+#[cfg(test)]
+mod mixin_tests {
+    use super::*;
+
+    #[test]
+    fn rocm_library_and_xorg_package_are_mixins_not_build_systems() {
+        for base in ["ROCmLibrary", "XorgPackage"] {
+            assert_eq!(build_system_of(base), None, "{base}");
+            assert_eq!(base_directives(base).map(|d| d.len()), Some(0), "{base}");
+        }
+        assert_eq!(build_system_of("AutotoolsPackage"), Some("autotools"));
     }
 }

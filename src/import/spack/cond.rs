@@ -7,6 +7,9 @@
 /// `^dep` would apply to `dep`); a token given twice is kept once.
 pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
     let mut own: Vec<&str> = Vec::new();
+    // The package's own `%compiler` parts come before every `^dep`, which
+    // would otherwise take them (seacas: `^fmt@9%gcc` when `%apple-clang`).
+    let mut compilers: Vec<&str> = Vec::new();
     let mut deps: Vec<&str> = Vec::new();
     for p in parts {
         let p = p.as_ref().trim();
@@ -14,6 +17,14 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
             Some(i) => (&p[..i], &p[i..]),
             None => (p, ""),
         };
+        let (compiler, dep) = match (dep.starts_with('%'), dep.find('^')) {
+            (true, Some(i)) => (dep[..i].trim(), &dep[i..]),
+            (true, None) => (dep.trim(), ""),
+            (false, _) => ("", dep),
+        };
+        if !compiler.is_empty() && !compilers.contains(&compiler) {
+            compilers.push(compiler);
+        }
         for tok in atoms(root) {
             if !own.contains(&tok) {
                 own.push(tok);
@@ -32,6 +43,7 @@ pub fn join_conditions<S: AsRef<str>>(parts: &[S]) -> String {
             .collect(),
         None => own,
     };
+    own.extend(compilers);
     own.extend(deps);
     let text = own.join(" ");
     let text = match merged {
@@ -66,7 +78,13 @@ fn atoms(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in s.char_indices() {
-        let boundary = c.is_whitespace() || c == '+' || c == '~';
+        // In a `key=value` atom, `+` and `~` belong to the value (Spack's
+        // lexer: `languages=obj-c++`, `c++`).
+        // Not in `@=2023+plumed` (an exact version, then a variant).
+        let in_value = start.is_some_and(|st| {
+            s[st..].starts_with(|c: char| c.is_ascii_alphanumeric()) && s[st..i].contains('=')
+        });
+        let boundary = c.is_whitespace() || ((c == '+' || c == '~') && !in_value);
         if boundary {
             if let Some(st) = start.take() {
                 if st < i {
@@ -313,6 +331,27 @@ mod tests {
         );
         assert_eq!(join_conditions(&["%gcc @:11", "@6:"]), "@6: %gcc @:11");
         assert_eq!(join_conditions(&["@:3.8.0", "@3.8: +x"]), "@3.8:3.8.0 +x");
+        assert_eq!(
+            join_conditions(&["languages=obj-c++", "+nvptx"]),
+            "languages=obj-c++ +nvptx"
+        );
+        assert_eq!(
+            join_conditions(&["languages=c++ +x", "~y"]),
+            "languages=c++ +x ~y"
+        );
+        assert_eq!(
+            join_conditions(&["+plumed", "@=2023+plumed"]),
+            "+plumed @=2023"
+        );
+        // The package's compiler stays its own, not the dependency's.
+        assert_eq!(
+            join_conditions(&["^fmt@9%gcc", "%apple-clang"]),
+            "%apple-clang ^fmt@9%gcc"
+        );
+        assert_eq!(
+            join_conditions(&["%gcc ^mpi", "+x ^zlib"]),
+            "+x %gcc ^mpi ^zlib"
+        );
         assert_eq!(
             join_conditions(&["+cuda", "+slepc+cuda x=1"]),
             "+cuda +slepc x=1"

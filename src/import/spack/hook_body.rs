@@ -618,6 +618,29 @@ def configure_args(self):
     }
 
     #[test]
+    fn a_key_value_in_spec_tests_the_package_and_a_name_a_dependency() {
+        // Spack's `Spec.__contains__`: an anonymous spec is tested on the
+        // root only (mpfr's `"libs=static" in self.spec`).
+        let src = r#"
+def configure_args(self):
+    args = []
+    if "libs=static" in self.spec:
+        args.append("--static")
+    if "zlib+pic" in self.spec:
+        args.append("--pic")
+    if self.spec.satisfies("^[virtuals=qmake] qt-base"):
+        args.append("--qt5")
+    return args
+"#;
+        let out = run_method(src, &variants()).unwrap();
+        let t = templates(&out.args.unwrap());
+        assert_eq!(t[0], (Some("libs=static".into()), "--static".into()));
+        assert_eq!(t[1], (Some("^zlib+pic".into()), "--pic".into()));
+        // Edge attributes in Spack's spelling become the stack's.
+        assert_eq!(t[2], (Some("^qt-base".into()), "--qt5".into()));
+    }
+
+    #[test]
     fn unknown_calls_are_reported_with_their_line() {
         let src = "def cmake_args(self):\n    args = []\n    tty.warn('a')\n    return args\n";
         let e = run_method(src, &variants()).unwrap_err();

@@ -89,7 +89,7 @@ impl Exprs<'_> {
                     .ok_or_else(|| Unevaluable::new(node, "satisfies"))?,
             )?;
             if self.is_spec(obj) {
-                return Ok(Cond::Spec(s));
+                return Ok(Cond::Spec(super::cond::normalize(&s)));
             }
             if let Some(dep) = self.dep_of(obj) {
                 return Ok(Cond::Spec(format!("^{dep}{}", s.trim())));
@@ -113,12 +113,15 @@ impl Exprs<'_> {
         let (a, b) = (parts[0], parts[1]);
         if (op == "in" || op == "not in") && self.is_spec(b) {
             let s = self.str_arg(a)?;
-            let s = if s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            // `"libs=static" in spec` (a `key=value` first) tests the
+            // package itself, as Spack's `Spec.__contains__` does for an
+            // anonymous spec; a name first tests a dependency.
+            let s = if names_package(&s) {
                 format!("^{s}")
             } else {
                 s
             };
-            let c = Cond::Spec(s);
+            let c = Cond::Spec(super::cond::normalize(&s));
             return Ok(if op == "in" { c } else { c.not() });
         }
         // `"+x" in spec["dep"]`: ^dep+x.
@@ -244,4 +247,16 @@ impl Exprs<'_> {
         let c = Cond::Spec(format!("target={family}:"));
         Ok(Some(if op == "==" { c } else { c.not() }))
     }
+}
+
+/// Whether a spec string starts with a package name (`mpi`, `hdf5+mpi`),
+/// not with an anonymous constraint (`libs=static`, `+x`, `@1:`).
+fn names_package(s: &str) -> bool {
+    let first = s.split_whitespace().next().unwrap_or("");
+    first.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !first
+            .split(['@', '+', '~', '%'])
+            .next()
+            .unwrap_or("")
+            .contains('=')
 }

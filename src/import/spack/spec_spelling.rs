@@ -106,6 +106,11 @@ fn virtual_assignments(s: &str) -> String {
     while let Some(i) = rest.find(['^', '%']) {
         out.push_str(&rest[..i]);
         let after = rest[i + 1..].trim_start();
+        if let Some((edge, tail)) = edge_attributes(&rest[i..=i], after) {
+            out.push_str(&edge);
+            rest = tail;
+            continue;
+        }
         let key_len = after
             .find(|c: char| !(is_name_char(c) || c == '-' || c == ','))
             .unwrap_or(after.len());
@@ -124,6 +129,39 @@ fn virtual_assignments(s: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// An edge with attributes, `^[virtuals=gl] osmesa`, `%[virtuals=c] gcc@15:`
+/// (Spack 1.x: the dependency provides these virtuals), in the spelling of
+/// a virtual assignment: `%c=gcc@15:` for languages (the compiler), else
+/// `^osmesa` like `^gl=osmesa` (the provider as a dependency). Returns the
+/// edge's sigil and name, and the text after the name.
+fn edge_attributes<'a>(sigil: &str, after: &'a str) -> Option<(String, &'a str)> {
+    let inner = after.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let mut virtuals = Vec::new();
+    for attr in inner[..close].split_whitespace() {
+        let (key, value) = attr.split_once('=')?;
+        match key {
+            "virtuals" => virtuals.extend(value.split(',').filter(|v| !v.is_empty())),
+            // Dependency types say nothing about what the node is.
+            "deptypes" => {}
+            _ => return None,
+        }
+    }
+    let tail = inner[close + 1..].trim_start();
+    if !tail.starts_with(is_name_char) {
+        return None;
+    }
+    let language = !virtuals.is_empty()
+        && virtuals
+            .iter()
+            .all(|k| matches!(*k, "c" | "cxx" | "fortran"));
+    Some(if sigil == "%" && language {
+        (format!("%{}=", virtuals.join(",")), tail)
+    } else {
+        ("^".to_string(), tail)
+    })
 }
 
 /// `%clang@:3.0 %clang`: a compiler named again without constraints (also
@@ -184,6 +222,13 @@ mod tests {
             "@:23.06 +mpi ^openmpi"
         );
         assert_eq!(spack_spelling("%clang@:3.0 %clang"), "%clang@:3.0");
+        // Edge attributes (Spack 1.x): the provider of a virtual.
+        assert_eq!(spack_spelling("+glx ^[virtuals=gl] osmesa"), "+glx ^osmesa");
+        assert_eq!(spack_spelling("%[virtuals=c] gcc@15:"), "%c=gcc@15:");
+        assert_eq!(
+            spack_spelling("@1.35 ^[virtuals=iconv] libiconv"),
+            "@1.35 ^libiconv"
+        );
         // Left alone: compilers per language, `@=`, ranges, names with dashes.
         assert_eq!(spack_spelling("%fortran=aocc"), "%fortran=aocc");
         assert_eq!(spack_spelling("@=1.2 x=a,b"), "@=1.2 x=a,b");
