@@ -56,6 +56,11 @@ impl<'a> Solver<'a> {
                             None => self.creators(&reqs[..=clash.second]),
                         };
                         self.note_clash(slot, &clash);
+                        // A version the stack pins that no recipe has (`hip@5.4`)
+                        // is the failure, not the clash met first.
+                        if let Some(failure) = self.fixed_no_candidate(slot, recipe) {
+                            return Err((failure, BTreeSet::new()));
+                        }
                         return Err((OpenFailure::Clash(clash), cs));
                     }
                 };
@@ -194,24 +199,36 @@ impl<'a> Solver<'a> {
     /// so the search stops at once with this failure instead of trying every
     /// combination of unrelated packages first.
     fn no_candidate_blame(&self, slot: usize, recipe: &PackageRecipe) -> BTreeSet<usize> {
-        let reqs = &self.reqs[slot];
-        let fixed: Vec<Req<'a>> = reqs
+        if self.fixed_no_candidate(slot, recipe).is_some() {
+            BTreeSet::new()
+        } else {
+            self.creators(&self.reqs[slot])
+        }
+    }
+
+    /// The failure when the requirements on package `slot` that no decision
+    /// created already leave no candidate.
+    fn fixed_no_candidate(
+        &self,
+        slot: usize,
+        recipe: &'a PackageRecipe,
+    ) -> Option<OpenFailure<'a>> {
+        let fixed: Vec<Req<'a>> = self.reqs[slot]
             .iter()
             .filter(|r| self.creators([*r]).is_empty())
             .cloned()
             .collect();
-        let hopeless = !fixed.is_empty()
-            && merge(&recipe.name, Some(recipe), &fixed).is_ok_and(|w| {
-                let external_only = fixed.iter().any(|r| r.external_only);
-                candidates(recipe, &w, &self.slots[slot].policy, external_only)
-                    .list
-                    .is_empty()
-            });
-        if hopeless {
-            BTreeSet::new()
-        } else {
-            self.creators(reqs)
+        if fixed.is_empty() {
+            return None;
         }
+        let wanted = merge(&recipe.name, Some(recipe), &fixed).ok()?;
+        let external_only = fixed.iter().any(|r| r.external_only);
+        let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
+        c.list.is_empty().then_some(OpenFailure::NoCandidate {
+            wanted,
+            unasked_branches: c.unasked_branches,
+            external_only,
+        })
     }
 
     /// The versions of virtual `slot` its requirements ask for (`mpi@3:`
@@ -568,7 +585,7 @@ fn settle_conflicts<'a>(
             }
         }
         let Some(conflict) = holding else {
-            match avoid_dependency(recipe, &base, &asked, avoid) {
+            match avoid_dependency(recipe, &base, &asked, defaults, avoid) {
                 Some(f) if flip => {
                     asked.variants.insert(f.variant.clone(), f.value.clone());
                     flipped.push(f);
@@ -602,14 +619,15 @@ fn settle_conflicts<'a>(
 
 /// The flip that leaves the condition of the first dependency in `avoid`
 /// that holds for `base`: a variant of the condition nothing asked for (not
-/// in `asked`) takes its other value ([`other_value`]). A variant that
-/// another variant of the condition exists under (`hdf5` for
-/// `hdf5_compat`, defined `when: +hdf5`) is flipped only when no other is
-/// free: flipping it would take away more than the condition.
+/// in `asked`) takes its other value ([`other_value`]). Of several, the one
+/// that keeps the most dependencies of the package wins (`~hdf5_compat`
+/// rather than `~hdf5`, `+wrapper` rather than `~kokkos`: the least
+/// change), then the first in the condition.
 fn avoid_dependency<'a>(
     recipe: &PackageRecipe,
     base: &Spec,
     asked: &Spec,
+    defaults: Defaults<'_>,
     avoid: &[&'a Dependency],
 ) -> Option<Flip<'a>> {
     let dep = avoid.iter().copied().find(|d| {
@@ -618,25 +636,34 @@ fn avoid_dependency<'a>(
             .is_some_and(|w| w.spec.deps.is_empty() && base.satisfies(&w.spec))
     })?;
     let cond = &dep.when.as_ref()?.spec;
-    let enables = |name: &str| {
-        cond.variants.keys().any(|other| {
-            other != name
-                && recipe.variant(other).is_some_and(|d| {
-                    d.when
-                        .as_ref()
-                        .is_some_and(|w| w.spec.variants.contains_key(name))
-                })
-        })
+    let kept = |name: &str, value: &VariantValue| {
+        let mut asked = asked.clone();
+        asked.variants.insert(name.to_string(), value.clone());
+        let mut spec = base.clone();
+        spec.variants = choose(recipe, base, &asked, defaults).ok()?;
+        let active = recipe.dependencies.iter().filter(|d| {
+            d.when
+                .as_ref()
+                .is_none_or(|w| spec.satisfies(&Req::node_part(&w.spec)))
+        });
+        Some(active.count())
     };
-    let mut free: Vec<(&String, &VariantValue)> = cond
-        .variants
-        .iter()
-        .filter(|(name, _)| !asked.variants.contains_key(*name))
-        .collect();
-    free.sort_by_key(|(name, _)| enables(name));
-    let (name, value) = free
-        .into_iter()
-        .find_map(|(name, v)| Some((name, other_value(recipe, base, name, v)?)))?;
+    let mut best: Option<(usize, &String, VariantValue)> = None;
+    for (name, v) in &cond.variants {
+        if asked.variants.contains_key(name) {
+            continue;
+        }
+        let Some(value) = other_value(recipe, base, name, v) else {
+            continue;
+        };
+        let Some(n) = kept(name, &value) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(m, _, _)| n > *m) {
+            best = Some((n, name, value));
+        }
+    }
+    let (_, name, value) = best?;
     Some(Flip {
         variant: name.clone(),
         value,

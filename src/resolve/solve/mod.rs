@@ -43,6 +43,8 @@
 //! --explain`. Versions come first: the dependent's older versions are
 //! tried with the default variants before any flip.
 
+#[cfg(test)]
+mod backtrack_tests;
 mod cycles;
 mod decide;
 mod deferred;
