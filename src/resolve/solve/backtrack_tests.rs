@@ -93,9 +93,9 @@ impl Fixture {
     fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("recipes");
-        std::fs::create_dir(&repo).unwrap();
+        fs_err::create_dir(&repo).unwrap();
         for (name, text) in recipes() {
-            std::fs::write(repo.join(format!("{name}.yaml")), text).unwrap();
+            fs_err::write(repo.join(format!("{name}.yaml")), text).unwrap();
         }
         Fixture { dir }
     }
@@ -109,7 +109,7 @@ impl Fixture {
             self.dir.path().join("recipes").display(),
             fixtures.join("recipes").display()
         );
-        std::fs::write(&file, text).unwrap();
+        fs_err::write(&file, text).unwrap();
         let opts = InputOptions {
             recipe: file,
             cluster: Some(fixtures.join("cluster-configs/local")),
