@@ -68,8 +68,8 @@ pub struct Args {
     pub lock_file: Option<PathBuf>,
     /// Also print, per environment, what the solver chose that the recipe
     /// does not spell out: the provider of each virtual and why, variants
-    /// that take their non-default value to avoid a conflict (after the
-    /// tree; on stderr with --format json/dot).
+    /// that take their non-default value to avoid a conflict or a
+    /// dependency's clash (after the tree; on stderr with --format json/dot).
     #[arg(long)]
     pub explain: bool,
     /// Override the recipe's mount point.

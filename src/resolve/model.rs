@@ -227,8 +227,9 @@ pub struct PlanEnvironment {
     pub compiler_node: Option<NodeIndex>,
     /// What the solver chose that the recipe did not spell out, one line
     /// each: the provider of every virtual and why, variants that take
-    /// their non-default value to avoid a conflict (`stack resolve
-    /// --explain`; not part of any hash, not in the lock file).
+    /// their non-default value to avoid a conflict or a dependency's clash
+    /// (`stack resolve --explain`; not part of any hash, not in the lock
+    /// file).
     pub choices: Vec<String>,
 }
 

@@ -5,7 +5,7 @@
 
 use super::super::error::short_loc;
 use super::super::requirement::Origin;
-use super::super::solve::{Decision, Solver};
+use super::super::solve::{Decision, FlipReason, Solver};
 
 impl Solver<'_> {
     /// One line per choice, in decision order: providers of virtuals, then
@@ -32,22 +32,35 @@ impl Solver<'_> {
                 }
                 Some(Decision::Node(c)) => {
                     for f in &c.flipped {
-                        let message = f
-                            .conflict
-                            .message
-                            .as_ref()
-                            .map(|m| format!(": {m}"))
-                            .unwrap_or_default();
+                        let why = match f.why {
+                            FlipReason::Conflict(conflict) => {
+                                let message = conflict
+                                    .message
+                                    .as_ref()
+                                    .map(|m| format!(": {m}"))
+                                    .unwrap_or_default();
+                                let loc = short_loc(&conflict.loc);
+                                format!("`{}` conflicts{message} ({loc})", conflict.when.text)
+                            }
+                            FlipReason::Dependency(dep) => {
+                                let when = dep.when.as_ref().map(|w| w.text.as_str());
+                                format!(
+                                    "`{}` when `{}` clashes with the other requirements on `{}` ({})",
+                                    dep.spec.text,
+                                    when.unwrap_or_default(),
+                                    dep.name(),
+                                    short_loc(&dep.loc)
+                                )
+                            }
+                        };
                         flips.push(format!(
-                            "`{}` takes `{}`, not the default `{}`, as `{}` conflicts{message} ({})",
+                            "`{}` takes `{}`, not the default `{}`, as {why}",
                             c.label(),
                             f.value.to_spec_text(&f.variant),
                             f.from
                                 .as_ref()
                                 .map(|v| v.to_spec_text(&f.variant))
                                 .unwrap_or_else(|| "(unset)".into()),
-                            f.conflict.when.text,
-                            short_loc(&f.conflict.loc)
                         ));
                     }
                 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::recipes::{Conflict, DepTypes, PackageRecipe, Provider, VariantKind, When};
+use crate::recipes::{Conflict, DepTypes, Dependency, PackageRecipe, Provider, VariantKind, When};
 use crate::spec::{FlagList, Spec, VariantValue, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
@@ -13,8 +13,8 @@ use super::super::provider_defaults::default_providers;
 use super::super::requirement::{Origin, ProviderReason, Req, merge};
 use super::super::variants::{Defaults, VariantProblem, choose};
 use super::{
-    Alt, Concrete, Decision, Flip, Level, OpenFailure, Reject, SlotKind, Solver, flat_deps,
-    with_name,
+    Alt, Concrete, Decision, Flip, FlipReason, Level, OpenFailure, Reject, SlotKind, Solver,
+    flat_deps, with_name,
 };
 
 impl<'a> Solver<'a> {
@@ -25,6 +25,7 @@ impl<'a> Solver<'a> {
         slot: usize,
     ) -> Result<usize, (OpenFailure<'a>, BTreeSet<usize>)> {
         let all = || self.creators(&self.reqs[slot]);
+        let mut flip_conflicts = false;
         let (alts, wanted) = match self.slots[slot].kind {
             SlotKind::Missing => return Err((OpenFailure::Missing, all())),
             SlotKind::Virtual(providers) => {
@@ -54,6 +55,12 @@ impl<'a> Solver<'a> {
                             Some(i) => self.creators([&reqs[i], &reqs[clash.second]]),
                             None => self.creators(&reqs[..=clash.second]),
                         };
+                        self.note_clash(slot, &clash);
+                        // A version the stack pins that no recipe has (`hip@5.4`)
+                        // is the failure, not the clash met first.
+                        if let Some(failure) = self.fixed_no_candidate(slot, recipe) {
+                            return Err((failure, BTreeSet::new()));
+                        }
                         return Err((OpenFailure::Clash(clash), cs));
                     }
                 };
@@ -97,13 +104,18 @@ impl<'a> Solver<'a> {
                     ));
                 }
                 let mut alts: Vec<Alt<'a>> = c.list.iter().copied().map(Alt::Cand).collect();
-                let may_flip = recipe.conflicts.iter().any(|k| {
-                    k.when
-                        .spec
+                let free = |w: &When| {
+                    w.spec
                         .variants
                         .keys()
                         .any(|v| !wanted.variants.contains_key(v))
-                });
+                };
+                flip_conflicts = recipe.conflicts.iter().any(|k| free(&k.when));
+                let may_flip = flip_conflicts
+                    || recipe
+                        .dependencies
+                        .iter()
+                        .any(|d| d.when.as_ref().is_some_and(free));
                 if may_flip {
                     alts.extend(
                         c.list
@@ -124,8 +136,61 @@ impl<'a> Solver<'a> {
             rejects: Vec::new(),
             wanted,
             retried: false,
+            flip_conflicts,
+            avoid: Vec::new(),
         });
         Ok(self.levels.len() - 1)
+    }
+
+    /// Remember, on the level of each package whose dependency takes part in
+    /// `clash` (on slot `slot`), that dependency: the package's
+    /// [`Alt::Flipped`] pass then flips a variant of its condition.
+    fn note_clash(&mut self, slot: usize, clash: &super::super::requirement::Clash) {
+        let blamed: Vec<(usize, &'a Dependency)> = clash
+            .first
+            .into_iter()
+            .chain([clash.second])
+            .filter_map(|i| match self.reqs[slot][i].origin {
+                Origin::Dependency { parent, dep } | Origin::DependencyDep { parent, dep } => {
+                    Some((self.level_of[parent]?, dep))
+                }
+                _ => None,
+            })
+            .collect();
+        for (level, dep) in blamed {
+            self.avoid_on(level, dep);
+        }
+    }
+
+    /// Add `dep` to the dependencies `level` avoids (when its condition
+    /// names variants: a condition on versions only is left to the version
+    /// search). When the level's [`Alt::Flipped`] pass has begun, it is
+    /// queued again, so that the versions already tried with flips are
+    /// tried with this flip too.
+    fn avoid_on(&mut self, level: usize, dep: &'a Dependency) {
+        let lv = &mut self.levels[level];
+        let names_variants = dep
+            .when
+            .as_ref()
+            .is_some_and(|w| !w.spec.variants.is_empty());
+        if !names_variants || lv.avoid.iter().any(|d| std::ptr::eq(*d, dep)) {
+            return;
+        }
+        lv.avoid.push(dep);
+        let begun = lv.alts[..lv.next]
+            .iter()
+            .any(|a| matches!(a, Alt::Flipped(_)));
+        if begun {
+            let again: Vec<Alt<'a>> = lv
+                .alts
+                .iter()
+                .filter_map(|a| match a {
+                    Alt::Cand(c @ Candidate::Build(_)) => Some(Alt::Flipped(*c)),
+                    _ => None,
+                })
+                .collect();
+            lv.alts.extend(again);
+        }
     }
 
     /// The levels to blame when package `slot` has no candidate. None when
@@ -134,24 +199,36 @@ impl<'a> Solver<'a> {
     /// so the search stops at once with this failure instead of trying every
     /// combination of unrelated packages first.
     fn no_candidate_blame(&self, slot: usize, recipe: &PackageRecipe) -> BTreeSet<usize> {
-        let reqs = &self.reqs[slot];
-        let fixed: Vec<Req<'a>> = reqs
+        if self.fixed_no_candidate(slot, recipe).is_some() {
+            BTreeSet::new()
+        } else {
+            self.creators(&self.reqs[slot])
+        }
+    }
+
+    /// The failure when the requirements on package `slot` that no decision
+    /// created already leave no candidate.
+    fn fixed_no_candidate(
+        &self,
+        slot: usize,
+        recipe: &'a PackageRecipe,
+    ) -> Option<OpenFailure<'a>> {
+        let fixed: Vec<Req<'a>> = self.reqs[slot]
             .iter()
             .filter(|r| self.creators([*r]).is_empty())
             .cloned()
             .collect();
-        let hopeless = !fixed.is_empty()
-            && merge(&recipe.name, Some(recipe), &fixed).is_ok_and(|w| {
-                let external_only = fixed.iter().any(|r| r.external_only);
-                candidates(recipe, &w, &self.slots[slot].policy, external_only)
-                    .list
-                    .is_empty()
-            });
-        if hopeless {
-            BTreeSet::new()
-        } else {
-            self.creators(reqs)
+        if fixed.is_empty() {
+            return None;
         }
+        let wanted = merge(&recipe.name, Some(recipe), &fixed).ok()?;
+        let external_only = fixed.iter().any(|r| r.external_only);
+        let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
+        c.list.is_empty().then_some(OpenFailure::NoCandidate {
+            wanted,
+            unasked_branches: c.unasked_branches,
+            external_only,
+        })
     }
 
     /// The versions of virtual `slot` its requirements ask for (`mpi@3:`
@@ -248,7 +325,9 @@ impl<'a> Solver<'a> {
         cand: Candidate<'a>,
         flip: bool,
     ) -> bool {
-        let concrete = match self.concretize(slot, cand, &self.levels[level].wanted, flip) {
+        let lv = &self.levels[level];
+        let avoid = if flip { lv.avoid.as_slice() } else { &[] };
+        let concrete = match self.concretize(slot, cand, &lv.wanted, flip, avoid) {
             // The second pass only adds configurations with a flipped
             // variant: the others were tried, and explained, in the first.
             Ok(c) if flip && c.flipped.is_empty() => return false,
@@ -312,6 +391,9 @@ impl<'a> Solver<'a> {
                 self.decided[slot] = None;
                 self.level_of[slot] = None;
                 self.levels[level].acc.insert(l);
+                if let Origin::Dependency { dep, .. } = &req.origin {
+                    self.avoid_on(level, dep);
+                }
                 self.levels[level].rejects.push(Reject::Late {
                     cand: label,
                     slot: t,
@@ -390,6 +472,7 @@ impl<'a> Solver<'a> {
         cand: Candidate<'a>,
         wanted: &Spec,
         flip: bool,
+        avoid: &[&'a Dependency],
     ) -> Result<Concrete<'a>, Reject<'a>> {
         let SlotKind::Package(recipe) = self.slots[slot].kind else {
             unreachable!("candidates belong to packages");
@@ -410,19 +493,19 @@ impl<'a> Solver<'a> {
                 // and `when:`, injected at build
                 base.flags = node_flags(wanted, &policy.prefer);
                 let cand = || format!("{}@{}", recipe.name, entry.version);
-                let (spec, deferred, flipped) = settle_conflicts(
-                    recipe, base, wanted, defaults, flip,
-                )
-                .map_err(|e| match e {
-                    Unsettled::Variant(problem) => Reject::Variant {
-                        cand: cand(),
-                        problem,
-                    },
-                    Unsettled::Conflict(conflict) => Reject::Conflict {
-                        cand: cand(),
-                        conflict,
-                    },
-                })?;
+                let (spec, deferred, flipped) =
+                    settle_conflicts(recipe, base, wanted, defaults, flip, avoid).map_err(|e| {
+                        match e {
+                            Unsettled::Variant(problem) => Reject::Variant {
+                                cand: cand(),
+                                problem,
+                            },
+                            Unsettled::Conflict(conflict) => Reject::Conflict {
+                                cand: cand(),
+                                conflict,
+                            },
+                        }
+                    })?;
                 let mut deps: Vec<(usize, DepTypes)> = Vec::new();
                 for d in &recipe.dependencies {
                     if d.when.as_ref().is_some_and(|w| !spec.satisfies(&w.spec)) {
@@ -530,13 +613,15 @@ enum Unsettled<'a> {
 /// as Spack's solver does when it can: a boolean variant of the conflict
 /// that nothing asked for (not in `wanted`) takes its other value, and the
 /// variants are chosen again; the flips made are returned with the conflict
-/// each avoids.
+/// each avoids. Once no conflict holds, the same is done (with `flip`) for
+/// the conditions of the dependencies in `avoid` (see [`avoid_dependency`]).
 fn settle_conflicts<'a>(
     recipe: &'a PackageRecipe,
     mut base: Spec,
     wanted: &Spec,
     defaults: Defaults<'_>,
     flip: bool,
+    avoid: &[&'a Dependency],
 ) -> Result<(Spec, Vec<&'a Conflict>, Vec<Flip<'a>>), Unsettled<'a>> {
     let mut asked = wanted.clone();
     let mut flipped: Vec<Flip<'a>> = Vec::new();
@@ -555,7 +640,14 @@ fn settle_conflicts<'a>(
             }
         }
         let Some(conflict) = holding else {
-            return Ok((base, deferred, flipped));
+            match avoid_dependency(recipe, &base, &asked, defaults, avoid) {
+                Some(f) if flip => {
+                    asked.variants.insert(f.variant.clone(), f.value.clone());
+                    flipped.push(f);
+                    continue;
+                }
+                _ => return Ok((base, deferred, flipped)),
+            }
         };
         let free = conflict
             .when
@@ -572,12 +664,67 @@ fn settle_conflicts<'a>(
                     variant: name.clone(),
                     value,
                     from,
-                    conflict,
+                    why: FlipReason::Conflict(conflict),
                 });
             }
             _ => return Err(Unsettled::Conflict(conflict)),
         }
     }
+}
+
+/// The flip that leaves the condition of the first dependency in `avoid`
+/// that holds for `base`: a variant of the condition nothing asked for (not
+/// in `asked`) takes its other value ([`other_value`]). Of several, the one
+/// that keeps the most dependencies of the package wins (`~hdf5_compat`
+/// rather than `~hdf5`, `+wrapper` rather than `~kokkos`: the least
+/// change), then the first in the condition.
+fn avoid_dependency<'a>(
+    recipe: &PackageRecipe,
+    base: &Spec,
+    asked: &Spec,
+    defaults: Defaults<'_>,
+    avoid: &[&'a Dependency],
+) -> Option<Flip<'a>> {
+    let dep = avoid.iter().copied().find(|d| {
+        d.when
+            .as_ref()
+            .is_some_and(|w| w.spec.deps.is_empty() && base.satisfies(&w.spec))
+    })?;
+    let cond = &dep.when.as_ref()?.spec;
+    let kept = |name: &str, value: &VariantValue| {
+        let mut asked = asked.clone();
+        asked.variants.insert(name.to_string(), value.clone());
+        let mut spec = base.clone();
+        spec.variants = choose(recipe, base, &asked, defaults).ok()?;
+        let active = recipe.dependencies.iter().filter(|d| {
+            d.when
+                .as_ref()
+                .is_none_or(|w| spec.satisfies(&Req::node_part(&w.spec)))
+        });
+        Some(active.count())
+    };
+    let mut best: Option<(usize, &String, VariantValue)> = None;
+    for (name, v) in &cond.variants {
+        if asked.variants.contains_key(name) {
+            continue;
+        }
+        let Some(value) = other_value(recipe, base, name, v) else {
+            continue;
+        };
+        let Some(n) = kept(name, &value) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(m, _, _)| n > *m) {
+            best = Some((n, name, value));
+        }
+    }
+    let (_, name, value) = best?;
+    Some(Flip {
+        variant: name.clone(),
+        value,
+        from: base.variants.get(name).cloned(),
+        why: FlipReason::Dependency(dep),
+    })
 }
 
 /// The value a variant nothing asked for takes to leave a conflict naming
@@ -646,7 +793,7 @@ mod tests {
     fn settle(recipe: &PackageRecipe, wanted: &str, flip: bool) -> Result<String, String> {
         let base = Spec::parse("tri@2.0").unwrap();
         let wanted = Spec::parse(wanted).unwrap();
-        match settle_conflicts(recipe, base, &wanted, Defaults::default(), flip) {
+        match settle_conflicts(recipe, base, &wanted, Defaults::default(), flip, &[]) {
             Ok((spec, _, flips)) => {
                 let names: Vec<&str> = flips.iter().map(|f| f.variant.as_str()).collect();
                 Ok(format!("{} [{}]", spec, names.join(",")))

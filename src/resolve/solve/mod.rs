@@ -34,10 +34,17 @@
 //!
 //! **Variants** are searched only in one way: after every candidate of a
 //! package was tried with the chosen values, each version is tried again
-//! letting a boolean variant nothing asked for take its other value when a
-//! `conflicts:` entry holds ([`Alt::Flipped`]); each flip is recorded
-//! ([`Concrete::flipped`]) and shown by `stack resolve --explain`.
+//! letting a variant nothing asked for take its other value when a
+//! `conflicts:` entry holds, or when the condition of a dependency holds
+//! whose requirement clashed with the others on its package
+//! ([`Alt::Flipped`], [`Level::avoid`]: `conduit +hdf5_compat` requires
+//! `hdf5@1.8` but another package `hdf5@1.12:`, so `~hdf5_compat`); each
+//! flip is recorded ([`Concrete::flipped`]) and shown by `stack resolve
+//! --explain`. Versions come first: the dependent's older versions are
+//! tried with the default variants before any flip.
 
+#[cfg(test)]
+mod backtrack_tests;
 mod cycles;
 mod decide;
 mod deferred;
@@ -50,7 +57,8 @@ use std::sync::Arc;
 use crate::cluster::{External, Policies};
 use crate::diag::Loc;
 use crate::recipes::{
-    Conflict, DepTypes, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry, When,
+    Conflict, DepTypes, Dependency, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry,
+    When,
 };
 use crate::spec::{CompilerSpec, Spec, Version, VersionConstraint};
 
@@ -102,8 +110,8 @@ pub(crate) struct Concrete<'a> {
     pub flipped: Vec<Flip<'a>>,
 }
 
-/// A boolean variant nothing asked for, set to `value` (not what the
-/// defaults give) because `conflict` holds otherwise.
+/// A variant nothing asked for, set to `value` (not what the defaults
+/// give) because `why` holds otherwise.
 #[derive(Clone, Debug)]
 pub(crate) struct Flip<'a> {
     pub variant: String,
@@ -111,7 +119,18 @@ pub(crate) struct Flip<'a> {
     pub value: crate::spec::VariantValue,
     /// The value it had (its default), if it existed.
     pub from: Option<crate::spec::VariantValue>,
-    pub conflict: &'a Conflict,
+    pub why: FlipReason<'a>,
+}
+
+/// What a [`Flip`] avoids.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FlipReason<'a> {
+    /// A `conflicts:` entry of the package.
+    Conflict(&'a Conflict),
+    /// A dependency whose requirement clashed with the others on its
+    /// package (`depends_on("hdf5@1.8", when="+hdf5_compat")` against
+    /// another package's `hdf5@1.12:`).
+    Dependency(&'a Dependency),
 }
 
 impl Concrete<'_> {
@@ -206,9 +225,11 @@ pub(crate) enum OpenFailure<'a> {
 enum Alt<'a> {
     Cand(Candidate<'a>),
     /// A version to build again, now letting variants nothing asked for
-    /// take their other value when a conflict holds: tried after every
-    /// candidate with the chosen values (Spack's solver, too, takes an
-    /// older version before a non-default variant value).
+    /// take their other value when a conflict holds, or when the condition
+    /// of a dependency whose requirement clashed holds
+    /// ([`Level::avoid`]): tried after every candidate with the chosen
+    /// values (Spack's solver, too, takes an older version before a
+    /// non-default variant value).
     Flipped(Candidate<'a>),
     Provider {
         slot: usize,
@@ -230,6 +251,13 @@ pub(crate) struct Level<'a> {
     pub wanted: Spec,
     /// Whether a later failure sent the search back here.
     retried: bool,
+    /// Whether some `conflicts:` entry of the package names a variant
+    /// nothing asked for (the [`Alt::Flipped`] pass can avoid it).
+    flip_conflicts: bool,
+    /// Dependencies of this package whose requirement clashed with the
+    /// others on their package (or with its decided configuration): the
+    /// [`Alt::Flipped`] pass flips a variant of their condition.
+    pub avoid: Vec<&'a Dependency>,
 }
 
 /// The search state for one environment.
@@ -451,6 +479,10 @@ impl<'a> Solver<'a> {
                     match self.open(slot) {
                         Ok(l) => l,
                         Err((failure, cs)) => {
+                            if tracing::enabled!(tracing::Level::TRACE) {
+                                let e = self.explain_open(slot, &failure);
+                                tracing::trace!(slot = %self.slots[slot].name, ?cs, problem = %e.problem, "cannot open");
+                            }
                             // A failure no decision caused ends the search: it
                             // is the one to report, whatever failed before it.
                             if self.first_failure.is_none() || cs.is_empty() {
@@ -473,6 +505,7 @@ impl<'a> Solver<'a> {
             return None;
         }
         let j = *cs.last()?;
+        tracing::trace!(to = %self.slots[self.levels[j].slot].name, level = j, "backjump");
         while self.levels.len() > j + 1 {
             let l = self.levels.pop().expect("level");
             self.undo_to(l.mark);
@@ -504,6 +537,12 @@ impl<'a> Solver<'a> {
             }
             let applied = match alt {
                 Alt::Cand(c) => self.apply_candidate(level, slot, c, false),
+                Alt::Flipped(_)
+                    if !self.levels[level].flip_conflicts
+                        && self.levels[level].avoid.is_empty() =>
+                {
+                    false
+                }
                 Alt::Flipped(c) => self.apply_candidate(level, slot, c, true),
                 Alt::Provider {
                     slot: p,
@@ -523,6 +562,10 @@ impl<'a> Solver<'a> {
         let mut cs = self.levels[level].acc.clone();
         cs.extend(self.creators(&self.reqs[slot]));
         cs.remove(&level);
+        if tracing::enabled!(tracing::Level::TRACE) {
+            let e = self.explain_exhausted(level);
+            tracing::trace!(slot = %self.slots[slot].name, ?cs, problem = %e.problem, "alternatives exhausted");
+        }
         if self.first_failure.is_none() {
             self.first_failure = Some(self.explain_exhausted(level));
         }

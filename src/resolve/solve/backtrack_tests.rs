@@ -1,0 +1,227 @@
+//! The search backtracking on a dependency's requirement that clashes with
+//! the others on its package (not only on `conflicts:`): the dependent's
+//! older versions first, then a variant of the dependency's condition that
+//! nothing asked for. Small recipes written to a temporary directory, one
+//! per shape met in the alps-uenv recipes (issue #15).
+
+use std::path::Path;
+
+use crate::resolve::render::render_choices;
+use crate::resolve::{Plan, ResolveError, ResolveOptions, resolve};
+use crate::stacks::{InputOptions, load_inputs};
+
+const SHA: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// A recipe `name` with `versions`, a generic build and `extra`.
+fn recipe(name: &str, versions: &[&str], extra: &str) -> String {
+    let mut y = format!("name: {name}\ndescription: {name}\nversions:\n");
+    for v in versions {
+        y.push_str(&format!(
+            "  - {{version: \"{v}\", url: https://example.org/{name}-{v}.tgz, sha256: {SHA}}}\n"
+        ));
+    }
+    y.push_str("build: {system: generic}\n");
+    y.push_str(extra);
+    y
+}
+
+fn recipes() -> Vec<(&'static str, String)> {
+    vec![
+        // rocthrust: each version needs the same version of hip.
+        ("hp", recipe("hp", &["7.2", "6.4", "5.7"], "")),
+        (
+            "thrust",
+            recipe(
+                "thrust",
+                &["7.2", "6.4", "5.7"],
+                "dependencies:\n  - {spec: \"hp@7.2\", when: \"@7.2\"}\n  - {spec: \"hp@6.4\", when: \"@6.4\"}\n  - {spec: \"hp@5.7\", when: \"@5.7\"}\n",
+            ),
+        ),
+        // spdlog and umpire: each asks fmt for a range.
+        ("fm", recipe("fm", &["12.0", "11.0", "10.0"], "")),
+        (
+            "splog",
+            recipe(
+                "splog",
+                &["1.16", "1.15", "1.14"],
+                "dependencies:\n  - {spec: \"fm@12\", when: \"@1.16:\"}\n  - {spec: \"fm@11\", when: \"@1.15\"}\n  - {spec: \"fm@10\", when: \"@1.14\"}\n",
+            ),
+        ),
+        (
+            "ump",
+            recipe("ump", &["2025"], "dependencies: [\"fm@9:11\"]\n"),
+        ),
+        // conduit: `+hdf5 +hdf5_compat` (both default) asks for an old hdf5.
+        ("hd", recipe("hd", &["1.14", "1.8"], "")),
+        (
+            "cond",
+            recipe(
+                "cond",
+                &["0.9", "0.8"],
+                "variants:\n  hdf5: {default: true}\n  hdf5_compat: {default: true, when: \"+hdf5\"}\n\
+                 dependencies:\n  - {spec: hd, when: \"+hdf5\"}\n  - {spec: \"hd@1.8\", when: \"+hdf5 +hdf5_compat\"}\n",
+            ),
+        ),
+        (
+            "adio",
+            recipe("adio", &["2.10"], "dependencies: [\"hd@1.12:\"]\n"),
+        ),
+        // trilinos: `~wrapper` (default) asks for kokkos~wrapper; with a
+        // conflict that a flip avoids first.
+        (
+            "kk",
+            recipe("kk", &["4.0"], "variants:\n  wrapper: {default: false}\n"),
+        ),
+        (
+            "tril",
+            recipe(
+                "tril",
+                &["16.0"],
+                "variants:\n  kokkos: {default: true}\n  wrapper: {default: false}\n  aztec: {default: true}\n  epetra: {default: true}\n\
+                 dependencies:\n  - {spec: \"kk+wrapper\", when: \"+kokkos +wrapper\"}\n  - {spec: \"kk~wrapper\", when: \"+kokkos ~wrapper\"}\n\
+                 conflicts:\n  - {when: \"+aztec ~epetra\"}\n",
+            ),
+        ),
+    ]
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("recipes");
+        fs_err::create_dir(&repo).unwrap();
+        for (name, text) in recipes() {
+            fs_err::write(repo.join(format!("{name}.yaml")), text).unwrap();
+        }
+        Fixture { dir }
+    }
+
+    /// Resolve one environment with `specs` (YAML flow list items).
+    fn resolve(&self, specs: &str) -> Result<Plan, ResolveError> {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/resolve");
+        let file = self.dir.path().join("stack.yaml");
+        let text = format!(
+            "name: t\nrepos: [{}, {}]\nenvironments:\n  e:\n    specs: [{specs}]\n",
+            self.dir.path().join("recipes").display(),
+            fixtures.join("recipes").display()
+        );
+        fs_err::write(&file, text).unwrap();
+        let opts = InputOptions {
+            recipe: file,
+            cluster: Some(fixtures.join("cluster-configs/local")),
+            no_builtin: true,
+            ..InputOptions::default()
+        };
+        let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
+        resolve(
+            &inputs.recipe,
+            &inputs.cluster,
+            &inputs.repo,
+            &ResolveOptions::default(),
+        )
+    }
+
+    /// `name@version variants` of the one node called `name`.
+    fn node(&self, plan: &Plan, name: &str) -> String {
+        let n = plan
+            .graph
+            .node_weights()
+            .find(|n| n.name == name)
+            .unwrap_or_else(|| panic!("no {name}"));
+        let variants: Vec<String> = n.variants.iter().map(|(k, v)| v.to_spec_text(k)).collect();
+        format!("{}@{} {}", n.name, n.version, variants.join(" "))
+            .trim_end()
+            .to_string()
+    }
+}
+
+fn ok(r: Result<Plan, ResolveError>) -> Plan {
+    r.unwrap_or_else(|e| panic!("resolution failed:\n{e}"))
+}
+
+#[test]
+fn a_dependent_takes_the_version_whose_dependency_meets_a_pinned_one() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("\"hp@6.4\", thrust"));
+    assert_eq!(f.node(&plan, "thrust"), "thrust@6.4");
+    assert_eq!(f.node(&plan, "hp"), "hp@6.4");
+}
+
+#[test]
+fn a_pinned_version_no_recipe_has_is_the_failure_not_the_clash_before_it() {
+    let f = Fixture::new();
+    let text = f.resolve("\"hp@5.4\", thrust").unwrap_err().to_string();
+    assert!(
+        text.contains("no version of `hp` satisfies `@5.4`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn two_dependents_asking_for_ranges_meet_at_an_older_version() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("fm, splog, ump"));
+    assert_eq!(f.node(&plan, "splog"), "splog@1.15");
+    assert_eq!(f.node(&plan, "fm"), "fm@11.0");
+}
+
+#[test]
+fn a_default_variant_of_the_condition_flips_after_every_version() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("cond, adio"));
+    // hdf5_compat exists only with +hdf5: it flips, hdf5 stays.
+    assert_eq!(f.node(&plan, "cond"), "cond@0.9 +hdf5 ~hdf5_compat");
+    assert_eq!(f.node(&plan, "hd"), "hd@1.14");
+    let choices = render_choices(&plan);
+    assert!(
+        choices.contains("`cond@0.9` takes `~hdf5_compat`, not the default `+hdf5_compat`, as `hd@1.8` when `+hdf5 +hdf5_compat` clashes with the other requirements on `hd`"),
+        "{choices}"
+    );
+    // Asked for, it stays, and the clash is the failure, with positions.
+    let text = f
+        .resolve("\"cond+hdf5_compat\", adio")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("`cond@0.9` requires `hd@1.8` when `+hdf5 +hdf5_compat` ("),
+        "{text}"
+    );
+    assert!(text.contains("`adio@2.10` requires `hd@1.12:` ("), "{text}");
+}
+
+#[test]
+fn a_flip_learnt_after_a_conflict_flip_is_tried_too() {
+    let f = Fixture::new();
+    // tril~epetra flips aztec (a conflict) in the first flipped attempt;
+    // then kk+wrapper clashes with `kk~wrapper` and tril takes +wrapper.
+    let plan = ok(f.resolve("\"kk+wrapper\", \"tril~epetra\""));
+    assert_eq!(
+        f.node(&plan, "tril"),
+        "tril@16.0 ~aztec ~epetra +kokkos +wrapper"
+    );
+    // Without the conflict, the same.
+    let plan = ok(f.resolve("\"kk+wrapper\", tril"));
+    assert_eq!(
+        f.node(&plan, "tril"),
+        "tril@16.0 +aztec +epetra +kokkos +wrapper"
+    );
+    // With wrapper asked for, kokkos is the variant left to flip.
+    let plan = ok(f.resolve("\"kk+wrapper\", \"tril~wrapper\""));
+    assert_eq!(
+        f.node(&plan, "tril"),
+        "tril@16.0 +aztec +epetra ~kokkos ~wrapper"
+    );
+    // With both asked for, nothing is: the clash is the failure.
+    let text = f
+        .resolve("\"kk+wrapper\", \"tril~wrapper+kokkos\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("kk: variant `+wrapper` conflicts with `~wrapper`"),
+        "{text}"
+    );
+}
