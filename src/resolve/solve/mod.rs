@@ -48,6 +48,8 @@ mod backtrack_tests;
 mod cycles;
 mod decide;
 mod deferred;
+mod node_flags;
+mod settle;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
