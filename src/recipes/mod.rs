@@ -11,7 +11,10 @@
 //! text, but parses a recipe only when it is first asked for
 //! ([`PackageRepo::get`]), so a stack pays only for the packages it
 //! reaches. The virtual-package index is built on first use from the
-//! recipes whose text can declare `provides` at all. Each file's
+//! recipes whose text can declare `provides` at all, or, for a repository
+//! with an [`index`] (a translation in the cache), from the recipes the
+//! index names as providers; such a repository's texts are read only
+//! when a recipe is asked for. Each file's
 //! diagnostics are kept; [`PackageRepo::check`] adds the checks that need
 //! other packages (dependencies exist, their variants exist).
 //!
@@ -26,6 +29,7 @@ pub mod discover;
 pub mod env;
 pub mod flags;
 pub mod imported;
+pub mod index;
 mod json;
 mod load;
 mod load_build;
@@ -69,8 +73,11 @@ struct Entry {
     file: PathBuf,
     /// The repository directory holding `file` (patches are found beside it).
     repo_dir: PathBuf,
-    /// The file's text, or why it could not be read.
-    source: Result<SourceFile, String>,
+    /// The file's text, or why it could not be read (read at load, or on
+    /// first use for a recipe of an indexed repository).
+    source: OnceLock<Result<SourceFile, String>>,
+    /// For a recipe of an indexed repository: whether it provides virtuals.
+    indexed_provides: Option<bool>,
     parsed: OnceLock<Parsed>,
     /// Same-named recipes in later repositories, hidden by this one.
     shadows: Vec<PathBuf>,
@@ -94,12 +101,32 @@ impl Entry {
         Entry {
             file,
             repo_dir: repo_dir.to_path_buf(),
-            source,
+            source: OnceLock::from(source),
+            indexed_provides: None,
             parsed: OnceLock::new(),
             shadows: Vec::new(),
             overlay,
             base: None,
         }
+    }
+
+    /// A recipe of an indexed repository: its text is read on first use.
+    fn indexed(file: PathBuf, repo_dir: &Path, provides: bool) -> Entry {
+        Entry {
+            file,
+            repo_dir: repo_dir.to_path_buf(),
+            source: OnceLock::new(),
+            indexed_provides: Some(provides),
+            parsed: OnceLock::new(),
+            shadows: Vec::new(),
+            overlay: false,
+            base: None,
+        }
+    }
+
+    fn source(&self) -> &Result<SourceFile, String> {
+        self.source
+            .get_or_init(|| SourceFile::read(&self.file).map_err(|e| e.to_string()))
     }
 
     /// Where the next same-named recipe goes when this entry is an overlay
@@ -117,7 +144,7 @@ impl Entry {
     /// The overlay applied to its base.
     fn parse_overlay(&self) -> Parsed {
         let mut diagnostics = Diagnostics::new();
-        let (Some(base), Ok(src)) = (&self.base, &self.source) else {
+        let (Some(base), Ok(src)) = (&self.base, self.source()) else {
             diagnostics.push(
                 Diagnostic::error(
                     Code::UnknownPackage,
@@ -153,7 +180,7 @@ impl Entry {
                 return self.parse_overlay();
             }
             let mut diagnostics = Diagnostics::new();
-            let recipe = match &self.source {
+            let recipe = match self.source() {
                 Ok(src) => parse_package(src, &self.repo_dir, &mut diagnostics).map(Arc::new),
                 Err(e) => {
                     diagnostics.push(Diagnostic::error(
@@ -176,7 +203,10 @@ impl Entry {
         if let Some(base) = &self.base {
             return base.may_provide();
         }
-        match &self.source {
+        if let Some(provides) = self.indexed_provides {
+            return provides;
+        }
+        match self.source() {
             Ok(src) => src.text().contains("provides") || src.text().contains('\\'),
             Err(_) => false,
         }
@@ -229,15 +259,20 @@ impl PackageRepo {
                     continue;
                 }
             };
+            let index = index::read_index(&dir.path, &files);
             for file in files {
                 let stem = file
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
+                let entry = |file: PathBuf| match &index {
+                    Some(index) => Entry::indexed(file, &dir.path, index.provides_any(&stem)),
+                    None => Entry::new(file, &dir.path),
+                };
                 if let Some(existing) = repo.entries.get_mut(&stem) {
                     if let Some(slot) = existing.open_base_slot() {
                         tracing::debug!("{} is the base of an overlay", file.display());
-                        *slot = Some(Box::new(Entry::new(file, &dir.path)));
+                        *slot = Some(Box::new(entry(file)));
                         continue;
                     }
                     tracing::debug!(
@@ -248,7 +283,7 @@ impl PackageRepo {
                     existing.shadows.push(file);
                     continue;
                 }
-                repo.entries.insert(stem, Entry::new(file, &dir.path));
+                repo.entries.insert(stem.clone(), entry(file));
             }
         }
         repo
@@ -407,7 +442,7 @@ impl PackageRepo {
         while let Some(b) = base.base.as_deref() {
             base = b;
         }
-        if let (Some(recipe), Ok(source)) = (&parsed.recipe, &base.source) {
+        if let (Some(recipe), Ok(source)) = (&parsed.recipe, base.source()) {
             // Spack recipes translated on the fly: in `fallback_repos:`, or
             // not reviewed (a stackinator recipe's `repo/`, site repositories).
             let lenient =
@@ -451,12 +486,23 @@ fn parse_parallel<'a>(entries: impl IntoIterator<Item = &'a Entry>) {
 fn yaml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in fs_err::read_dir(dir)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "yaml") && path.is_file() {
+        let entry = entry?;
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        // The directory entry's type spares a stat per file; a symlink is
+        // followed.
+        let file = match entry.file_type() {
+            Ok(t) if t.is_file() => true,
+            Ok(t) if t.is_symlink() => path.is_file(),
+            _ => false,
+        };
+        if file {
             files.push(path);
         }
     }
-    files.sort();
+    files.sort_unstable_by(|a, b| a.file_name().cmp(&b.file_name()));
     Ok(files)
 }
 

@@ -54,8 +54,8 @@ pub fn tree(
     if head.is_some_and(|h| h.id() == commit.id()) {
         return checkout.to_path_buf();
     }
-    warn_shadowed(&repo, &commit, pin, diags);
     let sha = commit.id().to_string();
+    warn_shadowed(&repo, &commit, pin, exports, diags);
     let out = exports.join(&sha);
     if out.join(COMMIT_MARKER).is_file() {
         return out;
@@ -88,6 +88,7 @@ fn warn_shadowed(
     repo: &git2::Repository,
     pinned: &git2::Commit,
     pin: &Pin,
+    exports: &Path,
     diags: &mut Diagnostics,
 ) {
     let Some(dir) = crate::recipes::builtin_recipes() else {
@@ -98,31 +99,22 @@ fn warn_shadowed(
         .unwrap_or_default();
     files.retain(|f| f.extension().is_some_and(|e| e == "yaml"));
     files.sort();
-    let pinned_tree = pinned.tree().ok();
-    let blob = |tree: Option<&git2::Tree>, file: &str| {
-        tree.and_then(|t| t.get_path(Path::new(file)).ok())
-            .map(|e| e.id())
-    };
-    let mut differ = Vec::new();
-    for f in &files {
-        let (Some(recipe), _) = crate::recipes::load_package(f, &dir) else {
-            continue;
-        };
-        let Some(imp) = &recipe.imported else {
-            continue;
-        };
-        let (Some(file), Some(from)) = (&imp.file, &imp.commit) else {
-            continue;
-        };
-        let theirs = find(repo, from).and_then(|c| c.tree().ok());
-        let (a, b) = (
-            blob(theirs.as_ref(), file),
-            blob(pinned_tree.as_ref(), file),
-        );
-        if a.is_some() && b.is_some() && a != b {
-            differ.push(recipe.name.clone());
+    // The answer depends only on the pinned commit and the recipes' bytes:
+    // kept beside the exports, it spares every later command the parse of
+    // each shipped recipe and the git tree walks.
+    let cache = exports.join(format!("{}.shadowed-{}", pinned.id(), recipes_key(&files)));
+    let differ = match fs_err::read_to_string(&cache) {
+        Ok(text) => text.lines().map(str::to_string).collect(),
+        Err(_) => {
+            let differ = differing_recipes(repo, pinned, &files, &dir);
+            let text: String = differ.iter().map(|n| format!("{n}\n")).collect();
+            let tmp = cache.with_extension(format!("tmp-{}", std::process::id()));
+            let _ = fs_err::create_dir_all(exports)
+                .and_then(|()| fs_err::write(&tmp, text))
+                .and_then(|()| fs_err::rename(&tmp, &cache));
+            differ
         }
-    }
+    };
     if differ.is_empty() {
         return;
     }
@@ -146,6 +138,54 @@ fn warn_shadowed(
         d.attach_source(src);
     }
     diags.push(d);
+}
+
+/// The sha256 (16 hex digits) of the recipe files' names and bytes.
+fn recipes_key(files: &[PathBuf]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for f in files {
+        h.update(f.file_name().unwrap_or_default().as_encoded_bytes());
+        h.update([0]);
+        h.update(std::fs::read(f).unwrap_or_default());
+    }
+    format!("{:x}", h.finalize())[..16].to_string()
+}
+
+/// The names of the recipes in `files` imported from a `package.py` that
+/// differs at `pinned` from the commit they were imported from.
+fn differing_recipes(
+    repo: &git2::Repository,
+    pinned: &git2::Commit,
+    files: &[PathBuf],
+    dir: &Path,
+) -> Vec<String> {
+    let pinned_tree = pinned.tree().ok();
+    let blob = |tree: Option<&git2::Tree>, file: &str| {
+        tree.and_then(|t| t.get_path(Path::new(file)).ok())
+            .map(|e| e.id())
+    };
+    let mut differ = Vec::new();
+    for f in files {
+        let (Some(recipe), _) = crate::recipes::load_package(f, dir) else {
+            continue;
+        };
+        let Some(imp) = &recipe.imported else {
+            continue;
+        };
+        let (Some(file), Some(from)) = (&imp.file, &imp.commit) else {
+            continue;
+        };
+        let theirs = find(repo, from).and_then(|c| c.tree().ok());
+        let (a, b) = (
+            blob(theirs.as_ref(), file),
+            blob(pinned_tree.as_ref(), file),
+        );
+        if a.is_some() && b.is_some() && a != b {
+            differ.push(recipe.name.clone());
+        }
+    }
+    differ
 }
 
 /// `5ece166d…`, `v2026.03.0`, `releases/v2025.07` (a local or remote branch).

@@ -68,6 +68,11 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
             return None;
         }
     }
+    // Which recipes provide virtuals, so a command reads only the recipes
+    // it needs (recipes/index.rs); without it everything still works, slower.
+    if let Err(e) = crate::recipes::index::write_index(&tmp.join("recipes")) {
+        tracing::warn!("no index for the translation of {}: {e}", dir.display());
+    }
     let marker = fs_err::write(tmp.join("done"), dir.display().to_string());
     let moved = marker.and_then(|()| fs_err::rename(&tmp, &out));
     if moved.is_err() && !out.join("done").is_file() {
@@ -127,29 +132,35 @@ fn rejection_text(diags: &crate::diag::Diagnostics) -> String {
 
 fn key(dir: &Path, pkgs: &Path) -> String {
     let mut h = Sha256::new();
-    h.update(b"stackinator-spack-repo-v3\0");
+    h.update(b"stackinator-spack-repo-v4\0");
     // The translator's own sources (build.rs): a changed importer or
     // recipe loader translates again.
     h.update(env!("STACK_TRANSLATOR_HASH").as_bytes());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(pkgs)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path().join("package.py"))
-                .filter(|p| p.is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    let commit = (files.len() > 500)
+    // A checkout of many packages is keyed by its commit: counting the
+    // directory entries needs no stat of each package.py.
+    let entries = std::fs::read_dir(pkgs).map_or(0, |rd| rd.count());
+    let commit = (entries > 500)
         .then(|| crate::import::checkout_commit(dir))
         .flatten();
+    let files = || {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(pkgs)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path().join("package.py"))
+                    .filter(|p| p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
     match commit {
         Some(c) => {
             h.update(dir.display().to_string().as_bytes());
             h.update(c.as_bytes());
         }
         None => {
-            for f in &files {
+            for f in &files() {
                 h.update(
                     f.strip_prefix(pkgs)
                         .unwrap_or(f)

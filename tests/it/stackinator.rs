@@ -167,6 +167,12 @@ fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
         .unwrap()
         .count();
     assert_eq!(repos, 2, "recipe repo/ and the site repo, once each");
+    // Each translation carries its index (recipes/index.rs).
+    for repo in fs_err::read_dir(tmp.path().join("cache/stackinator/repos")).unwrap() {
+        let index = repo.unwrap().path().join("recipes/.stack-index");
+        let text = fs_err::read_to_string(&index).unwrap();
+        assert!(text.starts_with("stack-repo-index 1\nrecipes "), "{text}");
+    }
 }
 
 #[test]
@@ -593,7 +599,18 @@ fn the_pinned_spack_packages_commit_is_read_from_the_checkouts_history() {
     assert_eq!(version, "4.0", "{stderr}");
     assert!(!stderr.contains("pins spack-packages"), "{stderr}");
     let exported = tmp.path().join("cache/stackinator/spack-packages");
-    assert_eq!(fs_err::read_dir(&exported).unwrap().count(), 1);
+    // The exported tree, and beside it the cached list of shipped recipes
+    // that differ at the pin.
+    let mut names: Vec<String> = fs_err::read_dir(&exported)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[1].starts_with(&format!("{}.shadowed-", names[0])),
+        "{names:?}"
+    );
     pin("no-such-branch");
     let (version, stderr) = resolve();
     assert_eq!(version, "4.1", "{stderr}");
