@@ -229,7 +229,19 @@ fn resolve_environment(
         "resolving"
     );
     if solver.run().is_err() {
-        let mut e = solver.first_failure.take().unwrap_or_else(|| Explanation {
+        // The failure that ended the search (its chain of first causes
+        // from the root), unless the step limit cut it short; the first
+        // clash met is kept below it when it differs.
+        let first = solver.first_failure.take();
+        let last = solver
+            .final_failure
+            .take()
+            .filter(|_| solver.steps <= 200_000);
+        let earlier = match (&first, &last) {
+            (Some(f), Some(l)) if f.problem != l.problem => Some(f.problem.clone()),
+            _ => None,
+        };
+        let mut e = last.or(first).unwrap_or_else(|| Explanation {
             environment: env.name.value.clone(),
             problem: "no configuration satisfies every requirement".into(),
             lines: Vec::new(),
@@ -237,6 +249,13 @@ fn resolve_environment(
             hint: None,
         });
         e.tried = solver.tried.clone();
+        if let Some(problem) = earlier {
+            e.lines.push(error::ExplainLine {
+                indent: 0,
+                text: format!("the first clash met, which backtracking went past: {problem}"),
+                loc: None,
+            });
+        }
         if solver.steps > 200_000 && e.hint.is_none() {
             e.hint = Some(format!(
                 "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",

@@ -51,6 +51,17 @@ fn recipes() -> Vec<(&'static str, String)> {
             "ump",
             recipe("ump", &["2025"], "dependencies: [\"fm@9:11\"]\n"),
         ),
+        // A package asking for a version nobody has: the failure that ends
+        // a search in which an earlier clash was resolved by backtracking.
+        ("zz", recipe("zz", &["1.0"], "")),
+        (
+            "libu",
+            recipe(
+                "libu",
+                &["1.0"],
+                "dependencies: [zz]\nconflicts:\n  - {when: \"^zz@:1\", message: needs zz 2}\n",
+            ),
+        ),
         // conduit: `+hdf5 +hdf5_compat` (both default) asks for an old hdf5.
         ("hd", recipe("hd", &["1.14", "1.8"], "")),
         (
@@ -157,6 +168,34 @@ fn a_pinned_version_no_recipe_has_is_the_failure_not_the_clash_before_it() {
     let text = f.resolve("\"hp@5.4\", thrust").unwrap_err().to_string();
     assert!(
         text.contains("no version of `hp` satisfies `@5.4`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_failure_that_ended_the_search_is_reported_with_the_first_clash_below() {
+    let f = Fixture::new();
+    // splog@1.16 asks for fm@12, ump for fm@9:11: backtracking takes
+    // splog@1.15 and gets past that clash; libu's conflict with zz@:1,
+    // checked once everything is decided, then ends the search.
+    let text = f.resolve("splog, ump, libu").unwrap_err().to_string();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("cannot resolve environment `e`"),
+        "{text}"
+    );
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .contains("`libu@1.0` conflicts with `^zz@:1`"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "the first clash met, which backtracking went past: `splog@1.16` requires `fm@12`"
+        ),
         "{text}"
     );
 }

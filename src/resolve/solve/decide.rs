@@ -137,6 +137,7 @@ impl<'a> Solver<'a> {
             rejects: Vec::new(),
             wanted,
             retried: false,
+            cause: None,
             flip_conflicts,
             avoid: Vec::new(),
         });

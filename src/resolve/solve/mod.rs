@@ -28,7 +28,12 @@
 //! decision's next alternative, carrying the rest of the conflict set along
 //! (conflict-directed backjumping, which skips decisions that cannot have
 //! caused the failure). An empty conflict set means the roots and policies
-//! themselves cannot be met: the first failure met is explained. Once
+//! themselves cannot be met. The failure explained is the one that ended
+//! the search: each level keeps the first failure that sent the search
+//! back to it (why its preferred alternative failed) and passes it on when
+//! all its alternatives fail, so the root's exhaustion leads down to a
+//! cause (cp2k ← libint ← `gmp` has no variant `cxx`); the first clash met,
+//! often one that backtracking got past, is shown below it. Once
 //! everything is decided, a conflict naming dependencies ([`deferred`]) or a
 //! dependency cycle ([`cycles`]) is a failure like the others.
 //!
@@ -253,6 +258,10 @@ pub(crate) struct Level<'a> {
     pub wanted: Spec,
     /// Whether a later failure sent the search back here.
     retried: bool,
+    /// Why its first alternative failed: the first failure that sent the
+    /// search back here (when every alternative fails, this is the cause
+    /// passed on; see [`Solver::final_failure`]).
+    cause: Option<Explanation>,
     /// Whether some `conflicts:` entry of the package names a variant
     /// nothing asked for (the [`Alt::Flipped`] pass can avoid it).
     flip_conflicts: bool,
@@ -274,6 +283,11 @@ pub(crate) struct Solver<'a> {
     pub levels: Vec<Level<'a>>,
     pending: BTreeSet<usize>,
     pub first_failure: Option<Explanation>,
+    /// The failure that ended the search: followed from the root's
+    /// exhaustion down through the first cause of each level (cp2k ←
+    /// libint ← `gmp` has no variant `cxx`), rather than the first clash
+    /// met, which a later choice often resolved.
+    pub final_failure: Option<Explanation>,
     pub tried: Vec<String>,
     pub steps: usize,
 }
@@ -322,6 +336,7 @@ impl<'a> Solver<'a> {
             levels: Vec::new(),
             pending: BTreeSet::new(),
             first_failure: None,
+            final_failure: None,
             tried: Vec::new(),
             steps: 0,
         };
@@ -471,9 +486,9 @@ impl<'a> Solver<'a> {
                             None => return Ok(()),
                             Some((explanation, cs)) => {
                                 if self.first_failure.is_none() {
-                                    self.first_failure = Some(explanation);
+                                    self.first_failure = Some(explanation.clone());
                                 }
-                                retry = Some(self.backjump(cs).ok_or(())?);
+                                retry = Some(self.backjump(cs, |_: &Self| explanation).ok_or(())?);
                                 continue;
                             }
                         }
@@ -490,23 +505,45 @@ impl<'a> Solver<'a> {
                             if self.first_failure.is_none() || cs.is_empty() {
                                 self.first_failure = Some(self.explain_open(slot, &failure));
                             }
-                            retry = Some(self.backjump(cs).ok_or(())?);
+                            retry = Some(
+                                self.backjump(cs, |s: &Self| s.explain_open(slot, &failure))
+                                    .ok_or(())?,
+                            );
                             continue;
                         }
                     }
                 }
             };
             if let Err(cs) = self.try_next(level) {
-                retry = Some(self.backjump(cs).ok_or(())?);
+                // Passed on: why the level's first alternative failed, or
+                // (none got past its own checks) its rejections.
+                let cause = self.levels[level].cause.take();
+                let jump = match cause {
+                    Some(c) => self.backjump(cs, |_: &Self| c),
+                    None => self.backjump(cs, |s: &Self| s.explain_exhausted(level)),
+                };
+                retry = Some(jump.ok_or(())?);
             }
         }
     }
 
-    fn backjump(&mut self, cs: BTreeSet<usize>) -> Option<usize> {
+    /// Go back to the latest level in `cs` (`None`: the search is over);
+    /// `why` explains the failure, kept as that level's cause when it has
+    /// none, or as the final failure.
+    fn backjump<F>(&mut self, cs: BTreeSet<usize>, why: F) -> Option<usize>
+    where
+        F: FnOnce(&Self) -> Explanation,
+    {
         if self.steps > MAX_STEPS {
             return None;
         }
-        let j = *cs.last()?;
+        let Some(&j) = cs.last() else {
+            self.final_failure = Some(why(self));
+            return None;
+        };
+        if self.levels[j].cause.is_none() {
+            self.levels[j].cause = Some(why(self));
+        }
         tracing::trace!(to = %self.slots[self.levels[j].slot].name, level = j, "backjump");
         while self.levels.len() > j + 1 {
             let l = self.levels.pop().expect("level");
