@@ -77,6 +77,15 @@ fn recipes() -> Vec<(&'static str, String)> {
             "adio",
             recipe("adio", &["2.10"], "dependencies: [\"hd@1.12:\"]\n"),
         ),
+        // A dependent that refuses the flip cond would take.
+        (
+            "usr",
+            recipe(
+                "usr",
+                &["1.0"],
+                "dependencies: [cond]\nconflicts:\n  - {when: \"^cond~hdf5_compat\", message: needs the compat API}\n",
+            ),
+        ),
         // trilinos: `~wrapper` (default) asks for kokkos~wrapper; with a
         // conflict that a flip avoids first.
         (
@@ -195,6 +204,27 @@ fn the_failure_that_ended_the_search_is_reported_with_the_first_clash_below() {
     assert!(
         text.contains(
             "the first clash met, which backtracking went past: `splog@1.16` requires `fm@12`"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn when_a_flip_got_past_the_first_cause_the_failure_after_it_is_reported() {
+    let f = Fixture::new();
+    // cond's default +hdf5_compat clashes with adio's hd@1.12:; the flip
+    // to ~hdf5_compat gets past that, and usr's conflict then ends it.
+    let text = f.resolve("usr, adio").unwrap_err().to_string();
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .contains("`usr@1.0` conflicts with `^cond~hdf5_compat`"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "the first clash met, which backtracking went past: `cond@0.9` requires `hd@1.8`"
         ),
         "{text}"
     );

@@ -138,6 +138,7 @@ impl<'a> Solver<'a> {
             wanted,
             retried: false,
             cause: None,
+            flipped_cause: None,
             flip_conflicts,
             avoid: Vec::new(),
         });

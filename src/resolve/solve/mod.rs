@@ -31,8 +31,9 @@
 //! themselves cannot be met. The failure explained is the one that ended
 //! the search: each level keeps the first failure that sent the search
 //! back to it (why its preferred alternative failed) and passes it on when
-//! all its alternatives fail, so the root's exhaustion leads down to a
-//! cause (cp2k ← libint ← `gmp` has no variant `cxx`); the first clash met,
+//! all its alternatives fail (or, when a flipped variant got past that
+//! cause, the failure met with the flip), so the root's exhaustion leads
+//! down to a cause (cp2k ← libint ← `gmp` has no variant `cxx`); the first clash met,
 //! often one that backtracking got past, is shown below it. Once
 //! everything is decided, a conflict naming dependencies ([`deferred`]) or a
 //! dependency cycle ([`cycles`]) is a failure like the others.
@@ -262,6 +263,10 @@ pub(crate) struct Level<'a> {
     /// search back here (when every alternative fails, this is the cause
     /// passed on; see [`Solver::final_failure`]).
     cause: Option<Explanation>,
+    /// The latest failure that sent the search back here while a
+    /// [`Alt::Flipped`] alternative was in place: the flip got past the
+    /// first cause, so when every alternative fails this one is passed on.
+    flipped_cause: Option<Explanation>,
     /// Whether some `conflicts:` entry of the package names a variant
     /// nothing asked for (the [`Alt::Flipped`] pass can avoid it).
     flip_conflicts: bool,
@@ -517,7 +522,8 @@ impl<'a> Solver<'a> {
             if let Err(cs) = self.try_next(level) {
                 // Passed on: why the level's first alternative failed, or
                 // (none got past its own checks) its rejections.
-                let cause = self.levels[level].cause.take();
+                let lv = &mut self.levels[level];
+                let cause = lv.flipped_cause.take().or_else(|| lv.cause.take());
                 let jump = match cause {
                     Some(c) => self.backjump(cs, |_: &Self| c),
                     None => self.backjump(cs, |s: &Self| s.explain_exhausted(level)),
@@ -541,7 +547,14 @@ impl<'a> Solver<'a> {
             self.final_failure = Some(why(self));
             return None;
         };
-        if self.levels[j].cause.is_none() {
+        let lv = &self.levels[j];
+        let flipped = lv
+            .next
+            .checked_sub(1)
+            .is_some_and(|i| matches!(lv.alts.get(i), Some(Alt::Flipped(_))));
+        if flipped {
+            self.levels[j].flipped_cause = Some(why(self));
+        } else if lv.cause.is_none() {
             self.levels[j].cause = Some(why(self));
         }
         tracing::trace!(to = %self.slots[self.levels[j].slot].name, level = j, "backjump");
