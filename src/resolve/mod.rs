@@ -233,10 +233,7 @@ fn resolve_environment(
         // from the root), unless the step limit cut it short; the first
         // clash met is kept below it when it differs.
         let first = solver.first_failure.take();
-        let last = solver
-            .final_failure
-            .take()
-            .filter(|_| solver.steps <= 200_000);
+        let last = solver.final_failure.take().filter(|_| !solver.gave_up());
         let earlier = match (&first, &last) {
             (Some(f), Some(l)) if f.problem != l.problem => Some(f.problem.clone()),
             _ => None,
@@ -256,7 +253,7 @@ fn resolve_environment(
                 loc: None,
             });
         }
-        if solver.steps > 200_000 && e.hint.is_none() {
+        if solver.gave_up() && e.hint.is_none() {
             e.hint = Some(format!(
                 "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
                 solver.steps

@@ -413,6 +413,12 @@ impl<'a> Solver<'a> {
         self.reqs[t].push(req);
     }
 
+    /// Whether the search stopped at the step limit rather than running
+    /// out of alternatives.
+    pub fn gave_up(&self) -> bool {
+        self.steps > MAX_STEPS
+    }
+
     /// Whether slot `t` is in the environment.
     pub fn needed(&self, t: usize) -> bool {
         self.reqs[t].iter().any(|r| r.presence)
