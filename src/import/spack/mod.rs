@@ -291,6 +291,111 @@ class Flags(CMakePackage):
         assert!(yaml.contains("conflict on compiler flags"), "{yaml}");
     }
 
+    /// A `url_for_version` that reads a class attribute through the class
+    /// (`Dated.stable`), as lammps' does, places every version.
+    #[test]
+    fn url_methods_read_class_attributes_through_the_class_name() {
+        let src = r#"
+import datetime as dt
+class Dated(CMakePackage):
+    """Dated."""
+    version("20250722", sha256="1" * 64)
+    version("20240829.4", sha256="2" * 64)
+    version("20250612", sha256="3" * 64)
+    stable = {"20250722", "20240829.4"}
+
+    def url_for_version(self, version):
+        parts = str(version).split(".")
+        day = dt.datetime.strptime(parts[0], "%Y%m%d")
+        update = "" if len(parts) < 2 else "_update{0}".format(parts[1])
+        return "https://example.org/{0}_{1}{2}.tar.gz".format(
+            "stable" if str(version) in Dated.stable else "patch",
+            day.strftime("%d%b%Y").lstrip("0"),
+            update,
+        )
+"#;
+        let c = convert("dated", src, Path::new("/nonexistent"), &Origin::default());
+        let yaml = c.to_yaml();
+        assert!(
+            yaml.contains("https://example.org/stable_22Jul2025.tar.gz"),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("https://example.org/stable_29Aug2024_update4.tar.gz"),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("https://example.org/patch_12Jun2025.tar.gz"),
+            "{yaml}"
+        );
+    }
+
+    /// A class body that picks its archives by `host_platform().default_os`
+    /// (aqlprofile) reads the generic branch: the translation does not depend
+    /// on the machine that runs it.
+    #[test]
+    fn class_level_os_tests_take_the_generic_branch() {
+        let src = r#"
+_files = {
+    "2.0": {
+        "apt": ("1111111111111111111111111111111111111111111111111111111111111111", "https://example.org/p_2.0.deb"),
+        "yum": ("2222222222222222222222222222222222222222222222222222222222222222", "https://example.org/p-2.0.rpm"),
+    },
+}
+class Profiled(Package):
+    """Profiled."""
+    spack_os = host_platform().default_os
+    if "rhel" in spack_os or "centos" in spack_os:
+        pkg_type = "yum"
+    elif "sles" in spack_os:
+        pkg_type = "zyp"
+    else:
+        pkg_type = "apt"
+    for ver, packages in _files.items():
+        pkg = packages.get(pkg_type)
+        if pkg:
+            version(ver, sha256=pkg[0], url=pkg[1], expand=False)
+"#;
+        let c = convert(
+            "profiled",
+            src,
+            Path::new("/nonexistent"),
+            &Origin::default(),
+        );
+        let yaml = c.to_yaml();
+        assert!(yaml.contains("https://example.org/p_2.0.deb"), "{yaml}");
+        assert!(!yaml.contains("p-2.0.rpm"), "{yaml}");
+        assert!(yaml.contains("expand: false"), "{yaml}");
+    }
+
+    /// A package without code (`has_code = False`, python-venv) has
+    /// versions with nothing to fetch: they are `source: none`, not left out.
+    #[test]
+    fn versions_of_packages_without_code_have_no_source() {
+        let src = r#"
+class Venvish(Package):
+    """Venvish."""
+    has_code = False
+    version("1.0")
+    extends("python")
+
+    def install(self, spec, prefix):
+        python("-m", "venv", "--without-pip", prefix)
+"#;
+        let c = convert(
+            "venvish",
+            src,
+            Path::new("/nonexistent"),
+            &Origin::default(),
+        );
+        let yaml = c.to_yaml();
+        assert!(yaml.contains("source: none"), "{yaml}");
+        assert!(
+            yaml.contains("version: '1.0'") || yaml.contains("version: \"1.0\""),
+            "{yaml}"
+        );
+    }
+
     /// Regression: `conditional(…)` inside `disjoint_sets(…)` was written
     /// as the value `<object>`; the variant is now reported instead.
     #[test]

@@ -83,6 +83,11 @@ fn read(name: &str, src: &str, with_constants: bool, extra: Vec<(String, Value)>
     // The stack builds on Linux: `sys.platform` in a directive's argument
     // (`default=sys.platform != "darwin"`) has its Linux value.
     module_scope.set("sys.platform", Value::Str("linux".into()));
+    // `host_platform().default_os` (Spack's `rhel8`, `sles15`, `ubuntu22.04`):
+    // a translation must not depend on the machine that runs it, so it reads
+    // as `linux`, which no distribution test matches — the package's generic
+    // branch (aqlprofile: the `.deb` archives) is taken.
+    module_scope.set("host_platform().default_os", Value::Str("linux".into()));
     for (k, v) in extra {
         module_scope.set(&k, v);
     }

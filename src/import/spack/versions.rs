@@ -63,9 +63,14 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
                 }
                 push_version(pkg, s, d, entry);
             }
-            // A BundlePackage's version, or an external-only package's
-            // (what the vendor ships): nothing to fetch in Spack either.
-            Err(_) if no_checksum(d) && (bundle_only(s) || s.external_only.is_some()) => {
+            // A BundlePackage's version, a package without code's
+            // (`has_code = False`: python-venv) or an external-only
+            // package's (what the vendor ships): nothing to fetch in Spack
+            // either.
+            Err(_)
+                if no_checksum(d)
+                    && (bundle_only(s) || has_no_code(pkg) || s.external_only.is_some()) =>
+            {
                 let v = d.arg_str(0).unwrap_or("?");
                 s.versions.push(Yaml::Map(vec![
                     ("version".into(), Yaml::str(v)),
@@ -133,6 +138,12 @@ fn bundle_only(s: &Sections) -> bool {
     !s.build_systems.is_empty() && s.build_systems.iter().all(|b| b == "bundle")
 }
 
+/// `has_code = False`: Spack fetches nothing for the package (python-venv
+/// makes its prefix in `install`).
+fn has_no_code(pkg: &SpackPackage) -> bool {
+    matches!(pkg.attribute("has_code"), Some(Value::Bool(false)))
+}
+
 /// Why the stack cannot fetch a version: a fetcher it does not have
 /// (Subversion, Mercurial, CVS) or an md5 checksum only.
 fn unfetchable(d: &Directive) -> Option<String> {
@@ -155,6 +166,8 @@ pub(super) fn class_scope(pkg: &SpackPackage) -> Scope {
         if !name.contains(':') {
             scope.set(name, v.clone());
             scope.set(&format!("self.{name}"), v.clone());
+            // Methods also read them through the class: `Lammps.stable_versions`.
+            scope.set(&format!("{}.{name}", pkg.class_name), v.clone());
         }
     }
     scope
