@@ -6,8 +6,10 @@
 //! Version preference: the policy's `version:` list in its order, then
 //! versions matching a `prefer:` spec, then versions marked
 //! `preferred: true`, then the newest numbered release. Branch versions
-//! (`main`, `develop`) are only candidates when something asks for them by
-//! name (`@main`, `version: [main]`, `prefer: ["@main"]`).
+//! (`main`, `develop`) are candidates when something asks for them by name
+//! (`@main`, `version: [main]`, `prefer: ["@main"]`), or as the last resort,
+//! as in Spack, when no released version satisfies the requirements
+//! (adios-catalyst has only `main`); `stack fetch --lock` pins their commit.
 
 use std::collections::BTreeMap;
 
@@ -24,12 +26,10 @@ pub(crate) enum Candidate<'a> {
     Build(&'a VersionEntry),
 }
 
-/// The candidates, and what was left out (for explanations).
+/// The candidates, most preferred first.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Candidates<'a> {
     pub list: Vec<Candidate<'a>>,
-    /// Branch versions that satisfy the requirements but were not asked for.
-    pub unasked_branches: Vec<&'a VersionEntry>,
 }
 
 /// Whether a constraint names `v` itself (`@main`, `@=main`, `@main:`).
@@ -84,6 +84,8 @@ pub(crate) fn candidates<'a>(
     // rank: (class, position); lower is better.
     let mut ranked: BTreeMap<(usize, usize, std::cmp::Reverse<&Version>), &VersionEntry> =
         BTreeMap::new();
+    // Branch versions that satisfy the requirements but were not asked for.
+    let mut unasked_branches = Vec::new();
     for entry in &recipe.versions {
         let v = &entry.version;
         if !wanted.versions.contains(v) {
@@ -96,7 +98,7 @@ pub(crate) fn candidates<'a>(
                 || listed.iter().any(|c| names_version(c, v))
                 || preferred.iter().any(|c| names_version(c, v));
             if !asked {
-                out.unasked_branches.push(entry);
+                unasked_branches.push(entry);
                 continue;
             }
         }
@@ -110,7 +112,12 @@ pub(crate) fn candidates<'a>(
             .entry((rank.0, rank.1, std::cmp::Reverse(v)))
             .or_insert(entry);
     }
+    let last_resort = ranked.is_empty();
     out.list.extend(ranked.into_values().map(Candidate::Build));
+    if last_resort {
+        out.list
+            .extend(unasked_branches.into_iter().map(Candidate::Build));
+    }
     out
 }
 
@@ -154,7 +161,7 @@ mod tests {
     }
 
     #[test]
-    fn newest_release_first_preferred_first_branches_only_when_named() {
+    fn newest_release_first_preferred_first_branches_when_named_or_alone() {
         let (_t, r) = recipe(&[
             ("1.0", false),
             ("2.0", false),
@@ -165,9 +172,10 @@ mod tests {
         assert_eq!(order(&r, "", &none), ["1.5", "2.0", "1.0"]);
         assert_eq!(order(&r, "@2:", &none), ["2.0"]);
         assert_eq!(order(&r, "@main", &none), ["main"]);
-        let wanted = Spec::parse("p@3:").unwrap();
-        let c = candidates(&r, &wanted, &none, false);
-        assert!(c.list.is_empty());
-        assert_eq!(c.unasked_branches.len(), 1);
+        // No release satisfies `@3:`: the branch, as the last resort.
+        assert_eq!(order(&r, "@3:", &none), ["main"]);
+        assert!(order(&r, "@1.7:1.9", &none).is_empty());
+        let (_t, only) = recipe(&[("main", false), ("develop", false)]);
+        assert_eq!(order(&only, "", &none), ["main", "develop"]);
     }
 }

@@ -30,6 +30,7 @@ mod candidates;
 mod compilers;
 mod error;
 mod explain;
+mod git_versions;
 pub mod hash;
 pub mod lock;
 mod model;
@@ -204,9 +205,12 @@ fn resolve_environment(
                 from_cluster: s.loc.path() == cluster.file,
             }),
     );
+    let git_versioned =
+        git_versions::with_git_versions(repo, &policies, roots.iter().map(|r| r.spec));
     let setup = solve::EnvSetup {
         name: &env.name.value,
         repo,
+        git_versioned: &git_versioned,
         policies: &policies,
         cluster_file: &cluster.file,
         env_variants: &env.variants,

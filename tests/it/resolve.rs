@@ -596,3 +596,69 @@ environments:
             .any(|n| n.spec.to_string().contains("cflags==-O2"))
     );
 }
+
+/// A branch is the last resort: no release of libcxi satisfies `@13:`, so
+/// `main` is chosen, as in Spack, unpinned until the fetch stage pins it.
+#[test]
+fn a_branch_is_chosen_when_no_release_satisfies() {
+    let plan = ok(resolve_fixture("branch-last-resort.yaml", "local"));
+    let libcxi = node(&plan, "libcxi");
+    assert_eq!(libcxi.version.to_string(), "main");
+    // A release that satisfies wins over the branch.
+    let plan = ok(resolve_yaml(
+        "environments:\n  net:\n    specs: [\"libcxi@:12\"]\n",
+        "local",
+    ));
+    assert_ne!(node(&plan, "libcxi").version.to_string(), "main");
+}
+
+/// A git version that a requirement asks for (`@git.<ref>=<version>`, as
+/// alps-cluster-config's `conduit` requirement) and the recipe does not list
+/// is the recipe's git repository at that ref, compared as `<version>`.
+#[test]
+fn git_versions_asked_for_are_the_recipes_repository_at_that_ref() {
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    let plan = ok(resolve_yaml(
+        &format!(
+            r#"environments:
+  policy:
+    specs: ["libcxi@12"]
+    packages:
+      libcxi: {{require: ["@git.{sha}=12.1.0"]}}
+  root:
+    specs: ["libcxi@git.v13.0.0rc1=13.0.0"]
+"#
+        ),
+        "local",
+    ));
+    let by_env = |env: &str| {
+        let names: Vec<_> = plan
+            .graph
+            .node_weights()
+            .filter(|n| n.name == "libcxi")
+            .collect();
+        let want = if env == "policy" { "12.1.0" } else { "13.0.0" };
+        *names
+            .iter()
+            .find(|n| n.version.to_string().ends_with(want))
+            .unwrap_or_else(|| panic!("no libcxi {want}: {names:?}"))
+    };
+    let pinned = by_env("policy");
+    assert_eq!(pinned.version.to_string(), format!("git.{sha}=12.1.0"));
+    match pinned.source.as_ref().unwrap() {
+        stack::resolve::NodeSource::Git {
+            repo, reference, ..
+        } => {
+            assert!(repo.to_string().contains("shs-libcxi"), "{repo}");
+            assert_eq!(*reference, stack::recipes::GitRef::Commit(sha.into()));
+        }
+        other => panic!("{other:?}"),
+    }
+    let tagged = by_env("root");
+    match tagged.source.as_ref().unwrap() {
+        stack::resolve::NodeSource::Git { reference, .. } => {
+            assert_eq!(*reference, stack::recipes::GitRef::Tag("v13.0.0rc1".into()));
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -30,7 +30,6 @@ unsat!(version_clash, "unsat-version-clash.yaml");
 unsat!(recipe_conflict, "unsat-conflict.yaml");
 unsat!(no_matching_external, "unsat-external.yaml");
 unsat!(inactive_conditional_variant, "unsat-inactive-variant.yaml");
-unsat!(only_branches_match, "unsat-branch-only.yaml");
 unsat!(provider_condition, "unsat-provider.yaml");
 unsat!(backtracking_exhausted, "unsat-backtrack.yaml");
 unsat!(conflict_with_the_target, "unsat-target.yaml");

@@ -297,7 +297,7 @@ impl<'a> Solver<'a> {
     }
 
     /// Why `slot` could not even get candidates.
-    pub(crate) fn explain_open(&self, slot: usize, failure: &OpenFailure<'_>) -> Explanation {
+    pub(crate) fn explain_open(&self, slot: usize, failure: &OpenFailure) -> Explanation {
         let name = &self.slots[slot].name;
         let reqs = &self.reqs[slot];
         let mut lines = Vec::new();
@@ -405,9 +405,8 @@ impl<'a> Solver<'a> {
             }
             OpenFailure::NoCandidate {
                 wanted,
-                unasked_branches,
                 external_only,
-            } => self.explain_no_candidate(slot, wanted, unasked_branches, *external_only),
+            } => self.explain_no_candidate(slot, wanted, *external_only),
         }
     }
 
@@ -431,7 +430,6 @@ impl<'a> Solver<'a> {
         &self,
         slot: usize,
         wanted: &crate::spec::Spec,
-        unasked: &[&crate::recipes::VersionEntry],
         external_only: bool,
     ) -> Explanation {
         let name = &self.slots[slot].name;
@@ -479,18 +477,6 @@ impl<'a> Solver<'a> {
         self.requirements_block(slot, |r| !r.spec.versions.is_any(), &mut lines);
         if lines.is_empty() {
             self.requirements_block(slot, |_| true, &mut lines);
-        }
-        if !unasked.is_empty() {
-            let names: Vec<&str> = unasked.iter().map(|e| e.text.as_str()).collect();
-            let mut e = self.explanation(
-                format!(
-                    "only branch versions of `{name}` satisfy `@{versions}` ({}); branches are used only when asked for by name",
-                    names.join(", ")
-                ),
-                lines,
-            );
-            e.hint = Some(format!("ask for it explicitly, e.g. `{name}@{}`", names[0]));
-            return e;
         }
         let available: Vec<&str> = self
             .recipe(slot)

@@ -21,10 +21,7 @@ use super::{
 impl<'a> Solver<'a> {
     /// Prepare the alternatives of `slot` and push a level for it.
     #[allow(clippy::result_large_err)] // built once per failure
-    pub(super) fn open(
-        &mut self,
-        slot: usize,
-    ) -> Result<usize, (OpenFailure<'a>, BTreeSet<usize>)> {
+    pub(super) fn open(&mut self, slot: usize) -> Result<usize, (OpenFailure, BTreeSet<usize>)> {
         let all = || self.creators(&self.reqs[slot]);
         let mut flip_conflicts = false;
         let (alts, wanted) = match self.slots[slot].kind {
@@ -98,7 +95,6 @@ impl<'a> Solver<'a> {
                     return Err((
                         OpenFailure::NoCandidate {
                             wanted,
-                            unasked_branches: c.unasked_branches,
                             external_only,
                         },
                         blame,
@@ -211,11 +207,7 @@ impl<'a> Solver<'a> {
 
     /// The failure when the requirements on package `slot` that no decision
     /// created already leave no candidate.
-    fn fixed_no_candidate(
-        &self,
-        slot: usize,
-        recipe: &'a PackageRecipe,
-    ) -> Option<OpenFailure<'a>> {
+    fn fixed_no_candidate(&self, slot: usize, recipe: &'a PackageRecipe) -> Option<OpenFailure> {
         let fixed: Vec<Req<'a>> = self.reqs[slot]
             .iter()
             .filter(|r| self.creators([*r]).is_empty())
@@ -229,7 +221,6 @@ impl<'a> Solver<'a> {
         let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
         c.list.is_empty().then_some(OpenFailure::NoCandidate {
             wanted,
-            unasked_branches: c.unasked_branches,
             external_only,
         })
     }

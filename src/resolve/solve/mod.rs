@@ -169,6 +169,9 @@ pub(crate) struct RootInput<'a> {
 pub(crate) struct EnvSetup<'a> {
     pub name: &'a str,
     pub repo: &'a PackageRepo,
+    /// Recipes with the git versions the requirements ask for added
+    /// (`git_versions`), searched before `repo`.
+    pub git_versioned: &'a HashMap<String, std::sync::Arc<crate::recipes::PackageRecipe>>,
     pub policies: &'a Policies,
     pub cluster_file: &'a Path,
     pub env_variants: &'a [SpecRef],
@@ -210,7 +213,7 @@ pub(crate) enum Reject<'a> {
 
 /// Why a slot could not be opened.
 #[derive(Clone, Debug)]
-pub(crate) enum OpenFailure<'a> {
+pub(crate) enum OpenFailure {
     Missing,
     NoProvider,
     /// The requirements on a virtual ask for versions (`mpi@3.1`) that no
@@ -224,7 +227,6 @@ pub(crate) enum OpenFailure<'a> {
     Compiler(usize),
     NoCandidate {
         wanted: Spec,
-        unasked_branches: Vec<&'a VersionEntry>,
         external_only: bool,
     },
 }
@@ -316,7 +318,7 @@ impl<'a> Solver<'a> {
         let mut slots = Vec::with_capacity(names.len());
         let mut index = HashMap::with_capacity(names.len());
         for (i, name) in names.into_iter().enumerate() {
-            let kind = match repo.get(&name) {
+            let kind = match setup.git_versioned.get(&name).or_else(|| repo.get(&name)) {
                 Some(r) => SlotKind::Package(r),
                 None if repo.is_virtual(&name) => SlotKind::Virtual(repo.providers(&name)),
                 None => SlotKind::Missing,
