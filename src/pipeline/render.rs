@@ -540,12 +540,25 @@ fn programs_of(plan: &Plan, compiler: &crate::resolve::NodeCompiler) -> Compiler
 
 /// The programs and runtime library dirs of a compiler package installed at
 /// `prefix`, by the package's name: `gcc` (gcc, g++, gfortran), `llvm`
-/// (clang, clang++, flang), `nvhpc` (nvc, nvc++, nvfortran below
-/// `Linux_<arch>/<version>/compilers`), anything else as gcc.
+/// (clang, clang++, flang), `llvm-amdgpu` (amdclang, amdclang++, amdflang),
+/// `nvhpc` (nvc, nvc++, nvfortran below `Linux_<arch>/<version>/compilers`),
+/// `intel-oneapi-compilers` (icx, icpx, ifx in Intel's installer layout,
+/// `compiler/latest/bin`, before 2024 `compiler/latest/linux/bin`),
+/// anything else as gcc.
 pub fn built_compiler_programs(name: &str, prefix: &Path) -> CompilerPaths {
     let (dir, cc, cxx, fc) = match name {
         "llvm" => (prefix.join("bin"), "clang", "clang++", "flang"),
+        "llvm-amdgpu" => (prefix.join("bin"), "amdclang", "amdclang++", "amdflang"),
         "nvhpc" => (prefix.join("compilers/bin"), "nvc", "nvc++", "nvfortran"),
+        "intel-oneapi-compilers" => {
+            let old = prefix.join("compiler/latest/linux/bin");
+            let dir = if old.is_dir() {
+                old
+            } else {
+                prefix.join("compiler/latest/bin")
+            };
+            (dir, "icx", "icpx", "ifx")
+        }
         _ => (prefix.join("bin"), "gcc", "g++", "gfortran"),
     };
     let lib_root = dir.parent().unwrap_or(prefix);

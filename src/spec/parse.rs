@@ -329,7 +329,7 @@ impl<'a> Parser<'a> {
             _ => (name, None),
         };
         let mut compiler = CompilerSpec {
-            name: name.to_string(),
+            name: compiler_package(name).to_string(),
             versions: VersionConstraint::any(),
         };
         if self.peek() == Some('@') {
@@ -734,5 +734,17 @@ impl<'a> Parser<'a> {
                 return Ok(out);
             }
         }
+    }
+}
+
+/// The package of a compiler named by Spack's older compiler name: `oneapi`
+/// is `intel-oneapi-compilers` and `rocmcc` is `llvm-amdgpu` (Spack 1.x
+/// reads both names; spack-packages still writes `%oneapi` in conditions).
+/// Every other name is its package's.
+pub(crate) fn compiler_package(name: &str) -> &str {
+    match name {
+        "oneapi" => "intel-oneapi-compilers",
+        "rocmcc" => "llvm-amdgpu",
+        other => other,
     }
 }

@@ -546,3 +546,20 @@ fn a_virtual_assignment_is_a_dependency_providing_it() {
             .contains("package name after `=`")
     );
 }
+
+/// Spack's older compiler names are their packages': `%oneapi` is
+/// `intel-oneapi-compilers` (a stackinator `compilers.yaml` entry), also per
+/// language; `%clang` stays, as clusters name their clang so.
+#[test]
+fn older_compiler_names_are_their_packages() {
+    assert_eq!(
+        s("cray-mpich@8.1.32 %oneapi").to_string(),
+        "cray-mpich@8.1.32 %intel-oneapi-compilers"
+    );
+    assert_eq!(
+        s("foo %fortran=oneapi@2025").to_string(),
+        "foo %fortran=intel-oneapi-compilers@2025"
+    );
+    assert_eq!(s("foo %rocmcc").to_string(), "foo %llvm-amdgpu");
+    assert_eq!(s("foo %clang@17").to_string(), "foo %clang@17");
+}

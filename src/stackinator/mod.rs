@@ -92,7 +92,7 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
         ));
     }
     let built = built_gcc(&r);
-    let built_compilers = stack_compilers(&r, built.as_deref(), &mut diags);
+    let built_compilers = stack_compilers(&r, built.as_deref());
     let stack = stack_yaml(
         &r,
         (compiler.as_deref(), built.as_deref(), &built_compilers),
@@ -158,36 +158,19 @@ fn spack_repos(
 }
 
 /// The compilers the stack builds, as `compilers:` entries: the gcc of
-/// `compilers.yaml` first, then nvhpc and llvm built with it (`"nvhpc@25.1
-/// %gcc@14"`, as stackinator builds them with its gcc; with `gcc: system`
-/// with the cluster's). nvhpc comes from `recipes/nvhpc.yaml`, llvm from
-/// whichever repository has an `llvm` recipe (a missing one is the
-/// resolver's "unknown package" at the entry). Other compilers
-/// (llvm-amdgpu, intel-oneapi-compilers) are named in a warning.
-fn stack_compilers(
-    r: &recipe::RecipeDir,
-    gcc: Option<&str>,
-    diags: &mut Diagnostics,
-) -> Vec<String> {
+/// `compilers.yaml` first, then the others (nvhpc, llvm, llvm-amdgpu,
+/// intel-oneapi-compilers) built with it (`"nvhpc@25.1 %gcc@14"`, as
+/// stackinator builds them with its gcc; with `gcc: system` with the
+/// cluster's). nvhpc comes from `recipes/nvhpc.yaml`, the others from
+/// whichever repository has their recipe (a missing one is the resolver's
+/// "unknown package" at the entry).
+fn stack_compilers(r: &recipe::RecipeDir, gcc: Option<&str>) -> Vec<String> {
     let mut out: Vec<String> = gcc.iter().map(|g| g.to_string()).collect();
-    let mut others = Vec::new();
     for c in r.compilers.iter().filter(|c| Some(c.as_str()) != gcc) {
-        match c.split(['@', ' ', '+', '~']).next() {
-            Some("nvhpc" | "llvm") => out.push(match gcc {
-                Some(g) if !c.contains('%') => format!("{c} %{g}"),
-                _ => c.clone(),
-            }),
-            _ => others.push(c.as_str()),
-        }
-    }
-    if !others.is_empty() {
-        diags.push(Diagnostic::warning(
-            Code::Unsupported,
-            format!(
-                "compilers.yaml asks for {}: this translation builds gcc, nvhpc and llvm; these are not built",
-                others.join(", "),
-            ),
-        ));
+        out.push(match gcc {
+            Some(g) if !c.contains('%') => format!("{c} %{g}"),
+            _ => c.clone(),
+        });
     }
     out
 }
