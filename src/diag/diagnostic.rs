@@ -127,6 +127,10 @@ pub struct Diagnostic {
     pub source: Option<SourceFile>,
     /// Further notes, possibly in other files ("first defined here").
     pub related: Vec<Diagnostic>,
+    /// The package the diagnostic is about (`unknown package `x``, an
+    /// unreviewed import), for tools that act on it without parsing the
+    /// message.
+    pub subject: Option<String>,
 }
 
 impl Diagnostic {
@@ -140,6 +144,7 @@ impl Diagnostic {
             help: None,
             source: None,
             related: Vec::new(),
+            subject: None,
         }
     }
 
@@ -176,6 +181,12 @@ impl Diagnostic {
         if help.is_some() {
             self.help = help;
         }
+        self
+    }
+
+    /// Name the package the diagnostic is about ([`Diagnostic::subject`]).
+    pub fn about(mut self, package: impl Into<String>) -> Self {
+        self.subject = Some(package.into());
         self
     }
 

@@ -1,6 +1,6 @@
 //! Diagnostics as JSON (`stack check --format json`): one object each with
-//! severity, code, message, primary location, labels, help and related
-//! notes.
+//! severity, code, message, primary location, labels, help, the package
+//! it is about (`subject`, or null) and related notes.
 
 use serde_json::{Value, json};
 
@@ -27,6 +27,7 @@ impl Diagnostic {
                 "text": l.text,
             })).collect::<Vec<_>>(),
             "help": self.help,
+            "subject": self.subject,
             "related": self.related.iter().map(Diagnostic::to_json).collect::<Vec<_>>(),
         })
     }

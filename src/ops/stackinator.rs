@@ -95,26 +95,37 @@ fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
     let mut out = Diagnostics::new();
     for mut d in diags {
         if d.code == Code::UnknownPackage {
-            let name = d.message.split('`').nth(1).unwrap_or_default().to_string();
-            let why = rejected
-                .iter()
-                .map(|r| r.join(format!("{name}.txt")))
-                .find(|p| p.is_file());
-            if let Some(why) = why {
-                d.help = Some(format!(
-                    "the Spack package `{name}` was translated, but its recipe does not load (an untranslated construct): see {}",
-                    why.display()
-                ));
-            } else if d.message.contains("in stack compiler") {
-                d.help = Some(format!(
-                    "compilers.yaml's `{name}` is built from a package recipe `{name}`, and no repository has one: stack ships none; set STACK_SPACK_PACKAGES to a spack-packages checkout (its translation), or add packages/{}/package.py to the recipe's repo/",
-                    crate::import::dir_name(&name)
-                ));
+            if let Some(name) = d.subject.as_deref() {
+                if let Some(help) = unknown_package_help(name, &d.message, &rejected) {
+                    d.help = Some(help);
+                }
             }
         }
         out.push(d);
     }
     out
+}
+
+/// Where package `name` could have come from: its set-aside translation's
+/// reason file, or (for a compiler of compilers.yaml) a repository with its
+/// recipe.
+fn unknown_package_help(name: &str, message: &str, rejected: &[PathBuf]) -> Option<String> {
+    let why = rejected
+        .iter()
+        .map(|r| r.join(format!("{name}.txt")))
+        .find(|p| p.is_file());
+    if let Some(why) = why {
+        return Some(format!(
+            "the Spack package `{name}` was translated, but its recipe does not load (an untranslated construct): see {}",
+            why.display()
+        ));
+    }
+    message.contains("in stack compiler").then(|| {
+        format!(
+            "compilers.yaml's `{name}` is built from a package recipe `{name}`, and no repository has one: stack ships none; set STACK_SPACK_PACKAGES to a spack-packages checkout (its translation), or add packages/{}/package.py to the recipe's repo/",
+            crate::import::dir_name(name)
+        )
+    })
 }
 
 /// What `stack stackinator convert` wrote.

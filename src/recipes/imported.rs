@@ -3,7 +3,7 @@
 //! whether a human has reviewed it.
 
 use crate::diag::yaml::{Cx, Node};
-use crate::diag::{Code, Loc};
+use crate::diag::{Code, Diagnostic, Loc};
 
 const KEYS: &[&str] = &[
     "from",
@@ -159,19 +159,20 @@ fn warn_unreviewed(cx: &mut Cx, block: &Imported, package: &str) {
         .map(|u| format!("line {}: {}", u.line, u.construct))
         .collect();
     let source = block.file.as_deref().unwrap_or("the source");
-    cx.warn(
-        Code::Unreviewed,
-        &block.loc,
-        format!(
-            "imported recipe `{package}` has {} untranslated build construct(s) in {source}: {}",
-            build.len(),
-            build.join("; ")
-        ),
-        "not reviewed",
-        Some(
+    cx.push(
+        Diagnostic::warning(
+            Code::Unreviewed,
+            format!(
+                "imported recipe `{package}` has {} untranslated build construct(s) in {source}: {}",
+                build.len(),
+                build.join("; ")
+            ),
+        )
+        .at(&block.loc, "not reviewed")
+        .with_help(
             "translate them into the recipe (or check that they are not needed), then set \
-             `imported.reviewed: true`; `stack build` refuses the recipe until then"
-                .into(),
-        ),
+             `imported.reviewed: true`; `stack build` refuses the recipe until then",
+        )
+        .about(package),
     );
 }

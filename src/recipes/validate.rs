@@ -3,7 +3,7 @@
 //! variants and allowed values.
 
 use crate::diag::yaml::Cx;
-use crate::diag::{Code, Diagnostics, Loc, Severity, SourceFile, did_you_mean};
+use crate::diag::{Code, Diagnostic, Diagnostics, Loc, Severity, SourceFile, did_you_mean};
 use crate::spec::Spec;
 
 use super::package::{PackageRecipe, VariantValueError};
@@ -185,12 +185,14 @@ fn check_named(cx: &mut Cx, repo: &PackageRepo, spec: &Spec, written: &SpecRef, 
             Some(s) => format!("did you mean `{s}`?"),
             None => "run `stack list` to see the available packages, or add a repository with `--repo DIR`".into(),
         };
-        cx.error(
-            Code::UnknownPackage,
-            &loc,
-            format!("unknown package `{name}` in {what} `{}`", written.text),
-            "no recipe for this package",
-            Some(help),
+        cx.push(
+            Diagnostic::error(
+                Code::UnknownPackage,
+                format!("unknown package `{name}` in {what} `{}`", written.text),
+            )
+            .at(&loc, "no recipe for this package")
+            .with_help(help)
+            .about(name),
         );
     }
 }

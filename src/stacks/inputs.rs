@@ -274,26 +274,19 @@ fn check_view_names(cx: &mut Cx, repo: &PackageRepo, view: &super::model::View) 
             "unknown package `{}` in view `{}`",
             s.value, view.name.value
         );
-        if select {
-            cx.error(
-                Code::UnknownPackage,
-                &s.loc,
-                msg,
-                "no recipe for this package",
-                help,
-            );
+        let d = if select {
+            Diagnostic::error(Code::UnknownPackage, msg)
+                .at(&s.loc, "no recipe for this package")
+                .with_help_opt(help)
         } else {
             let help = help.or(Some(
                 "an exclude that matches no package of the stack excludes nothing".into(),
             ));
-            cx.warn(
-                Code::UnknownPackage,
-                &s.loc,
-                msg,
-                "excludes nothing: no recipe for this package",
-                help,
-            );
-        }
+            Diagnostic::warning(Code::UnknownPackage, msg)
+                .at(&s.loc, "excludes nothing: no recipe for this package")
+                .with_help_opt(help)
+        };
+        cx.push(d.about(&s.value));
     }
 }
 
@@ -424,23 +417,16 @@ fn check_policies(cx: &mut Cx, repo: &PackageRepo, policies: &Policies, strict: 
         if !repo.knows(name) {
             let help = repo.suggest(name).map(|n| format!("did you mean `{n}`?"));
             let msg = format!("`packages` names `{name}`, which is not a known package or virtual");
-            if strict {
-                cx.error(
-                    Code::UnknownPackage,
-                    &pol.loc,
-                    msg,
-                    "no recipe for this package",
-                    help,
-                );
+            let d = if strict {
+                Diagnostic::error(Code::UnknownPackage, msg)
             } else {
-                cx.warn(
-                    Code::UnknownPackage,
-                    &pol.loc,
-                    msg,
-                    "no recipe for this package",
-                    help,
-                );
-            }
+                Diagnostic::warning(Code::UnknownPackage, msg)
+            };
+            cx.push(
+                d.at(&pol.loc, "no recipe for this package")
+                    .with_help_opt(help)
+                    .about(name),
+            );
             continue;
         }
         let specs = pol
@@ -473,12 +459,14 @@ fn check_policy_spec(
                 .map(|p| p.package.as_str())
                 .collect();
             if !providers.contains(&provider) {
-                cx.error(
-                    Code::UnknownPackage,
-                    &s.loc,
-                    format!("`{provider}` does not provide `{name}`"),
-                    "not a provider",
-                    Some(format!("providers of `{name}`: {}", providers.join(", "))),
+                cx.push(
+                    Diagnostic::error(
+                        Code::UnknownPackage,
+                        format!("`{provider}` does not provide `{name}`"),
+                    )
+                    .at(&s.loc, "not a provider")
+                    .with_help(format!("providers of `{name}`: {}", providers.join(", ")))
+                    .about(provider),
                 );
                 return;
             }

@@ -21,7 +21,7 @@ pub fn summarize(diags: Diagnostics) -> Diagnostics {
     } else {
         let mut names: Vec<&str> = unreviewed
             .iter()
-            .filter_map(|d| d.message.split('`').nth(1))
+            .filter_map(|d| d.subject.as_deref())
             .collect();
         names.sort_unstable();
         names.dedup();
@@ -57,6 +57,7 @@ mod tests {
                 "imported recipe `{name}` has 1 untranslated build construct(s) in x: line 1: hook"
             ),
         )
+        .about(name)
     }
 
     #[test]
