@@ -43,6 +43,16 @@ impl RepoIndex {
     pub fn provides_any(&self, package: &str) -> bool {
         self.provides.contains_key(package)
     }
+
+    /// Record the virtuals `recipe` provides (under any condition).
+    pub fn add(&mut self, recipe: &super::PackageRecipe) {
+        for p in &recipe.provides {
+            self.provides
+                .entry(recipe.name.clone())
+                .or_default()
+                .insert(p.name.clone());
+        }
+    }
 }
 
 /// Build the index of the repository at `dir` (parsing the recipes that
@@ -68,15 +78,24 @@ pub fn write_index(dir: &Path) -> std::io::Result<RepoIndex> {
                 .insert(v.to_string());
         }
     }
-    let mut text = format!("{HEADER}\nrecipes {}\n", repo.len());
+    write(dir, &index)?;
+    Ok(index)
+}
+
+/// Write `index` as the index of the repository at `dir`, which holds
+/// only whole recipes (no overlay) and every one of them that provides a
+/// virtual is in `index` — as the translation cache knows of the recipes
+/// it has just loaded.
+pub fn write(dir: &Path, index: &RepoIndex) -> std::io::Result<()> {
+    let recipes = super::recipe_files(dir)?.len();
+    let mut text = format!("{HEADER}\nrecipes {recipes}\n");
     for (package, virtuals) in &index.provides {
         let names: Vec<&str> = virtuals.iter().map(String::as_str).collect();
         text.push_str(&format!("provides {package} {}\n", names.join(" ")));
     }
     let tmp = dir.join(format!("{INDEX_FILE}.tmp-{}", std::process::id()));
     fs_err::write(&tmp, text)?;
-    fs_err::rename(&tmp, dir.join(INDEX_FILE))?;
-    Ok(index)
+    fs_err::rename(&tmp, dir.join(INDEX_FILE))
 }
 
 /// The index of the repository at `dir` whose recipe files are `files`,
@@ -147,6 +166,26 @@ mod tests {
             "stack-repo-index 1\nrecipes 3\nprovides mpich mpi\nprovides openblas blas lapack\n"
         );
         assert_eq!(parse_index(&text, 3), Some(index));
+    }
+
+    /// The translation cache indexes the recipes it has loaded itself
+    /// (`RepoIndex::add`): the same index as loading the repository.
+    #[test]
+    fn an_index_of_loaded_recipes_is_the_repositorys() {
+        let tmp = tempfile::tempdir().unwrap();
+        recipe(tmp.path(), "mpich", "provides: [mpi]\n");
+        recipe(tmp.path(), "openblas", "provides: [blas, lapack]\n");
+        recipe(tmp.path(), "zlib", "");
+        let mut added = RepoIndex::default();
+        for f in super::super::recipe_files(tmp.path()).unwrap() {
+            let (r, d) = super::super::load_package(&f, tmp.path());
+            assert!(!d.has_errors(), "{d:?}");
+            added.add(&r.unwrap());
+        }
+        write(tmp.path(), &added).unwrap();
+        let text = fs_err::read_to_string(tmp.path().join(INDEX_FILE)).unwrap();
+        assert_eq!(write_index(tmp.path()).unwrap(), added);
+        assert_eq!(fs_err::read_to_string(tmp.path().join(INDEX_FILE)).unwrap(), text);
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl PackageRepo {
             ..PackageRepo::default()
         };
         for dir in repo.dirs.clone() {
-            let files = match yaml_files(&dir.path) {
+            let files = match recipe_files(&dir.path) {
                 Ok(files) => files,
                 Err(e) => {
                     let mut d = Diagnostic::warning(
@@ -483,7 +483,9 @@ fn parse_parallel<'a>(entries: impl IntoIterator<Item = &'a Entry>) {
     });
 }
 
-fn yaml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// The recipe files of repository directory `dir` (`*.yaml`, symlinks
+/// followed), sorted by file name: what [`PackageRepo::load`] reads.
+pub fn recipe_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in fs_err::read_dir(dir)? {
         let entry = entry?;

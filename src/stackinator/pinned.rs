@@ -94,11 +94,7 @@ fn warn_shadowed(
     let Some(dir) = crate::recipes::builtin_recipes() else {
         return;
     };
-    let mut files: Vec<PathBuf> = fs_err::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|f| f.extension().is_some_and(|e| e == "yaml"));
-    files.sort();
+    let files = crate::recipes::recipe_files(&dir).unwrap_or_default();
     // The answer depends only on the pinned commit and the recipes' bytes:
     // kept beside the exports, it spares every later command the parse of
     // each shipped recipe and the git tree walks.

@@ -9,6 +9,8 @@ use sha2::{Digest, Sha256};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::import::{ImportOptions, import_spack, packages_dir};
+use crate::recipes::PackageRecipe;
+use crate::recipes::index::RepoIndex;
 
 /// The translated recipes of the Spack repository at `dir` (a directory
 /// holding `packages/<name>/package.py`, or a spack-packages checkout),
@@ -49,13 +51,14 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
         out: tmp.join("recipes"),
         dry_run: false,
     };
-    match import_spack(&opts) {
+    let index = match import_spack(&opts) {
         Ok(summary) => {
-            let rejected = reject_broken(&summary.written, &tmp);
+            let (rejected, index) = reject_broken(&summary.written, &tmp);
             tracing::info!(
                 "{} packages translated, {rejected} set aside (their recipes do not load)",
                 summary.written.len()
             );
+            index
         }
         Err(e) => {
             diags.push(Diagnostic::error(
@@ -67,10 +70,10 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
             ));
             return None;
         }
-    }
+    };
     // Which recipes provide virtuals, so a command reads only the recipes
     // it needs (recipes/index.rs); without it everything still works, slower.
-    if let Err(e) = crate::recipes::index::write_index(&tmp.join("recipes")) {
+    if let Err(e) = crate::recipes::index::write(&tmp.join("recipes"), &index) {
         tracing::warn!("no index for the translation of {}: {e}", dir.display());
     }
     let marker = fs_err::write(tmp.join("done"), dir.display().to_string());
@@ -90,18 +93,32 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
 /// left them without versions, with a variant the package does not define,
 /// …) to `<out>/rejected/`, each with `<name>.txt` naming the problems: the
 /// package is then missing (a clear "unknown package" where it is used)
-/// instead of every command failing on a recipe it may not need.
-fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
+/// instead of every command failing on a recipe it may not need. Returns
+/// how many were set aside and the index of the others (what each
+/// provides), from this one load of every recipe.
+fn reject_broken(written: &[PathBuf], out: &Path) -> (usize, RepoIndex) {
     use rayon::prelude::*;
     let recipes = out.join("recipes");
     let rejected = out.join("rejected");
-    let broken: Vec<(&PathBuf, String)> = written
+    let loaded: Vec<Result<Option<PackageRecipe>, (&PathBuf, String)>> = written
         .par_iter()
-        .filter_map(|f| {
-            let (_, diags) = crate::recipes::load_package(f, &recipes);
-            diags.has_errors().then(|| (f, rejection_text(&diags)))
+        .map(|f| {
+            let (recipe, diags) = crate::recipes::load_package(f, &recipes);
+            match diags.has_errors() {
+                true => Err((f, rejection_text(&diags))),
+                false => Ok(recipe.filter(|r| !r.provides.is_empty())),
+            }
         })
         .collect();
+    let mut index = RepoIndex::default();
+    let mut broken = Vec::new();
+    for l in loaded {
+        match l {
+            Ok(Some(recipe)) => index.add(&recipe),
+            Ok(None) => {}
+            Err(b) => broken.push(b),
+        }
+    }
     if !broken.is_empty() {
         let _ = fs_err::create_dir_all(&rejected);
     }
@@ -110,7 +127,7 @@ fn reject_broken(written: &[PathBuf], out: &Path) -> usize {
         let _ = fs_err::rename(f, rejected.join(name));
         let _ = fs_err::write(rejected.join(name).with_extension("txt"), why);
     }
-    broken.len()
+    (broken.len(), index)
 }
 
 /// The `rejected/<name>.txt` text: one diagnostic per paragraph, each
