@@ -58,5 +58,8 @@ mod tests {
         );
         assert_eq!(v["labels"][0]["text"], "no recipe");
         assert_eq!(v["help"], "did you mean `y`?");
+        assert_eq!(v["subject"], serde_json::Value::Null);
+        let about = Diagnostic::error(Code::UnknownPackage, "`packages` names `x`").about("x");
+        assert_eq!(about.to_json()["subject"], "x");
     }
 }
