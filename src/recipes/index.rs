@@ -185,7 +185,10 @@ mod tests {
         write(tmp.path(), &added).unwrap();
         let text = fs_err::read_to_string(tmp.path().join(INDEX_FILE)).unwrap();
         assert_eq!(write_index(tmp.path()).unwrap(), added);
-        assert_eq!(fs_err::read_to_string(tmp.path().join(INDEX_FILE)).unwrap(), text);
+        assert_eq!(
+            fs_err::read_to_string(tmp.path().join(INDEX_FILE)).unwrap(),
+            text
+        );
     }
 
     #[test]

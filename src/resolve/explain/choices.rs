@@ -5,7 +5,7 @@
 
 use super::super::error::short_loc;
 use super::super::requirement::Origin;
-use super::super::solve::{Decision, FlipReason, Solver};
+use super::super::solve::{Decision, FlipReason, SlotKind, Solver};
 
 impl Solver<'_> {
     /// One line per choice, in decision order: providers of virtuals, then
@@ -44,11 +44,21 @@ impl Solver<'_> {
                             }
                             FlipReason::Dependency(dep) => {
                                 let when = dep.when.as_ref().map(|w| w.text.as_str());
+                                let missing = self.index.get(dep.name()).is_some_and(|t| {
+                                    matches!(self.slots[*t].kind, SlotKind::Missing)
+                                });
+                                let problem = if missing {
+                                    format!("no repository has a recipe for `{}`", dep.name())
+                                } else {
+                                    format!(
+                                        "clashes with the other requirements on `{}`",
+                                        dep.name()
+                                    )
+                                };
                                 format!(
-                                    "`{}` when `{}` clashes with the other requirements on `{}` ({})",
+                                    "`{}` when `{}` {problem} ({})",
                                     dep.spec.text,
                                     when.unwrap_or_default(),
-                                    dep.name(),
                                     short_loc(&dep.loc)
                                 )
                             }

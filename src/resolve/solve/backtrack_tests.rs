@@ -25,6 +25,24 @@ fn recipe(name: &str, versions: &[&str], extra: &str) -> String {
     y
 }
 
+/// Recipes of a `fallback_repos:` directory: read as Spack translations
+/// are, with conditional dependencies on unknown packages allowed.
+fn fallback_recipes() -> Vec<(&'static str, String)> {
+    vec![
+        // nvshmem: `+python` with the default `+pytorch` asks for a package
+        // no repository has (alps-uenv's `py-pytorch`).
+        (
+            "shm",
+            recipe(
+                "shm",
+                &["3.4"],
+                "variants:\n  python: {default: false}\n  pytorch: {default: true, when: \"+python\"}\n\
+                 dependencies:\n  - {spec: \"no-such-pkg@2.6:\", when: \"+python +pytorch\"}\n",
+            ),
+        ),
+    ]
+}
+
 fn recipes() -> Vec<(&'static str, String)> {
     vec![
         // rocthrust: each version needs the same version of hip.
@@ -117,6 +135,11 @@ impl Fixture {
         for (name, text) in recipes() {
             fs_err::write(repo.join(format!("{name}.yaml")), text).unwrap();
         }
+        let fallback = dir.path().join("fallback");
+        fs_err::create_dir(&fallback).unwrap();
+        for (name, text) in fallback_recipes() {
+            fs_err::write(fallback.join(format!("{name}.yaml")), text).unwrap();
+        }
         Fixture { dir }
     }
 
@@ -125,9 +148,10 @@ impl Fixture {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/resolve");
         let file = self.dir.path().join("stack.yaml");
         let text = format!(
-            "name: t\nrepos: [{}, {}]\nenvironments:\n  e:\n    specs: [{specs}]\n",
+            "name: t\nrepos: [{}, {}]\nfallback_repos: [{}]\nenvironments:\n  e:\n    specs: [{specs}]\n",
             self.dir.path().join("recipes").display(),
-            fixtures.join("recipes").display()
+            fixtures.join("recipes").display(),
+            self.dir.path().join("fallback").display()
         );
         fs_err::write(&file, text).unwrap();
         let opts = InputOptions {
@@ -293,4 +317,22 @@ fn a_flip_learnt_after_a_conflict_flip_is_tried_too() {
         text.contains("kk: variant `+wrapper` conflicts with `~wrapper`"),
         "{text}"
     );
+}
+
+#[test]
+fn a_default_variant_asking_for_a_package_no_repository_has_flips() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("\"shm +python\""));
+    assert_eq!(f.node(&plan, "shm"), "shm@3.4 +python ~pytorch");
+    let choices = render_choices(&plan);
+    assert!(
+        choices.contains("takes `~pytorch`, not the default `+pytorch`, as `no-such-pkg@2.6:` when `+python +pytorch` no repository has a recipe for `no-such-pkg`"),
+        "{choices}"
+    );
+    // Asked for, the missing package is the failure.
+    let text = f
+        .resolve("\"shm +python +pytorch\"")
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains("no-such-pkg"), "{text}");
 }

@@ -25,7 +25,11 @@ impl<'a> Solver<'a> {
         let all = || self.creators(&self.reqs[slot]);
         let mut flip_conflicts = false;
         let (alts, wanted) = match self.slots[slot].kind {
-            SlotKind::Missing => return Err((OpenFailure::Missing, all())),
+            SlotKind::Missing => {
+                let cs = all();
+                self.note_missing(slot);
+                return Err((OpenFailure::Missing, cs));
+            }
             SlotKind::Virtual(providers) => {
                 let Some(versions) = self.virtual_versions(slot) else {
                     return Err((OpenFailure::NoProviderVersion(None), all()));
@@ -153,6 +157,24 @@ impl<'a> Solver<'a> {
                 Origin::Dependency { parent, dep } | Origin::DependencyDep { parent, dep } => {
                     Some((self.level_of[parent]?, dep))
                 }
+                _ => None,
+            })
+            .collect();
+        for (level, dep) in blamed {
+            self.avoid_on(level, dep);
+        }
+    }
+
+    /// Remember, on the level of each package whose conditional dependency
+    /// names package `slot`, which no repository has, that dependency: the
+    /// package's [`Alt::Flipped`] pass then flips a variant of its condition
+    /// that nothing asked for (nvshmem's default `+pytorch` asks for a
+    /// `py-pytorch` no repository has), as Spack's solver avoids it.
+    fn note_missing(&mut self, slot: usize) {
+        let blamed: Vec<(usize, &'a Dependency)> = self.reqs[slot]
+            .iter()
+            .filter_map(|r| match r.origin {
+                Origin::Dependency { parent, dep } => Some((self.level_of[parent]?, dep)),
                 _ => None,
             })
             .collect();
