@@ -74,6 +74,9 @@ pub struct ResolveOptions {
     pub git_pins: GitPins,
     /// Overrides the recipe's `mount:`.
     pub mount: Option<PathBuf>,
+    /// How many alternatives the search of one environment may try before
+    /// it gives up (default 200,000; a few seconds).
+    pub max_steps: Option<usize>,
 }
 
 /// The exact version of a compiler spec (`gcc@12.2.0`).
@@ -143,7 +146,7 @@ pub fn resolve(
             cluster,
             repo,
             &env_compilers,
-            &pins,
+            (&pins, opts.max_steps.unwrap_or(solve::MAX_STEPS)),
         )?;
     }
     if let Some(lock) = &opts.locked {
@@ -172,7 +175,7 @@ fn resolve_environment(
     cluster: &Cluster,
     repo: &PackageRepo,
     compilers: &EnvCompilers<'_>,
-    pins: &GitPins,
+    (pins, max_steps): (&GitPins, usize),
 ) -> Result<(), ResolveError> {
     let chosen = compilers.chosen;
     let target = cluster.target.value.as_str();
@@ -225,6 +228,7 @@ fn resolve_environment(
             .map(|c| c.compiler.clone())
             .collect(),
         roots,
+        max_steps,
     };
     let mut solver = solve::Solver::new(setup);
     tracing::debug!(
@@ -257,11 +261,23 @@ fn resolve_environment(
                 loc: None,
             });
         }
-        if solver.gave_up() && e.hint.is_none() {
-            e.hint = Some(format!(
-                "the search gave up after trying {} alternatives; pin versions (`@…`) to narrow it",
-                solver.steps
-            ));
+        if solver.gave_up() {
+            // What is shown is the first clash met, which the search may
+            // have got past: say so, whatever the failure's own hint.
+            e.lines.push(error::ExplainLine {
+                indent: 0,
+                text: format!(
+                    "the search gave up after trying {} alternatives: the failure above is the first clash it met, and later choices may have got past it",
+                    solver.steps
+                ),
+                loc: None,
+            });
+            let narrow =
+                "pin versions (`@…`) or variants of the packages named above to narrow the search";
+            e.hint = Some(match e.hint.take() {
+                Some(h) => format!("{h}; {narrow}"),
+                None => narrow.to_string(),
+            });
         }
         return Err(ResolveError::Unsatisfiable(Box::new(e)));
     }

@@ -145,6 +145,10 @@ impl Fixture {
 
     /// Resolve one environment with `specs` (YAML flow list items).
     fn resolve(&self, specs: &str) -> Result<Plan, ResolveError> {
+        self.resolve_with(specs, &ResolveOptions::default())
+    }
+
+    fn resolve_with(&self, specs: &str, opts: &ResolveOptions) -> Result<Plan, ResolveError> {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/resolve");
         let file = self.dir.path().join("stack.yaml");
         let text = format!(
@@ -154,19 +158,14 @@ impl Fixture {
             self.dir.path().join("fallback").display()
         );
         fs_err::write(&file, text).unwrap();
-        let opts = InputOptions {
+        let input = InputOptions {
             recipe: file,
             cluster: Some(fixtures.join("cluster-configs/local")),
             no_builtin: true,
             ..InputOptions::default()
         };
-        let inputs = load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
-        resolve(
-            &inputs.recipe,
-            &inputs.cluster,
-            &inputs.repo,
-            &ResolveOptions::default(),
-        )
+        let inputs = load_inputs(&input).unwrap_or_else(|d| panic!("{d:#?}"));
+        resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, opts)
     }
 
     /// `name@version variants` of the one node called `name`.
@@ -335,4 +334,27 @@ fn a_default_variant_asking_for_a_package_no_repository_has_flips() {
         .unwrap_err()
         .to_string();
     assert!(text.contains("no-such-pkg"), "{text}");
+}
+
+/// A search that gives up says so, and that the failure shown is the first
+/// clash it met, whatever that failure's own hint.
+#[test]
+fn a_search_that_gives_up_says_so() {
+    let f = Fixture::new();
+    let opts = ResolveOptions {
+        max_steps: Some(2),
+        ..ResolveOptions::default()
+    };
+    let text = f
+        .resolve_with("splog, ump, libu", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("the search gave up after trying 3 alternatives: the failure above is the first clash it met"),
+        "{text}"
+    );
+    assert!(text.contains("to narrow the search"), "{text}");
+    // With room, the same search ends on its real failure.
+    let text = f.resolve("splog, ump, libu").unwrap_err().to_string();
+    assert!(!text.contains("gave up"), "{text}");
 }

@@ -78,9 +78,10 @@ use super::policy::{PkgPolicy, effective};
 use super::requirement::{Clash, Origin, ProviderReason, Req};
 use super::variants::VariantProblem;
 
-/// Give up after this many alternatives (the search is exponential in the
-/// worst case; real stacks need a handful).
-const MAX_STEPS: usize = 200_000;
+/// Give up after this many alternatives unless told otherwise
+/// ([`super::ResolveOptions::max_steps`]): the search is exponential in the
+/// worst case; real stacks need a handful.
+pub(crate) const MAX_STEPS: usize = 200_000;
 
 /// What a slot stands for.
 #[derive(Clone, Copy, Debug)]
@@ -185,6 +186,8 @@ pub(crate) struct EnvSetup<'a> {
     /// `%nvhpc` and `%fortran=nvhpc`.
     pub others: Vec<NodeCompiler>,
     pub roots: Vec<RootInput<'a>>,
+    /// Give up after this many alternatives.
+    pub max_steps: usize,
 }
 
 /// Why a candidate was rejected without deciding anything.
@@ -418,7 +421,7 @@ impl<'a> Solver<'a> {
     /// Whether the search stopped at the step limit rather than running
     /// out of alternatives.
     pub fn gave_up(&self) -> bool {
-        self.steps > MAX_STEPS
+        self.steps > self.setup.max_steps
     }
 
     /// Whether slot `t` is in the environment.
@@ -548,7 +551,7 @@ impl<'a> Solver<'a> {
     where
         F: FnOnce(&Self) -> Explanation,
     {
-        if self.steps > MAX_STEPS {
+        if self.steps > self.setup.max_steps {
             return None;
         }
         let Some(&j) = cs.last() else {
@@ -592,7 +595,7 @@ impl<'a> Solver<'a> {
             let alt = self.levels[level].alts[self.levels[level].next].clone();
             self.levels[level].next += 1;
             self.steps += 1;
-            if self.steps > MAX_STEPS {
+            if self.steps > self.setup.max_steps {
                 return Err(BTreeSet::new());
             }
             let applied = match alt {
