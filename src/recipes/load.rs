@@ -440,9 +440,15 @@ fn misplaced_keys(cx: &mut Cx, m: &Map, keys: &[&str], kind: &str) {
     }
 }
 
+/// Whether `s` is a full git commit id, 40 hex digits (as
+/// [`super::GitRef::Commit`] holds, lower-cased).
+pub fn is_commit_id(s: &str) -> bool {
+    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 fn commit(cx: &mut Cx, node: &Node) -> Option<String> {
     let s = cx.string(node, "`commit`")?;
-    if s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit()) {
+    if is_commit_id(&s) {
         Some(s.to_ascii_lowercase())
     } else {
         cx.error(

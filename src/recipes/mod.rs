@@ -58,7 +58,7 @@ pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upward
 pub use env::{EnvOp, EnvOpKind};
 pub use flags::{FlagEntry, FlagName, FlagVia};
 pub use imported::{Imported, UntranslatedItem};
-pub use load::{load_package, parse_package};
+pub use load::{is_commit_id, load_package, parse_package};
 pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
 pub use max_size::MaxSize;
 pub use package::{

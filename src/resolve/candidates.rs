@@ -42,19 +42,7 @@ fn names_version(c: &VersionConstraint, v: &Version) -> bool {
 
 /// The external's version (`zlib@1.2.13` → `1.2.13`).
 pub(crate) fn external_version(e: &External) -> Option<Version> {
-    let c = &e.spec.spec.versions;
-    if let Some(v) = c.is_exact() {
-        return Some(v.clone());
-    }
-    match c.ranges() {
-        [
-            VersionRange::Between {
-                lo: Some(lo),
-                hi: Some(hi),
-            },
-        ] if lo.as_str() == hi.as_str() => Some(lo.clone()),
-        _ => None,
-    }
+    super::exact_version(&e.spec.spec)
 }
 
 /// The candidates for `recipe` under the merged requirements `wanted`.

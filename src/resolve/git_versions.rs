@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::cluster::Policies;
 use crate::recipes::{GitRef, GitSource, PackageRecipe, PackageRepo, SpecRef, VersionEntry};
-use crate::spec::{Spec, Version, VersionRange};
+use crate::spec::{Spec, Version};
 
 /// Recipes of `repo` with the git versions that `policies` and `roots` ask
 /// for added, by package name; recipes that need none are not listed.
@@ -60,28 +60,13 @@ fn collect<'s>(
     at: &'s SpecRef,
     out: &mut Vec<(String, Version, &'s SpecRef)>,
 ) {
-    if let Some(v) = exact(spec).filter(|v| v.git_ref().is_some()) {
-        out.push((name.to_string(), v.clone(), at));
+    if let Some(v) = super::exact_version(spec).filter(|v| v.git_ref().is_some()) {
+        out.push((name.to_string(), v, at));
     }
     for d in &spec.deps {
         if let Some(n) = &d.name {
             collect(n, d, at, out);
         }
-    }
-}
-
-fn exact(spec: &Spec) -> Option<&Version> {
-    if let Some(v) = spec.versions.is_exact() {
-        return Some(v);
-    }
-    match spec.versions.ranges() {
-        [
-            VersionRange::Between {
-                lo: Some(lo),
-                hi: Some(hi),
-            },
-        ] if lo == hi => Some(lo),
-        _ => None,
     }
 }
 
@@ -93,7 +78,7 @@ fn git_entry(recipe: &PackageRecipe, version: &Version, at: &SpecRef) -> Option<
         _ => None,
     })?;
     let r = version.git_ref()?.to_string();
-    let reference = if r.len() == 40 && r.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let reference = if crate::recipes::is_commit_id(&r) {
         GitRef::Commit(r.to_ascii_lowercase())
     } else if r
         .trim_start_matches('v')

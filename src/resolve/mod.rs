@@ -79,7 +79,8 @@ pub struct ResolveOptions {
     pub max_steps: Option<usize>,
 }
 
-/// The exact version of a compiler spec (`gcc@12.2.0`).
+/// The one version a spec asks for (`gcc@12.2.0` of a compiler, `@=1.0`,
+/// `@1.0:1.0`): compilers, externals and git versions.
 fn exact_version(spec: &Spec) -> Option<crate::spec::Version> {
     if let Some(v) = spec.versions.is_exact() {
         return Some(v.clone());

@@ -741,7 +741,7 @@ impl<'a> Parser<'a> {
 /// is `intel-oneapi-compilers` and `rocmcc` is `llvm-amdgpu` (Spack 1.x
 /// reads both names; spack-packages still writes `%oneapi` in conditions).
 /// Every other name is its package's.
-pub(crate) fn compiler_package(name: &str) -> &str {
+fn compiler_package(name: &str) -> &str {
     match name {
         "oneapi" => "intel-oneapi-compilers",
         "rocmcc" => "llvm-amdgpu",
