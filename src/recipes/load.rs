@@ -654,6 +654,7 @@ fn dependencies(cx: &mut Cx, node: &Node) -> Vec<Dependency> {
                 && mm.get_node("spec").is_none()
                 && mm.get_node("type").is_none()
                 && mm.get_node("when").is_none()
+                && mm.get_node("elsewhere").is_none()
             {
                 let (k, v) = mm.iter().next().expect("one entry");
                 let loc = cx.scalar_loc(k);
@@ -672,7 +673,8 @@ fn dependencies(cx: &mut Cx, node: &Node) -> Vec<Dependency> {
                 );
                 continue;
             }
-            let Some(m) = cx.map(item, "a dependency", &["spec", "type", "when"]) else {
+            let Some(m) = cx.map(item, "a dependency", &["spec", "type", "when", "elsewhere"])
+            else {
                 continue;
             };
             let spec = cx
@@ -680,11 +682,31 @@ fn dependencies(cx: &mut Cx, node: &Node) -> Vec<Dependency> {
                 .and_then(|n| read::spec(cx, n, "a dependency", Named::Required));
             let types = m.get("type").map(|n| dep_types(cx, n)).unwrap_or_default();
             let when = m.get("when").and_then(|n| read::when(cx, n));
+            let elsewhere = m
+                .get("elsewhere")
+                .and_then(|n| cx.bool(n, "`elsewhere`"))
+                .unwrap_or(false);
+            if elsewhere && when.is_none() {
+                let loc = m
+                    .key_node("elsewhere")
+                    .map(|k| cx.scalar_loc(k))
+                    .unwrap_or_else(|| m.loc.clone());
+                cx.error(
+                    Code::InvalidValue,
+                    &loc,
+                    "`elsewhere: true` on a dependency without `when:`",
+                    "every build needs this package",
+                    Some(
+                        "`elsewhere` lets a conditional dependency name a package the searched repositories may lack; give its condition, or drop `elsewhere`".into(),
+                    ),
+                );
+            }
             if let Some(spec) = spec {
                 out.push(Dependency {
                     spec,
                     types,
                     when,
+                    elsewhere,
                     loc: m.loc.clone(),
                 });
             }
@@ -694,6 +716,7 @@ fn dependencies(cx: &mut Cx, node: &Node) -> Vec<Dependency> {
                 spec,
                 types: DepTypes::DEFAULT,
                 when: None,
+                elsewhere: false,
                 loc,
             });
         }

@@ -343,6 +343,11 @@ pub struct Dependency {
     pub spec: SpecRef,
     pub types: DepTypes,
     pub when: Option<When>,
+    /// `elsewhere: true`: the package's recipe may be missing from the
+    /// searched repositories (spack-packages' translations provide it in
+    /// stackinator inputs); only for conditional dependencies. Without it,
+    /// the resolver avoids the condition or names the missing package.
+    pub elsewhere: bool,
     /// Location of the entry.
     pub loc: Loc,
 }

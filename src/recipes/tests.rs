@@ -517,3 +517,40 @@ fn dependency_type_test_is_read_and_misspellings_suggest_it() {
     );
     assert!(format!("{e:?}").contains("did you mean `test`"), "{e:?}");
 }
+
+#[test]
+fn elsewhere_dependencies_may_name_packages_the_repositories_lack() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a/recipes");
+    write(
+        &a.join("kk.yaml"),
+        &format!(
+            "name: kk\n{MINI}variants:\n  rocm: {{default: false}}\n\
+             dependencies:\n  - {{spec: \"hip +rocm\", when: \"+rocm\", elsewhere: true}}\n  \
+             - {{spec: hsa, when: \"+rocm\"}}\n"
+        ),
+    );
+    let repo = PackageRepo::load(vec![RepoDir {
+        path: a.clone(),
+        origin: RepoOrigin::Flag,
+    }]);
+    let d = repo.check("kk");
+    // hip is `elsewhere`; hsa is not
+    assert_eq!(d.error_count(), 1, "{d}");
+    assert!(d.iter().next().unwrap().message.contains("`hsa`"), "{d}");
+    let kk = repo.get("kk").unwrap();
+    assert!(kk.dependencies[0].elsewhere && !kk.dependencies[1].elsewhere);
+    // written back as read
+    let text = kk.to_yaml();
+    assert!(text.contains("elsewhere: true"), "{text}");
+    // only a conditional dependency can be elsewhere
+    let (_, d) = parse(&format!(
+        "{SMALL_HEAD}dependencies: [{{spec: hip, elsewhere: true}}]\n"
+    ));
+    let e = d.iter().find(|e| e.is_error()).expect("an error");
+    assert!(
+        e.to_string()
+            .contains("`elsewhere: true` on a dependency without `when:`"),
+        "{e}"
+    );
+}

@@ -87,8 +87,16 @@ pub(crate) fn check_against_repo(
         d
     }));
     let mut cx = Cx::new(source, diags);
+    // `elsewhere: true`: a package the searched repositories may lack
+    let elsewhere = |name: &str| {
+        !repo.knows(name)
+            && recipe
+                .dependencies
+                .iter()
+                .any(|d| d.elsewhere && d.name() == name)
+    };
     for dep in &recipe.dependencies {
-        if fallback && dep.when.is_some() {
+        if fallback && dep.when.is_some() || elsewhere(dep.name()) {
             continue;
         }
         if dep.name() == recipe.name {
@@ -119,7 +127,9 @@ pub(crate) fn check_against_repo(
     }
     for when in conditions(recipe).into_iter().filter(|_| !fallback) {
         for d in &when.spec.deps {
-            check_named(&mut cx, repo, d, when, "`^` constraint");
+            if !d.name.as_deref().is_some_and(elsewhere) {
+                check_named(&mut cx, repo, d, when, "`^` constraint");
+            }
         }
     }
     let relocations = recipe

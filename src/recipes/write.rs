@@ -149,7 +149,7 @@ fn variant(v: &VariantDef) -> Yaml {
 }
 
 fn dependency(d: &Dependency) -> Yaml {
-    if d.types == DepTypes::DEFAULT && d.when.is_none() {
+    if d.types == DepTypes::DEFAULT && d.when.is_none() && !d.elsewhere {
         return Yaml::str(&d.spec.text);
     }
     Yaml::map([
@@ -159,6 +159,7 @@ fn dependency(d: &Dependency) -> Yaml {
             some_if(d.types != DepTypes::DEFAULT, Yaml::strs(&d.types.names())),
         ),
         ("when", when(&d.when)),
+        ("elsewhere", some_if(d.elsewhere, Yaml::Bool(true))),
     ])
 }
 

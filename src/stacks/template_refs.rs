@@ -121,10 +121,19 @@ pub fn check_package(pkg: &PackageRecipe, repo: &PackageRepo, diags: &mut Diagno
             let root = parts.next().unwrap_or_default();
             let second = parts.next();
             let problem = match (root, second) {
-                ("deps", Some(dep)) if !repo.contains(dep) && !repo.is_virtual(dep) => Some((
-                    format!("`{name}`: no package or virtual `{dep}` exists"),
-                    "`deps.<name>` names a dependency (or a virtual it provides)".to_string(),
-                )),
+                ("deps", Some(dep))
+                    if !repo.contains(dep)
+                        && !repo.is_virtual(dep)
+                        && !pkg
+                            .dependencies
+                            .iter()
+                            .any(|d| d.elsewhere && d.name() == dep) =>
+                {
+                    Some((
+                        format!("`{name}`: no package or virtual `{dep}` exists"),
+                        "`deps.<name>` names a dependency (or a virtual it provides)".to_string(),
+                    ))
+                }
                 ("variants", Some(v)) if pkg.variant(v).is_none() => Some((
                     format!("`{name}`: `{}` has no variant `{v}`", pkg.name),
                     unknown_variant_help(pkg, v),

@@ -89,9 +89,79 @@ fn spack_defaults_and_the_variants_alps_recipes_ask_for_render() {
     snapshot("recipe_variants_alps_zen2", &text);
 }
 
-/// `openmpi +rocm` and `libfabric +rocm` (Spack's ROCmPackage variants, which
-/// Alps cluster configurations prefer or give their externals) exist; stack
-/// ships no ROCm, so building them conflicts with a message saying so.
+/// `kokkos +rocm` and `libfabric +rocm` build against a ROCm that another
+/// repository provides (their dependencies are `elsewhere`): here tiny
+/// recipes of hip, hsa-rocr-dev, llvm-amdgpu and rocthrust in the stack's
+/// `repos:`, as spack-packages' translations provide them for stackinator
+/// inputs (q-e-sirius mi200).
+#[test]
+fn kokkos_and_libfabric_build_with_rocm_from_another_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let rocm = dir.path().join("rocm");
+    std::fs::create_dir(&rocm).unwrap();
+    let zero = "0".repeat(64);
+    for (name, extra) in [
+        ("hip", "variants:\n  rocm: {default: true}\n"),
+        ("hsa-rocr-dev", ""),
+        ("llvm-amdgpu", ""),
+        ("rocthrust", ""),
+    ] {
+        std::fs::write(
+            rocm.join(format!("{name}.yaml")),
+            format!(
+                "name: {name}\ndescription: {name}\nversions:\n  - {{version: \"6.3.3\", url: https://example.org/{name}.tgz, sha256: {zero}}}\nbuild: {{system: generic}}\n{extra}"
+            ),
+        )
+        .unwrap();
+    }
+    let file = dir.path().join("stack.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "name: t\nrepos: [{}]\nenvironments:\n  a:\n    network: {{}}\n    specs: [\"kokkos@4.7.04 +rocm amdgpu_target=gfx90a\", \"libfabric@2.3.1 +rocm amdgpu_target=gfx90a fabrics=tcp\"]\n",
+            rocm.display()
+        ),
+    )
+    .unwrap();
+    let p = crate::resolve_support::plan_with_builtin(
+        file,
+        Path::new(ROOT).join("cluster-configs/alps-zen2"),
+    );
+    let hip = |p: &Plan| {
+        p.nodes_sorted()
+            .into_iter()
+            .map(|i| p.node(i))
+            .find(|n| n.name == "hip")
+            .unwrap()
+            .prefix
+            .display()
+            .to_string()
+    };
+    let kokkos = job(&p, "kokkos +rocm");
+    assert!(kokkos.contains("-DKokkos_ENABLE_HIP:BOOL=ON"), "{kokkos}");
+    assert!(kokkos.contains("-DKokkos_ARCH_VEGA90A:BOOL=ON"), "{kokkos}");
+    assert!(
+        kokkos.contains(&format!(
+            "-DCMAKE_CXX_COMPILER:STRING={}/bin/hipcc",
+            hip(&p)
+        )),
+        "{kokkos}"
+    );
+    assert!(
+        kokkos.contains("-DKokkos_ENABLE_ROCTHRUST:BOOL=ON"),
+        "{kokkos}"
+    );
+    let fabric = job(&p, "libfabric +rocm");
+    assert!(
+        fabric.contains(&format!("--with-rocr={}", hip(&p))),
+        "{fabric}"
+    );
+    assert!(!fabric.contains("--with-rocr=no"), "{fabric}");
+}
+
+/// `openmpi +rocm` (Spack's ROCmPackage variant, which Alps cluster
+/// configurations prefer) exists; stack has no Open MPI ROCm build, so
+/// building it conflicts with a message saying so.
 #[test]
 fn rocm_variants_exist_and_conflict_when_built() {
     let dir = tempfile::tempdir().unwrap();

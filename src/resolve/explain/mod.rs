@@ -27,7 +27,7 @@ fn layer_name(l: PolicyLayer) -> &'static str {
     }
 }
 
-fn with_loc(text: String, loc: Option<&Loc>) -> String {
+pub(super) fn with_loc(text: String, loc: Option<&Loc>) -> String {
     match loc {
         Some(l) => format!("{text} ({})", short_loc(l)),
         None => text,
@@ -305,11 +305,19 @@ impl<'a> Solver<'a> {
             OpenFailure::Missing => {
                 self.requirements_block(slot, |r| r.presence, &mut lines);
                 let mut e = self.explanation(format!("no package recipe defines `{name}`"), lines);
-                e.hint = self
-                    .setup
-                    .repo
-                    .suggest(name)
-                    .map(|s| format!("did you mean `{s}`?"));
+                let elsewhere = reqs
+                    .iter()
+                    .any(|r| matches!(r.origin, Origin::Dependency { dep, .. } if dep.elsewhere));
+                e.hint = if elsewhere {
+                    Some(format!(
+                        "the recipe expects `{name}` from another repository (`elsewhere: true`), such as spack-packages' translations: add one that has it (`--repo DIR`, `repos:`), or choose the variants whose condition needs it"
+                    ))
+                } else {
+                    self.setup
+                        .repo
+                        .suggest(name)
+                        .map(|s| format!("did you mean `{s}`?"))
+                };
                 e
             }
             OpenFailure::NoProvider => self.no_provider(slot),
