@@ -100,12 +100,9 @@ pub(crate) fn candidates<'a>(
             .entry((rank.0, rank.1, std::cmp::Reverse(v)))
             .or_insert(entry);
     }
-    let last_resort = ranked.is_empty();
     out.list.extend(ranked.into_values().map(Candidate::Build));
-    if last_resort {
-        out.list
-            .extend(unasked_branches.into_iter().map(Candidate::Build));
-    }
+    out.list
+        .extend(unasked_branches.into_iter().map(Candidate::Build));
     out
 }
 
@@ -149,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn newest_release_first_preferred_first_branches_when_named_or_alone() {
+    fn newest_release_first_preferred_first_branches_last() {
         let (_t, r) = recipe(&[
             ("1.0", false),
             ("2.0", false),
@@ -157,10 +154,12 @@ mod tests {
             ("main", false),
         ]);
         let none = PkgPolicy::default();
-        assert_eq!(order(&r, "", &none), ["1.5", "2.0", "1.0"]);
-        assert_eq!(order(&r, "@2:", &none), ["2.0"]);
+        // An unasked branch comes after every release: the last resort,
+        // when no release works out (Spack's order too).
+        assert_eq!(order(&r, "", &none), ["1.5", "2.0", "1.0", "main"]);
+        assert_eq!(order(&r, "@2:", &none), ["2.0", "main"]);
         assert_eq!(order(&r, "@main", &none), ["main"]);
-        // No release satisfies `@3:`: the branch, as the last resort.
+        // No release satisfies `@3:`: the branch alone.
         assert_eq!(order(&r, "@3:", &none), ["main"]);
         assert!(order(&r, "@1.7:1.9", &none).is_empty());
         let (_t, only) = recipe(&[("main", false), ("develop", false)]);

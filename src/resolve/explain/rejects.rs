@@ -15,7 +15,8 @@ fn reject_cand<'r>(r: &'r Reject<'_>) -> Option<&'r str> {
     match r {
         Reject::Variant { cand, .. }
         | Reject::Conflict { cand, .. }
-        | Reject::Late { cand, .. } => Some(cand),
+        | Reject::Late { cand, .. }
+        | Reject::Clash { cand, .. } => Some(cand),
         Reject::External { .. } | Reject::ExternalVersion { .. } => None,
     }
 }
@@ -80,6 +81,17 @@ impl Solver<'_> {
                     "`{cand}` needs `{wanted}`, but `{}` was already decided as `{}`",
                     self.slots[*slot].name,
                     self.describe(*slot)
+                ),
+                None,
+            ),
+            Reject::Clash {
+                asked,
+                other: (other, loc),
+                ..
+            } => (
+                format!(
+                    "{asked}, but {}",
+                    super::with_loc(other.clone(), loc.as_ref())
                 ),
                 None,
             ),

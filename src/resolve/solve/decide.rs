@@ -400,6 +400,31 @@ impl<'a> Solver<'a> {
         self.decided[slot] = Some(Decision::Node(Box::new(concrete)));
         self.level_of[slot] = Some(level);
         for (t, req) in pushes {
+            if let Some(k) = self.version_clash(t, &req) {
+                let (text, loc) = self.phrase(t, &req);
+                let asked = super::super::explain::with_loc(text, loc.as_ref());
+                let other = self.phrase(t, &self.reqs[t][k]);
+                let creator = self.creators(std::iter::once(&self.reqs[t][k]));
+                self.undo_to(self.levels[level].mark);
+                self.decided[slot] = None;
+                self.level_of[slot] = None;
+                self.levels[level].acc.extend(creator);
+                if let Origin::Dependency { dep, .. } | Origin::DependencyDep { dep, .. } =
+                    &req.origin
+                {
+                    let blame = self.condition_blame(slot, dep);
+                    self.levels[level].acc.extend(blame);
+                }
+                if let Origin::Dependency { dep, .. } = &req.origin {
+                    self.avoid_on(level, dep);
+                }
+                self.levels[level].rejects.push(Reject::Clash {
+                    cand: label,
+                    asked,
+                    other,
+                });
+                return false;
+            }
             if let Err((l, req)) = self.push(t, req) {
                 let wanted = with_name(&req.spec, &self.slots[t].name).to_string();
                 let mark = self.levels[level].mark;
@@ -407,6 +432,12 @@ impl<'a> Solver<'a> {
                 self.decided[slot] = None;
                 self.level_of[slot] = None;
                 self.levels[level].acc.insert(l);
+                if let Origin::Dependency { dep, .. } | Origin::DependencyDep { dep, .. } =
+                    &req.origin
+                {
+                    let blame = self.condition_blame(slot, dep);
+                    self.levels[level].acc.extend(blame);
+                }
                 if let Origin::Dependency { dep, .. } = &req.origin {
                     self.avoid_on(level, dep);
                 }

@@ -51,6 +51,7 @@
 
 #[cfg(test)]
 mod backtrack_tests;
+mod blame;
 mod cycles;
 mod decide;
 mod deferred;
@@ -211,6 +212,14 @@ pub(crate) enum Reject<'a> {
         cand: String,
         slot: usize,
         wanted: String,
+    },
+    /// Applying it asks a package for versions (`asked`: the requirement
+    /// in words, with its place) that a requirement already on it
+    /// (`other`, in words, and its place) excludes.
+    Clash {
+        cand: String,
+        asked: String,
+        other: (String, Option<Loc>),
     },
 }
 
@@ -614,6 +623,7 @@ impl<'a> Solver<'a> {
                 } => self.apply_provider(level, slot, p, reason, when),
             };
             if applied {
+                tracing::trace!(level, decided = %self.describe(slot), "decide");
                 self.pending.remove(&slot);
                 if self.levels[level].retried && self.tried.len() < 8 {
                     let d = self.describe(slot);
@@ -623,11 +633,12 @@ impl<'a> Solver<'a> {
             }
         }
         let mut cs = self.levels[level].acc.clone();
-        cs.extend(self.creators(&self.reqs[slot]));
+        cs.extend(self.exhausted_blame(level));
         cs.remove(&level);
         if tracing::enabled!(tracing::Level::TRACE) {
             let e = self.explain_exhausted(level);
-            tracing::trace!(slot = %self.slots[slot].name, ?cs, problem = %e.problem, "alternatives exhausted");
+            let lines: Vec<&str> = e.lines.iter().map(|l| l.text.as_str()).collect();
+            tracing::trace!(slot = %self.slots[slot].name, ?cs, problem = %e.problem, ?lines, "alternatives exhausted");
         }
         if self.first_failure.is_none() {
             self.first_failure = Some(self.explain_exhausted(level));
