@@ -77,6 +77,10 @@ pub struct ResolveOptions {
     /// How many alternatives the search of one environment may try before
     /// it gives up (default 200,000; a few seconds).
     pub max_steps: Option<usize>,
+    /// Search without forward checking and with the whole conflict sets
+    /// (every requirement's creator): slower, the same plans — for
+    /// comparing the two searches.
+    pub plain_backjumping: bool,
 }
 
 /// The one version a spec asks for (`gcc@12.2.0` of a compiler, `@=1.0`,
@@ -147,7 +151,11 @@ pub fn resolve(
             cluster,
             repo,
             &env_compilers,
-            (&pins, opts.max_steps.unwrap_or(solve::MAX_STEPS)),
+            (
+                &pins,
+                opts.max_steps.unwrap_or(solve::MAX_STEPS),
+                opts.plain_backjumping,
+            ),
         )?;
     }
     if let Some(lock) = &opts.locked {
@@ -176,7 +184,7 @@ fn resolve_environment(
     cluster: &Cluster,
     repo: &PackageRepo,
     compilers: &EnvCompilers<'_>,
-    (pins, max_steps): (&GitPins, usize),
+    (pins, max_steps, plain): (&GitPins, usize, bool),
 ) -> Result<(), ResolveError> {
     let chosen = compilers.chosen;
     let target = cluster.target.value.as_str();
@@ -230,6 +238,7 @@ fn resolve_environment(
             .collect(),
         roots,
         max_steps,
+        plain,
     };
     let mut solver = solve::Solver::new(setup);
     tracing::debug!(

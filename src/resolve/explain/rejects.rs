@@ -245,6 +245,11 @@ impl Solver<'_> {
                     };
                     r.spec.variants.contains_key(v) || r.presence
                 }
+                // refused for what they ask of other packages: what brought
+                // the package in, and the versions asked of it
+                Reject::Clash { .. } | Reject::Late { .. } => {
+                    r.presence || !r.spec.versions.is_any()
+                }
                 _ => true,
             })
         };

@@ -1,5 +1,5 @@
 //! Which decisions a failure is blamed on, and refusing a candidate as soon
-//! as it makes a package's version requirements exclude each other.
+//! as it makes the requirements on a package exclude each other.
 //!
 //! Backjumping goes to the latest decision in a failure's conflict set and
 //! tries its other alternatives; a decision that is in the set without
@@ -12,11 +12,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::recipes::Dependency;
-use crate::spec::{Spec, VersionConstraint};
+use crate::recipes::{Dependency, VariantKind};
+use crate::spec::{Spec, VariantValue, VersionConstraint};
 
 use super::super::candidates::external_version;
-use super::super::requirement::Req;
+use super::super::requirement::{Origin, Req};
 use super::super::variants::VariantProblem;
 use super::{Reject, SlotKind, Solver};
 
@@ -30,18 +30,40 @@ fn only_versions(spec: &Spec) -> bool {
 
 impl<'a> Solver<'a> {
     /// Forward checking: the index of a requirement already on the
-    /// undecided package slot `t` that asks for versions `req` excludes,
-    /// when one of the two puts the package into the environment. Such a
-    /// slot could never be opened, so the candidate that makes `req` is
-    /// refused at once instead of after every decision in between.
-    /// A requirement that no version meets on its own is left to fail
-    /// when the slot opens, where it is the failure to report.
-    pub(super) fn version_clash(&self, t: usize, req: &Req<'a>) -> Option<usize> {
+    /// undecided package slot `t` that `req` cannot hold beside — versions
+    /// it excludes, or another value of a variant of the recipe that takes
+    /// one (`llvm ~clang` beside ispc's `llvm +clang`) — when one of the two
+    /// puts the package into the environment. Such a slot could never be
+    /// opened, so the candidate that makes `req` is refused at once instead
+    /// of after every decision in between. A requirement that no version
+    /// meets on its own is left to fail when the slot opens, where it is
+    /// the failure to report.
+    /// With `existing` false, also a requirement no version meets.
+    pub(super) fn requirement_clash(
+        &self,
+        t: usize,
+        req: &Req<'a>,
+        existing: bool,
+    ) -> Option<usize> {
+        if self.setup.plain
+            || self.decided[t].is_some()
+            || req.spec.versions.is_any() && req.spec.variants.is_empty()
+        {
+            return None;
+        }
+        self.reqs[t]
+            .iter()
+            .position(|r| self.clash_between(t, r, req, existing))
+    }
+
+    /// Whether requirements `a` and `b` on package slot `t` cannot both
+    /// hold (see [`Self::requirement_clash`]).
+    fn clash_between(&self, t: usize, a: &Req<'a>, b: &Req<'a>, existing: bool) -> bool {
         let SlotKind::Package(recipe) = self.slots[t].kind else {
-            return None;
+            return false;
         };
-        if self.decided[t].is_some() || req.spec.versions.is_any() {
-            return None;
+        if !(a.presence || b.presence) {
+            return false;
         }
         let exists = |c: &VersionConstraint| {
             recipe.versions.iter().any(|e| c.contains(&e.version))
@@ -51,11 +73,123 @@ impl<'a> Solver<'a> {
                     .iter()
                     .any(|e| external_version(e).is_some_and(|v| c.contains(&v)))
         };
-        self.reqs[t].iter().position(|r| {
-            (r.presence || req.presence)
-                && !r.spec.versions.intersects(&req.spec.versions)
-                && exists(&r.spec.versions)
-        })
+        let variants_clash = b.spec.variants.iter().any(|(name, v)| {
+            let Some(def) = recipe.variant(name) else {
+                return false;
+            };
+            let single = matches!(def.kind, VariantKind::Single { .. });
+            a.spec.variants.get(name).is_some_and(|w| {
+                matches!(
+                    (v, w),
+                    (VariantValue::Bool(_), VariantValue::Bool(_))
+                        | (VariantValue::Values(_), VariantValue::Values(_))
+                ) && !v.intersects(w, single)
+            })
+        });
+        !a.spec.versions.intersects(&b.spec.versions) && (!existing || exists(&a.spec.versions))
+            || variants_clash
+    }
+
+    /// Undo the candidate being applied to `slot` at `level` because `req`,
+    /// one of its demands, clashes with requirement `k` on slot `t`
+    /// ([`Self::requirement_clash`]): the levels to blame go to the level's
+    /// `acc`, and the refusal is recorded. The dependencies on both sides of
+    /// this clash, and of those the candidate's `others` demands (not yet
+    /// made) would meet, are noted for the flipped pass of their packages:
+    /// what opening those packages after the candidate would have taught.
+    pub(super) fn refuse_for_clash(
+        &mut self,
+        level: usize,
+        slot: usize,
+        (t, k): (usize, usize),
+        req: &Req<'a>,
+        others: &[(usize, Req<'a>)],
+        cand: String,
+    ) {
+        let (text, loc) = self.phrase(t, req);
+        let asked = super::super::explain::with_loc(text, loc.as_ref());
+        let other = &self.reqs[t][k];
+        let other_text = self.phrase(t, other);
+        let creator = self.creators(std::iter::once(other));
+        let taught = self.clashes_taught(level, slot, (t, req), others);
+        self.undo_to(self.levels[level].mark);
+        self.decided[slot] = None;
+        self.level_of[slot] = None;
+        self.levels[level].acc.extend(creator);
+        if let Origin::Dependency { dep, .. } | Origin::DependencyDep { dep, .. } = req.origin {
+            let blame = self.condition_blame(slot, dep);
+            self.levels[level].acc.extend(blame);
+        }
+        for (l, dep) in taught {
+            self.avoid_on(l, dep);
+        }
+        self.levels[level].rejects.push(Reject::Clash {
+            cand,
+            asked,
+            other: other_text,
+        });
+    }
+
+    /// The dependencies, with their packages' levels, behind every two
+    /// requirements that cannot both hold on a package the candidate being
+    /// applied to `slot` at `level` makes demands on — those it made, `req`
+    /// on slot `t` that is refused, and the `others` it has not made —
+    /// where one of the two is the candidate's: what opening those packages
+    /// after it would have taught.
+    fn clashes_taught(
+        &self,
+        level: usize,
+        slot: usize,
+        (t, req): (usize, &Req<'a>),
+        others: &[(usize, Req<'a>)],
+    ) -> Vec<(usize, &'a Dependency)> {
+        let mark = self.levels[level].mark;
+        let mut slots: BTreeSet<usize> = self.trail[mark..].iter().copied().collect();
+        slots.insert(t);
+        slots.extend(others.iter().map(|(t2, _)| *t2));
+        let mut taught = Vec::new();
+        for t2 in slots {
+            if self.decided[t2].is_some() {
+                continue;
+            }
+            let pending = std::iter::once(req)
+                .filter(|_| t2 == t)
+                .chain(others.iter().filter(|(s, _)| *s == t2).map(|(_, r)| r));
+            let all: Vec<&Req<'a>> = self.reqs[t2].iter().chain(pending).collect();
+            let ours = |r: &Req<'a>| r.origin.decided_by() == Some(slot);
+            for (i, a) in all.iter().enumerate() {
+                for b in &all[i + 1..] {
+                    if (ours(a) || ours(b)) && self.clash_between(t2, a, b, false) {
+                        taught.extend(self.dependency_of(a));
+                        taught.extend(self.dependency_of(b));
+                    }
+                }
+            }
+        }
+        taught
+    }
+
+    /// Note the dependencies behind `req` and requirement `k` on slot `t`,
+    /// which clash, for the flipped pass of their packages.
+    pub(super) fn teach_clash(&mut self, t: usize, k: usize, req: &Req<'a>) {
+        let taught = [
+            self.dependency_of(req),
+            self.dependency_of(&self.reqs[t][k]),
+        ];
+        for (l, dep) in taught.into_iter().flatten() {
+            self.avoid_on(l, dep);
+        }
+    }
+
+    /// The level of the package whose dependency made `r`, and the
+    /// dependency.
+    fn dependency_of(&self, r: &Req<'a>) -> Option<(usize, &'a Dependency)> {
+        match r.origin {
+            Origin::Dependency { parent, dep } | Origin::DependencyDep { parent, dep } => {
+                self.level_of[parent].map(|l| (l, dep))
+            }
+            _ => None,
+        }
     }
 
     /// The levels behind the condition of `dep` of the candidate being
@@ -99,8 +233,9 @@ impl<'a> Solver<'a> {
             }
             r
         };
-        let mut cs = self.atom_blame(lv.slot, &relevant);
-        let presence: Vec<Option<usize>> = self.reqs[lv.slot]
+        let slot = lv.slot;
+        let mut cs = self.atom_blame(slot, &relevant);
+        let presence: Vec<Option<usize>> = self.reqs[slot]
             .iter()
             .filter(|r| r.presence)
             .map(|r| self.creator(r))

@@ -188,7 +188,7 @@ impl<'a> Solver<'a> {
     /// search). When the level's [`Alt::Flipped`] pass has begun, it is
     /// queued again, so that the versions already tried with flips are
     /// tried with this flip too.
-    fn avoid_on(&mut self, level: usize, dep: &'a Dependency) {
+    pub(super) fn avoid_on(&mut self, level: usize, dep: &'a Dependency) {
         let lv = &mut self.levels[level];
         let names_variants = dep
             .when
@@ -399,31 +399,17 @@ impl<'a> Solver<'a> {
         }
         self.decided[slot] = Some(Decision::Node(Box::new(concrete)));
         self.level_of[slot] = Some(level);
-        for (t, req) in pushes {
-            if let Some(k) = self.version_clash(t, &req) {
-                let (text, loc) = self.phrase(t, &req);
-                let asked = super::super::explain::with_loc(text, loc.as_ref());
-                let other = self.phrase(t, &self.reqs[t][k]);
-                let creator = self.creators(std::iter::once(&self.reqs[t][k]));
-                self.undo_to(self.levels[level].mark);
-                self.decided[slot] = None;
-                self.level_of[slot] = None;
-                self.levels[level].acc.extend(creator);
-                if let Origin::Dependency { dep, .. } | Origin::DependencyDep { dep, .. } =
-                    &req.origin
-                {
-                    let blame = self.condition_blame(slot, dep);
-                    self.levels[level].acc.extend(blame);
-                }
-                if let Origin::Dependency { dep, .. } = &req.origin {
-                    self.avoid_on(level, dep);
-                }
-                self.levels[level].rejects.push(Reject::Clash {
-                    cand: label,
-                    asked,
-                    other,
-                });
+        let mut rest = pushes.into_iter();
+        while let Some((t, req)) = rest.next() {
+            if let Some(k) = self.requirement_clash(t, &req, true) {
+                let others: Vec<(usize, Req<'a>)> = rest.collect();
+                self.refuse_for_clash(level, slot, (t, k), &req, &others, label);
                 return false;
+            }
+            if let Some(k) = self.requirement_clash(t, &req, false) {
+                // left to fail where it is the failure to report; what
+                // opening `t` would teach is taught now
+                self.teach_clash(t, k, &req);
             }
             if let Err((l, req)) = self.push(t, req) {
                 let wanted = with_name(&req.spec, &self.slots[t].name).to_string();

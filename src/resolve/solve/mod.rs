@@ -56,6 +56,8 @@ mod cycles;
 mod decide;
 mod deferred;
 mod node_flags;
+#[cfg(test)]
+mod search_equivalence_tests;
 mod settle;
 
 use std::borrow::Cow;
@@ -189,6 +191,9 @@ pub(crate) struct EnvSetup<'a> {
     pub roots: Vec<RootInput<'a>>,
     /// Give up after this many alternatives.
     pub max_steps: usize,
+    /// No forward checking, whole conflict sets
+    /// ([`super::ResolveOptions::plain_backjumping`]).
+    pub plain: bool,
 }
 
 /// Why a candidate was rejected without deciding anything.
@@ -633,7 +638,11 @@ impl<'a> Solver<'a> {
             }
         }
         let mut cs = self.levels[level].acc.clone();
-        cs.extend(self.exhausted_blame(level));
+        if self.setup.plain {
+            cs.extend(self.creators(&self.reqs[slot]));
+        } else {
+            cs.extend(self.exhausted_blame(level));
+        }
         cs.remove(&level);
         if tracing::enabled!(tracing::Level::TRACE) {
             let e = self.explain_exhausted(level);
