@@ -35,10 +35,9 @@ impl<'a> Solver<'a> {
     /// one (`llvm ~clang` beside ispc's `llvm +clang`) — when one of the two
     /// puts the package into the environment. Such a slot could never be
     /// opened, so the candidate that makes `req` is refused at once instead
-    /// of after every decision in between. A requirement that no version
-    /// meets on its own is left to fail when the slot opens, where it is
-    /// the failure to report.
-    /// With `existing` false, also a requirement no version meets.
+    /// of after every decision in between. With `existing`, a requirement
+    /// that no version meets on its own is left to fail when the slot
+    /// opens, where it is the failure to report; without, it clashes too.
     pub(super) fn requirement_clash(
         &self,
         t: usize,

@@ -166,11 +166,13 @@ impl<'a> Solver<'a> {
     }
 
     /// Remember, on the level of each package whose conditional dependency
-    /// names package `slot`, which no repository has, that dependency: the
-    /// package's [`Alt::Flipped`] pass then flips a variant of its condition
-    /// that nothing asked for (nvshmem's default `+pytorch` asks for a
-    /// `py-pytorch` no repository has), as Spack's solver avoids it.
-    fn note_missing(&mut self, slot: usize) {
+    /// names package `slot` — which no repository has, or none of whose
+    /// candidates works — that dependency: the package's [`Alt::Flipped`]
+    /// pass then flips a variant of its condition that nothing asked for
+    /// (nvshmem's default `+pytorch` asks for a `py-pytorch` no repository
+    /// has; py-torch's default `+cusparselt` for a cusparselt built for
+    /// CUDA 12 only), as Spack's solver avoids it.
+    pub(super) fn note_missing(&mut self, slot: usize) {
         let blamed: Vec<(usize, &'a Dependency)> = self.reqs[slot]
             .iter()
             .filter_map(|r| match r.origin {

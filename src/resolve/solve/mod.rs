@@ -637,6 +637,8 @@ impl<'a> Solver<'a> {
                 return Ok(());
             }
         }
+        // the packages that bring it in under a condition learn to avoid it
+        self.note_missing(slot);
         let mut cs = self.levels[level].acc.clone();
         if self.setup.plain {
             cs.extend(self.creators(&self.reqs[slot]));
