@@ -349,12 +349,25 @@ fn version_subscript(n: Node, sub: Node, ev: &Evaluator, cx: &VersionCx) -> Eval
     Ok(component_value(c))
 }
 
+/// `super().url_for_version`, or its Python 2 spelling
+/// `super(Mesa, self).url_for_version`.
+fn is_super_url_for_version(func: &str) -> bool {
+    let Some(args) = func
+        .strip_prefix("super(")
+        .and_then(|f| f.strip_suffix(").url_for_version"))
+    else {
+        return false;
+    };
+    let args: Vec<&str> = args.split(',').map(str::trim).collect();
+    matches!(args.as_slice(), [""] | [_, "self"])
+}
+
 fn version_call(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Value>> {
     let src = ev.src;
     let func = n.child_by_field_name("function")?;
     let args = Args::of_call(n, src)?;
     let arg0 = args.positional.first().map(|a| ev.eval(*a));
-    if text(func, src) == "super().url_for_version" {
+    if is_super_url_for_version(text(func, src)) {
         return Some(
             cx.default_url(ev.scope)
                 .map(Value::Str)
@@ -614,6 +627,10 @@ def url_for_version(self, version):
         assert_eq!(run("3.1.5").unwrap(), "https://e.org/three/3.1-5.tgz");
         assert_eq!(run("3.1.0").unwrap(), "https://e.org/x-3.1.0.tar.gz");
         assert_eq!(run("2.2").unwrap(), "https://e.org/x-2.2.tar.gz");
+        // mesa's Python 2 spelling
+        let src = src.replace("super()", "super(Mesa, self)");
+        let run = |v: &str| url_for_version(&src, v, &scope, &known);
+        assert_eq!(run("3.1.0").unwrap(), "https://e.org/x-3.1.0.tar.gz");
     }
 
     #[test]
