@@ -29,6 +29,7 @@ const TOP_KEYS: &[&str] = &[
     "env",
     "imported",
     "executables",
+    "build_tool",
 ];
 
 const VERSION_KEYS: &[&str] = &[
@@ -65,6 +66,24 @@ pub fn load_package(path: &Path, repo_dir: &Path) -> (Option<PackageRecipe>, Dia
 }
 
 /// Parse a package recipe from source text.
+/// `executables:` and `build_tool:`.
+fn tool_fields(cx: &mut Cx, m: &Map) -> (Vec<String>, bool) {
+    let executables = m
+        .get("executables")
+        .map(|n| {
+            cx.strings(n, "`executables`", false)
+                .into_iter()
+                .map(|s| s.value)
+                .collect()
+        })
+        .unwrap_or_default();
+    let build_tool = m
+        .get("build_tool")
+        .and_then(|n| cx.bool(n, "`build_tool`"))
+        .unwrap_or(false);
+    (executables, build_tool)
+}
+
 pub fn parse_package(
     src: &SourceFile,
     repo_dir: &Path,
@@ -162,15 +181,7 @@ pub fn parse_package(
         .get("imported")
         .and_then(|n| super::imported::imported(&mut cx, n, &name.value));
 
-    let executables = m
-        .get("executables")
-        .map(|n| {
-            cx.strings(n, "`executables`", false)
-                .into_iter()
-                .map(|s| s.value)
-                .collect()
-        })
-        .unwrap_or_default();
+    let (executables, build_tool) = tool_fields(&mut cx, &m);
 
     let recipe = PackageRecipe {
         name: name.value,
@@ -189,6 +200,7 @@ pub fn parse_package(
         env,
         imported,
         executables,
+        build_tool,
     };
     super::validate::check_own_conditions(&recipe, &mut cx);
     Some(recipe)

@@ -40,6 +40,11 @@ pub struct PackageRecipe {
     /// package name). As an external in a system prefix (`/usr`), these are
     /// what a dependent's build finds on its `PATH`.
     pub executables: Vec<String>,
+    /// A tool only ever run while a dependent builds (`build_tool:`;
+    /// Spack's `build-tools` and `compiler` tags): when the environment's
+    /// requirements on it clash, the dependents that need it only to build
+    /// may each get a build of their own (see `docs/resolve.md`).
+    pub build_tool: bool,
 }
 
 impl PackageRecipe {

@@ -64,6 +64,7 @@ impl PackageRecipe {
         for (key, items) in lists {
             top.push((key, some_if(!items.is_empty(), Yaml::Seq(items))));
         }
+        top.push(("build_tool", some_if(self.build_tool, Yaml::Bool(true))));
         top.push(("build", Some(build(&self.build))));
         top.push(("env", env_ops(&self.env)));
         top.push(("imported", self.imported.as_ref().map(imported)));

@@ -191,6 +191,7 @@ fn assemble(
         .and_then(|v| v.as_str())
         .map(Yaml::str);
     let variants = (!s.variants.is_empty()).then(|| Yaml::Map(s.variants.clone()));
+    let build_tool = is_build_tool(pkg).then_some(Yaml::Bool(true));
     Yaml::map([
         ("name", Some(Yaml::str(&pkg.name))),
         ("description", Some(Yaml::str(description(pkg)))),
@@ -201,6 +202,7 @@ fn assemble(
         ("conflicts", seq_or_none(&s.conflicts)),
         ("patches", seq_or_none(&s.patches)),
         ("provides", seq_or_none(&s.provides)),
+        ("build_tool", build_tool),
         ("build", Some(build)),
         ("env", seq_or_none(&env)),
         (
@@ -208,6 +210,20 @@ fn assemble(
             Some(imported_block(pkg, s, system, origin, untranslated)),
         ),
     ])
+}
+
+/// Spack lets a package tagged `build-tools` or `compiler` have more than
+/// one node (`concretizer:duplicates:strategy: minimal`): a build-only
+/// dependency of another configuration. Such a package is a `build_tool`.
+fn is_build_tool(pkg: &model::SpackPackage) -> bool {
+    let tagged = |v: &value::Value| {
+        v.as_str()
+            .is_some_and(|t| t == "build-tools" || t == "compiler")
+    };
+    match pkg.attribute("tags") {
+        Some(value::Value::List(tags)) => tags.iter().any(tagged),
+        _ => false,
+    }
 }
 
 fn imported_block(
