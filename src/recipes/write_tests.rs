@@ -105,6 +105,27 @@ fn versioned_provides_and_test_dependencies_are_written_back() {
 }
 
 #[test]
+fn build_tool_is_read_and_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cy.yaml");
+    let text = "name: cy\ndescription: d\nversions: [{version: \"3.1\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nbuild_tool: true\nbuild: {system: generic}\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    assert!(recipe.build_tool);
+    let written = recipe.to_yaml();
+    assert!(written.contains("build_tool: true"), "{written}");
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+    // not a boolean: an error at its position
+    let bad = text.replace("build_tool: true", "build_tool: yes please");
+    let mut d = Diagnostics::new();
+    let _ = parse_package(&SourceFile::new(&path, bad), dir.path(), &mut d);
+    assert!(d.has_errors() && d.to_string().contains("build_tool"), "{d}");
+}
+
+#[test]
 fn resource_destinations_are_written_back() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tiny.yaml");

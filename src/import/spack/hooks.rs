@@ -68,6 +68,7 @@ const METADATA_ATTRIBUTES: &[&str] = &[
     "pypi",
     "cran",
     "bioc",
+    "tags",
 ];
 
 /// How much an attribute matters when its value cannot be read.

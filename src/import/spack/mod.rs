@@ -310,6 +310,25 @@ class Flags(CMakePackage):
     /// A `url_for_version` that reads a class attribute through the class
     /// (`Dated.stable`), as lammps' does, places every version.
     #[test]
+    fn build_tools_and_compiler_tags_make_a_build_tool() {
+        let tagged = |tags: &str| {
+            let src = format!(
+                "class Cy(PythonPackage):\n    \"\"\"Cy.\"\"\"\n    url = \"https://example.org/cy-3.1.tgz\"\n    tags = {tags}\n    version(\"3.1\", sha256=\"0\" * 64)\n"
+            );
+            let c = convert("cy", &src, Path::new("/nonexistent"), &Origin::default());
+            let yaml = c.to_yaml();
+            (yaml.contains("build_tool: true"), yaml)
+        };
+        for tags in [r#"["build-tools"]"#, r#"["e4s", "compiler"]"#] {
+            let (tool, yaml) = tagged(tags);
+            assert!(tool, "{tags}: {yaml}");
+            assert!(!yaml.contains("untranslated"), "{yaml}");
+        }
+        let (tool, yaml) = tagged(r#"["e4s"]"#);
+        assert!(!tool, "{yaml}");
+    }
+
+    #[test]
     fn url_methods_read_class_attributes_through_the_class_name() {
         let src = r#"
 import datetime as dt
