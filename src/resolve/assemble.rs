@@ -13,6 +13,7 @@ use super::error::{ExplainLine, Explanation, ResolveError};
 use super::hash::{HashInputs, node_hash};
 use super::model::{Node, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot};
 use super::prefix::install_prefix;
+use super::separate::SeparateBuilds;
 use super::solve::{Concrete, Decision, RootInput, Solver};
 
 /// Git pins: (repository, branch or tag) → commit.
@@ -97,19 +98,39 @@ pub(crate) fn add_environment(
     plan: &mut Plan,
     by_hash: &mut HashMap<String, NodeIndex>,
     env: &Environment,
-    solver: &Solver<'_>,
+    (solver, builds): (&Solver<'_>, &SeparateBuilds<'_>),
     pins: &GitPins,
     compiler_node: Option<NodeIndex>,
 ) -> Result<(), ResolveError> {
-    let deps = dependency_slots(solver);
-    let order = dependencies_first(env, solver, &deps)?;
-    let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
-    for s in order {
-        let dep_nodes: Vec<(NodeIndex, DepTypes)> =
-            deps[&s].iter().map(|(t, ty)| (node_of[t], *ty)).collect();
-        let idx = add_node(plan, by_hash, solver, s, &dep_nodes, pins);
-        node_of.insert(s, idx);
+    // Separate builds of build tools first: the nodes they share with the
+    // environment are the environment's (equal hashes).
+    let mut extra: HashMap<usize, Vec<(NodeIndex, DepTypes)>> = HashMap::new();
+    let mut separate_nodes = Vec::new();
+    for own in &builds.own {
+        let node_of = add_nodes(
+            plan,
+            by_hash,
+            env,
+            &own.solver,
+            dependency_slots(&own.solver),
+            &HashMap::new(),
+            pins,
+        )?;
+        extra
+            .entry(own.dependent)
+            .or_default()
+            .push((node_of[&own.tool], own.types));
+        separate_nodes.extend(node_of.into_values());
     }
+    let mut deps = dependency_slots(solver);
+    for &(s, t, types) in &builds.same {
+        let ds = deps.get_mut(&s).expect("a decided package");
+        match ds.iter_mut().find(|(x, _)| *x == t) {
+            Some((_, ty)) => union(ty, types),
+            None => ds.push((t, types)),
+        }
+    }
+    let node_of = add_nodes(plan, by_hash, env, solver, deps, &extra, pins)?;
     let mut roots = Vec::new();
     for r in &solver.setup.roots {
         let slot = solver.resolved(solver.index[r.spec.name().unwrap_or_default()]);
@@ -124,6 +145,7 @@ pub(crate) fn add_environment(
     let mut nodes: Vec<NodeIndex> = node_of
         .values()
         .copied()
+        .chain(separate_nodes)
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -142,9 +164,39 @@ pub(crate) fn add_environment(
         views: env.views.clone(),
         compiler: solver.setup.compiler.clone(),
         compiler_node,
-        choices: solver.choices(),
+        choices: solver
+            .choices()
+            .into_iter()
+            .chain(builds.own.iter().map(|own| own.choice(solver)))
+            .collect(),
     });
     Ok(())
+}
+
+/// Add the package slots `solver` decided (with their dependency slots
+/// `deps`, and `extra` dependencies on nodes already in the plan) as nodes,
+/// dependencies first; each slot's node.
+fn add_nodes(
+    plan: &mut Plan,
+    by_hash: &mut HashMap<String, NodeIndex>,
+    env: &Environment,
+    solver: &Solver<'_>,
+    deps: SlotDeps,
+    extra: &HashMap<usize, Vec<(NodeIndex, DepTypes)>>,
+    pins: &GitPins,
+) -> Result<HashMap<usize, NodeIndex>, ResolveError> {
+    let order = dependencies_first(env, solver, &deps)?;
+    let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
+    for s in order {
+        let dep_nodes: Vec<(NodeIndex, DepTypes)> = deps[&s]
+            .iter()
+            .map(|(t, ty)| (node_of[t], *ty))
+            .chain(extra.get(&s).into_iter().flatten().copied())
+            .collect();
+        let idx = add_node(plan, by_hash, solver, s, &dep_nodes, pins);
+        node_of.insert(s, idx);
+    }
+    Ok(node_of)
 }
 
 /// Every package built with a stack-built compiler (node `c`) is built

@@ -40,10 +40,11 @@ pub mod prefix;
 mod provider_defaults;
 pub mod render;
 mod requirement;
+mod separate;
 mod solve;
 mod variants;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use crate::cluster::Cluster;
@@ -219,14 +220,14 @@ fn resolve_environment(
     );
     let git_versioned =
         git_versions::with_git_versions(repo, &policies, roots.iter().map(|r| r.spec));
-    let setup = solve::EnvSetup {
+    let setup = one_lifetime(|roots, separate, shared| solve::EnvSetup {
         name: &env.name.value,
         repo,
         git_versioned: &git_versioned,
         policies: &policies,
         cluster_file: &cluster.file,
         env_variants: &env.variants,
-        base,
+        base: base.clone(),
         target,
         target_loc: &cluster.target.loc,
         compiler: &chosen.compiler,
@@ -239,62 +240,76 @@ fn resolve_environment(
         roots,
         max_steps,
         plain,
-    };
-    let mut solver = solve::Solver::new(setup);
-    tracing::debug!(
-        environment = env.name.value.as_str(),
-        slots = solver.slots.len(),
-        "resolving"
-    );
-    if solver.run().is_err() {
-        // The failure that ended the search (its chain of first causes
-        // from the root), unless the step limit cut it short; the first
-        // clash met is kept below it when it differs.
-        let first = solver.first_failure.take();
-        let last = solver.final_failure.take().filter(|_| !solver.gave_up());
-        let earlier = match (&first, &last) {
-            (Some(f), Some(l)) if f.problem != l.problem => Some(f.problem.clone()),
-            _ => None,
-        };
-        let mut e = last.or(first).unwrap_or_else(|| Explanation {
-            environment: env.name.value.clone(),
-            problem: "no configuration satisfies every requirement".into(),
-            lines: Vec::new(),
-            tried: Vec::new(),
-            hint: None,
-        });
-        e.tried = solver.tried.clone();
-        if let Some(problem) = earlier {
-            e.lines.push(error::ExplainLine {
-                indent: 0,
-                text: format!("the first clash met, which backtracking went past: {problem}"),
-                loc: None,
-            });
-        }
-        if solver.gave_up() {
-            // What is shown is the first clash met, which the search may
-            // have got past: say so, whatever the failure's own hint.
-            e.lines.push(error::ExplainLine {
-                indent: 0,
-                text: format!(
-                    "the search gave up after trying {} alternatives: the failure above is the first clash it met, and later choices may have got past it",
-                    solver.steps
-                ),
-                loc: None,
-            });
-            let narrow =
-                "pin versions (`@…`) or variants of the packages named above to narrow the search";
-            e.hint = Some(match e.hint.take() {
-                Some(h) => format!("{h}; {narrow}"),
-                None => narrow.to_string(),
-            });
-        }
-        return Err(ResolveError::Unsatisfiable(Box::new(e)));
-    }
+        separate,
+        shared,
+    });
+    let solver = separate::solve(env.duplicates, |separate| {
+        setup(roots.clone(), separate, Vec::new())
+    })
+    .map_err(|solver| unsatisfiable(&env.name.value, &solver))?;
     tracing::debug!(
         environment = env.name.value.as_str(),
         steps = solver.steps,
         "resolved"
     );
-    assemble::add_environment(plan, by_hash, env, &solver, pins, chosen.node)
+    let builds = separate::resolve_builds(&solver, |roots, shared| {
+        setup(roots, Default::default(), shared)
+    })?;
+    assemble::add_environment(plan, by_hash, env, (&solver, &builds), pins, chosen.node)
+}
+
+/// `f` as a closure whose roots live as long as the setup it makes.
+fn one_lifetime<'x, F>(f: F) -> F
+where
+    F: Fn(Vec<solve::RootInput<'x>>, BTreeSet<(String, String)>, Vec<Spec>) -> solve::EnvSetup<'x>,
+{
+    f
+}
+
+/// The error for a search that ran out of alternatives or gave up: the
+/// failure that ended it, the first clash met below it when that differs.
+fn unsatisfiable(environment: &str, solver: &solve::Solver<'_>) -> ResolveError {
+    // The failure that ended the search (its chain of first causes from the
+    // root), unless the step limit cut it short; the first clash met is
+    // kept below it when it differs.
+    let first = solver.first_failure.clone();
+    let last = solver.final_failure.clone().filter(|_| !solver.gave_up());
+    let earlier = match (&first, &last) {
+        (Some(f), Some(l)) if f.problem != l.problem => Some(f.problem.clone()),
+        _ => None,
+    };
+    let mut e = last.or(first).unwrap_or_else(|| Explanation {
+        environment: environment.to_string(),
+        problem: "no configuration satisfies every requirement".into(),
+        lines: Vec::new(),
+        tried: Vec::new(),
+        hint: None,
+    });
+    e.tried = solver.tried.clone();
+    if let Some(problem) = earlier {
+        e.lines.push(error::ExplainLine {
+            indent: 0,
+            text: format!("the first clash met, which backtracking went past: {problem}"),
+            loc: None,
+        });
+    }
+    if solver.gave_up() {
+        // What is shown is the first clash met, which the search may have
+        // got past: say so, whatever the failure's own hint.
+        e.lines.push(error::ExplainLine {
+            indent: 0,
+            text: format!(
+                "the search gave up after trying {} alternatives: the failure above is the first clash it met, and later choices may have got past it",
+                solver.steps
+            ),
+            loc: None,
+        });
+        let narrow =
+            "pin versions (`@…`) or variants of the packages named above to narrow the search";
+        e.hint = Some(match e.hint.take() {
+            Some(h) => format!("{h}; {narrow}"),
+            None => narrow.to_string(),
+        });
+    }
+    ResolveError::Unsatisfiable(Box::new(e))
 }

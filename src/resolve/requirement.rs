@@ -56,6 +56,9 @@ pub(crate) enum Origin<'a> {
         reason: ProviderReason<'a>,
         when: Option<&'a When>,
     },
+    /// The configuration the environment chose, which a separate build of
+    /// a build tool reuses (the requirement's spec says which).
+    Shared,
 }
 
 impl Origin<'_> {

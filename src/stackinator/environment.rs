@@ -98,7 +98,12 @@ pub fn environment(
             Yaml::map([("prefer", Some(Yaml::Seq(prefs)))]),
         ));
     }
-    for key in ["duplicates", "deprecated", "packages"] {
+    if let Some(d) = m.get("duplicates") {
+        if let Some(strategy) = duplicates(cx, d) {
+            out.push(("duplicates".into(), Yaml::str(strategy)));
+        }
+    }
+    for key in ["deprecated", "packages"] {
         if let (Some(k), Some(_)) = (m.key_node(key), m.get(key)) {
             let loc = cx.scalar_loc(k);
             let help = match key {
@@ -198,6 +203,38 @@ fn network(
         None => template.map(|(_, s)| s.clone()).unwrap_or_default(),
     };
     Some((Some((mpi_name, spec.value)), specs))
+}
+
+/// `duplicates: {strategy: …}` → our `duplicates:` (`minimal` or `none`);
+/// `full` (Spack's experimental any-package duplicates) is resolved as
+/// `minimal`, with a warning.
+fn duplicates(cx: &mut Cx, n: &Node) -> Option<&'static str> {
+    let m = cx.map(n, "`duplicates`", &["strategy"])?;
+    let s = cx.string(m.get("strategy")?, "`duplicates: strategy`")?;
+    match s.value.as_str() {
+        "minimal" => Some("minimal"),
+        "none" => Some("none"),
+        "full" => {
+            cx.warn(
+                Code::Unsupported,
+                &s.loc,
+                "`duplicates: strategy: full`: stack builds only build tools twice",
+                "resolved as `minimal`",
+                Some("packages marked `build_tool` (Spack's `build-tools` and `compiler` tags) may be built twice; others never".into()),
+            );
+            Some("minimal")
+        }
+        other => {
+            cx.error(
+                Code::InvalidValue,
+                &s.loc,
+                format!("`duplicates: strategy: {other}` is not a strategy"),
+                "`minimal`, `full` or `none`",
+                None,
+            );
+            None
+        }
+    }
 }
 
 #[cfg(test)]

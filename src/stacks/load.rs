@@ -31,7 +31,14 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 const ENV_KEYS: &[&str] = &[
-    "specs", "compiler", "network", "variants", "unify", "packages", "views",
+    "specs",
+    "compiler",
+    "network",
+    "variants",
+    "unify",
+    "duplicates",
+    "packages",
+    "views",
 ];
 const VIEW_KEYS: &[&str] = &[
     "link",
@@ -325,6 +332,10 @@ fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Envir
         }
         None => true,
     };
+    let duplicates = m
+        .get("duplicates")
+        .map(|n| duplicates(cx, n))
+        .unwrap_or_default();
     let packages = m
         .get("packages")
         .map(|n| cluster::policies(cx, n))
@@ -338,6 +349,7 @@ fn environment(cx: &mut Cx, name: Spanned<String>, m: &Map, what: &str) -> Envir
         network,
         variants,
         unify,
+        duplicates,
         packages,
         views,
     };
@@ -585,6 +597,27 @@ fn check_views(cx: &mut Cx, recipe: &StackRecipe) {
                     })
                 }),
             );
+        }
+    }
+}
+
+/// An environment's `duplicates:`: `minimal` or `none`.
+fn duplicates(cx: &mut Cx, n: &Node) -> Duplicates {
+    let Some(v) = cx.string(n, "`duplicates`") else {
+        return Duplicates::default();
+    };
+    match v.value.as_str() {
+        "minimal" => Duplicates::Minimal,
+        "none" => Duplicates::None,
+        other => {
+            cx.error(
+                Code::InvalidValue,
+                &v.loc,
+                format!("`duplicates: {other}` is not a duplicates strategy"),
+                "`minimal` (build tools may be built twice) or `none`",
+                Some("`minimal` is the default; `none` keeps one node per package name".into()),
+            );
+            Duplicates::default()
         }
     }
 }

@@ -20,8 +20,8 @@ mod write;
 pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
 pub use load::{load_stack_recipe, parse_stack_recipe};
 pub use model::{
-    COMPILERS_ENVIRONMENT, DEFAULT_MOUNT, Environment, ModuleFlavour, Modules, StackRecipe, View,
-    ViewLink,
+    COMPILERS_ENVIRONMENT, DEFAULT_MOUNT, Duplicates, Environment, ModuleFlavour, Modules,
+    StackRecipe, View, ViewLink,
 };
 
 #[cfg(test)]

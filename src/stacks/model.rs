@@ -67,6 +67,7 @@ impl StackRecipe {
             network: None,
             variants: Vec::new(),
             unify: true,
+            duplicates: Duplicates::Minimal,
             packages: Policies::default(),
             views: Vec::new(),
         };
@@ -142,6 +143,17 @@ impl StackRecipe {
     }
 }
 
+/// An environment's `duplicates:` (Spack's `concretizer:duplicates:strategy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Duplicates {
+    /// A build tool whose build-only requirements clash gets a build of its
+    /// own for the dependents that need it only to build.
+    #[default]
+    Minimal,
+    /// One node per package name, always.
+    None,
+}
+
 /// One environment: a set of root specs resolved together.
 #[derive(Clone, Debug)]
 pub struct Environment {
@@ -162,6 +174,10 @@ pub struct Environment {
     pub variants: Vec<SpecRef>,
     /// One node per package name (only `true` is supported).
     pub unify: bool,
+    /// Whether a build tool may be built a second time for the dependents
+    /// that need it only to build (`duplicates: minimal`, the default) or
+    /// never (`none`); see `docs/resolve.md`.
+    pub duplicates: Duplicates,
     /// Policies merged over the cluster's.
     pub packages: Policies,
     pub views: Vec<View>,

@@ -186,7 +186,26 @@ fn defaults_apply_when_fields_are_absent() {
     assert_eq!(r.mount, PathBuf::from(DEFAULT_MOUNT));
     assert!(r.compiler.is_none() && r.modules.is_none() && !r.allow_unverified);
     assert!(r.environments[0].unify);
+    assert_eq!(r.environments[0].duplicates, Duplicates::Minimal);
     assert_eq!(r.dir, PathBuf::from("/p"));
+}
+
+#[test]
+fn duplicates_take_minimal_or_none() {
+    let parse = |v: &str| {
+        let text = format!("name: x\nenvironments: {{e: {{specs: [a], duplicates: {v}}}}}\n");
+        let src = SourceFile::new("/p/s.yaml", &text);
+        let mut d = Diagnostics::new();
+        let r = parse_stack_recipe(&src, &mut d).unwrap();
+        (r.environments[0].duplicates, d.to_string())
+    };
+    assert_eq!(parse("none").0, Duplicates::None);
+    assert_eq!(parse("minimal").0, Duplicates::Minimal);
+    let (_, d) = parse("full");
+    assert!(
+        d.contains("`duplicates: full` is not a duplicates strategy"),
+        "{d}"
+    );
 }
 
 #[test]

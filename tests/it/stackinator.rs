@@ -188,6 +188,13 @@ fn v1_recipe_shapes_load_with_positioned_warnings() {
         "unify position: {stderr}"
     );
     assert!(stderr.contains("stack always unifies"), "{stderr}");
+    // Spack's `full` duplicates are resolved as `minimal`: only build tools
+    // are built twice.
+    assert!(
+        stderr.contains("recipe-v1/environments.yaml:10:15")
+            && stderr.contains("stack builds only build tools twice"),
+        "{stderr}"
+    );
 }
 
 /// `stack stackinator convert` of `recipe` with its compilers.yaml replaced

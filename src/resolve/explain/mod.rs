@@ -83,6 +83,28 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// The hint for package `name`, which no repository has a recipe for
+    /// (empty: none). `elsewhere`: a dependency expects it from another
+    /// repository; `by_recipe`: only package recipes ask for it, so it is
+    /// no typo of the stack's.
+    pub(crate) fn missing_hint(&self, name: &str, elsewhere: bool, by_recipe: bool) -> String {
+        if elsewhere {
+            format!(
+                "the recipe expects `{name}` from another repository (`elsewhere: true`), such as spack-packages' translations: add one that has it (`--repo DIR`, `repos:`), or choose the variants whose condition needs it"
+            )
+        } else if by_recipe {
+            format!(
+                "add a repository with a recipe for `{name}` (`--repo DIR`, `repos:`), or choose the variants whose condition needs it"
+            )
+        } else {
+            self.setup
+                .repo
+                .suggest(name)
+                .map(|s| format!("did you mean `{s}`?"))
+                .unwrap_or_default()
+        }
+    }
+
     /// What requirement `r` on slot `t` asks, in words, and where.
     pub(crate) fn phrase(&self, t: usize, r: &Req<'_>) -> (String, Option<Loc>) {
         let what = with_name(&r.spec, &self.slots[t].name);
@@ -157,6 +179,12 @@ impl<'a> Solver<'a> {
                     }
                 }
             }
+            Origin::Shared => (
+                format!(
+                    "the environment builds `{what}`, which this separate build of a build tool reuses"
+                ),
+                None,
+            ),
         }
     }
 
@@ -308,16 +336,14 @@ impl<'a> Solver<'a> {
                 let elsewhere = reqs
                     .iter()
                     .any(|r| matches!(r.origin, Origin::Dependency { dep, .. } if dep.elsewhere));
-                e.hint = if elsewhere {
-                    Some(format!(
-                        "the recipe expects `{name}` from another repository (`elsewhere: true`), such as spack-packages' translations: add one that has it (`--repo DIR`, `repos:`), or choose the variants whose condition needs it"
-                    ))
-                } else {
-                    self.setup
-                        .repo
-                        .suggest(name)
-                        .map(|s| format!("did you mean `{s}`?"))
-                };
+                let by_recipe = reqs.iter().all(|r| {
+                    matches!(
+                        r.origin,
+                        Origin::Dependency { .. } | Origin::DependencyDep { .. }
+                    )
+                });
+                e.hint =
+                    Some(self.missing_hint(name, elsewhere, by_recipe)).filter(|h| !h.is_empty());
                 e
             }
             OpenFailure::NoProvider => self.no_provider(slot),

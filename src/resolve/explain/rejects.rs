@@ -16,7 +16,8 @@ fn reject_cand<'r>(r: &'r Reject<'_>) -> Option<&'r str> {
         Reject::Variant { cand, .. }
         | Reject::Conflict { cand, .. }
         | Reject::Late { cand, .. }
-        | Reject::Clash { cand, .. } => Some(cand),
+        | Reject::Clash { cand, .. }
+        | Reject::Missing { cand, .. } => Some(cand),
         Reject::External { .. } | Reject::ExternalVersion { .. } => None,
     }
 }
@@ -76,6 +77,21 @@ impl Solver<'_> {
                 format!("external `{}` names no exact version", external.spec.text),
                 Some(external.spec.loc.clone()),
             ),
+            Reject::Missing { cand, dep } => {
+                let when = dep
+                    .when
+                    .as_ref()
+                    .map(|w| format!(" when `{}`", w.text))
+                    .unwrap_or_default();
+                (
+                    format!(
+                        "`{cand}` requires `{}`{when}, but no package recipe defines `{}`",
+                        dep.spec.text,
+                        dep.name()
+                    ),
+                    Some(dep.spec.loc.clone()),
+                )
+            }
             Reject::Late { cand, slot, wanted } => (
                 format!(
                     "`{cand}` needs `{wanted}`, but `{}` was already decided as `{}`",
@@ -247,13 +263,18 @@ impl Solver<'_> {
                 }
                 // refused for what they ask of other packages: what brought
                 // the package in, and the versions asked of it
-                Reject::Clash { .. } | Reject::Late { .. } => {
+                Reject::Clash { .. } | Reject::Late { .. } | Reject::Missing { .. } => {
                     r.presence || !r.spec.versions.is_any()
                 }
                 _ => true,
             })
         };
         self.requirements_block(slot, relevant, &mut lines);
-        self.explanation(problem, lines)
+        let mut e = self.explanation(problem, lines);
+        e.hint = lv.rejects.iter().find_map(|r| match r {
+            Reject::Missing { dep, .. } => Some(self.missing_hint(dep.name(), dep.elsewhere, true)),
+            _ => None,
+        });
+        e
     }
 }

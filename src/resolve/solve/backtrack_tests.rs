@@ -43,6 +43,99 @@ fn fallback_recipes() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Build tools built twice (`separate_tests.rs`) and providers named by a
+/// root.
+fn tool_recipes() -> Vec<(&'static str, String)> {
+    vec![
+        // Build tools built twice (`separate_tests.rs`): py-cython, wanted
+        // at 3.0 by py-fastrlock and at 3.1.1: by py-grpcio, both only to
+        // build; `zl` is a library both versions link.
+        ("zl", recipe("zl", &["1.3", "1.2"], "")),
+        (
+            "cy",
+            recipe(
+                "cy",
+                &["3.1", "3.0"],
+                "build_tool: true\ndependencies:\n  - {spec: zl, type: link}\n",
+            ),
+        ),
+        (
+            "fastr",
+            recipe(
+                "fastr",
+                &["0.8"],
+                "dependencies:\n  - {spec: \"cy@3.0\", type: build}\n  - {spec: zl, type: link}\n",
+            ),
+        ),
+        (
+            "grpc",
+            recipe(
+                "grpc",
+                &["1.75"],
+                "dependencies:\n  - {spec: \"cy@3.1:\", type: build}\n",
+            ),
+        ),
+        (
+            "cylink",
+            recipe(
+                "cylink",
+                &["1.0"],
+                "dependencies:\n  - {spec: \"cy@3.0\", type: link}\n",
+            ),
+        ),
+        // `%lv=lvm` names the provider: `lvm` fails (no `hp@9`), `lva`
+        // would do.
+        (
+            "lva",
+            recipe("lva", &["1.0"], "provides:\n  - {virtual: lv}\n"),
+        ),
+        (
+            "lvm",
+            recipe(
+                "lvm",
+                &["1.0"],
+                "provides:\n  - {virtual: lv}\ndependencies:\n  - \"hp@9\"\n",
+            ),
+        ),
+        ("ms", recipe("ms", &["1.0"], "dependencies:\n  - lv\n")),
+        // llvm provides `libllvm` per version: `when: "@2"`, `when: "@1"`.
+        (
+            "lvp",
+            recipe(
+                "lvp",
+                &["2.0", "1.0"],
+                "provides:\n  - {virtual: lvx, when: \"@2\"}\n  - {virtual: lvx, when: \"@1\"}\n",
+            ),
+        ),
+        (
+            "lvuser",
+            recipe("lvuser", &["1.0"], "dependencies:\n  - lvx\n"),
+        ),
+        (
+            "lvpin",
+            recipe("lvpin", &["1.0"], "dependencies:\n  - \"lvp@1\"\n"),
+        ),
+        // The same shapes with a package that is not a build tool.
+        ("cn", recipe("cn", &["3.1", "3.0"], "")),
+        (
+            "fastn",
+            recipe(
+                "fastn",
+                &["0.8"],
+                "dependencies:\n  - {spec: \"cn@3.0\", type: build}\n",
+            ),
+        ),
+        (
+            "grpcn",
+            recipe(
+                "grpcn",
+                &["1.75"],
+                "dependencies:\n  - {spec: \"cn@3.1:\", type: build}\n",
+            ),
+        ),
+    ]
+}
+
 fn recipes() -> Vec<(&'static str, String)> {
     vec![
         // rocthrust: each version needs the same version of hip.
@@ -154,16 +247,16 @@ fn recipes() -> Vec<(&'static str, String)> {
     ]
 }
 
-struct Fixture {
+pub(super) struct Fixture {
     dir: tempfile::TempDir,
 }
 
 impl Fixture {
-    fn new() -> Fixture {
+    pub(super) fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("recipes");
         fs_err::create_dir(&repo).unwrap();
-        for (name, text) in recipes() {
+        for (name, text) in recipes().into_iter().chain(tool_recipes()) {
             fs_err::write(repo.join(format!("{name}.yaml")), text).unwrap();
         }
         let fallback = dir.path().join("fallback");
@@ -175,7 +268,7 @@ impl Fixture {
     }
 
     /// Resolve one environment with `specs` (YAML flow list items).
-    fn resolve(&self, specs: &str) -> Result<Plan, ResolveError> {
+    pub(super) fn resolve(&self, specs: &str) -> Result<Plan, ResolveError> {
         self.resolve_with(specs, &ResolveOptions::default())
     }
 
@@ -213,7 +306,7 @@ impl Fixture {
     }
 }
 
-fn ok(r: Result<Plan, ResolveError>) -> Plan {
+pub(super) fn ok(r: Result<Plan, ResolveError>) -> Plan {
     r.unwrap_or_else(|e| panic!("resolution failed:\n{e}"))
 }
 
@@ -433,4 +526,28 @@ fn a_search_that_gives_up_says_so() {
     // With room, the same search ends on its real failure.
     let text = f.resolve("splog, ump, libu").unwrap_err().to_string();
     assert!(!text.contains("gave up"), "{text}");
+}
+
+/// A root's `%virtual=provider` is a requirement, not a preference: when
+/// the provider fails, the virtual gets no other one.
+#[test]
+fn a_provider_a_root_names_for_a_virtual_is_the_only_one() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("ms"));
+    assert_eq!(f.node(&plan, "lva"), "lva@1.0");
+    let text = f.resolve("\"ms %lv=lvm\"").unwrap_err().to_string();
+    assert!(text.contains("hp@9"), "{text}");
+    assert!(!text.contains("lva"), "{text}");
+}
+
+/// Each `provides:` entry of a provider is a way to provide the virtual:
+/// llvm provides `libllvm` when `@22`, when `@21`, …; py-llvmlite's
+/// `llvm@20` takes the entry that fits.
+#[test]
+fn every_provides_entry_of_a_provider_is_an_alternative() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("lvuser, lvpin"));
+    assert_eq!(f.node(&plan, "lvp"), "lvp@1.0");
+    let plan = ok(f.resolve("lvuser"));
+    assert_eq!(f.node(&plan, "lvp"), "lvp@2.0");
 }

@@ -35,34 +35,37 @@ impl<'a> Solver<'a> {
     /// one (`llvm ~clang` beside ispc's `llvm +clang`) — when one of the two
     /// puts the package into the environment. Such a slot could never be
     /// opened, so the candidate that makes `req` is refused at once instead
-    /// of after every decision in between. With `existing`, a requirement
-    /// that no version meets on its own is left to fail when the slot
-    /// opens, where it is the failure to report; without, it clashes too.
-    pub(super) fn requirement_clash(
-        &self,
-        t: usize,
-        req: &Req<'a>,
-        existing: bool,
-    ) -> Option<usize> {
+    /// of after every decision in between (`true`: the first such). A
+    /// requirement that no version meets on its own is left to fail when
+    /// the slot opens, where it is the failure to report (`false`: the
+    /// first clash of that kind, when there is no other).
+    pub(super) fn requirement_clash(&self, t: usize, req: &Req<'a>) -> Option<(usize, bool)> {
         if self.setup.plain
             || self.decided[t].is_some()
             || req.spec.versions.is_any() && req.spec.variants.is_empty()
         {
             return None;
         }
-        self.reqs[t]
-            .iter()
-            .position(|r| self.clash_between(t, r, req, existing))
+        let mut unmet = None;
+        for (k, r) in self.reqs[t].iter().enumerate() {
+            match self.clash_between(t, r, req) {
+                Some(true) => return Some((k, true)),
+                Some(false) if unmet.is_none() => unmet = Some((k, false)),
+                _ => {}
+            }
+        }
+        unmet
     }
 
     /// Whether requirements `a` and `b` on package slot `t` cannot both
-    /// hold (see [`Self::requirement_clash`]).
-    fn clash_between(&self, t: usize, a: &Req<'a>, b: &Req<'a>, existing: bool) -> bool {
+    /// hold (see [`Self::requirement_clash`]): `None` when they can; else
+    /// whether some version meets `a` on its own (or a variant clashes).
+    fn clash_between(&self, t: usize, a: &Req<'a>, b: &Req<'a>) -> Option<bool> {
         let SlotKind::Package(recipe) = self.slots[t].kind else {
-            return false;
+            return None;
         };
         if !(a.presence || b.presence) {
-            return false;
+            return None;
         }
         let exists = |c: &VersionConstraint| {
             recipe.versions.iter().any(|e| c.contains(&e.version))
@@ -85,8 +88,13 @@ impl<'a> Solver<'a> {
                 ) && !v.intersects(w, single)
             })
         });
-        !a.spec.versions.intersects(&b.spec.versions) && (!existing || exists(&a.spec.versions))
-            || variants_clash
+        if variants_clash {
+            Some(true)
+        } else if !a.spec.versions.intersects(&b.spec.versions) {
+            Some(exists(&a.spec.versions))
+        } else {
+            None
+        }
     }
 
     /// Undo the candidate being applied to `slot` at `level` because `req`,
@@ -110,10 +118,10 @@ impl<'a> Solver<'a> {
         let other = &self.reqs[t][k];
         let other_text = self.phrase(t, other);
         let creator = self.creators(std::iter::once(other));
+        let tools = self.tool_clash(t, &[req, other]);
+        self.tool_clashes.extend(tools);
         let taught = self.clashes_taught(level, slot, (t, req), others);
-        self.undo_to(self.levels[level].mark);
-        self.decided[slot] = None;
-        self.level_of[slot] = None;
+        self.undo_candidate(level, slot);
         self.levels[level].acc.extend(creator);
         if let Origin::Dependency { dep, .. } | Origin::DependencyDep { dep, .. } = req.origin {
             let blame = self.condition_blame(slot, dep);
@@ -158,7 +166,7 @@ impl<'a> Solver<'a> {
             let ours = |r: &Req<'a>| r.origin.decided_by() == Some(slot);
             for (i, a) in all.iter().enumerate() {
                 for b in &all[i + 1..] {
-                    if (ours(a) || ours(b)) && self.clash_between(t2, a, b, false) {
+                    if (ours(a) || ours(b)) && self.clash_between(t2, a, b).is_some() {
                         taught.extend(self.dependency_of(a));
                         taught.extend(self.dependency_of(b));
                     }
@@ -166,29 +174,6 @@ impl<'a> Solver<'a> {
             }
         }
         taught
-    }
-
-    /// Note the dependencies behind `req` and requirement `k` on slot `t`,
-    /// which clash, for the flipped pass of their packages.
-    pub(super) fn teach_clash(&mut self, t: usize, k: usize, req: &Req<'a>) {
-        let taught = [
-            self.dependency_of(req),
-            self.dependency_of(&self.reqs[t][k]),
-        ];
-        for (l, dep) in taught.into_iter().flatten() {
-            self.avoid_on(l, dep);
-        }
-    }
-
-    /// The level of the package whose dependency made `r`, and the
-    /// dependency.
-    fn dependency_of(&self, r: &Req<'a>) -> Option<(usize, &'a Dependency)> {
-        match r.origin {
-            Origin::Dependency { parent, dep } | Origin::DependencyDep { parent, dep } => {
-                self.level_of[parent].map(|l| (l, dep))
-            }
-            _ => None,
-        }
     }
 
     /// The levels behind the condition of `dep` of the candidate being
@@ -321,7 +306,7 @@ impl Relevant {
     fn add(&mut self, reject: &Reject<'_>) {
         match reject {
             // their blame is in the level's `acc`
-            Reject::Late { .. } | Reject::Clash { .. } => {}
+            Reject::Late { .. } | Reject::Clash { .. } | Reject::Missing { .. } => {}
             Reject::Conflict { conflict, .. } => {
                 let when = &conflict.when.spec;
                 self.variants.extend(when.variants.keys().cloned());

@@ -2,21 +2,18 @@
 //! virtual's providers), and applying one — concrete variants, conflicts,
 //! the requirements it puts on its dependencies.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use crate::recipes::{DepTypes, Dependency, PackageRecipe, Provider, When};
+use crate::recipes::{DepTypes, Dependency, PackageRecipe, When};
 use crate::spec::{Spec, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
-use super::super::provider_defaults::default_providers;
-use super::super::requirement::{Origin, ProviderReason, Req, merge};
+use super::super::requirement::{Origin, Req, merge};
 use super::super::variants::{Defaults, choose};
 use super::node_flags::{node_flags, with_propagated};
 use super::settle::{Unsettled, settle_conflicts};
-use super::{
-    Alt, Concrete, Decision, Level, OpenFailure, Reject, SlotKind, Solver, flat_deps, with_name,
-};
+use super::setup::flat_deps;
+use super::{Alt, Concrete, Decision, Level, OpenFailure, Reject, SlotKind, Solver, with_name};
 
 impl<'a> Solver<'a> {
     /// Prepare the alternatives of `slot` and push a level for it.
@@ -27,7 +24,7 @@ impl<'a> Solver<'a> {
         let (alts, wanted) = match self.slots[slot].kind {
             SlotKind::Missing => {
                 let cs = all();
-                self.note_missing(slot);
+                self.note_dependents(slot);
                 return Err((OpenFailure::Missing, cs));
             }
             SlotKind::Virtual(providers) => {
@@ -96,6 +93,10 @@ impl<'a> Solver<'a> {
                 let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
                 if c.list.is_empty() {
                     let blame = self.no_candidate_blame(slot, recipe);
+                    // No version meets the requirements: as when none of
+                    // its candidates works, the dependents flip the
+                    // variant that asks for it (`p3 +x` asks `p7@2`).
+                    self.note_dependents(slot);
                     return Err((
                         OpenFailure::NoCandidate {
                             wanted,
@@ -145,77 +146,6 @@ impl<'a> Solver<'a> {
         Ok(self.levels.len() - 1)
     }
 
-    /// Remember, on the level of each package whose dependency takes part in
-    /// `clash` (on slot `slot`), that dependency: the package's
-    /// [`Alt::Flipped`] pass then flips a variant of its condition.
-    fn note_clash(&mut self, slot: usize, clash: &super::super::requirement::Clash) {
-        let blamed: Vec<(usize, &'a Dependency)> = clash
-            .first
-            .into_iter()
-            .chain([clash.second])
-            .filter_map(|i| match self.reqs[slot][i].origin {
-                Origin::Dependency { parent, dep } | Origin::DependencyDep { parent, dep } => {
-                    Some((self.level_of[parent]?, dep))
-                }
-                _ => None,
-            })
-            .collect();
-        for (level, dep) in blamed {
-            self.avoid_on(level, dep);
-        }
-    }
-
-    /// Remember, on the level of each package whose conditional dependency
-    /// names package `slot` — which no repository has, or none of whose
-    /// candidates works — that dependency: the package's [`Alt::Flipped`]
-    /// pass then flips a variant of its condition that nothing asked for
-    /// (nvshmem's default `+pytorch` asks for a `py-pytorch` no repository
-    /// has; py-torch's default `+cusparselt` for a cusparselt built for
-    /// CUDA 12 only), as Spack's solver avoids it.
-    pub(super) fn note_missing(&mut self, slot: usize) {
-        let blamed: Vec<(usize, &'a Dependency)> = self.reqs[slot]
-            .iter()
-            .filter_map(|r| match r.origin {
-                Origin::Dependency { parent, dep } => Some((self.level_of[parent]?, dep)),
-                _ => None,
-            })
-            .collect();
-        for (level, dep) in blamed {
-            self.avoid_on(level, dep);
-        }
-    }
-
-    /// Add `dep` to the dependencies `level` avoids (when its condition
-    /// names variants: a condition on versions only is left to the version
-    /// search). When the level's [`Alt::Flipped`] pass has begun, it is
-    /// queued again, so that the versions already tried with flips are
-    /// tried with this flip too.
-    pub(super) fn avoid_on(&mut self, level: usize, dep: &'a Dependency) {
-        let lv = &mut self.levels[level];
-        let names_variants = dep
-            .when
-            .as_ref()
-            .is_some_and(|w| !w.spec.variants.is_empty());
-        if !names_variants || lv.avoid.iter().any(|d| std::ptr::eq(*d, dep)) {
-            return;
-        }
-        lv.avoid.push(dep);
-        let begun = lv.alts[..lv.next]
-            .iter()
-            .any(|a| matches!(a, Alt::Flipped(_)));
-        if begun {
-            let again: Vec<Alt<'a>> = lv
-                .alts
-                .iter()
-                .filter_map(|a| match a {
-                    Alt::Cand(c @ Candidate::Build(_)) => Some(Alt::Flipped(*c)),
-                    _ => None,
-                })
-                .collect();
-            lv.alts.extend(again);
-        }
-    }
-
     /// The levels to blame when package `slot` has no candidate. None when
     /// the requirements no decision created (the stack's specs, network specs,
     /// cluster rules) already leave no candidate: no other choice can help,
@@ -249,93 +179,6 @@ impl<'a> Solver<'a> {
         })
     }
 
-    /// The versions of virtual `slot` its requirements ask for (`mpi@3:`
-    /// and `mpi@:3.1` ask for `3:3.1`); `None` when they exclude each other.
-    fn virtual_versions(&self, slot: usize) -> Option<VersionConstraint> {
-        self.reqs[slot]
-            .iter()
-            .try_fold(VersionConstraint::any(), |acc, r| {
-                acc.intersect(&r.spec.versions)
-            })
-    }
-
-    /// Providers of a virtual in the order they are tried: the one the
-    /// policy requires; else those the environment already asks for (or a
-    /// root names as `^provider`), those
-    /// the policy prefers, those Spack prefers by default
-    /// ([`default_providers`]), then all by name. Only providers of `versions`
-    /// of the virtual take part.
-    pub(super) fn provider_alts(
-        &self,
-        slot: usize,
-        providers: &'a [Provider],
-        versions: &VersionConstraint,
-    ) -> Vec<Alt<'a>> {
-        let policy = &self.slots[slot].policy;
-        let allowed = |p: &Provider| {
-            p.versions.intersects(versions)
-                && policy
-                    .require
-                    .iter()
-                    .all(|r| r.spec.name().is_none_or(|n| n == p.package))
-        };
-        let mut out: Vec<Alt<'a>> = Vec::new();
-        let add = |p: &'a Provider, reason: ProviderReason<'a>, out: &mut Vec<Alt<'a>>| {
-            let Some(&t) = self.index.get(&p.package) else {
-                return;
-            };
-            if out
-                .iter()
-                .any(|a| matches!(a, Alt::Provider { slot, .. } if *slot == t))
-            {
-                return;
-            }
-            out.push(Alt::Provider {
-                slot: t,
-                reason,
-                when: p.when.as_ref(),
-            });
-        };
-        let allowed_providers = providers.iter().filter(|p| allowed(p));
-        if let Some(r) = policy.require.iter().find(|r| r.spec.name().is_some()) {
-            for p in allowed_providers {
-                add(p, ProviderReason::Required(r.spec), &mut out);
-            }
-            return out;
-        }
-        for p in allowed_providers.clone() {
-            // Needed or decided already, or named by a root's `^p`: as
-            // in Spack, `app ^intel-oneapi-mkl` puts the provider in the DAG.
-            let requested = self.index.get(&p.package).is_some_and(|&t| {
-                self.needed(t)
-                    || self.decided[t].is_some()
-                    || self.reqs[t]
-                        .iter()
-                        .any(|r| matches!(r.origin, Origin::RootDep { .. }))
-            });
-            if requested {
-                add(p, ProviderReason::Requested, &mut out);
-            }
-        }
-        for pref in &policy.prefer {
-            if let Some(n) = pref.name() {
-                if let Some(p) = providers.iter().find(|p| p.package == n && allowed(p)) {
-                    add(p, ProviderReason::Preferred(pref), &mut out);
-                }
-            }
-        }
-        let virt = self.slots[slot].name.as_str();
-        for name in default_providers(virt) {
-            if let Some(p) = providers.iter().find(|p| p.package == *name && allowed(p)) {
-                add(p, ProviderReason::Default, &mut out);
-            }
-        }
-        for p in allowed_providers {
-            add(p, ProviderReason::First, &mut out);
-        }
-        out
-    }
-
     pub(super) fn apply_candidate(
         &mut self,
         level: usize,
@@ -366,6 +209,9 @@ impl<'a> Solver<'a> {
                     .as_ref()
                     .is_some_and(|w| !concrete.spec.satisfies(&w.spec))
                 {
+                    continue;
+                }
+                if concrete.separate.iter().any(|d| std::ptr::eq(*d, dep)) {
                     continue;
                 }
                 let t = self.index[dep.name()];
@@ -403,31 +249,44 @@ impl<'a> Solver<'a> {
         self.level_of[slot] = Some(level);
         let mut rest = pushes.into_iter();
         while let Some((t, req)) = rest.next() {
-            if let Some(k) = self.requirement_clash(t, &req, true) {
-                let others: Vec<(usize, Req<'a>)> = rest.collect();
-                self.refuse_for_clash(level, slot, (t, k), &req, &others, label);
+            if let (SlotKind::Missing, Origin::Dependency { dep, .. }, true) =
+                (self.slots[t].kind, &req.origin, req.presence)
+            {
+                // No repository has the package: this candidate can never
+                // work, and its flipped pass avoids the condition.
+                let dep = *dep;
+                self.refuse(level, slot, dep);
+                self.levels[level]
+                    .rejects
+                    .push(Reject::Missing { cand: label, dep });
                 return false;
             }
-            if let Some(k) = self.requirement_clash(t, &req, false) {
-                // left to fail where it is the failure to report; what
-                // opening `t` would teach is taught now
-                self.teach_clash(t, k, &req);
+            match self.requirement_clash(t, &req) {
+                Some((k, true)) => {
+                    let others: Vec<(usize, Req<'a>)> = rest.collect();
+                    self.refuse_for_clash(level, slot, (t, k), &req, &others, label);
+                    return false;
+                }
+                Some((k, false)) => {
+                    // left to fail where it is the failure to report; what
+                    // opening `t` would teach is taught now
+                    self.teach_clash(t, k, &req);
+                }
+                None => {}
             }
             if let Err((l, req)) = self.push(t, req) {
+                let tools = self.tool_clash(t, &[&req]);
+                self.tool_clashes.extend(tools);
                 let wanted = with_name(&req.spec, &self.slots[t].name).to_string();
-                let mark = self.levels[level].mark;
-                self.undo_to(mark);
-                self.decided[slot] = None;
-                self.level_of[slot] = None;
                 self.levels[level].acc.insert(l);
-                if let Origin::Dependency { dep, .. } | Origin::DependencyDep { dep, .. } =
-                    &req.origin
-                {
-                    let blame = self.condition_blame(slot, dep);
-                    self.levels[level].acc.extend(blame);
-                }
-                if let Origin::Dependency { dep, .. } = &req.origin {
-                    self.avoid_on(level, dep);
+                match req.origin {
+                    Origin::Dependency { dep, .. } => self.refuse(level, slot, dep),
+                    Origin::DependencyDep { dep, .. } => {
+                        self.undo_candidate(level, slot);
+                        let blame = self.condition_blame(slot, dep);
+                        self.levels[level].acc.extend(blame);
+                    }
+                    _ => self.undo_candidate(level, slot),
                 }
                 self.levels[level].rejects.push(Reject::Late {
                     cand: label,
@@ -440,64 +299,22 @@ impl<'a> Solver<'a> {
         true
     }
 
-    pub(super) fn apply_provider(
-        &mut self,
-        level: usize,
-        slot: usize,
-        provider: usize,
-        reason: ProviderReason<'a>,
-        when: Option<&'a When>,
-    ) -> bool {
-        let external_only = self.slots[slot].policy.buildable.is_some_and(|(b, _)| !b);
-        let mut pushes: Vec<Req<'a>> = vec![Req {
-            spec: match when {
-                Some(w) => Req::node_part(&w.spec),
-                None => Cow::Owned(Spec::default()),
-            },
-            presence: true,
-            external_only,
-            origin: Origin::Provider {
-                virt: slot,
-                reason,
-                when,
-            },
-        }];
-        for r in &self.slots[slot].policy.require {
-            let mut spec = r.effective.clone();
-            spec.name = None;
-            if spec.is_empty() {
-                continue;
-            }
-            pushes.push(Req {
-                spec: Cow::Owned(spec),
-                presence: false,
-                external_only: false,
-                origin: Origin::Policy {
-                    key: r.key,
-                    spec: r.spec,
-                    layer: r.layer,
-                },
-            });
-        }
-        self.decided[slot] = Some(Decision::Provider { slot: provider });
-        self.level_of[slot] = Some(level);
-        for req in pushes {
-            if let Err((l, req)) = self.push(provider, req) {
-                let wanted = with_name(&req.spec, &self.slots[provider].name).to_string();
-                let mark = self.levels[level].mark;
-                self.undo_to(mark);
-                self.decided[slot] = None;
-                self.level_of[slot] = None;
-                self.levels[level].acc.insert(l);
-                self.levels[level].rejects.push(Reject::Late {
-                    cand: self.slots[provider].name.clone(),
-                    slot: provider,
-                    wanted,
-                });
-                return false;
-            }
-        }
-        true
+    /// Undo the candidate being applied to `slot` at `level`.
+    pub(super) fn undo_candidate(&mut self, level: usize, slot: usize) {
+        let mark = self.levels[level].mark;
+        self.undo_to(mark);
+        self.decided[slot] = None;
+        self.level_of[slot] = None;
+    }
+
+    /// Undo the candidate being applied to `slot` at `level`, refused for
+    /// what its dependency `dep` asks: the decisions behind `dep`'s
+    /// condition are blamed, and the flipped pass avoids it.
+    fn refuse(&mut self, level: usize, slot: usize, dep: &'a Dependency) {
+        self.undo_candidate(level, slot);
+        let blame = self.condition_blame(slot, dep);
+        self.levels[level].acc.extend(blame);
+        self.avoid_on(level, dep);
     }
 
     /// The concrete configuration of `cand`, or why it does not fit.
@@ -557,6 +374,7 @@ impl<'a> Solver<'a> {
                         None => deps.push((t, d.types)),
                     }
                 }
+                let separate = self.separate_dependencies(recipe, &spec, &mut deps);
                 Ok(Concrete {
                     recipe,
                     version: entry.version.clone(),
@@ -565,6 +383,7 @@ impl<'a> Solver<'a> {
                     spec,
                     deps,
                     deferred,
+                    separate,
                     flipped,
                 })
             }
@@ -589,6 +408,7 @@ impl<'a> Solver<'a> {
                     spec,
                     deps: Vec::new(),
                     deferred: Vec::new(),
+                    separate: Vec::new(),
                     flipped: Vec::new(),
                 })
             }

@@ -54,32 +54,32 @@ mod backtrack_tests;
 mod blame;
 mod cycles;
 mod decide;
+mod decision;
 mod deferred;
+mod learn;
 mod node_flags;
+mod providers;
 #[cfg(test)]
 mod search_equivalence_tests;
+mod separate;
+#[cfg(test)]
+mod separate_tests;
 mod settle;
+mod setup;
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use crate::cluster::{External, Policies};
-use crate::diag::Loc;
-use crate::recipes::{
-    Conflict, DepTypes, Dependency, PackageRecipe, PackageRepo, Provider, SpecRef, VersionEntry,
-    When,
-};
-use crate::spec::{CompilerSpec, Spec, Version, VersionConstraint};
+use crate::recipes::{Dependency, PackageRecipe, Provider, When};
+use crate::spec::Spec;
 
 use super::candidates::Candidate;
 use super::error::Explanation;
-use super::model::{NodeCompiler, RootKind};
-use super::order::decision_order;
-use super::policy::{PkgPolicy, effective};
-use super::requirement::{Clash, Origin, ProviderReason, Req};
-use super::variants::VariantProblem;
+use super::policy::PkgPolicy;
+use super::requirement::{ProviderReason, Req};
+
+pub(crate) use decision::{Concrete, Decision, Flip, FlipReason, OpenFailure, Reject};
+pub(crate) use setup::{EnvSetup, RootInput};
 
 /// Give up after this many alternatives unless told otherwise
 /// ([`super::ResolveOptions::max_steps`]): the search is exponential in the
@@ -100,152 +100,6 @@ pub(crate) struct Slot<'a> {
     pub name: String,
     pub kind: SlotKind<'a>,
     pub policy: PkgPolicy<'a>,
-}
-
-/// A decided package.
-#[derive(Clone, Debug)]
-pub(crate) struct Concrete<'a> {
-    pub recipe: &'a Arc<PackageRecipe>,
-    pub version: Version,
-    pub entry: Option<&'a VersionEntry>,
-    pub external: Option<&'a External>,
-    /// Name, exact version, every variant, compiler, target, os, platform.
-    pub spec: Spec,
-    /// Active dependencies: target slot (a package or a virtual) and types.
-    pub deps: Vec<(usize, DepTypes)>,
-    /// `conflicts:` whose condition names dependencies (`wrapper=mpich
-    /// ^openmpi`) and whose own part holds: checked once the dependencies
-    /// are decided.
-    pub deferred: Vec<&'a Conflict>,
-    /// Variants that take their other value to avoid a conflict (only in
-    /// the second pass over a package's candidates, see [`Alt::Flipped`]).
-    pub flipped: Vec<Flip<'a>>,
-}
-
-/// A variant nothing asked for, set to `value` (not what the defaults
-/// give) because `why` holds otherwise.
-#[derive(Clone, Debug)]
-pub(crate) struct Flip<'a> {
-    pub variant: String,
-    /// The value it takes.
-    pub value: crate::spec::VariantValue,
-    /// The value it had (its default), if it existed.
-    pub from: Option<crate::spec::VariantValue>,
-    pub why: FlipReason<'a>,
-}
-
-/// What a [`Flip`] avoids.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum FlipReason<'a> {
-    /// A `conflicts:` entry of the package.
-    Conflict(&'a Conflict),
-    /// A dependency whose requirement clashed with the others on its
-    /// package (`depends_on("hdf5@1.8", when="+hdf5_compat")` against
-    /// another package's `hdf5@1.12:`).
-    Dependency(&'a Dependency),
-}
-
-impl Concrete<'_> {
-    pub fn label(&self) -> String {
-        format!("{}@{}", self.recipe.name, self.version)
-    }
-}
-
-#[derive(Clone, Debug)]
-pub(crate) enum Decision<'a> {
-    Node(Box<Concrete<'a>>),
-    /// The package slot chosen to provide a virtual.
-    Provider {
-        slot: usize,
-    },
-}
-
-/// A root spec of the environment.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RootInput<'a> {
-    pub spec: &'a SpecRef,
-    pub kind: RootKind,
-    /// A network spec taken from the cluster's defaults.
-    pub from_cluster: bool,
-}
-
-/// Everything fixed for one environment.
-pub(crate) struct EnvSetup<'a> {
-    pub name: &'a str,
-    pub repo: &'a PackageRepo,
-    /// Recipes with the git versions the requirements ask for added
-    /// (`git_versions`), searched before `repo`.
-    pub git_versioned: &'a HashMap<String, std::sync::Arc<crate::recipes::PackageRecipe>>,
-    pub policies: &'a Policies,
-    pub cluster_file: &'a Path,
-    pub env_variants: &'a [SpecRef],
-    /// Compiler, target, os and platform of every node.
-    pub base: Spec,
-    pub target: &'a str,
-    pub target_loc: &'a Loc,
-    pub compiler: &'a NodeCompiler,
-    pub compiler_loc: &'a Loc,
-    /// The environment's other compilers (`compiler: [gcc, nvhpc]`), for
-    /// `%nvhpc` and `%fortran=nvhpc`.
-    pub others: Vec<NodeCompiler>,
-    pub roots: Vec<RootInput<'a>>,
-    /// Give up after this many alternatives.
-    pub max_steps: usize,
-    /// No forward checking, whole conflict sets
-    /// ([`super::ResolveOptions::plain_backjumping`]).
-    pub plain: bool,
-}
-
-/// Why a candidate was rejected without deciding anything.
-#[derive(Clone, Debug)]
-pub(crate) enum Reject<'a> {
-    Variant {
-        cand: String,
-        problem: VariantProblem<'a>,
-    },
-    Conflict {
-        cand: String,
-        conflict: &'a Conflict,
-    },
-    /// An external whose spec does not meet the requirements.
-    External { external: &'a External },
-    /// An external without an exact version.
-    ExternalVersion { external: &'a External },
-    /// Applying it puts a demand on an already decided slot that it does
-    /// not meet (only within dependency cycles).
-    Late {
-        cand: String,
-        slot: usize,
-        wanted: String,
-    },
-    /// Applying it asks a package for versions (`asked`: the requirement
-    /// in words, with its place) that a requirement already on it
-    /// (`other`, in words, and its place) excludes.
-    Clash {
-        cand: String,
-        asked: String,
-        other: (String, Option<Loc>),
-    },
-}
-
-/// Why a slot could not be opened.
-#[derive(Clone, Debug)]
-pub(crate) enum OpenFailure {
-    Missing,
-    NoProvider,
-    /// The requirements on a virtual ask for versions (`mpi@3.1`) that no
-    /// provider provides (`provides: [mpi@:3.0]`); `None`: versions no
-    /// single version satisfies.
-    NoProviderVersion(Option<crate::spec::VersionConstraint>),
-    Clash(Clash),
-    /// Requirement `req` asks for another target.
-    Target(usize),
-    /// Requirement `req` asks for another compiler.
-    Compiler(usize),
-    NoCandidate {
-        wanted: Spec,
-        external_only: bool,
-    },
 }
 
 #[derive(Clone, Debug)]
@@ -314,124 +168,12 @@ pub(crate) struct Solver<'a> {
     pub final_failure: Option<Explanation>,
     pub tried: Vec<String>,
     pub steps: usize,
-}
-
-fn flat_deps<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
-    for d in &spec.deps {
-        out.push(d);
-        flat_deps(d, out);
-    }
+    /// (dependent, build tool) pairs whose build-only requirement took part
+    /// in a clash on the tool: separating them may get past the clash.
+    pub tool_clashes: BTreeSet<(String, String)>,
 }
 
 impl<'a> Solver<'a> {
-    pub fn new(setup: EnvSetup<'a>) -> Solver<'a> {
-        let repo = setup.repo;
-        let mut start: Vec<String> = Vec::new();
-        for r in &setup.roots {
-            super::order::spec_names(&r.spec.spec, &mut start);
-        }
-        let start_refs: Vec<&str> = start.iter().map(String::as_str).collect();
-        let names = decision_order(repo, setup.policies, &start_refs);
-        let mut slots = Vec::with_capacity(names.len());
-        let mut index = HashMap::with_capacity(names.len());
-        for (i, name) in names.into_iter().enumerate() {
-            let kind = match setup.git_versioned.get(&name).or_else(|| repo.get(&name)) {
-                Some(r) => SlotKind::Package(r),
-                None if repo.is_virtual(&name) => SlotKind::Virtual(repo.providers(&name)),
-                None => SlotKind::Missing,
-            };
-            let recipe = match kind {
-                SlotKind::Package(r) => Some(r.as_ref()),
-                _ => None,
-            };
-            let policy = effective(setup.policies, &name, recipe, setup.cluster_file);
-            index.insert(name.clone(), i);
-            slots.push(Slot { name, kind, policy });
-        }
-        let n = slots.len();
-        let mut s = Solver {
-            setup,
-            slots,
-            index,
-            reqs: (0..n).map(|_| Vec::new()).collect(),
-            trail: Vec::new(),
-            decided: vec![None; n],
-            level_of: vec![None; n],
-            levels: Vec::new(),
-            pending: BTreeSet::new(),
-            first_failure: None,
-            final_failure: None,
-            tried: Vec::new(),
-            steps: 0,
-        };
-        let roots = s.setup.roots.clone();
-        for r in roots {
-            let name = r.spec.name().unwrap_or_default();
-            let origin = match r.kind {
-                RootKind::Spec => Origin::Root(r.spec),
-                RootKind::Network => Origin::Network {
-                    spec: r.spec,
-                    cluster: r.from_cluster,
-                },
-            };
-            let t = s.index[name];
-            s.push_initial(
-                t,
-                Req {
-                    spec: Req::node_part(&r.spec.spec),
-                    presence: true,
-                    external_only: false,
-                    origin,
-                },
-            );
-            let mut deps = Vec::new();
-            flat_deps(&r.spec.spec, &mut deps);
-            for d in deps {
-                let t = s.index[d.name.as_deref().unwrap_or_default()];
-                s.push_initial(
-                    t,
-                    Req {
-                        spec: Req::node_part(d),
-                        presence: false,
-                        external_only: false,
-                        origin: Origin::RootDep { root: r.spec },
-                    },
-                );
-            }
-        }
-        for t in 0..s.slots.len() {
-            if !matches!(s.slots[t].kind, SlotKind::Package(_)) {
-                continue;
-            }
-            let reqs: Vec<Req<'a>> = s.slots[t]
-                .policy
-                .require
-                .iter()
-                .map(|r| Req {
-                    spec: Cow::Owned(r.effective.clone()),
-                    presence: false,
-                    external_only: false,
-                    origin: Origin::Policy {
-                        key: r.key,
-                        spec: r.spec,
-                        layer: r.layer,
-                    },
-                })
-                .collect();
-            for r in reqs {
-                s.push_initial(t, r);
-            }
-        }
-        s
-    }
-
-    fn push_initial(&mut self, t: usize, req: Req<'a>) {
-        if req.presence {
-            self.pending.insert(t);
-        }
-        self.reqs[t].push(req);
-    }
-
     /// Whether the search stopped at the step limit rather than running
     /// out of alternatives.
     pub fn gave_up(&self) -> bool {
@@ -638,7 +380,7 @@ impl<'a> Solver<'a> {
             }
         }
         // the packages that bring it in under a condition learn to avoid it
-        self.note_missing(slot);
+        self.note_dependents(slot);
         let mut cs = self.levels[level].acc.clone();
         if self.setup.plain {
             cs.extend(self.creators(&self.reqs[slot]));
@@ -690,51 +432,4 @@ pub(crate) fn with_name(spec: &Spec, name: &str) -> Spec {
     let mut s = spec.clone();
     s.name = Some(name.to_string());
     s
-}
-
-impl EnvSetup<'_> {
-    /// The environment's compiler that `c` names: the default first, then
-    /// the others in their order.
-    pub fn pick_compiler(&self, c: &CompilerSpec) -> Option<&NodeCompiler> {
-        std::iter::once(self.compiler)
-            .chain(&self.others)
-            .find(|n| n.name == c.name && c.versions.contains(&n.version))
-    }
-
-    /// Sets the compilers of a package built from source in `base` (which
-    /// has the default): the one `wanted` names (`%nvhpc`), and one per
-    /// language where `wanted` names another (`%fortran=nvhpc`).
-    pub fn choose_compilers(&self, base: &mut Spec, wanted: &Spec) {
-        let exact = |c: &NodeCompiler| CompilerSpec {
-            name: c.name.clone(),
-            versions: VersionConstraint::exact(c.version.clone()),
-        };
-        if let Some(c) = wanted.compiler.as_ref().and_then(|c| self.pick_compiler(c)) {
-            base.compiler = Some(exact(c));
-        }
-        base.languages = wanted
-            .languages
-            .iter()
-            .filter_map(|(lang, c)| Some((lang.clone(), exact(self.pick_compiler(c)?))))
-            .filter(|(_, c)| Some(c) != base.compiler.as_ref())
-            .collect();
-    }
-
-    /// The plan compilers of a decided spec: its compiler and those of its
-    /// languages that differ.
-    pub fn node_compilers(&self, spec: &Spec) -> (NodeCompiler, BTreeMap<String, NodeCompiler>) {
-        let main = spec
-            .compiler
-            .as_ref()
-            .and_then(|c| self.pick_compiler(c))
-            .unwrap_or(self.compiler)
-            .clone();
-        let languages = spec
-            .languages
-            .iter()
-            .filter_map(|(lang, c)| Some((lang.clone(), self.pick_compiler(c)?.clone())))
-            .filter(|(_, c)| *c != main)
-            .collect();
-        (main, languages)
-    }
 }

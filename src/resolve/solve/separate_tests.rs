@@ -1,0 +1,105 @@
+//! Build tools built twice (`resolve/separate.rs`): the shapes of
+//! pytorch's py-cython and paraview's llvm in the alps-uenv recipes
+//! (issue #15), with the recipes of `backtrack_tests`.
+
+use petgraph::visit::EdgeRef;
+
+use super::backtrack_tests::{Fixture, ok};
+use crate::resolve::Plan;
+use crate::resolve::render::render_choices;
+
+/// `name@version` of every node called `name`, sorted.
+fn versions(plan: &Plan, name: &str) -> Vec<String> {
+    let mut v: Vec<String> = plan
+        .graph
+        .node_weights()
+        .filter(|n| n.name == name)
+        .map(|n| n.label())
+        .collect();
+    v.sort();
+    v
+}
+
+/// `name@version` of what `dependent`'s node depends on under `name`.
+fn dependency(plan: &Plan, dependent: &str, name: &str) -> Vec<String> {
+    let i = plan
+        .graph
+        .node_indices()
+        .find(|i| plan.graph[*i].name == dependent)
+        .unwrap_or_else(|| panic!("no {dependent}"));
+    plan.graph
+        .edges(i)
+        .map(|e| &plan.graph[e.target()])
+        .filter(|n| n.name == name)
+        .map(|n| n.label())
+        .collect()
+}
+
+#[test]
+fn a_build_tool_whose_build_only_requirements_clash_is_built_once_for_each_side() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("fastr, grpc"));
+    assert_eq!(versions(&plan, "cy"), ["cy@3.0", "cy@3.1"]);
+    assert_eq!(dependency(&plan, "fastr", "cy"), ["cy@3.0"]);
+    assert_eq!(dependency(&plan, "grpc", "cy"), ["cy@3.1"]);
+    // The library both builds link is the environment's one node.
+    assert_eq!(versions(&plan, "zl"), ["zl@1.3"]);
+    for n in plan
+        .graph
+        .node_indices()
+        .filter(|i| plan.graph[*i].name == "cy")
+    {
+        let zl: Vec<_> = plan.graph.edges(n).map(|e| e.target()).collect();
+        assert_eq!(zl.len(), 1);
+        assert_eq!(plan.graph[zl[0]].label(), "zl@1.3");
+    }
+    // Both are in the environment, and `--explain` says why.
+    let env = &plan.environments[0];
+    assert_eq!(
+        env.nodes
+            .iter()
+            .filter(|i| plan.graph[**i].name == "cy")
+            .count(),
+        2
+    );
+    let choices = render_choices(&plan);
+    assert!(
+        choices.contains("is built separately for `")
+            && choices.contains("which needs it only to build"),
+        "{choices}"
+    );
+}
+
+#[test]
+fn a_dependent_the_environments_build_tool_meets_shares_it() {
+    let f = Fixture::new();
+    // `cy@3.1` is a root: py-grpcio's requirement is met by it, py-fastrlock
+    // gets a build of its own.
+    let plan = ok(f.resolve("fastr, grpc, \"cy@3.1\""));
+    assert_eq!(versions(&plan, "cy"), ["cy@3.0", "cy@3.1"]);
+    assert_eq!(dependency(&plan, "grpc", "cy"), ["cy@3.1"]);
+    assert_eq!(dependency(&plan, "fastr", "cy"), ["cy@3.0"]);
+    // Without a clash there is one node, as before.
+    let plan = ok(f.resolve("grpc, \"cy@3.1\""));
+    assert_eq!(versions(&plan, "cy"), ["cy@3.1"]);
+    let choices = render_choices(&plan);
+    assert!(!choices.contains("built separately"), "{choices}");
+}
+
+#[test]
+fn only_build_only_dependencies_on_build_tools_are_built_separately() {
+    let f = Fixture::new();
+    // Not a build tool: the clash is the failure.
+    let text = f.resolve("fastn, grpcn").unwrap_err().to_string();
+    assert!(
+        text.contains("cn@3.0") && text.contains("cn@3.1:"),
+        "{text}"
+    );
+    // A linked build tool is the environment's: the build-only side gets
+    // its own build, the linked one cannot.
+    let plan = ok(f.resolve("cylink, grpc"));
+    assert_eq!(dependency(&plan, "cylink", "cy"), ["cy@3.0"]);
+    assert_eq!(dependency(&plan, "grpc", "cy"), ["cy@3.1"]);
+    let text = f.resolve("cylink, \"cy@3.1\"").unwrap_err().to_string();
+    assert!(text.contains("cy@3.0"), "{text}");
+}
