@@ -122,7 +122,10 @@ fn build_tool_is_read_and_written_back() {
     let bad = text.replace("build_tool: true", "build_tool: yes please");
     let mut d = Diagnostics::new();
     let _ = parse_package(&SourceFile::new(&path, bad), dir.path(), &mut d);
-    assert!(d.has_errors() && d.to_string().contains("build_tool"), "{d}");
+    assert!(
+        d.has_errors() && d.to_string().contains("build_tool"),
+        "{d}"
+    );
 }
 
 #[test]

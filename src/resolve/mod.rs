@@ -6,7 +6,8 @@
 //! resolve(&StackRecipe, &Cluster, &PackageRepo, &ResolveOptions) -> Result<Plan, ResolveError>
 //! ```
 //!
-//! Per environment (`unify: true`: one node per package name):
+//! Per environment (`unify: true`: one node per package name, but for build
+//! tools built twice):
 //! 1. `order`: every package and virtual that could take part, dependents
 //!    before dependencies;
 //! 2. `solve`: decisions in that order — requirements merged
@@ -16,6 +17,9 @@
 //!    versions, branches only when named), variants chosen (`variants`),
 //!    conflicts checked, virtuals given providers; conflict-directed
 //!    backjumping when a choice leads to a conflict;
+//!    When the search fails on a build tool's build-only requirements,
+//!    `separate` runs it again with those dependencies left out and
+//!    resolves each as a build of its own (Spack's `duplicates: minimal`);
 //! 3. `explain`: a failure becomes an [`Explanation`] listing the
 //!    requirements that collide with their `file:line`;
 //! 4. `assemble`: sources, patches, [`hash`]es and [`prefix`]es; nodes with

@@ -142,3 +142,83 @@ fn a_dependency_env_reaches_the_dependent_build_before_its_own() {
         format!("{}/own:{}/share/envtool", user.display(), tool.display())
     );
 }
+
+/// The prefixes of every node called `name` below `<t>/build/store`, by
+/// version (`envtool-2.0-<hash>` → `2.0`).
+fn prefixes(t: &Path, name: &str) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = walkdir::WalkDir::new(t.join("build/store"))
+        .max_depth(2)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let rest = file.strip_prefix(&format!("{name}-"))?;
+            let (version, _) = rest.rsplit_once('-')?;
+            Some((version.to_string(), e.into_path()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A build tool (`build_tool: true`) that two packages need at different
+/// versions, only to build, is built twice: each dependent's build sees
+/// its own (docs/resolve.md, "Build tools built twice").
+#[test]
+fn a_build_tool_two_dependents_need_at_different_versions_is_built_for_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    project(t);
+    let tool = version(t, "envtool-1.0");
+    let both = tool.replace(
+        "versions:\n",
+        &format!(
+            "versions:\n{}",
+            tool.trim_start_matches("versions:\n")
+                .replace("version: \"1.0\"", "version: \"2.0\"")
+        ),
+    );
+    let recipe = fs_err::read_to_string(t.join("recipes/envtool.yaml")).unwrap();
+    let recipe = recipe
+        .replace(&tool, &both)
+        .replace("dependencies:", "build_tool: true\ndependencies:");
+    write(t, "recipes/envtool.yaml", &recipe);
+    let user = fs_err::read_to_string(t.join("recipes/envuser.yaml")).unwrap();
+    write(
+        t,
+        "recipes/envuser.yaml",
+        &user.replace(
+            "{spec: envtool, type: build}",
+            "{spec: \"envtool@1.0\", type: build}",
+        ),
+    );
+    write(
+        t,
+        "recipes/envuser2.yaml",
+        &user.replace("name: envuser\n", "name: envuser2\n").replace(
+            "{spec: envtool, type: build}",
+            "{spec: \"envtool@2.0\", type: build}",
+        ),
+    );
+    write(
+        t,
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [envuser, envuser2]\n",
+    );
+    let (code, text) = crate::tiny_build::build(t, &[]);
+    assert_eq!(code, 0, "{text}");
+    let tools = prefixes(t, "envtool");
+    let versions: Vec<&str> = tools.iter().map(|(v, _)| v.as_str()).collect();
+    assert_eq!(versions, ["1.0", "2.0"], "{tools:?}");
+    let store = t.join("build/store");
+    for (user, want) in [("envuser", "1.0"), ("envuser2", "2.0")] {
+        let (_, host) = &prefixes(t, user)[0];
+        let seen = fs_err::read_to_string(host.join("share/envuser/envtool-path")).unwrap();
+        let (_, tool) = tools.iter().find(|(v, _)| v == want).unwrap();
+        let mounted = Path::new("/user-environment").join(tool.strip_prefix(&store).unwrap());
+        assert!(
+            seen.contains(&format!("{}/share/envtool", mounted.display())),
+            "{user} built with envtool {want}: {seen}"
+        );
+    }
+}
