@@ -26,6 +26,26 @@ pub(crate) struct Requirement<'p> {
     pub effective: Spec,
 }
 
+impl<'p> Requirement<'p> {
+    /// This `require:` as a requirement on its package, constraining
+    /// `spec` (not putting the package into the environment).
+    pub fn req(
+        &self,
+        spec: std::borrow::Cow<'p, crate::spec::Spec>,
+    ) -> super::requirement::Req<'p> {
+        super::requirement::Req {
+            spec,
+            presence: false,
+            external_only: false,
+            origin: super::requirement::Origin::Policy {
+                key: self.key,
+                spec: self.spec,
+                layer: self.layer,
+            },
+        }
+    }
+}
+
 /// The effective policy of one package or virtual.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PkgPolicy<'p> {

@@ -131,21 +131,10 @@ impl<'a> Solver<'a> {
                 format!("the stack asks for `{what}` (in `{}`)", root.text),
                 Some(root.loc.clone()),
             ),
-            Origin::Dependency { parent, dep } => {
-                let when = dep
-                    .when
-                    .as_ref()
-                    .map(|w| format!(" when `{}`", w.text))
-                    .unwrap_or_default();
-                (
-                    format!(
-                        "`{}` requires `{}`{when}",
-                        self.label(*parent),
-                        dep.spec.text
-                    ),
-                    Some(dep.spec.loc.clone()),
-                )
-            }
+            Origin::Dependency { parent, dep } => (
+                requires(&self.label(*parent), dep),
+                Some(dep.spec.loc.clone()),
+            ),
             Origin::DependencyDep { parent, dep } => (
                 format!(
                     "`{}` requires `{what}` (in `{}`)",
@@ -552,4 +541,14 @@ impl<'a> Solver<'a> {
         }
         e
     }
+}
+
+/// "`who` requires `spec` when `condition`": dependency `dep` in words.
+pub(crate) fn requires(who: &str, dep: &crate::recipes::Dependency) -> String {
+    let when = dep
+        .when
+        .as_ref()
+        .map(|w| format!(" when `{}`", w.text))
+        .unwrap_or_default();
+    format!("`{who}` requires `{}`{when}", dep.spec.text)
 }

@@ -77,21 +77,14 @@ impl Solver<'_> {
                 format!("external `{}` names no exact version", external.spec.text),
                 Some(external.spec.loc.clone()),
             ),
-            Reject::Missing { cand, dep } => {
-                let when = dep
-                    .when
-                    .as_ref()
-                    .map(|w| format!(" when `{}`", w.text))
-                    .unwrap_or_default();
-                (
-                    format!(
-                        "`{cand}` requires `{}`{when}, but no package recipe defines `{}`",
-                        dep.spec.text,
-                        dep.name()
-                    ),
-                    Some(dep.spec.loc.clone()),
-                )
-            }
+            Reject::Missing { cand, dep } => (
+                format!(
+                    "{}, but no package recipe defines `{}`",
+                    super::requires(cand, dep),
+                    dep.name()
+                ),
+                Some(dep.spec.loc.clone()),
+            ),
             Reject::Late { cand, slot, wanted } => (
                 format!(
                     "`{cand}` needs `{wanted}`, but `{}` was already decided as `{}`",

@@ -136,16 +136,7 @@ impl<'a> Solver<'a> {
             if spec.is_empty() {
                 continue;
             }
-            pushes.push(Req {
-                spec: Cow::Owned(spec),
-                presence: false,
-                external_only: false,
-                origin: Origin::Policy {
-                    key: r.key,
-                    spec: r.spec,
-                    layer: r.layer,
-                },
-            });
+            pushes.push(r.req(Cow::Owned(spec)));
         }
         self.decided[slot] = Some(Decision::Provider { slot: provider });
         self.level_of[slot] = Some(level);

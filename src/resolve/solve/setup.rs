@@ -118,16 +118,7 @@ impl<'a> Solver<'a> {
                 .policy
                 .require
                 .iter()
-                .map(|r| Req {
-                    spec: Cow::Owned(r.effective.clone()),
-                    presence: false,
-                    external_only: false,
-                    origin: Origin::Policy {
-                        key: r.key,
-                        spec: r.spec,
-                        layer: r.layer,
-                    },
-                })
+                .map(|r| r.req(Cow::Owned(r.effective.clone())))
                 .collect();
             for r in reqs {
                 s.push_initial(t, r);
