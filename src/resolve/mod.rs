@@ -246,6 +246,7 @@ fn resolve_environment(
         plain,
         separate,
         shared,
+        built_for: None,
     });
     let solver = separate::solve(env.duplicates, |separate| {
         setup(roots.clone(), separate, Vec::new())

@@ -130,7 +130,9 @@ pub(super) fn resolve_builds<'a>(
                 })
                 .collect();
             let shared = shared.get_or_insert_with(|| shared_configurations(main));
-            let mut solver = Solver::new(setup(roots, shared.clone()));
+            let mut sub = setup(roots, shared.clone());
+            sub.built_for = Some(c.label());
+            let mut solver = Solver::new(sub);
             if solver.run().is_err() {
                 return Err(failed(main, s, tool, &solver));
             }
@@ -191,8 +193,9 @@ impl OwnBuild<'_> {
             Some(Decision::Node(c)) => c.label(),
             _ => main.slots[self.dependent].name.clone(),
         };
+        let name = &self.solver.slots[self.tool].name;
         format!(
-            "`{tool}` is built separately for `{dependent}`, which needs it only to build: its requirements on it clash with the environment's"
+            "`{tool}` is built separately for `{dependent}`, which needs it only to build: the requirements on `{name}` in the environment clash"
         )
     }
 }

@@ -110,7 +110,10 @@ impl<'a> Solver<'a> {
         let what = with_name(&r.spec, &self.slots[t].name);
         match &r.origin {
             Origin::Root(s) => (
-                format!("the stack asks for `{}`", s.text),
+                match &self.setup.built_for {
+                    Some(who) => format!("`{who}` requires `{}` to build", s.text),
+                    None => format!("the stack asks for `{}`", s.text),
+                },
                 Some(s.loc.clone()),
             ),
             Origin::Network {

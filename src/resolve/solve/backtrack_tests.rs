@@ -115,6 +115,31 @@ fn tool_recipes() -> Vec<(&'static str, String)> {
             "lvpin",
             recipe("lvpin", &["1.0"], "dependencies:\n  - \"lvp@1\"\n"),
         ),
+        // A separate build that cannot share the environment's `zl`.
+        (
+            "cyx",
+            recipe(
+                "cyx",
+                &["3.1", "3.0"],
+                "build_tool: true\ndependencies:\n  - {spec: zl, type: link}\n  - {spec: \"zl@1.2\", type: link, when: \"@3.0\"}\n",
+            ),
+        ),
+        (
+            "fx",
+            recipe(
+                "fx",
+                &["1.0"],
+                "dependencies:\n  - {spec: \"cyx@3.0\", type: build}\n",
+            ),
+        ),
+        (
+            "gx",
+            recipe(
+                "gx",
+                &["1.0"],
+                "dependencies:\n  - {spec: \"cyx@3.1:\", type: build}\n",
+            ),
+        ),
         // The same shapes with a package that is not a build tool.
         ("cn", recipe("cn", &["3.1", "3.0"], "")),
         (

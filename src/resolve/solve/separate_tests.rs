@@ -103,3 +103,24 @@ fn only_build_only_dependencies_on_build_tools_are_built_separately() {
     let text = f.resolve("cylink, \"cy@3.1\"").unwrap_err().to_string();
     assert!(text.contains("cy@3.0"), "{text}");
 }
+
+/// A separate build reuses every other package of the environment: when it
+/// cannot (`cyx@3.0` links `zl@1.2`, the environment has `zl@1.3`), its
+/// failure says which build it is.
+#[test]
+fn a_separate_build_that_cannot_share_the_environments_packages_says_so() {
+    let f = Fixture::new();
+    let text = f.resolve("fx, gx, \"zl@1.3\"").unwrap_err().to_string();
+    assert!(
+        text.contains("in the separate build of `cyx` for `fx@1.0`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("which this separate build of a build tool reuses"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`fx@1.0` requires `cyx@3.0` to build"),
+        "{text}"
+    );
+}

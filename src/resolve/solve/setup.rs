@@ -58,6 +58,9 @@ pub(crate) struct EnvSetup<'a> {
     /// of a build tool reuses its environment's packages): requirements
     /// that do not put a package into the search.
     pub shared: Vec<Spec>,
+    /// The dependent a separate build of a build tool is for (`ispc@1.30.0`):
+    /// its roots are that package's requirements, not the stack's.
+    pub built_for: Option<String>,
 }
 
 pub(super) fn flat_deps<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
