@@ -27,11 +27,11 @@ pub(crate) struct Concrete<'a> {
     /// are decided.
     pub deferred: Vec<&'a Conflict>,
     /// Build-only dependencies on build tools that get a build of their own
-    /// ([`EnvSetup::separate`]): not in `deps`, resolved after the
+    /// ([`super::EnvSetup::separate`]): not in `deps`, resolved after the
     /// environment (`resolve/separate.rs`).
     pub separate: Vec<&'a Dependency>,
     /// Variants that take their other value to avoid a conflict (only in
-    /// the second pass over a package's candidates, see [`Alt::Flipped`]).
+    /// the second pass over a package's candidates, see [`super::Alt::Flipped`]).
     pub flipped: Vec<Flip<'a>>,
 }
 

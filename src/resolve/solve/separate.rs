@@ -6,7 +6,7 @@
 //! the search notes the pair (dependent, tool) in
 //! [`Solver::tool_clashes`]; `resolve/separate.rs` then searches again with
 //! those pairs in [`super::EnvSetup::separate`]: their dependencies are left
-//! out of the search ([`Concrete::separate`]) and resolved afterwards as
+//! out of the search ([`super::Concrete::separate`]) and resolved afterwards as
 //! builds of their own, as Spack's `duplicates: strategy: minimal` does.
 
 use crate::recipes::{DepTypes, Dependency, PackageRecipe};

@@ -49,7 +49,7 @@ pub(crate) struct EnvSetup<'a> {
     /// Give up after this many alternatives.
     pub max_steps: usize,
     /// No forward checking, whole conflict sets
-    /// ([`super::ResolveOptions::plain_backjumping`]).
+    /// ([`super::super::ResolveOptions::plain_backjumping`]).
     pub plain: bool,
     /// (dependent, build tool) pairs whose build-only dependencies are left
     /// out of the search, to be resolved as builds of their own.
