@@ -77,7 +77,7 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
             Ok(inputs)
         }
         Err(d) => {
-            let mut d = explain_rejected(d, &base.join("repos"));
+            let mut d = explain_rejected(d, &base.join("repos"), &t.compiler_packages);
             d.extend(t.warnings);
             d.sort();
             Err(OpError::Inputs(d))
@@ -88,7 +88,7 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
 /// An unknown package whose Spack translation was set aside (its recipe
 /// did not load) gets a help line naming the reason file; a compiler of
 /// compilers.yaml without a recipe one saying where it could come from.
-fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
+fn explain_rejected(diags: Diagnostics, repos: &Path, compilers: &[String]) -> Diagnostics {
     let rejected: Vec<PathBuf> = fs_err::read_dir(repos)
         .map(|rd| rd.flatten().map(|e| e.path().join("rejected")).collect())
         .unwrap_or_default();
@@ -96,7 +96,8 @@ fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
     for mut d in diags {
         if d.code == Code::UnknownPackage {
             if let Some(name) = d.subject.as_deref() {
-                if let Some(help) = unknown_package_help(name, &d.message, &rejected) {
+                let compiler = compilers.iter().any(|c| c == name);
+                if let Some(help) = unknown_package_help(name, compiler, &rejected) {
                     d.help = Some(help);
                 }
             }
@@ -109,7 +110,7 @@ fn explain_rejected(diags: Diagnostics, repos: &Path) -> Diagnostics {
 /// Where package `name` could have come from: its set-aside translation's
 /// reason file, or (for a compiler of compilers.yaml) a repository with its
 /// recipe.
-fn unknown_package_help(name: &str, message: &str, rejected: &[PathBuf]) -> Option<String> {
+fn unknown_package_help(name: &str, compiler: bool, rejected: &[PathBuf]) -> Option<String> {
     let why = rejected
         .iter()
         .map(|r| r.join(format!("{name}.txt")))
@@ -120,7 +121,7 @@ fn unknown_package_help(name: &str, message: &str, rejected: &[PathBuf]) -> Opti
             why.display()
         ));
     }
-    message.contains("in stack compiler").then(|| {
+    compiler.then(|| {
         format!(
             "compilers.yaml's `{name}` is built from a package recipe `{name}`, and no repository has one: stack ships none; set STACK_SPACK_PACKAGES to a spack-packages checkout (its translation), or add packages/{}/package.py to the recipe's repo/",
             crate::import::dir_name(name)

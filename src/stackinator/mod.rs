@@ -60,6 +60,10 @@ pub struct Translation {
     /// runs the recipe's own `post-install`.
     pub post_install: String,
     pub warnings: Diagnostics,
+    /// The packages of `compilers.yaml` the stack builds (`gcc`, `nvhpc`,
+    /// `llvm`, …): an unknown one gets a help saying where its recipe can
+    /// come from.
+    pub compiler_packages: Vec<String>,
 }
 
 /// Read and translate; every problem of every file at once.
@@ -126,6 +130,10 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
         cluster_name: c.name,
         post_install,
         warnings: diags,
+        compiler_packages: built_compilers
+            .iter()
+            .filter_map(|c| crate::spec::Spec::parse(c).ok()?.name)
+            .collect(),
     })
 }
 
