@@ -164,10 +164,8 @@ fn shared_configurations(main: &Solver<'_>) -> Vec<Spec> {
 fn failed(main: &Solver<'_>, dependent: usize, tool: &str, solver: &Solver<'_>) -> ResolveError {
     let mut e = super::unsatisfiable(main.setup.name, solver);
     if let ResolveError::Unsatisfiable(x) = &mut e {
-        let label = match &main.decided[dependent] {
-            Some(Decision::Node(c)) => c.label(),
-            _ => main.slots[dependent].name.clone(),
-        };
+        // a dependent is never an external (externals have no dependencies)
+        let label = main.describe(dependent);
         x.lines.insert(
             0,
             ExplainLine {
@@ -189,10 +187,7 @@ impl OwnBuild<'_> {
             Some(Decision::Node(c)) => c.label(),
             _ => self.solver.slots[self.tool].name.clone(),
         };
-        let dependent = match &main.decided[self.dependent] {
-            Some(Decision::Node(c)) => c.label(),
-            _ => main.slots[self.dependent].name.clone(),
-        };
+        let dependent = main.describe(self.dependent);
         let name = &self.solver.slots[self.tool].name;
         format!(
             "`{tool}` is built separately for `{dependent}`, which needs it only to build: the requirements on `{name}` in the environment clash"
