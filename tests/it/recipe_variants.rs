@@ -1,7 +1,7 @@
 //! Spack variants of the shipped recipes that alps-uenv recipes ask for
 //! (issue 15, item 4): `ncurses +termlib`, `zstd build_system=cmake`,
-//! `libxml2 +python`, `python +shared`/`~libxml2`, `perl +open`, `openmpi
-//! +rocm`. Each is resolved with the shipped recipes for
+//! `libxml2 +python`, `python +shared`/`~libxml2`, `perl +open`, and
+//! `+rocm` of openmpi, libfabric and kokkos. Each is resolved with the shipped recipes for
 //! `cluster-configs/alps-zen2` and its build job rendered: the arguments and
 //! steps a variant turns on are checked, and the rendered jobs are
 //! snapshot-tested.
@@ -89,15 +89,11 @@ fn spack_defaults_and_the_variants_alps_recipes_ask_for_render() {
     snapshot("recipe_variants_alps_zen2", &text);
 }
 
-/// `kokkos +rocm` and `libfabric +rocm` build against a ROCm that another
-/// repository provides (their dependencies are `elsewhere`): here tiny
-/// recipes of hip, hsa-rocr-dev, llvm-amdgpu and rocthrust in the stack's
-/// `repos:`, as spack-packages' translations provide them for stackinator
-/// inputs (q-e-sirius mi200).
-#[test]
-fn kokkos_and_libfabric_build_with_rocm_from_another_repository() {
-    let dir = tempfile::tempdir().unwrap();
-    let rocm = dir.path().join("rocm");
+/// Tiny recipes of hip, hsa-rocr-dev, llvm-amdgpu and rocthrust in
+/// `<dir>/rocm`, as spack-packages' translations provide them for
+/// stackinator inputs (q-e-sirius mi200); the repository's path.
+fn rocm_repo(dir: &Path) -> PathBuf {
+    let rocm = dir.join("rocm");
     std::fs::create_dir(&rocm).unwrap();
     let zero = "0".repeat(64);
     for (name, extra) in [
@@ -114,29 +110,48 @@ fn kokkos_and_libfabric_build_with_rocm_from_another_repository() {
         )
         .unwrap();
     }
+    rocm
+}
+
+/// The plan of one environment `a` with `specs` (a YAML flow list's items)
+/// and the ROCm recipes of [`rocm_repo`], for `alps-zen2`.
+fn rocm_plan(specs: &str) -> Plan {
+    let dir = tempfile::tempdir().unwrap();
+    let rocm = rocm_repo(dir.path());
     let file = dir.path().join("stack.yaml");
     std::fs::write(
         &file,
         format!(
-            "name: t\nrepos: [{}]\nenvironments:\n  a:\n    network: {{}}\n    specs: [\"kokkos@4.7.04 +rocm amdgpu_target=gfx90a\", \"libfabric@2.3.1 +rocm amdgpu_target=gfx90a fabrics=tcp\"]\n",
+            "name: t\nrepos: [{}]\nenvironments:\n  a:\n    network: {{}}\n    specs: [{specs}]\n",
             rocm.display()
         ),
     )
     .unwrap();
-    let p = crate::resolve_support::plan_with_builtin(
+    crate::resolve_support::plan_with_builtin(
         file,
         Path::new(ROOT).join("cluster-configs/alps-zen2"),
+    )
+}
+
+/// The prefix of the plan's `hip`.
+fn hip(p: &Plan) -> String {
+    p.nodes_sorted()
+        .into_iter()
+        .map(|i| p.node(i))
+        .find(|n| n.name == "hip")
+        .unwrap()
+        .prefix
+        .display()
+        .to_string()
+}
+
+/// `kokkos +rocm` and `libfabric +rocm` build against a ROCm that another
+/// repository provides (their dependencies are `elsewhere`).
+#[test]
+fn kokkos_and_libfabric_build_with_rocm_from_another_repository() {
+    let p = rocm_plan(
+        "\"kokkos@4.7.04 +rocm amdgpu_target=gfx90a\", \"libfabric@2.3.1 +rocm amdgpu_target=gfx90a fabrics=tcp\"",
     );
-    let hip = |p: &Plan| {
-        p.nodes_sorted()
-            .into_iter()
-            .map(|i| p.node(i))
-            .find(|n| n.name == "hip")
-            .unwrap()
-            .prefix
-            .display()
-            .to_string()
-    };
     let kokkos = job(&p, "kokkos +rocm");
     assert!(kokkos.contains("-DKokkos_ENABLE_HIP:BOOL=ON"), "{kokkos}");
     assert!(kokkos.contains("-DKokkos_ARCH_VEGA90A:BOOL=ON"), "{kokkos}");
@@ -160,15 +175,28 @@ fn kokkos_and_libfabric_build_with_rocm_from_another_repository() {
 }
 
 /// `openmpi +rocm` (Spack's ROCmPackage variant, which Alps cluster
-/// configurations prefer) exists; stack has no Open MPI ROCm build, so
-/// building it conflicts with a message saying so.
+/// configurations prefer) builds GPU-aware against the hip another
+/// repository provides, over a libfabric `+rocm`.
 #[test]
-fn rocm_variants_exist_and_conflict_when_built() {
+fn openmpi_builds_with_rocm_from_another_repository() {
+    let p = rocm_plan(
+        "\"openmpi@5.0.10 +rocm amdgpu_target=gfx90a ^libfabric@2.3.1 +rocm amdgpu_target=gfx90a\"",
+    );
+    let ompi = job(&p, "openmpi +rocm");
+    assert!(ompi.contains(&format!("--with-rocm={}", hip(&p))), "{ompi}");
+    assert!(!ompi.contains("--without-rocm"), "{ompi}");
+    let plain = job(&plan("  e:\n    specs: [openmpi]\n").1, "openmpi");
+    assert!(plain.contains("--without-rocm"), "{plain}");
+}
+
+/// The resolve error of `specs` with the shipped recipes only, for
+/// `alps-gh200`.
+fn resolve_error(specs: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("stack.yaml");
     std::fs::write(
         &file,
-        "name: t\nenvironments:\n  e:\n    specs: [\"openmpi +rocm amdgpu_target=gfx90a\"]\n",
+        format!("name: t\nenvironments:\n  e:\n    specs: [{specs}]\n"),
     )
     .unwrap();
     let opts = stack::stacks::InputOptions {
@@ -177,11 +205,30 @@ fn rocm_variants_exist_and_conflict_when_built() {
         ..Default::default()
     };
     let inputs = stack::stacks::load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
-    let err = crate::resolve_support::resolve_inputs(&inputs, &Default::default())
+    crate::resolve_support::resolve_inputs(&inputs, &Default::default())
         .map(|_| String::new())
-        .unwrap_or_else(|e| e.to_string());
+        .unwrap_or_else(|e| e.to_string())
+}
+
+/// Without a repository that has hip, `openmpi +rocm` says which package is
+/// missing; Open MPI releases without the ROCm source fix, and `+rocm`
+/// without a GPU architecture, conflict.
+#[test]
+fn openmpi_rocm_without_rocm_recipes_or_on_old_releases_says_why() {
+    let err = resolve_error("\"openmpi +rocm amdgpu_target=gfx90a\"");
     assert!(
-        err.contains("`openmpi` conflicts with `+rocm`: stack ships no hip/ROCm recipe"),
+        err.contains("no package recipe defines `llvm-amdgpu`")
+            && err.contains("expects `llvm-amdgpu` from another repository"),
+        "{err}"
+    );
+    let err = resolve_error("\"openmpi@5.0.8 +rocm amdgpu_target=gfx90a\"");
+    assert!(
+        err.contains("conflicts with `@:5.0.8 +rocm`: Open MPI 5.0.8 and older need a source fix"),
+        "{err}"
+    );
+    let err = resolve_error("\"openmpi@5.0.10 +rocm\"");
+    assert!(
+        err.contains("conflicts with `amdgpu_target=none +rocm`"),
         "{err}"
     );
 }
