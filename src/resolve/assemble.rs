@@ -102,35 +102,8 @@ pub(crate) fn add_environment(
     pins: &GitPins,
     compiler_node: Option<NodeIndex>,
 ) -> Result<(), ResolveError> {
-    // Separate builds of build tools first: the nodes they share with the
-    // environment are the environment's (equal hashes).
-    let mut extra: HashMap<usize, Vec<(NodeIndex, DepTypes)>> = HashMap::new();
-    let mut separate_nodes = Vec::new();
-    for own in &builds.own {
-        let node_of = add_nodes(
-            plan,
-            by_hash,
-            env,
-            &own.solver,
-            dependency_slots(&own.solver),
-            &HashMap::new(),
-            pins,
-        )?;
-        extra
-            .entry(own.dependent)
-            .or_default()
-            .push((node_of[&own.tool], own.types));
-        separate_nodes.extend(node_of.into_values());
-    }
-    let mut deps = dependency_slots(solver);
-    for &(s, t, types) in &builds.same {
-        let ds = deps.get_mut(&s).expect("a decided package");
-        match ds.iter_mut().find(|(x, _)| *x == t) {
-            Some((_, ty)) => union(ty, types),
-            None => ds.push((t, types)),
-        }
-    }
-    let node_of = add_nodes(plan, by_hash, env, solver, deps, &extra, pins)?;
+    let mut added = Vec::new();
+    let node_of = add_search(plan, by_hash, env, (solver, builds), pins, &mut added)?;
     let mut roots = Vec::new();
     for r in &solver.setup.roots {
         let slot = solver.resolved(solver.index[r.spec.name().unwrap_or_default()]);
@@ -142,10 +115,8 @@ pub(crate) fn add_environment(
             node,
         });
     }
-    let mut nodes: Vec<NodeIndex> = node_of
-        .values()
-        .copied()
-        .chain(separate_nodes)
+    let mut nodes: Vec<NodeIndex> = added
+        .into_iter()
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -167,10 +138,56 @@ pub(crate) fn add_environment(
         choices: solver
             .choices()
             .into_iter()
-            .chain(builds.own.iter().map(|own| own.choice(solver)))
+            .chain(builds.choices(solver))
             .collect(),
     });
     Ok(())
+}
+
+/// Add the nodes of `solver`'s search and of its separate builds
+/// (`builds`, first: the nodes they share with the search are its own, by
+/// equal hashes), pushing every node added to `added`; each slot's node.
+fn add_search(
+    plan: &mut Plan,
+    by_hash: &mut HashMap<String, NodeIndex>,
+    env: &Environment,
+    (solver, builds): (&Solver<'_>, &SeparateBuilds<'_>),
+    pins: &GitPins,
+    added: &mut Vec<NodeIndex>,
+) -> Result<HashMap<usize, NodeIndex>, ResolveError> {
+    let mut extra: HashMap<usize, SeparateDeps> = HashMap::new();
+    for own in &builds.own {
+        let node_of = add_search(plan, by_hash, env, (&own.solver, &own.builds), pins, added)?;
+        extra
+            .entry(own.dependent)
+            .or_default()
+            .nodes
+            .push((node_of[&own.tool], own.types));
+    }
+    for s in builds.dependents() {
+        extra.entry(s).or_default().specs = builds.dependency_specs(solver, s);
+    }
+    let mut deps = dependency_slots(solver);
+    for &(s, t, types) in &builds.same {
+        let ds = deps.get_mut(&s).expect("a decided package");
+        match ds.iter_mut().find(|(x, _)| *x == t) {
+            Some((_, ty)) => union(ty, types),
+            None => ds.push((t, types)),
+        }
+    }
+    let node_of = add_nodes(plan, by_hash, env, solver, deps, &extra, pins)?;
+    added.extend(node_of.values().copied());
+    Ok(node_of)
+}
+
+/// What a dependent builds with outside its solver's slots: the separate
+/// builds of its build tools (`resolve/separate.rs`).
+#[derive(Default)]
+struct SeparateDeps {
+    /// Their nodes, already in the plan.
+    nodes: Vec<(NodeIndex, DepTypes)>,
+    /// Their specs with their dependencies, for `when: "^tool"`.
+    specs: Vec<crate::spec::Spec>,
 }
 
 /// Add the package slots `solver` decided (with their dependency slots
@@ -182,18 +199,20 @@ fn add_nodes(
     env: &Environment,
     solver: &Solver<'_>,
     deps: SlotDeps,
-    extra: &HashMap<usize, Vec<(NodeIndex, DepTypes)>>,
+    extra: &HashMap<usize, SeparateDeps>,
     pins: &GitPins,
 ) -> Result<HashMap<usize, NodeIndex>, ResolveError> {
     let order = dependencies_first(env, solver, &deps)?;
     let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
+    let none = SeparateDeps::default();
     for s in order {
+        let separate = extra.get(&s).unwrap_or(&none);
         let dep_nodes: Vec<(NodeIndex, DepTypes)> = deps[&s]
             .iter()
             .map(|(t, ty)| (node_of[t], *ty))
-            .chain(extra.get(&s).into_iter().flatten().copied())
+            .chain(separate.nodes.iter().copied())
             .collect();
-        let idx = add_node(plan, by_hash, solver, s, &dep_nodes, pins);
+        let idx = add_node(plan, by_hash, solver, s, &dep_nodes, pins, &separate.specs);
         node_of.insert(s, idx);
     }
     Ok(node_of)
@@ -313,12 +332,13 @@ fn add_node(
     s: usize,
     dep_nodes: &[(NodeIndex, DepTypes)],
     pins: &GitPins,
+    separate: &[crate::spec::Spec],
 ) -> NodeIndex {
     let Some(Decision::Node(c)) = &solver.decided[s] else {
         unreachable!("only package slots are ordered");
     };
     let source = node_source(c, pins);
-    let spec = node_spec(solver, s, c);
+    let spec = node_spec(solver, s, c, separate);
     let patches = node_patches(c, &spec);
     let version_text = c
         .entry
@@ -392,21 +412,20 @@ fn add_node(
 }
 
 /// The node's spec: with its dependencies' specs when a `when:` the build
-/// evaluates names dependencies (see [`uses_dep_conditions`]).
-fn node_spec(solver: &Solver<'_>, s: usize, c: &Concrete<'_>) -> crate::spec::Spec {
+/// evaluates names dependencies (see [`uses_dep_conditions`]), the
+/// separate builds of its build tools (`separate`) first, as
+/// [`SeparateBuilds::dependent_spec`] orders them.
+fn node_spec(
+    solver: &Solver<'_>,
+    s: usize,
+    c: &Concrete<'_>,
+    separate: &[crate::spec::Spec],
+) -> crate::spec::Spec {
     if c.external.is_some() || !uses_dep_conditions(c.recipe) {
         return c.spec.clone();
     }
-    let mut full = c.spec.clone();
-    full.deps = solver
-        .closure(s)
-        .into_iter()
-        .filter_map(|t| match &solver.decided[t] {
-            Some(Decision::Node(d)) => Some(d.spec.clone()),
-            _ => None,
-        })
-        .collect();
-    full.deps.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut full = solver.closure_spec(s, &solver.closure(s));
+    full.deps.splice(0..0, separate.iter().cloned());
     full
 }
 

@@ -257,16 +257,15 @@ fn resolve_environment(
         steps = solver.steps,
         "resolved"
     );
-    let builds = separate::resolve_builds(&solver, |roots, shared| {
-        setup(roots, Default::default(), shared)
-    })?;
+    let builds = separate::resolve_builds(&solver, env.duplicates, &setup)?;
+    separate::check_conflicts(&solver, &builds)?;
     assemble::add_environment(plan, by_hash, env, (&solver, &builds), pins, chosen.node)
 }
 
 /// `f` as a closure whose roots live as long as the setup it makes.
 fn one_lifetime<'x, F>(f: F) -> F
 where
-    F: Fn(Vec<solve::RootInput<'x>>, BTreeSet<(String, String)>, Vec<Spec>) -> solve::EnvSetup<'x>,
+    F: Fn(Vec<solve::RootInput<'x>>, BTreeSet<(usize, usize)>, Vec<Spec>) -> solve::EnvSetup<'x>,
 {
     f
 }

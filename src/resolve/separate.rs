@@ -15,8 +15,12 @@
 //!    own node of the tool when that meets it, and otherwise is resolved
 //!    as a search of its own, rooted at the dependency's specs, in which
 //!    every other package the environment has takes the environment's
-//!    configuration (only build tools are ever built twice).
-//! 3. `assemble` adds those nodes and the dependents' edges to them.
+//!    configuration (only build tools are ever built twice). That search
+//!    is step 1 again: its own clashing build tools are separated in turn.
+//! 3. [`check_conflicts`]: a dependent's conflicts naming its separate
+//!    tools (`^llvm@…`) are checked against them.
+//! 4. `assemble` adds those nodes and the dependents' edges to them; a
+//!    dependent's `when: "^tool"` sees them ([`SeparateBuilds::dependency_specs`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,7 +42,7 @@ const MAX_ROUNDS: usize = 4;
 /// the last failed search when no round resolves.
 pub(super) fn solve<'a>(
     duplicates: Duplicates,
-    setup: impl Fn(BTreeSet<(String, String)>) -> EnvSetup<'a>,
+    setup: impl Fn(BTreeSet<(usize, usize)>) -> EnvSetup<'a>,
 ) -> Result<Solver<'a>, Box<Solver<'a>>> {
     let max_rounds = match duplicates {
         Duplicates::Minimal => MAX_ROUNDS,
@@ -46,8 +50,11 @@ pub(super) fn solve<'a>(
     };
     let mut separate = BTreeSet::new();
     let mut round = 0;
+    let mut solver = Solver::new(setup(BTreeSet::new()));
     loop {
-        let mut solver = Solver::new(setup(separate.clone()));
+        if round > 0 {
+            solver = solver.again(setup(separate.clone()));
+        }
         tracing::debug!(
             environment = solver.setup.name,
             slots = solver.slots.len(),
@@ -57,12 +64,15 @@ pub(super) fn solve<'a>(
         if solver.run().is_ok() {
             return Ok(solver);
         }
-        let new: Vec<(String, String)> =
-            solver.tool_clashes.difference(&separate).cloned().collect();
+        let new: Vec<(usize, usize)> = solver.tool_clashes.difference(&separate).copied().collect();
         if new.is_empty() || round == max_rounds {
             return Err(Box::new(solver));
         }
-        tracing::debug!(pairs = ?new, "separating build-only dependencies on build tools");
+        let names: Vec<(&str, &str)> = new
+            .iter()
+            .map(|&(d, t)| (solver.slots[d].name.as_str(), solver.slots[t].name.as_str()))
+            .collect();
+        tracing::debug!(pairs = ?names, "separating build-only dependencies on build tools");
         separate.extend(new);
         round += 1;
     }
@@ -86,14 +96,35 @@ pub(crate) struct OwnBuild<'a> {
     /// The tool's slot in that search.
     pub tool: usize,
     pub types: DepTypes,
+    /// The build tools that search separated in turn.
+    pub builds: SeparateBuilds<'a>,
 }
 
+/// How deep separate builds nest (a build tool's own build tools, …).
+const MAX_DEPTH: usize = 4;
+
+/// Makes the search of a separate build: its roots, the (dependent, tool)
+/// slot pairs it separates, the configurations it shares.
+pub(super) type SetupFn<'f, 'a> =
+    dyn Fn(Vec<RootInput<'a>>, BTreeSet<(usize, usize)>, Vec<Spec>) -> EnvSetup<'a> + 'f;
+
 /// Resolve the build-only dependencies the environment's search left out
-/// ([`super::solve::Concrete::separate`]); `setup` makes the search of one
-/// from its roots and the configurations it must share.
+/// ([`super::solve::Concrete::separate`]); `setup` makes the search of one.
+/// A separate search separates its own clashing build tools in turn, down
+/// to [`MAX_DEPTH`].
 pub(super) fn resolve_builds<'a>(
     main: &Solver<'a>,
-    setup: impl Fn(Vec<RootInput<'a>>, Vec<Spec>) -> EnvSetup<'a>,
+    duplicates: Duplicates,
+    setup: &SetupFn<'_, 'a>,
+) -> Result<SeparateBuilds<'a>, ResolveError> {
+    resolve_nested(main, duplicates, setup, 0)
+}
+
+fn resolve_nested<'a>(
+    main: &Solver<'a>,
+    duplicates: Duplicates,
+    setup: &SetupFn<'_, 'a>,
+    depth: usize,
 ) -> Result<SeparateBuilds<'a>, ResolveError> {
     let mut builds = SeparateBuilds::default();
     let mut shared: Option<Vec<Spec>> = None;
@@ -121,7 +152,7 @@ pub(super) fn resolve_builds<'a>(
                     continue;
                 }
             }
-            let roots = deps
+            let roots: Vec<RootInput<'a>> = deps
                 .iter()
                 .map(|d| RootInput {
                     spec: &d.spec,
@@ -130,18 +161,24 @@ pub(super) fn resolve_builds<'a>(
                 })
                 .collect();
             let shared = shared.get_or_insert_with(|| shared_configurations(main));
-            let mut sub = setup(roots, shared.clone());
-            sub.built_for = Some(c.label());
-            let mut solver = Solver::new(sub);
-            if solver.run().is_err() {
-                return Err(failed(main, s, tool, &solver));
-            }
+            let nested = match depth < MAX_DEPTH {
+                true => duplicates,
+                false => Duplicates::None,
+            };
+            let solver = solve(nested, |separate| {
+                let mut sub = setup(roots.clone(), separate, shared.clone());
+                sub.built_for = Some(c.label());
+                sub
+            })
+            .map_err(|solver| failed(main, s, tool, &solver))?;
+            let own_builds = resolve_nested(&solver, duplicates, setup, depth + 1)?;
             let tool = solver.resolved(solver.index[tool]);
             builds.own.push(OwnBuild {
                 dependent: s,
                 solver,
                 tool,
                 types,
+                builds: own_builds,
             });
         }
     }
@@ -178,6 +215,115 @@ fn failed(main: &Solver<'_>, dependent: usize, tool: &str, solver: &Solver<'_>) 
         );
     }
     e
+}
+
+impl SeparateBuilds<'_> {
+    /// The dependents with build tools of their own, or sharing the
+    /// environment's node the search left out.
+    pub(super) fn dependents(&self) -> BTreeSet<usize> {
+        let same = self.same.iter().map(|&(s, _, _)| s);
+        same.chain(self.own.iter().map(|o| o.dependent)).collect()
+    }
+
+    /// The build tools dependent `s` was given here: (the search that
+    /// decided each, its slot there).
+    fn tools<'s>(
+        &'s self,
+        main: &'s Solver<'_>,
+        s: usize,
+    ) -> impl Iterator<Item = (&'s Solver<'s>, usize)> + 's {
+        let same = self
+            .same
+            .iter()
+            .filter(move |&&(d, _, _)| d == s)
+            .map(move |&(_, t, _)| (main, t));
+        let own = self
+            .own
+            .iter()
+            .filter(move |o| o.dependent == s)
+            .map(|o| (&o.solver, o.tool));
+        same.chain(own)
+    }
+
+    /// The specs of the build tools dependent `s` was given here, each with
+    /// its own dependencies (as a `^tool` condition sees them).
+    pub(super) fn dependency_specs(&self, main: &Solver<'_>, s: usize) -> Vec<Spec> {
+        self.tools(main, s)
+            .map(|(solver, t)| solver.closure_spec(t, &solver.closure(t)))
+            .collect()
+    }
+
+    /// Dependent `s`'s spec with its whole dependency closure: its build
+    /// tools from here first (a `^tool` condition sees them before a node
+    /// of the same name reached through a linked dependency), then the
+    /// environment's.
+    fn dependent_spec(&self, main: &Solver<'_>, s: usize) -> Spec {
+        let mut full = main.closure_spec(s, &main.closure(s));
+        let mut deps = self.dependency_specs(main, s);
+        deps.append(&mut full.deps);
+        full.deps = deps;
+        full
+    }
+}
+
+/// A dependent's conflicts that name dependencies (`^cy@3.1`), checked
+/// with the build tools it was given here: the environment's search could
+/// not see them.
+pub(super) fn check_conflicts(
+    main: &Solver<'_>,
+    builds: &SeparateBuilds<'_>,
+) -> Result<(), ResolveError> {
+    for own in &builds.own {
+        check_conflicts(&own.solver, &own.builds)?;
+    }
+    for s in builds.dependents() {
+        let Some(Decision::Node(c)) = &main.decided[s] else {
+            continue;
+        };
+        if c.deferred.is_empty() {
+            continue;
+        }
+        let spec = builds.dependent_spec(main, s);
+        let Some(conflict) = c.deferred.iter().find(|k| spec.satisfies(&k.when.spec)) else {
+            continue;
+        };
+        let mut e = main.explain_deferred(s, conflict, &[]);
+        let tools: Vec<String> = builds
+            .tools(main, s)
+            .map(|(solver, t)| format!("`{}`", solver.describe(t)))
+            .collect();
+        e.lines.insert(
+            0,
+            ExplainLine {
+                indent: 0,
+                text: format!(
+                    "with {}, which `{}` needs only to build and which is built for it because the environment's requirements on it clash",
+                    tools.join(", "),
+                    main.describe(s)
+                ),
+                loc: None,
+            },
+        );
+        e.hint = Some(format!(
+            "a separate build takes the newest version that meets `{}`'s requirements on the tool: narrow them in its `dependencies:`, or drop the conflict if it no longer holds",
+            main.slots[s].name
+        ));
+        return Err(ResolveError::Unsatisfiable(Box::new(e)));
+    }
+    Ok(())
+}
+
+impl SeparateBuilds<'_> {
+    /// The `stack resolve --explain` lines of these builds (dependents
+    /// decided by `main`) and of those nested in them.
+    pub fn choices(&self, main: &Solver<'_>) -> Vec<String> {
+        let mut out = Vec::new();
+        for own in &self.own {
+            out.push(own.choice(main));
+            out.extend(own.builds.choices(&own.solver));
+        }
+        out
+    }
 }
 
 impl OwnBuild<'_> {

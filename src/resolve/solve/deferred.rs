@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use super::super::error::Explanation;
 use super::{Decision, Solver};
+use crate::spec::Spec;
 
 impl Solver<'_> {
     /// The package slots in the dependency closure of package slot `s`
@@ -27,6 +28,25 @@ impl Solver<'_> {
         seen.into_iter().collect()
     }
 
+    /// Package slot `s`'s spec with the specs of `closure` (its
+    /// [`Solver::closure`]) as dependencies, sorted by name: what a `when:`
+    /// naming dependencies (`^openmpi`) is tested against.
+    pub fn closure_spec(&self, s: usize, closure: &[usize]) -> Spec {
+        let Some(Decision::Node(c)) = &self.decided[s] else {
+            unreachable!("a decided package slot");
+        };
+        let mut full = c.spec.clone();
+        full.deps = closure
+            .iter()
+            .filter_map(|t| match &self.decided[*t] {
+                Some(Decision::Node(d)) => Some(d.spec.clone()),
+                _ => None,
+            })
+            .collect();
+        full.deps.sort_by(|a, b| a.name.cmp(&b.name));
+        full
+    }
+
     /// The first deferred conflict that holds, with its explanation and
     /// conflict set (the package's decision, and the decisions that brought
     /// in the dependencies it names).
@@ -39,15 +59,7 @@ impl Solver<'_> {
                 continue;
             }
             let closure = self.closure(s);
-            let mut full = c.spec.clone();
-            full.deps = closure
-                .iter()
-                .filter_map(|t| match &self.decided[*t] {
-                    Some(Decision::Node(d)) => Some(d.spec.clone()),
-                    _ => None,
-                })
-                .collect();
-            full.deps.sort_by(|a, b| a.name.cmp(&b.name));
+            let full = self.closure_spec(s, &closure);
             for conflict in &c.deferred {
                 if !full.satisfies(&conflict.when.spec) {
                     continue;

@@ -9,7 +9,7 @@ use super::{Alt, Solver};
 
 /// What a clash teaches ([`Solver::lessons`]).
 struct Lessons<'a> {
-    tools: Vec<(String, String)>,
+    tools: Vec<(usize, usize)>,
     avoid: Vec<(usize, &'a Dependency)>,
 }
 

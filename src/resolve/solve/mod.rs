@@ -61,6 +61,8 @@ mod node_flags;
 mod providers;
 #[cfg(test)]
 mod search_equivalence_tests;
+#[cfg(test)]
+mod search_fixture;
 mod separate;
 #[cfg(test)]
 mod separate_tests;
@@ -168,9 +170,10 @@ pub(crate) struct Solver<'a> {
     pub final_failure: Option<Explanation>,
     pub tried: Vec<String>,
     pub steps: usize,
-    /// (dependent, build tool) pairs whose build-only requirement took part
-    /// in a clash on the tool: separating them may get past the clash.
-    pub tool_clashes: BTreeSet<(String, String)>,
+    /// (dependent, build tool) slot pairs whose build-only requirement
+    /// took part in a clash on the tool: separating them may get past the
+    /// clash (slots are kept by [`Solver::again`]).
+    pub tool_clashes: BTreeSet<(usize, usize)>,
 }
 
 impl<'a> Solver<'a> {

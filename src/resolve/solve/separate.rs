@@ -38,16 +38,13 @@ impl<'a> Solver<'a> {
         if self.setup.separate.is_empty() {
             return Vec::new();
         }
+        let s = self.index[&recipe.name];
         let mut out = Vec::new();
         deps.retain(|&(t, types)| {
-            let tool = &self.slots[t].name;
-            let separate = build_only(types)
-                && self.is_build_tool(t)
-                && self
-                    .setup
-                    .separate
-                    .contains(&(recipe.name.clone(), tool.clone()));
+            let separate =
+                build_only(types) && self.is_build_tool(t) && self.setup.separate.contains(&(s, t));
             if separate {
+                let tool = &self.slots[t].name;
                 out.extend(recipe.dependencies.iter().filter(|d| {
                     d.name() == tool && d.when.as_ref().is_none_or(|w| spec.satisfies(&w.spec))
                 }));
@@ -60,15 +57,13 @@ impl<'a> Solver<'a> {
     /// For a clash on slot `t` between `reqs`, the (dependent, tool) pairs
     /// whose build-only requirement on a build tool took part (for
     /// [`Solver::tool_clashes`]).
-    pub(super) fn tool_clash(&self, t: usize, reqs: &[&Req<'a>]) -> Vec<(String, String)> {
+    pub(super) fn tool_clash(&self, t: usize, reqs: &[&Req<'a>]) -> Vec<(usize, usize)> {
         if !self.is_build_tool(t) {
             return Vec::new();
         }
         reqs.iter()
             .filter_map(|r| match r.origin {
-                Origin::Dependency { parent, dep } if build_only(dep.types) => {
-                    Some((self.slots[parent].name.clone(), self.slots[t].name.clone()))
-                }
+                Origin::Dependency { parent, dep } if build_only(dep.types) => Some((parent, t)),
                 _ => None,
             })
             .collect()

@@ -1,10 +1,10 @@
 //! Build tools built twice (`resolve/separate.rs`): the shapes of
 //! pytorch's py-cython and paraview's llvm in the alps-uenv recipes
-//! (issue #15), with the recipes of `backtrack_tests`.
+//! (issue #15), with the recipes of `search_fixture`.
 
 use petgraph::visit::EdgeRef;
 
-use super::backtrack_tests::{Fixture, ok};
+use super::search_fixture::{Fixture, ok};
 use crate::resolve::Plan;
 use crate::resolve::render::render_choices;
 
@@ -122,5 +122,71 @@ fn a_separate_build_that_cannot_share_the_environments_packages_says_so() {
     assert!(
         text.contains("`fx@1.0` requires `cyx@3.0` to build"),
         "{text}"
+    );
+}
+
+/// A dependent's conflict naming its separately built tool (`^cy@3.1`) is
+/// checked against that build: the environment's search never saw it.
+#[test]
+fn a_conflict_naming_a_separately_built_tool_sees_that_build() {
+    let f = Fixture::new();
+    let text = f.resolve("fastr, grpcc").unwrap_err().to_string();
+    assert!(
+        text.contains("`grpcc@1.75` conflicts with `^cy@3.1`: cy 3.1 miscompiles it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("which `grpcc@1.75` needs only to build and which is built for it"),
+        "{text}"
+    );
+}
+
+/// A build-time `when: "^cy@3.1"` of a dependent sees its separate build.
+#[test]
+fn a_build_condition_naming_a_separately_built_tool_sees_that_build() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("fastr, grpce"));
+    assert_eq!(dependency(&plan, "grpce", "cy"), ["cy@3.1"]);
+    let node = plan
+        .graph
+        .node_weights()
+        .find(|n| n.name == "grpce")
+        .expect("grpce");
+    let when = crate::spec::Spec::parse("^cy@3.1").unwrap();
+    assert!(node.spec.satisfies(&when), "{}", node.spec);
+    // The environment's own libraries are there as well.
+    let when = crate::spec::Spec::parse("^zl@1.3").unwrap();
+    assert!(node.spec.satisfies(&when), "{}", node.spec);
+}
+
+/// A separate build separates its own clashing build tools in turn: `nt`
+/// is built for `nd1` and for `nd2`, and inside each, `nu@1` for `nt` and
+/// `nu@2` for the `nl` it links.
+#[test]
+fn a_separate_build_separates_its_own_build_tools() {
+    let f = Fixture::new();
+    let plan = ok(f.resolve("nd1, nd2"));
+    assert_eq!(versions(&plan, "nt"), ["nt@1.0", "nt@2.0"]);
+    assert_eq!(dependency(&plan, "nd1", "nt"), ["nt@1.0"]);
+    assert_eq!(dependency(&plan, "nd2", "nt"), ["nt@2.0"]);
+    assert_eq!(versions(&plan, "nu"), ["nu@1.0", "nu@2.0"]);
+    assert_eq!(dependency(&plan, "nl", "nu"), ["nu@2.0"]);
+    for n in plan.graph.node_indices() {
+        if plan.graph[n].name == "nt" {
+            let nu: Vec<String> = plan
+                .graph
+                .edges(n)
+                .map(|e| plan.graph[e.target()].label())
+                .filter(|l| l.starts_with("nu@"))
+                .collect();
+            assert_eq!(nu, ["nu@1.0"]);
+        }
+    }
+    // Every node is in the environment, and `--explain` names each build.
+    assert_eq!(plan.environments[0].nodes.len(), plan.graph.node_count());
+    let choices = render_choices(&plan);
+    assert!(
+        choices.contains("`nu@1.0` is built separately for `nt@1.0`"),
+        "{choices}"
     );
 }

@@ -51,9 +51,10 @@ pub(crate) struct EnvSetup<'a> {
     /// No forward checking, whole conflict sets
     /// ([`super::super::ResolveOptions::plain_backjumping`]).
     pub plain: bool,
-    /// (dependent, build tool) pairs whose build-only dependencies are left
-    /// out of the search, to be resolved as builds of their own.
-    pub separate: BTreeSet<(String, String)>,
+    /// (dependent, build tool) slot pairs whose build-only dependencies are
+    /// left out of the search, to be resolved as builds of their own (from
+    /// [`Solver::tool_clashes`] of an earlier search over the same slots).
+    pub separate: BTreeSet<(usize, usize)>,
     /// The configurations every other package must take (a separate build
     /// of a build tool reuses its environment's packages): requirements
     /// that do not put a package into the search.
@@ -70,8 +71,18 @@ pub(super) fn flat_deps<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
     }
 }
 
-impl<'a> Solver<'a> {
-    pub fn new(setup: EnvSetup<'a>) -> Solver<'a> {
+/// The slots of a search, in decision order, and their index by name:
+/// fixed by the roots, the repository and the policies, so a search run
+/// again with more build tools separated reuses them
+/// ([`Solver::again`]).
+pub(crate) struct Layout<'a> {
+    slots: Vec<Slot<'a>>,
+    index: HashMap<String, usize>,
+}
+
+impl<'a> Layout<'a> {
+    /// The slots of every package and virtual `setup`'s roots can reach.
+    fn new(setup: &EnvSetup<'a>) -> Layout<'a> {
         let repo = setup.repo;
         let mut start: Vec<String> = Vec::new();
         for r in &setup.roots {
@@ -95,6 +106,29 @@ impl<'a> Solver<'a> {
             index.insert(name.clone(), i);
             slots.push(Slot { name, kind, policy });
         }
+        Layout { slots, index }
+    }
+}
+
+impl<'a> Solver<'a> {
+    pub fn new(setup: EnvSetup<'a>) -> Solver<'a> {
+        let layout = Layout::new(&setup);
+        Solver::start(setup, layout)
+    }
+
+    /// A new search of `setup`, which differs from this one's only in the
+    /// build tools it separates: the slots are this one's.
+    pub fn again(self, setup: EnvSetup<'a>) -> Solver<'a> {
+        debug_assert_eq!(setup.roots.len(), self.setup.roots.len());
+        let layout = Layout {
+            slots: self.slots,
+            index: self.index,
+        };
+        Solver::start(setup, layout)
+    }
+
+    /// The search of `setup` over `layout`, before its first decision.
+    fn start(setup: EnvSetup<'a>, Layout { slots, index }: Layout<'a>) -> Solver<'a> {
         let n = slots.len();
         let mut s = Solver {
             setup,
