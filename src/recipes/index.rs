@@ -25,8 +25,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::{PackageRepo, RepoDir, RepoOrigin};
-
 /// The index's file name inside the repository directory.
 pub const INDEX_FILE: &str = ".stack-index";
 const HEADER: &str = "stack-repo-index 1";
@@ -53,33 +51,6 @@ impl RepoIndex {
                 .insert(p.name.clone());
         }
     }
-}
-
-/// Build the index of the repository at `dir` (parsing the recipes that
-/// may provide) and write it to `<dir>/.stack-index`. Fails, writing
-/// nothing, when a recipe of the directory is an overlay.
-pub fn write_index(dir: &Path) -> std::io::Result<RepoIndex> {
-    let repo = PackageRepo::load(vec![RepoDir {
-        path: dir.to_path_buf(),
-        origin: RepoOrigin::BuiltIn,
-    }]);
-    if let Some(name) = repo.names().find(|n| !repo.overlays(n).is_empty()) {
-        return Err(std::io::Error::other(format!(
-            "{name} is an overlay: an indexed repository holds whole recipes only"
-        )));
-    }
-    let mut index = RepoIndex::default();
-    for v in repo.virtual_names() {
-        for p in repo.providers(v) {
-            index
-                .provides
-                .entry(p.package.clone())
-                .or_default()
-                .insert(v.to_string());
-        }
-    }
-    write(dir, &index)?;
-    Ok(index)
 }
 
 /// Write `index` as the index of the repository at `dir`, which holds
@@ -137,6 +108,34 @@ fn parse_index(text: &str, recipes: usize) -> Option<RepoIndex> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recipes::{PackageRepo, RepoDir, RepoOrigin};
+
+    /// Build the index of the repository at `dir` (parsing the recipes that
+    /// may provide) and write it to `<dir>/.stack-index`. Fails, writing
+    /// nothing, when a recipe of the directory is an overlay.
+    fn write_index(dir: &Path) -> std::io::Result<RepoIndex> {
+        let repo = PackageRepo::load(vec![RepoDir {
+            path: dir.to_path_buf(),
+            origin: RepoOrigin::BuiltIn,
+        }]);
+        if let Some(name) = repo.names().find(|n| !repo.overlays(n).is_empty()) {
+            return Err(std::io::Error::other(format!(
+                "{name} is an overlay: an indexed repository holds whole recipes only"
+            )));
+        }
+        let mut index = RepoIndex::default();
+        for v in repo.virtual_names() {
+            for p in repo.providers(v) {
+                index
+                    .provides
+                    .entry(p.package.clone())
+                    .or_default()
+                    .insert(v.to_string());
+            }
+        }
+        write(dir, &index)?;
+        Ok(index)
+    }
 
     fn recipe(dir: &Path, name: &str, extra: &str) {
         fs_err::write(
