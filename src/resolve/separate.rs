@@ -218,6 +218,17 @@ fn failed(main: &Solver<'_>, dependent: usize, tool: &str, solver: &Solver<'_>) 
 }
 
 impl SeparateBuilds<'_> {
+    /// The `stack resolve --explain` lines of these builds (dependents
+    /// decided by `main`) and of those nested in them.
+    pub fn choices(&self, main: &Solver<'_>) -> Vec<String> {
+        let mut out = Vec::new();
+        for own in &self.own {
+            out.push(own.choice(main));
+            out.extend(own.builds.choices(&own.solver));
+        }
+        out
+    }
+
     /// The dependents with build tools of their own, or sharing the
     /// environment's node the search left out.
     pub(super) fn dependents(&self) -> BTreeSet<usize> {
@@ -311,19 +322,6 @@ pub(super) fn check_conflicts(
         return Err(ResolveError::Unsatisfiable(Box::new(e)));
     }
     Ok(())
-}
-
-impl SeparateBuilds<'_> {
-    /// The `stack resolve --explain` lines of these builds (dependents
-    /// decided by `main`) and of those nested in them.
-    pub fn choices(&self, main: &Solver<'_>) -> Vec<String> {
-        let mut out = Vec::new();
-        for own in &self.own {
-            out.push(own.choice(main));
-            out.extend(own.builds.choices(&own.solver));
-        }
-        out
-    }
 }
 
 impl OwnBuild<'_> {
