@@ -257,11 +257,32 @@ impl SeparateBuilds<'_> {
     }
 
     /// The specs of the build tools dependent `s` was given here, each with
-    /// its own dependencies (as a `^tool` condition sees them).
+    /// its own dependencies, its separate builds first (as a `^tool`
+    /// condition sees them).
     pub(super) fn dependency_specs(&self, main: &Solver<'_>, s: usize) -> Vec<Spec> {
-        self.tools(main, s)
-            .map(|(solver, t)| solver.closure_spec(t, &solver.closure(t)))
-            .collect()
+        self.dependency_specs_at(main, s, 0)
+    }
+
+    /// [`Self::dependency_specs`], `depth` levels down: a tool's separate
+    /// tools are followed to [`MAX_DEPTH`] levels (build tools that build
+    /// each other, which assembly refuses as a cycle, stop there).
+    fn dependency_specs_at(&self, main: &Solver<'_>, s: usize, depth: usize) -> Vec<Spec> {
+        let tool_spec =
+            |builds: &SeparateBuilds<'_>, solver: &Solver<'_>, t: usize| match depth < MAX_DEPTH {
+                true => builds.dependent_spec_at(solver, t, depth + 1),
+                false => solver.closure_spec(t, &solver.closure(t)),
+            };
+        let same = self
+            .same
+            .iter()
+            .filter(|&&(d, _, _)| d == s)
+            .map(|&(_, t, _)| tool_spec(self, main, t));
+        let own = self
+            .own
+            .iter()
+            .filter(|o| o.dependent == s)
+            .map(|o| tool_spec(&o.builds, &o.solver, o.tool));
+        same.chain(own).collect()
     }
 
     /// Dependent `s`'s spec with its whole dependency closure: its build
@@ -269,8 +290,12 @@ impl SeparateBuilds<'_> {
     /// of the same name reached through a linked dependency), then the
     /// environment's.
     fn dependent_spec(&self, main: &Solver<'_>, s: usize) -> Spec {
+        self.dependent_spec_at(main, s, 0)
+    }
+
+    fn dependent_spec_at(&self, main: &Solver<'_>, s: usize, depth: usize) -> Spec {
         let mut full = main.closure_spec(s, &main.closure(s));
-        let mut deps = self.dependency_specs(main, s);
+        let mut deps = self.dependency_specs_at(main, s, depth);
         deps.append(&mut full.deps);
         full.deps = deps;
         full

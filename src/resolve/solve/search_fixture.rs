@@ -283,7 +283,8 @@ fn nested_recipes() -> Vec<(&'static str, String)> {
             recipe(
                 "nd1",
                 &["1.0"],
-                "dependencies:\n  - {spec: \"nt@1\", type: build}\n",
+                "dependencies:\n  - {spec: \"nt@1\", type: build}\n\
+                 env:\n  - {set: {NU1: \"1\"}, when: \"^nu@1\"}\n",
             ),
         ),
         (

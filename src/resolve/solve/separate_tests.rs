@@ -182,6 +182,14 @@ fn a_separate_build_separates_its_own_build_tools() {
             assert_eq!(nu, ["nu@1.0"]);
         }
     }
+    // `nd1`'s `when: "^nu@1"` sees the `nu` its `nt` was built with.
+    let nd1 = plan
+        .graph
+        .node_weights()
+        .find(|n| n.name == "nd1")
+        .expect("nd1");
+    let when = crate::spec::Spec::parse("^nu@1").unwrap();
+    assert!(nd1.spec.satisfies(&when), "{}", nd1.spec);
     // Every node is in the environment, and `--explain` names each build.
     assert_eq!(plan.environments[0].nodes.len(), plan.graph.node_count());
     let choices = render_choices(&plan);
