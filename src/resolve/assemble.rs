@@ -155,17 +155,13 @@ fn add_search(
     pins: &GitPins,
     added: &mut Vec<NodeIndex>,
 ) -> Result<HashMap<usize, NodeIndex>, ResolveError> {
-    let mut extra: HashMap<usize, SeparateDeps> = HashMap::new();
+    let mut extra: HashMap<usize, Vec<(NodeIndex, DepTypes)>> = HashMap::new();
     for own in &builds.own {
         let node_of = add_search(plan, by_hash, env, (&own.solver, &own.builds), pins, added)?;
         extra
             .entry(own.dependent)
             .or_default()
-            .nodes
             .push((node_of[&own.tool], own.types));
-    }
-    for s in builds.dependents() {
-        extra.entry(s).or_default().specs = builds.dependency_specs(solver, s);
     }
     let mut deps = dependency_slots(solver);
     for &(s, t, types) in &builds.same {
@@ -175,44 +171,33 @@ fn add_search(
             None => ds.push((t, types)),
         }
     }
-    let node_of = add_nodes(plan, by_hash, env, solver, deps, &extra, pins)?;
+    let node_of = add_nodes(plan, by_hash, env, (solver, builds), deps, &extra, pins)?;
     added.extend(node_of.values().copied());
     Ok(node_of)
 }
 
-/// What a dependent builds with outside its solver's slots: the separate
-/// builds of its build tools (`resolve/separate.rs`).
-#[derive(Default)]
-struct SeparateDeps {
-    /// Their nodes, already in the plan.
-    nodes: Vec<(NodeIndex, DepTypes)>,
-    /// Their specs with their dependencies, for `when: "^tool"`.
-    specs: Vec<crate::spec::Spec>,
-}
-
 /// Add the package slots `solver` decided (with their dependency slots
-/// `deps`, and `extra` dependencies on nodes already in the plan) as nodes,
-/// dependencies first; each slot's node.
+/// `deps`, and `extra` dependencies on nodes already in the plan: the
+/// separate builds `builds` of their build tools) as nodes, dependencies
+/// first; each slot's node.
 fn add_nodes(
     plan: &mut Plan,
     by_hash: &mut HashMap<String, NodeIndex>,
     env: &Environment,
-    solver: &Solver<'_>,
+    search: (&Solver<'_>, &SeparateBuilds<'_>),
     deps: SlotDeps,
-    extra: &HashMap<usize, SeparateDeps>,
+    extra: &HashMap<usize, Vec<(NodeIndex, DepTypes)>>,
     pins: &GitPins,
 ) -> Result<HashMap<usize, NodeIndex>, ResolveError> {
-    let order = dependencies_first(env, solver, &deps)?;
+    let order = dependencies_first(env, search.0, &deps)?;
     let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
-    let none = SeparateDeps::default();
     for s in order {
-        let separate = extra.get(&s).unwrap_or(&none);
         let dep_nodes: Vec<(NodeIndex, DepTypes)> = deps[&s]
             .iter()
             .map(|(t, ty)| (node_of[t], *ty))
-            .chain(separate.nodes.iter().copied())
+            .chain(extra.get(&s).into_iter().flatten().copied())
             .collect();
-        let idx = add_node(plan, by_hash, solver, s, &dep_nodes, pins, &separate.specs);
+        let idx = add_node(plan, by_hash, search, s, &dep_nodes, pins);
         node_of.insert(s, idx);
     }
     Ok(node_of)
@@ -328,17 +313,16 @@ fn dependencies_first(
 fn add_node(
     plan: &mut Plan,
     by_hash: &mut HashMap<String, NodeIndex>,
-    solver: &Solver<'_>,
+    (solver, builds): (&Solver<'_>, &SeparateBuilds<'_>),
     s: usize,
     dep_nodes: &[(NodeIndex, DepTypes)],
     pins: &GitPins,
-    separate: &[crate::spec::Spec],
 ) -> NodeIndex {
     let Some(Decision::Node(c)) = &solver.decided[s] else {
         unreachable!("only package slots are ordered");
     };
     let source = node_source(c, pins);
-    let spec = node_spec(solver, s, c, separate);
+    let spec = node_spec((solver, builds), s, c);
     let patches = node_patches(c, &spec);
     let version_text = c
         .entry
@@ -413,20 +397,17 @@ fn add_node(
 
 /// The node's spec: with its dependencies' specs when a `when:` the build
 /// evaluates names dependencies (see [`uses_dep_conditions`]), the
-/// separate builds of its build tools (`separate`) first, as
-/// [`SeparateBuilds::dependent_spec`] orders them.
+/// separate builds of its build tools first
+/// ([`SeparateBuilds::dependent_spec`]).
 fn node_spec(
-    solver: &Solver<'_>,
+    (solver, builds): (&Solver<'_>, &SeparateBuilds<'_>),
     s: usize,
     c: &Concrete<'_>,
-    separate: &[crate::spec::Spec],
 ) -> crate::spec::Spec {
     if c.external.is_some() || !uses_dep_conditions(c.recipe) {
         return c.spec.clone();
     }
-    let mut full = solver.closure_spec(s, &solver.closure(s));
-    full.deps.splice(0..0, separate.iter().cloned());
-    full
+    builds.dependent_spec(solver, s)
 }
 
 /// Virtual name → the package that provides it, for the virtuals `c`

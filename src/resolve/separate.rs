@@ -20,7 +20,7 @@
 //! 3. [`check_conflicts`]: a dependent's conflicts naming its separate
 //!    tools (`^llvm@…`) are checked against them.
 //! 4. `assemble` adds those nodes and the dependents' edges to them; a
-//!    dependent's `when: "^tool"` sees them ([`SeparateBuilds::dependency_specs`]).
+//!    dependent's `when: "^tool"` sees them ([`SeparateBuilds::dependent_spec`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -52,9 +52,6 @@ pub(super) fn solve<'a>(
     let mut round = 0;
     let mut solver = Solver::new(setup(BTreeSet::new()));
     loop {
-        if round > 0 {
-            solver = solver.again(setup(separate.clone()));
-        }
         tracing::debug!(
             environment = solver.setup.name,
             slots = solver.slots.len(),
@@ -75,6 +72,7 @@ pub(super) fn solve<'a>(
         tracing::debug!(pairs = ?names, "separating build-only dependencies on build tools");
         separate.extend(new);
         round += 1;
+        solver = solver.again(setup(separate.clone()));
     }
 }
 
@@ -161,9 +159,10 @@ fn resolve_nested<'a>(
                 })
                 .collect();
             let shared = shared.get_or_insert_with(|| shared_configurations(main));
-            let nested = match depth < MAX_DEPTH {
-                true => duplicates,
-                false => Duplicates::None,
+            let nested = if depth < MAX_DEPTH {
+                duplicates
+            } else {
+                Duplicates::None
             };
             let solver = solve(nested, |separate| {
                 let mut sub = setup(roots.clone(), separate, shared.clone());
@@ -236,66 +235,51 @@ impl SeparateBuilds<'_> {
         same.chain(self.own.iter().map(|o| o.dependent)).collect()
     }
 
-    /// The build tools dependent `s` was given here: (the search that
-    /// decided each, its slot there).
+    /// The build tools package `s` of `main` was given here: (the separate
+    /// builds of the search that decided each, that search, its slot there).
     fn tools<'s>(
         &'s self,
         main: &'s Solver<'_>,
         s: usize,
-    ) -> impl Iterator<Item = (&'s Solver<'s>, usize)> + 's {
+    ) -> impl Iterator<Item = (&'s SeparateBuilds<'s>, &'s Solver<'s>, usize)> + 's {
         let same = self
             .same
             .iter()
             .filter(move |&&(d, _, _)| d == s)
-            .map(move |&(_, t, _)| (main, t));
+            .map(move |&(_, t, _)| (self, main, t));
         let own = self
             .own
             .iter()
             .filter(move |o| o.dependent == s)
-            .map(|o| (&o.solver, o.tool));
+            .map(|o| (&o.builds, &o.solver, o.tool));
         same.chain(own)
     }
 
-    /// The specs of the build tools dependent `s` was given here, each with
-    /// its own dependencies, its separate builds first (as a `^tool`
-    /// condition sees them).
-    pub(super) fn dependency_specs(&self, main: &Solver<'_>, s: usize) -> Vec<Spec> {
-        self.dependency_specs_at(main, s, 0)
-    }
-
-    /// [`Self::dependency_specs`], `depth` levels down: a tool's separate
-    /// tools are followed to [`MAX_DEPTH`] levels (build tools that build
-    /// each other, which assembly refuses as a cycle, stop there).
-    fn dependency_specs_at(&self, main: &Solver<'_>, s: usize, depth: usize) -> Vec<Spec> {
-        let tool_spec =
-            |builds: &SeparateBuilds<'_>, solver: &Solver<'_>, t: usize| match depth < MAX_DEPTH {
-                true => builds.dependent_spec_at(solver, t, depth + 1),
-                false => solver.closure_spec(t, &solver.closure(t)),
-            };
-        let same = self
-            .same
-            .iter()
-            .filter(|&&(d, _, _)| d == s)
-            .map(|&(_, t, _)| tool_spec(self, main, t));
-        let own = self
-            .own
-            .iter()
-            .filter(|o| o.dependent == s)
-            .map(|o| tool_spec(&o.builds, &o.solver, o.tool));
-        same.chain(own).collect()
-    }
-
-    /// Dependent `s`'s spec with its whole dependency closure: its build
-    /// tools from here first (a `^tool` condition sees them before a node
-    /// of the same name reached through a linked dependency), then the
-    /// environment's.
-    fn dependent_spec(&self, main: &Solver<'_>, s: usize) -> Spec {
+    /// Package `s`'s spec with its whole dependency closure, as a `when:`
+    /// naming dependencies (`^cy@3.1`) is tested against it: the build
+    /// tools it was given here first, each the same way (a `^tool`
+    /// condition sees them before a node of the same name reached through a
+    /// linked dependency), then the environment's packages. A package given
+    /// none gets [`Solver::closure_spec`].
+    pub(super) fn dependent_spec(&self, main: &Solver<'_>, s: usize) -> Spec {
         self.dependent_spec_at(main, s, 0)
     }
 
+    /// [`Self::dependent_spec`], `depth` levels down: a tool's separate
+    /// tools are followed to [`MAX_DEPTH`] levels (build tools that build
+    /// each other, which assembly refuses as a cycle, stop there).
     fn dependent_spec_at(&self, main: &Solver<'_>, s: usize, depth: usize) -> Spec {
         let mut full = main.closure_spec(s, &main.closure(s));
-        let mut deps = self.dependency_specs_at(main, s, depth);
+        let mut deps: Vec<Spec> = self
+            .tools(main, s)
+            .map(|(builds, solver, t)| {
+                if depth < MAX_DEPTH {
+                    builds.dependent_spec_at(solver, t, depth + 1)
+                } else {
+                    solver.closure_spec(t, &solver.closure(t))
+                }
+            })
+            .collect();
         deps.append(&mut full.deps);
         full.deps = deps;
         full
@@ -326,7 +310,7 @@ pub(super) fn check_conflicts(
         let mut e = main.explain_deferred(s, conflict, &[]);
         let tools: Vec<String> = builds
             .tools(main, s)
-            .map(|(solver, t)| format!("`{}`", solver.describe(t)))
+            .map(|(_, solver, t)| format!("`{}`", solver.describe(t)))
             .collect();
         e.lines.insert(
             0,

@@ -20,13 +20,27 @@ fn versions(plan: &Plan, name: &str) -> Vec<String> {
     v
 }
 
+/// The first node called `name`.
+fn node_index(plan: &Plan, name: &str) -> petgraph::graph::NodeIndex {
+    plan.graph
+        .node_indices()
+        .find(|i| plan.graph[*i].name == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// `name`'s node spec meets `condition` (a `when:` the build tests).
+fn assert_sees(plan: &Plan, name: &str, condition: &str) {
+    let spec = &plan.graph[node_index(plan, name)].spec;
+    let when = crate::spec::Spec::parse(condition).unwrap();
+    assert!(
+        spec.satisfies(&when),
+        "{name}: {spec} does not meet {condition}"
+    );
+}
+
 /// `name@version` of what `dependent`'s node depends on under `name`.
 fn dependency(plan: &Plan, dependent: &str, name: &str) -> Vec<String> {
-    let i = plan
-        .graph
-        .node_indices()
-        .find(|i| plan.graph[*i].name == dependent)
-        .unwrap_or_else(|| panic!("no {dependent}"));
+    let i = node_index(plan, dependent);
     plan.graph
         .edges(i)
         .map(|e| &plan.graph[e.target()])
@@ -147,16 +161,9 @@ fn a_build_condition_naming_a_separately_built_tool_sees_that_build() {
     let f = Fixture::new();
     let plan = ok(f.resolve("fastr, grpce"));
     assert_eq!(dependency(&plan, "grpce", "cy"), ["cy@3.1"]);
-    let node = plan
-        .graph
-        .node_weights()
-        .find(|n| n.name == "grpce")
-        .expect("grpce");
-    let when = crate::spec::Spec::parse("^cy@3.1").unwrap();
-    assert!(node.spec.satisfies(&when), "{}", node.spec);
+    assert_sees(&plan, "grpce", "^cy@3.1");
     // The environment's own libraries are there as well.
-    let when = crate::spec::Spec::parse("^zl@1.3").unwrap();
-    assert!(node.spec.satisfies(&when), "{}", node.spec);
+    assert_sees(&plan, "grpce", "^zl@1.3");
 }
 
 /// A separate build separates its own clashing build tools in turn: `nt`
@@ -183,13 +190,7 @@ fn a_separate_build_separates_its_own_build_tools() {
         }
     }
     // `nd1`'s `when: "^nu@1"` sees the `nu` its `nt` was built with.
-    let nd1 = plan
-        .graph
-        .node_weights()
-        .find(|n| n.name == "nd1")
-        .expect("nd1");
-    let when = crate::spec::Spec::parse("^nu@1").unwrap();
-    assert!(nd1.spec.satisfies(&when), "{}", nd1.spec);
+    assert_sees(&plan, "nd1", "^nu@1");
     // Every node is in the environment, and `--explain` names each build.
     assert_eq!(plan.environments[0].nodes.len(), plan.graph.node_count());
     let choices = render_choices(&plan);
