@@ -1,0 +1,5 @@
+"""`Package`: a package whose `install(self, spec, prefix)` does the work."""
+
+from ..package_base import GenericBuilder, Package
+
+__all__ = ["GenericBuilder", "Package"]

@@ -1,0 +1,1 @@
+"""`spack.compilers` (only its name is used by package files)."""

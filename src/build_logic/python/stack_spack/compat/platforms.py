@@ -1,0 +1,2 @@
+"""`spack.platforms`."""
+from ..api import host_platform as host  # noqa: F401

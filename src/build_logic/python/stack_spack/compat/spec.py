@@ -1,0 +1,2 @@
+"""`spack.spec`."""
+from ..spec import CompilerSpec, Spec  # noqa: F401

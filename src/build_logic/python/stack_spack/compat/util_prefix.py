@@ -1,0 +1,2 @@
+"""`spack.util.prefix`."""
+from ..prefix import Prefix  # noqa: F401
