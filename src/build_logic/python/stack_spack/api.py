@@ -53,6 +53,7 @@ from .variants import (  # noqa: F401
 from .version import Version, VersionList, VersionRange, ver  # noqa: F401
 
 env = environ
+cd = chdir
 dso_suffix = "so"
 
 
@@ -66,6 +67,30 @@ def static_library_suffix(spec):
 
 all_deptypes = ("build", "link", "run", "test")
 package_api_version = (2, 2)
+
+
+def inject_flags(pkg, name, flags):
+    """`flag_handler = inject_flags`: flags go to the compiler wrappers."""
+    return flags, None, None
+
+
+def env_flags(pkg, name, flags):
+    """`flag_handler = env_flags`: flags go to the environment (CFLAGS, …)."""
+    return None, flags, None
+
+
+def build_system_flags(pkg, name, flags):
+    """`flag_handler = build_system_flags`: flags go to the build system's
+    command line."""
+    return None, None, flags
+
+
+def kernel_version():
+    """The host's Linux kernel version."""
+    import re
+
+    m = re.match(r"[0-9]+(\.[0-9]+)*", _platform.release())
+    return Version(m.group(0) if m else "0")
 
 
 def get_user():
@@ -194,6 +219,42 @@ def zsh_completion_path(root):
 
 def fish_completion_path(root):
     return os.path.join(root, "share", "fish", "vendor_completions.d")
+
+
+def filter_compiler_wrappers(*files, after="install", relative_root=None, ignore_absent=True,
+                             backup=False, recursive=False, **kwargs):
+    """Directive: after the phase `after`, replace the paths of the compiler
+    wrappers in the installed `files` (globs under `prefix/relative_root`) by
+    the paths of the real compilers, so that the installed files keep working
+    outside the build."""
+
+    def _filter(pkg):
+        import fnmatch
+
+        root = os.path.join(pkg.prefix, relative_root) if relative_root else str(pkg.prefix)
+        found = []
+        if os.path.isdir(root):
+            for dirpath, dirnames, filenames in os.walk(root):
+                for f in filenames:
+                    if any(fnmatch.fnmatch(f, pat) for pat in files):
+                        found.append(os.path.join(dirpath, f))
+                if not recursive:
+                    dirnames[:] = []
+        if not found:
+            return
+        ctx = pkg._ctx()
+        comp = ctx.compiler
+        pairs = []
+        for key in ("cc", "cxx", "fc", "f77"):
+            wrapper = ctx.wrappers.get(key)
+            real = getattr(comp, key, None)
+            if wrapper and real and wrapper != real:
+                pairs.append((wrapper, real))
+        for wrapper, real in sorted(pairs, key=lambda p: -len(p[0])):
+            filter_file(wrapper, real, *found, string=True, backup=backup, ignore_absent=ignore_absent)
+
+    _filter.__name__ = "filter_compiler_wrappers"
+    run_after(after)(_filter)
 
 
 class ModuleChangePropagator:

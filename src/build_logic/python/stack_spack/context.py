@@ -69,6 +69,9 @@ class BuildContext:
                 edge = DependencySpec(parent, child, d.get("types") or ["build", "link"], d.get("virtuals") or [])
                 parent._edges.append(edge)
                 child._parents.append(edge)
+        for node in self.nodes.values():
+            if not node.module_name:
+                defaults.provider_spec_attributes(node)
         root_hash = request.get("package")
         if root_hash not in self.nodes:
             raise InstallError("request: the package {} is not among the nodes".format(root_hash))

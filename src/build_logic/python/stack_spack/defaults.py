@@ -212,7 +212,12 @@ def provider_module_variables(spec, module, dependent_spec):
     name = spec.name
     if name == "python":
         platlib, purelib, include = python_dirs(spec)
-        module.python = default_attribute(spec, spec.package, "command", None)
+        try:
+            module.python = default_attribute(spec, spec.package, "command", None)
+        except RuntimeError:
+            from .executable import MissingExecutable
+
+            module.python = MissingExecutable(os.path.join(spec.prefix, "bin", "python3"))
         module.python_platlib = os.path.join(dependent_spec.prefix, platlib)
         module.python_purelib = os.path.join(dependent_spec.prefix, purelib)
         module.python_include = os.path.join(dependent_spec.prefix, include)

@@ -134,8 +134,20 @@ def directive(fn):
     params = inspect.signature(fn).parameters
     accepts = set(params)
     var_kw = any(p.kind == p.VAR_KEYWORD for p in params.values())
+    # names of the positional parameters after `cls` (none after a *args)
+    positional = []
+    for p in list(params.values())[1:]:
+        if p.kind != p.POSITIONAL_OR_KEYWORD:
+            break
+        positional.append(p.name)
 
     def call(*args, **kwargs):
+        if "when" in positional and len(args) > positional.index("when"):
+            # `conflicts("%gcc", "@1.0")`: name the positional arguments from `when` on
+            i = positional.index("when")
+            for name, value in zip(positional[i:], args[i:]):
+                kwargs[name] = value
+            args = args[:i]
         for defaults in _defaults_stack:
             for k, v in defaults.items():
                 if (k in accepts or var_kw) and k not in kwargs:

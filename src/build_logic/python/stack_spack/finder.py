@@ -37,6 +37,7 @@ ALIASES = {
     "spack.phase_callbacks": "stack_spack.compat.builder",
     "spack.package_base": "stack_spack.compat.builder",
     "spack.operating_systems.mac_os": "stack_spack.compat.mac_os",
+    "spack.install_test": "stack_spack.compat.install_test",
     "llnl.util.filesystem": "stack_spack.compat.filesystem",
     "llnl.util.tty": "stack_spack.tty",
     "llnl.util.lang": "stack_spack.lang",
@@ -127,12 +128,38 @@ class StackFinder(importlib.abc.MetaPathFinder):
     def __init__(self, modules=None):
         # module name -> path of package.py
         self.modules = dict(modules or {})
+        # (directory holding the namespaces, layout) searched for package files
+        self.roots = []
 
     def add_modules(self, modules):
         self.modules.update(modules)
 
-    def _package_file_spec(self, fullname):
+    def add_root(self, root, layout):
+        """Serve every package of the namespaces under `root`: `spack`
+        layout `<root>/<ns>/packages/<dir>/package.py`, `stack` layout
+        `<root>/<ns>/<dir>/package.py` (a repository's `spack/`)."""
+        if (root, layout) not in self.roots:
+            self.roots.append((root, layout))
+
+    def _path_of(self, fullname):
         path = self.modules.get(fullname)
+        if path is not None:
+            return path
+        parts = fullname.split(".")
+        if len(parts) != 5:
+            return None
+        ns, d = parts[1], parts[3]
+        for root, layout in self.roots:
+            if layout == "spack":
+                p = os.path.join(root, ns, "packages", d, "package.py")
+            else:
+                p = os.path.join(root, ns, d, "package.py")
+            if os.path.isfile(p):
+                return p
+        return None
+
+    def _package_file_spec(self, fullname):
+        path = self._path_of(fullname)
         if path is None:
             return None
         spec = importlib.machinery.ModuleSpec(fullname, _FileLoader(path), origin=path)
@@ -167,7 +194,7 @@ class StackFinder(importlib.abc.MetaPathFinder):
             return self._build_system(fullname, parts[3])
         if parts[2] == "packages":
             if len(parts) == 4:
-                if fullname + ".package" in self.modules:
+                if self._path_of(fullname + ".package") is not None:
                     return importlib.machinery.ModuleSpec(fullname, _PackageLoader(), is_package=True)
                 return None
             if len(parts) == 5 and parts[4] == "package":
@@ -182,6 +209,11 @@ class StackFinder(importlib.abc.MetaPathFinder):
             if e.name == target:
                 raise ApiNotImplemented("build system module {}".format(fullname), caller_location(3))
             raise
+        module = sys.modules[target]
+        if "__getattr__" not in module.__dict__:
+            # the names of spack.package are reachable through a build-system
+            # module too (`from …build_systems.cuda import conflicts`)
+            module.__getattr__ = _api_getattr
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target))
 
     def _old_package(self, fullname, parts):
@@ -189,9 +221,16 @@ class StackFinder(importlib.abc.MetaPathFinder):
         if len(parts) == 3:
             return importlib.machinery.ModuleSpec(fullname, _PackageLoader(), is_package=True)
         target = "spack_repo.{}.packages.{}.package".format(parts[2], parts[3].replace("-", "_"))
-        if target not in self.modules:
+        if self._path_of(target) is None:
             return None
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target))
+
+
+def _api_getattr(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    api = importlib.import_module("stack_spack.api")
+    return getattr(api, name)
 
 
 _FINDER = None

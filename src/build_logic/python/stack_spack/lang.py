@@ -34,6 +34,10 @@ class classproperty:
     def __get__(self, instance, owner):
         return self.callback(owner)
 
+    def __class_getitem__(cls, item):
+        # `ClassProperty[Optional[str]]` in annotations
+        return cls
+
 
 ClassProperty = classproperty
 

@@ -274,6 +274,34 @@ class PackageBase(metaclass=PackageMeta):
         return True
 
     @property
+    def command(self):
+        """The package's executable: `<prefix>/bin/<name>` (or found under the prefix)."""
+        from .defaults import default_attribute
+
+        return default_attribute(self.spec, self, "command", None)
+
+    @property
+    def install_log_path(self):
+        return os.path.join(self.prefix, ".spack", "spack-build-out.txt")
+
+    def _if_make_target_execute(self, target, *args, **kwargs):
+        """Run `make <target>` if the Makefile has that target."""
+        import subprocess
+
+        if subprocess.run(["make", "-n", target], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            self.module.make(target, *args, **kwargs)
+
+    def _if_ninja_target_execute(self, target, *args, **kwargs):
+        """Run `ninja <target>` if the build has that target."""
+        import subprocess
+
+        out = subprocess.run(["ninja", "-t", "targets", "all"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL).stdout.decode(errors="replace")
+        if any(line.split(":")[0] == target for line in out.splitlines()):
+            self.module.ninja(target, *args, **kwargs)
+
+    @property
     def is_extension(self):
         return bool(self.extendees)
 
@@ -469,6 +497,14 @@ class Builder(metaclass=BuilderMeta):
     @property
     def archive_files(self):
         return []
+
+    @property
+    def compiler(self):
+        return self.pkg.compiler
+
+    @property
+    def name(self):
+        return self.pkg.name
 
     # environment hooks: the package's, unless a builder class overrides them
     def setup_build_environment(self, env):

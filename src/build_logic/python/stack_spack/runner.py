@@ -54,7 +54,7 @@ def set_module_variables(ctx, pkg):
     """The names Spack sets on a package's module (and its base classes'
     modules) for a build."""
     jobs = ctx.make_jobs(pkg)
-    values = {"make_jobs": jobs, "dso_suffix": "so"}
+    values = {"make_jobs": jobs, "dso_suffix": "so", "prefix": pkg.prefix}
     make_path = ctx.tool_path("make") or ctx.tool_path("gmake")
     values["make"] = MakeExecutable(make_path, jobs) if make_path else MissingExecutable("make")
     values["gmake"] = values["make"]

@@ -430,6 +430,7 @@ class ConcreteSpec(Spec):
         self.external_modules = []
         self.module_name = node.get("module")
         self.compiler_flags = FlagMap(node.get("flags"))
+        self.extra_attributes = dict(node.get("extra_attributes") or {})
         self._edges = []  # DependencySpec to children
         self._parents = []  # DependencySpec from parents
         self.last_query = QueryState(self.name)
@@ -545,6 +546,11 @@ class ConcreteSpec(Spec):
 
     def dependencies(self, name=None, deptype=None, depflag=None, virtuals=None):
         return [e.spec for e in self.edges_to_dependencies(name, depflag, deptype, virtuals)]
+
+    def has_virtual_dependency(self, virtual):
+        return any(virtual in e.virtuals for n in self.traverse() for e in n._edges) or (
+            virtual in LANGUAGE_VIRTUALS and virtual in self.languages
+        )
 
     def dependents(self, name=None, deptype=None, depflag=None):
         return [e.parent for e in self.edges_from_dependents(name, depflag, deptype)]

@@ -181,6 +181,10 @@ class _Parser:
                 if not m:
                     self.error("a version after @")
                 text = re.sub(r"\s+", "", m.group(1))
+                split = re.search(r":-(?=[A-Za-z_])", text)
+                if split:  # `@4.2.5:-libsodium`: a range, then a disabled variant
+                    self.pos -= len(m.group(1)) - (split.start() + 1)
+                    text = text[: split.start() + 1]
                 try:
                     vl = version_constraint(text)
                 except Exception as e:  # noqa: BLE001 - reported as syntax
@@ -190,13 +194,14 @@ class _Parser:
                 else:
                     current.versions = VersionList(list(current.versions.items) + list(vl.items))
                 continue
-            if c in "+~" or (c == "-" and (self.pos == 0 or self.text[self.pos - 1].isspace())):
+            if c in "+~" or (c == "-" and (self.pos == 0 or self.text[self.pos - 1].isspace() or self.text[self.pos - 1] == ":")):
                 value = c == "+"
                 self.pos += 1
                 propagate = False
                 if self.peek() == c:
                     self.pos += 1
                     propagate = True
+                self.skip_ws()  # `scotch + esmumps`
                 m = self.match(_RE_VARIANT)
                 if not m:
                     self.error("a variant name after {}".format(c))

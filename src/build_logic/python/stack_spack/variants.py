@@ -23,7 +23,7 @@ class ConditionalValue:
         return hash(str(self.value))
 
 
-class ConditionalVariantValues(set):
+class ConditionalVariantValues(list):
     """`conditional("a", "b", when="@2:")` inside `values=`."""
 
     def __init__(self, values=(), when=None):
@@ -100,12 +100,12 @@ class DisjointSetsOfValues:
 
 def any_combination_of(*values):
     """Any combination of `values`, or `none` (the default)."""
-    return DisjointSetsOfValues(("none",), tuple(values)).with_default("none")
+    return DisjointSetsOfValues(("none",), tuple(values)).with_default("none").with_non_feature_values("none")
 
 
 def auto_or_any_combination_of(*values):
     """`auto` (the default), or any combination of `values`."""
-    return DisjointSetsOfValues(("auto",), tuple(values)).with_default("auto")
+    return DisjointSetsOfValues(("auto",), tuple(values)).with_default("auto").with_non_feature_values("auto")
 
 
 def disjoint_sets(*sets):

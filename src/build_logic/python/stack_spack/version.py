@@ -236,7 +236,7 @@ class Version:
         its extensions; a range; a list; or text such as `1.2:1.4`)."""
         other = ver(other) if isinstance(other, str) else other
         if isinstance(other, Version):
-            return other.is_prefix_of(self) or self == other
+            return VersionRange(other, other).contains(self)
         if isinstance(other, (VersionRange, VersionList, ExactVersion)):
             return other.contains(self)
         raise TypeError("cannot compare a version with {!r}".format(other))
@@ -398,7 +398,7 @@ class VersionList:
         v = Version(v) if not isinstance(v, Version) else v
         for it in self.items:
             if isinstance(it, Version):
-                if it.is_prefix_of(v) or it == v:
+                if VersionRange(it, it).contains(v):
                     return True
             elif it.contains(v):
                 return True

@@ -19,6 +19,10 @@ class MSBuildPackage(PackageBase):
 class MSBuildBuilder(Builder):
     phases = ("build", "install")
 
+    @staticmethod
+    def define(msbuild_arg, value):
+        return "/p:{}={}".format(msbuild_arg, value)
+
     def build(self, pkg, spec, prefix):
         raise InstallError("MSBuild builds run on Windows only")
 

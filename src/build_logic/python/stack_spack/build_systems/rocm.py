@@ -34,6 +34,20 @@ class ROCmPackage(PackageBase):
     def hip_flags(amdgpu_target):
         return "--amdgpu-target={}".format(",".join(amdgpu_target))
 
+    def asan_on(self, env):
+        """Build with the address sanitizer of ROCm's clang."""
+        llvm = self.spec["llvm-amdgpu"].prefix
+        env.set("CC", llvm + "/bin/clang")
+        env.set("CXX", llvm + "/bin/clang++")
+        env.set("ASAN_OPTIONS", "detect_leaks=0")
+        for root, _, files in os.walk(llvm):
+            if "libclang_rt.asan-x86_64.so" in files:
+                env.prepend_path("LD_LIBRARY_PATH", root)
+        dwarf = "-gdwarf-5" if ("rhel" in self.spec.os or "sles" in self.spec.os) else ""
+        env.set("CFLAGS", "-fsanitize=address -shared-libasan -g {}".format(dwarf))
+        env.set("CXXFLAGS", "-fsanitize=address -shared-libasan -g {}".format(dwarf))
+        env.set("LDFLAGS", "-Wl,--enable-new-dtags -fuse-ld=lld  -fsanitize=address -g -Wl,")
+
     depends_on("llvm-amdgpu@5.2.0:", when="amdgpu_target=gfx940")
     depends_on("llvm-amdgpu@5.7.0:", when="amdgpu_target=gfx941")
     depends_on("llvm-amdgpu@5.7.0:", when="amdgpu_target=gfx942")

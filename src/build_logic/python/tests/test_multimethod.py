@@ -1,0 +1,106 @@
+import unittest
+
+from tests.helpers import WorkspaceTest, context, node
+from stack_spack.errors import NoSuchMethodError
+
+PACKAGE = '''
+class MmBase(Package):
+    def bar(self):
+        return "base"
+
+
+class Mm(MmBase):
+    version("2.0")
+    version("1.0")
+    variant("x", default=False, description="x")
+
+    def foo(self):
+        return "default"
+
+    @when("@2:")
+    def foo(self):
+        return "two"
+
+    @when("+x")
+    def foo(self):
+        return "x"
+
+    @when("@1")
+    def bar(self):
+        return "bar1"
+
+    @when("@1")
+    def only_one(self):
+        return "one"
+
+    @property
+    def prop(self):
+        return "plain"
+
+    @when("@2:")
+    @property
+    def prop(self):
+        return "two"
+
+    def by_compiler(self):
+        return "other"
+
+    @when("%gcc@12:")
+    def by_compiler(self):
+        return "new gcc"
+
+    def needs_mpi(self):
+        return "without"
+
+    @when("^mpi")
+    def needs_mpi(self):
+        return "with mpi"
+
+    @when("+x")
+    def replaced(self):
+        return "x"
+
+    def replaced(self):
+        # a plain definition after the @when ones replaces them (as in Python)
+        return "plain"
+'''
+
+
+class MultimethodTest(WorkspaceTest):
+    def pkg(self, version, variants=None, compiler=("gcc", "12.2.0"), deps=()):
+        self.ws.modules.clear()
+        self.ws.package("mm", PACKAGE)
+        nodes = {"mm": node("mm", version, dict(variants or {}), module=True, compiler=compiler, deps=deps)}
+        for d in deps:
+            nodes[d[0]] = node(d[0])
+        ctx = context(self.ws.request("mm", nodes))
+        return ctx.root.package
+
+    def test_first_matching_definition_wins(self):
+        self.assertEqual(self.pkg("2.0", {"x": True}).foo(), "two")
+        self.assertEqual(self.pkg("1.0", {"x": True}).foo(), "x")
+        self.assertEqual(self.pkg("1.0", {"x": False}).foo(), "default")
+
+    def test_falls_back_to_base_class(self):
+        self.assertEqual(self.pkg("1.0").bar(), "bar1")
+        self.assertEqual(self.pkg("2.0").bar(), "base")
+
+    def test_no_match_no_default(self):
+        self.assertEqual(self.pkg("1.0").only_one(), "one")
+        with self.assertRaises(NoSuchMethodError):
+            self.pkg("2.0").only_one()
+
+    def test_properties(self):
+        self.assertEqual(self.pkg("1.0").prop, "plain")
+        self.assertEqual(self.pkg("2.0").prop, "two")
+
+    def test_conditions_on_compiler_and_dependencies(self):
+        self.assertEqual(self.pkg("1.0").by_compiler(), "new gcc")
+        self.assertEqual(self.pkg("1.0", compiler=("gcc", "11.1.0")).by_compiler(), "other")
+        self.assertEqual(self.pkg("1.0").needs_mpi(), "without")
+        self.assertEqual(self.pkg("1.0", deps=[("openmpi", ["link"], ["mpi"])]).needs_mpi(), "with mpi")
+        self.assertEqual(self.pkg("1.0", {"x": True}).replaced(), "plain")
+
+
+if __name__ == "__main__":
+    unittest.main()
