@@ -315,10 +315,17 @@ _BASE_ALL = [
     if not n.startswith("_") and n not in ("contextlib", "getpass", "importlib", "os")
 ]
 
-__all__ = sorted(set(_BASE_ALL) | set(_V1_NAMES))
+# `spack` itself: old package files use `spack.build_systems.cmake.CMakeBuilder`
+# after `from spack.package import *`, which gave them the name.
+__all__ = sorted(set(_BASE_ALL) | set(_V1_NAMES) | {"spack"})
 
 
 def __getattr__(name):
+    if name == "spack":
+        from . import finder
+
+        finder.install()
+        return importlib.import_module("spack")
     modname = _V1_NAMES.get(name)
     if modname is not None:
         try:

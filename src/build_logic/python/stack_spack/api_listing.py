@@ -59,7 +59,7 @@ def sections():
     out.append(("modules", modules))
     out.append(("spack.package", sorted(api.__all__)))
     mod_vars = set(runner.MODULE_TOOLS) | {
-        "make", "gmake", "ninja", "configure", "python", "make_jobs", "dso_suffix",
+        "make", "gmake", "ninja", "configure", "python", "make_jobs", "dso_suffix", "prefix",
         "spack_cc", "spack_cxx", "spack_fc", "spack_f77",
     }
     out.append(("module-variables", sorted(mod_vars)))
@@ -97,8 +97,8 @@ def sections():
                                                            "expanded"})))
     out.append(("class:EnvironmentModifications", _public(EnvironmentModifications)))
     out.append(("class:Executable", sorted(set(_public(Executable)) | {"returncode", "exe"})))
-    out.append(("class:LibraryList", _public(LibraryList)))
-    out.append(("class:HeaderList", _public(HeaderList)))
+    out.append(("class:LibraryList", sorted(set(_public(LibraryList)) | {"files"})))
+    out.append(("class:HeaderList", sorted(set(_public(HeaderList)) | {"files"})))
     out.append(("class:Prefix", ["<any attribute: a subdirectory>", "join"]))
     return out
 

@@ -104,7 +104,7 @@ class BuildContext:
         if name == spec.name:
             return SpecView(spec, QueryState(name, extra, False))
         if name in LANGUAGE_VIRTUALS:
-            return SpecView(self.compiler_node(spec), QueryState(name, extra, True))
+            return SpecView(self.compiler_node(spec, name), QueryState(name, extra, True))
         found = None
         virtual = False
         # dependencies first by name, then by the virtual they provide
@@ -126,13 +126,14 @@ class BuildContext:
             raise KeyError("No spec with name {} in {}".format(name, spec))
         return SpecView(found, QueryState(name, extra, virtual))
 
-    def compiler_node(self, spec):
-        key = (spec.compiler.name, str(spec.compiler.version))
+    def compiler_node(self, spec, language=None):
+        comp = spec.language_compiler(language) if language else spec.compiler
+        key = (comp.name, str(comp.version))
         node = self._compiler_nodes.get(key)
         if node is None:
             prefix = self.compiler.prefix or "/usr"
             node = ConcreteSpec(self, "", {
-                "name": spec.compiler.name, "version": str(spec.compiler.version),
+                "name": comp.name, "version": str(comp.version),
                 "namespace": "builtin", "module": None, "variants": {},
                 "target": spec.target.name, "platform": spec.platform, "os": spec.os,
                 "prefix": prefix, "external": True,
@@ -142,7 +143,12 @@ class BuildContext:
         return node
 
     def compiler_nodes(self, spec):
-        return [self.compiler_node(spec)] if spec.languages else []
+        out = []
+        for lang in spec.languages:
+            n = self.compiler_node(spec, lang)
+            if n not in out:
+                out.append(n)
+        return out
 
     # --- libs / headers / command --------------------------------------------
     def query_attribute(self, spec, attr, query):

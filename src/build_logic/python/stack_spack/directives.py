@@ -7,7 +7,6 @@ order, conditions merged) for `directives.py`, the record the importer's
 differential check compares against.
 """
 
-import inspect
 import sys
 
 from . import specsyntax
@@ -131,15 +130,14 @@ _LAYER_DIR = _os.path.dirname(_os.path.abspath(__file__))
 def directive(fn):
     """Make `fn(cls, *args, **kwargs)` a directive: calls in a class body are
     queued with the context's `when` and default arguments."""
-    params = inspect.signature(fn).parameters
-    accepts = set(params)
-    var_kw = any(p.kind == p.VAR_KEYWORD for p in params.values())
+    code = fn.__code__
+    n_pos = code.co_argcount
+    names = code.co_varnames[: n_pos + code.co_kwonlyargcount]
+    accepts = set(names)
+    var_kw = bool(code.co_flags & 0x08)  # CO_VARKEYWORDS
+    var_pos = bool(code.co_flags & 0x04)  # CO_VARARGS
     # names of the positional parameters after `cls` (none after a *args)
-    positional = []
-    for p in list(params.values())[1:]:
-        if p.kind != p.POSITIONAL_OR_KEYWORD:
-            break
-        positional.append(p.name)
+    positional = [] if var_pos and n_pos <= 1 else list(code.co_varnames[1:n_pos])
 
     def call(*args, **kwargs):
         if "when" in positional and len(args) > positional.index("when"):

@@ -71,13 +71,23 @@ class _AliasLoader(importlib.abc.Loader):
 
 
 class _PackageLoader(importlib.abc.Loader):
-    """Creates an empty package (a container module)."""
+    """Creates an empty package (a container module) whose submodules load
+    when first used as attributes (`spack.build_systems.cmake.CMakeBuilder`
+    after only `import spack.package`)."""
 
     def create_module(self, spec):
         return None
 
     def exec_module(self, module):
         module.__path__ = []
+        name = module.__name__
+
+        def __getattr__(attr):
+            if attr.startswith("__"):
+                raise AttributeError(attr)
+            return importlib.import_module(name + "." + attr)
+
+        module.__getattr__ = __getattr__
 
 
 class MissingNameBuiltins(dict):

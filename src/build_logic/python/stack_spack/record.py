@@ -188,10 +188,10 @@ def class_record(cls):
 def evaluate(path, arch):
     """The record of the package class of one file for one architecture."""
     ns, pkg_dir, root, layout = locate(path)
-    finder.install().add_root(root, layout)
+    name = module_name(ns, pkg_dir)
+    finder.install({name: path}).add_root(root, layout)
     register_package_file(path)
     finder.forget_packages()
-    name = module_name(ns, pkg_dir)
     with machine(arch):
         try:
             __import__(name)

@@ -266,6 +266,10 @@ def main(argv):
     except BadRequest as e:
         sys.stderr.write("stack: bad build-logic request {}: {}\n".format(argv[0], e))
         return 2
+    layer = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.stdout.write("==> stack package API {}: {} (python {})\n".format(
+        API_VERSION, layer, sys.version.split()[0]))
+    sys.stdout.flush()
     try:
         build(request)
     except ApiNotImplemented as e:

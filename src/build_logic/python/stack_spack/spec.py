@@ -9,8 +9,6 @@ A concrete spec knows its closure: `spec["dep"]` by name or virtual (also
 `spec["hdf5:cxx,hl"].libs` sees `last_query.extra_parameters`.
 """
 
-import hashlib
-
 from . import specsyntax, target as targets
 from .errors import SpecSyntaxError, not_implemented
 from .prefix import Prefix
@@ -422,6 +420,11 @@ class ConcreteSpec(Spec):
         self.variants = VariantMap(self, node.get("variants") or {})
         comp = node.get("compiler") or {}
         self.compiler = CompilerSpec(comp.get("name") or "gcc", comp.get("version") or "0")
+        # the compiler of each language, when the request says (`%fortran=nvhpc`)
+        self.compilers = {
+            lang: CompilerSpec(c.get("name") or self.compiler.name, c.get("version") or str(self.compiler.version))
+            for lang, c in (node.get("compilers") or {}).items() if isinstance(c, dict)
+        }
         self.languages = tuple(node.get("languages") or ())
         self.architecture = ArchSpec(node.get("platform"), node.get("os"), node.get("target"))
         self.prefix = Prefix(node.get("prefix") or "/")
@@ -470,7 +473,11 @@ class ConcreteSpec(Spec):
         return self
 
     def dag_hash(self, length=None):
-        h = self._hash or hashlib.sha256(str(self).encode()).hexdigest()[:32]
+        if not self._hash:
+            import hashlib
+
+            self._hash = hashlib.sha256(str(self).encode()).hexdigest()[:32]
+        h = self._hash
         return h[:length] if length else h
 
     def dag_hash_bit_prefix(self, bits):
@@ -546,6 +553,10 @@ class ConcreteSpec(Spec):
 
     def dependencies(self, name=None, deptype=None, depflag=None, virtuals=None):
         return [e.spec for e in self.edges_to_dependencies(name, depflag, deptype, virtuals)]
+
+    def language_compiler(self, language):
+        """The compiler of one language (`c`, `cxx`, `fortran`)."""
+        return self.compilers.get(language, self.compiler)
 
     def has_virtual_dependency(self, virtual):
         return any(virtual in e.virtuals for n in self.traverse() for e in n._edges) or (
@@ -810,18 +821,24 @@ def _node_satisfies(node, c, root, deps=True):
 
 
 def _compiler_candidate_ok(node, virtuals, dc):
-    """`%gcc@12`, `%c=gcc`: the node's compiler, for its languages."""
+    """`%gcc@12`, `%c=gcc`, `%fortran=nvhpc`: the compiler of the node's
+    languages (one per language when the toolchain mixes compilers)."""
     if not node.languages:
         return False
     if virtuals and not set(virtuals) <= set(node.languages):
         return False
-    if dc.name is None or compiler_name(dc.name) != compiler_name(node.compiler.name):
+    if dc.name is None or dc.variants or dc.direct or dc.transitive:
         return False
-    if dc.versions is not None and not dc.versions.contains(node.compiler.version):
-        return False
-    if dc.variants or dc.direct or dc.transitive:
-        return False
-    return True
+    langs = list(virtuals) if virtuals else list(node.languages)
+    compilers = [node.language_compiler(lang) for lang in langs]
+    if virtuals:
+        ok = all(compiler_name(dc.name) == compiler_name(c.name) for c in compilers)
+        ok = ok and all(dc.versions is None or dc.versions.contains(c.version) for c in compilers)
+        return ok
+    return any(
+        compiler_name(dc.name) == compiler_name(c.name) and (dc.versions is None or dc.versions.contains(c.version))
+        for c in compilers
+    )
 
 
 def _direct_ok(node, virtuals, dc):

@@ -92,6 +92,22 @@ class SatisfiesTest(WorkspaceTest):
         self.assertEqual(str(Spec("foo@=1.2")), "foo@=1.2")
 
 
+class MixedToolchainTest(WorkspaceTest):
+    def test_compiler_per_language(self):
+        n = node("cray-mpich", languages=("c", "cxx", "fortran"))
+        n["compilers"] = {"c": {"name": "gcc", "version": "13.2.0"}, "cxx": {"name": "gcc", "version": "13.2.0"},
+                          "fortran": {"name": "nvhpc", "version": "24.3"}}
+        s = context(self.ws.request("cray-mpich", {"cray-mpich": n})).root
+        for constraint, want in (("%fortran=nvhpc", True), ("%fortran=gcc", False), ("%c=gcc", True),
+                                 ("%c,cxx=gcc@13", True), ("%gcc", True), ("%nvhpc@24:", True),
+                                 ("%cxx=nvhpc", False)):
+            with self.subTest(constraint=constraint):
+                self.assertEqual(s.satisfies(constraint), want)
+                self.assertEqual(constraint in s, want)
+        self.assertEqual(s["fortran"].name, "nvhpc")
+        self.assertEqual(s["c"].name, "gcc")
+
+
 class LookupTest(WorkspaceTest):
     def setUp(self):
         super().setUp()

@@ -45,7 +45,7 @@ class LuaBuilder(Builder):
             out = pkg.luarocks("unpack", archive, output=str)
             os.chdir(out.split("\n")[2])
 
-    def _config_path(self):
+    def _luarocks_config_path(self):
         return os.path.join(self.pkg.stage.source_path, "spack_luarocks.lua")
 
     def generate_luarocks_config(self, pkg, spec, prefix):
@@ -53,7 +53,7 @@ class LuaBuilder(Builder):
         for d in spec.traverse(deptype=("build", "run")):
             if d is spec or os.path.isdir(os.path.join(d.prefix, "lib", "luarocks")) or d.name.startswith("lua"):
                 lines.append('{{ name = "{}", root = "{}" }};'.format(d.name, d.prefix))
-        with open(self._config_path(), "w", encoding="utf-8") as f:
+        with open(self._luarocks_config_path(), "w", encoding="utf-8") as f:
             f.write('deps_mode="all"\nrocks_trees={{\n{}\n}}\n'.format("\n".join(lines)))
 
     def preprocess(self, pkg, spec, prefix):
@@ -71,5 +71,5 @@ class LuaBuilder(Builder):
         pkg.luarocks("--tree=" + prefix, "make", *args)
 
     def setup_build_environment(self, env):
-        env.set("LUAROCKS_CONFIG", self._config_path())
+        env.set("LUAROCKS_CONFIG", self._luarocks_config_path())
         self.pkg.setup_build_environment(env)
