@@ -10,7 +10,7 @@ from . import defaults
 from .compilers import Compiler, CompilerPackage
 from .errors import InstallError
 from .executable import Executable, MakeExecutable, MissingExecutable, which_string
-from .package_base import PackageBase, Stage, user_defines
+from .package_base import PackageBase, Stage
 from .spec import LANGUAGE_VIRTUALS, ConcreteSpec, DependencySpec, QueryState, SpecView, compiler_name
 
 

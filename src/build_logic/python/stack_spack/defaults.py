@@ -8,7 +8,7 @@ import glob
 import os
 
 from .envmods import is_system_path
-from .errors import NoHeadersError, NoLibrariesError
+from .errors import NoLibrariesError
 from .executable import Executable, MakeExecutable
 from .filelists import LibraryList, default_headers, default_libs, find_libraries
 from .prefix import Prefix
@@ -312,6 +312,3 @@ def dependent_run_environment(spec, env, dependent_spec):
 
 def libs_of(names, root):
     return LibraryList(find_libraries(names, root, recursive=True))
-
-
-_unused = (NoHeadersError,)

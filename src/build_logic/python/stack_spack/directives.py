@@ -7,6 +7,7 @@ order, conditions merged) for `directives.py`, the record the importer's
 differential check compares against.
 """
 
+import os
 import sys
 
 from . import specsyntax
@@ -122,9 +123,7 @@ def _caller_line():
     return "", 0
 
 
-import os as _os  # noqa: E402
-
-_LAYER_DIR = _os.path.dirname(_os.path.abspath(__file__))
+_LAYER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def directive(fn):

@@ -14,7 +14,6 @@ import importlib.abc
 import importlib.machinery
 import os
 import sys
-import types
 
 from . import known_names
 from .errors import ApiNotImplemented, caller_location, register_package_file
@@ -262,6 +261,3 @@ def forget_packages():
     for name in list(sys.modules):
         if name.startswith("spack_repo.") or name.startswith("spack.pkg."):
             del sys.modules[name]
-
-
-_unused = types

@@ -15,9 +15,8 @@ from . import finder
 from .context import package_class
 from .errors import ApiNotImplemented, register_package_file
 from .lang import classproperty
-from .package_base import PackageBase
 from .spec import AbstractSpec, ConcreteSpec
-from .variants import ConditionalValue, DisjointSetsOfValues, Variant
+from .variants import ConditionalValue, DisjointSetsOfValues
 from .version import Version
 
 ARCHS = ("x86_64", "aarch64")
@@ -219,6 +218,3 @@ def records(paths, archs=ARCHS):
             "archs": {a: evaluate(p, a) for a in archs},
         })
     return out
-
-
-_unused = (PackageBase, Variant)

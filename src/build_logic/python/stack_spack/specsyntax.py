@@ -194,7 +194,8 @@ class _Parser:
                 else:
                     current.versions = VersionList(list(current.versions.items) + list(vl.items))
                 continue
-            if c in "+~" or (c == "-" and (self.pos == 0 or self.text[self.pos - 1].isspace() or self.text[self.pos - 1] == ":")):
+            prev = self.text[self.pos - 1] if self.pos else " "
+            if c in "+~" or (c == "-" and (prev.isspace() or prev == ":")):
                 value = c == "+"
                 self.pos += 1
                 propagate = False

@@ -9,7 +9,7 @@ from ..directives import build_system, conflicts, depends_on, when
 from ..errors import InstallError
 from ..executable import Executable
 from ..filelists import find
-from ..fs import force_remove, is_exe, working_dir
+from ..fs import force_remove, working_dir
 from ..package_base import Builder, PackageBase, register_builder, run_after, run_before
 from ._tools import tool
 
@@ -270,6 +270,3 @@ def _package_modules(pkg):
         if m is not None and m not in out:
             out.append(m)
     return out
-
-
-_unused = (is_exe,)

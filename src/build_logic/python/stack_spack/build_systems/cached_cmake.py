@@ -4,7 +4,6 @@
 import os
 
 from ..directives import depends_on
-from ..fs import working_dir
 from .cmake import CMakeBuilder, CMakePackage
 from ..package_base import register_builder
 
@@ -156,6 +155,3 @@ class CachedCMakePackage(CMakePackage):
 
     def flags_to_build_system_args(self, flags):
         self.cmake_flag_args = []
-
-
-_unused = working_dir

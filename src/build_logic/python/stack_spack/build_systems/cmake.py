@@ -76,22 +76,16 @@ def define_hip_architectures(pkg):
 
 
 def get_cmake_prefix_path(pkg):
-    """The prefixes CMake searches: the package's link/run closure and its
-    direct build dependencies."""
+    """The prefixes CMake searches: the package's direct build dependencies,
+    then its link and run dependencies; system directories left out."""
+    from ..envmods import is_system_path
+
     spec = pkg.spec
     out = []
-    seen = set()
-    for dep in spec.dependencies(deptype=("build",)):
-        if dep.prefix not in seen:
-            seen.add(dep.prefix)
-            out.append(dep.prefix)
-    for dep in spec.traverse(root=False, deptype=("link", "run")):
-        if dep.prefix not in seen and not dep.external:
-            seen.add(dep.prefix)
-            out.append(dep.prefix)
-    for dep in spec.traverse(root=False, deptype=("link", "run")):
-        if dep.prefix not in seen:
-            seen.add(dep.prefix)
+    candidates = list(spec.dependencies(deptype=("build",)))
+    candidates += list(spec.traverse(root=False, deptype=("link", "run")))
+    for dep in candidates:
+        if dep.prefix not in out and not is_system_path(dep.prefix):
             out.append(dep.prefix)
     return out
 

@@ -1,5 +1,5 @@
 """`Package`: a package whose `install(self, spec, prefix)` does the work."""
 
-from ..package_base import GenericBuilder, Package
+from ..package_base import GenericBuilder, Package  # noqa: F401
 
 __all__ = ["GenericBuilder", "Package"]

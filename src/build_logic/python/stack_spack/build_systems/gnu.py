@@ -16,5 +16,7 @@ class GNUMirrorPackage(PackageBase):
     @property
     def urls(self):
         if self.gnu_mirror_path is None:
-            raise AttributeError("{} must define a `gnu_mirror_path` attribute [none defined]".format(type(self).__name__))
+            raise AttributeError(
+                "{} must define a `gnu_mirror_path` attribute [none defined]".format(type(self).__name__)
+            )
         return [join_url(m, self.gnu_mirror_path, resolve_href=True) for m in self.base_mirrors]

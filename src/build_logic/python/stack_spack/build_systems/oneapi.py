@@ -12,7 +12,6 @@ from ..executable import Executable
 from ..filelists import HeaderList, LibraryList, find_libraries
 from ..fs import join_path, mkdirp, symlink
 from ..package_base import Package
-from ..urls import default_url_for_version
 
 
 class IntelOneApiPackage(Package):
@@ -155,5 +154,3 @@ class IntelOneApiStaticLibraryList(LibraryList):
 
 
 INTEL_MATH_LIBRARIES = ("intel-oneapi-mkl",)
-
-_unused = default_url_for_version

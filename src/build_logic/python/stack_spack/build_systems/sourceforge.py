@@ -19,5 +19,7 @@ class SourceforgePackage(PackageBase):
     @property
     def urls(self):
         if self.sourceforge_mirror_path is None:
-            raise AttributeError("{} must define a `sourceforge_mirror_path` attribute [none defined]".format(type(self).__name__))
+            raise AttributeError(
+                "{} must define a `sourceforge_mirror_path` attribute [none defined]".format(type(self).__name__)
+            )
         return [join_url(m, self.sourceforge_mirror_path, resolve_href=True) for m in self.base_mirrors]

@@ -18,5 +18,7 @@ class XorgPackage(PackageBase):
     @property
     def urls(self):
         if self.xorg_mirror_path is None:
-            raise AttributeError("{} must define a `xorg_mirror_path` attribute [none defined]".format(type(self).__name__))
+            raise AttributeError(
+                "{} must define a `xorg_mirror_path` attribute [none defined]".format(type(self).__name__)
+            )
         return [join_url(m, self.xorg_mirror_path, resolve_href=True) for m in self.base_mirrors]
