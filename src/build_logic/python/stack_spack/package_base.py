@@ -561,11 +561,17 @@ class Package(PackageBase):
 
 
 def build_system_name(pkg):
+    """The spec's `build_system` variant; without it, the default the
+    package's `build_system(…)` directive declares."""
     spec = pkg.spec
     try:
         return spec.variants["build_system"].value
     except (KeyError, AttributeError, TypeError):
         pass
+    for when, variants in getattr(type(pkg), "variants", {}).items():
+        var = variants.get("build_system")
+        if var is not None and not str(when) and var.default:
+            return str(var.default)
     for cls in type(pkg).__mro__:
         bs = cls.__dict__.get("default_buildsystem")
         if bs:

@@ -168,9 +168,9 @@ class VariantMap(dict):
         return all(k in self and self[k].satisfies(v) for k, v in other.items())
 
     def __str__(self):
-        bools = sorted(v for v in self.values() if isinstance(v.value, bool))
+        bools = sorted((v for v in self.values() if isinstance(v.value, bool)), key=lambda v: v.name)
         others = sorted((v for v in self.values() if not isinstance(v.value, bool)), key=lambda v: v.name)
-        text = "".join(str(v) for v in sorted(bools, key=lambda v: v.name))
+        text = "".join(str(v) for v in bools)
         for v in others:
             text += " " + str(v)
         return text.strip()

@@ -102,5 +102,22 @@ class MultimethodTest(WorkspaceTest):
         self.assertEqual(self.pkg("1.0", {"x": True}).replaced(), "plain")
 
 
+class BuildSystemDefaultTest(WorkspaceTest):
+    def test_builder_of_the_declared_default(self):
+        self.ws.package("two", '''
+            from spack_repo.builtin.build_systems.autotools import AutotoolsPackage
+            from spack_repo.builtin.build_systems.cmake import CMakePackage
+
+
+            class Two(CMakePackage, AutotoolsPackage):
+                version("1.0")
+                build_system("cmake", "autotools", default="autotools")
+        ''')
+        pkg = context(self.ws.request("two", {"two": node("two", module=True)})).root.package
+        self.assertEqual(type(pkg.builder).__name__, "AutotoolsBuilder")
+        pkg = context(self.ws.request("two", {"two": node("two", module=True, variants={"build_system": "cmake"})}))
+        self.assertEqual(type(pkg.root.package.builder).__name__, "CMakeBuilder")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -188,6 +188,14 @@ class LookupTest(WorkspaceTest):
         self.assertEqual(s.prefix.lib, os.path.join(s.prefix, "lib"))
         self.assertEqual(s.prefix.share.man, os.path.join(s.prefix, "share", "man"))
 
+    def test_text(self):
+        s = self.spec
+        self.assertEqual(str(s.variants), "+shared build_system=cmake build_type=Release cuda_arch=80,90 "
+                                          "cxxstd=17 libs=shared,static")
+        self.assertEqual(str(s), "app@2.3.1" + str(s.variants) + " arch=linux-sles15-zen2 %gcc@12.3.0")
+        self.assertEqual(str(s.variants["shared"]), "+shared")
+        self.assertEqual(str(s.variants["libs"]), "libs=shared,static")
+
     def test_format(self):
         s = self.spec
         self.assertEqual(s.format("{name}-{version}"), "app-2.3.1")
