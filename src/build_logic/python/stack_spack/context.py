@@ -10,7 +10,7 @@ from . import defaults
 from .compilers import Compiler, CompilerPackage
 from .errors import InstallError
 from .executable import Executable, MakeExecutable, MissingExecutable, which_string
-from .package_base import PackageBase, Stage
+from .package_base import PackageBase, PackagePropertyError, Stage
 from .spec import LANGUAGE_VIRTUALS, ConcreteSpec, DependencySpec, QueryState, SpecView, compiler_name
 
 
@@ -39,11 +39,6 @@ def package_class(module, pkg_name):
         return candidates[0]
     raise InstallError("{} defines no package class {} (found: {})".format(
         module.__name__, want, ", ".join(c.__name__ for c in candidates) or "none"))
-
-
-class PackagePropertyError(InstallError):
-    """An AttributeError inside a package's `libs`/`headers`/`command`
-    property (kept apart so that it is not mistaken for a missing attribute)."""
 
 
 class BuildContext:

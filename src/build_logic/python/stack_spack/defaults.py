@@ -128,7 +128,10 @@ def _exe(prefix, *names):
 
 
 def provider_spec_attributes(spec):
-    """Attributes providers set on their spec (`spec["mpi"].mpicc`)."""
+    """Attributes providers set on their spec (`spec["mpi"].mpicc`, `spec["hip"].hipcc`)."""
+    if spec.name == "hip":
+        spec.hipcc = os.path.join(spec.prefix, "bin", "hipcc")
+        spec.hip_device_libs = os.path.join(spec.prefix, "amdgcn", "bitcode")
     if "mpi" in _provided(spec) or spec.name in MPICH_LIKE + OPENMPI_LIKE:
         spec.mpicc = _exe(spec.prefix, "mpicc")
         spec.mpicxx = _exe(spec.prefix, "mpicxx", "mpic++", "mpiCC")

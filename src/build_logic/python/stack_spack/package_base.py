@@ -49,6 +49,10 @@ def user_defines(cls, name):
     return False
 
 
+class PackagePropertyError(InstallError):
+    """An AttributeError raised inside a package's property."""
+
+
 # --- hooks ------------------------------------------------------------------------
 
 
@@ -107,9 +111,7 @@ class Stage:
         return iter([self])
 
     def __getitem__(self, i):
-        if i in (0, -1):
-            return self
-        raise IndexError(i)
+        return [self][i]
 
     def __len__(self):
         return 1
@@ -370,6 +372,16 @@ class PackageBase(metaclass=PackageMeta):
     def __getattr__(self, name):
         if name.startswith("_") or name in ("spec",):
             raise AttributeError(name)
+        for c in type(self).__mro__:
+            if name in c.__dict__ and hasattr(c.__dict__[name], "__get__"):
+                # a property of the class raised AttributeError: show that error, not
+                # "no attribute" (and never ask the builder, which may ask the package back)
+                try:
+                    return c.__dict__[name].__get__(self, type(self))
+                except AttributeError as e:
+                    raise PackagePropertyError(
+                        "{}.{} failed: AttributeError: {}".format(type(self).__name__, name, e)
+                    ) from e
         builder_cls = type(self.__dict__.get("_builder")) if self.__dict__.get("_builder") else None
         if builder_cls is None and "spec" in self.__dict__:
             try:
@@ -528,6 +540,18 @@ class Builder(metaclass=BuilderMeta):
 
 BuilderWithDefaults = Builder
 BaseBuilder = Builder
+
+
+def builder_default(builder_cls_or_name, name):
+    """A package-level method that runs the builder's own implementation
+    (`super().cmake_args()` in a package class gives CMakeBuilder's)."""
+
+    def method(self, *args, **kwargs):
+        cls = BUILDERS[builder_cls_or_name] if isinstance(builder_cls_or_name, str) else builder_cls_or_name
+        return getattr(cls, name)(self.builder, *args, **kwargs)
+
+    method.__name__ = name
+    return method
 
 
 def register_builder(build_system_name):

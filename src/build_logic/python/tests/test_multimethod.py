@@ -119,5 +119,54 @@ class BuildSystemDefaultTest(WorkspaceTest):
         self.assertEqual(type(pkg.root.package.builder).__name__, "CMakeBuilder")
 
 
+class PackageAndBuilderTest(WorkspaceTest):
+    def test_super_and_fallbacks_reach_the_builder_defaults(self):
+        self.ws.package("sup", '''
+            from spack_repo.builtin.build_systems.cmake import CMakePackage
+
+
+            class SupBase(CMakePackage):
+                def cmake_args(self):
+                    return super().cmake_args() + ["-DBASE=1"]
+
+
+            class Sup(SupBase):
+                version("2.0")
+                version("1.0")
+
+                def cmake_args(self):
+                    return super().cmake_args() + ["-DSUP=1"]
+
+                @when("@1")
+                def only_old(self):
+                    return ["old"]
+
+                @property
+                def broken(self):
+                    return self.spec["zlib"].nothing_like_this
+        ''')
+        self.ws.package("when-only", '''
+            from spack_repo.builtin.build_systems.cmake import CMakePackage
+
+
+            class WhenOnly(CMakePackage):
+                version("2.0")
+
+                @when("@:1")
+                def cmake_args(self):
+                    return ["-DOLD=1"]
+        ''')
+        nodes = {"sup": node("sup", "2.0", {"build_system": "cmake"}, module=True, deps=["zlib"]), "zlib": node("zlib")}
+        pkg = context(self.ws.request("sup", nodes)).root.package
+        self.assertEqual(pkg.builder.cmake_args(), ["-DBASE=1", "-DSUP=1"])
+        self.assertEqual(pkg.cmake_args(), ["-DBASE=1", "-DSUP=1"])
+        from stack_spack.package_base import PackagePropertyError
+        with self.assertRaises(PackagePropertyError):
+            pkg.broken
+        pkg = context(self.ws.request("when-only", {"when-only": node("when-only", "2.0", {"build_system": "cmake"},
+                                                                      module=True)})).root.package
+        self.assertEqual(pkg.builder.cmake_args(), [])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -10,7 +10,7 @@ from ..errors import InstallError
 from ..executable import Executable
 from ..filelists import find
 from ..fs import force_remove, working_dir
-from ..package_base import Builder, PackageBase, register_builder, run_after, run_before
+from ..package_base import Builder, PackageBase, builder_default, register_builder, run_after, run_before
 from ._tools import tool
 
 
@@ -18,6 +18,7 @@ class AutotoolsPackage(PackageBase):
     build_system_class = "AutotoolsPackage"
     default_buildsystem = "autotools"
 
+    configure_args = builder_default("autotools", "configure_args")
     build_system("autotools")
 
     with when("build_system=autotools"):

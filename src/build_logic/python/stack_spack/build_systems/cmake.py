@@ -7,7 +7,7 @@ import os
 from ..directives import build_system, conflicts, depends_on, variant, when
 from ..errors import InstallError
 from ..fs import working_dir
-from ..package_base import Builder, PackageBase, register_builder
+from ..package_base import Builder, PackageBase, builder_default, register_builder
 from ._tools import tool
 
 _GENERATORS = {"make": "Unix Makefiles", "ninja": "Ninja"}
@@ -95,6 +95,7 @@ class CMakePackage(PackageBase):
     default_buildsystem = "cmake"
     disable_cmake_hints_from = []
 
+    cmake_args = builder_default("cmake", "cmake_args")
     build_system("cmake")
 
     with when("build_system=cmake"):

@@ -3,13 +3,14 @@
 from ..directives import build_system, depends_on, when
 from ..executable import which
 from ..fs import install_tree, working_dir
-from ..package_base import Builder, PackageBase, register_builder
+from ..package_base import Builder, PackageBase, builder_default, register_builder
 
 
 class MavenPackage(PackageBase):
     build_system_class = "MavenPackage"
     default_buildsystem = "maven"
 
+    build_args = builder_default("maven", "build_args")
     build_system("maven")
 
     with when("build_system=maven"):

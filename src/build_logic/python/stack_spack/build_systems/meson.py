@@ -5,7 +5,7 @@ import os
 
 from ..directives import build_system, conflicts, depends_on, variant, when
 from ..fs import working_dir
-from ..package_base import Builder, PackageBase, register_builder
+from ..package_base import Builder, PackageBase, builder_default, register_builder
 from ._tools import tool
 
 
@@ -13,6 +13,7 @@ class MesonPackage(PackageBase):
     build_system_class = "MesonPackage"
     default_buildsystem = "meson"
 
+    meson_args = builder_default("meson", "meson_args")
     build_system("meson")
 
     with when("build_system=meson"):

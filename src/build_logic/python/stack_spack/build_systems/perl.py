@@ -8,7 +8,7 @@ from ..errors import InstallError
 from ..executable import Executable
 from ..filelists import find
 from ..fs import filter_file
-from ..package_base import Builder, PackageBase, register_builder, run_after
+from ..package_base import Builder, PackageBase, builder_default, register_builder, run_after
 from ._tools import tool
 
 
@@ -16,6 +16,7 @@ class PerlPackage(PackageBase):
     build_system_class = "PerlPackage"
     default_buildsystem = "perl"
 
+    configure_args = builder_default("perl", "configure_args")
     build_system("perl")
 
     with when("build_system=perl"):

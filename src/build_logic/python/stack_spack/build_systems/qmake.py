@@ -2,7 +2,7 @@
 
 from ..directives import build_system, depends_on
 from ..fs import working_dir
-from ..package_base import Builder, PackageBase, register_builder
+from ..package_base import Builder, PackageBase, builder_default, register_builder
 from ._tools import tool
 
 
@@ -10,6 +10,7 @@ class QMakePackage(PackageBase):
     build_system_class = "QMakePackage"
     default_buildsystem = "qmake"
 
+    qmake_args = builder_default("qmake", "qmake_args")
     build_system("qmake")
 
     depends_on("qmake", type="build", when="build_system=qmake")

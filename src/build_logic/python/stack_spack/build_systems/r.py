@@ -3,7 +3,7 @@
 from ..directives import depends_on, extends
 from ..fs import mkdirp
 from ..lang import classproperty
-from ..package_base import GenericBuilder, Package
+from ..package_base import GenericBuilder, Package, builder_default
 from ._tools import tool
 
 
@@ -68,6 +68,8 @@ class RPackage(Package):
     bioc = None
     GenericBuilder = RBuilder
     build_system_class = "RPackage"
+    configure_args = builder_default(RBuilder, "configure_args")
+    configure_vars = builder_default(RBuilder, "configure_vars")
 
     extends("r")
     depends_on("gmake", type="build", when="%c")
