@@ -177,12 +177,25 @@ class Compiler:
 class CompilerPackage:
     """The package of a compiler node (`self["c"]`, `spec["cxx"].package`)."""
 
-    def __init__(self, spec, compiler):
+    def __init__(self, spec, compiler, wrappers=None):
         self.spec = spec
         self.compiler = compiler
         self.name = spec.name
         self.version = spec.version
         self.prefix = spec.prefix
+        self._wrappers = dict(wrappers or {})
+
+    @property
+    def compiler_wrapper_link_paths(self):
+        """Each language's wrapper, relative to the wrappers' directory
+        (`spec["compiler-wrapper"].package.bin_dir()`)."""
+        base = wrapper_dir(self._wrappers)
+        out = {}
+        for lang, key in (("c", "cc"), ("cxx", "cxx"), ("fortran", "fc")):
+            w = self._wrappers.get(key)
+            if w and base:
+                out[lang] = os.path.relpath(w, base)
+        return out
 
     @property
     def cc(self):
@@ -245,3 +258,40 @@ class CompilerPackage:
         if name.endswith("_flag") and not name.startswith("_"):
             return getattr(self.compiler, name)
         raise AttributeError("compiler package {} has no attribute {!r}".format(self.name, name))
+
+
+def wrapper_dir(wrappers):
+    """The directory of the compiler wrappers (of the C wrapper, else any)."""
+    for key in ("cc", "cxx", "fc", "f77"):
+        if wrappers.get(key):
+            return os.path.dirname(wrappers[key])
+    return None
+
+
+class CompilerWrapperPackage:
+    """`spec["compiler-wrapper"].package`: stack's compiler wrappers, in the
+    role of Spack's compiler-wrapper package."""
+
+    def __init__(self, spec, wrappers):
+        self.spec = spec
+        self.name = spec.name
+        self.version = spec.version
+        self.prefix = spec.prefix
+        self._wrappers = dict(wrappers)
+
+    def bin_dir(self):
+        import pathlib
+
+        return pathlib.Path(wrapper_dir(self._wrappers) or os.path.join(self.prefix, "bin"))
+
+    @property
+    def cc(self):
+        return self._wrappers.get("cc")
+
+    @property
+    def cxx(self):
+        return self._wrappers.get("cxx")
+
+    @property
+    def fc(self):
+        return self._wrappers.get("fc")

@@ -7,7 +7,7 @@ import os
 import re
 
 from . import defaults
-from .compilers import Compiler, CompilerPackage
+from .compilers import Compiler, CompilerPackage, CompilerWrapperPackage, wrapper_dir
 from .errors import InstallError
 from .executable import Executable, MakeExecutable, MissingExecutable, which_string
 from .package_base import PackageBase, PackagePropertyError, Stage
@@ -117,6 +117,8 @@ class BuildContext:
                     break
         if found is None and compiler_name(name) == compiler_name(spec.compiler.name):
             found = self.compiler_node(spec)
+        if found is None and name == "compiler-wrapper" and spec.languages:
+            found = self.compiler_wrapper_node(spec)
         if found is None:
             raise KeyError("No spec with name {} in {}".format(name, spec))
         return SpecView(found, QueryState(name, extra, virtual))
@@ -133,8 +135,22 @@ class BuildContext:
                 "target": spec.target.name, "platform": spec.platform, "os": spec.os,
                 "prefix": prefix, "external": True,
             })
-            node._package = CompilerPackage(node, self.compiler)
+            node._package = CompilerPackage(node, self.compiler, self.wrappers)
             self._compiler_nodes[key] = node
+        return node
+
+    def compiler_wrapper_node(self, spec):
+        """`spec["compiler-wrapper"]`: stack's wrappers (Spack's compiler-wrapper package)."""
+        node = self._compiler_nodes.get("compiler-wrapper")
+        if node is None:
+            d = wrapper_dir(self.wrappers) or "/"
+            node = ConcreteSpec(self, "", {
+                "name": "compiler-wrapper", "version": "1.0", "namespace": "builtin", "module": None,
+                "variants": {}, "target": spec.target.name, "platform": spec.platform, "os": spec.os,
+                "prefix": os.path.dirname(d), "external": True,
+            })
+            node._package = CompilerWrapperPackage(node, self.wrappers)
+            self._compiler_nodes["compiler-wrapper"] = node
         return node
 
     def compiler_nodes(self, spec):

@@ -135,6 +135,14 @@ class LookupTest(WorkspaceTest):
         self.assertEqual(s["c"].package.openmp_flag, "-fopenmp")
         self.assertEqual(s["cxx"].package.standard_flag(language="cxx", standard="17"), "-std=c++17")
 
+    def test_compiler_wrapper_node(self):
+        # Spack's compiler-wrapper package: here stack's wrappers (python's package reads it)
+        ctx = context(self.ws.request("app", dag(), wrappers={"cc": "/opt/wrap/bin/cc", "cxx": "/opt/wrap/bin/c++"}))
+        s = ctx.root
+        wrapper = s["compiler-wrapper"].package
+        link = s["cxx"].package.compiler_wrapper_link_paths["cxx"]
+        self.assertEqual(str(wrapper.bin_dir() / link), "/opt/wrap/bin/c++")
+
     def test_query_parameters(self):
         q = self.spec["cray-mpich:cxx,f90"]
         self.assertEqual(q.last_query.extra_parameters, ["cxx", "f90"])
