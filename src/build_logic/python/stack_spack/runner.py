@@ -124,6 +124,7 @@ def build_environment(ctx, pkg):
         if ctx.wrappers.get(key):
             env.set(var, ctx.wrappers[key])
     order, executables = visited_dependencies(spec)
+    spack_variables(ctx, pkg, env)
     for dep in order:
         dpkg = dep.package
         if isinstance(dpkg, PackageBase):
@@ -141,6 +142,39 @@ def build_environment(ctx, pkg):
         b.setup_dependent_build_environment(env, spec)
     pkg.builder.setup_build_environment(env)
     return env
+
+
+def spack_variables(ctx, pkg, env):
+    """The SPACK_* variables of Spack's build environment that package code
+    reads: the real compilers (SPACK_CC, …) and the link dependencies'
+    directories (SPACK_RPATH_DIRS, SPACK_LINK_DIRS, SPACK_INCLUDE_DIRS)."""
+    from .envmods import is_system_path
+
+    comp = ctx.compiler
+    for var, key in (("SPACK_CC", "cc"), ("SPACK_CXX", "cxx"), ("SPACK_FC", "fc"), ("SPACK_F77", "f77")):
+        path = getattr(comp, key, None)
+        if path and var not in os.environ:
+            env.set(var, path)
+    link, include, store = [], [], []
+    for dep in pkg.spec.traverse(root=False, deptype=("link",)):
+        for sub in ("lib", "lib64"):
+            d = os.path.join(dep.prefix, sub)
+            if os.path.isdir(d) and not is_system_path(d) and d not in link:
+                link.append(d)
+                if not dep.external:
+                    store.append(d)
+        d = os.path.join(dep.prefix, "include")
+        if os.path.isdir(d) and not is_system_path(d) and d not in include:
+            include.append(d)
+    own = [os.path.join(pkg.prefix, "lib"), os.path.join(pkg.prefix, "lib64")]
+    values = {
+        "SPACK_LINK_DIRS": ":".join(link), "SPACK_INCLUDE_DIRS": ":".join(include),
+        "SPACK_RPATH_DIRS": ":".join(own + link), "SPACK_STORE_RPATH_DIRS": ":".join(own + store),
+        "SPACK_COMPILER_IMPLICIT_RPATHS": "",
+    }
+    for var, value in values.items():
+        if var not in os.environ:
+            env.set(var, value)
 
 
 def route_flags(ctx, pkg):

@@ -101,7 +101,7 @@ class DependentEnvironmentTest(WorkspaceTest):
                     mkdirp(prefix)
                     with open(join_path(prefix, "seen.txt"), "w") as f:
                         for k in ("LIBDEP_FOR", "ORDER", "FROM_APP", "TOOL_RUN", "LIBDEP_RUN", "MPICC",
-                                  "MPICH_CC", "CC"):
+                                  "MPICH_CC", "CC", "SPACK_CC", "SPACK_RPATH_DIRS", "SPACK_INCLUDE_DIRS"):
                             f.write("{}={}\\n".format(k, os.environ.get(k)))
                         f.write("tool={}\\n".format(libdep_tool))
                         f.write("attr={}\\n".format(spec["libdep"].tool_path))
@@ -115,6 +115,8 @@ class DependentEnvironmentTest(WorkspaceTest):
             "mpich": node("mpich", "4.2.0"),
         }
         req = self.ws.request("app", nodes, wrappers={"cc": "/wrap/cc", "cxx": "/wrap/c++"})
+        self.ws.file("prefix/libdep/lib/liblibdep.so", "")
+        self.ws.file("prefix/libdep/include/libdep.h", "")
         rc, out, err = self.ws.run(req)
         self.assertEqual(rc, 0, err)
         with open(self.ws.path("prefix", "app", "seen.txt")) as f:
@@ -128,6 +130,11 @@ class DependentEnvironmentTest(WorkspaceTest):
         self.assertEqual(seen["MPICC"], os.path.join(mpich, "bin", "mpicc"))
         self.assertEqual(seen["MPICH_CC"], "/wrap/cc")
         self.assertEqual(seen["CC"], "/wrap/cc")
+        self.assertEqual(seen["SPACK_CC"], shutil.which("gcc"))
+        app = self.ws.path("prefix", "app")
+        self.assertEqual(seen["SPACK_RPATH_DIRS"], ":".join([os.path.join(app, "lib"), os.path.join(app, "lib64"),
+                                                             self.ws.path("prefix", "libdep", "lib")]))
+        self.assertEqual(seen["SPACK_INCLUDE_DIRS"], self.ws.path("prefix", "libdep", "include"))
         self.assertEqual(seen["tool"], self.ws.path("prefix", "libdep", "bin", "tool"))
         self.assertEqual(seen["attr"], self.ws.path("prefix", "libdep", "bin", "tool"))
 
