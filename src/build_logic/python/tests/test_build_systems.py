@@ -335,6 +335,62 @@ class GenericTest(BuildSystemTest):
         self.assertEqual(os.readlink(self.prefix("gen", "link.txt")), "copy.txt")
         self.assertTrue(os.path.exists(self.prefix("gen", "extra")))
 
+    @unittest.skipUnless(have("patchelf", "gcc"), "patchelf, gcc")
+    def test_binary_package_relocated_by_hooks(self):
+        # the layout of a site's binary archive: one tree per toolchain, placeholders in scripts
+        for tree in ("vendor-gcc", "vendor-nvhpc"):
+            self.ws.file("stage/src/{}/bin/vcc".format(tree), "#!/bin/sh\nexec @@CC@@ -I@@PREFIX@@/include \"$@\"\n",
+                         mode=0o755)
+        src = self.ws.file("stage/lib.c", "int vendor(void) { return 42; }\n")
+        os.makedirs(self.ws.path("stage", "src", "vendor-gcc", "lib"))
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", self.ws.path("stage", "src", "vendor-gcc", "lib",
+                                                                      "libvendor.so"), src], check=True)
+        self.ws.file("prefix/pmi/lib/libpmi.so", "")
+        self.ws.package("vendor-bin", '''
+            import os
+
+
+            class VendorBin(Package):
+                version("1.0")
+                depends_on("pmi", type="link")
+                depends_on("patchelf", type="build")
+
+                def install(self, spec, prefix):
+                    if "%fortran=nvhpc" in self.spec:
+                        install_tree("vendor-nvhpc", prefix)
+                    elif self.spec.satisfies("%fortran=gcc"):
+                        install_tree("vendor-gcc", prefix)
+                    else:
+                        raise InstallError("unsupported toolchain")
+
+                @run_after("install")
+                def relocate(self):
+                    patchelf = which("patchelf", required=True)
+                    rpath = os.environ["SPACK_RPATH_DIRS"]
+                    for lib in find_libraries("libvendor", self.prefix.lib):
+                        patchelf("--force-rpath", "--set-rpath", rpath, lib)
+                        patchelf("--add-needed", "libpmi.so", lib, fail_on_error=False)
+
+                @run_after("install")
+                def compilers(self):
+                    filter_file("@@CC@@", self.compiler.cc, self.prefix.bin.vcc, string=True)
+                    filter_file("@@PREFIX@@", self.prefix, self.prefix.bin.vcc, string=True)
+        ''')
+        n = node("vendor-bin", module=True, variants={"build_system": "generic"}, languages=("c", "fortran"),
+                 deps=[("pmi", ["link"], []), ("patchelf", ["build"], [])])
+        n["compilers"] = {"c": {"name": "gcc", "version": "12.2.0"}, "fortran": {"name": "gcc", "version": "12.2.0"}}
+        self.build("vendor-bin", variants={"build_system": "generic"}, extra_nodes={
+            "vendor-bin": n, "pmi": node("pmi"), "patchelf": node("patchelf", prefix="/usr")})
+        lib = self.prefix("vendor-bin", "lib", "libvendor.so")
+        rpath = subprocess.run(["patchelf", "--print-rpath", lib], stdout=subprocess.PIPE).stdout.decode().strip()
+        self.assertIn(self.ws.path("prefix", "pmi", "lib"), rpath.split(":"))
+        needed = subprocess.run(["patchelf", "--print-needed", lib], stdout=subprocess.PIPE).stdout.decode()
+        self.assertIn("libpmi.so", needed)
+        with open(self.prefix("vendor-bin", "bin", "vcc")) as f:
+            text = f.read()
+        self.assertIn(shutil.which("gcc"), text)
+        self.assertIn("-I" + self.prefix("vendor-bin") + "/include", text)
+
     def test_nothing_installed_is_an_error(self):
         self.ws.package("empty", '''
             class Empty(Package):
