@@ -141,6 +141,10 @@ class _Platform:
     name = "linux"
     default_os = "linux"
 
+    @property
+    def default(self):
+        return _platform.machine()
+
     def __str__(self):
         return self.name
 

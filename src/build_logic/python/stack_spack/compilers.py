@@ -185,6 +185,12 @@ class CompilerPackage:
         self.prefix = spec.prefix
         self._wrappers = dict(wrappers or {})
 
+    rpath_arg = "-Wl,-rpath,"
+    linker_arg = "-Wl,"
+    disable_new_dtags = "-Wl,--disable-new-dtags"
+    enable_new_dtags = "-Wl,--enable-new-dtags"
+    implicit_rpath_libs = []
+
     @property
     def compiler_wrapper_link_paths(self):
         """Each language's wrapper, relative to the wrappers' directory

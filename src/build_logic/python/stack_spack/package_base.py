@@ -283,6 +283,10 @@ class PackageBase(metaclass=PackageMeta):
         return default_attribute(self.spec, self, "command", None)
 
     @property
+    def metadata_dir(self):
+        return os.path.join(self.prefix, ".spack")
+
+    @property
     def install_log_path(self):
         return os.path.join(self.prefix, ".spack", "spack-build-out.txt")
 

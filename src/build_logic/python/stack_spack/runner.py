@@ -125,10 +125,15 @@ def build_environment(ctx, pkg):
             env.set(var, ctx.wrappers[key])
     order, executables = visited_dependencies(spec)
     spack_variables(ctx, pkg, env)
+    # each dependency's module gets its names too, and those its own dependencies
+    # set (python's `python_platlib` for a py-* dependency's properties)
     for dep in order:
         dpkg = dep.package
         if isinstance(dpkg, PackageBase):
             set_module_variables(ctx, dpkg)
+            dprop = ModuleChangePropagator(dpkg)
+            for sub in dep.dependencies():
+                _builder_or_package(sub.package).setup_dependent_package(dprop, dep)
     propagator = ModuleChangePropagator(pkg)
     for dep in order:
         _builder_or_package(dep.package).setup_dependent_package(propagator, spec)
