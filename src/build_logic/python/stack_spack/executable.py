@@ -15,7 +15,12 @@ import sys
 from .errors import CommandNotFoundError, ProcessError
 
 
+# every command run through an Executable, for result.json
+COMMANDS = []
+
+
 def _log_command(cmd):
+    COMMANDS.append([str(c) for c in cmd])
     sys.stdout.write("==> " + " ".join(shlex.quote(str(c)) for c in cmd) + "\n")
     sys.stdout.flush()
 

@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 
-from . import API_VERSION, finder
+from . import API_VERSION, executable, finder
 from .api import ModuleChangePropagator
 from .context import BuildContext
 from .envmods import EnvironmentModifications
@@ -273,6 +273,7 @@ def build(request):
             "builder": type(pkg.builder).__name__,
             "phases": list(pkg.builder.phases),
             "timings": [{"name": n, "seconds": s} for n, s in record.timings],
+            "commands": list(executable.COMMANDS),
             "total_seconds": round(time.time() - t0, 4),
         })
 

@@ -105,6 +105,7 @@ class CMakeTest(BuildSystemTest):
         ])
         result = self.ws.output("result.json")
         self.assertEqual(result["builder"], "CMakeBuilder")
+        self.assertEqual([c[1:3] for c in result["commands"]], [["-G", "Unix Makefiles"], ["-j2"], ["-j2", "install"]])
         self.assertEqual([t["name"] for t in result["timings"]][3:],
                          ["run_before:cmake:before", "cmake", "build", "install", "run_after:install:after"])
 
