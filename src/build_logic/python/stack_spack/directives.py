@@ -7,7 +7,6 @@ order, conditions merged) for `directives.py`, the record the importer's
 differential check compares against.
 """
 
-import os
 import sys
 
 from . import specsyntax
@@ -114,16 +113,10 @@ def _context_when():
 
 
 def _caller_line():
+    """(file, line) of the directive call (a base class's calls name the
+    layer's file)."""
     frame = sys._getframe(2)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if not name.startswith(_LAYER_DIR):
-            return name, frame.f_lineno
-        frame = frame.f_back
-    return "", 0
-
-
-_LAYER_DIR = os.path.dirname(os.path.abspath(__file__))
+    return frame.f_code.co_filename, frame.f_lineno
 
 
 def directive(fn):
