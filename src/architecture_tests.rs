@@ -61,6 +61,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("image", &["diag", "settings", "view"]),
     // Runs alone in CI: nothing but diagnostics.
     ("audit", &["diag"]),
+    // The build report: the plan (a lock file) and the records of the
+    // earlier stages, read as files.
+    ("report", &["diag", "resolve"]),
     // Checks installed prefixes and images against their manifests.
     ("verify", &["diag", "settings", "store", "view", "image"]),
     // The OCI side: a registry client, signatures over it, uenv images in
@@ -121,6 +124,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "distribute",
             "binary_cache",
             "distributed",
+            "report",
         ],
     ),
     (
@@ -150,6 +154,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "distribute",
             "binary_cache",
             "distributed",
+            "report",
         ],
     ),
 ];

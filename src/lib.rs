@@ -23,6 +23,7 @@
 //! | view    | [`view`]                        | installed prefixes → views, modules, `meta/env.json` |
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
+//! | report  | [`report`]                      | plan + run record + sizes + audit → `<build>/report.html` (self-contained HTML) |
 //! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
 //! | distribute work | [`distributed`] | packages still to build → Slurm jobs, GitLab CI pipelines (handed over through the binary cache) |
 //!
@@ -59,6 +60,7 @@
 //! | `~/.cache/stack/sources-v1/` | [`fetch`] | content-addressed source cache |
 //! | `<build>/store/` | [`store`] | what is mounted at the mount point |
 //! | `<build>/store.squashfs`, `<build>/meta/` | [`image`], [`view`] | the uenv image |
+//! | `<build>/run.json`, `<build>/report.html`, `meta/sizes.json` | [`report`] | what a run did (times, slots, routes, failures), its report, installed sizes |
 
 //!
 //! ## Architecture: where new things go
@@ -104,6 +106,7 @@ pub mod patch;
 pub mod pipeline;
 pub mod recipes;
 pub mod registry;
+pub mod report;
 pub mod resolve;
 pub mod sandbox;
 pub mod settings;

@@ -58,7 +58,7 @@ pub use job::{
     AddNeeded, BuildJob, BuildSystem, CompilerPaths, DepKind, DepPrefix, EnvOp, InstallStep,
     Relocation, Steps,
 };
-pub use log::TAIL_LINES;
+pub use log::{TAIL_LINES, tail as log_tail};
 pub use options::{BuildOptions, MountMode};
 pub use report::{
     BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,

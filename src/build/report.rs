@@ -100,6 +100,13 @@ pub struct Timing {
     pub cpu: Duration,
     /// Start offset relative to the start of the build.
     pub start: Duration,
+    /// When the job became ready to start (its last dependency finished),
+    /// relative to the start of the build: `start - ready` is the time it
+    /// waited for a job slot.
+    pub ready: Duration,
+    /// The job slot it ran in (0-based; at most `jobs` run at once, each in
+    /// the lowest free slot), when it ran.
+    pub slot: Option<usize>,
     /// Wall time per phase, in the order run.
     pub phases: Vec<(Phase, Duration)>,
 }
@@ -144,6 +151,8 @@ pub struct BuildSummary {
     pub store_root: PathBuf,
     /// Whether the build ran in a private user+mount namespace.
     pub namespaced: bool,
+    /// When the build started (the origin of every [`Timing::start`]).
+    pub started: std::time::SystemTime,
 }
 
 impl BuildSummary {

@@ -127,6 +127,7 @@ fn build(
         jobs: opts.jobs.max(1),
         store_root: host_root,
         namespaced,
+        started: std::time::SystemTime::now() - wall0.elapsed(),
     };
     if to_build > 0 {
         let wrapper_exe = match &opts.wrapper_exe {
@@ -256,6 +257,9 @@ fn schedule(
         let mut requested = 0usize;
         let mut running = 0usize;
         let mut stop = false;
+        // Job slots, for the build report's timeline: each job runs in the
+        // lowest free one.
+        let mut free_slots: std::collections::BTreeSet<usize> = (0..opts.jobs.max(1)).collect();
         loop {
             while !stop && sched.ready_len() > 0 {
                 let Some(token) = tokens.pop() else { break };
@@ -264,6 +268,8 @@ fn schedule(
                 let job = graph.job(id);
                 running += 1;
                 reports[i].timing.start = wall0.elapsed();
+                let slot = free_slots.pop_first().unwrap_or(running - 1);
+                reports[i].timing.slot = Some(slot);
                 reporter.started(id, &job.name);
                 let tools = tools[i].as_ref().expect("tools resolved for jobs to build");
                 LocalExecutor.start(
@@ -315,7 +321,10 @@ fn schedule(
                     tokens.push(token);
                     let job = graph.job(id);
                     let name = job.name.clone();
-                    let failed = finish_job(&mut sched, reports, id, *out);
+                    if let Some(slot) = reports[id.0].timing.slot {
+                        free_slots.insert(slot);
+                    }
+                    let failed = finish_job(&mut sched, reports, id, *out, wall0);
                     if !failed {
                         keep(opts, job, &shared.map.to_host(&job.prefix), &reports[id.0]);
                     }
@@ -363,6 +372,7 @@ fn finish_job(
     reports: &mut [PackageReport],
     id: JobId,
     out: Outcome,
+    wall0: Instant,
 ) -> bool {
     let r = &mut reports[id.0];
     r.log = Some(out.log.clone());
@@ -373,7 +383,10 @@ fn finish_job(
     match out.result {
         Ok(()) => {
             r.status = PackageStatus::Built;
-            sched.finish(id.0);
+            let now = wall0.elapsed();
+            for d in sched.finish(id.0) {
+                reports[d].timing.ready = now;
+            }
             false
         }
         Err(e) => {

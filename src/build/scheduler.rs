@@ -172,16 +172,20 @@ impl Schedule {
         Some(e.id)
     }
 
-    /// Mark `i` finished; dependents whose dependencies are all done become ready.
-    pub fn finish(&mut self, i: usize) {
+    /// Mark `i` finished; dependents whose dependencies are all done become
+    /// ready (returned, so the caller can note when they did).
+    pub fn finish(&mut self, i: usize) -> Vec<usize> {
         self.state[i] = NodeState::Done;
+        let mut now_ready = Vec::new();
         for k in 0..self.dependents[i].len() {
             let d = self.dependents[i][k];
             self.remaining[d] -= 1;
             if self.remaining[d] == 0 && self.state[d] == NodeState::Waiting {
                 self.make_ready(d);
+                now_ready.push(d);
             }
         }
+        now_ready
     }
 
     /// Mark `i` failed; returns the transitive dependents now skipped.

@@ -46,6 +46,7 @@ mod progress;
 mod pull;
 mod push;
 mod registry_args;
+mod report;
 mod resolve;
 mod run;
 mod stackinator;
@@ -110,6 +111,7 @@ pub enum Command {
     Ldd(ldd::Args),
     Verify(verify::Args),
     Gc(gc::Args),
+    Report(report::Args),
     Completions(completions::Args),
     Checksum(checksum::Args),
     Edit(edit::Args),
@@ -207,6 +209,7 @@ pub fn main() -> ExitCode {
         Command::Ldd(a) => ldd::run(a, &cli.global),
         Command::Verify(a) => verify::run(a, &cli.global),
         Command::Gc(a) => gc::run(a, &cli.global),
+        Command::Report(a) => report::run(a, &cli.global),
         Command::Completions(a) => completions::run(a, &cli.global),
         Command::Checksum(a) => checksum::run(a, &cli.global),
         Command::Edit(a) => edit::run(a, &cli.global),

@@ -274,6 +274,11 @@ fn hash_file(path: &Path) -> Result<(u64, String), ImageError> {
     Ok((size, hex::encode(hasher.finalize())))
 }
 
+/// The files of `<build>/meta/` that are not in the image: they hold
+/// wall-clock data. The build record (`build.json`, [`crate::view::BUILD_RECORD`])
+/// and the build report's run record (`run.json`).
+pub const BESIDE_IMAGE: [&str; 2] = [crate::view::BUILD_RECORD, "run.json"];
+
 /// Copy `<store_dir>/meta` to `<dest_dir>/meta` (replacing it), where uenv
 /// looks for the metadata of an image before it looks inside.
 pub fn export_meta(store_dir: &Path, dest_dir: &Path) -> Result<PathBuf, ImageError> {
@@ -282,13 +287,18 @@ pub fn export_meta(store_dir: &Path, dest_dir: &Path) -> Result<PathBuf, ImageEr
         return Err(ImageError::MetaMissing { path: from });
     }
     let to = dest_dir.join("meta");
-    // The build record lives only beside the image; keep it.
-    let record = to.join(crate::view::BUILD_RECORD);
-    let kept = fs_err::read(&record).ok();
+    // The records of the build live only beside the image; keep them.
+    let kept: Vec<(PathBuf, Vec<u8>)> = BESIDE_IMAGE
+        .iter()
+        .filter_map(|name| {
+            let path = to.join(name);
+            fs_err::read(&path).ok().map(|bytes| (path, bytes))
+        })
+        .collect();
     crate::view::meta::remove_any(&to).map_err(ImageError::from_view)?;
     crate::view::copy_tree(&from, &to).map_err(ImageError::from_view)?;
-    if let Some(bytes) = kept {
-        fs_err::write(&record, bytes)?;
+    for (path, bytes) in kept {
+        fs_err::write(&path, bytes)?;
     }
     Ok(to)
 }

@@ -31,6 +31,7 @@ mod prune;
 mod remote;
 mod render;
 mod render_flags;
+mod report;
 mod review;
 mod session;
 mod sources;

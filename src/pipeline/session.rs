@@ -36,6 +36,7 @@ use super::{
     BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache,
     failures, fetch_options, prune, render, sources, views,
 };
+use super::report::RunLog;
 
 /// Run the whole pipeline.
 pub fn build_stack(
@@ -43,11 +44,27 @@ pub fn build_stack(
     reporter: &dyn PipelineReporter,
 ) -> Result<BuildOutcome, PipelineError> {
     let (mut s, lock) = Session::open(req, reporter)?;
+    // The work holds the build directory's lock until the report is written.
+    let mut held = None;
+    let result = run(&mut s, lock, &mut held);
+    s.log.write(req, &s.build_dir, &s.timings, &result);
+    drop(held);
+    result
+}
+
+/// The steps, from the plan to the image.
+fn run(
+    s: &mut Session<'_>,
+    lock: BuildLock,
+    held: &mut Option<Work>,
+) -> Result<BuildOutcome, PipelineError> {
+    let req = s.req;
     let plan = s.plan()?;
-    let work = s.plan_work(&plan, lock)?;
+    s.log.planned();
+    let work: &Work = held.insert(s.plan_work(&plan, lock)?);
     let staged = s.fetch_stage(&plan, &work.missing)?;
-    let summary = s.build(&plan, &work, staged)?;
-    let mut outcome = s.outcome(plan, summary, &work);
+    let summary = s.build(&plan, work, staged)?;
+    let mut outcome = s.outcome(plan, summary, work);
     if !outcome.summary.success() {
         return Ok(outcome);
     }
@@ -59,13 +76,13 @@ pub fn build_stack(
             why.extend(c.rejected.iter().filter(|_| c.offline).cloned());
             return Err(crate::distributed::DistributedError::PushFailed(why).into());
         }
-        outcome.timings = s.timings;
+        outcome.timings = s.timings.clone();
         return Ok(outcome);
     }
     let fingerprint = ImageInputs::collect(&outcome.plan, &req.inputs, &req.image)?.digest();
     if s.up_to_date(&outcome, &fingerprint)? {
         outcome.up_to_date = true;
-        outcome.timings = s.timings;
+        outcome.timings = s.timings.clone();
         return Ok(outcome);
     }
     let provenance = s.views(&outcome)?;
@@ -75,8 +92,9 @@ pub fn build_stack(
     outcome.audit = Some(report);
     if !audit_failed {
         outcome.image = Some(s.image(&outcome, &provenance, &fingerprint)?);
+        s.log.made_image();
     }
-    outcome.timings = s.timings;
+    outcome.timings = s.timings.clone();
     Ok(outcome)
 }
 
@@ -93,6 +111,8 @@ struct Session<'a> {
     prefixes: Option<Arc<CachePrefixes>>,
     /// What the binary cache did.
     cache_report: CacheReport,
+    /// The build report's records.
+    log: RunLog,
 }
 
 /// The source trees ready to build, and the packages whose sources failed.
@@ -145,6 +165,7 @@ impl<'a> Session<'a> {
             owned: None,
             prefixes: None,
             cache_report: CacheReport::default(),
+            log: RunLog::new(),
         };
         Ok((session, lock))
     }
@@ -203,6 +224,7 @@ impl<'a> Session<'a> {
             .filter(|i| !plan.node(*i).is_external())
             .collect();
         let only = super::remote::only_closure(plan, &buildable, &req.only)?;
+        let all = buildable.clone();
         let buildable: Vec<NodeIndex> = match &only {
             Some(keep) => buildable.into_iter().filter(|i| keep.contains(i)).collect(),
             None => buildable,
@@ -216,6 +238,7 @@ impl<'a> Session<'a> {
                 !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
             })
             .collect();
+        self.log.plan(plan, &store_dir, &all, &buildable, &missing);
         // Prefixes new to this store, built or from the binary cache.
         let installs_any = !missing.is_empty();
         let prefixes = req
@@ -250,6 +273,7 @@ impl<'a> Session<'a> {
             };
             let detail = format!("{} packages on {}", missing.len(), remote.name());
             let todo = std::mem::take(&mut missing);
+            self.log.remote(plan, &todo);
             missing = self.step(Stage::Build, &detail, |s| {
                 super::remote::build_remotely(
                     remote.as_ref(),
@@ -315,6 +339,7 @@ impl<'a> Session<'a> {
         })?;
         self.step(Stage::Stage, "extracting and patching", |s| {
             for (idx, start, patch_start, end) in spans {
+                s.log.route(plan, idx, fetched.get(start).and_then(|r| r.as_ref().ok()).filter(|_| start < patch_start).map(|f| &f.origin));
                 if start == patch_start && sources::sourceless(plan.node(idx)) {
                     // `source: none` (a bundle): an empty source tree.
                     let dir = sources::source_dir(&s.build_dir, plan.node(idx));
@@ -404,6 +429,7 @@ impl<'a> Session<'a> {
             }
             let mut summary = s.run_graph(work, &graph)?;
             failures.report(plan, &mut summary);
+            s.log.summary(&summary);
             Ok(summary)
         })
     }
@@ -560,7 +586,12 @@ impl<'a> Session<'a> {
         outcome: &BuildOutcome,
     ) -> Result<crate::audit::AuditReport, PipelineError> {
         self.step(Stage::Audit, "linkage of every ELF file", |s| {
+            // The installed sizes, for the build report (no times: they
+            // follow from the inputs).
+            let store_meta = outcome.store_dir.join("meta");
+            super::report::write_sizes(&outcome.plan, &outcome.store_dir, &store_meta)?;
             let report = audit::audit_store(&outcome.plan, &outcome.store_dir, &s.req.inputs)?;
+            s.log.audited();
             let json = report.to_json();
             store::atomic::write_atomic(&outcome.audit_path, json.as_bytes())?;
             let in_store = outcome.store_dir.join("meta/audit");
