@@ -265,6 +265,9 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
         s.critical_path.as_secs_f64(),
         s.jobs
     );
+    if let Some(page) = &outcome.report {
+        errln!("report: {}", page.display());
+    }
     if !failed.is_empty() || skipped > 0 {
         return ExitCode::from(1);
     }

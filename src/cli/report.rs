@@ -20,9 +20,9 @@ use super::{CliError, Global};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  stack report build/demo                         # writes build/demo/report.html
-  stack report build/demo --out /tmp/demo.html
-  stack report /user-environment/meta --out demo.html   # a mounted image: no timeline
+  stack report build/demo                        # writes build/demo/report.html
+  stack report build/demo/meta --out demo.html   # the meta/ beside the image
+  stack report build/demo/store/meta --out image.html   # the image's own: no times
 
 Exit status: 0 written; 1 it could not be written; 2 DIR is neither a build
 directory nor an image's meta/, or its records are unreadable.")]

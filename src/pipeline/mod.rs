@@ -167,6 +167,8 @@ pub struct BuildOutcome {
     pub audit: Option<crate::audit::AuditReport>,
     /// `<build>/audit.json` (also copied into `meta/audit/`).
     pub audit_path: PathBuf,
+    /// `<build>/report.html`, when it was written.
+    pub report: Option<PathBuf>,
     pub timings: Vec<(Stage, Duration)>,
     /// What the binary cache did.
     pub cache: CacheReport,

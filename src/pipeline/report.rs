@@ -295,18 +295,18 @@ impl RunLog {
     }
 
     /// Write the run record (and, when this run made the image, its copy
-    /// beside the image) and the page. An up-to-date run keeps the record
-    /// of the run that built what it found. Never fails the build: a
-    /// problem is logged.
+    /// beside the image) and the page; the page's path. An up-to-date run
+    /// keeps the record of the run that built what it found. Never fails
+    /// the build: a problem is logged.
     pub fn write(
         &self,
         req: &super::BuildRequest,
         build_dir: &Path,
         timings: &[(Stage, std::time::Duration)],
         result: &Result<BuildOutcome, PipelineError>,
-    ) {
+    ) -> Option<PathBuf> {
         if !self.planned {
-            return; // no plan of this run: nothing to show
+            return None; // no plan of this run: nothing to show
         }
         let path = build_dir.join(RUN_RECORD);
         let up_to_date = matches!(result, Ok(o) if o.up_to_date);
@@ -322,8 +322,14 @@ impl RunLog {
             Ok(crate::report::write(build_dir, None)?)
         };
         match write() {
-            Ok(page) => tracing::info!("build report: {}", page.display()),
-            Err(e) => tracing::warn!("no build report: {e}"),
+            Ok(page) => {
+                tracing::info!("build report: {}", page.display());
+                Some(page)
+            }
+            Err(e) => {
+                tracing::warn!("no build report: {e}");
+                None
+            }
         }
     }
 }

@@ -46,9 +46,12 @@ pub fn build_stack(
     let (mut s, lock) = Session::open(req, reporter)?;
     // The work holds the build directory's lock until the report is written.
     let mut held = None;
-    let result = run(&mut s, lock, &mut held);
-    s.log.write(req, &s.build_dir, &s.timings, &result);
+    let mut result = run(&mut s, lock, &mut held);
+    let page = s.log.write(req, &s.build_dir, &s.timings, &result);
     drop(held);
+    if let Ok(o) = result.as_mut() {
+        o.report = page;
+    }
     result
 }
 
@@ -470,6 +473,7 @@ impl<'a> Session<'a> {
             up_to_date: false,
             audit: None,
             audit_path: self.build_dir.join("audit.json"),
+            report: None,
             timings: self.timings.clone(),
             cache: self.cache_report.clone(),
         }

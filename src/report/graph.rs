@@ -75,18 +75,21 @@ fn svg(m: &Model, l: &Layout, p: &Params, out: &mut String) {
         out,
         "<svg id=\"plan\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
          viewBox=\"0 0 {w} {h}\" data-w=\"{w}\" data-h=\"{h}\" data-nw=\"{}\" data-nh=\"{}\">\
-         <defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"6\" \
-         markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0L6,3L0,6z\"/></marker></defs><g class=\"edges\">",
+         <defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"7\" \
+         markerHeight=\"7\" markerUnits=\"userSpaceOnUse\" orient=\"auto\"><path d=\"M0,0L6,3L0,6z\"/></marker></defs><g class=\"edges\">",
         num(p.node_w),
         num(p.node_h)
     );
     for (k, &(d, u, kind)) in m.edges.iter().enumerate() {
         let crit = on_critical_edge(m, d, u);
+        // Edges across more than two layers are drawn fainter.
+        let long = l.layer[u] > l.layer[d] + 2;
         let _ = write!(
             out,
-            "<path class=\"edge {}{}\" data-d=\"{d}\" data-u=\"{u}\" d=\"{}\"/>",
+            "<path class=\"edge {}{}{}\" data-d=\"{d}\" data-u=\"{u}\" d=\"{}\"/>",
             kind.class(),
             if crit { " crit" } else { "" },
+            if long { " long" } else { "" },
             path_d(&l.edges[k])
         );
     }

@@ -202,17 +202,23 @@ fn layers(n: usize, edges: &[(usize, usize)]) -> Vec<usize> {
 /// Barycentre sweeps; leaves the best order found in `order`; returns its
 /// crossings.
 fn reduce_crossings(vs: &[Vertex], order: &mut [Vec<usize>]) -> usize {
+    // Positions are fractions of the layer (layers differ in length), so
+    // keys taken from a neighbouring layer compare with kept ones.
     let mut pos = vec![0.0f64; vs.len()];
+    let set_layer = |layer: &[usize], pos: &mut [f64]| {
+        let n = layer.len() as f64;
+        for (k, &v) in layer.iter().enumerate() {
+            pos[v] = (k as f64 + 0.5) / n;
+        }
+    };
     let set_pos = |order: &[Vec<usize>], pos: &mut [f64]| {
         for layer in order {
-            for (k, &v) in layer.iter().enumerate() {
-                pos[v] = k as f64;
-            }
+            set_layer(layer, pos);
         }
     };
     set_pos(order, &mut pos);
     let mut best = order.to_vec();
-    let mut best_c = crossings(vs, order, &pos);
+    let mut best_c = crossings(vs, order);
     for iter in 0..24 {
         let left_to_right = iter % 2 == 0;
         let layers: Vec<usize> = if left_to_right {
@@ -224,10 +230,14 @@ fn reduce_crossings(vs: &[Vertex], order: &mut [Vec<usize>]) -> usize {
             let mut keyed: Vec<(f64, usize)> = order[l]
                 .iter()
                 .map(|&v| {
-                    let nb = if left_to_right {
-                        &vs[v].left
+                    let nb: Vec<usize> = if vs[v].dummy {
+                        // Both ends: a long edge's dummies interpolate
+                        // between its ends instead of copying one side.
+                        vs[v].left.iter().chain(&vs[v].right).copied().collect()
+                    } else if left_to_right {
+                        vs[v].left.clone()
                     } else {
-                        &vs[v].right
+                        vs[v].right.clone()
                     };
                     let key = if nb.is_empty() {
                         pos[v]
@@ -239,11 +249,9 @@ fn reduce_crossings(vs: &[Vertex], order: &mut [Vec<usize>]) -> usize {
                 .collect();
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
             order[l] = keyed.into_iter().map(|(_, v)| v).collect();
-            for (k, &v) in order[l].iter().enumerate() {
-                pos[v] = k as f64;
-            }
+            set_layer(&order[l], &mut pos);
         }
-        let c = crossings(vs, order, &pos);
+        let c = crossings(vs, order);
         if c < best_c {
             best_c = c;
             best = order.to_vec();
@@ -257,13 +265,19 @@ fn reduce_crossings(vs: &[Vertex], order: &mut [Vec<usize>]) -> usize {
 }
 
 /// Crossings between adjacent layers (inversions, counted with a Fenwick tree).
-fn crossings(vs: &[Vertex], order: &[Vec<usize>], pos: &[f64]) -> usize {
+fn crossings(vs: &[Vertex], order: &[Vec<usize>]) -> usize {
+    let mut rank = vec![0usize; vs.len()];
+    for layer in order {
+        for (k, &v) in layer.iter().enumerate() {
+            rank[v] = k;
+        }
+    }
     let mut total = 0;
     for l in 0..order.len().saturating_sub(1) {
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         for &v in &order[l] {
             for &w in &vs[v].right {
-                pairs.push((pos[v] as usize, pos[w] as usize));
+                pairs.push((rank[v], rank[w]));
             }
         }
         pairs.sort_unstable();

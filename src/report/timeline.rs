@@ -128,9 +128,24 @@ fn axis(end: f64, scale: f64, height: f64, out: &mut String) {
             num(x),
             num(AXIS_H - 4.0),
             num(height),
-            esc(&duration(t).replace(".00 s", " s"))
+            esc(&tick_label(t, step))
         );
         t += step;
+    }
+}
+
+/// `0`, `2.5 s`, `30 s`, `5 min`, `1 h 30 min`: as precise as the step.
+fn tick_label(t: f64, step: f64) -> String {
+    if step >= 60.0 {
+        let m = (t / 60.0).round() as u64;
+        match (m / 60, m % 60) {
+            (0, m) => format!("{m} min"),
+            (h, 0) => format!("{h} h"),
+            (h, m) => format!("{h} h {m} min"),
+        }
+    } else {
+        let decimals = if step >= 1.0 { 0 } else if step >= 0.1 { 1 } else { 2 };
+        format!("{t:.decimals$} s")
     }
 }
 
@@ -215,6 +230,9 @@ mod tests {
 
     #[test]
     fn ticks_are_round() {
+        assert_eq!(tick_label(90.0, 30.0), "90 s");
+        assert_eq!(tick_label(5400.0, 1800.0), "1 h 30 min");
+        assert_eq!(tick_label(0.5, 0.1), "0.5 s");
         assert_eq!(tick_step(10.0), 1.0);
         assert_eq!(tick_step(95.0), 10.0);
         assert_eq!(tick_step(3.3 * 3600.0), 1800.0);

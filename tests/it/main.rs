@@ -58,6 +58,7 @@ mod recipe_gpu;
 mod recipe_reviewed;
 mod recipe_variants;
 mod registry;
+mod report;
 mod resolve;
 mod resolve_choices;
 mod resolve_cli;
