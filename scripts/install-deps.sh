@@ -3,13 +3,16 @@
 # slurm-wlm and munge: tests/it/slurm starts its own single-node cluster (the packages' own
 # services are not used). mpich, openmpi-bin and their -dev packages: tests/it/mpi_abi.rs builds the
 # mukautuva recipe over both as externals and runs `mpiexec -n 2`. r-base-core: the package API
-# layer's tests build an R package with `R CMD INSTALL` (src/build_logic/python/tests).
+# layer's tests build an R package with `R CMD INSTALL` (src/build_logic/python/tests). chromium:
+# tests/it/report renders the build report in headless Chromium (Debian's package; no browser is
+# downloaded).
 # Safe to rerun; skips apt when everything is already present.
 set -euo pipefail
 need=(cmake meson ninja-build autoconf automake libtool pkg-config make gcc g++ patch patchelf
       squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree zlib1g-dev
       libhwloc-dev docker-registry skopeo apache2-utils openssl python3 python3-pip util-linux
-      passwd slurm-wlm munge mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran clang r-base-core)
+      passwd slurm-wlm munge mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran clang r-base-core
+      chromium)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -80,7 +80,7 @@ pub fn pipeline(work: &Work, opts: &PipelineOptions) -> Value {
         job.insert("script".into(), json!([shell_line(&argv)]));
         job.insert(
             "artifacts".into(),
-            json!({"when": "on_failure", "paths": [format!("{build_dir}/logs/")], "expire_in": "1 week"}),
+            json!({"when": "on_failure", "paths": [format!("{build_dir}/logs/"), format!("{build_dir}/report.html")], "expire_in": "1 week"}),
         );
         top.insert(job_name(&g.name), Value::Object(job));
     }
@@ -111,7 +111,12 @@ fn assemble(opts: &PipelineOptions) -> Value {
         "script": script,
         "artifacts": {
             "when": "always",
-            "paths": [format!("{build_dir}/meta/"), format!("{build_dir}/audit.json")],
+            "paths": [
+                format!("{build_dir}/meta/"),
+                format!("{build_dir}/audit.json"),
+                format!("{build_dir}/run.json"),
+                format!("{build_dir}/report.html"),
+            ],
         },
     })
 }

@@ -73,7 +73,7 @@ fn svg(m: &Model, l: &Layout, p: &Params, out: &mut String) {
     let (w, h) = (num(l.width), num(l.height));
     let _ = write!(
         out,
-        "<svg id=\"plan\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+        "<svg id=\"plan\" width=\"{w}\" height=\"{h}\" \
          viewBox=\"0 0 {w} {h}\" data-w=\"{w}\" data-h=\"{h}\" data-nw=\"{}\" data-nh=\"{}\">\
          <defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"7\" \
          markerHeight=\"7\" markerUnits=\"userSpaceOnUse\" orient=\"auto\"><path d=\"M0,0L6,3L0,6z\"/></marker></defs><g class=\"edges\">",

@@ -69,7 +69,7 @@ pub fn section(m: &Model) -> String {
     );
     let _ = write!(
         out,
-        "<div class=\"timeline-box\"><svg id=\"timeline-svg\" xmlns=\"http://www.w3.org/2000/svg\" \
+        "<div class=\"timeline-box\"><svg id=\"timeline-svg\" \
          width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">",
         num(width),
         num(height),
