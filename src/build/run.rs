@@ -257,9 +257,7 @@ fn schedule(
         let mut requested = 0usize;
         let mut running = 0usize;
         let mut stop = false;
-        // Job slots, for the build report's timeline: each job runs in the
-        // lowest free one.
-        let mut free_slots: std::collections::BTreeSet<usize> = (0..opts.jobs.max(1)).collect();
+        let mut slots = Slots::new(opts.jobs);
         loop {
             while !stop && sched.ready_len() > 0 {
                 let Some(token) = tokens.pop() else { break };
@@ -268,8 +266,7 @@ fn schedule(
                 let job = graph.job(id);
                 running += 1;
                 reports[i].timing.start = wall0.elapsed();
-                let slot = free_slots.pop_first().unwrap_or(running - 1);
-                reports[i].timing.slot = Some(slot);
+                reports[i].timing.slot = Some(slots.take(running));
                 reporter.started(id, &job.name);
                 let tools = tools[i].as_ref().expect("tools resolved for jobs to build");
                 LocalExecutor.start(
@@ -321,9 +318,7 @@ fn schedule(
                     tokens.push(token);
                     let job = graph.job(id);
                     let name = job.name.clone();
-                    if let Some(slot) = reports[id.0].timing.slot {
-                        free_slots.insert(slot);
-                    }
+                    slots.give(reports[id.0].timing.slot);
                     let failed = finish_job(&mut sched, reports, id, *out, wall0);
                     if !failed {
                         keep(opts, job, &shared.map.to_host(&job.prefix), &reports[id.0]);
@@ -363,6 +358,25 @@ fn schedule(
     match fatal {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// Job slots, for the build report's timeline: each job runs in the lowest
+/// free one.
+struct Slots(std::collections::BTreeSet<usize>);
+
+impl Slots {
+    fn new(jobs: usize) -> Slots {
+        Slots((0..jobs.max(1)).collect())
+    }
+
+    /// A slot for a job that makes `running` jobs run.
+    fn take(&mut self, running: usize) -> usize {
+        self.0.pop_first().unwrap_or(running.saturating_sub(1))
+    }
+
+    fn give(&mut self, slot: Option<usize>) {
+        self.0.extend(slot);
     }
 }
 

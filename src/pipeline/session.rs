@@ -32,11 +32,11 @@ use crate::view;
 
 use super::fingerprint::ImageInputs;
 use super::plan::{LockRules, resolve_plan};
+use super::report::RunLog;
 use super::{
     BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache,
     failures, fetch_options, prune, render, sources, views,
 };
-use super::report::RunLog;
 
 /// Run the whole pipeline.
 pub fn build_stack(
@@ -342,7 +342,15 @@ impl<'a> Session<'a> {
         })?;
         self.step(Stage::Stage, "extracting and patching", |s| {
             for (idx, start, patch_start, end) in spans {
-                s.log.route(plan, idx, fetched.get(start).and_then(|r| r.as_ref().ok()).filter(|_| start < patch_start).map(|f| &f.origin));
+                s.log.route(
+                    plan,
+                    idx,
+                    fetched
+                        .get(start)
+                        .and_then(|r| r.as_ref().ok())
+                        .filter(|_| start < patch_start)
+                        .map(|f| &f.origin),
+                );
                 if start == patch_start && sources::sourceless(plan.node(idx)) {
                     // `source: none` (a bundle): an empty source tree.
                     let dir = sources::source_dir(&s.build_dir, plan.node(idx));

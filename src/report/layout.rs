@@ -402,9 +402,8 @@ mod tests {
     fn overlaps(l: &Layout, p: &Params) -> bool {
         let n = l.nodes.len();
         (0..n).any(|a| {
-            (a + 1..n).any(|b| {
-                l.layer[a] == l.layer[b] && (l.nodes[a].1 - l.nodes[b].1).abs() < p.node_h
-            })
+            (a + 1..n)
+                .any(|b| l.layer[a] == l.layer[b] && (l.nodes[a].1 - l.nodes[b].1).abs() < p.node_h)
         })
     }
 
@@ -414,7 +413,11 @@ mod tests {
         let edges = [(0, 1), (1, 2), (0, 2), (3, 2)];
         let p = Params::default();
         let l = layout(4, &edges, &p);
-        assert_eq!(l.layer, vec![0, 1, 2, 1], "the leaf sits next to its dependent");
+        assert_eq!(
+            l.layer,
+            vec![0, 1, 2, 1],
+            "the leaf sits next to its dependent"
+        );
         for &(d, u) in &edges {
             assert!(l.nodes[d].0 < l.nodes[u].0);
         }
@@ -442,7 +445,10 @@ mod tests {
 
     #[test]
     fn isotonic_regression_pools_violators() {
-        assert_eq!(isotonic(&[1.0, 3.0, 2.0, 4.0], &[1.0; 4]), [1.0, 2.5, 2.5, 4.0]);
+        assert_eq!(
+            isotonic(&[1.0, 3.0, 2.0, 4.0], &[1.0; 4]),
+            [1.0, 2.5, 2.5, 4.0]
+        );
         assert_eq!(isotonic(&[3.0, 1.0], &[3.0, 1.0]), [2.5, 2.5]);
     }
 
@@ -453,7 +459,9 @@ mod tests {
         let mut x: u64 = 7;
         for u in 20..300usize {
             for _ in 0..3 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let d = (x >> 33) as usize % u;
                 if !edges.contains(&(d, u)) {
                     edges.push((d, u));

@@ -21,7 +21,7 @@
 //! ```
 //!
 //! The pipeline writes the records and the page at the end of every
-//! `stack build`; `stack report DIR` makes the page again ([`write`]).
+//! `stack build`; `stack report DIR` makes the page again ([`write()`]).
 
 mod audit_view;
 mod error;
@@ -41,8 +41,8 @@ pub use audit_view::{AuditFinding, AuditState, AuditView};
 pub use error::ReportError;
 pub use input::{Origin, ReportInput, load};
 pub use record::{
-    Failure, Outcome, PackageRun, PhaseTime, REPORT_FILE, RUN_FORMAT, RUN_RECORD, Route,
-    RunRecord, RunStatus, SIZES_FILE, Size, Sizes, SourceRoute, StageTime,
+    Failure, Outcome, PackageRun, PhaseTime, REPORT_FILE, RUN_FORMAT, RUN_RECORD, Route, RunRecord,
+    RunStatus, SIZES_FILE, Size, Sizes, SourceRoute, StageTime,
 };
 
 /// The page for `input`, to be written into the directory `report_dir`.

@@ -254,6 +254,9 @@ mod tests {
             r#"{"shared": true, "debug": false, "greeting": "Hello", "fabrics": ["tcp", "shm"]}"#,
         )
         .unwrap();
-        assert_eq!(variants_text(&v), "~debug fabrics=tcp,shm greeting=Hello +shared");
+        assert_eq!(
+            variants_text(&v),
+            "~debug fabrics=tcp,shm greeting=Hello +shared"
+        );
     }
 }

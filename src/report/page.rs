@@ -56,7 +56,10 @@ pub fn render(input: &ReportInput, report_dir: &Path) -> String {
 fn header(m: &Model, out: &mut String) {
     let lock = &m.input.lock;
     let (outcome, class) = match &m.input.run {
-        Some(r) => (r.outcome.as_str(), format!("o-{}", r.outcome.as_str().replace(' ', "-"))),
+        Some(r) => (
+            r.outcome.as_str(),
+            format!("o-{}", r.outcome.as_str().replace(' ', "-")),
+        ),
         None => ("image", "o-success".to_string()),
     };
     let _ = writeln!(

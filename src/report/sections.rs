@@ -275,9 +275,8 @@ pub fn stages(m: &Model) -> String {
         return String::new();
     };
     let total: f64 = run.stages.iter().map(|s| s.seconds).sum::<f64>().max(0.001);
-    let mut out = String::from(
-        "<section id=\"stages\"><h2>Steps</h2><table class=\"stages\"><tbody>",
-    );
+    let mut out =
+        String::from("<section id=\"stages\"><h2>Steps</h2><table class=\"stages\"><tbody>");
     for s in &run.stages {
         let _ = write!(
             out,
@@ -287,9 +286,9 @@ pub fn stages(m: &Model) -> String {
             100.0 * s.seconds / total
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<tr><td>whole run</td><td class=\"n\">{}</td><td></td></tr></tbody></table></section>\n",
+        "<tr><td>whole run</td><td class=\"n\">{}</td><td></td></tr></tbody></table></section>",
         duration(run.wall_seconds)
     );
     out
@@ -305,6 +304,9 @@ mod tests {
             log_href("/b/logs/x 1.log", Path::new("/b")),
             "logs/x%201.log"
         );
-        assert_eq!(log_href("/elsewhere/x.log", Path::new("/b")), "file:///elsewhere/x.log");
+        assert_eq!(
+            log_href("/elsewhere/x.log", Path::new("/b")),
+            "file:///elsewhere/x.log"
+        );
     }
 }

@@ -80,7 +80,10 @@ mod tests {
 
     #[test]
     fn text_reads_well() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
         assert_eq!(duration(0.4213), "0.42 s");
         assert_eq!(duration(12.34), "12.3 s");
         assert_eq!(duration(245.0), "4 min 05 s");
@@ -89,7 +92,7 @@ mod tests {
         assert_eq!(bytes(4300), "4.2 KiB");
         assert_eq!(bytes(3 << 30), "3.00 GiB");
         assert_eq!(num(3.0), "3");
-        assert_eq!(num(3.14159), "3.1");
+        assert_eq!(num(2.345), "2.3");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("abc", 4), "abc");
     }

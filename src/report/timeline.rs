@@ -95,7 +95,14 @@ pub fn section(m: &Model) -> String {
         .map(|(k, l)| (l.as_str(), k))
         .collect();
     for (i, lane, ready, start, secs) in &bars {
-        bar(m, *i, row_of[lane.as_str()], (*ready, *start, *secs), scale, &mut out);
+        bar(
+            m,
+            *i,
+            row_of[lane.as_str()],
+            (*ready, *start, *secs),
+            scale,
+            &mut out,
+        );
     }
     out.push_str("</svg></div></section>\n");
     out
@@ -144,7 +151,13 @@ fn tick_label(t: f64, step: f64) -> String {
             (h, m) => format!("{h} h {m} min"),
         }
     } else {
-        let decimals = if step >= 1.0 { 0 } else if step >= 0.1 { 1 } else { 2 };
+        let decimals = if step >= 1.0 {
+            0
+        } else if step >= 0.1 {
+            1
+        } else {
+            2
+        };
         format!("{t:.decimals$} s")
     }
 }
@@ -163,7 +176,14 @@ fn tick_step(end: f64) -> f64 {
         .unwrap_or(rough.ceil())
 }
 
-fn bar(m: &Model, i: usize, row: usize, (ready, start, secs): (f64, f64, f64), scale: f64, out: &mut String) {
+fn bar(
+    m: &Model,
+    i: usize,
+    row: usize,
+    (ready, start, secs): (f64, f64, f64),
+    scale: f64,
+    out: &mut String,
+) {
     let pkg = &m.pkgs[i];
     let y = AXIS_H + row as f64 * ROW_H;
     let x0 = LABEL_W + start * scale;

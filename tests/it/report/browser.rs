@@ -101,6 +101,10 @@ pub fn screenshot(page: &Path, fragment: &str, name: &str, width: u32, height: u
         ],
     );
     let len = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
-    assert!(len > 10_000, "no screenshot at {} ({len} bytes)", png.display());
+    assert!(
+        len > 10_000,
+        "no screenshot at {} ({len} bytes)",
+        png.display()
+    );
     png
 }

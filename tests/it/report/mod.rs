@@ -37,7 +37,11 @@ fn report(args: &[&Path]) -> String {
 }
 
 fn assert_quiet(r: &browser::Rendered, what: &str) {
-    assert!(r.console.is_empty(), "{what}: console messages:\n{}", r.console.join("\n"));
+    assert!(
+        r.console.is_empty(),
+        "{what}: console messages:\n{}",
+        r.console.join("\n")
+    );
     assert!(
         r.dom.contains("data-ready=\"1\""),
         "{what}: the page's script did not run to its end"
@@ -60,7 +64,10 @@ fn the_demo_build_writes_a_report_chromium_renders() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     let page = b.join("report.html");
-    assert!(err.contains(&format!("report: {}", page.display())), "{err}");
+    assert!(
+        err.contains(&format!("report: {}", page.display())),
+        "{err}"
+    );
 
     let lock = json(&b.join("stack.lock"));
     let run = json(&b.join("run.json"));
@@ -71,21 +78,39 @@ fn the_demo_build_writes_a_report_chromium_renders() {
         .iter()
         .filter(|p| p["status"] == "built")
         .count();
-    assert_eq!((nodes, built), (8, 6), "the demo: 6 packages built, 2 externals");
+    assert_eq!(
+        (nodes, built),
+        (8, 6),
+        "the demo: 6 packages built, 2 externals"
+    );
     for p in run["packages"].as_array().unwrap() {
         assert!(p["lane"].as_str().unwrap().starts_with("slot "), "{p}");
-        assert!(p["ready"].as_f64().unwrap() <= p["start"].as_f64().unwrap(), "{p}");
+        assert!(
+            p["ready"].as_f64().unwrap() <= p["start"].as_f64().unwrap(),
+            "{p}"
+        );
         assert!(p["size"]["bytes"].as_u64().unwrap() > 0, "{p}");
         assert!(p["source"]["route"].is_string(), "{p}");
     }
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(!html.contains("http://") && !html.contains("https://"), "nothing is loaded");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "nothing is loaded"
+    );
     assert!(html.contains("clean: "), "the demo's audit is clean");
 
     let r = browser::render(&page, "");
     assert_quiet(&r, "demo");
-    assert_eq!(r.count("<g class=\"node "), nodes, "one graph node per package");
-    assert_eq!(r.count("<g class=\"bar "), built, "one timeline bar per package built");
+    assert_eq!(
+        r.count("<g class=\"node "),
+        nodes,
+        "one graph node per package"
+    );
+    assert_eq!(
+        r.count("<g class=\"bar "),
+        built,
+        "one timeline bar per package built"
+    );
     assert_eq!(r.count("<tr id=\"p-"), nodes, "one table row per package");
     assert!(!r.dom.contains("id=\"failures\""));
     let png = browser::screenshot(&page, "", "demo", 1500, 1400);
@@ -94,7 +119,10 @@ fn the_demo_build_writes_a_report_chromium_renders() {
     // `stack report` makes the same page again.
     std::fs::remove_file(&page).unwrap();
     assert_eq!(report(&[&b]).trim(), page.display().to_string());
-    assert!(std::fs::read_to_string(&page).unwrap() == html, "the same page");
+    assert!(
+        std::fs::read_to_string(&page).unwrap() == html,
+        "the same page"
+    );
     // … from the meta/ beside the image (it has the run record) …
     let beside = tmp.path().join("beside.html");
     report(&[&b.join("meta"), Path::new("--out"), &beside]);
@@ -108,10 +136,16 @@ fn the_demo_build_writes_a_report_chromium_renders() {
     assert_quiet(&r, "meta inside the image");
     assert_eq!(r.count("<g class=\"node "), nodes);
     assert_eq!(r.count("<g class=\"bar "), 0);
-    assert!(r.dom.contains("no wall-clock data"), "says why there is no timeline");
+    assert!(
+        r.dom.contains("no wall-clock data"),
+        "says why there is no timeline"
+    );
     assert!(r.dom.contains("clean: "));
     assert!(r.dom.contains("KiB"), "the sizes come from meta/sizes.json");
-    assert!(!b.join("store/meta/run.json").exists(), "no times inside the image");
+    assert!(
+        !b.join("store/meta/run.json").exists(),
+        "no times inside the image"
+    );
 
     let bad = stack().arg("report").arg(tmp.path()).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
@@ -199,11 +233,21 @@ fn a_failed_build_reports_its_failure_first() {
         failures.contains("broken.c:3:1: error: expected semicolon"),
         "the log's tail: {failures}"
     );
-    assert!(failures.contains("user@1.0"), "the skipped dependent: {failures}");
-    assert!(r.dom.contains("Not audited in this run"), "never `clean` unaudited");
+    assert!(
+        failures.contains("user@1.0"),
+        "the skipped dependent: {failures}"
+    );
+    assert!(
+        r.dom.contains("Not audited in this run"),
+        "never `clean` unaudited"
+    );
     assert!(!r.dom.contains("clean: "));
     assert_eq!(r.count("<g class=\"node "), 3);
-    assert_eq!(r.count("<g class=\"bar "), 2, "good built, broken failed; user never ran");
+    assert_eq!(
+        r.count("<g class=\"bar "),
+        2,
+        "good built, broken failed; user never ran"
+    );
     browser::screenshot(&page, "", "demo-failed", 1400, 1100);
 }
 
@@ -225,12 +269,17 @@ fn a_400_package_report_stays_readable_and_under_2_mb() {
     assert_eq!(r.count("<g class=\"node "), s.packages);
     assert_eq!(r.count("<g class=\"bar "), s.built);
     assert_eq!(r.count("<tr id=\"p-"), s.packages);
-    assert!(r.dom.contains("<code>leak</code>: 1 finding"), "findings by kind");
+    assert!(
+        r.dom.contains("<code>leak</code>: 1 finding"),
+        "findings by kind"
+    );
     // The graph's drawing stays within a size one scrolls through.
     let svg = r.dom.find("<svg id=\"plan\"").unwrap();
     let attr = |name: &str| -> f64 {
         let at = r.dom[svg..].find(&format!(" {name}=\"")).unwrap() + svg + name.len() + 3;
-        r.dom[at..at + r.dom[at..].find('"').unwrap()].parse().unwrap()
+        r.dom[at..at + r.dom[at..].find('"').unwrap()]
+            .parse()
+            .unwrap()
     };
     let (w, h) = (attr("width"), attr("height"));
     eprintln!("plan drawing: {w} x {h} px");

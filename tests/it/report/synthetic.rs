@@ -44,17 +44,17 @@ pub fn write(dir: &Path, n: usize) -> Synthetic {
     };
     let per = n / layers;
     let layer_of = |i: usize| (i / per).min(layers - 1);
-    let external = |i: usize| layer_of(i) == 0 && i % 9 == 0;
+    let external = |i: usize| layer_of(i) == 0 && i.is_multiple_of(9);
     // deps[i]: (dependency, types)
     let mut deps: Vec<Vec<(usize, Vec<&str>)>> = vec![Vec::new(); n];
-    for i in per..n {
+    for (i, mine) in deps.iter_mut().enumerate().skip(per) {
         let l = layer_of(i);
         let k = 1 + rng.below(6);
         for _ in 0..k {
             let from_first = rng.below(10) < 3;
             let lo = if from_first { 0 } else { (l - 1) * per };
             let d = lo + rng.below(per);
-            if deps[i].iter().any(|(x, _)| *x == d) {
+            if mine.iter().any(|(x, _)| *x == d) {
                 continue;
             }
             let types = if rng.below(5) == 0 {
@@ -62,7 +62,7 @@ pub fn write(dir: &Path, n: usize) -> Synthetic {
             } else {
                 vec!["build", "link"]
             };
-            deps[i].push((d, types));
+            mine.push((d, types));
         }
     }
     let envs = ["compilers", "mpi", "python", "tools"];
@@ -101,7 +101,11 @@ pub fn write(dir: &Path, n: usize) -> Synthetic {
         "nodes": nodes,
     });
     std::fs::create_dir_all(dir.join("logs")).unwrap();
-    std::fs::write(dir.join("stack.lock"), serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("stack.lock"),
+        serde_json::to_string_pretty(&lock).unwrap(),
+    )
+    .unwrap();
 
     // A list schedule on 16 slots, in layer order.
     let slots = 16;
@@ -118,8 +122,10 @@ pub fn write(dir: &Path, n: usize) -> Synthetic {
         let cached = i % 23 == 5;
         if cached {
             finish[i] = ready;
-            packages.push(json!({"hash": hash(i), "name": name(i), "version": "1.0", "status": "cache",
-                "size": {"bytes": 1_000_000 + i * 4099, "files": 10 + i}}));
+            packages.push(
+                json!({"hash": hash(i), "name": name(i), "version": "1.0", "status": "cache",
+                "size": {"bytes": 1_000_000 + i * 4099, "files": 10 + i}}),
+            );
             continue;
         }
         let (slot, at) = free
@@ -150,9 +156,18 @@ pub fn write(dir: &Path, n: usize) -> Synthetic {
                    {"stage": "build", "seconds": end}, {"stage": "audit", "seconds": 14.0}],
         "audit": "audit.json", "packages": packages,
     });
-    std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&run).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("run.json"),
+        serde_json::to_string_pretty(&run).unwrap(),
+    )
+    .unwrap();
     let finding = |sev: &str, kind: &str, i: usize, target: &str, path: Value| {
-        let file = format!("/user-environment/x86_64/{}-1.0-{}/lib/lib{}.so", name(i), &hash(i)[..8], name(i));
+        let file = format!(
+            "/user-environment/x86_64/{}-1.0-{}/lib/lib{}.so",
+            name(i),
+            &hash(i)[..8],
+            name(i)
+        );
         json!({"severity": sev, "kind": kind, "file": file, "group": name(i), "target": target, "path": path,
                "message": format!("{file} needs {target}"), "chain": [format!("/user-environment/bin/tool{i}"), file],
                "contexts": 2, "hint": "add the library's directory to the RUNPATH"})
@@ -168,6 +183,10 @@ pub fn write(dir: &Path, n: usize) -> Synthetic {
         ],
         "files": [],
     });
-    std::fs::write(dir.join("audit.json"), serde_json::to_string_pretty(&audit).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("audit.json"),
+        serde_json::to_string_pretty(&audit).unwrap(),
+    )
+    .unwrap();
     Synthetic { packages: n, built }
 }

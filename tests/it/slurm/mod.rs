@@ -178,18 +178,24 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
     assert!(jobs.iter().all(|j| j["state"] == "COMPLETED"), "{times:#}");
     // The build report: every package on the row of the Slurm job that
     // built it, timed from the job's own records.
-    let run: serde_json::Value = serde_json::from_str(
-        &fs_err::read_to_string(world.w().join("slurm/run.json")).unwrap(),
-    )
-    .unwrap();
+    let run: serde_json::Value =
+        serde_json::from_str(&fs_err::read_to_string(world.w().join("slurm/run.json")).unwrap())
+            .unwrap();
     for p in run["packages"].as_array().unwrap() {
         assert_eq!(p["status"], "remote", "{p}");
         assert!(p["lane"].as_str().unwrap().starts_with("slurm "), "{p}");
         let (ready, start) = (p["ready"].as_f64().unwrap(), p["start"].as_f64().unwrap());
-        assert!(ready <= start + 1.0 && p["seconds"].as_f64().unwrap() > 0.0, "{p}");
+        assert!(
+            ready <= start + 1.0 && p["seconds"].as_f64().unwrap() > 0.0,
+            "{p}"
+        );
     }
     let page = fs_err::read_to_string(world.w().join("slurm/report.html")).unwrap();
-    assert_eq!(page.matches("<g class=\"bar ").count(), 4, "one bar per package");
+    assert_eq!(
+        page.matches("<g class=\"bar ").count(),
+        4,
+        "one bar per package"
+    );
 
     // A local build of the same lock file, without the cache: same bytes.
     let lock = world.w().join("slurm/stack.lock");
