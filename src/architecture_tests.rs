@@ -10,8 +10,13 @@ use std::path::{Path, PathBuf};
 /// on top.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("diag", &[]),
+    // Build logic at build time (the Python package API layer, the request,
+    // the interpreter): read by the kinds, the recipe loader, the hash and
+    // the build stage.
+    ("build_logic", &["settings"]),
     // The build system kinds: read by the recipe loader and the build stage.
-    ("build_kinds", &[]),
+    // `build_logic`: the `spack` kind runs it.
+    ("build_kinds", &["build_logic"]),
     // File filters (`filter:` of a build section, Spack's filter_file): read
     // by the recipe loader and the importer, run by the build stage.
     ("file_filter", &[]),
@@ -28,12 +33,23 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "recipes",
-        &["diag", "spec", "settings", "build_kinds", "file_filter"],
+        &[
+            "diag",
+            "spec",
+            "settings",
+            "build_kinds",
+            "build_logic",
+            "file_filter",
+        ],
     ),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "recipes", "sign"]),
     ("stacks", &["diag", "spec", "recipes", "cluster"]),
-    ("resolve", &["diag", "spec", "recipes", "cluster", "stacks"]),
+    // `build_logic`: node hashes cover the layer's version.
+    (
+        "resolve",
+        &["diag", "spec", "recipes", "cluster", "stacks", "build_logic"],
+    ),
     // `recipes`: `stack checksum` turns a recipe's versions into requests.
     ("fetch", &["diag", "spec", "settings", "recipes"]),
     ("patch", &["diag", "fetch"]),
@@ -48,6 +64,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "settings",
             "store",
             "build_kinds",
+            "build_logic",
             "file_filter",
             "sandbox",
         ],
@@ -113,6 +130,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "patch",
             "store",
             "build",
+            "build_logic",
             "sandbox",
             "file_filter",
             "view",

@@ -19,6 +19,7 @@
 //! | fetch   | [`fetch`]                       | sources → verified files in the content-addressed cache, extracted stages |
 //! | patch   | [`patch`]                       | staged source trees → patched source trees |
 //! | build   | [`build`]                       | plan + sources → installed prefixes (scheduler, compiler wrapper, build systems) |
+//! | build   | [`build_logic`]                 | a `spack` package's own `package.py` methods, run at build time by stack's Python package API layer (embedded), from a request the build stage writes |
 //! | install | [`store`]                       | staged prefix → installed prefix (atomic, metadata, relocation) |
 //! | view    | [`view`]                        | installed prefixes → views, modules, `meta/env.json` |
 //! | image   | [`image`]                       | store → reproducible `store.squashfs` |
@@ -42,7 +43,9 @@
 //! [`settings`] and any *earlier* stage in the table, with two edges the
 //! matrix names: [`build`] registers prefixes in [`store`], and [`build`] and
 //! [`view`] run commands and hooks in a [`sandbox`] (namespaces, below both), and the build
-//! system kinds of [`build_kinds`] sit below both [`recipes`] and [`build`]; [`audit`] depends on nothing but [`diag`]
+//! system kinds of [`build_kinds`] sit below both [`recipes`] and [`build`], with
+//! [`build_logic`] (the Python layer, its request, the interpreter) below them and
+//! [`resolve`] (node hashes cover the layer's version); [`audit`] depends on nothing but [`diag`]
 //! so that it can run alone in CI. The binary (`src/main.rs`, `src/cli/`) parses
 //! arguments, renders progress (indicatif) and errors (miette) and calls the
 //! library; the library never prints. Progress is reported through reporter
@@ -54,6 +57,9 @@
 //! |------|-------|------|
 //! | `recipes/<name>.yaml` | [`recipes`] | package recipes (the built-in repository) |
 //! | `patches/<name>/*.patch` | [`recipes`], [`patch`] | patches referenced by package recipes, with sha256 |
+//! | `spack/<ns>/<dir>/package.py` | [`recipes`], [`build_logic`] | package files a `system: spack` recipe runs at build time, with sha256 |
+//! | `<build>/build-logic/<api>/` | [`build_logic`] | the Python layer, written out once, read-only |
+//! | `<prefix>/.stack/run-env.json` | [`build`], [`view`] (through [`pipeline`]) | a `spack` package's `setup_run_environment` |
 //! | `cluster-configs/<c>/cluster.yaml` | [`cluster`] | target, compilers, externals, policies, loader facts |
 //! | `stacks/<s>.yaml` | [`stacks`] | stack recipes given to `stack build` |
 //! | `stack.lock` (beside the recipe) | [`resolve`] | the whole plan, git refs pinned |
@@ -81,6 +87,7 @@
 //! | remote executor (batch system, CI) | an implementation of [`distributed::RemoteBuilder`] in `src/distributed/` (today: Slurm), set in [`pipeline::BuildRequest::remote`] | builds what the binary cache lacks elsewhere, each job `stack build --only PKG`; the session then installs it all from the cache |
 //! | compiler kind built by a stack (`compilers:`) | its programs and runtime library dirs in `pipeline::render::built_compiler_programs` (by package name) | the resolver makes it a node (`resolve/compilers.rs`); node hashes cover its hash, a cluster compiler's `cc` path and fingerprint, `os` and `libc` |
 //! | importer (Spack `package.py`, stackinator) | a new top-level module producing recipe files or the recipe model | nothing downstream of [`resolve`] may see it |
+//! | package API the build logic supports (Python) | `src/build_logic/python/` (embedded by `build.rs`: a new file needs no Rust edit) and its `API.txt` | changes [`build_logic::API_VERSION`], so every `spack` package rebuilds; a new request field: `src/build_logic/request.rs` and `job.rs` |
 
 #![deny(
     clippy::print_stdout,
@@ -93,6 +100,7 @@ pub mod audit;
 pub mod binary_cache;
 pub mod build;
 pub mod build_kinds;
+pub mod build_logic;
 pub mod cluster;
 pub mod diag;
 pub mod distribute;

@@ -16,6 +16,7 @@
 //! | `DOCKER_CONFIG`, `HOME` | registry credentials (docker's `config.json`) |
 //! | `STACK_NSSWITCH` | `system`: the static glibc binary keeps `/etc/nsswitch.conf`'s services (`src/cli/nss.rs`) |
 //! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
+//! | `STACK_PYTHON` | the Python that runs build logic (`spack` packages), instead of the cluster's `python` external or `python3` on `PATH` |
 
 #![allow(clippy::disallowed_methods)]
 
@@ -86,6 +87,13 @@ pub fn home() -> Option<OsString> {
 /// the stack's own repositories (before its `fallback_repos:`).
 pub fn builtin_repo() -> Option<OsString> {
     std::env::var_os("STACK_BUILTIN_REPO")
+}
+
+/// `STACK_PYTHON`: the Python that runs the build logic of `spack`
+/// packages (a path, or a name looked up on `PATH`); see
+/// `crate::build_logic::interpreter`.
+pub fn python() -> Option<PathBuf> {
+    non_empty("STACK_PYTHON").map(PathBuf::from)
 }
 
 /// `STACK_SPACK_PACKAGES`: a spack-packages checkout, read (translated) for

@@ -97,6 +97,7 @@ impl<'a> Runner<'a> {
         if status.success() {
             return Ok(());
         }
+        let code = status.code();
         let status = match (status.code(), status.signal()) {
             (Some(c), _) => format!("exit status {c}"),
             (None, Some(s)) => format!("killed by signal {s}"),
@@ -106,6 +107,7 @@ impl<'a> Runner<'a> {
         Err(PackageError::Command {
             argv: shell_words(argv),
             status,
+            code,
             cwd: cwd.to_path_buf(),
         })
     }

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::job::{BuildJob, DepKind, EnvOp};
+use super::job::{BuildJob, DepKind, EnvOp, ListEdit};
 use super::wrapper::{self, Dtags, WrapConfig};
 
 /// Maps paths as builds see them (under the mount point) to where our own
@@ -170,6 +170,9 @@ pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
 /// Everything needed to compute a build environment.
 pub struct EnvInputs<'a> {
     pub job: &'a BuildJob,
+    /// The job's `dep_env` with recorded run environments read
+    /// ([`recorded_dep_env`]).
+    pub dep_env: &'a [EnvOp],
     pub stage: &'a StageDirs,
     pub deps: &'a DepDirs,
     pub tools: &'a RealTools,
@@ -238,7 +241,7 @@ pub fn build_environment(inp: &EnvInputs<'_>) -> BTreeMap<OsString, OsString> {
     if !inp.deps.aclocal.is_empty() {
         set("ACLOCAL_PATH", join(&inp.deps.aclocal));
     }
-    apply_ops(&mut env, &inp.job.dep_env);
+    apply_ops(&mut env, inp.dep_env);
     wrapper_first(&mut env, &inp.stage.wrap);
     apply_ops(&mut env, &inp.job.build_env);
     env
@@ -254,12 +257,81 @@ fn wrapper_first(env: &mut BTreeMap<OsString, OsString>, wrap: &Path) {
     env.insert(key, std::env::join_paths(dirs).unwrap_or(old));
 }
 
+/// `ops` with every [`EnvOp::RecordedRunEnv`] replaced by the operations
+/// recorded in that installed prefix (found on the host through `map`).
+pub fn recorded_dep_env(ops: &[EnvOp], map: &PathMap) -> Result<Vec<EnvOp>, String> {
+    use crate::build_logic::run_env::OpKind;
+    let mut out = Vec::with_capacity(ops.len());
+    for op in ops {
+        let EnvOp::RecordedRunEnv(prefix) = op else {
+            out.push(op.clone());
+            continue;
+        };
+        let recorded = crate::build_logic::run_env::read_recorded(&map.to_host(prefix))?;
+        for r in recorded {
+            let (var, value) = (r.name.clone(), r.value().to_string());
+            let edit = match r.op {
+                OpKind::Set => {
+                    out.push(EnvOp::Set(var, value));
+                    continue;
+                }
+                OpKind::Unset => {
+                    out.push(EnvOp::Unset(var));
+                    continue;
+                }
+                OpKind::PrependPath if r.separator() == ":" => {
+                    out.push(EnvOp::PrependPath(var, value));
+                    continue;
+                }
+                OpKind::AppendPath if r.separator() == ":" => {
+                    out.push(EnvOp::AppendPath(var, value));
+                    continue;
+                }
+                OpKind::PrependPath => ListEdit::Prepend,
+                OpKind::AppendPath => ListEdit::Append,
+                OpKind::RemovePath => ListEdit::Remove,
+            };
+            out.push(EnvOp::EditList {
+                edit,
+                var,
+                value,
+                separator: r.separator().to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Apply environment operations in order. `prepend_path`/`append_path`
 /// first drop an entry equal to the value (as Spack does), so a directory a
 /// dependency's `env:` names again is not listed twice.
 pub fn apply_ops(env: &mut BTreeMap<OsString, OsString>, ops: &[EnvOp]) {
     for op in ops {
         match op {
+            // Read before (`recorded_dep_env`).
+            EnvOp::RecordedRunEnv(_) => {}
+            EnvOp::EditList {
+                edit,
+                var,
+                value,
+                separator,
+            } => {
+                let key = OsString::from(var);
+                let old = env
+                    .get(&key)
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let mut entries: Vec<&str> = old
+                    .split(separator.as_str())
+                    .filter(|e| !e.is_empty() && e != value)
+                    .collect();
+                match edit {
+                    ListEdit::Prepend => entries.insert(0, value),
+                    ListEdit::Append => entries.push(value),
+                    ListEdit::Remove => {}
+                }
+                env.insert(key, entries.join(separator).into());
+            }
             EnvOp::Set(k, v) => {
                 env.insert(k.into(), v.into());
             }
@@ -405,6 +477,7 @@ mod tests {
         };
         let env = build_environment(&EnvInputs {
             job: &j,
+            dep_env: &j.dep_env,
             stage: &stage,
             deps: &dd,
             tools: &tools,
@@ -462,6 +535,7 @@ mod tests {
         };
         let env = build_environment(&EnvInputs {
             job: &j,
+            dep_env: &j.dep_env,
             stage: &stage,
             deps: &DepDirs::default(),
             tools: &tools,

@@ -81,6 +81,8 @@ pub enum PackageError {
     Command {
         argv: String,
         status: String,
+        /// The exit status (`None`: ended by a signal).
+        code: Option<i32>,
         cwd: PathBuf,
     },
 
@@ -120,6 +122,9 @@ pub enum PackageError {
 
     #[error(transparent)]
     Filter(#[from] crate::file_filter::FilterError),
+
+    #[error(transparent)]
+    BuildLogic(#[from] crate::build_logic::BuildLogicError),
 
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -65,9 +65,10 @@ pub struct BuildJob {
 }
 
 /// How a package is built: the kind (a [`crate::build_kinds`] name), its
-/// rendered settings and the explicit install steps, run after the kind's
-/// own install (the only install of `generic` and `binary`).
-#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
+/// rendered settings, the explicit install steps, run after the kind's
+/// own install (the only install of `generic` and `binary`), and for a kind
+/// that runs build logic (`spack`) what the Python layer needs.
+#[derive(Clone, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 pub struct BuildSystem {
     /// The recipe keyword (`autotools`, `cmake`, …).
     pub kind: String,
@@ -78,6 +79,9 @@ pub struct BuildSystem {
     /// Explicit install steps (sources relative to the source tree).
     #[serde(default)]
     pub install: Vec<InstallStep>,
+    /// The build logic the kind runs ([`crate::build_kinds::BuildKind::runs_build_logic`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logic: Option<crate::build_logic::LogicJob>,
 }
 
 impl BuildSystem {
@@ -87,6 +91,7 @@ impl BuildSystem {
             kind: kind.to_string(),
             settings: JobSettings::default(),
             install: Vec::new(),
+            logic: None,
         }
     }
 
@@ -166,6 +171,29 @@ pub enum EnvOp {
     AppendPath(String, String),
     /// `VAR="$VAR value"`, or `VAR=value` when `VAR` is unset or empty.
     AppendFlags(String, String),
+    /// Edit a list whose entries are separated by `separator` (a recorded
+    /// run environment's `remove_path`, or its `append_flags` & co. with
+    /// `" "`): put the value in front, at the end, or remove every entry
+    /// equal to it.
+    EditList {
+        edit: ListEdit,
+        var: String,
+        value: String,
+        separator: String,
+    },
+    /// The run environment recorded in the installed prefix of a
+    /// dependency (`<prefix>/.stack/run-env.json`, a `spack` package's
+    /// `setup_run_environment`), read when the build starts: the
+    /// dependency is installed by then.
+    RecordedRunEnv(PathBuf),
+}
+
+/// What [`EnvOp::EditList`] does.
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize, Debug, PartialEq, Eq)]
+pub enum ListEdit {
+    Prepend,
+    Append,
+    Remove,
 }
 
 /// How a dependency is used.

@@ -56,7 +56,7 @@ pub use executor::{LocalStore, PrefixCache};
 pub use graph::{BuildGraph, JobId};
 pub use job::{
     AddNeeded, BuildJob, BuildSystem, CompilerPaths, DepKind, DepPrefix, EnvOp, InstallStep,
-    Relocation, Steps,
+    ListEdit, Relocation, Steps,
 };
 pub use log::{TAIL_LINES, tail as log_tail};
 pub use options::{BuildOptions, MountMode};

@@ -279,8 +279,14 @@ pub(crate) fn build_one(
         w.prefix_maps
             .push((stage.root.clone(), Path::new(STAGE_MAP).join(job.slug())));
     }
+    // The run environments the dependencies recorded (they are installed).
+    let (dep_env, dep_env_error) = match env::recorded_dep_env(&job.dep_env, &shared.map) {
+        Ok(ops) => (ops, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
     let environment = env::build_environment(&EnvInputs {
         job,
+        dep_env: &dep_env,
         stage: &stage,
         deps: &dep_dirs,
         tools,
@@ -311,7 +317,13 @@ pub(crate) fn build_one(
         events,
     };
     let _ = events.send(Event::Phase(id, Phase::Stage));
-    let result = run_phases(shared, &mut ctx).map_err(|error| PhaseError {
+    let result = match dep_env_error {
+        Some(e) => Err(PackageError::Io(std::io::Error::other(format!(
+            "the run environment of a dependency: {e}"
+        )))),
+        None => run_phases(shared, &mut ctx),
+    };
+    let result = result.map_err(|error| PhaseError {
         phase: ctx.phase,
         error: name_missing_tool(job, &log_path, error),
     });
@@ -358,6 +370,9 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     fs_err::create_dir_all(&ctx.host_prefix)?;
 
     systems::run(ctx)?;
+    if job.system.logic.is_some() {
+        keep_run_env(ctx)?;
+    }
 
     if let Some(rel) = &job.relocate {
         ctx.enter(Phase::Relocate);
@@ -434,6 +449,31 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     ));
     store::write_facts(&facts_path(&shared.build_dir, job), &facts)?;
     store::register(&ctx.host_prefix, &mut record, &manifest)?;
+    Ok(())
+}
+
+/// Keep the run environment the build logic wrote (its package's
+/// `setup_run_environment`) as `<prefix>/.stack/run-env.json`, checked.
+fn keep_run_env(ctx: &PkgCtx<'_>) -> Result<(), PackageError> {
+    use crate::build_logic::{BuildLogicError, RUN_ENV_FILE, job::stage_dir, run_env};
+    let path = stage_dir(&ctx.stage.root).join(RUN_ENV_FILE);
+    let bad = |message: String| BuildLogicError::BadRunEnv {
+        package: ctx.job.name.clone(),
+        path: path.clone(),
+        message,
+    };
+    let bytes = fs_err::read(&path).map_err(|e| bad(format!("not written: {e}")))?;
+    let ops = run_env::parse(&bytes).map_err(bad)?;
+    let mut text = serde_json::to_vec_pretty(&ops).map_err(std::io::Error::other)?;
+    text.push(b'\n');
+    // Never through a link the build left at `.stack`.
+    let meta = store::Beneath::open(&ctx.host_prefix)?
+        .ensure_real_dir(Path::new(store::META_DIR))?;
+    store::atomic::write_atomic(&meta.join(RUN_ENV_FILE), &text)?;
+    ctx.runner.log.line(&format!(
+        "==> run environment: {} operations (.stack/{RUN_ENV_FILE})",
+        ops.len()
+    ));
     Ok(())
 }
 

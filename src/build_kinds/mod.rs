@@ -34,6 +34,7 @@ mod phases;
 #[cfg(test)]
 mod probe;
 mod settings;
+mod spack;
 
 use std::path::Path;
 
@@ -62,6 +63,7 @@ registry![
     generic::Generic,
     binary::Binary,
     external::External,
+    spack::Spack,
 ];
 
 /// The value type of a kind's `build:` key: how the recipe loader reads it,
@@ -83,6 +85,13 @@ pub enum KeyType {
     /// `binary`'s `relocate:` block (`rpath`, `needed`, `placeholders`):
     /// rendered into the job's relocation, not into its settings.
     Relocate,
+    /// A package file, required: `{file, sha256}` with `file` below the
+    /// repository's `spack/` directory (`<namespace>/<dir>/package.py`),
+    /// checked against `sha256` when the recipe loads and before it runs.
+    /// Rendered into the job's build logic, not into its settings.
+    File,
+    /// A list of package files (as [`KeyType::File`]), default empty.
+    Files,
 }
 
 /// One `build:` key of a kind.
@@ -146,6 +155,16 @@ pub trait BuildKind: Sync + std::fmt::Debug {
     /// environment instead (`CFLAGS`, …).
     fn flag_args(&self, _flags: &[(&str, String)]) -> Option<(&'static str, Vec<String>)> {
         None
+    }
+    /// Runs the package's own build logic (its package files, the
+    /// [`KeyType::File`] keys) through the Python layer of
+    /// [`crate::build_logic`]: its jobs carry a
+    /// [`crate::build_logic::LogicJob`], node hashes cover
+    /// [`crate::build_logic::API_VERSION`], the spec's compiler flags go to
+    /// the package's `flag_handler` instead of being injected, and its
+    /// recipe's untranslated build items are not refused (they run).
+    fn runs_build_logic(&self) -> bool {
+        false
     }
     /// Has a bootstrap of its own for the source tree `src`.
     fn bootstraps(&self, _settings: &JobSettings, _src: &Path) -> bool {

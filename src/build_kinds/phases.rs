@@ -35,4 +35,19 @@ pub trait Phases {
     /// The CMake `-D` arguments that keep `find_*` off the host (see
     /// `build::host_libs`), after preparing what they name in the stage.
     fn cmake_host_args(&mut self) -> Result<Vec<String>, PhaseError>;
+    /// The package's name (for messages).
+    fn package_name(&self) -> &str;
+    /// The node hash of the package being built.
+    fn package_hash(&self) -> &str;
+    /// The job's build logic (kinds that run it,
+    /// [`super::BuildKind::runs_build_logic`]).
+    fn build_logic(&self) -> Option<&crate::build_logic::LogicJob>;
+    /// The stage as the build logic's request describes it: directories,
+    /// `-j`, the real compilers and the wrappers.
+    fn stage_info(&self) -> crate::build_logic::job::StageInfo;
+    /// The exit status of a command that [`Self::run`] reported as failed
+    /// (`None`: it did not start, or a signal ended it).
+    fn exit_code(&self, error: &PhaseError) -> Option<i32>;
+    /// The last `lines` lines of the build log.
+    fn log_tail(&self, lines: usize) -> Vec<String>;
 }

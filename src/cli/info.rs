@@ -379,6 +379,16 @@ fn describe_system(
                 }
             }
             Setting::Relocate(rl) => describe_relocate(out, rl),
+            Setting::File(f) => {
+                if let Some(f) = f {
+                    let _ = writeln!(out, "    {label}: spack/{} (runs at build time)", f.file);
+                }
+            }
+            Setting::Files(list) => {
+                for f in list {
+                    let _ = writeln!(out, "    {label}: spack/{}", f.file);
+                }
+            }
         }
     }
 }

@@ -64,6 +64,14 @@ pub enum Code {
     Unsupported,
     /// An imported recipe with untranslated build logic, not yet reviewed.
     Unreviewed,
+    /// A package file (`spack/…/package.py` of a `system: spack` recipe)
+    /// that does not exist or is not where package files go.
+    PackageFileMissing,
+    /// A package file whose sha256 differs from the recipe's.
+    PackageFileChecksum,
+    /// A call in a package file that stack's package API does not
+    /// implement (the build would fail there).
+    UnsupportedApi,
 }
 
 impl Code {
@@ -94,6 +102,9 @@ impl Code {
             Code::BadTemplate => "stack::bad-template",
             Code::Unsupported => "stack::unsupported",
             Code::Unreviewed => "stack::unreviewed-import",
+            Code::PackageFileMissing => "stack::package-file-missing",
+            Code::PackageFileChecksum => "stack::package-file-checksum",
+            Code::UnsupportedApi => "stack::unsupported-api",
         }
     }
 }

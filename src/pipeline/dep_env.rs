@@ -3,8 +3,13 @@
 //! its `env:` (a python extension's `PYTHONPATH`, an MPI's `MPICC`) reaches
 //! the builds that depend on it, not only views and modules.
 //!
-//! The node hash does not change: a dependency's `env:` is part of that
-//! dependency's hash, which is part of the dependent's.
+//! A dependency built from package files (`system: spack`) adds the run
+//! environment its `setup_run_environment` recorded in its prefix
+//! (`.stack/run-env.json`, read when the dependent's build starts).
+//!
+//! The node hash does not change: a dependency's `env:` (and its package
+//! files) are part of that dependency's hash, which is part of the
+//! dependent's.
 
 use std::collections::BTreeSet;
 
@@ -44,6 +49,11 @@ pub fn dependency_env(plan: &Plan, idx: NodeIndex, jobs: usize) -> Result<Vec<En
         if wanted.contains(&dep) {
             for (kind, var, value) in run_env(plan, dep, jobs)? {
                 out.push(env_op(kind, &var, value));
+            }
+            let n = plan.node(dep);
+            if n.recipe.build.system.kind.runs_build_logic() {
+                // Its `setup_run_environment`, recorded when it was built.
+                out.push(EnvOp::RecordedRunEnv(n.prefix.clone()));
             }
         }
     }

@@ -40,6 +40,8 @@ pub enum PipelineError {
     #[error(transparent)]
     Distributed(Box<crate::distributed::DistributedError>),
     #[error(transparent)]
+    Preflight(Box<super::preflight::PreflightError>),
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Internal(String),
@@ -92,6 +94,7 @@ boxed_from!(
     Store: store::StoreError,
     Verify: crate::verify::VerifyError,
     Distributed: crate::distributed::DistributedError,
+    Preflight: super::preflight::PreflightError,
 );
 
 /// What kind of error this is, for the exit status.
@@ -120,6 +123,7 @@ impl PipelineError {
             PipelineError::Distributed(e) => e.is_input_error(),
             PipelineError::Image(e) => matches!(**e, image::ImageError::BadImage { .. }),
             PipelineError::Render(_)
+            | PipelineError::Preflight(_)
             | PipelineError::Unreviewed(_)
             | PipelineError::NotABuildDir(_) => true,
             _ => false,

@@ -31,6 +31,7 @@ mod prune;
 mod remote;
 mod render;
 mod render_flags;
+mod render_logic;
 mod report;
 mod review;
 mod session;
@@ -48,7 +49,7 @@ pub use error::{ErrorClass, PipelineError};
 pub use fingerprint::ImageInputs;
 pub use gc::{GcReport, gc};
 pub use plan::{LockError, LockRules, lock_file, resolve_plan};
-pub use render::{RenderError, Renderer, build_job};
+pub use render::{RenderError, Renderer, build_job, build_job_with};
 pub use review::check_reviewed;
 pub use session::build_stack;
 

@@ -1,8 +1,74 @@
-//! Warnings before a build starts, for what would otherwise surprise:
-//! building for a machine this one cannot run, and creating the mount
-//! point directory on this machine.
+//! Before a build starts: warnings for what would otherwise surprise
+//! (building for a machine this one cannot run, creating the mount point
+//! directory on this machine), and the preflight of build logic — what can
+//! still refuse a `stack build` before anything is fetched: no Python (or
+//! one too old) to run the `spack` packages to build, a package file that
+//! is missing or changed.
 
 use std::path::Path;
+
+use petgraph::graph::NodeIndex;
+
+use crate::build_logic::job::LogicRuntime;
+use crate::build_logic::{BuildLogicError, interpreter};
+use crate::resolve::Plan;
+use crate::stacks::Inputs;
+
+/// Why a build with build logic cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum PreflightError {
+    #[error("preflight: {0}")]
+    Interpreter(#[from] interpreter::InterpreterError),
+    #[error("preflight: {0}")]
+    PackageFile(#[from] BuildLogicError),
+}
+
+/// The runtime of the build logic of the nodes in `to_build` that run any
+/// (with the package files of their closures checked and the interpreter
+/// chosen and checked); the default when none does.
+pub fn build_logic(
+    plan: &Plan,
+    to_build: &[NodeIndex],
+    inputs: &Inputs,
+    build_dir: &Path,
+) -> Result<LogicRuntime, PreflightError> {
+    let runs = |i: &NodeIndex| plan.node(*i).recipe.build.system.kind.runs_build_logic();
+    let with_logic: Vec<NodeIndex> = to_build.iter().copied().filter(runs).collect();
+    if with_logic.is_empty() {
+        return Ok(LogicRuntime::default());
+    }
+    for idx in &with_logic {
+        let node = plan.node(*idx);
+        for f in node.recipe.build.system.package_files() {
+            if let Some(pf) = f.to_package_file() {
+                pf.verify(&node.name)?;
+            }
+        }
+    }
+    let names: Vec<&str> = with_logic
+        .iter()
+        .map(|i| plan.node(*i).name.as_str())
+        .collect();
+    let shown = match names.len() {
+        n if n > 5 => format!("{} and {} more", names[..5].join(", "), n - 5),
+        _ => names.join(", "),
+    };
+    let cluster_python = inputs
+        .cluster
+        .packages
+        .get("python")
+        .and_then(|p| p.externals.as_ref())
+        .and_then(|e| e.first())
+        .map(|e| e.prefix.clone());
+    let python = interpreter::choose(cluster_python.as_deref(), &shown)?;
+    tracing::info!(
+        "build logic of {shown} runs with Python {} ({}, {})",
+        python.version_text(),
+        python.path.display(),
+        python.choice
+    );
+    Ok(LogicRuntime::new(python.path, build_dir))
+}
 
 /// The warning for building `target` on a machine of architecture
 /// `host_arch` (`std::env::consts::ARCH`), when its programs cannot run here.

@@ -23,6 +23,7 @@ use petgraph::graph::NodeIndex;
 use serde_json::{Value, json};
 
 use crate::build::{self, BuildJob, CompilerPaths, DepKind, DepPrefix};
+use crate::build_logic::job::LogicRuntime;
 use crate::diag::Loc;
 use crate::recipes::{self, ArgList, DepTypes, EnvOpKind, InstallAction, When};
 use crate::resolve::{Node, Plan};
@@ -163,7 +164,9 @@ impl<'a> Renderer<'a> {
     }
 }
 
-fn variants_value(node: &Node) -> Value {
+/// The node's variants for templates and the build logic: bool, string
+/// (single-valued) or list (multi-valued).
+pub(super) fn variants_value(node: &Node) -> Value {
     let mut map = serde_json::Map::new();
     for (name, value) in &node.variants {
         let multi = node.recipe.variant(name).is_some_and(|d| d.is_multi());
@@ -263,20 +266,39 @@ pub fn dep_prefixes(plan: &Plan, idx: NodeIndex) -> Vec<DepPrefix> {
     out
 }
 
-/// Everything `build` needs for one node, rendered.
+/// Everything `build` needs for one node, rendered; build logic (a
+/// `spack` node) with the default [`LogicRuntime`] (`python3`).
 pub fn build_job(
     plan: &Plan,
     idx: NodeIndex,
     source_dir: PathBuf,
     jobs: usize,
 ) -> Result<BuildJob, RenderError> {
+    build_job_with(plan, idx, source_dir, jobs, &LogicRuntime::default())
+}
+
+/// Everything `build` needs for one node, rendered; build logic runs
+/// from `runtime`.
+pub fn build_job_with(
+    plan: &Plan,
+    idx: NodeIndex,
+    source_dir: PathBuf,
+    jobs: usize,
+    runtime: &LogicRuntime,
+) -> Result<BuildJob, RenderError> {
     let node = plan.node(idx);
     let b = &node.recipe.build;
     let mut r = Renderer::new(plan, idx, jobs);
     let install = install_steps(&mut r, &b.install)?;
-    let (system, relocate) = system(&mut r, node, install)?;
-    let (system, flag_env) =
-        super::render_flags::apply(&mut r, &b.flags, &node.spec.flags, system)?;
+    let (mut system, relocate) = system(&mut r, node, install)?;
+    system.logic = super::render_logic::logic_job(plan, idx, runtime);
+    // Build logic hands the spec's flags to the package's `flag_handler`.
+    let no_flags = BTreeMap::new();
+    let spec_flags = match system.logic {
+        Some(_) => &no_flags,
+        None => &node.spec.flags,
+    };
+    let (system, flag_env) = super::render_flags::apply(&mut r, &b.flags, spec_flags, system)?;
     let mut build_env = flag_env;
     for op in &b.build_env {
         if r.holds(&op.when) {
@@ -372,6 +394,8 @@ fn system(
                 relocate = Some(relocation(r, node, rel)?);
                 continue;
             }
+            // Into the job's build logic (`render_logic`).
+            recipes::Setting::File(_) | recipes::Setting::Files(_) => continue,
         };
         system.settings.set(key, value);
     }

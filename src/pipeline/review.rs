@@ -1,12 +1,15 @@
 //! Imported recipes (`stack import spack`) whose untranslated build logic
-//! nobody reviewed are refused before anything is fetched or built.
+//! nobody reviewed are refused before anything is fetched or built — unless
+//! the recipe runs that logic at build time (`system: spack`, whose
+//! `imported` block then needs no review).
 
 use crate::resolve::Plan;
 use crate::stacks::Inputs;
 
 use super::PipelineError;
 
-/// Refuse imported recipes whose untranslated build logic was not reviewed.
+/// Refuse imported recipes whose untranslated build logic was not reviewed
+/// (and does not run at build time).
 pub fn check_reviewed(plan: &Plan, inputs: &Inputs) -> Result<(), PipelineError> {
     let mut items = Vec::new();
     for idx in plan.topo_order() {

@@ -4,7 +4,8 @@
 //! ```text
 //! open        lock the build directory
 //! plan        resolve under the lock file rules (plan.rs)
-//! plan_work   workspace, what is installed, what must be built, cost hints
+//! plan_work   workspace, what is installed, what must be built, cost hints,
+//!             the build logic's preflight (interpreter, package files)
 //! fetch_stage fetch, extract and patch what must be built
 //! build       pre-install hook, build graph, build::run_in
 //! ── a failed package ends the session here
@@ -139,6 +140,8 @@ struct Work {
     costs: HashMap<String, f64>,
     /// Hooks see the store where the packages saw it: at the mount point.
     hook_ns: Option<Arc<crate::sandbox::Namespace>>,
+    /// Where build logic (`spack` packages) runs from.
+    logic: crate::build_logic::job::LogicRuntime,
 }
 
 impl<'a> Session<'a> {
@@ -290,6 +293,9 @@ impl<'a> Session<'a> {
             })?;
         }
         self.prefixes = prefixes;
+        // Before anything is fetched: what runs the build logic.
+        let logic =
+            super::preflight::build_logic(plan, &missing, &req.inputs, &self.build_dir)?;
         let hook_ns = match workspace.namespaced() {
             true => Some(crate::sandbox::Namespace::new(
                 &self.build_dir,
@@ -300,6 +306,7 @@ impl<'a> Session<'a> {
         };
         Ok(Work {
             costs,
+            logic,
             workspace,
             opts,
             buildable,
@@ -406,7 +413,7 @@ impl<'a> Session<'a> {
             let dir = staged
                 .remove(idx)
                 .unwrap_or_else(|| sources::source_dir(&self.build_dir, node));
-            let mut job = render::build_job(plan, *idx, dir, self.req.jobs)?;
+            let mut job = render::build_job_with(plan, *idx, dir, self.req.jobs, &work.logic)?;
             job.cost = work.costs.get(&node.name).copied();
             ids.insert(*idx, graph.add(job));
         }

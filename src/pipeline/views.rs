@@ -23,6 +23,43 @@ fn view_op(kind: EnvOpKind, var: String, value: String) -> Option<view::EnvOp> {
     })
 }
 
+/// The run environment a node's build logic recorded in its prefix
+/// (`.stack/run-env.json`, its `setup_run_environment`), as view
+/// operations; a removal or a list with another separator than `:` has
+/// none and is left out with a warning.
+fn recorded_run_env(
+    plan: &Plan,
+    store_dir: &std::path::Path,
+    node: &crate::resolve::Node,
+) -> Result<Vec<view::EnvOp>, PipelineError> {
+    use crate::build_logic::run_env::OpKind;
+    let host = crate::store::host_path(&plan.mount, store_dir, &node.prefix)
+        .unwrap_or_else(|| node.prefix.clone());
+    let ops = crate::build_logic::run_env::read_recorded(&host)
+        .map_err(|e| PipelineError::Internal(format!("{}: {e}", node.name)))?;
+    let mut out = Vec::new();
+    for op in ops {
+        let (name, value) = (op.name.clone(), op.value().to_string());
+        out.push(match op.op {
+            OpKind::Set => view::EnvOp::set(name, value),
+            OpKind::Unset => view::EnvOp::unset(name),
+            OpKind::PrependPath if op.separator() == ":" => view::EnvOp::prepend_path(name, value),
+            OpKind::AppendPath if op.separator() == ":" => view::EnvOp::append_path(name, value),
+            _ => {
+                tracing::warn!(
+                    "{}: its run environment edits {name} ({:?} `{value}`, separator `{}`); \
+                     views, modules and env.json cannot express that, it is left out",
+                    node.name,
+                    op.op,
+                    op.separator()
+                );
+                continue;
+            }
+        });
+    }
+    Ok(out)
+}
+
 /// Every node of the plan as an installed package, roots first (in recipe
 /// order), then the rest by name.
 pub fn store_contents(
@@ -62,10 +99,13 @@ pub fn store_contents(
             .filter(|e| e.roots.iter().any(|r| r.node == idx))
             .map(|e| e.name.clone())
             .collect();
-        let env = render::run_env(plan, idx, jobs)?
+        let mut env: Vec<view::EnvOp> = render::run_env(plan, idx, jobs)?
             .into_iter()
             .filter_map(|(k, var, value)| view_op(k, var, value))
             .collect();
+        if !node.is_external() && node.recipe.build.system.kind.runs_build_logic() {
+            env.extend(recorded_run_env(plan, &store_dir, node)?);
+        }
         packages.push(InstalledPackage {
             name: node.name.clone(),
             version: node.version.to_string(),

@@ -57,6 +57,34 @@ pub enum Setting {
     /// with the kind's default when not given.
     Words(ArgList),
     Relocate(Relocate),
+    /// A package file ([`KeyType::File`]); `None` only in a recipe with
+    /// errors.
+    File(Option<PackageFileRef>),
+    /// Package files ([`KeyType::Files`]).
+    Files(Vec<PackageFileRef>),
+}
+
+/// A package file below the repository's `spack/` directory, with its
+/// sha256 (`package: {file: builtin/libpng/package.py, sha256: …}`).
+#[derive(Clone, Debug)]
+pub struct PackageFileRef {
+    /// As written: relative to `spack/`.
+    pub file: String,
+    /// Absolute.
+    pub path: std::path::PathBuf,
+    pub sha256: String,
+    pub loc: Loc,
+}
+
+impl PackageFileRef {
+    /// As the build logic checks and maps it.
+    pub fn to_package_file(&self) -> Option<crate::build_logic::PackageFile> {
+        Some(crate::build_logic::PackageFile {
+            module: crate::build_logic::module_name(&self.file)?,
+            path: self.path.clone(),
+            sha256: self.sha256.clone(),
+        })
+    }
 }
 
 impl Setting {
@@ -73,6 +101,8 @@ impl Setting {
                 Loc::file_start("<default>"),
             )]),
             KeyType::Relocate => Setting::Relocate(Relocate::default()),
+            KeyType::File => Setting::File(None),
+            KeyType::Files => Setting::Files(Vec::new()),
         }
     }
 }
@@ -105,6 +135,21 @@ impl BuildSystem {
 
     pub fn name(&self) -> &'static str {
         self.kind.name()
+    }
+
+    /// The package files of the build section (every [`Setting::File`]
+    /// and [`Setting::Files`] key, in key order): what the build logic
+    /// runs, the node's own file first.
+    pub fn package_files(&self) -> Vec<&PackageFileRef> {
+        let mut out = Vec::new();
+        for (_, s) in &self.settings {
+            match s {
+                Setting::File(Some(f)) => out.push(f),
+                Setting::Files(list) => out.extend(list),
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The setting of `key`.

@@ -160,7 +160,7 @@ pub fn parse_package(
         .map(|n| provides(&mut cx, n))
         .unwrap_or_default();
     let build = match cx.required(&m, "build", what) {
-        Some(n) => load_build::build(&mut cx, n),
+        Some(n) => load_build::build(&mut cx, n, repo_dir),
         None => None,
     };
     let build = build.unwrap_or_else(|| Build {
@@ -177,9 +177,10 @@ pub fn parse_package(
         .map(|n| read::env_ops(&mut cx, n, "`env`"))
         .unwrap_or_default();
 
+    let runs_build_logic = build.system.kind.runs_build_logic();
     let imported = m
         .get("imported")
-        .and_then(|n| super::imported::imported(&mut cx, n, &name.value));
+        .and_then(|n| super::imported::imported(&mut cx, n, &name.value, runs_build_logic));
 
     let (executables, build_tool) = tool_fields(&mut cx, &m);
 

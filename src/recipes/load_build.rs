@@ -1,5 +1,7 @@
 //! Reading the `build:` section of a package recipe.
 
+use std::path::Path;
+
 use crate::build_kinds::{self, BuildKind};
 use crate::diag::yaml::{Cx, Map, Node};
 use crate::diag::{Code, Spanned, did_you_mean};
@@ -15,13 +17,37 @@ fn system_keys(system: &str) -> Vec<&'static str> {
     build_kinds::get(system).map_or_else(Vec::new, build_kinds::key_names)
 }
 
-/// The kind's keys, each read by its type (defaults for absent keys).
-fn system_settings(cx: &mut Cx, m: &Map, kind: &'static dyn BuildKind) -> BuildSystem {
+/// The kind's keys, each read by its type (defaults for absent keys; a
+/// package file key is required). Package files are below the `spack/`
+/// directory beside `repo_dir`.
+fn system_settings(
+    cx: &mut Cx,
+    m: &Map,
+    kind: &'static dyn BuildKind,
+    repo_dir: &Path,
+) -> BuildSystem {
     let mut system = BuildSystem::new(kind);
     for (key, setting) in &mut system.settings {
-        let Some(n) = m.get(key) else { continue };
+        let Some(n) = m.get(key) else {
+            if matches!(setting, Setting::File(_)) {
+                cx.error(
+                    Code::MissingField,
+                    &m.loc,
+                    format!("`build` of system `{}` needs `{key}`", kind.name()),
+                    format!("no `{key}`"),
+                    Some(format!(
+                        "`{key}: {{file: <namespace>/<dir>/package.py, sha256: …}}`, the file below the `spack/` directory beside the repository"
+                    )),
+                );
+            }
+            continue;
+        };
         let what = format!("`{key}`");
         match setting {
+            Setting::File(f) => *f = super::load_package_files::package_file(cx, n, repo_dir),
+            Setting::Files(list) => {
+                *list = super::load_package_files::package_files(cx, n, repo_dir, &what)
+            }
             Setting::Toggle(t) => *t = toggle(cx, n, &what),
             Setting::Flag(b) => *b = cx.bool(n, &what).unwrap_or(false),
             Setting::Args(a) => *a = read::arg_list(cx, n, &what),
@@ -33,8 +59,8 @@ fn system_settings(cx: &mut Cx, m: &Map, kind: &'static dyn BuildKind) -> BuildS
     system
 }
 
-/// Read `build:`.
-pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
+/// Read `build:` of a recipe in the repository directory `repo_dir`.
+pub fn build(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Option<Build> {
     let m = cx.open_map(node, "`build`")?;
     let system = cx
         .required(&m, "system", "`build`")
@@ -75,7 +101,7 @@ pub fn build(cx: &mut Cx, node: &Node) -> Option<Build> {
         .unwrap_or_default();
     let system_value = known?.clone();
     let kind = build_kinds::get(system_value.as_str())?;
-    let system = system_settings(cx, &m, kind);
+    let system = system_settings(cx, &m, kind, repo_dir);
     Some(Build {
         system,
         install,

@@ -34,6 +34,7 @@ mod json;
 mod load;
 mod load_build;
 mod load_filter;
+mod load_package_files;
 mod load_resources;
 pub mod located;
 pub mod max_size;
@@ -51,8 +52,8 @@ use std::sync::{Arc, OnceLock};
 use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
 
 pub use build::{
-    Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, Phase, Relocate, Setting,
-    Step, Toggle, plain_words,
+    Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, PackageFileRef, Phase,
+    Relocate, Setting, Step, Toggle, plain_words,
 };
 pub use discover::{RepoDir, RepoOrigin, RepoSearch, builtin_recipes, find_upwards};
 pub use env::{EnvOp, EnvOpKind};

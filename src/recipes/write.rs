@@ -13,7 +13,8 @@ use crate::build_kinds::KeyType;
 use crate::diag::yaml_out::Yaml;
 
 use super::build::{
-    Build, BuildSystem, Filter, InstallAction, Phase, Relocate, Setting, Toggle, plain_words,
+    Build, BuildSystem, Filter, InstallAction, PackageFileRef, Phase, Relocate, Setting, Toggle,
+    plain_words,
 };
 use super::env::{EnvOp, EnvOpKind};
 use super::imported::Imported;
@@ -243,10 +244,21 @@ fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
                     some_if(!is_default, arg_list(w).unwrap_or(Yaml::Seq(Vec::new())))
                 }
                 Setting::Relocate(r) => relocate(r),
+                Setting::File(f) => f.as_ref().map(package_file),
+                Setting::Files(list) => {
+                    some_if(!list.is_empty(), Yaml::Seq(list.iter().map(package_file).collect()))
+                }
             };
             (*key, yaml)
         })
         .collect()
+}
+
+fn package_file(f: &PackageFileRef) -> Yaml {
+    Yaml::map([
+        ("file", Some(Yaml::str(&f.file))),
+        ("sha256", Some(Yaml::str(&f.sha256))),
+    ])
 }
 
 fn relocate(r: &Relocate) -> Option<Yaml> {

@@ -38,7 +38,7 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
         Setting::Toggle(t) => toggle(t),
         Setting::Args(l) | Setting::Words(l) => args(l),
         Setting::Relocate(rel) => rel.needed.iter().any(|n| has(&n.when)),
-        Setting::Flag(_) | Setting::Text(_) => false,
+        Setting::Flag(_) | Setting::Text(_) | Setting::File(_) | Setting::Files(_) => false,
     });
     system
         || r.patches.iter().any(|p| has(&p.when))

@@ -13,7 +13,7 @@
 //! | `target`, `os`, `libc` | `neoverse_v2`, the cluster's `os:` (`sles15`), its C library (`glibc@2.36`: `libc:`, else the host's) |
 //! | `source` | archive: `sha256` and `expand` (not the URL: mirrors do not change a build); git: the `commit` and `submodules` (the repository as written and the tag/branch only while no commit is known) |
 //! | `patches` | `sha256` and `level` of each applied patch, in order |
-//! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered); `filter` and `flags` only when the recipe has active ones |
+//! | `build` | the recipe's `build:` section with only the entries whose `when:` holds (templates unrendered); `filter` and `flags` only when the recipe has active ones; package files (`system: spack`) as their path below `spack/` and sha256, and for a kind that runs build logic the Python layer's version (`build_logic`: [`crate::build_logic::API_VERSION`]; never the interpreter) |
 //! | `env` | the recipe's run environment (`env:`), active entries only |
 //! | `deps` | `name`, `hash` and dependency `types` of each direct dependency, sorted; test-only dependencies (`type: [test]`) are left out: they do not change what is installed |
 //! | `mount` | the mount point |
@@ -138,10 +138,30 @@ fn system_json(system: &BuildSystem, spec: &Spec) -> Value {
                 v.insert("needed".into(), json!(needed));
                 v.insert("placeholders".into(), json!(placeholders));
             }
+            Setting::File(f) => {
+                v.insert(key, json!(f.as_ref().map(package_file_json)));
+            }
+            Setting::Files(list) => {
+                let files: Vec<Value> = list.iter().map(package_file_json).collect();
+                v.insert(key, json!(files));
+            }
         }
     }
     v.extend(when_set);
+    if system.kind.runs_build_logic() {
+        // What runs the package files: a new layer rebuilds them.
+        v.insert(
+            "build_logic".into(),
+            json!(crate::build_logic::API_VERSION),
+        );
+    }
     Value::Object(v)
+}
+
+/// A package file as hashed: its path below `spack/` and its sha256 (not
+/// where the repository is).
+fn package_file_json(f: &crate::recipes::PackageFileRef) -> Value {
+    json!({"file": f.file, "sha256": f.sha256})
 }
 
 /// The `build:` section as hashed: only entries whose `when:` holds.

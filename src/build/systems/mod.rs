@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::build_kinds::{BuildKind, PhaseError, Phases};
+use crate::build_logic::{BuildLogicError, LogicJob, job::StageInfo};
 
 use super::error::PackageError;
 use super::install_steps::run_steps;
@@ -25,7 +26,7 @@ use super::job::{BuildSystem, InstallStep};
 use super::jobserver::Extra;
 use super::package::{PkgCtx, is_executable};
 use super::report::Phase;
-use super::wrapper::ENV_RPATHS;
+use super::wrapper::{ENV_REAL_CC, ENV_REAL_CXX, ENV_REAL_FC, ENV_RPATHS};
 use super::{host_libs, host_tools};
 
 /// The registered kind of a job.
@@ -37,8 +38,16 @@ pub(crate) fn of(system: &BuildSystem) -> Result<&'static dyn BuildKind, Package
 
 /// A kind's failure back as the build stage's error.
 fn unbox(e: PhaseError) -> PackageError {
-    match e.downcast::<PackageError>() {
-        Ok(e) => *e,
+    let e = match e.downcast::<PackageError>() {
+        Ok(e) => return *e,
+        Err(e) => e,
+    };
+    let e = match e.downcast::<BuildLogicError>() {
+        Ok(e) => return PackageError::BuildLogic(*e),
+        Err(e) => e,
+    };
+    match e.downcast::<std::io::Error>() {
+        Ok(e) => PackageError::Io(*e),
         Err(other) => PackageError::Io(std::io::Error::other(other)),
     }
 }
@@ -96,6 +105,40 @@ impl Phases for KindCx<'_, '_> {
         let libc = self.ctx.stage.root.join("host-libc");
         host_tools::populate(&libc, &host_libs::libc_libs()).map_err(PackageError::from)?;
         Ok(host_libs::cmake_args(self.ctx.job, &libc))
+    }
+    fn package_name(&self) -> &str {
+        &self.ctx.job.name
+    }
+    fn package_hash(&self) -> &str {
+        &self.ctx.job.hash
+    }
+    fn build_logic(&self) -> Option<&LogicJob> {
+        self.ctx.job.system.logic.as_ref()
+    }
+    fn stage_info(&self) -> StageInfo {
+        let env = &self.ctx.runner.env;
+        let real = |var: &str| {
+            env.get(std::ffi::OsStr::new(var))
+                .map(std::path::PathBuf::from)
+        };
+        StageInfo {
+            root: self.ctx.stage.root.clone(),
+            source: self.ctx.stage.src.clone(),
+            jobs: self.ctx.jobserver.limit(),
+            cc: real(ENV_REAL_CC).unwrap_or_else(|| self.ctx.job.compiler.cc.clone()),
+            cxx: real(ENV_REAL_CXX),
+            fc: real(ENV_REAL_FC),
+            wrap_dir: self.ctx.stage.wrap.clone(),
+        }
+    }
+    fn exit_code(&self, error: &PhaseError) -> Option<i32> {
+        match error.downcast_ref::<PackageError>() {
+            Some(PackageError::Command { code, .. }) => *code,
+            _ => None,
+        }
+    }
+    fn log_tail(&self, lines: usize) -> Vec<String> {
+        super::log::tail(self.ctx.runner.log.path(), lines)
     }
 }
 
