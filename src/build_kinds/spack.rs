@@ -7,7 +7,9 @@
 //! multimethods.
 //!
 //! In the build phase the kind checks every package file against its
-//! sha256, writes the layer out (once per build directory), writes
+//! sha256 and copies it into the stage (`.stack-build-logic/spack/`: the
+//! sandbox sees the stage, and what runs is what was checked), writes the
+//! layer out (once per build directory), writes
 //! `<stage>/.stack-build-logic/request.json` and runs
 //! `<python> -I -B <layer>/run.py <request.json>` in the source tree as a
 //! command of the build: the sandbox, the jobserver and the log apply to
@@ -52,10 +54,10 @@ impl BuildKind for Spack {
         let Some(logic) = cx.build_logic() else {
             return Err(Box::new(BuildLogicError::NoLogic { package }));
         };
-        logic.verify(&package)?;
+        let modules = logic.stage_files(&package, cx.stage_root())?;
         let layer = build_logic::write_layer(&logic.layer_root)?;
         let python = logic.python.clone();
-        let request = logic.request(cx.package_hash(), &cx.stage_info());
+        let request = logic.request(cx.package_hash(), &cx.stage_info(), modules);
         let dir = build_logic::job::stage_dir(cx.stage_root());
         fs_err::create_dir_all(&dir)?;
         let file = dir.join("request.json");

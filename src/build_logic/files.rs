@@ -78,10 +78,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// The path below `spack/` of a package module
+/// (`spack_repo.builtin.packages.libpng.package` → `builtin/libpng/package.py`).
+pub fn relative_path(module: &str) -> PathBuf {
+    let parts: Vec<&str> = module.split('.').collect();
+    match parts[..] {
+        ["spack_repo", ns, "packages", dir, "package"] => {
+            Path::new(ns).join(dir).join("package.py")
+        }
+        _ => PathBuf::from(module.replace('.', "/") + ".py"),
+    }
+}
+
 impl PackageFile {
-    /// Check the file against its sha256 (at build time; `stack check`
-    /// does the same when it loads the recipe).
-    pub fn verify(&self, package: &str) -> Result<(), BuildLogicError> {
+    /// The file's bytes, checked against its sha256 (at build time;
+    /// `stack check` does the same when it loads the recipe).
+    pub fn checked_bytes(&self, package: &str) -> Result<Vec<u8>, BuildLogicError> {
         let bytes = fs_err::read(&self.path).map_err(|source| BuildLogicError::Unreadable {
             package: package.to_string(),
             path: self.path.clone(),
@@ -96,7 +108,12 @@ impl PackageFile {
                 found,
             });
         }
-        Ok(())
+        Ok(bytes)
+    }
+
+    /// Check the file against its sha256.
+    pub fn verify(&self, package: &str) -> Result<(), BuildLogicError> {
+        self.checked_bytes(package).map(|_| ())
     }
 }
 
@@ -122,6 +139,14 @@ mod tests {
             assert_eq!(module_name(bad), None, "{bad}");
             assert!(layout_problem(bad).is_some(), "{bad}");
         }
+    }
+
+    #[test]
+    fn modules_map_back_to_their_paths() {
+        assert_eq!(
+            relative_path("spack_repo.alps.packages.cray_mpich.package"),
+            PathBuf::from("alps/cray_mpich/package.py")
+        );
     }
 
     #[test]

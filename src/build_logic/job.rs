@@ -80,21 +80,37 @@ pub fn stage_dir(stage_root: &Path) -> PathBuf {
 }
 
 impl LogicJob {
-    /// Check every package file against its sha256.
-    pub fn verify(&self, package: &str) -> Result<(), BuildLogicError> {
-        self.files.iter().try_for_each(|f| f.verify(package))
+    /// Check every package file against its sha256 and copy it into the
+    /// stage (`.stack-build-logic/spack/<ns>/<dir>/package.py`: the build
+    /// sandbox sees the stage, not necessarily the repository, and what
+    /// runs is exactly what was checked); the module map of the request.
+    pub fn stage_files(
+        &self,
+        package: &str,
+        stage_root: &Path,
+    ) -> Result<BTreeMap<String, PathBuf>, BuildLogicError> {
+        let dir = stage_dir(stage_root).join(super::files::SPACK_DIR);
+        let mut modules = BTreeMap::new();
+        for f in &self.files {
+            let bytes = f.checked_bytes(package)?;
+            let to = dir.join(super::files::relative_path(&f.module));
+            if let Some(parent) = to.parent() {
+                fs_err::create_dir_all(parent)?;
+            }
+            fs_err::write(&to, bytes)?;
+            modules.insert(f.module.clone(), to);
+        }
+        Ok(modules)
     }
 
-    /// The module map of the request.
-    pub fn modules(&self) -> BTreeMap<String, PathBuf> {
-        self.files
-            .iter()
-            .map(|f| (f.module.clone(), f.path.clone()))
-            .collect()
-    }
-
-    /// The request for node `hash` built in the stage `at`.
-    pub fn request(&self, hash: &str, at: &StageInfo) -> Request {
+    /// The request for node `hash` built in the stage `at`, its package
+    /// files at `modules` ([`Self::stage_files`]).
+    pub fn request(
+        &self,
+        hash: &str,
+        at: &StageInfo,
+        modules: BTreeMap<String, PathBuf>,
+    ) -> Request {
         let dir = stage_dir(&at.root);
         let wrap = |name: &str| at.wrap_dir.join(name);
         let inject_env = [
@@ -111,7 +127,7 @@ impl LogicJob {
         Request {
             api: REQUEST_FORMAT,
             package: hash.to_string(),
-            modules: self.modules(),
+            modules,
             nodes: self.nodes.clone(),
             stage: Stage {
                 root: at.root.clone(),
