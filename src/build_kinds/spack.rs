@@ -51,13 +51,15 @@ impl BuildKind for Spack {
     }
     fn build(&self, _: &JobSettings, cx: &mut dyn Phases) -> Result<(), PhaseError> {
         let package = cx.package_name().to_string();
+        let mut at = cx.stage_info();
+        at.cmake_host_args = cx.cmake_host_args()?;
         let Some(logic) = cx.build_logic() else {
             return Err(Box::new(BuildLogicError::NoLogic { package }));
         };
         let modules = logic.stage_files(&package, cx.stage_root())?;
         let layer = build_logic::write_layer(&logic.layer_root)?;
         let python = logic.python.clone();
-        let request = logic.request(cx.package_hash(), &cx.stage_info(), modules);
+        let request = logic.request(cx.package_hash(), &at, modules);
         let dir = build_logic::job::stage_dir(cx.stage_root());
         fs_err::create_dir_all(&dir)?;
         let file = dir.join("request.json");

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The oldest Python the layer supports (major, minor).
-pub const SUPPORTED_PYTHON: (u32, u32) = (3, 6);
+pub const SUPPORTED_PYTHON: (u32, u32) = (3, 9);
 
 /// Where the interpreter came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,9 +229,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("cannot run the build logic"), "{e}");
-        let ok = script(tmp.path(), "ok", "echo /opt/py/bin/python3.6; echo 3.6.15");
+        let old = script(tmp.path(), "old3", "echo /usr/bin/python3.6; echo 3.6.15");
+        let e = probe(&old, InterpreterChoice::Host).unwrap_err().to_string();
+        assert!(e.contains("needs Python 3.9 or newer"), "{e}");
+        let ok = script(tmp.path(), "ok", "echo /opt/py/bin/python3.9; echo 3.9.2");
         let i = probe(&ok, InterpreterChoice::Host).unwrap();
-        assert_eq!(i.path, PathBuf::from("/opt/py/bin/python3.6"));
-        assert_eq!(i.version_text(), "3.6.15");
+        assert_eq!(i.path, PathBuf::from("/opt/py/bin/python3.9"));
+        assert_eq!(i.version_text(), "3.9.2");
     }
 }

@@ -72,6 +72,8 @@ pub struct StageInfo {
     pub fc: Option<PathBuf>,
     /// The directory of the compiler wrappers (`cc`, `c++`, `gfortran`).
     pub wrap_dir: PathBuf,
+    /// The CMake arguments that keep `find_*` off the host.
+    pub cmake_host_args: Vec<String>,
 }
 
 /// The directory of the request and the layer's outputs in a stage.
@@ -152,6 +154,7 @@ impl LogicJob {
                 run_env: dir.join(RUN_ENV_FILE),
                 result: dir.join("result.json"),
             },
+            cmake_host_args: at.cmake_host_args.clone(),
         }
     }
 }

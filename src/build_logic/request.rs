@@ -31,6 +31,11 @@ pub struct Request {
     pub jobs: usize,
     pub compiler: Compiler,
     pub outputs: Outputs,
+    /// Arguments stack gives every CMake configure, before the package's
+    /// own: they keep CMake's `find_*` off the host's system prefixes
+    /// (docs/build.md, "CMake's own searches").
+    #[serde(default)]
+    pub cmake_host_args: Vec<String>,
 }
 
 /// One concrete package of the closure.
@@ -211,6 +216,7 @@ mod tests {
                 run_env: "/s/.stack-build-logic/run-env.json".into(),
                 result: "/s/.stack-build-logic/result.json".into(),
             },
+            cmake_host_args: vec!["-DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=OFF".into()],
         };
         let v = serde_json::to_value(&req).unwrap();
         for key in [

@@ -110,18 +110,6 @@ fn site_binary_packages_install_relocate_and_serve_their_dependents() {
     // The dependent was compiled with the provider's mpicc and runs
     // with the store at the mount point.
     let hello = p.prefix("mpi-hello");
-    let run = Command::new("unshare")
-        .args(["-rm", "sh", "-ec"])
-        .arg(format!(
-            "mount --bind '{}' /user-environment\n{}/bin/mpi-hello",
-            store.display(),
-            mounted(&hello).display()
-        ))
-        .output()
-        .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    assert_eq!(
-        String::from_utf8_lossy(&run.stdout),
-        "mpi-hello: rank 0 of 1 via gcc\n"
-    );
+    let said = p.run_mounted(&hello, "bin/mpi-hello");
+    assert_eq!(said, "mpi-hello: rank 0 of 1 via gcc\n");
 }

@@ -160,6 +160,39 @@ impl Project {
         )
     }
 
+    /// `stack check stacks/s.yaml`: exit code, output with the
+    /// diagnostics' wrapped lines joined (words separated by one space,
+    /// miette's `|` margins dropped).
+    pub fn check(&self) -> (i32, String) {
+        let (code, text) =
+            self.stack_cmd(&["check", "stacks/s.yaml", "--cluster", "cluster-configs/local"]);
+        let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "|").collect();
+        (code, words.join(" "))
+    }
+
+    /// Run `<prefix>/<rel>` (an installed program, `prefix` its host path
+    /// below `<t>/build/store`) with the store mounted at
+    /// `/user-environment`, as the image will be; its stdout.
+    pub fn run_mounted(&self, prefix: &Path, rel: &str) -> String {
+        let store = self.path().join("build/store");
+        let mounted = Path::new("/user-environment").join(prefix.strip_prefix(&store).unwrap());
+        let out = Command::new("unshare")
+            .args(["-rm", "sh", "-ec"])
+            .arg(format!(
+                "mount --bind '{}' /user-environment\nexec '{}'",
+                store.display(),
+                mounted.join(rel).display()
+            ))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The installed prefixes of `name` below `<t>/build/store`.
     pub fn prefixes(&self, name: &str) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = walkdir::WalkDir::new(self.path().join("build/store"))

@@ -129,6 +129,8 @@ impl Phases for KindCx<'_, '_> {
             cxx: real(ENV_REAL_CXX),
             fc: real(ENV_REAL_FC),
             wrap_dir: self.ctx.stage.wrap.clone(),
+            // Filled by a kind that asks for them (`Phases::cmake_host_args`).
+            cmake_host_args: Vec::new(),
         }
     }
     fn exit_code(&self, error: &PhaseError) -> Option<i32> {
