@@ -2,8 +2,8 @@
 # Installs the system tools stack's test suite and demo build use (Debian/Ubuntu).
 # slurm-wlm and munge: tests/it/slurm starts its own single-node cluster (the packages' own
 # services are not used). mpich, openmpi-bin and their -dev packages: tests/it/mpi_abi.rs builds the
-# mukautuva recipe over both as externals and runs `mpiexec -n 2`. r-base-core: the package API
-# layer's tests build an R package with `R CMD INSTALL` (src/build_logic/python/tests). chromium:
+# mukautuva recipe over both as externals and runs `mpiexec -n 2`. r-base-core: R, for the R
+# packages of the build-logic tests (tests/it/build_logic_lang.rs, src/build_logic/python/tests). chromium:
 # tests/it/report renders the build report in headless Chromium (Debian's package; no browser is
 # downloaded).
 # Safe to rerun; skips apt when everything is already present.
@@ -41,4 +41,13 @@ if ! ls "$wheels"/nvidia_nvml_dev-13.0.87-*"$(uname -m)".whl >/dev/null 2>&1; th
     nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 \
     nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85 nvidia-nvtx==13.0.85 \
     nvidia-nvml-dev==13.0.87
+fi
+
+
+# Python 3.9, the oldest the build-logic layer supports (Debian bullseye's, from Debian's archive,
+# unpacked into ~/.cache/stack-test/python3.9 without installing anything): scripts/python-oldest.sh
+# fetches it (and runs a few of the layer's tests with it); tests/it/build_logic_python.rs builds a
+# package with it.
+if [ ! -x "${STACK_TEST_CACHE:-$HOME/.cache/stack-test}/python3.9/root/usr/bin/python3.9" ]; then
+  "$(dirname "$0")/python-oldest.sh" 'test_version*.py' >/dev/null
 fi

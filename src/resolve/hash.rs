@@ -406,4 +406,41 @@ mod tests {
             assert_eq!(hashed(build), want, "{build}");
         }
     }
+
+    /// A `spack` build section hashes its package files (path below
+    /// `spack/` and sha256, not where the repository is) and the layer's
+    /// version: a changed package.py or a new layer is a new node.
+    #[test]
+    fn package_files_and_the_layers_version_are_hashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("recipes");
+        let file = dir.path().join("spack/ns/p/package.py");
+        fs_err::create_dir_all(file.parent().unwrap()).unwrap();
+        fs_err::create_dir_all(&repo).unwrap();
+        fs_err::write(&file, "class P: pass\n").unwrap();
+        let sha = hex::encode(Sha256::digest(b"class P: pass\n"));
+        let recipe = repo.join("p.yaml");
+        fs_err::write(
+            &recipe,
+            format!(
+                "name: p\ndescription: d\nversions: [{{version: \"1\", url: \"https://e.org/p.tgz\", sha256: {}}}]\n\
+                 build:\n  system: spack\n  package: {{file: ns/p/package.py, sha256: {sha}}}\n",
+                "0".repeat(64)
+            ),
+        )
+        .unwrap();
+        let mut d = Diagnostics::new();
+        let r = crate::recipes::parse_package(&SourceFile::read(&recipe).unwrap(), &repo, &mut d)
+            .unwrap_or_else(|| panic!("{d}"));
+        assert!(d.is_empty(), "{d}");
+        let spec: Spec = "p".parse().unwrap();
+        let got = system_json(&r.build.system, &spec).to_string();
+        assert_eq!(
+            got,
+            format!(
+                r#"{{"system":"spack","package":{{"file":"ns/p/package.py","sha256":"{sha}"}},"imports":[],"build_logic":"{}"}}"#,
+                crate::build_logic::API_VERSION
+            )
+        );
+    }
 }

@@ -145,6 +145,39 @@ impl Project {
         crate::tiny_build::build(self.path(), extra)
     }
 
+    /// [`Self::build`] with `STACK_PYTHON` set to `python`.
+    pub fn build_with_python(&self, python: &Path) -> (i32, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+            .args(["--color", "never", "build", "stacks/s.yaml"])
+            .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
+            .args(["--build", "build", "-j", "2"])
+            .env_remove("STACK_REPOS")
+            .env("STACK_PYTHON", python)
+            .current_dir(self.path())
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+        )
+    }
+
+    /// A recipe and a stack of `cmvariant` (a CMake package with a hook).
+    pub fn cmvariant(&self) {
+        self.spack_recipe(
+            "cmvariant",
+            "cmvariant",
+            &format!(
+                "versions:\n{}variants:\n  shout: {{default: false, description: capitals}}\n  \
+                 greeting: {{default: hello, values: [hello, servus], description: the word}}\n\
+                 dependencies:\n  - {{spec: cmake, type: build}}\n",
+                self.version("cmvariant-1.0", "1.0")
+            ),
+            &[],
+        );
+        self.stack(&[("e", &["cmvariant +shout"])], "");
+    }
+
     /// `stack` with arguments in the project: exit code, output.
     pub fn stack_cmd(&self, args: &[&str]) -> (i32, String) {
         let out = Command::new(env!("CARGO_BIN_EXE_stack"))

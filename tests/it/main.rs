@@ -17,6 +17,7 @@ mod build_kinds;
 mod build_logic;
 mod build_logic_env;
 mod build_logic_lang;
+mod build_logic_python;
 mod build_logic_site;
 mod build_logic_support;
 mod bundle_build;
