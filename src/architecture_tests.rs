@@ -48,7 +48,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // `build_logic`: node hashes cover the layer's version.
     (
         "resolve",
-        &["diag", "spec", "recipes", "cluster", "stacks", "build_logic"],
+        &[
+            "diag",
+            "spec",
+            "recipes",
+            "cluster",
+            "stacks",
+            "build_logic",
+        ],
     ),
     // `recipes`: `stack checksum` turns a recipe's versions into requests.
     ("fetch", &["diag", "spec", "settings", "recipes"]),

@@ -467,8 +467,8 @@ fn keep_run_env(ctx: &PkgCtx<'_>) -> Result<(), PackageError> {
     let mut text = serde_json::to_vec_pretty(&ops).map_err(std::io::Error::other)?;
     text.push(b'\n');
     // Never through a link the build left at `.stack`.
-    let meta = store::Beneath::open(&ctx.host_prefix)?
-        .ensure_real_dir(Path::new(store::META_DIR))?;
+    let meta =
+        store::Beneath::open(&ctx.host_prefix)?.ensure_real_dir(Path::new(store::META_DIR))?;
     store::atomic::write_atomic(&meta.join(RUN_ENV_FILE), &text)?;
     ctx.runner.log.line(&format!(
         "==> run environment: {} operations (.stack/{RUN_ENV_FILE})",

@@ -111,7 +111,10 @@ mod tests {
         let mode = fs_err::metadata(&dir).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o555);
         for (rel, _) in FILES {
-            let m = fs_err::metadata(dir.join(rel)).unwrap().permissions().mode();
+            let m = fs_err::metadata(dir.join(rel))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(m & 0o777, 0o444, "{rel}");
         }
         // Again: the same directory, nothing else below the root.

@@ -50,7 +50,9 @@ pub fn layout_problem(rel: &str) -> Option<&'static str> {
             && !s.starts_with(|c: char| c.is_ascii_digit())
     };
     if !ident(parts[0]) || !ident(parts[1]) {
-        return Some("a namespace or directory that is not a Python identifier (Spack writes `py_numpy` for py-numpy)");
+        return Some(
+            "a namespace or directory that is not a Python identifier (Spack writes `py_numpy` for py-numpy)",
+        );
     }
     None
 }

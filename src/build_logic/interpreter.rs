@@ -130,10 +130,7 @@ fn probe(program: &Path, choice: InterpreterChoice) -> Result<Interpreter, Inter
     let (Some(exe), Some(version)) = (lines.next(), lines.next()) else {
         return Err(fail(format!("unexpected answer `{}`", text.trim())));
     };
-    let parts: Vec<u32> = version
-        .split('.')
-        .filter_map(|p| p.parse().ok())
-        .collect();
+    let parts: Vec<u32> = version.split('.').filter_map(|p| p.parse().ok()).collect();
     let [a, b, c] = parts[..] else {
         return Err(fail(format!("unexpected version `{version}`")));
     };
@@ -216,7 +213,9 @@ mod tests {
     fn old_and_broken_interpreters_are_refused() {
         let tmp = tempfile::tempdir().unwrap();
         let old = script(tmp.path(), "old", "echo /opt/py2/bin/python; echo 2.7.18");
-        let e = probe(&old, InterpreterChoice::Host).unwrap_err().to_string();
+        let e = probe(&old, InterpreterChoice::Host)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is Python 2.7.18"), "{e}");
         assert!(e.contains("/opt/py2/bin/python"), "{e}");
         let broken = script(tmp.path(), "broken", "echo nope >&2; exit 1");
@@ -230,7 +229,9 @@ mod tests {
             .to_string();
         assert!(e.contains("cannot run the build logic"), "{e}");
         let old = script(tmp.path(), "old3", "echo /usr/bin/python3.6; echo 3.6.15");
-        let e = probe(&old, InterpreterChoice::Host).unwrap_err().to_string();
+        let e = probe(&old, InterpreterChoice::Host)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("needs Python 3.9 or newer"), "{e}");
         let ok = script(tmp.path(), "ok", "echo /opt/py/bin/python3.9; echo 3.9.2");
         let i = probe(&ok, InterpreterChoice::Host).unwrap();

@@ -81,7 +81,9 @@ pub enum BuildLogicError {
         message: String,
     },
 
-    #[error("{package}: the job runs build logic but carries none (written by another version of stack?)")]
+    #[error(
+        "{package}: the job runs build logic but carries none (written by another version of stack?)"
+    )]
     NoLogic { package: String },
 
     #[error(transparent)]

@@ -61,14 +61,20 @@ fn check(op: &RunEnvOp) -> Result<(), String> {
     }
     match (op.op, &op.value, &op.separator) {
         (OpKind::Unset, Some(_), _) => Err(format!("`unset` of `{name}` has a value")),
-        (OpKind::Set | OpKind::Unset, _, Some(_)) => {
-            Err(format!("a `separator` for `{name}` on an operation that is not a list edit"))
-        }
+        (OpKind::Set | OpKind::Unset, _, Some(_)) => Err(format!(
+            "a `separator` for `{name}` on an operation that is not a list edit"
+        )),
         (OpKind::Unset, None, None) => Ok(()),
         (_, None, _) => Err(format!("the operation on `{name}` has no value")),
         (_, Some(v), sep) => {
-            if v.contains('\0') || sep.as_deref().is_some_and(|s| s.is_empty() || s.contains('\0')) {
-                Err(format!("the value or separator for `{name}` is empty or contains a NUL byte"))
+            if v.contains('\0')
+                || sep
+                    .as_deref()
+                    .is_some_and(|s| s.is_empty() || s.contains('\0'))
+            {
+                Err(format!(
+                    "the value or separator for `{name}` is empty or contains a NUL byte"
+                ))
             } else {
                 Ok(())
             }

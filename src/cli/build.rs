@@ -40,8 +40,16 @@ metadata (meta/recipe/: recipe, cluster configuration, package recipes,
 patches, hooks; meta/stack.lock, as with --locked) into BUILD [default:
 build/<image name>-rebuild]: same sources, same image, byte for byte.
 
+Packages with `build: {system: spack}` run their own package.py methods
+at build time, in the sandbox, with the Python that STACK_PYTHON names, else
+the cluster's `python` external, else python3 on PATH (3.9 or newer,
+checked before anything is fetched). Their log shows the Python traceback
+with package.py lines; --keep-stage keeps the request
+(BUILD/stage/<pkg>/.stack-build-logic/request.json) on success too.
+
 A rerun rebuilds only what changed; a no-op rerun returns at once.
-Exit status: 0 built, 1 a package or stage failed, 2 bad input.")]
+Exit status: 0 built, 1 a package or stage failed, 2 bad input (also no
+suitable Python for build logic).")]
 pub struct Args {
     #[command(flatten)]
     pub input: InputArgs,

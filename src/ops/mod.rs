@@ -17,6 +17,7 @@
 //! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first) |
 //! | `stack stackinator convert` | [`stackinator_convert`] |
 
+pub mod api_check;
 mod ci;
 mod error;
 mod rebuild;
@@ -40,10 +41,18 @@ pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator}
 /// directory (config.yaml + environments.yaml) with a stackinator cluster
 /// directory is translated first ([`crate::stackinator`]).
 pub fn check(opts: &InputOptions) -> Result<Inputs, OpError> {
-    if is_stackinator(&opts.recipe) {
-        return stackinator::check_stackinator(opts);
+    let mut inputs = if is_stackinator(&opts.recipe) {
+        stackinator::check_stackinator(opts)?
+    } else {
+        crate::stacks::load_inputs(opts).map_err(OpError::Inputs)?
+    };
+    // Calls in package files that the package API lacks (`system: spack`).
+    if let Some(collect) = api_check::COLLECTOR {
+        for w in api_check::warnings(&inputs, collect) {
+            inputs.warnings.push(w);
+        }
     }
-    crate::stacks::load_inputs(opts).map_err(OpError::Inputs)
+    Ok(inputs)
 }
 
 /// Resolve a loaded stack under the lock file rules (`stack resolve`).

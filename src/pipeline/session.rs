@@ -294,8 +294,7 @@ impl<'a> Session<'a> {
         }
         self.prefixes = prefixes;
         // Before anything is fetched: what runs the build logic.
-        let logic =
-            super::preflight::build_logic(plan, &missing, &req.inputs, &self.build_dir)?;
+        let logic = super::preflight::build_logic(plan, &missing, &req.inputs, &self.build_dir)?;
         let hook_ns = match workspace.namespaced() {
             true => Some(crate::sandbox::Namespace::new(
                 &self.build_dir,

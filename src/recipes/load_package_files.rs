@@ -55,13 +55,7 @@ pub fn package_files(cx: &mut Cx, node: &Node, repo_dir: &Path, what: &str) -> V
 }
 
 /// Layout, place, existence and checksum; `false` after an error.
-fn check(
-    cx: &mut Cx,
-    file: &Spanned<String>,
-    path: &Path,
-    dir: &Path,
-    sha: Option<&str>,
-) -> bool {
+fn check(cx: &mut Cx, file: &Spanned<String>, path: &Path, dir: &Path, sha: Option<&str>) -> bool {
     let hint = || {
         format!(
             "`file:` is relative to {}/, the `spack/` directory beside the repository, \

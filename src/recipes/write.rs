@@ -245,9 +245,10 @@ fn system_keys(system: &BuildSystem) -> Vec<(&'static str, Option<Yaml>)> {
                 }
                 Setting::Relocate(r) => relocate(r),
                 Setting::File(f) => f.as_ref().map(package_file),
-                Setting::Files(list) => {
-                    some_if(!list.is_empty(), Yaml::Seq(list.iter().map(package_file).collect()))
-                }
+                Setting::Files(list) => some_if(
+                    !list.is_empty(),
+                    Yaml::Seq(list.iter().map(package_file).collect()),
+                ),
             };
             (*key, yaml)
         })

@@ -150,10 +150,7 @@ fn system_json(system: &BuildSystem, spec: &Spec) -> Value {
     v.extend(when_set);
     if system.kind.runs_build_logic() {
         // What runs the package files: a new layer rebuilds them.
-        v.insert(
-            "build_logic".into(),
-            json!(crate::build_logic::API_VERSION),
-        );
+        v.insert("build_logic".into(), json!(crate::build_logic::API_VERSION));
     }
     Value::Object(v)
 }

@@ -36,8 +36,7 @@ fn cmake_args_follow_the_variants() {
         .iter()
         .map(|pre| {
             let greet = run(&pre.join("bin/cmvariant"), &[]);
-            let hook =
-                fs_err::read_to_string(pre.join("share/cmvariant/configured.txt")).unwrap();
+            let hook = fs_err::read_to_string(pre.join("share/cmvariant/configured.txt")).unwrap();
             (greet, hook)
         })
         .collect();
@@ -114,7 +113,10 @@ fn when_multimethods_follow_the_spec() {
         ),
         &[],
     );
-    p.stack(&[("slow", &["whenpick"]), ("fast", &["whenpick +fast"])], "");
+    p.stack(
+        &[("slow", &["whenpick"]), ("fast", &["whenpick +fast"])],
+        "",
+    );
     let (code, text) = p.build(&[]);
     assert_eq!(code, 0, "{text}");
     let mut said: Vec<String> = p
@@ -180,10 +182,14 @@ fn an_api_the_layer_lacks_is_a_build_error_with_the_line() {
     assert_eq!(code, 1, "{text}");
     // The package file as it ran: checked and copied into the stage.
     let want = ".stack-build-logic/spack/fixtures/lacksapi/package.py:19: Spec.tree is not implemented by stack's package API";
-    assert!(text.contains(&want), "{want}\nin\n{text}");
+    assert!(text.contains(want), "{want}\nin\n{text}");
     assert!(text.contains("is not implemented"), "{text}");
     for pre in p.prefixes("lacksapi") {
-        assert!(!pre.join(".stack/installed.json").exists(), "{}", pre.display());
+        assert!(
+            !pre.join(".stack/installed.json").exists(),
+            "{}",
+            pre.display()
+        );
     }
 }
 
@@ -213,7 +219,10 @@ fn check_reports_missing_and_changed_package_files() {
     let (code, text) = p.check();
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("stack::package-file-checksum"), "{text}");
-    assert!(text.contains("sha256 mismatch for package file `fixtures/cmvariant/package.py`"), "{text}");
+    assert!(
+        text.contains("sha256 mismatch for package file `fixtures/cmvariant/package.py`"),
+        "{text}"
+    );
     assert!(text.contains("recipes/cmvariant.yaml:"), "{text}");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 2, "{text}");
@@ -224,7 +233,10 @@ fn check_reports_missing_and_changed_package_files() {
     let (code, text) = p.check();
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("stack::package-file-missing"), "{text}");
-    assert!(text.contains("package file `fixtures/cmvariant/package.py` not found"), "{text}");
+    assert!(
+        text.contains("package file `fixtures/cmvariant/package.py` not found"),
+        "{text}"
+    );
 
     // Outside spack/, through a link.
     let outside = p.path().join("elsewhere.py");
@@ -232,5 +244,8 @@ fn check_reports_missing_and_changed_package_files() {
     std::os::unix::fs::symlink(&outside, &file).unwrap();
     let (code, text) = p.check();
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("leads outside the repository's `spack/` directory"), "{text}");
+    assert!(
+        text.contains("leads outside the repository's `spack/` directory"),
+        "{text}"
+    );
 }

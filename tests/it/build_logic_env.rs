@@ -44,17 +44,22 @@ fn dependency_hooks_change_the_dependents_build_and_reach_views_and_modules() {
     let out = run(&p.prefix("envconsumer").join("bin/envconsumer"), &[]);
     assert_eq!(
         out,
-        format!("from-the-provider 17 configured home={}\n", mounted.display())
+        format!(
+            "from-the-provider 17 configured home={}\n",
+            mounted.display()
+        )
     );
     // The run environment is kept in the prefix…
-    let recorded =
-        fs_err::read_to_string(provider.join(".stack/run-env.json")).unwrap();
+    let recorded = fs_err::read_to_string(provider.join(".stack/run-env.json")).unwrap();
     assert!(recorded.contains("ENVPROVIDER_HOME"), "{recorded}");
     // …and applied by views, modules and env.json like a recipe's env:.
     let store = p.path().join("build/store");
     let env_json = fs_err::read_to_string(store.join("meta/env.json")).unwrap();
     assert!(env_json.contains("ENVPROVIDER_HOME"), "{env_json}");
-    assert!(env_json.contains(&format!("{}/share", mounted.display())), "{env_json}");
+    assert!(
+        env_json.contains(&format!("{}/share", mounted.display())),
+        "{env_json}"
+    );
     let activate = fs_err::read_to_string(store.join("env/default/activate.sh")).unwrap();
     assert!(
         activate.contains(&format!("ENVPROVIDER_HOME={}", mounted.display()))
@@ -69,5 +74,8 @@ fn dependency_hooks_change_the_dependents_build_and_reach_views_and_modules() {
         .map(|e| fs_err::read_to_string(e.path()).unwrap())
         .expect("a module for envprovider");
     assert!(module.contains("ENVPROVIDER_HOME"), "{module}");
-    assert!(module.contains(&format!("{}/bin", mounted.display())), "{module}");
+    assert!(
+        module.contains(&format!("{}/bin", mounted.display())),
+        "{module}"
+    );
 }

@@ -32,7 +32,11 @@ fn an_r_package_installs_with_r_cmd_install() {
         ))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "hello stack from R");
 }
 
@@ -63,7 +67,15 @@ fn a_perl_module_installs_with_makefile_pl() {
         .args(["-MGreet", "-e", "print Greet::hello()"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "hello from perl");
-    assert!(p.log("perl-greet").contains("Makefile.PL"), "{}", p.log("perl-greet"));
+    assert!(
+        p.log("perl-greet").contains("Makefile.PL"),
+        "{}",
+        p.log("perl-greet")
+    );
 }

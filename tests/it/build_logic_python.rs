@@ -34,7 +34,9 @@ fn the_layers_unit_tests_pass() {
 fn oldest_python() -> PathBuf {
     let base = std::env::var_os("STACK_TEST_CACHE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/stack-test"));
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/stack-test")
+        });
     base.join("python3.9/root/usr/bin/python3.9")
 }
 
@@ -50,7 +52,11 @@ fn a_package_builds_with_the_oldest_supported_python() {
     p.cmvariant();
     let (code, text) = p.build_with_python(&python);
     assert_eq!(code, 0, "{text}");
-    assert!(p.log("cmvariant").contains("(python 3.9."), "{}", p.log("cmvariant"));
+    assert!(
+        p.log("cmvariant").contains("(python 3.9."),
+        "{}",
+        p.log("cmvariant")
+    );
     let out = p.run_mounted(&p.prefix("cmvariant"), "bin/cmvariant");
     assert_eq!(out, "HELLO\n");
 }
@@ -62,13 +68,20 @@ fn an_old_python_is_a_preflight_failure() {
     let p = Project::new();
     p.cmvariant();
     let fake = p.path().join("old-python");
-    fs_err::write(&fake, "#!/bin/sh\necho /opt/old/bin/python3.6\necho 3.6.15\n").unwrap();
+    fs_err::write(
+        &fake,
+        "#!/bin/sh\necho /opt/old/bin/python3.6\necho 3.6.15\n",
+    )
+    .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs_err::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let (code, text) = p.build_with_python(&fake);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("preflight:"), "{text}");
-    assert!(text.contains("is Python 3.6.15; the build logic needs Python 3.9 or newer"), "{text}");
+    assert!(
+        text.contains("is Python 3.6.15; the build logic needs Python 3.9 or newer"),
+        "{text}"
+    );
     assert!(!text.contains("Fetch"), "{text}");
 }
 
@@ -83,7 +96,10 @@ fn a_changed_package_file_rebuilds() {
     let first = p.prefix("cmvariant");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("0 built, 1 reused") || text.contains("up to date"), "{text}");
+    assert!(
+        text.contains("0 built, 1 reused") || text.contains("up to date"),
+        "{text}"
+    );
     // The same package file with one more comment: another sha256.
     let file = crate::build_logic_support::fixtures().join("packages/cmvariant/package.py");
     let text = fs_err::read_to_string(&file).unwrap() + "# changed\n";

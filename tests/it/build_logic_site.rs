@@ -12,7 +12,11 @@ use std::process::Command;
 use crate::build_logic_support::{Project, fixtures};
 
 fn sh(cmd: &str, cwd: &Path) {
-    let st = Command::new("sh").args(["-ec", cmd]).current_dir(cwd).status().unwrap();
+    let st = Command::new("sh")
+        .args(["-ec", cmd])
+        .current_dir(cwd)
+        .status()
+        .unwrap();
     assert!(st.success(), "{cmd}");
 }
 
@@ -85,17 +89,22 @@ fn site_binary_packages_install_relocate_and_serve_their_dependents() {
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("audit: clean"), "{text}");
     let store = p.path().join("build/store");
-    let mounted = |host: &Path| {
-        Path::new("/user-environment").join(host.strip_prefix(&store).unwrap())
-    };
+    let mounted =
+        |host: &Path| Path::new("/user-environment").join(host.strip_prefix(&store).unwrap());
     let (mpi, pmi) = (p.prefix("site-mpi"), p.prefix("site-pmi"));
     // The gcc tree was chosen (`%fortran=gcc`), its placeholders filled.
     let mpicc = fs_err::read_to_string(mpi.join("bin/mpicc")).unwrap();
     assert!(!mpicc.contains("@@"), "{mpicc}");
     assert!(mpicc.contains("\"/usr/bin/gcc\""), "{mpicc}");
-    assert!(mpicc.contains(&format!("{}/include", mounted(&mpi).display())), "{mpicc}");
+    assert!(
+        mpicc.contains(&format!("{}/include", mounted(&mpi).display())),
+        "{mpicc}"
+    );
     let pc = fs_err::read_to_string(mpi.join("lib/pkgconfig/mpich.pc")).unwrap();
-    assert!(pc.starts_with(&format!("prefix={}\n", mounted(&mpi).display())), "{pc}");
+    assert!(
+        pc.starts_with(&format!("prefix={}\n", mounted(&mpi).display())),
+        "{pc}"
+    );
     // patchelf gave libmpi.so an RPATH to site-pmi's lib.
     let dynamic = Command::new("readelf")
         .args(["-d"])

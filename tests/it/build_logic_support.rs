@@ -28,7 +28,8 @@ impl Project {
     pub fn new() -> Project {
         let tmp = tempfile::tempdir().unwrap();
         let p = Project { tmp };
-        let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("cluster-configs/local/cluster.yaml");
+        let shipped =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("cluster-configs/local/cluster.yaml");
         let cluster = fs_err::read_to_string(shipped)
             .unwrap()
             .replace(
@@ -78,7 +79,13 @@ impl Project {
         fs_err::create_dir_all(&out).unwrap();
         let tarball = out.join(format!("{dir}.tar.gz"));
         let st = Command::new("tar")
-            .args(["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "-czf"])
+            .args([
+                "--sort=name",
+                "--mtime=@0",
+                "--owner=0",
+                "--group=0",
+                "-czf",
+            ])
             .arg(&tarball)
             .arg(dir)
             .current_dir(from)
@@ -158,7 +165,8 @@ impl Project {
             .unwrap();
         (
             out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
         )
     }
 
@@ -189,7 +197,8 @@ impl Project {
             .unwrap();
         (
             out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
         )
     }
 
@@ -197,8 +206,12 @@ impl Project {
     /// diagnostics' wrapped lines joined (words separated by one space,
     /// miette's `|` margins dropped).
     pub fn check(&self) -> (i32, String) {
-        let (code, text) =
-            self.stack_cmd(&["check", "stacks/s.yaml", "--cluster", "cluster-configs/local"]);
+        let (code, text) = self.stack_cmd(&[
+            "check",
+            "stacks/s.yaml",
+            "--cluster",
+            "cluster-configs/local",
+        ]);
         let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "|").collect();
         (code, words.join(" "))
     }
