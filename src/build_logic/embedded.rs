@@ -9,6 +9,9 @@
 //! once: written into a temporary sibling, renamed into place, then made
 //! read-only (files `0444`, directories `0555`). A later call compares the
 //! files with the embedded ones and writes the tree again when they differ.
+//! [`compile_layer`] adds the bytecode of an interpreter once (the layer
+//! runs with `-B`, which reads bytecode but never writes it: without it
+//! every package build would compile the layer again).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -92,6 +95,39 @@ pub fn write_layer(root: &Path) -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// The marker of bytecode compiled by `python` in a layer directory.
+fn compiled_marker(dir: &Path, python: &Path) -> PathBuf {
+    let key = super::files::sha256_hex(python.as_os_str().as_encoded_bytes());
+    dir.join(format!(".compiled-{}", &key[..16]))
+}
+
+/// Compile the layer at `dir` ([`write_layer`]) to bytecode for `python`,
+/// once (`python -I -m compileall -q`); the tree is read-only again after.
+pub fn compile_layer(dir: &Path, python: &Path) -> std::io::Result<()> {
+    let marker = compiled_marker(dir, python);
+    if marker.exists() {
+        return Ok(());
+    }
+    set_modes(dir, true)?;
+    let out = std::process::Command::new(python)
+        .args(["-I", "-m", "compileall", "-q"])
+        .arg(dir)
+        .stdin(std::process::Stdio::null())
+        .output();
+    let result = match out {
+        Ok(o) if o.status.success() => fs_err::write(&marker, b""),
+        Ok(o) => Err(std::io::Error::other(format!(
+            "{} -m compileall: {}{}",
+            python.display(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ))),
+        Err(e) => Err(e),
+    };
+    set_modes(dir, false)?;
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +169,30 @@ mod tests {
             write_layer(tmp.path()).unwrap();
             assert_eq!(fs_err::read(&p).unwrap(), *bytes);
         }
+        set_modes(&dir, true).unwrap();
+    }
+
+    #[test]
+    fn the_layer_is_compiled_once_per_interpreter() {
+        let python = Path::new("/usr/bin/python3");
+        if !python.is_file() {
+            return; // the build tests run the layer with whatever Python there is
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = write_layer(tmp.path()).unwrap();
+        compile_layer(&dir, python).unwrap();
+        assert!(compiled_marker(&dir, python).is_file());
+        let pyc = walkdir::WalkDir::new(&dir)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "pyc"))
+            .count();
+        assert!(pyc > 0 || FILES.is_empty());
+        let mode = fs_err::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o555);
+        // Still the embedded files: written again it is the same directory.
+        assert_eq!(write_layer(tmp.path()).unwrap(), dir);
+        compile_layer(&dir, python).unwrap();
         set_modes(&dir, true).unwrap();
     }
 }

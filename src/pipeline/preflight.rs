@@ -67,7 +67,14 @@ pub fn build_logic(
         python.path.display(),
         python.choice
     );
-    Ok(LogicRuntime::new(python.path, build_dir))
+    let runtime = LogicRuntime::new(python.path, build_dir);
+    // The layer and its bytecode, once for the whole build.
+    let compiled = crate::build_logic::write_layer(&runtime.layer_root)
+        .and_then(|dir| crate::build_logic::embedded::compile_layer(&dir, &runtime.python));
+    if let Err(e) = compiled {
+        tracing::warn!("the build logic's layer is not precompiled (each package compiles it): {e}");
+    }
+    Ok(runtime)
 }
 
 /// The warning for building `target` on a machine of architecture
