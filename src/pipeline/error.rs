@@ -58,7 +58,7 @@ pub enum PipelineError {
 
 fn unreviewed_message(items: &[(String, std::path::PathBuf, Vec<String>)]) -> String {
     let mut text = String::from(
-        "imported recipes with untranslated build logic must be reviewed before they are built \
+        "preflight: imported recipes with untranslated build logic must be reviewed before they are built \
          (fix them, then set `imported.reviewed: true`):",
     );
     for (name, file, constructs) in items {

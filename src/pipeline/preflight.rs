@@ -72,7 +72,9 @@ pub fn build_logic(
     let compiled = crate::build_logic::write_layer(&runtime.layer_root)
         .and_then(|dir| crate::build_logic::embedded::compile_layer(&dir, &runtime.python));
     if let Err(e) = compiled {
-        tracing::warn!("the build logic's layer is not precompiled (each package compiles it): {e}");
+        tracing::warn!(
+            "the build logic's layer is not precompiled (each package compiles it): {e}"
+        );
     }
     Ok(runtime)
 }

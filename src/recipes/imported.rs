@@ -39,10 +39,6 @@ pub struct Imported {
     /// Languages the package needs from the stack's compiler (`c`, `cxx`, `fortran`).
     pub languages: Vec<String>,
     pub untranslated: Vec<UntranslatedItem>,
-    /// The recipe runs its package's build logic at build time (`system:
-    /// spack`): its untranslated build items run there, nothing awaits a
-    /// review.
-    pub runs_build_logic: bool,
     /// Location of the `imported:` key's value.
     pub loc: Loc,
 }
@@ -64,20 +60,17 @@ impl Imported {
         self.untranslated.iter().filter(|u| u.kind == "build")
     }
 
-    /// Whether building this recipe must wait for a review.
+    /// Whether building this recipe must wait for a review. A recipe that
+    /// runs its build logic at build time (`system: spack`) has `build`
+    /// items only for what running package.py does not settle (the
+    /// importer records the methods that run as `info`).
     pub fn needs_review(&self) -> bool {
-        !self.reviewed && !self.runs_build_logic && self.untranslated_build().next().is_some()
+        !self.reviewed && self.untranslated_build().next().is_some()
     }
 }
 
-/// Read the block; warns when build logic awaits review (never for a
-/// recipe that runs its build logic, `runs_build_logic`).
-pub(super) fn imported(
-    cx: &mut Cx,
-    node: &Node,
-    package: &str,
-    runs_build_logic: bool,
-) -> Option<Imported> {
+/// Read the block; warns when build logic awaits review.
+pub(super) fn imported(cx: &mut Cx, node: &Node, package: &str) -> Option<Imported> {
     let m = cx.map(node, "the `imported` block", KEYS)?;
     let what = "the `imported` block";
     let from = cx
@@ -121,7 +114,6 @@ pub(super) fn imported(
         reviewed,
         languages,
         untranslated,
-        runs_build_logic,
         loc: m.loc.clone(),
     };
     warn_unreviewed(cx, &block, package);

@@ -177,10 +177,9 @@ pub fn parse_package(
         .map(|n| read::env_ops(&mut cx, n, "`env`"))
         .unwrap_or_default();
 
-    let runs_build_logic = build.system.kind.runs_build_logic();
     let imported = m
         .get("imported")
-        .and_then(|n| super::imported::imported(&mut cx, n, &name.value, runs_build_logic));
+        .and_then(|n| super::imported::imported(&mut cx, n, &name.value));
 
     let (executables, build_tool) = tool_fields(&mut cx, &m);
 

@@ -249,3 +249,48 @@ fn check_reports_missing_and_changed_package_files() {
         "{text}"
     );
 }
+
+/// A `system: spack` recipe whose imported block lists the methods that
+/// run as `info` items builds without a review; one with an item running
+/// package.py does not settle (`build`: an untranslated resource) is
+/// refused before anything is fetched, as a preflight failure.
+#[test]
+fn only_what_package_py_does_not_settle_awaits_review() {
+    let p = Project::new();
+    let head = format!(
+        "versions:\n{}variants:\n  shout: {{default: false, description: capitals}}\n  \
+         greeting: {{default: hello, values: [hello, servus], description: the word}}\n\
+         dependencies:\n  - {{spec: cmake, type: build}}\n",
+        p.version("cmvariant-1.0", "1.0")
+    );
+    let imported = |kind: &str, construct: &str| {
+        format!(
+            "imported:\n  from: spack\n  languages: [c]\n  untranslated:\n    \
+             - {{line: 27, kind: {kind}, construct: \"{construct}\"}}\n"
+        )
+    };
+    p.spack_recipe(
+        "cmvariant",
+        "cmvariant",
+        &format!("{head}{}", imported("build", "directive resource")),
+        &[],
+    );
+    p.stack(&[("e", &["cmvariant"])], "");
+    let (code, text) = p.build(&[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("preflight: imported recipes with untranslated build logic"),
+        "{text}"
+    );
+    assert!(text.contains("line 27: directive resource"), "{text}");
+    assert!(!text.contains("Fetch"), "{text}");
+
+    p.spack_recipe(
+        "cmvariant",
+        "cmvariant",
+        &format!("{head}{}", imported("info", "method cmake_args")),
+        &[],
+    );
+    let (code, text) = p.build(&[]);
+    assert_eq!(code, 0, "{text}");
+}

@@ -23,8 +23,20 @@ fn project() -> Project {
         ),
         &[],
     );
+    // A YAML recipe's build sees the provider's recorded run environment
+    // (stack's dep_env; the layer plays no part in this build).
+    p.write(
+        "recipes/envreader.yaml",
+        &format!(
+            "name: envreader\ndescription: reads a dependency's run environment\nversions:\n{}\
+             dependencies:\n  - {{spec: envprovider, type: build}}\n\
+             build:\n  system: generic\n  install: [{{mkdir: share}}]\n  steps:\n    post_install:\n      \
+             - [sh, -c, 'echo \"$ENVPROVIDER_HOME $ENVPROVIDER_DATA\" > \"$STACK_PREFIX/share/seen\"']\n",
+            p.version("envprovider-1.0", "1.0")
+        ),
+    );
     p.stack(
-        &[("e", &["envconsumer", "envprovider"])],
+        &[("e", &["envconsumer", "envprovider", "envreader"])],
         "    views:\n      default: {link: roots}\nmodules: {flavour: tcl}\n",
     );
     p
@@ -48,6 +60,12 @@ fn dependency_hooks_change_the_dependents_build_and_reach_views_and_modules() {
             "from-the-provider 17 configured home={}\n",
             mounted.display()
         )
+    );
+    let seen = fs_err::read_to_string(p.prefix("envreader").join("share/seen")).unwrap();
+    assert_eq!(
+        seen,
+        format!("{0} {0}/share\n", mounted.display()),
+        "the YAML dependent's build"
     );
     // The run environment is kept in the prefix…
     let recorded = fs_err::read_to_string(provider.join(".stack/run-env.json")).unwrap();
