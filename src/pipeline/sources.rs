@@ -215,6 +215,16 @@ pub fn recipe_files(plan: &Plan, inputs: &crate::stacks::Inputs) -> Vec<crate::v
         if !seen.insert(n.name.clone()) {
             continue;
         }
+        // Package files (`system: spack`), below `packages/spack/` as
+        // they are below `spack/` beside the repository.
+        for f in n.recipe.build.system.package_files() {
+            if crate::build_logic::module_name(&f.file).is_some() {
+                out.push(CopyFile {
+                    from: f.path.clone(),
+                    to: Path::new("packages/spack").join(&f.file),
+                });
+            }
+        }
         for p in &n.patches {
             if let PatchSource::File(f) = &p.source {
                 let rel = Path::new(&f.text);

@@ -122,3 +122,42 @@ fn a_changed_package_file_rebuilds() {
     let second = p.prefix("cmvariant");
     assert_ne!(first, second);
 }
+
+/// An image with a `system: spack` package carries its package file in
+/// `meta/recipe/packages/spack/`: rebuilt from its own metadata elsewhere
+/// it is the same image, byte for byte.
+#[test]
+fn an_image_with_build_logic_rebuilds_from_its_metadata() {
+    let p = Project::new();
+    p.cmvariant();
+    let (code, text) = p.build(&[]);
+    assert_eq!(code, 0, "{text}");
+    let image = p.path().join("build/store.squashfs");
+    let copied = p
+        .path()
+        .join("build/store/meta/recipe/packages/spack/fixtures/cmvariant/package.py");
+    assert!(copied.is_file(), "{}", copied.display());
+    let elsewhere = p.path().join("elsewhere");
+    fs_err::create_dir_all(&elsewhere).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+        .args(["--color", "never", "build"])
+        .arg(&image)
+        .args(["--build", "../build-2", "--cache", "../cache", "-j", "2"])
+        .env_remove("STACK_REPOS")
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("0 reused"), "{text}");
+    let sha = |f: &Path| {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(fs_err::read(f).unwrap()))
+    };
+    assert_eq!(
+        sha(&p.path().join("build-2/store.squashfs")),
+        sha(&image),
+        "{text}"
+    );
+}
