@@ -50,4 +50,6 @@ pub trait Phases {
     fn exit_code(&self, error: &PhaseError) -> Option<i32>;
     /// The last `lines` lines of the build log.
     fn log_tail(&self, lines: usize) -> Vec<String>;
+    /// Write a line to the build log.
+    fn log(&self, line: &str);
 }

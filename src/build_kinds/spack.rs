@@ -57,6 +57,14 @@ impl BuildKind for Spack {
             return Err(Box::new(BuildLogicError::NoLogic { package }));
         };
         let modules = logic.stage_files(&package, cx.stage_root())?;
+        for f in &logic.files {
+            cx.log(&format!(
+                "==> package file {} (sha256 {}) from {}",
+                build_logic::files::relative_path(&f.module).display(),
+                &f.sha256[..16.min(f.sha256.len())],
+                f.path.display()
+            ));
+        }
         let layer = build_logic::write_layer(&logic.layer_root)?;
         let python = logic.python.clone();
         let request = logic.request(cx.package_hash(), &at, modules);

@@ -142,6 +142,9 @@ impl Phases for KindCx<'_, '_> {
     fn log_tail(&self, lines: usize) -> Vec<String> {
         super::log::tail(self.ctx.runner.log.path(), lines)
     }
+    fn log(&self, line: &str) {
+        self.ctx.runner.log.line(line);
+    }
 }
 
 /// The kind's own install, then the recipe's `install:` steps.
