@@ -43,7 +43,6 @@ if ! ls "$wheels"/nvidia_nvml_dev-13.0.87-*"$(uname -m)".whl >/dev/null 2>&1; th
     nvidia-nvml-dev==13.0.87
 fi
 
-
 # Python 3.9, the oldest the build-logic layer supports (Debian bullseye's, from Debian's archive,
 # unpacked into ~/.cache/stack-test/python3.9 without installing anything): scripts/python-oldest.sh
 # fetches it (and runs a few of the layer's tests with it); tests/it/build_logic_python.rs builds a
