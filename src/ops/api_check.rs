@@ -104,7 +104,10 @@ mod tests {
         fs_err::create_dir_all(file.parent().unwrap()).unwrap();
         let text = "class P:\n    def install(self, spec, prefix):\n        print(spec.tree())\n";
         fs_err::write(&file, text).unwrap();
-        let sha = crate::build_logic::files::sha256_hex(text.as_bytes());
+        let sha = {
+            use sha2::Digest;
+            hex::encode(sha2::Sha256::digest(text.as_bytes()))
+        };
         fs_err::create_dir_all(t.join("recipes")).unwrap();
         fs_err::write(
             t.join("recipes/p.yaml"),
