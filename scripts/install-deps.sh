@@ -12,7 +12,7 @@ need=(cmake meson ninja-build autoconf automake libtool pkg-config make gcc g++ 
       squashfs-tools squashfuse fuse3 lmod bzip2 xz-utils zstd git libssl-dev libtree zlib1g-dev
       libhwloc-dev docker-registry skopeo apache2-utils openssl python3 python3-pip util-linux
       passwd slurm-wlm munge mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran clang r-base-core
-      chromium)
+      chromium python3-yaml)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

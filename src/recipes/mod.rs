@@ -260,6 +260,9 @@ impl PackageRepo {
                     continue;
                 }
             };
+            if files.is_empty() && matches!(dir.origin, RepoOrigin::Flag | RepoOrigin::Env) {
+                repo.problems.push(empty_repository(&dir));
+            }
             let index = index::read_index(&dir.path, &files);
             for file in files {
                 let stem = file
@@ -507,6 +510,29 @@ pub fn recipe_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     }
     files.sort_unstable_by(|a, b| a.file_name().cmp(&b.file_name()));
     Ok(files)
+}
+
+/// The warning for a repository named by `--repo` or `STACK_REPOS` without a
+/// single recipe: usually the directory above one (`--repo site` for
+/// `site/recipes/*.yaml`), which would otherwise be searched silently and
+/// change nothing.
+fn empty_repository(dir: &RepoDir) -> Diagnostic {
+    let shown = crate::diag::display_path(&dir.path);
+    let mut d = Diagnostic::warning(
+        Code::BadPath,
+        format!(
+            "package repository {shown} ({}) holds no recipe (`<name>.yaml`)",
+            dir.origin.describe()
+        ),
+    );
+    let nested = dir.path.join("recipes");
+    if nested.is_dir() {
+        d = d.with_help(format!(
+            "a repository is the directory of the recipe files: did you mean {}?",
+            crate::diag::display_path(&nested)
+        ));
+    }
+    d
 }
 
 #[cfg(test)]

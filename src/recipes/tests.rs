@@ -371,6 +371,43 @@ fn earlier_repositories_win_and_virtuals_are_indexed() {
     assert_eq!(repo.dirs()[0].patch_dir(), tmp.path().join("a/patches"));
 }
 
+/// A repository given one directory too high (`--repo site` for
+/// `site/recipes/*.yaml`) used to be searched silently and change nothing.
+#[test]
+fn a_repository_without_recipes_is_a_warning_naming_its_recipes_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    write(
+        &site.join("recipes/foo.yaml"),
+        &format!("name: foo\n{MINI}"),
+    );
+    let repo = PackageRepo::load(vec![RepoDir {
+        path: site.clone(),
+        origin: RepoOrigin::Flag,
+    }]);
+    assert!(repo.is_empty());
+    assert_eq!(repo.problems().len(), 1);
+    let w = repo.problems().iter().next().unwrap();
+    assert_eq!(w.code, Code::BadPath);
+    assert!(!w.is_error());
+    assert!(
+        w.message.contains("holds no recipe") && w.message.contains("--repo"),
+        "{}",
+        w.message
+    );
+    let help = w.help.as_deref().unwrap_or_default();
+    assert!(
+        help.contains(&format!("{}", site.join("recipes").display())),
+        "{help}"
+    );
+    // the same directory's recipes/ itself is fine
+    let ok = PackageRepo::load(vec![RepoDir {
+        path: site.join("recipes"),
+        origin: RepoOrigin::Flag,
+    }]);
+    assert!(ok.problems().is_empty() && ok.contains("foo"));
+}
+
 #[test]
 fn patch_files_are_found_beside_the_repository_and_checksummed() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,0 +1,106 @@
+"""Facts for scripts/uenv-mirror.py: where else a release is when its archive is not reachable
+byte for byte here, and the recipe changes a build from that other source needs.
+"""
+
+import json
+import re
+
+# Facts about upstream projects whose release archive is not reachable byte for byte here: where
+# else the same release is (its repository and tag, Debian's source package), and what a build
+# from that other source needs. "{v}" is the version, "{v_}" with underscores.
+SUBSTITUTES = {
+    # Debian's orig tarball of the same release, repacked or recompressed.
+    "gcc": [{"debian": "gcc-14", "orig": "gcc-14_{v}.orig.tar.gz", "member": "gcc-{v}-dfsg.tar.xz",
+             "fix": "gcc-dfsg"}],
+    "gmp": [{"debian": "gmp", "orig": "gmp_{v}+dfsg.orig.tar.xz", "fix": "gmp-dfsg"}],
+    "autoconf": [{"debian": "autoconf", "orig": "autoconf_{v}.orig.tar.xz"}],
+    "libtool": [{"debian": "libtool", "orig": "libtool_{v}.orig.tar.xz"}],
+    "xz": [{"debian": "xz-utils", "orig": "xz-utils_{v}.orig.tar.xz"}],
+    "bison": [{"debian": "bison", "orig": "bison_{v}+dfsg.orig.tar.xz"}],
+    "boost": [{"debian": "boost1.90", "orig": "boost1.90_{v}.orig.tar.xz"}],
+    "hdf5": [{"debian": "hdf5", "orig": "hdf5_{v}+repack.orig.tar.gz"}],
+    "gsl": [{"debian": "gsl", "orig": "gsl_{v}+dfsg.orig.tar.gz"}],
+    "papi": [{"debian": "papi", "orig": "papi_{v}.orig.tar.gz"}],
+    "metis": [{"debian": "metis", "orig": "metis_{v}.dfsg.orig.tar.xz"}],
+    "flex": [{"debian": "flex", "orig": "flex_{v}.orig.tar.gz"}],
+    # upstream's bug-fix patches are only on ftp.gnu.org
+    "readline": [{"drop_unreachable_patches": True}],
+    # The release tag of the upstream repository (missing_ok: paths a fetched snapshot lacks,
+    # left out of the tree).
+    "cmake": [{"git": "Kitware/CMake", "tag": "v{v}"}],
+    "curl": [{"git": "curl/curl", "tag": "curl-{v_}", "bootstrap": True}],
+    "json-c": [{"git": "json-c/json-c", "tag": "json-c-{v}-*"}],
+    "libuv": [{"git": "libuv/libuv", "tag": "v{v}", "bootstrap": True, "fix": "autogen"}],
+    "libyaml": [{"git": "yaml/libyaml", "tag": "{v}", "bootstrap": True}],
+    "libxml2": [{"git": "GNOME/libxml2", "tag": "v{v}", "bootstrap": True}],
+    "libfabric": [{"git": "ofiwg/libfabric", "tag": "v{v}", "bootstrap": True}],
+    "libnl": [{"git": "thom311/libnl", "tag": "libnl{v_}", "bootstrap": True}],
+    "libaec": [{"git": "MathisRosenhauer/libaec", "tag": "v{v}"}],
+    "netcdf-c": [{"git": "Unidata/netcdf-c", "tag": "v{v}", "missing_ok": ["docs/"]}],
+    "netcdf-fortran": [{"git": "Unidata/netcdf-fortran", "tag": "v{v}", "missing_ok": ["docs/"]}],
+    "netcdf-cxx4": [{"git": "Unidata/netcdf-cxx4", "tag": "v{v}"}],
+    "fmt": [{"git": "fmtlib/fmt", "tag": "{v}"}],
+    "ncurses": [{"git": "ThomasDickey/ncurses-snapshots", "tag": "v{v_}"}],
+    "patchelf": [{"git": "NixOS/patchelf", "tag": "{v}", "bootstrap": True}],
+    "pkgconf": [{"git": "pkgconf/pkgconf", "tag": "pkgconf-{v}", "bootstrap": True}],
+    # Another release: the fetched repositories and Debian's pool stop before the planned one.
+    "mpfr": [{"debian": "mpfr4", "other": ["4.2.2"], "orig": "mpfr4_{v}.orig.tar.xz",
+              "url": "https://ftp.gnu.org/gnu/mpfr/mpfr-{v}.tar.xz"}],
+    "m4": [{"debian": "m4", "other": ["1.4.19"], "orig": "m4_{v}.orig.tar.xz",
+            "url": "https://ftp.gnu.org/gnu/m4/m4-{v}.tar.xz"}],
+    "automake": [{"debian": "automake-1.17", "other": ["1.17"], "orig": "automake-1.17_{v}.orig.tar.xz",
+                  "url": "https://ftp.gnu.org/gnu/automake/automake-{v}.tar.xz"}],
+    "python": [{"debian": "python3.13", "other": ["3.13.15", "3.13.5"], "orig": "python3.13_{v}.orig.tar.xz",
+                "url": "https://www.python.org/ftp/python/{v}/Python-{v}.tar.xz"}],
+    "perl": [{"debian": "perl", "other": ["5.42.3", "5.40.1"], "orig": "perl_{v}.orig.tar.xz",
+              "url": "https://www.cpan.org/src/5.0/perl-{v}.tar.xz"}],
+    "openssl": [{"debian": "openssl", "other": ["3.5.7"], "orig": "openssl_{v}.orig.tar.gz",
+                 "url": "https://www.openssl.org/source/openssl-{v}.tar.gz"}],
+    "lua": [{"debian": "lua5.4", "other": ["5.4.7", "5.4.9"], "orig": "lua5.4_{v}.orig.tar.gz",
+             "url": "https://www.lua.org/ftp/lua-{v}.tar.gz"}],
+    # kokkos' identical older releases (4.3) need a patch of a commit no fetched repository has
+    "kokkos": [{"git": "kokkos/kokkos", "tag": "{v}", "other": ["4.6.01"], "before_older": True}],
+    "kokkos-kernels": [{"git": "kokkos/kokkos-kernels", "tag": "{v}", "other": ["4.6.01"], "before_older": True}],
+    "zlib-ng": [{"git": "zlib-ng/zlib-ng", "tag": "{v}", "other": ["2.2.2"]}],
+    "openblas": [{"git": "OpenMathLib/OpenBLAS", "tag": "v{v}", "other": ["0.3.28"]}],
+}
+
+BOOTSTRAP_DEPS = ["autoconf", "automake", "libtool", "m4"]
+
+
+def fix_gcc_dfsg(t):
+    """Debian's -dfsg gcc lacks the GFDL hook documentation: the s-tm-texi check that compares
+    it (in `all-gcc` from gcc 13 on, and again at install) is made a plain stamp."""
+    stamp = ("      - [sed, -i, -e, 's|^s-tm-texi: build/genhooks|s-tm-texi:\\n\\t$(STAMP) $@\\n"
+             "dfsg-unused-tm-texi: build/genhooks|', gcc/Makefile.in]\n")
+    t = t.replace("    pre_configure:\n", "    pre_configure:\n" + stamp, 1)
+    return t
+
+
+def add_step(t, phase, argv):
+    """Add the command ARGV (a YAML flow list) at the start of build.steps.PHASE."""
+    line = f"      - {argv}\n"
+    if re.search(rf"(?m)^    {phase}:\n", t):
+        return re.sub(rf"(?m)^    {phase}:\n", lambda m: m.group(0) + line, t, count=1)
+    if re.search(r"(?m)^  steps:\n", t):
+        return re.sub(r"(?m)^  steps:\n", lambda m: m.group(0) + f"    {phase}:\n" + line, t, count=1)
+    return re.sub(r"(?m)^build:\n", lambda m: m.group(0) + f"  steps:\n    {phase}:\n" + line, t, count=1)
+
+
+def fix_gmp_dfsg(t):
+    """Debian's +dfsg gmp has no doc/ (the GFDL manual): configure still lists doc/Makefile, so a
+    doc/Makefile.in whose targets do nothing stands in for it."""
+    targets = ("all install install-data install-exec uninstall check installcheck clean distclean "
+               "mostlyclean maintainer-clean info dvi pdf ps html install-info install-dvi install-html "
+               "install-pdf install-ps install-strip tags ctags distdir")
+    script = f"mkdir -p doc && printf '%s:\\n\\t@:\\n' '{targets}' > doc/Makefile.in"
+    return add_step(t, "pre_configure", json.dumps(["sh", "-c", script]))
+
+
+def fix_autogen(t):
+    """A git tree whose autogen.sh writes files configure.ac includes (libuv's
+    m4/libuv-extra-automake-flags.m4): run ./autogen.sh, not plain autoreconf."""
+    return re.sub(r"(?m)^  system: autotools\n", lambda m: m.group(0) + "  autogen: true\n", t, count=1)
+
+
+FIXES = {"gcc-dfsg": fix_gcc_dfsg, "gmp-dfsg": fix_gmp_dfsg, "autogen": fix_autogen}
