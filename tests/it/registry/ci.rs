@@ -226,6 +226,12 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     let log = run_job(&pipeline["assemble"], &env, &checkout);
     assert!(log.contains("0 built, 6 reused"), "{log}");
     assert!(log.contains("6 installed, 0 rejected"), "{log}");
+    // The assemble job's artifact: the build report of the whole stack,
+    // one graph node per package.
+    let page = fs_err::read_to_string(checkout.join("build/demo/report.html")).unwrap();
+    for name in ["demo-headers", "demo-prebuilt", "hello-make"] {
+        assert!(page.contains(name), "{name} missing from the assemble report");
+    }
 
     // Everything cached: only the assemble job is left.
     let again = yaml_to_json(&generate(&reg, w, &lock, &public, &w.join("again.yml")));
