@@ -230,7 +230,10 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     // one graph node per package.
     let page = fs_err::read_to_string(checkout.join("build/demo/report.html")).unwrap();
     for name in ["demo-headers", "demo-prebuilt", "hello-make"] {
-        assert!(page.contains(name), "{name} missing from the assemble report");
+        assert!(
+            page.contains(name),
+            "{name} missing from the assemble report"
+        );
     }
 
     // Everything cached: only the assemble job is left.
