@@ -55,6 +55,11 @@ pub struct SpackArgs {
     /// Directory the recipes are written to (<OUT>/<name>.yaml).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Another Spack repository whose packages the imported ones import
+    /// (a site repository's packages importing spack-packages' `mpich`);
+    /// repeatable, found by namespace.
+    #[arg(long = "with-repo", value_name = "DIR")]
+    pub with_repos: Vec<PathBuf>,
     /// Write the coverage report (Markdown) here, and a JSON summary beside it.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -66,6 +71,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         from: a.from,
         packages: if a.all { Vec::new() } else { a.packages },
         out: a.out,
+        with_repos: a.with_repos,
         dry_run: false,
     };
     let summary = import_spack(&opts).map_err(|e| match e {
@@ -79,6 +85,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         ImportError::NoPackages(_) => CliError::input(miette::miette!("{e}")),
         other => CliError::failure(miette::miette!("{other}")),
     })?;
+    let failed = &summary.report.failed;
     let r = &summary.report;
     if let Some(path) = &a.report {
         let json = path.with_extension("json");
@@ -104,15 +111,34 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     for o in r
         .outcomes
         .iter()
-        .filter(|o| !o.hooks_complete || !o.directives_complete)
+        .filter(|o| o.error.is_none())
         .take(if a.all { 0 } else { usize::MAX })
     {
         let n = o.untranslated.iter().filter(|(k, _)| k != "info").count();
-        let _ = writeln!(
-            out,
-            "  {}: {n} untranslated construct(s), see imported.untranslated",
-            o.name
-        );
+        let runs = if o.runs_package_py {
+            "build logic runs from package.py at build time; "
+        } else {
+            ""
+        };
+        if n > 0 || !runs.is_empty() {
+            let _ = writeln!(
+                out,
+                "  {}: {runs}{n} untranslated construct(s), see imported.untranslated",
+                o.name
+            );
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    if failed.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let lines: Vec<String> = failed
+        .iter()
+        .map(|(n, why)| format!("{n}: {why}"))
+        .collect();
+    Err(CliError::input(miette::miette!(
+        help = "the other packages were imported",
+        "{} package(s) not imported:\n  {}",
+        failed.len(),
+        lines.join("\n  ")
+    )))
 }

@@ -10,7 +10,10 @@
 //! This stage produces recipe files: it runs before everything else and
 //! uses only [`crate::spec`] (to check that conditions parse).
 
+pub mod confined;
+pub mod differential;
 pub mod report;
+pub mod repos;
 pub mod spack;
 /// The YAML writer recipes are written with (it lives in [`crate::diag`],
 /// beside the reader, since `repo` writes recipes too).
@@ -22,6 +25,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 pub use report::{CoverageReport, PackageOutcome};
+pub use repos::{Repos, SpackRepo};
 
 /// Why an import could not run.
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +60,13 @@ pub struct ImportOptions {
     /// Package names (`zlib-ng`); empty: all packages.
     pub packages: Vec<String>,
     /// Where recipes are written (`<out>/<name>.yaml`); patch files go to
-    /// `<out>/../patches/<name>/`.
+    /// `<out>/../patches/<name>/`, package.py files to `<out>/../spack/`.
     pub out: PathBuf,
+    /// Other Spack repositories (checkouts or package directories) whose
+    /// packages the imported ones import (`from
+    /// spack_repo.builtin.packages.mpich.package import …` in a site
+    /// repository), found by namespace.
+    pub with_repos: Vec<PathBuf>,
     /// Only convert and report, write no recipe.
     pub dry_run: bool,
 }
@@ -92,20 +101,37 @@ fn has_package(dir: &Path) -> bool {
     })
 }
 
-/// Spack's directory name of a package (`zlib-ng` → `zlib_ng`, `7zip` → `_7zip`).
+/// Python's keywords: Spack puts packages named like one (`global`,
+/// `pass`) in a directory with a leading underscore, as it does for names
+/// starting with a digit (a directory must be a valid module name).
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Spack's directory name of a package (`zlib-ng` → `zlib_ng`, `7zip` →
+/// `_7zip`, `global` → `_global`).
 pub fn dir_name(pkg: &str) -> String {
     let d = pkg.replace('-', "_");
-    if d.starts_with(|c: char| c.is_ascii_digit()) {
+    if d.starts_with(|c: char| c.is_ascii_digit()) || PYTHON_KEYWORDS.contains(&d.as_str()) {
         format!("_{d}")
     } else {
         d
     }
 }
 
-/// The package name of a directory (`zlib_ng` → `zlib-ng`).
+/// The package name of a directory (`zlib_ng` → `zlib-ng`, `_global` →
+/// `global`).
 pub fn package_name(dir: &str) -> String {
     let d = match dir.strip_prefix('_') {
-        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
+        Some(rest)
+            if rest.starts_with(|c: char| c.is_ascii_digit())
+                || PYTHON_KEYWORDS.contains(&rest) =>
+        {
+            rest
+        }
         _ => dir,
     };
     d.replace('_', "-")
@@ -130,22 +156,27 @@ pub fn checkout_commit(dir: &Path) -> Option<String> {
 pub fn import_spack(opts: &ImportOptions) -> Result<ImportSummary, ImportError> {
     let started = Instant::now();
     let dir = packages_dir(&opts.from)?;
+    let repos = Repos {
+        own: SpackRepo::at(&dir),
+        others: opts
+            .with_repos
+            .iter()
+            .map(|r| packages_dir(r).map(|p| SpackRepo::at(&p)))
+            .collect::<Result<_, _>>()?,
+    };
     let commit = checkout_commit(&opts.from);
     let names = select(&dir, &opts.packages)?;
     let root = git2::Repository::discover(&opts.from)
         .ok()
         .and_then(|r| r.workdir().map(Path::to_path_buf))
         .unwrap_or_else(|| opts.from.clone());
-    if !opts.dry_run {
-        #[allow(clippy::disallowed_methods)] // the error names the path itself
-        std::fs::create_dir_all(&opts.out).map_err(|source| ImportError::Write {
-            path: opts.out.clone(),
-            source,
-        })?;
-    }
+    let out = match opts.dry_run {
+        true => None,
+        false => Some(Output::create(&opts.out)?),
+    };
     let results: Vec<Result<(PackageOutcome, Option<PathBuf>), ImportError>> = names
         .par_iter()
-        .map(|name| import_one(name, &dir, &root, commit.as_deref(), opts))
+        .map(|name| import_one(name, &repos, &root, commit.as_deref(), out.as_ref()))
         .collect();
     let mut outcomes = Vec::new();
     let mut written = Vec::new();
@@ -175,7 +206,10 @@ fn select(dir: &Path, wanted: &[String]) -> Result<Vec<String>, ImportError> {
     wanted
         .iter()
         .map(|w| {
-            if dir.join(dir_name(w)).join("package.py").is_file() {
+            // A name is one directory of the repository: `../x` or `a/b`
+            // names none.
+            let d = dir_name(w);
+            if confined::plain_name(&d) && confined::is_dir_below(dir, &d) {
                 Ok(w.clone())
             } else {
                 Err(ImportError::UnknownPackage {
@@ -190,18 +224,40 @@ fn select(dir: &Path, wanted: &[String]) -> Result<Vec<String>, ImportError> {
 
 fn import_one(
     name: &str,
-    dir: &Path,
+    repos: &Repos,
     root: &Path,
     commit: Option<&str>,
-    opts: &ImportOptions,
+    out: Option<&Output>,
 ) -> Result<(PackageOutcome, Option<PathBuf>), ImportError> {
-    let pkg_dir = dir.join(dir_name(name));
+    let converted = match convert_one(name, repos, root, commit) {
+        Ok(c) => c,
+        Err(why) => return Ok((PackageOutcome::failed(name, why), None)),
+    };
+    let mut written = None;
+    if let (Some(out), None) = (out, &converted.not_written) {
+        written = Some(out.write(&converted)?);
+    }
+    Ok((PackageOutcome::of(&converted), written))
+}
+
+/// Read and convert package `name` of `repos.own` as `stack import spack`
+/// does (a recipe whose build logic runs from package.py names its files),
+/// or say why it cannot be read. `root` is the checkout the recipe's
+/// `imported.file` is relative to.
+pub fn convert_one(
+    name: &str,
+    repos: &Repos,
+    root: &Path,
+    commit: Option<&str>,
+) -> Result<spack::Converted, String> {
+    let own = &repos.own;
+    let dir = dir_name(name);
+    let pkg_dir = own.packages.join(&dir);
     let file = pkg_dir.join("package.py");
-    #[allow(clippy::disallowed_methods)] // the error names the path itself
-    let src = std::fs::read_to_string(&file).map_err(|source| ImportError::Read {
-        path: file.clone(),
-        source,
-    })?;
+    let bytes = own
+        .read(&dir, "package.py")
+        .map_err(|why| format!("{}: {why}", file.display()))?;
+    let src = String::from_utf8_lossy(&bytes).into_owned();
     let origin = spack::Origin {
         file: file
             .strip_prefix(root)
@@ -210,55 +266,63 @@ fn import_one(
             .to_string(),
         commit: commit.map(str::to_string),
     };
-    let converted = spack::convert(name, &src, &pkg_dir, &origin);
-    let mut written = None;
-    if !opts.dry_run {
-        written = Some(write_recipe(&converted, &opts.out)?);
+    let mut converted = spack::convert_in(name, &src, &pkg_dir, &origin, Some(repos));
+    if spack::build_logic::needs_package_py(&converted) {
+        let (imports, problems) =
+            spack::package_files::imported_files(&own.namespace, &dir, &src, repos);
+        let package = spack::package_files::PackageFile::new(&own.namespace, &dir, bytes);
+        spack::build_logic::apply(&mut converted, package, imports, problems);
     }
-    Ok((PackageOutcome::of(&converted), written))
+    Ok(converted)
 }
 
-fn write_recipe(c: &spack::Converted, out: &Path) -> Result<PathBuf, ImportError> {
-    let write = |path: &Path, bytes: &[u8]| {
-        if let Some(parent) = path.parent() {
-            #[allow(clippy::disallowed_methods)] // the error names the path itself
-            std::fs::create_dir_all(parent).map_err(|source| ImportError::Write {
-                path: parent.to_path_buf(),
+/// Where an import writes: recipes in `--out`, patch files and package.py
+/// copies in `--out`'s repository (its parent), never outside them
+/// ([`confined`]).
+struct Output {
+    recipes: confined::Destination,
+    repo: confined::Destination,
+}
+
+impl Output {
+    fn create(out: &Path) -> Result<Output, ImportError> {
+        let repo = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let dest = |path: &Path| {
+            confined::Destination::create(path).map_err(|source| ImportError::Write {
+                path: path.to_path_buf(),
                 source,
-            })?;
-        }
-        #[allow(clippy::disallowed_methods)] // the error names the path itself
-        std::fs::write(path, bytes).map_err(|source| ImportError::Write {
-            path: path.to_path_buf(),
-            source,
+            })
+        };
+        Ok(Output {
+            recipes: dest(out)?,
+            repo: dest(repo)?,
         })
-    };
-    let path = out.join(format!("{}.yaml", c.name));
-    write(&path, c.to_yaml().as_bytes())?;
-    let patches = out
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("patches")
-        .join(&c.name);
-    for (src, rel) in &c.patch_files {
-        let bytes = std::fs::read(src).map_err(|source| ImportError::Read {
-            path: src.clone(),
-            source,
-        })?;
-        write(&patches.join(rel), &bytes)?;
     }
-    Ok(path)
+
+    fn write(&self, c: &spack::Converted) -> Result<PathBuf, ImportError> {
+        let write = |dest: &confined::Destination, rel: &str, bytes: &[u8]| {
+            dest.write(rel, bytes).map_err(|source| ImportError::Write {
+                path: dest.root().join(rel),
+                source,
+            })
+        };
+        let path = write(
+            &self.recipes,
+            &format!("{}.yaml", c.name),
+            c.to_yaml().as_bytes(),
+        )?;
+        for (rel, bytes) in &c.patch_files {
+            write(&self.repo, &format!("patches/{}/{rel}", c.name), bytes)?;
+        }
+        for f in &c.package_files {
+            write(&self.repo, &format!("spack/{}", f.file), &f.bytes)?;
+        }
+        Ok(path)
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn directory_names_map_to_package_names() {
-        assert_eq!(dir_name("zlib-ng"), "zlib_ng");
-        assert_eq!(dir_name("7zip"), "_7zip");
-        assert_eq!(package_name("_7zip"), "7zip");
-        assert_eq!(package_name("py_numpy"), "py-numpy");
-    }
-}
+mod tests;

@@ -19,9 +19,19 @@ pub struct PackageOutcome {
     pub name: String,
     pub build_system: String,
     pub directives_complete: bool,
+    /// The build logic is all in the recipe's YAML.
     pub hooks_complete: bool,
+    /// The build logic runs from package.py at build time (`system: spack`).
+    pub runs_package_py: bool,
     /// Untranslated constructs: (kind, construct).
     pub untranslated: Vec<(String, String)>,
+    /// Why the package was not imported (no recipe written).
+    pub error: Option<String>,
+    /// Why no recipe was written, the package being what it is (a virtual
+    /// placeholder, no version the stack can fetch).
+    pub not_written: Option<String>,
+    /// A virtual placeholder (`virtual = True`): no package at all.
+    pub virtual_package: bool,
 }
 
 impl PackageOutcome {
@@ -30,13 +40,50 @@ impl PackageOutcome {
             name: c.name.clone(),
             build_system: c.build_system.clone(),
             directives_complete: c.directives_complete(),
-            hooks_complete: c.hooks_complete(),
+            hooks_complete: c.hooks_complete() && !c.runs_package_py(),
+            runs_package_py: c.runs_package_py(),
             untranslated: c
                 .untranslated
                 .iter()
                 .map(|u| (u.kind.name().to_string(), u.construct.clone()))
                 .collect(),
+            error: match &c.not_written {
+                Some(super::spack::NotWritten::Unreadable(why)) => Some(why.clone()),
+                _ => None,
+            },
+            not_written: c
+                .not_written
+                .as_ref()
+                .filter(|n| !matches!(n, super::spack::NotWritten::Unreadable(_)))
+                .map(|n| n.to_string()),
+            virtual_package: c.not_written == Some(super::spack::NotWritten::Virtual),
         }
+    }
+
+    /// A package that could not be imported at all.
+    pub fn failed(name: &str, why: String) -> Self {
+        PackageOutcome {
+            name: name.to_string(),
+            build_system: String::new(),
+            directives_complete: false,
+            hooks_complete: false,
+            runs_package_py: false,
+            untranslated: Vec::new(),
+            error: Some(why),
+            not_written: None,
+            virtual_package: false,
+        }
+    }
+
+    /// `stack build` cannot build it: a `build` item is left (a resource,
+    /// a patch file that was refused, an import that cannot be read).
+    pub fn refused(&self) -> bool {
+        self.error.is_some()
+            || (self.not_written.is_some() && !self.virtual_package)
+            || self
+                .untranslated
+                .iter()
+                .any(|(k, _)| k == Kind::Build.name())
     }
 }
 
@@ -49,6 +96,15 @@ pub struct CoverageReport {
     /// Packages of [`HOOK_SYSTEMS`].
     pub hook_packages: usize,
     pub hooks_complete: usize,
+    /// Packages whose build logic runs from package.py at build time.
+    pub runs_package_py: usize,
+    /// Packages `stack build` refuses ([`PackageOutcome::refused`]).
+    pub refused: usize,
+    /// Packages not imported, with the reason.
+    pub failed: Vec<(String, String)>,
+    /// Packages with no recipe written, with the reason
+    /// ([`PackageOutcome::not_written`]).
+    pub not_written: Vec<(String, String)>,
     /// Per build system: (packages, hooks complete).
     pub by_system: BTreeMap<String, (usize, usize)>,
     /// The most frequent untranslated constructs: (kind, construct, packages).
@@ -99,6 +155,16 @@ impl CoverageReport {
             directives_complete: outcomes.iter().filter(|o| o.directives_complete).count(),
             hook_packages: hook.len(),
             hooks_complete: hook.iter().filter(|o| o.hooks_complete).count(),
+            runs_package_py: outcomes.iter().filter(|o| o.runs_package_py).count(),
+            refused: outcomes.iter().filter(|o| o.refused()).count(),
+            failed: outcomes
+                .iter()
+                .filter_map(|o| Some((o.name.clone(), o.error.clone()?)))
+                .collect(),
+            not_written: outcomes
+                .iter()
+                .filter_map(|o| Some((o.name.clone(), o.not_written.clone()?)))
+                .collect(),
             by_system,
             top_untranslated: top,
             wall_seconds: wall.as_secs_f64(),
@@ -152,7 +218,31 @@ impl CoverageReport {
             self.hook_packages,
             self.hooks_share()
         );
+        let _ = writeln!(
+            md,
+            "| build logic runs from package.py at build time | {} | {:.1}% |",
+            self.runs_package_py,
+            share(self.runs_package_py, self.packages)
+        );
+        let _ = writeln!(
+            md,
+            "| refused by `stack build` (a `build` item left, or not imported) | {} | {:.1}% |",
+            self.refused,
+            share(self.refused, self.packages)
+        );
+        let _ = writeln!(
+            md,
+            "| no recipe written (virtual placeholders, no fetchable version) | {} | |",
+            self.not_written.len()
+        );
         let _ = writeln!(md, "| wall time | | {:.2} s |\n", self.wall_seconds);
+        if !self.failed.is_empty() {
+            let _ = writeln!(md, "## Not imported\n\n| package | why |\n|---|---|");
+            for (name, why) in &self.failed {
+                let _ = writeln!(md, "| {name} | {} |", why.replace('|', "\\|"));
+            }
+            md.push('\n');
+        }
         let _ = writeln!(
             md,
             "## By build system\n\n| build system | packages | hooks complete | share |\n|---|---|---|---|"

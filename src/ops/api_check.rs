@@ -4,8 +4,8 @@
 //! for package files run at build time, seam §5), applied to the package
 //! files of every reachable `system: spack` recipe, each file once.
 //!
-//! [`COLLECTOR`] is the hook for that reader: `None` until the importer
-//! offers it, then `Some(crate::import::…)`; no Python runs at check time.
+//! [`COLLECTOR`] is that reader (`crate::import::spack::api_check` against
+//! the shipped layer's `API.txt`); no Python runs at check time.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -27,8 +27,25 @@ pub struct UnsupportedCall {
 /// read the file.
 pub type Collector = fn(&Path) -> Result<Vec<UnsupportedCall>, String>;
 
-/// The importer's collector (seam §5): wired here when it lands.
-pub const COLLECTOR: Option<Collector> = None;
+/// The importer's collector (seam §5).
+pub const COLLECTOR: Option<Collector> = Some(importer_collector);
+
+/// The importer's static reader against the shipped layer's `API.txt`:
+/// `import X` for a module, the name or attribute as written otherwise.
+fn importer_collector(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
+    let gaps = crate::import::spack::api_check::package_file_gaps(path)?;
+    Ok(gaps
+        .into_iter()
+        .map(|g| {
+            let call = match g.what.split_once(' ') {
+                Some(("module", m)) => format!("import {m}"),
+                Some(("name" | "attribute", n)) => n.to_string(),
+                _ => g.what,
+            };
+            UnsupportedCall { line: g.line, call }
+        })
+        .collect())
+}
 
 /// The warnings for the package files of the reachable packages whose
 /// build logic runs at build time.

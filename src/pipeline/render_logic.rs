@@ -44,13 +44,20 @@ fn compiler(c: &crate::resolve::NodeCompiler) -> NodeCompiler {
 }
 
 /// The languages a node needs from its compiler: what the importer
-/// recorded, else C and C++ (and Fortran when the compiler has it).
+/// recorded (a conditional one when the node meets its condition), else C
+/// and C++ (and Fortran when the compiler has it).
 fn languages(plan: &Plan, idx: NodeIndex) -> Vec<String> {
     let node = plan.node(idx);
     if let Some(imp) = &node.recipe.imported
         && !imp.languages.is_empty()
     {
-        return imp.languages.clone();
+        let mut out: Vec<String> = Vec::new();
+        for lang in imp.languages.iter().filter(|l| language_holds(node, l)) {
+            if !out.contains(&lang.name) {
+                out.push(lang.name.clone());
+            }
+        }
+        return out;
     }
     let mut out = vec!["c".to_string(), "cxx".to_string()];
     let fc = super::render::compiler_paths(plan, idx).fc.is_some();
@@ -58,6 +65,15 @@ fn languages(plan: &Plan, idx: NodeIndex) -> Vec<String> {
         out.push("fortran".into());
     }
     out
+}
+
+/// Whether a recorded language applies to the node: always, or when the
+/// node meets its `when` (a condition that does not parse counts as met,
+/// so the compiler is offered rather than withheld).
+fn language_holds(node: &Node, lang: &crate::recipes::imported::Language) -> bool {
+    lang.when
+        .as_deref()
+        .is_none_or(|w| crate::spec::Spec::parse(w).map_or(true, |cond| node.satisfies(&cond)))
 }
 
 fn types(t: &DepTypes) -> Vec<String> {

@@ -36,11 +36,20 @@ pub struct Imported {
     pub commit: Option<String>,
     /// A human checked the recipe and fixed what was not translated.
     pub reviewed: bool,
-    /// Languages the package needs from the stack's compiler (`c`, `cxx`, `fortran`).
-    pub languages: Vec<String>,
+    /// Languages the package needs from the stack's compiler (`c`, `cxx`,
+    /// `fortran`), each always or under a condition.
+    pub languages: Vec<Language>,
     pub untranslated: Vec<UntranslatedItem>,
     /// Location of the `imported:` key's value.
     pub loc: Loc,
+}
+
+/// A language of `imported.languages`: `cxx`, or `{language: cxx, when:
+/// "@1.3.4:1.3.5"}` when Spack's `depends_on("cxx")` has a condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Language {
+    pub name: String,
+    pub when: Option<String>,
 }
 
 /// One construct the importer did not translate.
@@ -91,10 +100,10 @@ pub(super) fn imported(cx: &mut Cx, node: &Node, package: &str) -> Option<Import
         .unwrap_or(false);
     let languages = m
         .get("languages")
-        .map(|n| cx.strings(n, "`languages`", false))
+        .and_then(|n| cx.seq(n, "`languages`"))
         .unwrap_or_default()
-        .into_iter()
-        .map(|s| s.value)
+        .iter()
+        .filter_map(|n| language(cx, n))
         .collect();
     let mut untranslated = Vec::new();
     if let Some(items) = m
@@ -118,6 +127,27 @@ pub(super) fn imported(cx: &mut Cx, node: &Node, package: &str) -> Option<Import
     };
     warn_unreviewed(cx, &block, package);
     Some(block)
+}
+
+fn language(cx: &mut Cx, node: &Node) -> Option<Language> {
+    if !matches!(node, Node::Mapping(_)) {
+        let name = cx.string(node, "a language")?.value;
+        return Some(Language { name, when: None });
+    }
+    let what = "a conditional language";
+    let m = cx.map(node, what, &["language", "when"])?;
+    let name = cx
+        .required(&m, "language", what)
+        .and_then(|n| cx.string(n, "`language`"))?
+        .value;
+    let when = cx
+        .required(&m, "when", what)
+        .and_then(|n| cx.string(n, "`when`"))?
+        .value;
+    Some(Language {
+        name,
+        when: Some(when),
+    })
 }
 
 fn untranslated_item(cx: &mut Cx, node: &Node) -> Option<UntranslatedItem> {
@@ -178,4 +208,30 @@ fn warn_unreviewed(cx: &mut Cx, block: &Imported, package: &str) {
         )
         .about(package),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    /// `imported.languages` holds names and `{language, when}` entries (a
+    /// Spack `depends_on("cxx", when=…)`), read and written back as they are.
+    #[test]
+    fn conditional_languages_load_and_write_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("p.yaml");
+        let text = "name: p\ndescription: x\nversions: [{version: \"1\", git: \"https://x/y.git\", tag: v1}]\n\
+                    build: {system: generic}\nimported:\n  from: spack\n  languages:\n    - c\n    \
+                    - {language: cxx, when: \"@1.3.4:1.3.5\"}\n";
+        fs_err::write(&path, text).unwrap();
+        let (recipe, diags) = crate::recipes::load_package(&path, tmp.path());
+        assert!(!diags.has_errors(), "{diags:?}");
+        let langs = recipe.unwrap().imported.unwrap().languages;
+        assert_eq!(langs.len(), 2);
+        assert_eq!(langs[0].name, "c");
+        assert_eq!(langs[0].when, None);
+        assert_eq!(langs[1].name, "cxx");
+        assert_eq!(langs[1].when.as_deref(), Some("@1.3.4:1.3.5"));
+        fs_err::write(&path, text.replace("language: cxx", "lang: cxx")).unwrap();
+        let (_, diags) = crate::recipes::load_package(&path, tmp.path());
+        assert!(diags.has_errors());
+    }
 }

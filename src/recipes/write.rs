@@ -409,13 +409,26 @@ fn imported(i: &Imported) -> Yaml {
         ("reviewed", some_if(i.reviewed, Yaml::Bool(true))),
         (
             "languages",
-            some_if(!i.languages.is_empty(), Yaml::strs(&i.languages)),
+            some_if(
+                !i.languages.is_empty(),
+                Yaml::Seq(i.languages.iter().map(language).collect()),
+            ),
         ),
         (
             "untranslated",
             some_if(!untranslated.is_empty(), Yaml::Seq(untranslated)),
         ),
     ])
+}
+
+fn language(l: &super::imported::Language) -> Yaml {
+    match &l.when {
+        None => Yaml::str(&l.name),
+        Some(w) => Yaml::map([
+            ("language", Some(Yaml::str(&l.name))),
+            ("when", Some(Yaml::str(w))),
+        ]),
+    }
 }
 
 #[cfg(test)]

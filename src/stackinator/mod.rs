@@ -150,18 +150,21 @@ fn spack_repos(
     let Some(cache) = &opts.cache else {
         return (Vec::new(), None);
     };
+    // spack-packages, as it was at the recipe's pinned commit.
+    let builtin = opts.spack_packages.as_deref().map(|dir| {
+        // Beside the translations: `<cache>/../spack-packages/<sha>/`.
+        let exports = cache.parent().unwrap_or(cache).join("spack-packages");
+        pinned::tree(dir, r.packages_pin.as_ref(), &exports, diags)
+    });
+    // The recipe's and the site's packages may import spack-packages' ones.
+    let with: Vec<PathBuf> = builtin.iter().cloned().collect();
     let repos = r
         .repo
         .iter()
         .chain(&c.repos)
-        .filter_map(|dir| spack_repo::translated(dir, cache, diags))
+        .filter_map(|dir| spack_repo::translated(dir, &with, cache, diags))
         .collect();
-    let fallback = opts.spack_packages.as_deref().and_then(|dir| {
-        // Beside the translations: `<cache>/../spack-packages/<sha>/`.
-        let exports = cache.parent().unwrap_or(cache).join("spack-packages");
-        let pinned = pinned::tree(dir, r.packages_pin.as_ref(), &exports, diags);
-        spack_repo::translated(&pinned, cache, diags)
-    });
+    let fallback = builtin.and_then(|pinned| spack_repo::translated(&pinned, &[], cache, diags));
     (repos, fallback)
 }
 

@@ -14,14 +14,22 @@ use crate::recipes::index::RepoIndex;
 
 /// The translated recipes of the Spack repository at `dir` (a directory
 /// holding `packages/<name>/package.py`, or a spack-packages checkout),
-/// from the cache under `cache` when the content is unchanged.
+/// from the cache under `cache` when the content is unchanged. `with` are
+/// the repositories its packages may import package.py files from (a site
+/// repository's `cray_mpich` imports spack-packages' `mpich`): part of the
+/// key, since their files are copied beside the translation.
 ///
 /// The cache key is the sha256 of every `package.py` (path and bytes) for
 /// small repositories, and the git commit for a checkout of more than
 /// 500 packages (whose files are not re-read on every command), with the
 /// fingerprint of the translator's sources (`STACK_TRANSLATOR_HASH`,
 /// build.rs).
-pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<PathBuf> {
+pub fn translated(
+    dir: &Path,
+    with: &[PathBuf],
+    cache: &Path,
+    diags: &mut Diagnostics,
+) -> Option<PathBuf> {
     let pkgs = match packages_dir(dir) {
         Ok(p) => p,
         Err(e) => {
@@ -32,7 +40,15 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
             return None;
         }
     };
-    let key = key(dir, &pkgs);
+    let mut key = key(dir, &pkgs);
+    for other in with {
+        if let Ok(p) = packages_dir(other) {
+            key = format!(
+                "{:x}",
+                Sha256::digest(format!("{key}\0{}", self::key(other, &p)))
+            );
+        }
+    }
     let out = cache.join(&key[..16]);
     let recipes = out.join("recipes");
     if out.join("done").is_file() {
@@ -49,10 +65,12 @@ pub fn translated(dir: &Path, cache: &Path, diags: &mut Diagnostics) -> Option<P
         from: dir.to_path_buf(),
         packages: Vec::new(),
         out: tmp.join("recipes"),
+        with_repos: with.to_vec(),
         dry_run: false,
     };
     let index = match import_spack(&opts) {
         Ok(summary) => {
+            not_written(&summary.report, &tmp);
             let (rejected, index) = reject_broken(&summary.written, &tmp);
             tracing::info!(
                 "{} packages translated, {rejected} set aside (their recipes do not load)",
@@ -128,6 +146,22 @@ fn reject_broken(written: &[PathBuf], out: &Path) -> (usize, RepoIndex) {
         let _ = fs_err::write(rejected.join(name).with_extension("txt"), why);
     }
     (broken.len(), index)
+}
+
+/// Packages the importer wrote no recipe for because they cannot be
+/// expressed (no version the stack can fetch) get their reason in
+/// `<out>/rejected/<name>.txt`, like recipes that do not load; virtual
+/// placeholders (`mpi`) are no package at all.
+fn not_written(report: &crate::import::CoverageReport, out: &Path) {
+    let rejected = out.join("rejected");
+    for o in report.outcomes.iter().filter(|o| !o.virtual_package) {
+        let Some(why) = &o.not_written else { continue };
+        let _ = fs_err::create_dir_all(&rejected);
+        let _ = fs_err::write(
+            rejected.join(format!("{}.txt", o.name)),
+            format!("error: {why}\n"),
+        );
+    }
 }
 
 /// The `rejected/<name>.txt` text: one diagnostic per paragraph, each

@@ -157,7 +157,6 @@ fn tarball(from: &Path, dir: &str, dist: &Path) -> String {
 /// built-in repository), are translated to `system: spack` recipes with
 /// their package files, and build for real; the image audits clean.
 #[test]
-#[ignore = "waits for the importer writing system: spack recipes (issue 34, branch im)"]
 fn a_stackinator_site_repository_builds_its_binary_packages() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();

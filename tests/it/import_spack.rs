@@ -216,7 +216,16 @@ fn imported_recipes_load_and_report_what_awaits_review() {
     );
     for dir in SNAPSHOTTED {
         let name = dir.replace('_', "-");
-        let (recipe, diags) = stack::recipes::load_package(&out.join(format!("{name}.yaml")), &out);
+        let path = out.join(format!("{name}.yaml"));
+        // Build logic that runs from package.py (`system: spack`): the
+        // package.py is copied beside the recipes.
+        let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains("\n  system: spack\n") {
+            let copy = tmp.path().join(format!("spack/builtin/{dir}/package.py"));
+            assert!(copy.is_file(), "{name}: {text}");
+            continue;
+        }
+        let (recipe, diags) = stack::recipes::load_package(&path, &out);
         assert_eq!(diags.error_count(), 0, "{name}: {diags:?}");
         let recipe = recipe.unwrap();
         let imported = recipe.imported.expect("an imported block");
@@ -322,11 +331,14 @@ fn installed(build: &Path, name: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("bin/{name} installed"))
 }
 
-/// Import greet-demo (its URL pointed at the demo fixture tarball), check
-/// a stack that uses it, see the build refused until the recipe is
-/// reviewed, then build it for real.
+/// Import greet-demo, whose `run_after("install")` hook the static
+/// translation does not express: its build logic runs from its package.py
+/// at build time, so the recipe is `system: spack` naming the copied
+/// package.py and its sha256 (DESIGN §14); the hook is listed as `info`.
+/// The stack using it checks (no call the layer lacks) and builds for
+/// real: the hook runs the installed program.
 #[test]
-fn import_check_refuse_review_build() {
+fn untranslated_hooks_make_a_package_py_recipe_that_builds() {
     let tmp = tempfile::tempdir().unwrap();
     let dist = root().join("tests/fixtures/demo/dist");
     let recipe_path = import_fixture(
@@ -336,26 +348,76 @@ fn import_check_refuse_review_build() {
         ("@DIST@", &dist.display().to_string()),
     );
     let recipe = std::fs::read_to_string(&recipe_path).unwrap();
-    assert!(recipe.contains("reviewed: false"), "{recipe}");
+    let copy = tmp.path().join("stack/spack/alps/greet_demo/package.py");
+    let bytes = std::fs::read(&copy).unwrap();
+    let sha = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(&bytes))
+    };
+    assert!(recipe.contains("build:\n  system: spack\n"), "{recipe}");
+    assert!(
+        recipe.contains("file: alps/greet_demo/package.py"),
+        "{recipe}"
+    );
+    assert!(recipe.contains(&sha), "{recipe}");
+    assert!(
+        recipe.contains("construct: \"run_before/run_after hook\""),
+        "{recipe}"
+    );
+    assert!(!recipe.contains("kind: build"), "{recipe}");
+    // The directives stay static: versions, variants.
+    assert!(recipe.contains("greeting"), "{recipe}");
+    // The copy is the package.py the importer read.
+    let src =
+        std::fs::read_to_string(tmp.path().join("spack/packages/greet_demo/package.py")).unwrap();
+    assert_eq!(String::from_utf8(bytes).unwrap(), src);
     let stack_yaml = write_stack(tmp.path(), "greet", "greet-demo greeting=Servus");
     let stderr = check_stack(&stack_yaml);
-    assert!(stderr.contains("stack::unreviewed-import"), "{stderr}");
-    let refused = build_stack(&stack_yaml, tmp.path(), "b1");
-    assert_eq!(refused.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("must be reviewed"), "{stderr}");
-    assert!(stderr.contains("greet-demo"), "{stderr}");
-    // The reviewer checked the run_after hook (it only runs the program).
-    std::fs::write(
-        &recipe_path,
-        recipe.replace("reviewed: false", "reviewed: true"),
-    )
-    .unwrap();
-    let built = build_stack(&stack_yaml, tmp.path(), "b2");
+    assert!(!stderr.contains("stack::unsupported-api"), "{stderr}");
+    let built = build_stack(&stack_yaml, tmp.path(), "b");
     let stderr = String::from_utf8_lossy(&built.stderr);
     assert!(built.status.success(), "{stderr}");
     assert!(stderr.contains("audit: clean"), "{stderr}");
-    assert!(installed(&tmp.path().join("b2"), "greet").ends_with("bin/greet"));
+    assert!(installed(&tmp.path().join("b"), "greet").ends_with("bin/greet"));
+}
+
+/// `stack check` reads the package files of `system: spack` recipes
+/// statically: a call the package API layer lacks is a
+/// `stack::unsupported-api` warning at its package.py line.
+#[test]
+fn check_warns_at_package_py_lines_the_layer_lacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    import_fixture(
+        tmp.path(),
+        "greet_demo",
+        "greet-demo",
+        (
+            "        Executable(self.prefix.bin.greet)()",
+            "        Executable(self.prefix.bin.greet)()\n        install_tree_somehow(self.prefix)",
+        ),
+    );
+    let stack_yaml = write_stack(tmp.path(), "greet", "greet-demo");
+    let stderr = check_stack(&stack_yaml);
+    assert!(stderr.contains("stack::unsupported-api"), "{stderr}");
+    assert!(stderr.contains("`install_tree_somehow`"), "{stderr}");
+    let line = src_line(
+        &tmp.path().join("stack/spack/alps/greet_demo/package.py"),
+        "install_tree_somehow",
+    );
+    assert!(
+        stderr.contains(&format!("greet_demo/package.py:{line}:")),
+        "{stderr}"
+    );
+}
+
+/// The 1-based line of the first line of `file` containing `needle`.
+fn src_line(file: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap()
+        + 1
 }
 
 /// A git repository of `tests/fixtures/import/spack/sources/<name>`, branch main.

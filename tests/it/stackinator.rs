@@ -649,3 +649,49 @@ fn folded_root_specs_and_exact_variant_requirements_resolve() {
     assert!(stdout.contains("greeting=Hello"), "{stdout}");
     insta::assert_snapshot!("constructs_plan", portable(&stdout, tmp.path()));
 }
+
+/// #40 item 1: a package of the recipe's `repo/` whose patch climbs out
+/// through a link inside its directory (`s` → a fake home) with `..` —
+/// enough of them to leave the cache from where the translation writes.
+/// `stack check` reads nothing through the link and writes nothing outside
+/// the cache (before: the home's TARGET was copied to `<tmp>/TARGET`).
+#[test]
+fn checking_a_recipe_never_reads_through_links_or_writes_outside_the_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let home = tmp.path().join("home");
+    let deep = home.join("a/b/c/d/e/f/g");
+    fs_err::create_dir_all(&deep).unwrap();
+    fs_err::write(home.join("TARGET"), "the victim's file\n").unwrap();
+    let pkg = fx.join("recipe-v2/repo/packages/evil");
+    fs_err::create_dir_all(&pkg).unwrap();
+    fs_err::write(
+        pkg.join("package.py"),
+        format!(
+            "from spack.package import *\n\nclass Evil(Package):\n    \"\"\"Evil.\"\"\"\n    \
+             url = \"https://example.org/evil-1.0.tgz\"\n    version(\"1.0\", sha256=\"{}\")\n    \
+             patch(\"s/{}TARGET\")\n",
+            "0".repeat(64),
+            "../".repeat(7)
+        ),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&deep, pkg.join("s")).unwrap();
+    let o = on_fixture(tmp.path(), &fx, "check", "recipe-v2", &[]);
+    let (_, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(!tmp.path().join("TARGET").exists());
+    let mut top: Vec<String> = fs_err::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["cache", "fx", "home"]);
+    let translated = fs_err::read_dir(tmp.path().join("cache/stackinator/repos"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("recipes/evil.yaml"))
+        .find(|p| p.is_file())
+        .expect("evil translated");
+    let recipe = fs_err::read_to_string(translated).unwrap();
+    assert!(recipe.contains("patch file refused"), "{recipe}");
+}

@@ -82,6 +82,54 @@ class PythonPackage:
         depends_on("py-wheel", type="build")
 "#;
 
+const PERL: &str = r#"
+class PerlPackage:
+    build_system("perl")
+    with when("build_system=perl"):
+        extends("perl")
+"#;
+
+const R: &str = r#"
+class RPackage:
+    build_system("r")
+    extends("r")
+"#;
+
+const CARGO: &str = r#"
+class CargoPackage:
+    build_system("cargo")
+    with when("build_system=cargo"):
+        depends_on("rust", type="build")
+"#;
+
+const GO: &str = r#"
+class GoPackage:
+    build_system("go")
+    with when("build_system=go"):
+        depends_on("go", type="build")
+"#;
+
+const OCTAVE: &str = r#"
+class OctavePackage:
+    build_system("octave")
+    with when("build_system=octave"):
+        extends("octave")
+"#;
+
+const MAVEN: &str = r#"
+class MavenPackage:
+    build_system("maven")
+    with when("build_system=maven"):
+        depends_on("java", type=("build", "run"))
+        depends_on("maven", type="build")
+"#;
+
+const QMAKE: &str = r#"
+class QMakePackage:
+    build_system("qmake")
+    depends_on("qmake", type="build", when="build_system=qmake")
+"#;
+
 const GENERIC: &str = r#"
 class Package:
     build_system("generic")
@@ -146,6 +194,13 @@ fn read_bases() -> &'static HashMap<&'static str, Vec<Directive>> {
             ("meson", MESON),
             ("makefile", MAKEFILE),
             ("python", PYTHON),
+            ("perl", PERL),
+            ("r", R),
+            ("cargo", CARGO),
+            ("go", GO),
+            ("octave", OCTAVE),
+            ("maven", MAVEN),
+            ("qmake", QMAKE),
             ("generic", GENERIC),
             ("bundle", BUNDLE),
             ("cuda", CUDA),
@@ -176,6 +231,13 @@ pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
         "MesonPackage" => "meson",
         "MakefilePackage" => "makefile",
         "PythonPackage" => "python",
+        "PerlPackage" => "perl",
+        "RPackage" => "r",
+        "CargoPackage" => "cargo",
+        "GoPackage" => "go",
+        "OctavePackage" => "octave",
+        "MavenPackage" => "maven",
+        "QMakePackage" => "qmake",
         "Package" => "generic",
         "BundlePackage" => "bundle",
         "CudaPackage" => "cuda",
@@ -212,6 +274,10 @@ mod tests {
             "MesonPackage",
             "MakefilePackage",
             "PythonPackage",
+            "PerlPackage",
+            "RPackage",
+            "CargoPackage",
+            "GoPackage",
             "Package",
             "BundlePackage",
             "CudaPackage",

@@ -239,14 +239,23 @@ impl Exprs<'_> {
                     super::cond::quote(&dep)
                 ));
             }
-            // MPI providers put their wrappers in bin/ (Spack's mpich,
-            // openmpi and cray-mpich set `mpicc` to prefix.bin.mpicc).
-            // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`.
-            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90", "hipcc"].contains(&attr) {
+            // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`
+            // (hip is its only provider).
+            if attr == "hipcc" {
                 return Ok(format!(
                     "{{{{ deps[{}].prefix }}}}/bin/{attr}",
                     super::cond::quote(&dep)
                 ));
+            }
+            // An MPI provider's wrappers are whatever its
+            // `setup_dependent_package` sets: mpich's `mpifc` is
+            // bin/mpif90, openmpi's `mpicxx` bin/mpic++, cray-mpich's the
+            // compilers themselves. No single path says that.
+            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90"].contains(&attr) {
+                return err(
+                    node,
+                    format!("dependency .{attr} (set by the provider's setup_dependent_package)"),
+                );
             }
             return err(node, format!("dependency .{attr}"));
         }

@@ -15,10 +15,14 @@
 //! | `model` | what is read, and what is reported untranslated |
 //! | `per_arch` | packages read once per architecture (`platform.machine()`), merged |
 
+pub mod api_check;
 mod bases;
+pub mod build_logic;
 mod cond;
 mod conditional_values;
 mod external_only;
+#[cfg(test)]
+mod fidelity_tests;
 mod hook_body;
 mod hook_compiler_flags;
 mod hook_cond;
@@ -38,6 +42,7 @@ mod local_bases;
 pub mod model;
 mod module_loops;
 mod own_variants;
+pub mod package_files;
 mod per_arch;
 mod pystr;
 mod reader;
@@ -57,9 +62,10 @@ mod variant_kind;
 mod version_parts;
 mod versions;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::yaml_out::Yaml;
+pub use api_check::{ApiGap, ApiListing, unsupported_api};
 pub use model::{Kind, Untranslated};
 
 /// Where a package.py came from, for the `imported:` block.
@@ -79,8 +85,40 @@ pub struct Converted {
     pub untranslated: Vec<Untranslated>,
     /// Spack's build system of the translated build section.
     pub build_system: String,
-    /// Patch files to copy: (source file, name below `patches/<name>/`).
-    pub patch_files: Vec<(PathBuf, String)>,
+    /// Patch files to copy: (name below `patches/<name>/`, bytes).
+    pub patch_files: Vec<(String, Vec<u8>)>,
+    /// package.py files to copy below `spack/` (a `system: spack` recipe's
+    /// package and its imports, [`build_logic`]).
+    pub package_files: Vec<package_files::PackageFile>,
+    /// Why no recipe is written for the package (a virtual placeholder, no
+    /// version the stack can fetch): it is reported instead.
+    pub not_written: Option<NotWritten>,
+}
+
+/// Why a package gets no recipe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotWritten {
+    /// `virtual = True` (spack-packages' `c`, `cxx`, `fortran`, `mpi`): a
+    /// name for the virtual, which its providers' recipes provide.
+    Virtual,
+    /// No version the stack can fetch: a recipe without versions does not
+    /// load. The text says why.
+    NoVersions(String),
+    /// The file was not read (nested too deeply, no parse): an error of
+    /// this package, the others are imported.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for NotWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotWritten::Virtual => f.write_str(
+                "a virtual package (`virtual = True`): its providers' recipes provide it",
+            ),
+            NotWritten::NoVersions(why) => write!(f, "no version the stack can fetch: {why}"),
+            NotWritten::Unreadable(why) => f.write_str(why),
+        }
+    }
 }
 
 impl Converted {
@@ -98,6 +136,35 @@ impl Converted {
     pub fn hooks_complete(&self) -> bool {
         !self.untranslated.iter().any(|u| u.kind == Kind::Build)
     }
+
+    /// The names of the recipe's versions, in order.
+    pub fn version_names(&self) -> Vec<String> {
+        let Yaml::Map(entries) = &self.recipe else {
+            return Vec::new();
+        };
+        let Some((_, Yaml::Seq(versions))) = entries.iter().find(|(k, _)| k == "versions") else {
+            return Vec::new();
+        };
+        versions
+            .iter()
+            .filter_map(|v| match v {
+                Yaml::Map(e) => e
+                    .iter()
+                    .find(|(k, _)| k == "version")
+                    .and_then(|(_, v)| match v {
+                        Yaml::Str(s) => Some(s.clone()),
+                        _ => None,
+                    }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The build logic runs from package.py at build time
+    /// ([`build_logic`]).
+    pub fn runs_package_py(&self) -> bool {
+        !self.package_files.is_empty()
+    }
 }
 
 /// Convert the text of one package.py. `pkg_dir` is its directory (for
@@ -107,12 +174,31 @@ impl Converted {
 /// (`platform.machine()`: a binary per architecture) is read once per
 /// architecture and the readings merged (`per_arch`).
 pub fn convert(name: &str, src: &str, pkg_dir: &Path, origin: &Origin) -> Converted {
+    convert_in(name, src, pkg_dir, origin, None)
+}
+
+/// [`convert`] with the repositories of an import, where the package modules
+/// a package.py imports are found by namespace (`None`: beside `pkg_dir`).
+pub fn convert_in(
+    name: &str,
+    src: &str,
+    pkg_dir: &Path,
+    origin: &Origin,
+    repos: Option<&crate::import::Repos>,
+) -> Converted {
+    let packages = pkg_dir.parent().unwrap_or(Path::new("."));
+    let siblings = imports::Siblings { packages, repos };
     if !per_arch::machine_dependent(src) {
-        return convert_for(name, src, pkg_dir, origin, None);
+        return convert_for(name, src, (pkg_dir, siblings), origin, None);
     }
     let readings = per_arch::ARCHES
         .iter()
-        .map(|m| (*m, convert_for(name, src, pkg_dir, origin, Some(m))))
+        .map(|m| {
+            (
+                *m,
+                convert_for(name, src, (pkg_dir, siblings), origin, Some(m)),
+            )
+        })
         .collect();
     per_arch::merge(readings)
 }
@@ -120,11 +206,11 @@ pub fn convert(name: &str, src: &str, pkg_dir: &Path, origin: &Origin) -> Conver
 fn convert_for(
     name: &str,
     src: &str,
-    pkg_dir: &Path,
+    (pkg_dir, siblings): (&Path, imports::Siblings),
     origin: &Origin,
     machine: Option<&str>,
 ) -> Converted {
-    let (mut attributes, helpers) = imports::imported_attributes(src, pkg_dir);
+    let (mut attributes, helpers) = imports::imported_attributes(src, siblings);
     if let Some(m) = machine {
         attributes.extend(per_arch::platform_names(m));
     }
@@ -137,13 +223,14 @@ fn convert_for(
     let mut pkg = reader::read_package_with(name, src, attributes);
     pkg.helpers = helpers;
     pkg.machine = machine.map(str::to_string);
-    sibling_bases::merge(&mut pkg, src, pkg_dir);
+    sibling_bases::merge(&mut pkg, src, siblings);
     let mut sections = translate::sections(&mut pkg, src, pkg_dir);
     let mut out = hooks::build_section(&mut pkg, src, &sections);
     own_variants::apply(&mut pkg, &mut sections, &mut out.build, &mut out.env);
     let mut untranslated = std::mem::take(&mut pkg.untranslated);
     untranslated.sort();
     untranslated.dedup();
+    let external = out.build == Yaml::Map(vec![("system".into(), Yaml::str("external"))]);
     let recipe = assemble(
         &pkg,
         &sections,
@@ -153,13 +240,49 @@ fn convert_for(
         origin,
         &untranslated,
     );
+    let not_written = not_written(&pkg, &sections, &untranslated, external);
     Converted {
         name: name.to_string(),
         recipe,
         untranslated,
         build_system: out.spack_system,
+        not_written,
         patch_files: sections.patch_files,
+        package_files: Vec::new(),
     }
+}
+
+/// Whether the package is a virtual placeholder or has no version (an
+/// `external` package declaring none is written: a cluster external names
+/// its version).
+fn not_written(
+    pkg: &model::SpackPackage,
+    s: &translate::Sections,
+    untranslated: &[Untranslated],
+    external: bool,
+) -> Option<NotWritten> {
+    if let Some(why) = &pkg.unreadable {
+        return Some(NotWritten::Unreadable(why.clone()));
+    }
+    if matches!(pkg.attribute("virtual"), Some(value::Value::Bool(true))) {
+        return Some(NotWritten::Virtual);
+    }
+    if !s.versions.is_empty() {
+        return None;
+    }
+    let why: Vec<String> = untranslated
+        .iter()
+        .filter(|u| u.construct.starts_with("version"))
+        .map(|u| format!("line {}: {} ({})", u.line, u.construct, u.detail))
+        .collect();
+    if why.is_empty() && external {
+        return None;
+    }
+    Some(NotWritten::NoVersions(if why.is_empty() {
+        "the package declares none".into()
+    } else {
+        why.join("; ")
+    }))
 }
 
 fn description(pkg: &model::SpackPackage) -> String {
@@ -233,7 +356,7 @@ fn imported_block(
     origin: &Origin,
     untranslated: &[Untranslated],
 ) -> Yaml {
-    let languages: Vec<&str> = s.languages.iter().map(String::as_str).collect();
+    let languages = languages_yaml(&s.languages);
     let list_url = pkg
         .attribute("list_url")
         .and_then(|v| v.as_str())
@@ -243,10 +366,7 @@ fn imported_block(
         ("file", Some(Yaml::str(&origin.file))),
         ("commit", origin.commit.as_deref().map(Yaml::str)),
         ("reviewed", Some(Yaml::Bool(false))),
-        (
-            "languages",
-            (!languages.is_empty()).then(|| Yaml::strs(&languages)),
-        ),
+        ("languages", languages),
         ("build_system", Some(Yaml::str(system))),
         (
             "build_systems",
@@ -261,6 +381,27 @@ fn imported_block(
         ("kept", seq_or_none(&s.kept)),
         ("untranslated", untranslated_items(untranslated)),
     ])
+}
+
+/// `imported.languages`: a language always needed as its name, one needed
+/// under conditions once per condition (`{language: cxx, when: "@1.3.4:"}`).
+fn languages_yaml(
+    languages: &std::collections::BTreeMap<String, Vec<Option<String>>>,
+) -> Option<Yaml> {
+    let mut items = Vec::new();
+    for (name, conds) in languages {
+        if conds.contains(&None) {
+            items.push(Yaml::str(name));
+            continue;
+        }
+        for when in conds.iter().flatten() {
+            items.push(Yaml::map([
+                ("language", Some(Yaml::str(name))),
+                ("when", Some(Yaml::str(when))),
+            ]));
+        }
+    }
+    seq_or_none(&items)
 }
 
 /// The `imported.untranslated` list.

@@ -115,6 +115,8 @@ pub struct SpackPackage {
     /// (`per_arch`), `None` otherwise.
     pub machine: Option<String>,
     pub untranslated: Vec<Untranslated>,
+    /// Why the file was not read at all (nested too deeply, no parse).
+    pub unreadable: Option<String>,
 }
 
 impl SpackPackage {

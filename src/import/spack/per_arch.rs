@@ -47,6 +47,9 @@ pub fn merge(readings: Vec<(&str, Converted)>) -> Converted {
         untranslated.extend(c.untranslated);
     }
     let (versions, conflicts, split) = merge_versions(&all);
+    if !versions.is_empty() && matches!(out.not_written, Some(super::NotWritten::NoVersions(_))) {
+        out.not_written = None;
+    }
     let mut recipe = out.recipe.clone();
     set(&mut recipe, "versions", Some(Yaml::Seq(versions)));
     for key in ["dependencies", "conflicts", "provides", "patches", "env"] {
@@ -234,14 +237,14 @@ fn seq(recipe: &Yaml, key: &str) -> Vec<Yaml> {
     }
 }
 
-fn get<'y>(map: &'y Yaml, key: &str) -> Option<&'y Yaml> {
+pub(super) fn get<'y>(map: &'y Yaml, key: &str) -> Option<&'y Yaml> {
     match map {
         Yaml::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
         _ => None,
     }
 }
 
-fn get_mut<'y>(map: &'y mut Yaml, key: &str) -> Option<&'y mut Yaml> {
+pub(super) fn get_mut<'y>(map: &'y mut Yaml, key: &str) -> Option<&'y mut Yaml> {
     match map {
         Yaml::Map(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
         _ => None,
@@ -265,7 +268,7 @@ const ORDER: [&str; 12] = [
 ];
 
 /// Replace (or add, or with `None` remove) `key` of a map, keeping its place.
-fn set(map: &mut Yaml, key: &str, value: Option<Yaml>) {
+pub(super) fn set(map: &mut Yaml, key: &str, value: Option<Yaml>) {
     let Yaml::Map(entries) = map else { return };
     let at = entries.iter().position(|(k, _)| k == key);
     match (at, value) {

@@ -28,8 +28,74 @@ pub const DIRECTIVES: &[&str] = &[
     "filter_compiler_wrappers",
 ];
 
-/// Parse Python source with this thread's parser.
+/// How deeply a package.py's syntax tree may nest. Real files stay below
+/// 100 (gptune, the deepest of spack-packages, is about 60); every walker
+/// over the tree recurses once per level or so, and a file nested
+/// 100,000 levels deep (`((((…))))`) overflowed the stack of the import
+/// and ended it. Deeper files are refused before any walker sees them.
+pub const MAX_DEPTH: usize = 256;
+
+/// The depth of a syntax tree and the line where it is reached, counted
+/// without recursion.
+fn depth(tree: &tree_sitter::Tree) -> (usize, usize) {
+    let mut cursor = tree.walk();
+    let (mut depth, mut deepest, mut line) = (1, 1, 1);
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > deepest {
+                deepest = depth;
+                line = cursor.node().start_position().row + 1;
+            }
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return (deepest, line);
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// Why a package.py is not read at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// The parser gave no tree.
+    Failed,
+    /// Nested deeper than [`MAX_DEPTH`] (at this line).
+    TooDeep(usize),
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseError::Failed => f.write_str("package.py did not parse"),
+            ParseError::TooDeep(line) => write!(
+                f,
+                "line {line}: the code nests deeper than {MAX_DEPTH} levels; not read"
+            ),
+        }
+    }
+}
+
+/// Parse Python source with this thread's parser; a tree nested deeper
+/// than [`MAX_DEPTH`] is refused.
+pub fn parse_checked(src: &str) -> Result<tree_sitter::Tree, ParseError> {
+    let tree = parse_unchecked(src).ok_or(ParseError::Failed)?;
+    match depth(&tree) {
+        (d, line) if d > MAX_DEPTH => Err(ParseError::TooDeep(line)),
+        _ => Ok(tree),
+    }
+}
+
+/// [`parse_checked`], the reason dropped.
 pub fn parse(src: &str) -> Option<tree_sitter::Tree> {
+    parse_checked(src).ok()
+}
+
+/// Parse Python source with this thread's parser.
+fn parse_unchecked(src: &str) -> Option<tree_sitter::Tree> {
     thread_local! {
         static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
     }
@@ -65,9 +131,13 @@ fn read(name: &str, src: &str, with_constants: bool, extra: Vec<(String, Value)>
         name: name.to_string(),
         ..SpackPackage::default()
     };
-    let Some(tree) = parse(src) else {
-        pkg.untranslated(0, Kind::Directive, "parser", "package.py did not parse");
-        return pkg;
+    let tree = match parse_checked(src) {
+        Ok(tree) => tree,
+        Err(e) => {
+            pkg.unreadable = Some(e.to_string());
+            pkg.untranslated(0, Kind::Directive, "parser", e.to_string());
+            return pkg;
+        }
     };
     let root = tree.root_node();
     if root.has_error() {

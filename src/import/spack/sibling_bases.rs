@@ -6,34 +6,33 @@
 //! does not read: each one the package does not override is reported.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{LazyLock, Mutex};
 
 use super::bases::base_directives;
 use super::hooks::INFO_METHODS;
-use super::imports::{imported_attributes, imported_classes};
+use super::imports::{Siblings, imported_attributes, imported_classes};
 use super::model::{Kind, SpackPackage};
 use super::reader;
 
 /// Replace each base class of `pkg` that is imported from a sibling
 /// package by that class's own bases, its directives and attributes.
-pub fn merge(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) {
-    let Some(packages) = pkg_dir.parent() else {
-        return;
-    };
+pub fn merge(pkg: &mut SpackPackage, src: &str, siblings: Siblings) {
     let imported = imported_classes(src);
     let mut bases = Vec::new();
     for base in pkg.bases.clone() {
-        let module = imported.iter().find(|(_, c)| *c == base).map(|(m, _)| m);
-        let other = match module {
-            Some(m) if base_directives(&base).is_none() => read(packages, m, &base),
+        let found = imported.iter().find(|c| c.class == base);
+        let other = match found {
+            Some(c) if base_directives(&base).is_none() => siblings
+                .dir_of(c.namespace.as_deref(), &c.module)
+                .and_then(|packages| read(siblings.with_dir(&packages), &c.module, &base)),
             _ => None,
         };
         let Some(other) = other else {
             bases.push(base);
             continue;
         };
-        let module = module.cloned().unwrap_or_default();
+        let module = found.map(|c| c.module.clone()).unwrap_or_default();
         apply(pkg, &other, &format!("{module}/package.py"));
         for b in &other.bases {
             if !bases.contains(b) {
@@ -46,22 +45,21 @@ pub fn merge(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) {
 
 /// The sibling's class, read once per process (a base such as `QtBase` is
 /// shared by many packages).
-fn read(packages: &Path, module: &str, class: &str) -> Option<SpackPackage> {
+fn read(siblings: Siblings, module: &str, class: &str) -> Option<SpackPackage> {
     type Cache = Mutex<HashMap<(PathBuf, String), Option<SpackPackage>>>;
     static CACHE: LazyLock<Cache> = LazyLock::new(Cache::default);
-    let key = (packages.join(module), class.to_string());
+    let key = (siblings.packages.join(module), class.to_string());
     if let Some(hit) = CACHE.lock().ok()?.get(&key) {
         return hit.clone();
     }
-    let other = read_uncached(packages, module, class);
+    let other = read_uncached(siblings, module, class);
     CACHE.lock().ok()?.insert(key, other.clone());
     other
 }
 
-fn read_uncached(packages: &Path, module: &str, class: &str) -> Option<SpackPackage> {
-    let dir = packages.join(module);
-    let text = fs_err::read_to_string(dir.join("package.py")).ok()?;
-    let (attributes, _) = imported_attributes(&text, &dir);
+fn read_uncached(siblings: Siblings, module: &str, class: &str) -> Option<SpackPackage> {
+    let text = super::imports::read_sibling(siblings.packages, module)?;
+    let (attributes, _) = imported_attributes(&text, siblings);
     let other = reader::read_package_with(class, &text, attributes);
     (other.class_name == class).then_some(other)
 }

@@ -2,11 +2,12 @@
 //! `dependencies`, `conflicts`, `patches`, `provides`) plus the Spack-only
 //! facts kept in the `imported:` block.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use crate::import::confined::Refusal;
 use crate::import::yaml_out::Yaml;
 use crate::spec::Spec;
 
@@ -33,7 +34,9 @@ pub struct Sections {
     pub conflicts: Vec<Yaml>,
     pub patches: Vec<Yaml>,
     pub provides: Vec<Yaml>,
-    pub languages: BTreeSet<String>,
+    /// Languages from `depends_on("c"/"cxx"/"fortran")`: each with its
+    /// conditions (`None`: always).
+    pub languages: BTreeMap<String, Vec<Option<String>>>,
     /// Build systems named by `build_system(…)`, the default first.
     pub build_systems: Vec<String>,
     /// `build_system(conditional(…), …)`: the names allowed per condition.
@@ -42,9 +45,9 @@ pub struct Sections {
     pub kept: Vec<Yaml>,
     pub license: Vec<Yaml>,
     pub maintainers: Vec<String>,
-    /// Patch files to copy: (file in the Spack package directory, name
-    /// below `patches/<package>/`).
-    pub patch_files: Vec<(PathBuf, String)>,
+    /// Patch files to copy: (name in the Spack package directory and below
+    /// `patches/<package>/`, bytes).
+    pub patch_files: Vec<(String, Vec<u8>)>,
     /// Class attributes hook bodies may read as `self.NAME`, as templates
     /// (`build_directory = "src"` → `self.build_directory` is `src`).
     pub class_attrs: Vec<(String, String)>,
@@ -106,8 +109,32 @@ pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     versions(pkg, &mut s, src);
     if !s.build_systems.is_empty() {
         build_system_variant(&mut s);
+        untranslated_build_systems(pkg, &mut s);
     }
     s
+}
+
+/// The message of the conflict that keeps a build system the recipe does
+/// not translate from being chosen (see [`untranslated_build_systems`]).
+pub(super) const OTHER_SYSTEM: &str = "is not translated: this recipe builds with";
+
+/// The recipe's build section is the default build system's; Spack's other
+/// ones (libogg's `cmake` from 1.3.4 on) would resolve and then build with
+/// the default. Each is a conflict with a message, and reported.
+fn untranslated_build_systems(pkg: &mut SpackPackage, s: &mut Sections) {
+    let line = pkg.directives("build_system").last().map_or(0, |d| d.line);
+    let default = s.build_systems[0].clone();
+    for other in &s.build_systems[1..] {
+        let message = format!("`build_system={other}` {OTHER_SYSTEM} {default} (Spack's default)");
+        s.conflicts.push(Yaml::map([
+            ("when", Some(Yaml::str(format!("build_system={other}")))),
+            ("message", Some(Yaml::str(message))),
+        ]));
+        let detail = format!(
+            "{other}: the recipe builds with {default}; a conflict keeps {other} from being chosen"
+        );
+        pkg.untranslated(line, Kind::Info, "build system not translated", detail);
+    }
 }
 
 /// The `build_system` variant: one definition, or one per condition.
@@ -455,8 +482,9 @@ pub(super) type Entries = Vec<(String, Yaml)>;
 fn dep_types(d: &Directive, extends: bool) -> Result<BTreeSet<String>, String> {
     let mut types = BTreeSet::new();
     match d.kw("type") {
+        // `extends(spec)`: Spack's default type is build and run.
         None if extends => {
-            types.extend(["build", "link", "run"].map(String::from));
+            types.extend(["build", "run"].map(String::from));
         }
         None => {
             types.extend(["build", "link"].map(String::from));
@@ -491,7 +519,10 @@ fn dependency(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, extends: 
         .unwrap_or("")
         .to_string();
     if LANGUAGES.contains(&name.as_str()) {
-        s.languages.insert(name);
+        let conds = s.languages.entry(name).or_default();
+        if !conds.contains(&when) {
+            conds.push(when);
+        }
         return;
     }
     let types = match dep_types(d, extends) {
@@ -524,7 +555,7 @@ fn dependency(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, extends: 
         ours.push("build");
     }
     check_spec(pkg, d.line, &spec, "dependency");
-    s.dependency_names.insert(name);
+    s.dependency_names.insert(name.clone());
     let ty = if ours == ["build", "link"] {
         None
     } else if ours.len() == 1 {
@@ -535,8 +566,18 @@ fn dependency(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, extends: 
     s.dependencies.push(Yaml::map([
         ("spec", Some(Yaml::str(&spec))),
         ("type", ty),
-        ("when", when.map(Yaml::str)),
+        ("when", when.clone().map(Yaml::str)),
     ]));
+    // Spack's `extends("python")` also depends on `python-venv` (so that
+    // views are virtual environments), with the same condition.
+    if extends && name == "python" && pkg.name != "python-venv" {
+        s.dependencies.push(Yaml::map([
+            ("spec", Some(Yaml::str("python-venv"))),
+            ("type", Some(Yaml::strs(&["build", "run"]))),
+            ("when", when.map(Yaml::str)),
+        ]));
+        s.dependency_names.insert("python-venv".into());
+    }
 }
 
 fn conflict(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
@@ -659,17 +700,35 @@ fn patch(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path
         ]));
         return;
     }
-    let file = pkg_dir.join(what);
-    let Ok(bytes) = std::fs::read(&file) else {
-        pkg.untranslated(d.line, Kind::Build, "patch file missing", what.to_string());
-        return;
+    let bytes = match read_in_package(pkg_dir, what) {
+        Ok(bytes) => bytes,
+        Err(Refusal::Missing) => {
+            pkg.untranslated(d.line, Kind::Build, "patch file missing", what.to_string());
+            return;
+        }
+        Err(why) => {
+            let detail = format!("{what}: {why}; nothing outside the package directory is read");
+            pkg.untranslated(d.line, Kind::Build, "patch file refused", detail);
+            return;
+        }
     };
     let sha = hex::encode(Sha256::digest(&bytes));
-    s.patch_files.push((file, what.to_string()));
+    s.patch_files.push((what.to_string(), bytes));
     s.patches.push(Yaml::map([
         ("file", Some(Yaml::str(format!("{}/{what}", pkg.name)))),
         ("sha256", Some(Yaml::str(sha))),
         ("level", level),
         ("when", when.map(Yaml::str)),
     ]));
+}
+
+/// The bytes of `rel` (as a package.py names it) in the package directory
+/// `pkg_dir`, read strictly below it: never through a link, never with
+/// `..` or an absolute path.
+fn read_in_package(pkg_dir: &Path, rel: &str) -> Result<Vec<u8>, Refusal> {
+    let (Some(packages), Some(dir)) = (pkg_dir.parent(), pkg_dir.file_name()) else {
+        return Err(Refusal::Missing);
+    };
+    crate::import::confined::plain(rel)?;
+    crate::import::confined::read_below(packages, &format!("{}/{rel}", dir.to_string_lossy()))
 }

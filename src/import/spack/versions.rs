@@ -45,6 +45,13 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         let ufv = d
             .arg_str(0)
             .and_then(|v| url_method::method_for(src, pkg, v));
+        if default_branch(d, &class_url, &class_git, ufv.is_some()) {
+            // A git version that names no branch, tag or commit: Spack
+            // clones the remote's default branch, which a recipe cannot
+            // name (it was written as a branch of the version's name).
+            keep_noted(pkg, s, d, "git: the remote's default branch");
+            continue;
+        }
         match version(d, &class_url, &class_git, ufv, &known_refs, &scope) {
             // An archive without a checksum: Spack fetches it only with
             // `--no-checksum`, and `stack check` refuses a reachable package
@@ -122,6 +129,26 @@ fn push_version(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, entry: 
     }
 }
 
+/// A version Spack fetches from the default branch of a git repository:
+/// `version(v, git=…)` with no branch, tag, commit or checksum, or a bare
+/// `version("develop")` of a package with a `git` and no URL of its own.
+fn default_branch(
+    d: &Directive,
+    class_url: &Option<String>,
+    class_git: &Option<String>,
+    url_method: bool,
+) -> bool {
+    let reference = ["tag", "branch", "commit"]
+        .iter()
+        .any(|k| d.kw(k).is_some());
+    if reference || !no_checksum(d) || d.kw("url").is_some() {
+        return false;
+    }
+    // Spack prefers the package's URL over its git repository.
+    let url = class_url.is_some() || url_method;
+    d.kw("git").is_some() || (class_git.is_some() && !url)
+}
+
 fn unchecksummed(entry: &Yaml) -> bool {
     let Yaml::Map(m) = entry else { return false };
     let has = |key: &str| m.iter().any(|(k, _)| k == key);
@@ -193,12 +220,7 @@ pub(super) fn version(
     if d.kw("md5").is_some() || d.arg_str(1).is_some_and(|c| c.len() == 32) {
         return Err(format!("{v}: md5 checksum only"));
     }
-    // `version("develop")` with the class's `git`: that branch.
-    let bare_branch = checksum.is_none()
-        && d.kw("url").is_none()
-        && class_git.is_some()
-        && !v.starts_with(|c: char| c.is_ascii_digit());
-    if git_ref || bare_branch || (d.kw("git").is_some() && checksum.is_none()) {
+    if git_ref {
         let repo = d
             .kw_str("git")
             .map(str::to_string)
@@ -209,9 +231,6 @@ pub(super) fn version(
             if let Some(x) = d.kw_str(k) {
                 e.push((k.into(), Yaml::str(x)));
             }
-        }
-        if !git_ref {
-            e.push(("branch".into(), Yaml::str(v)));
         }
         if let Some(c) = d.kw_str("commit") {
             e.push(("commit".into(), Yaml::str(c)));

@@ -1,0 +1,196 @@
+//! Issue #34's classes of silent mistranslation, one fixture package.py
+//! each (tests/fixtures/import/fidelity, written for these tests): the
+//! imported recipe says what the package.py says, or flags the difference.
+
+use std::path::{Path, PathBuf};
+
+use crate::import::{ImportOptions, ImportSummary, import_spack};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/fidelity")
+}
+
+/// Import every fixture into a temporary repository: the summary, the
+/// directory of recipes, and the temporary directory (kept alive).
+fn import_all() -> (ImportSummary, PathBuf, tempfile::TempDir) {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("recipes");
+    let summary = import_spack(&ImportOptions {
+        from: fixtures(),
+        packages: Vec::new(),
+        out: out.clone(),
+        with_repos: Vec::new(),
+        dry_run: false,
+    })
+    .unwrap();
+    (summary, out, t)
+}
+
+fn recipe(out: &Path, name: &str) -> String {
+    fs_err::read_to_string(out.join(format!("{name}.yaml"))).unwrap()
+}
+
+/// The `url:` of version `v` in a recipe's text.
+fn url_of(recipe: &str, v: &str) -> String {
+    let at = recipe
+        .find(&format!("- version: {v}\n"))
+        .or_else(|| recipe.find(&format!("- version: \"{v}\"\n")))
+        .unwrap_or_else(|| panic!("version {v}: {recipe}"));
+    let rest = &recipe[at..];
+    let line = rest
+        .lines()
+        .find(|l| l.trim_start().starts_with("url: "))
+        .unwrap();
+    line.trim_start()
+        .trim_start_matches("url: ")
+        .trim_matches('"')
+        .to_string()
+}
+
+/// Versions with mixed separators (`1.9-4`), a pre-release in the class URL
+/// (`MUST-v1.8.0-rc1`): the version is substituted as written, whole (it
+/// was `mixeddemo_1.8.42-4`-style and `MUST-v1.9.0-rc1`).
+#[test]
+fn version_urls_substitute_the_version_as_written() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "r-mixed-demo");
+    for v in ["1.9-4", "1.9-1", "1.8-42"] {
+        assert_eq!(
+            url_of(&r, v),
+            format!("https://cran.r-project.org/src/contrib/mixeddemo_{v}.tar.gz"),
+            "{r}"
+        );
+    }
+    let m = recipe(&out, "must-demo");
+    assert_eq!(
+        url_of(&m, "1.9.0"),
+        "https://example.org/files/MUST-v1.9.0.tar.gz",
+        "{m}"
+    );
+}
+
+/// `virtual = True` placeholders (`mpi`, `c`) get no recipe: written, they
+/// hid the virtuals from every provider. A package with no version the
+/// stack can fetch gets none either (the recipe would not load); both are
+/// reported.
+#[test]
+fn virtual_placeholders_and_versionless_packages_are_not_written() {
+    let (summary, out, _t) = import_all();
+    for name in ["mpi", "c", "virtual-empty-demo"] {
+        assert!(!out.join(format!("{name}.yaml")).exists(), "{name}");
+    }
+    let not_written: Vec<&str> = summary
+        .report
+        .not_written
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(not_written, ["c", "mpi", "virtual-empty-demo"]);
+    let why = &summary.report.not_written[2].1;
+    assert!(why.contains("md5 checksum only"), "{why}");
+    assert!(why.contains("svn fetcher"), "{why}");
+    assert!(summary.report.not_written[1].1.contains("virtual"));
+    // Every written recipe has versions.
+    for e in fs_err::read_dir(&out).unwrap() {
+        let text = fs_err::read_to_string(e.unwrap().path()).unwrap();
+        assert!(!text.contains("versions: []"), "{text}");
+    }
+}
+
+/// `spec["mpi"].mpifc` was written `{{ deps["mpi"].prefix }}/bin/mpifc`, a
+/// file no MPI installs: the provider decides, so the hook is not
+/// translated (it runs from package.py at build time).
+#[test]
+fn mpi_provider_attributes_are_not_guessed() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "mpi-user-demo");
+    assert!(!r.contains("/bin/mpifc"), "{r}");
+    assert!(!r.contains("/bin/mpicc"), "{r}");
+    assert!(r.contains("dependency .mpifc"), "{r}");
+    assert!(r.contains("system: spack"), "{r}");
+}
+
+/// A bare `version("develop")` of a git package and `version("5.0",
+/// git=…)` were written as branches of their names; Spack clones the
+/// remote's default branch. They are kept and noted; named branches and
+/// tags stay.
+#[test]
+fn versions_without_a_branch_are_not_given_one() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "develop-demo");
+    assert!(!r.contains("branch: develop"), "{r}");
+    assert!(!r.contains("branch: \"5.0\""), "{r}");
+    assert!(
+        r.contains("develop: git: the remote's default branch"),
+        "{r}"
+    );
+    assert!(r.contains("5.0: git: the remote's default branch"), "{r}");
+    assert!(r.contains("branch: main"), "{r}");
+    assert!(r.contains("tag: v1.0"), "{r}");
+}
+
+/// Perl and R packages depend on `perl`/`r` (Spack's base classes extend
+/// them); `extends("python")` is build and run, with `python-venv`, under
+/// the same condition.
+#[test]
+fn base_classes_and_extends_add_their_dependencies() {
+    let (_, out, _t) = import_all();
+    let perl = recipe(&out, "perl-demo");
+    assert!(
+        perl.contains("- {spec: perl, type: [build, run], when: \"build_system=perl\"}"),
+        "{perl}"
+    );
+    let r = recipe(&out, "r-base-demo");
+    assert!(r.contains("- {spec: r, type: [build, run]}"), "{r}");
+    let py = recipe(&out, "py-extends-demo");
+    assert!(
+        py.contains("- {spec: python, type: [build, run], when: \"+python\"}"),
+        "{py}"
+    );
+    assert!(
+        py.contains("- {spec: python-venv, type: [build, run], when: \"+python\"}"),
+        "{py}"
+    );
+}
+
+/// `depends_on("cxx", when="@1.3.4:1.3.5")` was an unconditional language.
+#[test]
+fn conditional_languages_keep_their_conditions() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "lang-when-demo");
+    let block = &r[r.find("languages:").expect("languages")..];
+    let block = &block[..block.find("\n  build_system").unwrap_or(block.len())];
+    assert!(block.contains("- c\n"), "{block}");
+    assert!(
+        block.contains("- {language: cxx, when: \"@1.3.4:1.3.5\"}"),
+        "{block}"
+    );
+    assert!(
+        block.contains("- {language: fortran, when: \"+fortran\"}"),
+        "{block}"
+    );
+    assert!(
+        block.contains("- {language: fortran, when: \"@2:\"}"),
+        "{block}"
+    );
+}
+
+/// libogg: CMake is offered from 1.3.4 on, Autotools is the default and the
+/// recipe's build section is Autotools'. `build_system=cmake` resolved and
+/// then built with Autotools, its CMake-only variants doing nothing; now it
+/// is a conflict with a message, and reported.
+#[test]
+fn build_systems_the_recipe_does_not_build_with_are_conflicts() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "conditional-bs-demo");
+    assert!(r.contains("build: {system: autotools}"), "{r}");
+    assert!(r.contains("when: \"build_system=cmake\""), "{r}");
+    assert!(
+        r.contains("`build_system=cmake` is not translated: this recipe builds with autotools"),
+        "{r}"
+    );
+    assert!(
+        r.contains("construct: \"build system not translated\""),
+        "{r}"
+    );
+}
