@@ -1,0 +1,100 @@
+//! The differential check of `stack import spack` over a whole repository
+//! (#34): every package converted as the importer converts it, compared with
+//! the directives its package.py records when run by the Python package API
+//! layer's oracle (`src/build_logic/python/directives.py`). Prints the
+//! counts per kind of directive: differences that are silent (defects),
+//! flagged in `imported.untranslated`, or by design; with `-v`, each silent
+//! difference. Run by `scripts/import-differential.sh`.
+//!
+//!   cargo bench --bench import_differential -- [-v] [--layer DIR] [REPOSITORY]
+//!   cargo bench --bench import_differential -- --load RECIPES
+//!
+//! REPOSITORY defaults to `$STACK_SPACK_PACKAGES`; `--layer` names another
+//! copy of the package API layer (a worktree's `src/build_logic/python`). With `--load`, it loads
+//! every recipe of the directory RECIPES (an `--all` import) instead and
+//! counts those that do not load, with their first error.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use stack::import::differential::{Standing, check, package_names};
+
+/// Load every recipe of `dir`; print how many do not load.
+fn load_all(dir: &std::path::Path) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let mut bad = 0;
+    for f in &files {
+        let (_, diags) = stack::recipes::load_package(f, dir);
+        if diags.has_errors() {
+            bad += 1;
+            let first = diags
+                .iter()
+                .find(|d| d.is_error())
+                .map(|d| d.message.clone());
+            println!("{}: {}", f.display(), first.unwrap_or_default());
+        }
+    }
+    println!("{} recipes, {bad} do not load", files.len());
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if let Some(i) = args.iter().position(|a| a == "--load") {
+        load_all(std::path::Path::new(&args[i + 1]));
+        return;
+    }
+    let verbose = args.iter().any(|a| a == "-v");
+    let layer_arg = args
+        .iter()
+        .position(|a| a == "--layer")
+        .map(|i| PathBuf::from(&args[i + 1]));
+    let repo = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with('-') && (*i == 0 || args[i - 1] != "--layer"))
+        .map(|(_, a)| PathBuf::from(a))
+        .or_else(stack::settings::spack_packages);
+    let Some(repo) = repo else {
+        eprintln!("import_differential: no repository (give one, or set STACK_SPACK_PACKAGES)");
+        std::process::exit(2);
+    };
+    let layer = layer_arg.unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/build_logic/python")
+    });
+    if !layer.join("directives.py").is_file() {
+        eprintln!("import_differential: no oracle at {}", layer.display());
+        std::process::exit(2);
+    }
+    let names = package_names(&repo);
+    let started = Instant::now();
+    let (counts, checks) = check(&repo, &names, "python3".as_ref(), &layer).unwrap_or_else(|e| {
+        eprintln!("import_differential: {e}");
+        std::process::exit(1);
+    });
+    print!("{counts}");
+    println!(
+        "import errors {}",
+        checks.iter().filter(|c| c.import_error.is_some()).count()
+    );
+    println!("{:.1} s", started.elapsed().as_secs_f64());
+    if verbose {
+        for c in &checks {
+            for d in c
+                .differences
+                .iter()
+                .filter(|d| d.standing == Standing::Silent)
+            {
+                println!("{}: {d}", c.name);
+            }
+        }
+    }
+}
