@@ -246,6 +246,7 @@ pub fn modules_spec(recipe: &StackRecipe, plan: &Plan) -> Option<ModulesSpec> {
         projections,
         projection_of,
         hide_implicits: m.hide_implicits,
+        exclude_implicits: m.exclude_implicits,
         autoload: m.autoload,
         prefix_inspections: m.prefix_inspections.clone(),
         exclude: matching(&m.exclude),
@@ -266,6 +267,12 @@ pub fn check_module_names(recipe: &StackRecipe, plan: &Plan) -> Result<(), Pipel
         .into_iter()
         .map(|i| {
             let n = plan.node(i);
+            let root_in = plan
+                .environments
+                .iter()
+                .filter(|e| e.roots.iter().any(|r| r.node == i))
+                .map(|e| e.name.clone())
+                .collect();
             InstalledPackage {
                 name: n.name.clone(),
                 version: n.version.to_string(),
@@ -274,7 +281,7 @@ pub fn check_module_names(recipe: &StackRecipe, plan: &Plan) -> Result<(), Pipel
                 prefix: n.prefix.clone(),
                 deps: Vec::new(),
                 build_deps: Vec::new(),
-                root_in: Vec::new(),
+                root_in,
                 external: n.is_external(),
                 env: Vec::new(),
             }

@@ -46,8 +46,10 @@ pub fn modules(cx: &mut Cx, root: &Node) -> Option<Yaml> {
     let at = d.loc.clone();
     let flavour = flavour(cx, &d)?;
     let mut out: Vec<(String, Yaml)> = vec![("flavour".into(), Yaml::str(&flavour))];
-    let hide = module_set(cx, &flavour, &d, &mut out);
+    let (hide, exclude) = module_set(cx, &flavour, &d, &mut out);
+    // Spack's defaults: implicit packages get modules, shown.
     out.push(("hide_implicits".into(), Yaml::Bool(hide)));
+    out.push(("exclude_implicits".into(), Yaml::Bool(exclude)));
     if let Some(i) = inspections {
         out.push(("prefix_inspections".into(), i));
     }
@@ -132,9 +134,10 @@ fn prefix_inspections(cx: &mut Cx, node: &Node) -> Option<Yaml> {
 }
 
 /// A module set (`tcl:` / `lmod:`) into `out`; returns whether implicit
-/// packages are hidden.
-fn module_set(cx: &mut Cx, flavour: &str, d: &Map, out: &mut Vec<(String, Yaml)>) -> bool {
-    let mut hide = true;
+/// packages are hidden (`hide_implicits`) and whether they get no module
+/// (`exclude_implicits`).
+fn module_set(cx: &mut Cx, flavour: &str, d: &Map, out: &mut Vec<(String, Yaml)>) -> (bool, bool) {
+    let (mut hide, mut exclude) = (false, false);
     let other = if flavour == "tcl" { "lmod" } else { "tcl" };
     if let Some(k) = d.key_node(other) {
         let loc = cx.scalar_loc(k);
@@ -150,7 +153,7 @@ fn module_set(cx: &mut Cx, flavour: &str, d: &Map, out: &mut Vec<(String, Yaml)>
         .get(flavour)
         .and_then(|n| cx.open_map(n, &format!("`{flavour}`")))
     else {
-        return hide;
+        return (hide, exclude);
     };
     let mut environment = Vec::new();
     for (k, v) in set.entries() {
@@ -161,8 +164,9 @@ fn module_set(cx: &mut Cx, flavour: &str, d: &Map, out: &mut Vec<(String, Yaml)>
                     out.push(("projections".into(), p));
                 }
             }
-            "exclude_implicits" | "hide_implicits" => {
-                hide = cx.bool(v, k.as_str()).unwrap_or(true);
+            "hide_implicits" => hide = cx.bool(v, "`hide_implicits`").unwrap_or(false),
+            "exclude_implicits" => {
+                exclude = cx.bool(v, "`exclude_implicits`").unwrap_or(false);
             }
             "hash_length" => {
                 if cx.u32(v, "`hash_length`").is_some_and(|n| n != 0) {
@@ -221,7 +225,7 @@ fn module_set(cx: &mut Cx, flavour: &str, d: &Map, out: &mut Vec<(String, Yaml)>
     if !environment.is_empty() {
         out.push(("environment".into(), Yaml::Map(environment)));
     }
-    hide
+    (hide, exclude)
 }
 
 /// `projections: {all: '{name}/{version}', gromacs+plumed: '{name}-plumed/{version}'}`:
@@ -395,7 +399,7 @@ mod tests {
         );
         assert_eq!(
             y.unwrap(),
-            "flavour: lmod\nprojections: {all: \"{name}/{version}\"}\nhide_implicits: false\n"
+            "flavour: lmod\nprojections: {all: \"{name}/{version}\"}\nhide_implicits: false\nexclude_implicits: false\n"
         );
         assert!(d.is_empty(), "{d}");
     }
@@ -411,7 +415,7 @@ mod tests {
         assert_eq!(
             y.unwrap(),
             "flavour: tcl\nautoload: none\nexclude: [\"%gcc@7.5.0\"]\ninclude: [cmake]\n\
-             environment:\n  aws-ofi-nccl:\n    set: [{NCCL_NET: \"AWS Libfabric\"}]\nhide_implicits: true\n\
+             environment:\n  aws-ofi-nccl:\n    set: [{NCCL_NET: \"AWS Libfabric\"}]\nhide_implicits: false\nexclude_implicits: false\n\
              prefix_inspections: {bin: [PATH], lib: [LD_LIBRARY_PATH], lib64: [LD_LIBRARY_PATH]}\n"
         );
     }

@@ -530,6 +530,7 @@ const MODULES_KEYS: &[&str] = &[
     "flavour",
     "projections",
     "hide_implicits",
+    "exclude_implicits",
     "autoload",
     "prefix_inspections",
     "exclude",
@@ -567,6 +568,10 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
         .get("hide_implicits")
         .and_then(|n| cx.bool(n, "`hide_implicits`"))
         .unwrap_or(true);
+    let exclude_implicits = m
+        .get("exclude_implicits")
+        .and_then(|n| cx.bool(n, "`exclude_implicits`"))
+        .unwrap_or(false);
     let autoload = m
         .get("autoload")
         .and_then(|n| cx.choice(n, "`autoload`", &["direct", "none"]))
@@ -638,6 +643,7 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
         flavour,
         projections,
         hide_implicits,
+        exclude_implicits,
         autoload,
         prefix_inspections,
         exclude,

@@ -279,6 +279,9 @@ pub struct Modules {
     /// wins) → template (`{name}/{version}`).
     pub projections: Vec<(String, String)>,
     pub hide_implicits: bool,
+    /// Packages that are not a root of any environment get no module at
+    /// all (unless `include` names them).
+    pub exclude_implicits: bool,
     /// `autoload: direct` (true, the default): a module loads the modules
     /// of its link and run dependencies; `none`: it loads none.
     pub autoload: bool,

@@ -213,6 +213,10 @@ fn modules(m: &Modules) -> Yaml {
             "hide_implicits",
             some_if(!m.hide_implicits, Yaml::Bool(false)),
         ),
+        (
+            "exclude_implicits",
+            some_if(m.exclude_implicits, Yaml::Bool(true)),
+        ),
         ("autoload", some_if(!m.autoload, Yaml::str("none"))),
         (
             "prefix_inspections",

@@ -140,6 +140,9 @@ pub struct ModulesSpec {
     /// Packages that are not a root of any environment get a module that
     /// loads as a dependency but is hidden from `module avail`.
     pub hide_implicits: bool,
+    /// Packages that are not a root of any environment get no module
+    /// (unless `include` has them).
+    pub exclude_implicits: bool,
     /// Whether a module loads the modules of its link/run dependencies.
     pub autoload: bool,
     /// Directory of a prefix → variables it is prepended to when it
@@ -167,6 +170,7 @@ impl Default for ModulesSpec {
             projections: BTreeMap::new(),
             projection_of: BTreeMap::new(),
             hide_implicits: true,
+            exclude_implicits: false,
             autoload: true,
             prefix_inspections: Vec::new(),
             exclude: BTreeSet::new(),
@@ -181,7 +185,9 @@ impl Default for ModulesSpec {
 impl ModulesSpec {
     /// Whether `p` gets a module.
     pub fn has_module(&self, p: &InstalledPackage) -> bool {
-        !p.external && (!self.exclude.contains(&p.hash) || self.include.contains(&p.hash))
+        let excluded =
+            self.exclude.contains(&p.hash) || (self.exclude_implicits && p.root_in.is_empty());
+        !p.external && (!excluded || self.include.contains(&p.hash))
     }
 }
 

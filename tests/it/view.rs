@@ -669,4 +669,23 @@ fn module_inspections_autoload_exclude_include_and_environment() {
     .unwrap();
     let rc = fs_err::read_to_string(f.store.join("modules/cmake/.modulerc")).unwrap();
     assert!(rc.contains("3.30.1"), "{rc}");
+    // `exclude_implicits`: packages no environment has as a root get no
+    // module (hello, a root, keeps its own and loads none of theirs);
+    // `include` still brings one back.
+    m.exclude_implicits = true;
+    m.autoload = true;
+    m.include = [view_support::HASH_CMAKE.to_string()].into();
+    view::generate(
+        &f.contents,
+        &views(),
+        Some(&m),
+        &meta(Path::new(MOUNT)),
+        &f.store.join("meta"),
+    )
+    .unwrap();
+    assert!(f.store.join("modules/hello/2.1").is_file());
+    assert!(!f.store.join("modules/libgreet").exists(), "implicit");
+    assert!(f.store.join("modules/cmake/3.30.1").is_file(), "included");
+    let hello = read(f.store.join("modules/hello/2.1"));
+    assert!(!hello.contains("libgreet/1.0"), "{hello}");
 }

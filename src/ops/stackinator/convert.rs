@@ -565,6 +565,53 @@ mod tests {
         );
     }
 
+    /// A kept recipe comes with its patches and the package files its
+    /// build runs (`<repo>/spack/…`, the importer's layout); a recipe the
+    /// stack does not reach stays behind.
+    #[test]
+    fn a_layer_copies_kept_recipes_with_their_patches_and_package_files() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("cache/repo");
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            fs_err::create_dir_all(p.parent().unwrap()).unwrap();
+            fs_err::write(p, text).unwrap();
+        };
+        write(
+            "recipes/p.yaml",
+            "name: p\nbuild:\n  system: spack\n  package: {file: builtin/p/package.py, sha256: x}\n  imports: [{file: builtin/base/package.py, sha256: y}]\n",
+        );
+        write("recipes/unused.yaml", "name: unused\n");
+        write("spack/builtin/p/package.py", "class P: pass\n");
+        write("spack/builtin/base/package.py", "class Base: pass\n");
+        write("spack/builtin/unused/package.py", "class Unused: pass\n");
+        write("patches/p/fix.patch", "--- a\n+++ b\n");
+        let layer = Layer {
+            label: "spack-packages".into(),
+            recipes: root.join("recipes"),
+            fallback: true,
+            kept: ["p".to_string()].into(),
+        };
+        let to = t.path().join("out/repos/spack-packages");
+        copy_layer(&layer, &to).unwrap();
+        let mut files: Vec<String> = walkdir::WalkDir::new(&to)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .map(|e| e.path().strip_prefix(&to).unwrap().display().to_string())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                "patches/p/fix.patch",
+                "recipes/p.yaml",
+                "spack/builtin/base/package.py",
+                "spack/builtin/p/package.py"
+            ]
+        );
+    }
+
     #[test]
     fn package_files_are_read_from_the_build_section_and_kept_inside() {
         let text = "name: p\nbuild:\n  system: spack\n  package: {file: builtin/p/package.py, sha256: x}\n  imports:\n    - {file: builtin/base/package.py, sha256: y}\n    - {file: ../../etc/passwd, sha256: z}\n";
