@@ -17,6 +17,7 @@
 //! | `STACK_NSSWITCH` | `system`: the static glibc binary keeps `/etc/nsswitch.conf`'s services (`src/cli/nss.rs`) |
 //! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
 //! | `STACK_PYTHON` | the Python that runs build logic (`spack` packages), instead of the cluster's `python` external or `python3` on `PATH` |
+//! | `STACK_TEST_ALPS_UENV`, `STACK_TEST_ALPS_CLUSTER_CONFIG` | tests only: checkouts of alps-uenv and alps-cluster-config whose every key the stackinator translation must handle (`tests/it/stackinator_keys.rs`) |
 
 #![allow(clippy::disallowed_methods)]
 
@@ -100,6 +101,17 @@ pub fn python() -> Option<PathBuf> {
 /// stackinator recipes in place of their `spack.packages` repository.
 pub fn spack_packages() -> Option<PathBuf> {
     non_empty("STACK_SPACK_PACKAGES").map(PathBuf::from)
+}
+
+/// `STACK_TEST_ALPS_UENV`: a checkout of github:eth-cscs/alps-uenv (tests).
+pub fn test_alps_uenv() -> Option<PathBuf> {
+    non_empty("STACK_TEST_ALPS_UENV").map(PathBuf::from)
+}
+
+/// `STACK_TEST_ALPS_CLUSTER_CONFIG`: a checkout of
+/// github:eth-cscs/alps-cluster-config (tests).
+pub fn test_alps_cluster_config() -> Option<PathBuf> {
+    non_empty("STACK_TEST_ALPS_CLUSTER_CONFIG").map(PathBuf::from)
 }
 
 /// A variable naming the user's own tools (`VISUAL`, `EDITOR`, `SHELL`), as

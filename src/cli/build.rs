@@ -60,7 +60,7 @@ pub struct Args {
     /// 4096 [default: cores].
     #[arg(short, long, value_name = "N", value_parser = super::inputs::count_in(1, MAX_JOBS))]
     pub jobs: Option<usize>,
-    /// Refuse to deviate from stack.lock beside the recipe.
+    /// Refuse to deviate from the recipe's lock file (`<name>.lock` beside `<name>.yaml`).
     #[arg(long)]
     pub locked: bool,
     /// Stop starting packages after the first failure.
@@ -87,7 +87,7 @@ pub struct Args {
     /// Same as `--writer embedded` (kept for old scripts).
     #[arg(long, hide = true)]
     pub embedded_squashfs: bool,
-    /// The lock file to read instead of stack.lock beside the recipe.
+    /// The lock file to read instead of the recipe's own.
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
     #[command(flatten)]

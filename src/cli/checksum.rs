@@ -47,13 +47,21 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let settings = args.sources.settings()?;
     let mut opts = FetchOptions::new(settings.cache);
     opts.mirrors = settings.mirrors;
-    let lines = checksum(&r, &args.versions, &opts, &NoopReporter).map_err(|e| match e {
-        ChecksumError::NoUrl { .. } => CliError::input(miette::miette!("{e}")),
-        ChecksumError::Fetch(_) => CliError::failure(miette::miette!("{e}")),
-    })?;
+    let results = checksum(&r, &args.versions, &opts, &NoopReporter);
     let mut out = std::io::stdout().lock();
-    let mut differs = false;
-    for l in &lines {
+    let mut err = std::io::stderr().lock();
+    let (mut differs, mut failed, mut bad_input) = (false, 0, false);
+    for result in &results {
+        let l = match result {
+            Ok(l) => l,
+            Err((version, e)) => {
+                // Every version is tried; each failure is reported in its place.
+                failed += 1;
+                bad_input |= matches!(e, ChecksumError::NoUrl { .. });
+                let _ = writeln!(err, "error: {} {version}: {e}", r.name);
+                continue;
+            }
+        };
         let note = match &l.recorded {
             Recorded::New => "new".to_string(),
             Recorded::Matches => "matches the recipe".to_string(),
@@ -67,7 +75,17 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         };
         let _ = writeln!(out, "  {}  # {note}", l.yaml());
     }
-    Ok(if differs {
+    if failed > 0 {
+        let _ = writeln!(
+            err,
+            "{failed} of {} version{} could not be checksummed",
+            results.len(),
+            if results.len() == 1 { "" } else { "s" }
+        );
+    }
+    Ok(if bad_input {
+        ExitCode::from(2)
+    } else if differs || failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

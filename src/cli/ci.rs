@@ -27,7 +27,7 @@ pub enum CiCommand {
 /// lacks (small packages grouped by estimated cost, `--group-seconds`;
 /// `stack build --only PKG …`, `needs:` from the plan), then an `assemble`
 /// job that builds the image from the cache, audits it and pushes it
-/// (`--image`). Jobs read stack.lock (`--locked`): commit it first
+/// (`--image`). Jobs read the recipe's lock file (`--locked`): commit it first
 /// (`stack resolve RECIPE --lock`). Tags, variables, image and the stack
 /// command come from the cluster's `ci:` section.
 #[derive(Debug, clap::Args)]
@@ -53,7 +53,7 @@ pub struct GenerateArgs {
     /// Push the assembled image to this label (REGISTRY/NAMESPACE/NAME/VERSION:TAG).
     #[arg(long, value_name = "LABEL")]
     pub image: Option<String>,
-    /// The lock file [default: stack.lock beside the recipe]; it must exist.
+    /// The lock file [default: `<name>.lock` beside the recipe]; it must exist.
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
     /// Group small packages into one job of at most this many estimated

@@ -14,7 +14,7 @@ use super::{CliError, Global};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  stack diff stacks/demo.lock.old stacks/stack.lock
+  stack diff stacks/demo.lock.old stacks/demo.lock
   stack diff build/demo-old build/demo            # plan, env.json and store files
   stack diff old/store.squashfs build/demo/store.squashfs
 

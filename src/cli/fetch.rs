@@ -11,9 +11,9 @@ use super::{CliError, Global};
 
 /// Fetch and verify every source of a stack into the source cache.
 ///
-/// Resolves the recipe (git branches pinned from stack.lock beside the
+/// Resolves the recipe (git branches pinned from the lock file beside the
 /// recipe, or resolved now), then downloads every source, the `resources:`
-/// of archive sources (as locked in stack.lock under --locked) and URL patches:
+/// of archive sources (as locked in the lock file under --locked) and URL patches:
 /// cache first, then each mirror in order, then upstream; sha256 is
 /// computed while streaming and checked before anything enters the cache.
 #[derive(Debug, clap::Args)]
@@ -29,7 +29,7 @@ pub struct Args {
     pub input: InputArgs,
     #[command(flatten)]
     pub sources: SourceArgs,
-    /// Refuse to deviate from stack.lock beside the recipe.
+    /// Refuse to deviate from the recipe's lock file (`<name>.lock` beside `<name>.yaml`).
     #[arg(long)]
     pub locked: bool,
     /// List what would be fetched: per source its checksum or commit, whether

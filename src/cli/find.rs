@@ -16,7 +16,7 @@ Examples:
   stack find build/demo
   stack find build/demo 'libgreet@1:'
   stack find build/demo/store.squashfs +shared --paths
-  stack find stacks/stack.lock hello-make
+  stack find stacks/demo.lock hello-make
 
 Each line: the package as a spec (name@version and its variants) and its
 hash; --paths adds the prefix; externals are marked.
@@ -50,9 +50,17 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         }
         let _ = writeln!(out, "{line}");
     }
-    Ok(if found.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if found.is_empty() {
+        let what = match &args.spec {
+            Some(spec) => format!("no package matches `{spec}`"),
+            None => "it holds no package".to_string(),
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}: {what}",
+            stack::diag::display_path(&args.path)
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,5 @@
 //! `stack resolve RECIPE`: concretize a stack into a hashed dependency
-//! graph, print it, and optionally write or check `stack.lock`.
+//! graph, print it, and optionally write or check the lock file.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -37,12 +37,13 @@ Examples:
   stack resolve stacks/demo.yaml
   stack resolve stacks/demo.yaml --format json > plan.json
   stack resolve stacks/alps-cxi.yaml --cluster cluster-configs/alps-gh200 --format dot | dot -Tsvg > plan.svg
-  stack resolve stacks/demo.yaml --lock       # write stacks/stack.lock
-  stack resolve stacks/demo.yaml --locked     # fail if the plan differs from stacks/stack.lock
+  stack resolve stacks/demo.yaml --lock       # write stacks/demo.lock
+  stack resolve stacks/demo.yaml --locked     # fail if the plan differs from stacks/demo.lock
   stack resolve stacks/demo.yaml --explain    # also: providers chosen and why, variants flipped
 
-The lock file (`stack.lock` beside the recipe, or --lock-file) records the
-whole plan, including the commits of git branches (--lock asks each
+The lock file (`<name>.lock` beside `<name>.yaml`: `stack.lock` for
+`stack.yaml`; or --lock-file) records the whole plan, including the commits
+of git branches (--lock asks each
 repository for the commit of its branch, as `stack build` and `stack fetch`
 do); when it exists, its commits are reused so that a moving branch does not
 change the plan. The rules are the same for resolve, fetch and build.
@@ -63,7 +64,7 @@ pub struct Args {
     /// Refuse to deviate from the lock file; print what changed.
     #[arg(long)]
     pub locked: bool,
-    /// The lock file [default: stack.lock beside the recipe].
+    /// The lock file [default: `<name>.lock` beside the recipe].
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
     /// Also print, per environment, what the solver chose that the recipe

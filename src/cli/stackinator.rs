@@ -21,13 +21,16 @@ pub enum Sub {
     Convert(ConvertArgs),
 }
 
-/// Write the stack recipe equivalent to a stackinator recipe directory.
+/// Convert a stackinator recipe directory into a directory a site can commit.
 ///
 /// `stack check|resolve|fetch|build RECIPE_DIR --cluster CLUSTER_DIR` read
-/// stackinator directories directly (translated on the fly); `convert`
-/// writes the translation once, to move a recipe over for good: OUT, the
-/// cluster configuration as `<OUT's dir>/<cluster>/cluster.yaml`, and the
-/// Spack repositories it names translated under `<OUT's dir>/spack-repos/`.
+/// stackinator directories directly (translated on the fly, in the cache);
+/// `convert` writes the translation once into OUT: the stack recipe
+/// (`stack.yaml`), the cluster configuration (`<cluster>/cluster.yaml`),
+/// the hooks and `extra/`, the translated package recipes the stack reaches
+/// (`repos/<repository>/`, with their patches) and a README saying how to
+/// convert again when the pinned spack-packages commit changes. Every path
+/// in it is relative; nothing else is copied.
 ///
 /// compilers.yaml's gcc (`gcc: {version: "14"}`, v1 `gcc: {specs: [gcc@14]}`)
 /// becomes `compilers: [gcc@14]` and the compiler of every environment: gcc
@@ -37,11 +40,13 @@ pub enum Sub {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  stack stackinator convert alps-uenv/recipes/prgenv-gnu/26.3/gh200 alps-cluster-config/daint --out prgenv/stack.yaml
-  stack stackinator convert recipe/ cluster/local --out /tmp/s/stack.yaml --spack-packages ~/src/spack-packages
-  stack check prgenv/stack.yaml --cluster prgenv/daint
+  stack stackinator convert alps-uenv/recipes/prgenv-gnu/26.3/gh200 alps-cluster-config/daint --out site/prgenv-gnu
+  stack stackinator convert recipe/ cluster/local --out /tmp/s --spack-packages ~/src/spack-packages
+  stack check site/prgenv-gnu/stack.yaml --cluster site/prgenv-gnu/daint
 
-Unsupported fields are warnings with their file and line. See docs/stackinator.md.")]
+OUT is a directory (new, empty, or written by convert before); `--out DIR/NAME.yaml`
+names the recipe file. Every key of the stackinator files is translated or
+warned about with its file and line. See docs/stackinator.md.")]
 pub struct ConvertArgs {
     /// The stackinator recipe directory (config.yaml, compilers.yaml, environments.yaml).
     #[arg(value_name = "RECIPE_DIR")]
@@ -49,8 +54,8 @@ pub struct ConvertArgs {
     /// The stackinator cluster directory (packages.yaml, network.yaml, repos.yaml).
     #[arg(value_name = "CLUSTER_DIR")]
     pub cluster: PathBuf,
-    /// The stack recipe to write.
-    #[arg(long, value_name = "FILE")]
+    /// The directory to write (or `DIR/NAME.yaml`: the recipe file in it).
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// A spack-packages checkout, translated for `spack.packages` [default: $STACK_SPACK_PACKAGES].
     #[arg(long, value_name = "DIR")]
@@ -75,10 +80,34 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         },
     )?;
     super::check::render(&done.warnings);
+    let recipes: Vec<String> = done
+        .recipes
+        .iter()
+        .map(|(layer, n)| format!("{n} from {layer}"))
+        .collect();
     outln!(
-        "wrote {} and {}/cluster.yaml ({} warning{})",
-        done.recipe.display(),
-        done.cluster.display(),
+        "wrote {}: {}, {}/cluster.yaml, {} translated package recipe{}{}, README.md ({} kB; {} warning{})",
+        stack::diag::display_path(&done.dir),
+        done.recipe
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        done.cluster
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        done.recipes.iter().map(|(_, n)| n).sum::<usize>(),
+        if done.recipes.iter().map(|(_, n)| n).sum::<usize>() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        if recipes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", recipes.join(", "))
+        },
+        done.bytes.div_ceil(1024),
         done.warnings.len(),
         if done.warnings.len() == 1 { "" } else { "s" }
     );

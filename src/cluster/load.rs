@@ -43,8 +43,31 @@ pub fn load_cluster(dir: &Path) -> Result<(Cluster, Diagnostics), Diagnostics> {
     diags.into_loaded(cluster)
 }
 
+/// What a cluster configuration falls back to from the machine that reads
+/// it: the C library, when the configuration has no `libc:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostFacts {
+    pub libc: Option<String>,
+}
+
+impl HostFacts {
+    /// This machine's.
+    pub fn this_machine() -> HostFacts {
+        HostFacts { libc: host_libc() }
+    }
+}
+
 /// Parse a cluster configuration from source text (the path must be absolute).
 pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluster> {
+    parse_cluster_on(src, diags, &HostFacts::this_machine())
+}
+
+/// [`parse_cluster`] on a machine whose facts are `host`.
+pub fn parse_cluster_on(
+    src: &SourceFile,
+    diags: &mut Diagnostics,
+    host: &HostFacts,
+) -> Option<Cluster> {
     let root = yaml::parse_into(src, diags)?;
     let mut cx = Cx::new(src, diags);
     let m = cx.map(&root, "a cluster configuration", TOP_KEYS)?;
@@ -68,7 +91,7 @@ pub fn parse_cluster(src: &SourceFile, diags: &mut Diagnostics) -> Option<Cluste
         .map(|s| s.value);
     let libc = match m.get("libc") {
         Some(n) => cx.nonempty_string(n, "`libc`").map(|s| s.value),
-        None => host_libc(),
+        None => host.libc.clone(),
     };
     let compilers = match cx.required(&m, "compilers", what) {
         Some(n) => compilers(&mut cx, n),
@@ -146,7 +169,11 @@ fn compilers(cx: &mut Cx, node: &Node) -> Vec<Compiler> {
     }
     let mut out = Vec::new();
     for item in items {
-        let Some(m) = cx.map(item, "a compiler", &["spec", "cc", "cxx", "fc"]) else {
+        let Some(m) = cx.map(
+            item,
+            "a compiler",
+            &["spec", "cc", "cxx", "fc", "fingerprint"],
+        ) else {
             continue;
         };
         let spec = cx
@@ -168,9 +195,33 @@ fn compilers(cx: &mut Cx, node: &Node) -> Vec<Compiler> {
             .and_then(|n| compiler_path(cx, n, "`cc`"));
         let cxx = m.get("cxx").and_then(|n| compiler_path(cx, n, "`cxx`"));
         let fc = m.get("fc").and_then(|n| compiler_path(cx, n, "`fc`"));
+        // `fingerprint: none` (a compiler of another system, as translated
+        // stackinator clusters say) or 16 hex digits: not read here, so the
+        // machine that resolves does not change a hash.
+        let fingerprint = m.get("fingerprint").map(|n| {
+            let s = cx.nonempty_string(n, "`fingerprint`")?;
+            let hex = s.value.len() == 16 && s.value.chars().all(|c| c.is_ascii_hexdigit());
+            if s.value == "none" {
+                return None;
+            }
+            if !hex {
+                cx.error(
+                    Code::InvalidValue,
+                    &s.loc,
+                    format!(
+                        "`fingerprint: {}` is neither `none` nor 16 hex digits",
+                        s.value
+                    ),
+                    "expected `none` or 16 hex digits",
+                    Some("leave it out to fingerprint the `cc` program of this machine".into()),
+                );
+                return None;
+            }
+            Some(s.value.to_ascii_lowercase())
+        });
         if let (Some(spec), Some(cc)) = (spec, cc) {
             out.push(Compiler {
-                fingerprint: compiler_fingerprint(&cc.path),
+                fingerprint: fingerprint.unwrap_or_else(|| compiler_fingerprint(&cc.path)),
                 spec,
                 cc,
                 cxx,

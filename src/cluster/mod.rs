@@ -22,7 +22,10 @@ use std::path::{Path, PathBuf};
 pub use allow::external_allow;
 pub use binary_cache::BinaryCacheConfig;
 pub use ci::CiConfig;
-pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};
+pub use load::{
+    CLUSTER_FILE, HostFacts, audit, load_cluster, mirrors, network, parse_cluster,
+    parse_cluster_on, policies,
+};
 pub use model::{AuditConfig, Cluster, Compiler, LoaderFacts, Mirror, Network};
 pub use policy::{External, PackagePolicy, Policies};
 

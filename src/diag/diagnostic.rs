@@ -62,6 +62,8 @@ pub enum Code {
     BadTemplate,
     /// A feature of the format that stack does not support.
     Unsupported,
+    /// A key of a translated format (stackinator) that nothing translated.
+    NotTranslated,
     /// An imported recipe with untranslated build logic, not yet reviewed.
     Unreviewed,
     /// A package file (`spack/…/package.py` of a `system: spack` recipe)
@@ -101,6 +103,7 @@ impl Code {
             Code::BadPath => "stack::bad-path",
             Code::BadTemplate => "stack::bad-template",
             Code::Unsupported => "stack::unsupported",
+            Code::NotTranslated => "stack::not-translated",
             Code::Unreviewed => "stack::unreviewed-import",
             Code::PackageFileMissing => "stack::package-file-missing",
             Code::PackageFileChecksum => "stack::package-file-checksum",
@@ -217,10 +220,27 @@ impl Diagnostic {
 
     /// Attach a source if none is attached yet and the primary label points
     /// into `source`.
+    /// A generated file's diagnostics point into the user's files it was
+    /// translated from: then that file is attached.
     pub fn attach_source(&mut self, source: &SourceFile) {
-        if self.source.is_none() && self.loc().is_some_and(|l| *l.file == source.path()) {
-            self.source = Some(source.clone());
+        if self.source.is_some() {
+            return;
         }
+        if let Some(file) = self.loc().and_then(|l| source.file_of(&l.file)) {
+            self.source = Some(file.clone());
+        }
+    }
+
+    /// The note on a diagnostic about a translated file: where the line it
+    /// points at went in the translation.
+    fn translation_note(&self) -> Option<String> {
+        let via = self.loc()?.via.as_ref()?;
+        Some(format!(
+            "stack's translation of this line: {}:{}:{} (translated from here)",
+            super::display_path(&via.file),
+            via.line,
+            via.col
+        ))
     }
 }
 
@@ -248,9 +268,13 @@ impl miette::Diagnostic for Diagnostic {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+        match (&self.help, self.translation_note()) {
+            (Some(h), Some(n)) => Some(Box::new(format!("{h}\n{n}"))),
+            (None, Some(n)) => Some(Box::new(n)),
+            (h, None) => h
+                .as_ref()
+                .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>),
+        }
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {

@@ -20,6 +20,7 @@ impl Diagnostic {
             "file": loc.map(|l| l.file.display().to_string()),
             "line": loc.map(|l| l.line),
             "column": loc.map(|l| l.col),
+            "translated_at": loc.and_then(|l| l.via.as_ref()).map(|v| v.to_string()),
             "labels": self.labels.iter().map(|l| json!({
                 "file": l.loc.file.display().to_string(),
                 "line": l.loc.line,

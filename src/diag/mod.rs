@@ -29,8 +29,8 @@ use std::sync::Arc;
 pub use chain::error_chain;
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Label, Severity};
 pub use retry::Retry;
-pub use source::SourceFile;
 pub use source::display_path;
+pub use source::{OriginSpan, Origins, SourceFile};
 pub use suggest::{did_you_mean, nearest};
 
 /// A position in a source file: 1-based line and column (in characters), and
@@ -44,6 +44,10 @@ pub struct Loc {
     pub offset: usize,
     /// Length in bytes of the item (0 when unknown).
     pub len: usize,
+    /// Where this item was written in a generated file it was translated
+    /// into (a stackinator recipe's translation): diagnostics point at the
+    /// user's file and mention this one only as the translation.
+    pub via: Option<Arc<Loc>>,
 }
 
 impl Loc {
@@ -55,6 +59,7 @@ impl Loc {
             col,
             offset: 0,
             len: 0,
+            via: None,
         }
     }
 

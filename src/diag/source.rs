@@ -9,6 +9,11 @@ use super::Loc;
 
 /// The text of one input file, cheap to clone, with helpers to turn the
 /// YAML parser's character positions into byte positions and [`Loc`]s.
+///
+/// A generated file (a stackinator recipe's translation) carries its
+/// [`Origins`]: every [`Loc`] made from it points at the user's file and
+/// line the text was translated from, with the generated position in
+/// [`Loc::via`].
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     path: Arc<PathBuf>,
@@ -17,6 +22,47 @@ pub struct SourceFile {
     char_offsets: Option<Arc<[usize]>>,
     /// Byte offset of the start of every line.
     line_starts: Arc<[usize]>,
+    origins: Option<Arc<Origins>>,
+}
+
+/// One stretch of a generated file and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OriginSpan {
+    /// Byte range in the generated text.
+    pub start: usize,
+    pub end: usize,
+    /// The user's text it was translated from.
+    pub origin: Loc,
+    /// The string written here, when the span is one scalar that says what
+    /// the user wrote: positions inside it map one to one (quotes aside).
+    pub value: Option<String>,
+}
+
+/// The span map of a generated file: which stretch came from where, the
+/// source files those places are in, and where anything else came from.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    /// Sorted by start; nested spans follow their parents.
+    pub spans: Vec<OriginSpan>,
+    /// The user's files the spans point into (for rendering).
+    pub files: Vec<SourceFile>,
+    /// The origin of text no span covers (the recipe as a whole).
+    pub fallback: Option<Loc>,
+}
+
+impl Origins {
+    /// The innermost span holding byte `offset`.
+    fn span_at(&self, offset: usize) -> Option<&OriginSpan> {
+        self.spans
+            .iter()
+            .filter(|s| s.start <= offset && (offset < s.end || s.start == s.end))
+            .min_by_key(|s| s.end - s.start)
+    }
+
+    /// The user's file at `path`, if a span points into it.
+    pub fn file(&self, path: &Path) -> Option<&SourceFile> {
+        self.files.iter().find(|f| f.path() == path)
+    }
 }
 
 impl SourceFile {
@@ -42,7 +88,30 @@ impl SourceFile {
             named: Arc::new(NamedSource::new(name, text)),
             char_offsets,
             line_starts: line_starts.into(),
+            origins: None,
         }
+    }
+
+    /// A generated file and where its parts came from ([`Origins`]).
+    pub fn translated(path: impl Into<PathBuf>, text: impl Into<String>, origins: Origins) -> Self {
+        SourceFile {
+            origins: Some(Arc::new(origins)),
+            ..SourceFile::new(path, text)
+        }
+    }
+
+    /// The span map of a generated file.
+    pub fn origins(&self) -> Option<&Origins> {
+        self.origins.as_deref()
+    }
+
+    /// The file a location points into: this one, or (for a generated
+    /// file) the user's file it was translated from.
+    pub fn file_of(&self, path: &Path) -> Option<&SourceFile> {
+        if self.path() == path {
+            return Some(self);
+        }
+        self.origins.as_deref()?.file(path)
     }
 
     /// Read a file (errors name the path).
@@ -110,8 +179,18 @@ impl SourceFile {
         (line, col + 1)
     }
 
-    /// A location for the byte range `offset..offset+len`.
+    /// A location for the byte range `offset..offset+len`; in a generated
+    /// file, the place in the user's file it was translated from.
     pub fn loc(&self, offset: usize, len: usize) -> Loc {
+        let here = self.own_loc(offset, len);
+        match &self.origins {
+            Some(o) => o.map(here, self.text()),
+            None => here,
+        }
+    }
+
+    /// A location in this very file (no translation).
+    pub fn own_loc(&self, offset: usize, len: usize) -> Loc {
         let offset = offset.min(self.text().len());
         let len = len.min(self.text().len() - offset);
         let (line, col) = self.line_col(offset);
@@ -121,6 +200,7 @@ impl SourceFile {
             col,
             offset,
             len,
+            via: None,
         }
     }
 
@@ -130,15 +210,59 @@ impl SourceFile {
     }
 }
 
+impl Origins {
+    /// `here` (a location in the generated file, whose text is `text`)
+    /// as the place it was translated from.
+    fn map(&self, here: Loc, text: &str) -> Loc {
+        let Some(span) = self.span_at(here.offset) else {
+            return match &self.fallback {
+                Some(f) => Loc {
+                    via: Some(Arc::new(here)),
+                    ..f.clone()
+                },
+                None => here,
+            };
+        };
+        let mut out = span.origin.clone();
+        if let (Some(value), Some(file)) = (&span.value, self.file(&span.origin.file)) {
+            // Inside one scalar written verbatim in both files: the same
+            // characters, so the same offset from the value's start.
+            let inner = |t: &str, at: usize| {
+                let quoted = t[at..].starts_with(['"', '\'']);
+                let start = at + usize::from(quoted);
+                t.get(start..start + value.len())
+                    .filter(|v| v == value)
+                    .map(|_| start)
+            };
+            if let (Some(w), Some(o)) = (
+                inner(text, span.start),
+                inner(file.text(), span.origin.offset),
+            ) && here.offset >= w
+                && here.offset + here.len <= w + value.len()
+            {
+                out = file.own_loc(o + (here.offset - w), here.len);
+            }
+        }
+        out.via = Some(Arc::new(here));
+        out
+    }
+}
+
 /// A path for messages: relative to the current directory when it lies
-/// below it, else as is.
+/// below it (`.` for the directory itself), else as is.
 pub fn display_path(path: &Path) -> String {
     display_name(path)
 }
 
 fn display_name(path: &Path) -> String {
+    if path.as_os_str().is_empty() {
+        return ".".into();
+    }
     if let Ok(cwd) = std::env::current_dir() {
         if let Ok(rel) = path.strip_prefix(&cwd) {
+            if rel.as_os_str().is_empty() {
+                return ".".into();
+            }
             return rel.display().to_string();
         }
     }

@@ -25,6 +25,12 @@ where
         {
             // `make` → `makefile`, `libfabrics` → `libfabric`
             1.5 - (cand_lower.len().abs_diff(lower.len()) as f64) / 100.0
+        } else if lower.len() >= 3
+            && (cand_lower.ends_with(&format!("_{lower}"))
+                || cand_lower.starts_with(&format!("{lower}_")))
+        {
+            // `args` → `cmake_args`: the word is a part of the name
+            1.2 - (cand_lower.len().abs_diff(lower.len()) as f64) / 100.0
         } else {
             let jw = strsim::jaro_winkler(&lower, &cand.to_lowercase());
             let lev = strsim::levenshtein(&lower, &cand.to_lowercase());
@@ -65,6 +71,14 @@ mod tests {
             did_you_mean("gdrcpy", &keys).as_deref(),
             Some("did you mean `gdrcopy`?")
         );
+    }
+
+    #[test]
+    fn a_word_that_is_part_of_a_key_suggests_that_key() {
+        let keys = ["system", "cmake_args", "source_subdir", "install"];
+        assert_eq!(nearest("args", &keys), Some("cmake_args"));
+        assert_eq!(nearest("source", &keys), Some("source_subdir"));
+        assert_eq!(nearest("ar", &keys), None);
     }
 
     #[test]

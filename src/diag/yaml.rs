@@ -15,7 +15,9 @@
 //! assert_eq!(diags.error_count(), 1); // unknown key `nmae` (did you mean `name`?)
 //! ```
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 pub use marked_yaml::Node;
 use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
@@ -190,10 +192,37 @@ pub fn kind(node: &Node) -> &'static str {
     }
 }
 
+/// The mapping keys a reader looked at, per file: a translation that must
+/// not drop a key without a word ([`crate::stackinator`]) reads through a
+/// tracking [`Cx`] ([`Cx::tracking`]) and then lists the keys of its input
+/// files that nothing read and no diagnostic names.
+#[derive(Clone, Debug, Default)]
+pub struct KeysRead(Arc<Mutex<BTreeSet<(PathBuf, usize)>>>);
+
+impl KeysRead {
+    fn mark(&self, file: &Path, key: &MarkedScalarNode) {
+        if let (Some(start), Ok(mut set)) = (key.span().start(), self.0.lock()) {
+            set.insert((file.to_path_buf(), start.character()));
+        }
+    }
+
+    /// Whether a reader of `file` looked at `key` (by its position).
+    pub fn contains(&self, file: &Path, key: &MarkedScalarNode) -> bool {
+        let Some(start) = key.span().start() else {
+            return false;
+        };
+        self.0
+            .lock()
+            .is_ok_and(|set| set.contains(&(file.to_path_buf(), start.character())))
+    }
+}
+
 /// Conversion context: the file being read and where diagnostics go.
 pub struct Cx<'a> {
     pub src: &'a SourceFile,
     pub diags: &'a mut Diagnostics,
+    /// Records the keys looked at ([`Cx::tracking`]).
+    read: Option<KeysRead>,
 }
 
 /// A mapping node whose keys have been checked against the allowed ones.
@@ -201,12 +230,26 @@ pub struct Map<'n> {
     node: &'n MarkedMappingNode,
     /// Location of the mapping (its first line).
     pub loc: Loc,
+    read: Option<(KeysRead, Arc<PathBuf>)>,
 }
 
 impl<'n> Map<'n> {
+    fn mark(&self, key: &MarkedScalarNode) {
+        if let Some((read, file)) = &self.read {
+            read.mark(file, key);
+        }
+    }
+
     /// The value of `key`, unless absent or null.
+    /// (Asking counts as reading the key, null or not: null is "the
+    /// default" to the reader.)
     pub fn get(&self, key: &str) -> Option<&'n Node> {
         let node = self.node.get_node(key)?;
+        if self.read.is_some() {
+            if let Some(k) = self.key_node(key) {
+                self.mark(k);
+            }
+        }
         match node {
             Node::Scalar(s) if is_null(s) => None,
             n => Some(n),
@@ -219,7 +262,13 @@ impl<'n> Map<'n> {
     }
 
     /// All entries in file order: key text, key location source node, value.
+    /// Going through them counts as reading every key.
     pub fn entries(&self) -> impl Iterator<Item = (&'n MarkedScalarNode, &'n Node)> {
+        if self.read.is_some() {
+            for k in self.node.keys() {
+                self.mark(k);
+            }
+        }
         self.node.iter()
     }
 
@@ -231,11 +280,40 @@ impl<'n> Map<'n> {
     pub fn key_node(&self, key: &str) -> Option<&'n MarkedScalarNode> {
         self.node.keys().find(|k| k.as_str() == key)
     }
+
+    /// Count `key` as read (a key whose null value means "the default").
+    pub fn read(&self, key: &str) {
+        if let Some(k) = self.key_node(key) {
+            self.mark(k);
+        }
+    }
 }
 
 impl<'a> Cx<'a> {
     pub fn new(src: &'a SourceFile, diags: &'a mut Diagnostics) -> Self {
-        Cx { src, diags }
+        Cx {
+            src,
+            diags,
+            read: None,
+        }
+    }
+
+    /// A context that records in `read` every key the reader looks at
+    /// ([`Map::get`], [`Map::entries`], [`Map::read`]).
+    pub fn tracking(src: &'a SourceFile, diags: &'a mut Diagnostics, read: &KeysRead) -> Self {
+        Cx {
+            src,
+            diags,
+            read: Some(read.clone()),
+        }
+    }
+
+    fn map_of<'n>(&self, node: &'n MarkedMappingNode, whole: &Node) -> Map<'n> {
+        Map {
+            node,
+            loc: self.loc(whole),
+            read: self.read.as_ref().map(|r| (r.clone(), self.src.path_arc())),
+        }
     }
 
     /// The file being read.
@@ -323,9 +401,14 @@ impl<'a> Cx<'a> {
     /// scalar at `whole` (e.g. the part of a spec a parse error points at).
     /// Falls back to the whole scalar when the value is not written verbatim
     /// (escapes, folded lines).
+    /// (In a translated file the location is in the user's file, and so is
+    /// the part.)
     pub fn sub_loc(&self, whole: &Loc, value: &str, offset: usize, len: usize) -> Loc {
-        let text = self.src.text();
-        if whole.offset > text.len() || *whole.file != self.src.path() {
+        let Some(file) = self.src.file_of(&whole.file) else {
+            return whole.clone();
+        };
+        let text = file.text();
+        if whole.offset > text.len() {
             return whole.clone();
         }
         let rest = &text[whole.offset..];
@@ -333,7 +416,9 @@ impl<'a> Cx<'a> {
         let offset = offset.min(value.len());
         let len = len.min(value.len() - offset);
         if rest[q..].starts_with(value) {
-            self.src.loc(whole.offset + q + offset, len)
+            let mut at = file.own_loc(whole.offset + q + offset, len);
+            at.via = whole.via.clone();
+            at
         } else {
             whole.clone()
         }
@@ -379,10 +464,7 @@ impl<'a> Cx<'a> {
                 );
             }
         }
-        Some(Map {
-            node: m,
-            loc: self.loc(node),
-        })
+        Some(self.map_of(m, node))
     }
 
     /// A mapping with arbitrary keys (names chosen by the user).
@@ -391,10 +473,7 @@ impl<'a> Cx<'a> {
             self.type_error(node, "a mapping", what);
             return None;
         };
-        Some(Map {
-            node: m,
-            loc: self.loc(node),
-        })
+        Some(self.map_of(m, node))
     }
 
     /// A required entry of `map`: reports a missing field at the mapping.

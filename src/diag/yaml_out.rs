@@ -3,7 +3,7 @@
 //! with short maps and lists of scalars in flow style, every string that a
 //! YAML reader could take for something else double-quoted.
 
-use std::fmt::Write;
+use super::{Loc, OriginSpan};
 
 /// A YAML value in the order it is written.
 #[derive(Clone, Debug, PartialEq)]
@@ -13,14 +13,59 @@ pub enum Yaml {
     Int(i64),
     Seq(Vec<Yaml>),
     Map(Vec<(String, Yaml)>),
+    /// A value translated from the user's text at a location: written as
+    /// the value, and recorded in the span map of
+    /// [`Yaml::to_document_with_origins`].
+    At(Box<Yaml>, Loc),
 }
 
 /// Flow style for a collection whose flow text is at most this long.
 const FLOW_WIDTH: usize = 96;
 
+/// Text being written with the spans of its [`Yaml::At`] values.
+#[derive(Default)]
+struct Out {
+    text: String,
+    spans: Vec<OriginSpan>,
+}
+
+impl Out {
+    /// Append `other` (positions relative to its start).
+    fn append(&mut self, other: Out) {
+        let base = self.text.len();
+        self.text.push_str(&other.text);
+        self.spans.extend(other.spans.into_iter().map(|mut s| {
+            s.start += base;
+            s.end += base;
+            s
+        }));
+    }
+
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    fn len(&self) -> usize {
+        self.text.len()
+    }
+}
+
 impl Yaml {
     pub fn str(s: impl Into<String>) -> Yaml {
         Yaml::Str(s.into())
+    }
+
+    /// `value`, translated from the user's text at `loc`.
+    pub fn at(value: Yaml, loc: &Loc) -> Yaml {
+        Yaml::At(Box::new(value), loc.clone())
+    }
+
+    /// The value without its [`Yaml::At`] wrappers.
+    pub fn plain(&self) -> &Yaml {
+        match self {
+            Yaml::At(v, _) => v.plain(),
+            v => v,
+        }
     }
 
     /// A map from `(key, value)` pairs, skipping `None` values.
@@ -42,11 +87,11 @@ impl Yaml {
     }
 
     fn is_scalar(&self) -> bool {
-        matches!(self, Yaml::Str(_) | Yaml::Bool(_) | Yaml::Int(_))
+        matches!(self.plain(), Yaml::Str(_) | Yaml::Bool(_) | Yaml::Int(_))
     }
 
     fn is_empty_collection(&self) -> bool {
-        match self {
+        match self.plain() {
             Yaml::Seq(v) => v.is_empty(),
             Yaml::Map(v) => v.is_empty(),
             _ => false,
@@ -54,105 +99,198 @@ impl Yaml {
     }
 
     /// The flow form, if the value is small and at most two levels deep.
-    fn flow(&self, depth: usize) -> Option<String> {
-        let text = match self {
-            Yaml::Str(s) => return Some(scalar(s)),
-            Yaml::Bool(b) => return Some(b.to_string()),
-            Yaml::Int(i) => return Some(i.to_string()),
+    fn flow(&self, depth: usize) -> Option<Out> {
+        let mut out = Out::default();
+        match self {
+            Yaml::At(v, loc) => {
+                let inner = v.flow(depth)?;
+                let value = match v.plain() {
+                    Yaml::Str(s) => Some(s.clone()),
+                    _ => None,
+                };
+                out.spans.push(OriginSpan {
+                    start: 0,
+                    end: inner.len(),
+                    origin: loc.clone(),
+                    value,
+                });
+                out.append(inner);
+                return Some(out);
+            }
+            Yaml::Str(s) => {
+                out.push(&scalar(s));
+                return Some(out);
+            }
+            Yaml::Bool(b) => {
+                out.push(&b.to_string());
+                return Some(out);
+            }
+            Yaml::Int(i) => {
+                out.push(&i.to_string());
+                return Some(out);
+            }
             Yaml::Seq(items) => {
                 if depth > 1 {
                     return None;
                 }
-                let parts = items
-                    .iter()
-                    .map(|i| i.flow(depth + 1))
-                    .collect::<Option<Vec<_>>>()?;
-                format!("[{}]", parts.join(", "))
+                out.push("[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(", ");
+                    }
+                    out.append(item.flow(depth + 1)?);
+                }
+                out.push("]");
             }
             Yaml::Map(entries) => {
                 if depth > 1 {
                     return None;
                 }
-                let parts = entries
-                    .iter()
-                    .map(|(k, v)| Some(format!("{}: {}", scalar(k), v.flow(depth + 1)?)))
-                    .collect::<Option<Vec<_>>>()?;
-                format!("{{{}}}", parts.join(", "))
+                out.push("{");
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(", ");
+                    }
+                    out.push(&format!("{}: ", scalar(k)));
+                    out.append(v.flow(depth + 1)?);
+                }
+                out.push("}");
             }
-        };
-        (text.len() <= FLOW_WIDTH && !text.contains('\n')).then_some(text)
+        }
+        (out.len() <= FLOW_WIDTH && !out.text.contains('\n')).then_some(out)
     }
 
     /// The whole document.
     pub fn to_document(&self) -> String {
-        let mut out = String::new();
-        match self {
-            Yaml::Map(entries) => write_map(&mut out, entries, 0),
-            Yaml::Seq(items) => write_seq(&mut out, items, 0),
-            other => {
-                let _ = writeln!(out, "{}", other.flow(0).unwrap_or_default());
-            }
-        }
-        out
+        self.to_document_with_origins().0
+    }
+
+    /// The whole document and where its [`Yaml::At`] parts came from.
+    pub fn to_document_with_origins(&self) -> (String, Vec<OriginSpan>) {
+        let mut out = Out::default();
+        write_block(&mut out, self, 0);
+        let mut spans = out.spans;
+        spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+        (out.text, spans)
     }
 }
 
-fn write_map(out: &mut String, entries: &[(String, Yaml)], indent: usize) {
+/// A top-level value, or a block below `key:`/`-`: its origin spans the
+/// block.
+fn write_block(out: &mut Out, v: &Yaml, indent: usize) {
+    match v {
+        Yaml::At(inner, loc) => {
+            let start = out.len();
+            write_block(out, inner, indent);
+            out.spans.push(OriginSpan {
+                start,
+                end: out.len(),
+                origin: loc.clone(),
+                value: None,
+            });
+        }
+        Yaml::Map(entries) => write_map(out, entries, indent),
+        Yaml::Seq(items) => write_seq(out, items, indent),
+        other => {
+            if let Some(f) = other.flow(0) {
+                out.append(f);
+            }
+            out.push("\n");
+        }
+    }
+}
+
+/// An entry whose value has an origin: the key's line belongs to it too.
+fn write_map(out: &mut Out, entries: &[(String, Yaml)], indent: usize) {
     for (k, v) in entries {
         let pad = " ".repeat(indent);
-        let _ = write!(out, "{pad}{}:", scalar(k));
+        let start = out.len();
+        out.push(&format!("{pad}{}:", scalar(k)));
         write_value(out, v, indent);
+        if let Yaml::At(_, loc) = v {
+            out.spans.push(OriginSpan {
+                start,
+                end: out.len(),
+                origin: loc.clone(),
+                value: None,
+            });
+        }
     }
 }
 
 /// After `key:` or `-`: the value on the same line, or a block below.
-fn write_value(out: &mut String, v: &Yaml, indent: usize) {
+fn write_value(out: &mut Out, v: &Yaml, indent: usize) {
     if v.is_scalar() || v.is_empty_collection() {
-        let _ = writeln!(out, " {}", v.flow(0).unwrap_or_default());
+        out.push(" ");
+        if let Some(f) = v.flow(0) {
+            out.append(f);
+        }
+        out.push("\n");
         return;
     }
     if let Some(flow) = v.flow(0) {
         if indent + flow.len() <= FLOW_WIDTH {
-            let _ = writeln!(out, " {flow}");
+            out.push(" ");
+            out.append(flow);
+            out.push("\n");
             return;
         }
     }
-    out.push('\n');
+    out.push("\n");
+    write_block_below(out, v, indent + 2);
+}
+
+fn write_block_below(out: &mut Out, v: &Yaml, indent: usize) {
     match v {
-        Yaml::Map(entries) => write_map(out, entries, indent + 2),
-        Yaml::Seq(items) => write_seq(out, items, indent + 2),
+        Yaml::At(inner, _) => write_block_below(out, inner, indent),
+        Yaml::Map(entries) => write_map(out, entries, indent),
+        Yaml::Seq(items) => write_seq(out, items, indent),
         _ => unreachable!("scalars are written inline"),
     }
 }
 
-fn write_seq(out: &mut String, items: &[Yaml], indent: usize) {
+fn write_seq(out: &mut Out, items: &[Yaml], indent: usize) {
     let pad = " ".repeat(indent);
     for item in items {
-        match item {
+        let start = out.len();
+        let origin = match item {
+            Yaml::At(_, loc) => Some(loc.clone()),
+            _ => None,
+        };
+        match item.plain() {
             Yaml::Map(entries) if item.flow(0).is_none_or(|f| indent + f.len() > FLOW_WIDTH) => {
                 // `- first: v` then the other keys aligned below it.
                 let mut first = true;
                 for (k, v) in entries {
                     if first {
-                        let _ = write!(out, "{pad}- {}:", scalar(k));
+                        out.push(&format!("{pad}- {}:", scalar(k)));
                         first = false;
                     } else {
-                        let _ = write!(out, "{pad}  {}:", scalar(k));
+                        out.push(&format!("{pad}  {}:", scalar(k)));
                     }
                     write_value(out, v, indent + 2);
                 }
             }
             Yaml::Seq(_) if item.flow(0).is_none() => {
-                let _ = write!(out, "{pad}-");
-                write_value(out, item, indent);
+                out.push(&format!("{pad}-"));
+                write_value(out, item.plain(), indent);
             }
             _ => {
-                let _ = writeln!(
-                    out,
-                    "{pad}- {}",
-                    item.flow(1).or_else(|| item.flow(0)).unwrap_or_default()
-                );
+                out.push(&format!("{pad}- "));
+                if let Some(f) = item.flow(1).or_else(|| item.flow(0)) {
+                    out.append(f);
+                }
+                out.push("\n");
+                continue;
             }
+        }
+        if let Some(origin) = origin {
+            out.spans.push(OriginSpan {
+                start,
+                end: out.len(),
+                origin,
+                value: None,
+            });
         }
     }
 }

@@ -74,12 +74,14 @@ pub enum ChecksumError {
 
 /// The recipe lines for `versions` of `recipe` (all its versions when
 /// empty), fetching every archive into the cache without a known digest.
+/// Every version is tried: one that cannot be fetched is an `Err` in its
+/// place, and the next version is tried all the same.
 pub fn checksum(
     recipe: &PackageRecipe,
     versions: &[String],
     options: &FetchOptions,
     reporter: &dyn FetchReporter,
-) -> Result<Vec<ChecksumLine>, ChecksumError> {
+) -> Vec<Result<ChecksumLine, (String, ChecksumError)>> {
     let wanted: Vec<String> = if versions.is_empty() {
         recipe.versions.iter().map(|v| v.text.clone()).collect()
     } else {
@@ -88,67 +90,77 @@ pub fn checksum(
     let mut opts = options.clone();
     opts.allow_unverified = true;
     opts.computing_digests = true;
-    let mut out = Vec::new();
-    for version in wanted {
-        let entry = recipe.versions.iter().find(|v| v.text == version);
-        let (url, source, recorded_value) = match entry.map(|e| &e.source) {
-            Some(recipes::Source::Archive(a)) => (
-                a.url_text.clone(),
-                archive(&a.url, a.expand),
-                a.sha256.clone(),
-            ),
-            Some(recipes::Source::Git(g)) => {
-                let reference = git_ref(&g.reference);
-                let commit = super::resolve_git_ref(&url_of(&g.repo), &reference, &opts)
-                    .map_err(Box::new)?;
-                let recorded = match &g.commit {
-                    Some(c) if *c == commit => Recorded::Matches,
-                    other => Recorded::Differs(other.clone()),
-                };
-                out.push(ChecksumLine {
-                    version,
-                    url: g.repo_text.clone(),
-                    kind: LineKind::Git { reference, commit },
-                    recorded,
-                });
-                continue;
-            }
-            // Nothing to fetch, nothing to checksum.
-            Some(recipes::Source::None) => continue,
-            None => {
-                let (text, resource) =
-                    extrapolate(recipe, &version).ok_or_else(|| ChecksumError::NoUrl {
-                        package: recipe.name.clone(),
-                        version: version.clone(),
-                        file: crate::diag::display_path(&recipe.file),
-                    })?;
-                (text, archive(&resource, true), None)
-            }
-        };
-        let req = SourceRequest {
-            package: recipe.name.clone(),
-            version: version.clone(),
-            source,
-        };
-        let fetched =
-            super::fetch_all(std::slice::from_ref(&req), &opts, reporter).map_err(Box::new)?;
-        let sha256 = fetched[0]
-            .sha256()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        let recorded = match (entry, recorded_value) {
-            (None, _) => Recorded::New,
-            (Some(_), Some(r)) if r == sha256 => Recorded::Matches,
-            (Some(_), r) => Recorded::Differs(r),
-        };
-        out.push(ChecksumLine {
-            version,
-            url,
-            kind: LineKind::Archive { sha256 },
-            recorded,
-        });
-    }
-    Ok(out)
+    wanted
+        .into_iter()
+        .filter_map(|version| match one(recipe, &version, &opts, reporter) {
+            Ok(line) => line.map(Ok),
+            Err(e) => Some(Err((version, e))),
+        })
+        .collect()
+}
+
+/// The line of one version; `None` for a version without a source.
+fn one(
+    recipe: &PackageRecipe,
+    version: &str,
+    opts: &FetchOptions,
+    reporter: &dyn FetchReporter,
+) -> Result<Option<ChecksumLine>, ChecksumError> {
+    let entry = recipe.versions.iter().find(|v| v.text == version);
+    let (url, source, recorded_value) = match entry.map(|e| &e.source) {
+        Some(recipes::Source::Archive(a)) => (
+            a.url_text.clone(),
+            archive(&a.url, a.expand),
+            a.sha256.clone(),
+        ),
+        Some(recipes::Source::Git(g)) => {
+            let reference = git_ref(&g.reference);
+            let commit =
+                super::resolve_git_ref(&url_of(&g.repo), &reference, opts).map_err(Box::new)?;
+            let recorded = match &g.commit {
+                Some(c) if *c == commit => Recorded::Matches,
+                other => Recorded::Differs(other.clone()),
+            };
+            return Ok(Some(ChecksumLine {
+                version: version.to_string(),
+                url: g.repo_text.clone(),
+                kind: LineKind::Git { reference, commit },
+                recorded,
+            }));
+        }
+        // Nothing to fetch, nothing to checksum.
+        Some(recipes::Source::None) => return Ok(None),
+        None => {
+            let (text, resource) =
+                extrapolate(recipe, version).ok_or_else(|| ChecksumError::NoUrl {
+                    package: recipe.name.clone(),
+                    version: version.to_string(),
+                    file: crate::diag::display_path(&recipe.file),
+                })?;
+            (text, archive(&resource, true), None)
+        }
+    };
+    let req = SourceRequest {
+        package: recipe.name.clone(),
+        version: version.to_string(),
+        source,
+    };
+    let fetched = super::fetch_all(std::slice::from_ref(&req), opts, reporter).map_err(Box::new)?;
+    let sha256 = fetched[0]
+        .sha256()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let recorded = match (entry, recorded_value) {
+        (None, _) => Recorded::New,
+        (Some(_), Some(r)) if r == sha256 => Recorded::Matches,
+        (Some(_), r) => Recorded::Differs(r),
+    };
+    Ok(Some(ChecksumLine {
+        version: version.to_string(),
+        url,
+        kind: LineKind::Archive { sha256 },
+        recorded,
+    }))
 }
 
 fn archive(url: &Resource, expand: bool) -> Source {

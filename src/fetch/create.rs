@@ -105,8 +105,10 @@ impl Skeleton {
             None => "no CMakeLists.txt, meson.build, configure or Makefile found".into(),
         };
         let build = match self.system {
-            "cmake" => "build:\n  system: cmake\n  # args: [-DBUILD_TESTING=OFF]\n".to_string(),
-            "meson" => "build:\n  system: meson\n  # args: [-Dtests=false]\n".to_string(),
+            "cmake" => {
+                "build:\n  system: cmake\n  # cmake_args: [-DBUILD_TESTING=OFF]\n".to_string()
+            }
+            "meson" => "build:\n  system: meson\n  # meson_args: [-Dtests=false]\n".to_string(),
             "autotools" => {
                 "build:\n  system: autotools\n  # configure_args: [--disable-static]\n".to_string()
             }

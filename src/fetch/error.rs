@@ -57,6 +57,17 @@ pub enum FetchError {
     #[error("{url}: {message}")]
     Request { url: String, message: String },
 
+    /// The host of a URL does not resolve: offline, or no DNS. Not retried.
+    #[error(
+        "{url}: cannot resolve the host `{host}` (no network, or no DNS here?): {message}\n\
+         hint: {OFFLINE_HINT}"
+    )]
+    HostNotFound {
+        url: String,
+        host: String,
+        message: String,
+    },
+
     #[error("{url}: {message} (after {attempts} attempt(s))")]
     Network {
         url: String,
@@ -116,7 +127,7 @@ pub enum FetchError {
         attempts: Vec<(String, FetchError)>,
     },
 
-    #[error("git {action} {url}: {source}")]
+    #[error("git {action} {url}: {source}{}", git_offline_hint(source))]
     Git {
         url: String,
         action: &'static str,
@@ -269,6 +280,37 @@ impl FetchError {
             1 => errors.pop(),
             _ => Some(FetchError::Multiple(errors)),
         }
+    }
+}
+
+/// What to do without network: the fetch commands' `--mirror`, or a local
+/// file.
+pub const OFFLINE_HINT: &str = "without network, fetch through a source mirror: `stack mirror create RECIPE DIR` \
+     on a machine with network, then `--mirror file:///path/to/DIR` here (also for `stack checksum` \
+     and `stack create`); or give a local file (`stack create ./name-1.0.tar.gz`, \
+     `url: ./name-1.0.tar.gz` in a recipe)";
+
+/// Whether an error text says a host name did not resolve.
+pub(crate) fn is_name_resolution_failure(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    [
+        "dns error",
+        "failed to lookup address",
+        "failed to resolve address",
+        "could not resolve host",
+        "name or service not known",
+        "temporary failure in name resolution",
+        "no address associated with hostname",
+    ]
+    .iter()
+    .any(|m| t.contains(m))
+}
+
+fn git_offline_hint(e: &git2::Error) -> String {
+    if is_name_resolution_failure(e.message()) {
+        format!("\nhint: {OFFLINE_HINT}")
+    } else {
+        String::new()
     }
 }
 

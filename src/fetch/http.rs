@@ -262,6 +262,18 @@ fn with_attempts(e: FetchError, n: u32) -> FetchError {
 /// verification, redirect loops) is not.
 fn classify(url: &str, e: &reqwest::Error) -> FetchError {
     let message = error_chain(e);
+    // A host that does not resolve will not resolve on the next attempt
+    // either (offline, no DNS): fail at once, saying what to do instead.
+    if e.is_connect() && super::error::is_name_resolution_failure(&message) {
+        return FetchError::HostNotFound {
+            url: url.to_string(),
+            host: reqwest::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default(),
+            message,
+        };
+    }
     if e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request() {
         FetchError::Network {
             url: url.to_string(),

@@ -78,7 +78,7 @@ pub fn rebuild_inputs(image: &Path, work: &Path) -> Result<RebuildInputs, OpErro
         return Err(bad(image, "meta/recipe/cluster/cluster.yaml is missing"));
     }
     link_recipe_repos(recipe, &recipe_dir.join("packages/recipes"), work)?;
-    let beside = recipe_dir.join("stack.lock");
+    let beside = crate::resolve::lock_path(recipe);
     fs_err::copy(&lock, &beside).map_err(PipelineError::from)?;
     let packages = recipe_dir.join("packages/recipes");
     Ok(RebuildInputs {

@@ -51,6 +51,16 @@ pub enum PipelineError {
         .0.display()
     )]
     NotABuildDir(std::path::PathBuf),
+    /// Two packages of the plan whose modules would have the same name.
+    #[error(
+        "modules: {first} and {second} both project to the module `{module}` (modules: at {at})\nhint: make the projection unique, e.g. `{{name}}/{{version}}-{{hash:7}}`, or exclude one of them (`exclude:`)"
+    )]
+    ModuleClash {
+        module: String,
+        first: String,
+        second: String,
+        at: crate::diag::Loc,
+    },
     /// Imported recipes with untranslated build logic that nobody reviewed.
     #[error("{}", unreviewed_message(.0))]
     Unreviewed(Vec<(String, std::path::PathBuf, Vec<String>)>),
@@ -124,6 +134,7 @@ impl PipelineError {
             PipelineError::Image(e) => matches!(**e, image::ImageError::BadImage { .. }),
             PipelineError::Render(_)
             | PipelineError::Preflight(_)
+            | PipelineError::ModuleClash { .. }
             | PipelineError::Unreviewed(_)
             | PipelineError::NotABuildDir(_) => true,
             _ => false,

@@ -69,7 +69,7 @@ impl LockError {
             LockError::Missing { .. } => "run `stack resolve RECIPE --lock` first",
             LockError::Foreign { .. } => "pass --lock-file, or drop --locked",
             LockError::WouldOverwrite { .. } => {
-                "keep each stack recipe in its own directory, or pass --lock-file"
+                "each recipe has its own lock (`<name>.lock` beside `<name>.yaml`); pass --lock-file to name another"
             }
         }
     }
@@ -172,6 +172,7 @@ pub fn resolve_plan(
     if rules.pin_git && pin_git(&plan, &mut opts, fetch_opts)? {
         plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
     }
+    super::views::check_module_names(&inputs.recipe, &plan)?;
     let lock = Lock::from_plan(&plan);
     if rules.write {
         lock.write(&file)?;

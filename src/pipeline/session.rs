@@ -540,7 +540,7 @@ impl<'a> Session<'a> {
             let contents =
                 views::store_contents(&outcome.plan, outcome.store_dir.clone(), req.jobs)?;
             let specs = views::view_specs(recipe, &outcome.plan);
-            let modules = views::modules_spec(recipe);
+            let modules = views::modules_spec(recipe, &outcome.plan);
             let provenance = view::Provenance::collect(
                 &req.inputs.cluster.name.value,
                 &outcome.plan.mount,

@@ -1,6 +1,6 @@
 //! From the plan and the recipe to the view stage's plain inputs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::recipes::EnvOpKind;
@@ -131,12 +131,11 @@ pub fn view_specs(recipe: &StackRecipe, plan: &Plan) -> Vec<ViewSpec> {
     recipe
         .views()
         .map(|(env, v)| ViewSpec {
-            also: plan
-                .environment(&env.name.value)
-                .and_then(|e| e.compiler_node)
-                .filter(|_| v.add_compilers)
-                .map(|c| vec![plan.node(c).hash.clone()])
-                .unwrap_or_default(),
+            also: if v.add_compilers {
+                stack_compilers_of(env, plan)
+            } else {
+                Vec::new()
+            },
             env_name: env.name.value.clone(),
             name: v.name.value.clone(),
             link: match v.link {
@@ -158,16 +157,237 @@ pub fn view_specs(recipe: &StackRecipe, plan: &Plan) -> Vec<ViewSpec> {
         .collect()
 }
 
-/// The recipe's `modules:` section as a view-stage input.
-pub fn modules_spec(recipe: &StackRecipe) -> Option<ModulesSpec> {
+/// The hashes of the stack-built compilers of an environment: its compiler
+/// and the others it names (`compiler: [gcc@14, nvhpc]`), what
+/// `add_compilers` links into its views.
+fn stack_compilers_of(env: &crate::stacks::Environment, plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = plan
+        .environment(&env.name.value)
+        .and_then(|e| e.compiler_node)
+        .map(|c| plan.node(c).hash.clone())
+        .into_iter()
+        .collect();
+    let built = plan
+        .environments
+        .iter()
+        .filter(|e| StackRecipe::is_compilers_environment(&e.name))
+        .flat_map(|e| e.roots.iter().map(|r| r.node));
+    let built: Vec<_> = built.collect();
+    for c in &env.other_compilers {
+        if let Some(n) = built.iter().find(|&&n| plan.node(n).satisfies(&c.spec)) {
+            let hash = plan.node(*n).hash.clone();
+            if !out.contains(&hash) {
+                out.push(hash);
+            }
+        }
+    }
+    out
+}
+
+/// The recipe's `modules:` section as a view-stage input: its specs
+/// (`exclude`, `include`, projection and environment keys) matched against
+/// the plan's packages.
+pub fn modules_spec(recipe: &StackRecipe, plan: &Plan) -> Option<ModulesSpec> {
     let m = recipe.modules.as_ref()?;
+    let nodes: Vec<&crate::resolve::Node> = plan.graph.node_weights().collect();
+    let matching = |specs: &[crate::recipes::SpecRef]| -> BTreeSet<String> {
+        nodes
+            .iter()
+            .filter(|n| specs.iter().any(|s| n.satisfies(&s.spec)))
+            .map(|n| n.hash.clone())
+            .collect()
+    };
+    let parse = |key: &str| crate::spec::Spec::parse(key).ok();
+    let mut projections = BTreeMap::new();
+    let mut projection_of = BTreeMap::new();
+    for (key, template) in &m.projections {
+        match key.as_str() {
+            "all" => {
+                projections.insert(key.clone(), template.clone());
+            }
+            _ => {
+                // The first key a package satisfies wins (as in Spack).
+                let Some(spec) = parse(key) else { continue };
+                for n in nodes.iter().filter(|n| n.satisfies(&spec)) {
+                    projection_of
+                        .entry(n.hash.clone())
+                        .or_insert_with(|| template.clone());
+                }
+            }
+        }
+    }
+    let mut env: BTreeMap<String, Vec<view::EnvOp>> = BTreeMap::new();
+    for (key, ops) in &m.environment {
+        let spec = match key.value.as_str() {
+            "all" => None,
+            k => match parse(k) {
+                Some(s) => Some(s),
+                None => continue,
+            },
+        };
+        let ops: Vec<view::EnvOp> = ops
+            .iter()
+            .filter_map(|op| view_op(op.kind, op.var.clone(), op.value.clone()))
+            .collect();
+        for n in nodes
+            .iter()
+            .filter(|n| spec.as_ref().is_none_or(|s| n.satisfies(s)))
+        {
+            env.entry(n.hash.clone())
+                .or_default()
+                .extend(ops.iter().cloned());
+        }
+    }
     Some(ModulesSpec {
         flavour: match m.flavour {
             ModuleFlavour::Lmod => view::ModuleFlavour::Lmod,
             ModuleFlavour::Tcl => view::ModuleFlavour::Tcl,
         },
-        projections: m.projections.iter().cloned().collect(),
+        projections,
+        projection_of,
         hide_implicits: m.hide_implicits,
+        exclude_implicits: m.exclude_implicits,
+        autoload: m.autoload,
+        prefix_inspections: m.prefix_inspections.clone(),
+        exclude: matching(&m.exclude),
+        include: matching(&m.include),
+        env,
         ..ModulesSpec::default()
     })
+}
+
+/// Two packages of the plan whose modules would have one name: found when
+/// the plan is made, before anything is built.
+pub fn check_module_names(recipe: &StackRecipe, plan: &Plan) -> Result<(), PipelineError> {
+    let (Some(m), Some(spec)) = (&recipe.modules, modules_spec(recipe, plan)) else {
+        return Ok(());
+    };
+    let packages: Vec<InstalledPackage> = plan
+        .nodes_sorted()
+        .into_iter()
+        .map(|i| {
+            let n = plan.node(i);
+            let root_in = plan
+                .environments
+                .iter()
+                .filter(|e| e.roots.iter().any(|r| r.node == i))
+                .map(|e| e.name.clone())
+                .collect();
+            InstalledPackage {
+                name: n.name.clone(),
+                version: n.version.to_string(),
+                hash: n.hash.clone(),
+                description: String::new(),
+                prefix: n.prefix.clone(),
+                deps: Vec::new(),
+                build_deps: Vec::new(),
+                root_in,
+                external: n.is_external(),
+                env: Vec::new(),
+            }
+        })
+        .collect();
+    let with_module: Vec<&InstalledPackage> =
+        packages.iter().filter(|p| spec.has_module(p)).collect();
+    match view::modules::module_names(&with_module, &spec) {
+        Ok(_) => Ok(()),
+        Err(view::ViewError::ModuleNameClash {
+            module,
+            first,
+            second,
+        }) => {
+            let hash = |label: &str, skip: usize| {
+                packages
+                    .iter()
+                    .filter(|p| p.label() == label)
+                    .nth(skip)
+                    .map(|p| p.hash[..8.min(p.hash.len())].to_string())
+                    .unwrap_or_default()
+            };
+            let same = first == second;
+            Err(PipelineError::ModuleClash {
+                module,
+                first: format!("{first} /{}", hash(&first, 0)),
+                second: format!("{second} /{}", hash(&second, usize::from(same))),
+                at: m.loc.clone(),
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::resolve::{ResolveOptions, resolve};
+    use crate::stacks::{InputOptions, load_inputs};
+
+    /// The demo with a `modules:` section whose entries are specs.
+    fn demo_plan(modules: &str) -> (crate::stacks::Inputs, Plan) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let text = fs_err::read_to_string(root.join("stacks/demo.yaml")).unwrap();
+        let start = text.find("\nmodules:\n").unwrap() + 1;
+        let end = start + text[start..].find("\n#").unwrap() + 1;
+        let text = format!("{}{modules}{}", &text[..start], &text[end..])
+            .replace(
+                "repos: [demo/recipes]",
+                &format!("repos: [{}/stacks/demo/recipes]", root.display()),
+            )
+            .replace(
+                "demo/hooks/",
+                &format!("{}/stacks/demo/hooks/", root.display()),
+            );
+        let file = dir.path().join("demo.yaml");
+        fs_err::write(&file, text).unwrap();
+        let inputs = load_inputs(&InputOptions {
+            recipe: file,
+            cluster: Some(root.join("cluster-configs/local")),
+            ..InputOptions::default()
+        })
+        .unwrap_or_else(|d| panic!("{d}"));
+        let plan = resolve(
+            &inputs.recipe,
+            &inputs.cluster,
+            &inputs.repo,
+            &ResolveOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        (inputs, plan)
+    }
+
+    fn hash_of(plan: &Plan, name: &str) -> String {
+        plan.graph
+            .node_weights()
+            .find(|n| n.name == name)
+            .unwrap()
+            .hash
+            .clone()
+    }
+
+    /// `exclude`, `include`, projection and environment keys are specs,
+    /// matched against the plan's packages (compilers included:
+    /// `%gcc@12.2.0`, as stackinator's modules.yaml writes them).
+    #[test]
+    fn module_specs_are_matched_against_the_plan() {
+        let (inputs, plan) = demo_plan(
+            "modules:\n  flavour: tcl\n  exclude: [\"%gcc@12.2.0\"]\n  include: [libgreet]\n  projections: {all: \"{name}/{version}\", \"libcalc+shared\": \"{name}-shared/{version}\"}\n  environment:\n    hello-make: {set: [{HELLO: \"1\"}]}\n",
+        );
+        let spec = modules_spec(&inputs.recipe, &plan).unwrap();
+        // Everything the demo builds is built with the cluster's gcc 12.2.0.
+        assert!(spec.exclude.contains(&hash_of(&plan, "hello-make")));
+        assert!(spec.include.contains(&hash_of(&plan, "libgreet")));
+        assert_eq!(spec.include.len(), 1);
+        assert_eq!(
+            spec.projection_of
+                .get(&hash_of(&plan, "libcalc"))
+                .map(String::as_str),
+            Some("{name}-shared/{version}")
+        );
+        assert_eq!(spec.env[&hash_of(&plan, "hello-make")].len(), 1);
+        assert_eq!(spec.env.len(), 1);
+        check_module_names(&inputs.recipe, &plan).unwrap();
+    }
 }

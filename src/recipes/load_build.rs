@@ -161,7 +161,20 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
                 &loc,
                 format!("unknown key `{key}` in `build`"),
                 "unknown key",
-                did_you_mean(key, &all),
+                // This build system's keys first (`args` → `meson_args`).
+                did_you_mean(key, &own)
+                    .or_else(|| did_you_mean(key, &all))
+                    .or_else(|| {
+                        system.map(|s| {
+                            format!(
+                                "keys for `{s}`: {}",
+                                own.iter()
+                                    .map(|k| format!("`{k}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        })
+                    }),
             );
         }
     }

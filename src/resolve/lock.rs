@@ -42,12 +42,26 @@ pub const LOCK_VERSION: u32 = 3;
 /// The oldest format version still read (same node hashes; no `resources`).
 pub const LOCK_VERSION_OLDEST: u32 = 2;
 
-/// Where the lock of `recipe_file` lives: `stack.lock` in its directory.
+/// Where the lock of `recipe_file` lives: `<name>.lock` beside
+/// `<name>.yaml` — `stack.lock` for the usual `stack.yaml` — so that each
+/// recipe of a directory has its own. A `stack.lock` written for this
+/// recipe (it names the recipe's file) is kept in use while there is no
+/// `<name>.lock`: a directory whose one recipe has another name goes on
+/// with its `stack.lock`.
 pub fn lock_path(recipe_file: &Path) -> PathBuf {
-    recipe_file
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join(LOCK_FILE)
+    let dir = recipe_file.parent().unwrap_or(Path::new("."));
+    let stem = recipe_file
+        .file_stem()
+        .map_or("stack".into(), |s| s.to_string_lossy());
+    let own = dir.join(format!("{stem}.lock"));
+    if stem == "stack" || own.exists() {
+        return own;
+    }
+    let shared = dir.join(LOCK_FILE);
+    let name = recipe_file.file_name().map(|f| f.to_string_lossy());
+    let written_for_it = shared.is_file()
+        && Lock::read(&shared).is_ok_and(|l| Some(l.recipe.as_str()) == name.as_deref());
+    if written_for_it { shared } else { own }
 }
 
 /// One root of a locked environment.

@@ -2,15 +2,15 @@
 //! with the system gcc), `network.yaml` (MPI templates and network package
 //! policies; often a symlink to a site file), `repos.yaml` (site Spack
 //! repositories, relative to the directory) and, in the older layout,
-//! `compilers.yaml` (Spack's `compilers:` list).
+//! `compilers.yaml` (Spack's `compilers:` list) and `concretizer.yaml`.
 
 use std::path::{Path, PathBuf};
 
 use crate::diag::yaml::{Cx, Node};
-use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::diag::{Code, Diagnostic, Loc, Spanned};
 
 use super::packages::{self, PackagesBody, PolicyList, SystemCompiler};
-use super::read_yaml;
+use super::reader::Reader;
 
 /// What a cluster directory says.
 #[derive(Clone, Debug, Default)]
@@ -22,12 +22,18 @@ pub struct ClusterDir {
     pub policies: PolicyList,
     pub compilers: Vec<SystemCompiler>,
     /// `network.yaml:mpi`: MPI name → default network specs.
-    pub mpi: Vec<(String, Vec<String>)>,
-    /// Site Spack repositories, in precedence order.
-    pub repos: Vec<PathBuf>,
+    pub mpi: Vec<(String, Vec<Spanned<String>>)>,
+    /// Site Spack repositories, in precedence order, with the repos.yaml
+    /// entry naming each.
+    pub repos: Vec<(PathBuf, Loc)>,
     /// The node type the network file is for (`gh200`, `zen`, `a100`,
     /// `amdgpu`), from the symlink's target directory.
     pub node_type: Option<String>,
+    /// The target family the older layout's compilers name (`aarch64`).
+    pub compiler_target: Option<String>,
+    /// `packages.yaml`'s start: where facts of the cluster as a whole
+    /// (its target, OS and C library) come from.
+    pub loc: Option<Loc>,
 }
 
 /// Whether `dir` looks like a stackinator cluster directory.
@@ -35,8 +41,8 @@ pub fn is_cluster_dir(dir: &Path) -> bool {
     dir.join("packages.yaml").is_file() && !dir.join("cluster.yaml").is_file()
 }
 
-/// Read a cluster directory; errors go to `diags`.
-pub fn read_cluster(dir: &Path, diags: &mut Diagnostics) -> ClusterDir {
+/// Read a cluster directory; errors go to the reader's diagnostics.
+pub fn read_cluster(dir: &Path, rd: &mut Reader) -> ClusterDir {
     let mut out = ClusterDir {
         dir: dir.to_path_buf(),
         name: dir
@@ -47,9 +53,10 @@ pub fn read_cluster(dir: &Path, diags: &mut Diagnostics) -> ClusterDir {
     };
     let pk = dir.join("packages.yaml");
     let mut body = PackagesBody::default();
-    match read_yaml(&pk, diags) {
+    match rd.read(&pk) {
         Some((src, root)) => {
-            let mut cx = Cx::new(&src, diags);
+            out.loc = Some(src.start());
+            let mut cx = rd.cx(&src);
             if let Some(m) = cx.map(&root, "a cluster packages.yaml", &["packages"]) {
                 match m.get("packages") {
                     Some(n) => body = packages::read_body(&mut cx, n),
@@ -58,7 +65,8 @@ pub fn read_cluster(dir: &Path, diags: &mut Diagnostics) -> ClusterDir {
                     }
                 }
             }
-            if !body.has_gcc {
+            // The older layout names the system gcc in compilers.yaml.
+            if !body.has_gcc && !dir.join("compilers.yaml").is_file() {
                 cx.push(
                     Diagnostic::error(
                         Code::MissingField,
@@ -73,14 +81,15 @@ pub fn read_cluster(dir: &Path, diags: &mut Diagnostics) -> ClusterDir {
     }
     out.policies = body.policies;
     out.compilers = body.compilers;
-    old_compilers(dir, &mut out, diags);
-    network(dir, &mut out, diags);
-    repos(dir, &mut out, diags);
+    old_compilers(dir, &mut out, rd);
+    concretizer(dir, rd);
+    network(dir, &mut out, rd);
+    repos(dir, &mut out, rd);
     out
 }
 
 /// `network.yaml`: `mpi:` templates and `packages:` merged over the cluster's.
-fn network(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
+fn network(dir: &Path, out: &mut ClusterDir, rd: &mut Reader) {
     let path = dir.join("network.yaml");
     if !path.is_file() {
         return;
@@ -91,10 +100,10 @@ fn network(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
             .and_then(Path::file_name)
             .map(|n| n.to_string_lossy().into_owned());
     }
-    let Some((src, root)) = read_yaml(&path, diags) else {
+    let Some((src, root)) = rd.read(&path) else {
         return;
     };
-    let mut cx = Cx::new(&src, diags);
+    let mut cx = rd.cx(&src);
     let Some(m) = cx.map(&root, "network.yaml", &["mpi", "packages"]) else {
         return;
     };
@@ -104,11 +113,7 @@ fn network(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
             if !packages::is_null(v) {
                 if let Some(e) = cx.map(v, "an MPI template", &["specs"]) {
                     if let Some(s) = e.get("specs") {
-                        specs = cx
-                            .strings(s, "`specs`", false)
-                            .into_iter()
-                            .map(|s| s.value)
-                            .collect();
+                        specs = cx.strings(s, "`specs`", false);
                     }
                 }
             }
@@ -124,15 +129,15 @@ fn network(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
 
 /// `repos.yaml`: `repos: [../site/spack_repo/alps]` (a list, or Spack 1.x's
 /// map name → path).
-fn repos(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
+fn repos(dir: &Path, out: &mut ClusterDir, rd: &mut Reader) {
     let path = dir.join("repos.yaml");
     if !path.is_file() {
         return;
     }
-    let Some((src, root)) = read_yaml(&path, diags) else {
+    let Some((src, root)) = rd.read(&path) else {
         return;
     };
-    let mut cx = Cx::new(&src, diags);
+    let mut cx = rd.cx(&src);
     let Some(m) = cx.map(&root, "repos.yaml", &["repos"]) else {
         return;
     };
@@ -150,7 +155,7 @@ fn repos(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
         };
         let full = dir.join(&p.value);
         if full.is_dir() {
-            out.repos.push(full);
+            out.repos.push((full, p.loc.clone()));
         } else {
             cx.error(
                 Code::BadPath,
@@ -164,30 +169,42 @@ fn repos(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
 }
 
 /// The older layout's `compilers.yaml` (`compilers: [{compiler: {spec,
-/// paths: {cc, cxx, f77, fc}}}]`).
-fn old_compilers(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
+/// paths: {cc, cxx, f77, fc}, operating_system, target, …}}]`).
+fn old_compilers(dir: &Path, out: &mut ClusterDir, rd: &mut Reader) {
     let path = dir.join("compilers.yaml");
     if !path.is_file() {
         return;
     }
-    let Some((src, root)) = read_yaml(&path, diags) else {
+    let Some((src, root)) = rd.read(&path) else {
         return;
     };
-    let mut cx = Cx::new(&src, diags);
-    let Some(m) = cx.open_map(&root, "compilers.yaml") else {
+    let mut cx = rd.cx(&src);
+    let Some(m) = cx.map(&root, "compilers.yaml", &["compilers"]) else {
         return;
     };
     let Some(items) = m.get("compilers").and_then(|n| cx.seq(n, "`compilers`")) else {
         return;
     };
+    const KEYS: &[&str] = &[
+        "spec",
+        "paths",
+        "flags",
+        "operating_system",
+        "target",
+        "modules",
+        "environment",
+        "extra_rpaths",
+    ];
     for item in items {
         let c = cx
-            .open_map(item, "a compiler")
+            .map(item, "a compiler", &["compiler"])
             .and_then(|c| c.get("compiler"))
-            .and_then(|n| cx.open_map(n, "`compiler`"));
+            .and_then(|n| cx.map(n, "`compiler`", KEYS));
         let Some(c) = c else { continue };
         let spec = c.get("spec").and_then(|n| cx.string(n, "`spec`"));
-        let paths = c.get("paths").and_then(|n| cx.open_map(n, "`paths`"));
+        let paths = c
+            .get("paths")
+            .and_then(|n| cx.map(n, "`paths`", &["cc", "cxx", "f77", "fc"]));
         let get = |cx: &mut Cx, k: &str| {
             paths
                 .as_ref()
@@ -195,6 +212,39 @@ fn old_compilers(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
                 .and_then(|n| cx.string(n, k))
                 .map(|s| s.value)
         };
+        let os = c
+            .get("operating_system")
+            .and_then(|n| cx.string(n, "`operating_system`"))
+            .map(|s| s.value);
+        if let Some(t) = c.get("target").and_then(|n| cx.string(n, "`target`")) {
+            out.compiler_target.get_or_insert(t.value);
+        }
+        // f77 is the Fortran 77 name of the same compiler as fc here.
+        let _ = get(&mut cx, "f77");
+        // Empty settings are the defaults; anything else is not translated.
+        for key in ["flags", "modules", "environment", "extra_rpaths"] {
+            let (Some(k), Some(v)) = (c.key_node(key), c.get(key)) else {
+                continue;
+            };
+            let empty = match v {
+                Node::Mapping(m) => m.is_empty(),
+                Node::Sequence(s) => s.is_empty(),
+                _ => false,
+            };
+            if !empty {
+                let loc = cx.scalar_loc(k);
+                cx.warn(
+                    Code::Unsupported,
+                    &loc,
+                    format!("the compiler's `{key}` is not translated; ignored"),
+                    "not translated",
+                    Some(
+                        "stack's compiler wrapper sets the flags and run paths of every build"
+                            .into(),
+                    ),
+                );
+            }
+        }
         if let (Some(spec), Some(cc)) = (spec, get(&mut cx, "cc")) {
             let cxx = get(&mut cx, "cxx");
             let fc = get(&mut cx, "fc");
@@ -203,14 +253,53 @@ fn old_compilers(dir: &Path, out: &mut ClusterDir, diags: &mut Diagnostics) {
                 cc,
                 cxx,
                 fc,
+                loc: spec.loc,
+                os,
             });
         }
     }
 }
 
+/// The older layout's `concretizer.yaml`: `concretizer: {reuse: false}` is
+/// what stack does (every package comes from the plan); anything else
+/// warns.
+fn concretizer(dir: &Path, rd: &mut Reader) {
+    let path = dir.join("concretizer.yaml");
+    if !path.is_file() {
+        return;
+    }
+    let Some((src, root)) = rd.read(&path) else {
+        return;
+    };
+    let mut cx = rd.cx(&src);
+    let Some(m) = cx.map(&root, "concretizer.yaml", &["concretizer"]) else {
+        return;
+    };
+    let Some(c) = m
+        .get("concretizer")
+        .and_then(|n| cx.open_map(n, "`concretizer`"))
+    else {
+        return;
+    };
+    for (k, v) in c.entries() {
+        let loc = cx.scalar_loc(k);
+        let same = k.as_str() == "reuse" && matches!(v, Node::Scalar(s) if s.as_str() == "false");
+        if !same {
+            cx.warn(
+                Code::Unsupported,
+                &loc,
+                format!("`concretizer:{}` is not translated", k.as_str()),
+                "not translated",
+                Some("stack resolves every stack afresh (Spack's `reuse: false`)".into()),
+            );
+        }
+    }
+}
+
 /// Our target for a cluster: by the node type of its network file, else by
-/// the Alps cluster names, else `x86_64` with a warning.
-pub fn target(c: &ClusterDir, diags: &mut Diagnostics) -> String {
+/// the Alps cluster names, else the target family of the older layout's
+/// compilers, else `x86_64` with a warning.
+pub fn target(c: &ClusterDir, rd: &mut Reader) -> String {
     let by_type = |t: &str| match t {
         "gh200" => Some("neoverse_v2"),
         "a100" => Some("zen3"),
@@ -232,12 +321,58 @@ pub fn target(c: &ClusterDir, diags: &mut Diagnostics) -> String {
     {
         return t.to_string();
     }
-    diags.push(Diagnostic::warning(
+    if let Some(t) = c
+        .compiler_target
+        .as_deref()
+        .filter(|t| ["x86_64", "aarch64"].contains(t))
+    {
+        return t.to_string();
+    }
+    let mut d = Diagnostic::warning(
         Code::Unsupported,
         format!(
             "cluster `{}`: no target known (stackinator configurations do not name one); x86_64 assumed",
             c.name
         ),
-    ));
+    );
+    if let Some(loc) = &c.loc {
+        d = d.at(loc, "this cluster").with_help(
+            "convert the recipe (`stack stackinator convert`) and set `target:` in its cluster.yaml",
+        );
+    }
+    rd.push(d);
     "x86_64".into()
+}
+
+/// What the translated cluster says of its OS and C library: the OS its
+/// compilers' descriptions name, else `unknown`; the C library `unknown`
+/// (stackinator's configurations never name it). Either is part of every
+/// node hash, so it is written out instead of being read from the machine
+/// that resolves; one warning says what is unknown.
+pub fn os_and_libc(c: &ClusterDir, rd: &mut Reader) -> (String, String) {
+    let os = c.compilers.iter().find_map(|c| c.os.clone());
+    let mut unknown = Vec::new();
+    if os.is_none() {
+        unknown.push("OS");
+    }
+    unknown.push("C library");
+    let mut d = Diagnostic::warning(
+        Code::Unsupported,
+        format!(
+            "cluster `{}` does not say its {}: the translation writes `{}libc: unknown`",
+            c.name,
+            unknown.join(" or "),
+            if os.is_none() { "os: unknown`, `" } else { "" }
+        ),
+    )
+    .with_help(
+        "they are part of every package hash; written out, the plan does not depend on the machine \
+         that resolves it. To name them, convert the recipe (`stack stackinator convert`) and set \
+         `os:` and `libc:` (e.g. `glibc@2.38`) in its cluster.yaml",
+    );
+    if let Some(loc) = &c.loc {
+        d = d.at(loc, "this cluster");
+    }
+    rd.push(d);
+    (os.unwrap_or_else(|| "unknown".into()), "unknown".into())
 }

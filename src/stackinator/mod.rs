@@ -16,22 +16,25 @@
 //! What stack does not support is a warning (or an error) at its position.
 
 mod cluster;
+mod coverage;
 mod environment;
 mod modules;
 mod packages;
 mod pinned;
+mod reader;
 mod recipe;
 pub mod spack_repo;
 mod view;
 
 use std::path::{Path, PathBuf};
 
-use crate::diag::yaml::Node;
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile};
+use crate::diag::{Code, Diagnostic, Diagnostics, Loc, Origins, SourceFile};
 use crate::import::yaml_out::Yaml;
 
 pub use cluster::is_cluster_dir;
 pub use recipe::is_recipe_dir;
+
+use reader::Reader;
 
 /// What to translate.
 #[derive(Clone, Debug)]
@@ -43,17 +46,17 @@ pub struct TranslateOptions {
     /// A spack-packages checkout standing for `config.yaml:spack.packages`.
     pub spack_packages: Option<PathBuf>,
     /// Where translated Spack repositories are cached; `None`: Spack
-    /// repositories are not read (`convert` without them).
+    /// repositories are not read.
     pub cache: Option<PathBuf>,
 }
 
 /// A translated recipe and cluster.
 #[derive(Clone, Debug)]
 pub struct Translation {
-    /// The stack recipe (YAML text).
-    pub stack_yaml: String,
-    /// The cluster configuration (YAML text).
-    pub cluster_yaml: String,
+    /// The stack recipe (a top-level map), its values with their origins.
+    pub stack: Yaml,
+    /// The cluster configuration, its values with their origins.
+    pub cluster: Yaml,
     pub cluster_name: String,
     /// The post-install hook written beside the recipe (`post-install`):
     /// it writes `<mount>/config/packages.yaml` for downstream users, then
@@ -64,17 +67,51 @@ pub struct Translation {
     /// `llvm`, …): an unknown one gets a help saying where its recipe can
     /// come from.
     pub compiler_packages: Vec<String>,
+    /// Their specs as compilers.yaml asks for them (`gcc@14`, `nvhpc@25.1`).
+    pub compiler_specs: Vec<String>,
+    /// The translated package repositories: the recipe's `repo/` and the
+    /// site repositories (`repos:`, in this order), and spack-packages
+    /// (`fallback_repos:`).
+    pub repos: Vec<TranslatedRepo>,
+    pub fallback: Option<TranslatedRepo>,
+    /// The recipe's `extra/` and `pre-install`, when present.
+    pub extra: Option<PathBuf>,
+    pub pre_install: Option<PathBuf>,
+    /// The user's files read, for diagnostics through the translation.
+    pub sources: Vec<SourceFile>,
+    /// Where the recipe and the cluster as a whole are described
+    /// (config.yaml, the cluster's packages.yaml).
+    pub recipe_loc: Option<Loc>,
+    pub cluster_loc: Option<Loc>,
+    /// The directories translated.
+    pub recipe_dir: PathBuf,
+    pub cluster_dir: PathBuf,
+    /// config.yaml's `spack.packages.commit`.
+    pub packages_pin: Option<String>,
+}
+
+/// A Spack repository the translation reads, translated.
+#[derive(Clone, Debug)]
+pub struct TranslatedRepo {
+    /// The Spack repository (or the spack-packages tree at the pinned commit).
+    pub spack: PathBuf,
+    /// Its translation's `recipes/` (in the cache).
+    pub recipes: PathBuf,
+    /// Where the user's files name it (repos.yaml's entry, the pinned
+    /// commit), if anywhere.
+    pub origin: Option<Loc>,
 }
 
 /// Read and translate; every problem of every file at once.
 pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
-    let mut diags = Diagnostics::new();
-    let c = cluster::read_cluster(&opts.cluster, &mut diags);
-    let r = recipe::read_recipe(&opts.recipe, &c.mpi, &mut diags);
-    let target = cluster::target(&c, &mut diags);
-    let (repos, fallback) = spack_repos(opts, &r, &c, &mut diags);
-    if opts.spack_packages.is_none() {
-        diags.push(
+    let mut rd = Reader::default();
+    let c = cluster::read_cluster(&opts.cluster, &mut rd);
+    let r = recipe::read_recipe(&opts.recipe, &c.mpi, &mut rd);
+    let target = cluster::target(&c, &mut rd);
+    let (os, libc) = cluster::os_and_libc(&c, &mut rd);
+    let (repos, fallback) = spack_repos(opts, &r, &c, &mut rd.diags);
+    if opts.spack_packages.is_none() && opts.cache.is_some() {
+        rd.diags.push(
             Diagnostic::warning(
                 Code::BadPath,
                 "no spack-packages checkout given: only the recipe's repo/, the site repositories and stack's own recipes are searched",
@@ -87,7 +124,7 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
     packages::expand_providers(&mut policies);
     let compiler = c.compilers.first().map(|c| c.spec.clone());
     if compiler.is_none() {
-        diags.push(Diagnostic::error(
+        rd.diags.push(Diagnostic::error(
             Code::MissingField,
             format!(
                 "cluster `{}` names no system compiler (a `gcc` external with `extra_attributes.compilers`)",
@@ -96,45 +133,64 @@ pub fn translate(opts: &TranslateOptions) -> Result<Translation, Diagnostics> {
         ));
     }
     let built = built_gcc(&r);
-    let built_compilers = stack_compilers(&r, built.as_deref());
+    let built_compilers = stack_compilers(&r, built.as_ref());
+    let extra = Some(r.dir.join("extra")).filter(|p| p.is_dir());
+    let pre_install = Some(r.dir.join("pre-install")).filter(|p| p.is_file());
     let stack = stack_yaml(
         &r,
-        (compiler.as_deref(), built.as_deref(), &built_compilers),
-        (&repos, fallback.as_deref()),
+        (compiler.as_deref(), built.as_ref(), &built_compilers),
+        (&repos, fallback.as_ref()),
+        (extra.as_deref(), pre_install.as_deref()),
     );
     let post_install = post_install_hook(&r, &policies, &c.compilers);
     let cluster_yaml = Yaml::map([
         ("name", Some(Yaml::str(&c.name))),
-        (
-            "description",
-            Some(Yaml::str(format!(
-                "translated from the stackinator cluster configuration {}",
-                c.dir.display()
-            ))),
-        ),
-        ("target", Some(Yaml::str(target))),
+        ("target", Some(at_opt(Yaml::str(target), c.loc.as_ref()))),
+        ("os", Some(at_opt(Yaml::str(os), c.loc.as_ref()))),
+        ("libc", Some(at_opt(Yaml::str(libc), c.loc.as_ref()))),
         (
             "compilers",
             Some(Yaml::Seq(c.compilers.iter().map(|c| c.to_yaml()).collect())),
         ),
         ("packages", Some(Yaml::Map(policies))),
     ]);
+    let untranslated = coverage::untranslated(&rd.files, &rd.keys, &rd.diags);
+    rd.diags.extend(untranslated);
+    let mut diags = rd.diags;
+    diags.sort();
     if diags.has_errors() {
-        diags.sort();
         return Err(diags);
     }
-    diags.sort();
     Ok(Translation {
-        stack_yaml: header(&r) + &stack.to_document(),
-        cluster_yaml: cluster_yaml.to_document(),
+        stack,
+        cluster: cluster_yaml,
         cluster_name: c.name,
         post_install,
         warnings: diags,
         compiler_packages: built_compilers
             .iter()
-            .filter_map(|c| crate::spec::Spec::parse(c).ok()?.name)
+            .filter_map(|c| crate::spec::Spec::parse(&c.value).ok()?.name)
             .collect(),
+        compiler_specs: r.compilers.iter().map(|c| c.spec.value.clone()).collect(),
+        repos,
+        fallback,
+        extra,
+        pre_install,
+        sources: rd.files.into_iter().map(|(s, _)| s).collect(),
+        recipe_loc: r.loc,
+        cluster_loc: c.loc,
+        packages_pin: r.packages_pin.as_ref().map(|p| p.commit.clone()),
+        recipe_dir: r.dir,
+        cluster_dir: c.dir,
     })
+}
+
+/// `value` with the origin `loc`, if known.
+fn at_opt(value: Yaml, loc: Option<&Loc>) -> Yaml {
+    match loc {
+        Some(l) => Yaml::at(value, l),
+        None => value,
+    }
 }
 
 /// The translated Spack repositories: the recipe's `repo/` and the site
@@ -146,7 +202,7 @@ fn spack_repos(
     r: &recipe::RecipeDir,
     c: &cluster::ClusterDir,
     diags: &mut Diagnostics,
-) -> (Vec<PathBuf>, Option<PathBuf>) {
+) -> (Vec<TranslatedRepo>, Option<TranslatedRepo>) {
     let Some(cache) = &opts.cache else {
         return (Vec::new(), None);
     };
@@ -158,161 +214,269 @@ fn spack_repos(
     });
     // The recipe's and the site's packages may import spack-packages' ones.
     let with: Vec<PathBuf> = builtin.iter().cloned().collect();
-    let repos = r
+    let named = r
         .repo
         .iter()
-        .chain(&c.repos)
-        .filter_map(|dir| spack_repo::translated(dir, &with, cache, diags))
+        .map(|d| (d, r.loc.clone()))
+        .chain(c.repos.iter().map(|(d, l)| (d, Some(l.clone()))));
+    let repos = named
+        .filter_map(|(dir, origin)| {
+            Some(TranslatedRepo {
+                spack: dir.clone(),
+                recipes: spack_repo::translated(dir, &with, cache, diags)?,
+                origin,
+            })
+        })
         .collect();
-    let fallback = builtin.and_then(|pinned| spack_repo::translated(&pinned, &[], cache, diags));
+    let fallback = builtin.and_then(|pinned| {
+        let recipes = spack_repo::translated(&pinned, &[], cache, diags)?;
+        Some(TranslatedRepo {
+            spack: pinned,
+            recipes,
+            origin: r
+                .packages_pin
+                .as_ref()
+                .map(|p| p.loc.clone())
+                .or(r.loc.clone()),
+        })
+    });
     (repos, fallback)
 }
 
 /// The compilers the stack builds, as `compilers:` entries: the gcc of
 /// `compilers.yaml` first, then the others (nvhpc, llvm, llvm-amdgpu,
 /// intel-oneapi-compilers) built with it (`"nvhpc@25.1 %gcc@14"`, as
-/// stackinator builds them with its gcc; with `gcc: system` with the
-/// cluster's). nvhpc comes from `recipes/nvhpc.yaml`, the others from
-/// whichever repository has their recipe (a missing one is the resolver's
-/// "unknown package" at the entry).
-fn stack_compilers(r: &recipe::RecipeDir, gcc: Option<&str>) -> Vec<String> {
-    let mut out: Vec<String> = gcc.iter().map(|g| g.to_string()).collect();
-    for c in r.compilers.iter().filter(|c| Some(c.as_str()) != gcc) {
-        out.push(match gcc {
-            Some(g) if !c.contains('%') => format!("{c} %{g}"),
-            _ => c.clone(),
-        });
+/// stackinator builds them with its gcc; v1's `requires:` names another;
+/// with `gcc: system` with the cluster's). nvhpc comes from
+/// `recipes/nvhpc.yaml`, the others from whichever repository has their
+/// recipe (a missing one is the resolver's "unknown package" at the entry).
+fn stack_compilers(
+    r: &recipe::RecipeDir,
+    gcc: Option<&crate::diag::Spanned<String>>,
+) -> Vec<crate::diag::Spanned<String>> {
+    let mut out: Vec<crate::diag::Spanned<String>> = gcc.into_iter().cloned().collect();
+    for c in r
+        .compilers
+        .iter()
+        .filter(|c| Some(&c.spec.value) != gcc.map(|g| &g.value))
+    {
+        let by = c.by.as_deref().or(gcc.map(|g| g.value.as_str()));
+        let mut spec = c.spec.clone();
+        if let Some(by) = by.filter(|_| !c.spec.value.contains('%')) {
+            spec.value = format!("{} %{by}", spec.value);
+        }
+        out.push(spec);
     }
     out
-}
-
-fn header(r: &recipe::RecipeDir) -> String {
-    let mut h = format!(
-        "# Translated by `stack` from the stackinator recipe {}\n",
-        r.dir.display()
-    );
-    if !r.compilers.is_empty() {
-        h += &format!(
-            "# compilers.yaml: {} (built by the stack: `compilers:`)\n",
-            r.compilers.join(", ")
-        );
-    }
-    h
 }
 
 /// The gcc that `compilers.yaml` asks stackinator to build (`gcc: {version:
 /// "14"}`, v1 `gcc: {specs: [gcc@13]}`), as a spec `gcc@14`; `None` with
 /// `gcc: {version: system}`. It becomes the stack's `compilers:` and the
 /// compiler of every environment (built with the cluster's gcc first).
-fn built_gcc(r: &recipe::RecipeDir) -> Option<String> {
+fn built_gcc(r: &recipe::RecipeDir) -> Option<crate::diag::Spanned<String>> {
     r.compilers
         .iter()
-        .find(|c| c.split(['@', ' ']).next() == Some("gcc"))
-        .cloned()
+        .find(|c| c.spec.value.split(['@', ' ']).next() == Some("gcc"))
+        .map(|c| c.spec.clone())
 }
 
 /// `environments:` with the stack's gcc for `gcc` in each environment's
 /// `compiler:` (`[gcc, nvhpc]` → `[gcc@14, nvhpc]`; none: `gcc@14`).
-fn with_compiler(envs: &[(String, Yaml)], gcc: &str) -> Vec<(String, Yaml)> {
+fn with_compiler(
+    envs: &[(String, Yaml)],
+    gcc: &crate::diag::Spanned<String>,
+) -> Vec<(String, Yaml)> {
+    let gcc_yaml = || Yaml::at(Yaml::str(&gcc.value), &gcc.loc);
     envs.iter()
         .map(|(name, env)| {
-            let env = match env {
-                Yaml::Map(entries) => {
-                    let listed = entries.iter().find_map(|(k, v)| match v {
-                        Yaml::Seq(items) if k == "compiler" => Some(items.clone()),
-                        _ => None,
-                    });
-                    let compilers = match listed {
-                        Some(items) if items.len() > 1 => Yaml::Seq(
-                            items
-                                .into_iter()
-                                .map(|c| match c {
-                                    Yaml::Str(n) if n == "gcc" => Yaml::str(gcc),
-                                    c => c,
-                                })
-                                .collect(),
-                        ),
-                        _ => Yaml::str(gcc),
-                    };
-                    let mut e = vec![("compiler".to_string(), compilers)];
-                    e.extend(entries.iter().filter(|(k, _)| k != "compiler").cloned());
-                    Yaml::Map(e)
-                }
-                other => other.clone(),
-            };
+            let mut env = env.clone();
+            if let Some(Yaml::Map(entries)) = packages::plain_mut(&mut env) {
+                let listed = entries.iter().find_map(|(k, v)| match v.plain() {
+                    Yaml::Seq(items) if k == "compiler" => Some(items.clone()),
+                    _ => None,
+                });
+                let compilers = match listed {
+                    Some(items) if items.len() > 1 => Yaml::Seq(
+                        items
+                            .into_iter()
+                            .map(|c| match c.plain() {
+                                Yaml::Str(n) if n == "gcc" => gcc_yaml(),
+                                _ => c,
+                            })
+                            .collect(),
+                    ),
+                    _ => gcc_yaml(),
+                };
+                entries.retain(|(k, _)| k != "compiler");
+                entries.insert(0, ("compiler".to_string(), compilers));
+            }
             (name.clone(), env)
         })
         .collect()
 }
 
 /// The stack recipe; `compiler`: the cluster's, `built`: the stack's gcc,
-/// `compilers`: every compiler the stack builds (gcc first).
+/// `compilers`: every compiler the stack builds (gcc first). Paths are
+/// absolute; `stack stackinator convert` makes them relative.
 fn stack_yaml(
     r: &recipe::RecipeDir,
-    (compiler, built, compilers): (Option<&str>, Option<&str>, &[String]),
-    (repos, fallback): (&[PathBuf], Option<&Path>),
+    (compiler, built, compilers): (
+        Option<&str>,
+        Option<&crate::diag::Spanned<String>>,
+        &[crate::diag::Spanned<String>],
+    ),
+    (repos, fallback): (&[TranslatedRepo], Option<&TranslatedRepo>),
+    (extra, pre_install): (Option<&Path>, Option<&Path>),
 ) -> Yaml {
     let envs = match built {
         Some(gcc) => with_compiler(&r.environments, gcc),
         None => r.environments.clone(),
     };
-    let path = |p: PathBuf| p.is_file().then(|| Yaml::str(p.display().to_string()));
-    let extra = r.dir.join("extra");
+    let path = |p: &Path| Yaml::str(p.display().to_string());
+    let repo = |t: &TranslatedRepo| at_opt(path(&t.recipes), t.origin.as_ref());
+    let spanned = |s: &crate::diag::Spanned<String>| Yaml::at(Yaml::str(&s.value), &s.loc);
     Yaml::map([
-        ("name", Some(Yaml::str(&r.name))),
-        ("description", r.description.as_ref().map(Yaml::str)),
-        ("mount", Some(Yaml::str(&r.mount))),
+        ("name", r.name.as_ref().map(spanned)),
+        ("description", r.description.as_ref().map(spanned)),
         (
-            "compilers",
-            (!compilers.is_empty()).then(|| Yaml::Seq(compilers.iter().map(Yaml::str).collect())),
-        ),
-        ("compiler", built.or(compiler).map(Yaml::str)),
-        (
-            "repos",
-            (!repos.is_empty()).then(|| {
-                Yaml::Seq(
-                    repos
-                        .iter()
-                        .map(|p| Yaml::str(p.display().to_string()))
-                        .collect(),
-                )
+            "mount",
+            Some(match &r.mount {
+                Some(m) => spanned(m),
+                None => Yaml::str(r.mount()),
             }),
         ),
         (
-            "fallback_repos",
-            fallback.map(|p| Yaml::Seq(vec![Yaml::str(p.display().to_string())])),
+            "compilers",
+            (!compilers.is_empty()).then(|| Yaml::Seq(compilers.iter().map(spanned).collect())),
         ),
+        ("compiler", built.map(spanned).or(compiler.map(Yaml::str))),
+        (
+            "repos",
+            (!repos.is_empty()).then(|| Yaml::Seq(repos.iter().map(repo).collect())),
+        ),
+        ("fallback_repos", fallback.map(|t| Yaml::Seq(vec![repo(t)]))),
         ("environments", Some(Yaml::Map(envs))),
         (
             "default_view",
             r.default_view
                 .as_ref()
-                .filter(|v| *v != "modules" && *v != "spack")
-                .map(Yaml::str),
+                .filter(|v| v.value != "modules" && v.value != "spack")
+                .map(spanned),
         ),
         ("modules", r.modules.clone()),
-        ("pre_install", path(r.dir.join("pre-install"))),
+        ("pre_install", pre_install.map(path)),
         // Written by [`write`] beside the recipe; runs the recipe's own.
         ("post_install", Some(Yaml::str("post-install"))),
-        (
-            "extra",
-            extra
-                .is_dir()
-                .then(|| Yaml::str(extra.display().to_string())),
-        ),
+        ("extra", extra.map(path)),
     ])
 }
 
-/// Write a translation: `<out>/stack.yaml` and `<out>/<cluster>/cluster.yaml`.
-/// Returns both paths (the recipe file, the cluster directory).
-pub fn write(t: &Translation, out: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+impl Translation {
+    /// Replace the value of a top-level key of the stack recipe (`None`:
+    /// remove it).
+    pub fn set_stack_key(&mut self, key: &str, value: Option<Yaml>) {
+        if let Yaml::Map(entries) = &mut self.stack {
+            match (entries.iter().position(|(k, _)| k == key), value) {
+                (Some(i), Some(v)) => entries[i].1 = v,
+                (Some(i), None) => {
+                    entries.remove(i);
+                }
+                (None, Some(v)) => entries.push((key.to_string(), v)),
+                (None, None) => {}
+            }
+        }
+    }
+}
+
+/// What [`write()`] wrote: the stack recipe and the cluster configuration,
+/// each as the file and its text with the span map back to the user's
+/// files (to load them with).
+pub struct Written {
+    pub stack: SourceFile,
+    pub cluster_dir: PathBuf,
+    pub cluster: SourceFile,
+}
+
+/// How to name the translated directories in the written files' comments.
+pub struct Labels {
+    pub recipe: String,
+    pub cluster: String,
+}
+
+/// Write a translation: `<out>/<stack_file>`, `<out>/<cluster>/cluster.yaml`
+/// and `<out>/post-install`.
+pub fn write(
+    t: &Translation,
+    out: &Path,
+    stack_file: &str,
+    labels: &Labels,
+) -> std::io::Result<Written> {
     let cdir = out.join(&t.cluster_name);
     fs_err::create_dir_all(&cdir)?;
-    let stack = out.join("stack.yaml");
-    fs_err::write(&stack, &t.stack_yaml)?;
-    fs_err::write(cdir.join("cluster.yaml"), &t.cluster_yaml)?;
+    let header = header(t, &labels.recipe);
+    let (body, spans) = t.stack.to_document_with_origins();
+    let stack_text = header.clone() + &body;
+    let stack_path = out.join(stack_file);
+    fs_err::write(&stack_path, &stack_text)?;
+    let stack = SourceFile::translated(
+        &stack_path,
+        stack_text,
+        origins(t, spans, header.len(), t.recipe_loc.clone()),
+    );
+    let cheader = format!(
+        "# Translated by `stack` from the stackinator cluster configuration {}\n",
+        labels.cluster
+    );
+    let (body, spans) = t.cluster.to_document_with_origins();
+    let cluster_text = cheader.clone() + &body;
+    // Our cluster configuration's file name (the cluster module's CLUSTER_FILE).
+    let cluster_path = cdir.join("cluster.yaml");
+    fs_err::write(&cluster_path, &cluster_text)?;
+    let cluster = SourceFile::translated(
+        &cluster_path,
+        cluster_text,
+        origins(t, spans, cheader.len(), t.cluster_loc.clone()),
+    );
     fs_err::write(out.join("post-install"), &t.post_install)?;
-    Ok((stack, cdir))
+    Ok(Written {
+        stack,
+        cluster_dir: cdir,
+        cluster,
+    })
+}
+
+/// The span map of a written file whose document follows a header of
+/// `shift` bytes.
+fn origins(
+    t: &Translation,
+    spans: Vec<crate::diag::OriginSpan>,
+    shift: usize,
+    fallback: Option<Loc>,
+) -> Origins {
+    Origins {
+        spans: spans
+            .into_iter()
+            .map(|mut s| {
+                s.start += shift;
+                s.end += shift;
+                s
+            })
+            .collect(),
+        files: t.sources.clone(),
+        fallback,
+    }
+}
+
+fn header(t: &Translation, recipe: &str) -> String {
+    let mut h = format!("# Translated by `stack` from the stackinator recipe {recipe}\n");
+    if !t.compiler_specs.is_empty() {
+        h += &format!(
+            "# compilers.yaml: {} (built by the stack: `compilers:`)\n",
+            t.compiler_specs.join(", ")
+        );
+    }
+    h
 }
 
 /// The post-install hook: `<mount>/config/packages.yaml` as stackinator
@@ -364,22 +528,6 @@ fn post_install_hook(
     h
 }
 
-/// Read and parse one YAML file; problems go to `diags`.
-fn read_yaml(path: &Path, diags: &mut Diagnostics) -> Option<(SourceFile, Node)> {
-    let src = match SourceFile::read(path) {
-        Ok(s) => s,
-        Err(e) => {
-            diags.push(Diagnostic::error(
-                Code::Io,
-                format!("cannot read {}: {e}", path.display()),
-            ));
-            return None;
-        }
-    };
-    let node = crate::diag::yaml::parse_into(&src, diags)?;
-    Some((src, node))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,15 +546,18 @@ mod tests {
             ),
             ("tools".to_string(), Yaml::Map(vec![])),
         ];
-        let out = with_compiler(&envs, "gcc@14");
+        let gcc = crate::diag::Spanned::new("gcc@14".to_string(), Loc::new("c.yaml", 1, 1));
+        let out = with_compiler(&envs, &gcc);
         let compiler = |i: usize| match &out[i].1 {
-            Yaml::Map(e) => e.iter().find(|(k, _)| k == "compiler").unwrap().1.clone(),
+            Yaml::Map(e) => e
+                .iter()
+                .find(|(k, _)| k == "compiler")
+                .unwrap()
+                .1
+                .to_document(),
             _ => unreachable!(),
         };
-        assert_eq!(
-            compiler(0),
-            Yaml::Seq(vec![Yaml::str("gcc@14"), Yaml::str("nvhpc")])
-        );
-        assert_eq!(compiler(1), Yaml::str("gcc@14"));
+        assert_eq!(compiler(0), "- \"gcc@14\"\n- nvhpc\n");
+        assert_eq!(compiler(1), "\"gcc@14\"\n");
     }
 }

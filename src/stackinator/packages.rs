@@ -6,7 +6,7 @@
 //! position, never dropped without a word.
 
 use crate::diag::yaml::{Cx, Node};
-use crate::diag::{Code, Spanned};
+use crate::diag::{Code, Loc, Spanned};
 use crate::import::yaml_out::Yaml;
 
 /// Policies in file order: package (or virtual, or `all`) → policy.
@@ -20,16 +20,27 @@ pub struct SystemCompiler {
     pub cc: String,
     pub cxx: Option<String>,
     pub fc: Option<String>,
+    /// Where it is described.
+    pub loc: Loc,
+    /// The OS its description names (`operating_system`, `os=`).
+    pub os: Option<String>,
 }
 
 impl SystemCompiler {
+    /// The `compilers:` entry of our cluster.yaml: the compiler is of the
+    /// target system, so its fingerprint is not read on the machine that
+    /// resolves (`fingerprint: none`; docs/stackinator.md).
     pub fn to_yaml(&self) -> Yaml {
-        Yaml::map([
-            ("spec", Some(Yaml::str(&self.spec))),
-            ("cc", Some(Yaml::str(&self.cc))),
-            ("cxx", self.cxx.as_ref().map(Yaml::str)),
-            ("fc", self.fc.as_ref().map(Yaml::str)),
-        ])
+        Yaml::at(
+            Yaml::map([
+                ("spec", Some(Yaml::str(&self.spec))),
+                ("cc", Some(Yaml::str(&self.cc))),
+                ("cxx", self.cxx.as_ref().map(Yaml::str)),
+                ("fc", self.fc.as_ref().map(Yaml::str)),
+                ("fingerprint", Some(Yaml::str("none"))),
+            ]),
+            &self.loc,
+        )
     }
 }
 
@@ -43,7 +54,8 @@ pub struct PackagesBody {
     pub has_gcc: bool,
 }
 
-/// `over` merged into `base`: a package in `over` replaces the whole entry.
+/// `over` merged into `base`: a package in `over` replaces the whole entry
+/// (and takes its place, with its origin).
 pub fn merge(base: &mut PolicyList, over: PolicyList) {
     for (name, pol) in over {
         match base.iter_mut().find(|(n, _)| *n == name) {
@@ -77,10 +89,16 @@ pub fn read_body(cx: &mut Cx, node: &Node) -> PackagesBody {
             continue;
         }
         if let Some(p) = policy(cx, &name, value) {
-            out.policies.push((name, p));
+            let at = cx.scalar_loc(key);
+            out.policies.push((name, Yaml::at(p, &at)));
         }
     }
     out
+}
+
+/// A string read from the user's file, as a value with its origin.
+pub(super) fn spanned(s: &Spanned<String>) -> Yaml {
+    Yaml::at(Yaml::str(&s.value), &s.loc)
 }
 
 fn policy(cx: &mut Cx, name: &str, node: &Node) -> Option<Yaml> {
@@ -92,20 +110,21 @@ fn policy(cx: &mut Cx, name: &str, node: &Node) -> Option<Yaml> {
         if is_null(v) {
             continue;
         }
+        let at = cx.scalar_loc(k);
         match key {
             "buildable" => {
                 if let Some(b) = cx.bool(v, "`buildable`") {
-                    entries.push(("buildable".into(), Yaml::Bool(b)));
+                    entries.push(("buildable".into(), Yaml::at(Yaml::Bool(b), &at)));
                 }
             }
             "externals" => {
                 let ext = externals(cx, v);
-                entries.push(("externals".into(), Yaml::Seq(ext)));
+                entries.push(("externals".into(), Yaml::at(Yaml::Seq(ext), &at)));
             }
             "require" => {
                 let req = requirements(cx, v);
                 if !req.is_empty() {
-                    entries.push(("require".into(), Yaml::Seq(req)));
+                    entries.push(("require".into(), Yaml::at(Yaml::Seq(req), &at)));
                 }
             }
             "prefer" => prefer.extend(preferences(cx, v)),
@@ -119,7 +138,7 @@ fn policy(cx: &mut Cx, name: &str, node: &Node) -> Option<Yaml> {
             "variants" => {
                 for s in cx.one_or_many(v).to_vec() {
                     if let Some(s) = cx.string(&s, "a `variants` entry") {
-                        prefer.push(Yaml::str(s.value));
+                        prefer.push(spanned(&s));
                     }
                 }
             }
@@ -127,19 +146,28 @@ fn policy(cx: &mut Cx, name: &str, node: &Node) -> Option<Yaml> {
                 let vs: Vec<Yaml> = cx
                     .strings(v, "`version`", true)
                     .into_iter()
-                    .map(|s| Yaml::str(version(&s)))
+                    .map(|s| Yaml::at(Yaml::str(version(&s)), &s.loc))
                     .collect();
-                entries.push(("version".into(), Yaml::Seq(vs)));
+                entries.push(("version".into(), Yaml::at(Yaml::Seq(vs), &at)));
             }
             other => {
-                let loc = cx.scalar_loc(k);
+                let help = match other {
+                    "providers" => Some(format!(
+                        "`providers` is read under `all:` only (here: `packages:all:providers:{name}`)"
+                    )),
+                    "target" | "compiler" => Some(
+                        "the cluster's target and the stack's compilers apply to every package"
+                            .to_string(),
+                    ),
+                    _ => crate::diag::did_you_mean(other, KEYS)
+                        .or_else(|| Some(format!("supported here: {}", KEYS.join(", ")))),
+                };
                 cx.warn(
                     Code::Unsupported,
-                    &loc,
+                    &at,
                     format!("`packages:{name}:{other}` is not supported by stack; ignored"),
                     "not translated",
-                    crate::diag::did_you_mean(other, KEYS)
-                        .or_else(|| Some(format!("supported here: {}", KEYS.join(", ")))),
+                    help,
                 );
             }
         }
@@ -170,15 +198,16 @@ fn requirements(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
             let Some(m) = cx.open_map(&item, "a `require` entry") else {
                 continue;
             };
+            let conditional = m.has("when");
             for (k, v) in m.entries() {
                 let loc = cx.scalar_loc(k);
                 match k.as_str() {
-                    "spec" if !m.has("when") => {
+                    "spec" if !conditional => {
                         if let Some(s) = cx.string(v, "`spec`") {
-                            out.push(Yaml::str(s.value));
+                            out.push(spanned(&s));
                         }
                     }
-                    "one_of" | "any_of" => {
+                    "one_of" | "any_of" if !conditional => {
                         let opts = cx.strings(v, "the alternatives", true);
                         if let Some(first) = opts.first() {
                             cx.warn(
@@ -192,10 +221,20 @@ fn requirements(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
                                 "first alternative taken",
                                 Some("write one `require` spec to choose another".into()),
                             );
-                            out.push(Yaml::str(first.value.clone()));
+                            out.push(spanned(first));
                         }
                     }
+                    // The message Spack shows when the requirement fails.
                     "message" => {}
+                    "when" => cx.warn(
+                        Code::Unsupported,
+                        &loc,
+                        "conditional requirements (`when:`) are not supported; the entry is ignored",
+                        "not translated",
+                        Some("write the requirement into the specs that need it".into()),
+                    ),
+                    // Ignored with the `when:` warning above.
+                    "spec" | "one_of" | "any_of" => {}
                     other => cx.warn(
                         Code::Unsupported,
                         &loc,
@@ -203,14 +242,14 @@ fn requirements(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
                             "`{other}` in a `require` entry is not supported; the entry is ignored"
                         ),
                         "not translated",
-                        Some("conditional requirements (`when:`) have no equivalent yet".into()),
+                        Some("a `require` entry is a spec, or `spec:`/`one_of:`/`any_of:`".into()),
                     ),
                 }
             }
             continue;
         }
         if let Some(s) = cx.string(&item, "a `require` entry") {
-            out.push(Yaml::str(s.value));
+            out.push(spanned(&s));
         }
     }
     out
@@ -226,10 +265,11 @@ fn providers(cx: &mut Cx, node: &Node) -> Option<Yaml> {
         let names: Vec<Yaml> = cx
             .strings(v, "the providers", true)
             .into_iter()
-            .map(|s| Yaml::str(s.value))
+            .map(|s| spanned(&s))
             .collect();
         if !names.is_empty() {
-            out.push((k.as_str().to_string(), Yaml::Seq(names)));
+            let at = cx.scalar_loc(k);
+            out.push((k.as_str().to_string(), Yaml::at(Yaml::Seq(names), &at)));
         }
     }
     Some(Yaml::Map(out))
@@ -244,7 +284,7 @@ pub fn expand_providers(policies: &mut PolicyList) {
         if name != "all" {
             continue;
         }
-        if let Yaml::Map(entries) = pol {
+        if let Some(Yaml::Map(entries)) = plain_mut(pol) {
             if let Some(i) = entries.iter().position(|(k, _)| k == "providers") {
                 if let (_, Yaml::Map(m)) = entries.remove(i) {
                     listed = m;
@@ -252,18 +292,27 @@ pub fn expand_providers(policies: &mut PolicyList) {
             }
         }
     }
-    policies.retain(|(n, p)| n != "all" || !matches!(p, Yaml::Map(e) if e.is_empty()));
+    policies.retain(|(n, p)| n != "all" || !matches!(p.plain(), Yaml::Map(e) if e.is_empty()));
     for (virt, names) in listed {
         let prefer = ("prefer".to_string(), names);
         match policies.iter_mut().find(|(n, _)| *n == virt) {
-            Some((_, Yaml::Map(entries))) => {
-                if !entries.iter().any(|(k, _)| k == "prefer" || k == "require") {
-                    entries.push(prefer);
+            Some((_, pol)) => {
+                if let Some(Yaml::Map(entries)) = plain_mut(pol) {
+                    if !entries.iter().any(|(k, _)| k == "prefer" || k == "require") {
+                        entries.push(prefer);
+                    }
                 }
             }
-            Some(_) => {}
             None => policies.push((virt, Yaml::Map(vec![prefer]))),
         }
+    }
+}
+
+/// The value inside [`Yaml::At`] wrappers, to change it in place.
+pub(super) fn plain_mut(y: &mut Yaml) -> Option<&mut Yaml> {
+    match y {
+        Yaml::At(v, _) => plain_mut(v),
+        v => Some(v),
     }
 }
 
@@ -282,7 +331,7 @@ fn preferences(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
             continue;
         }
         if let Some(s) = cx.string(&item, "a `prefer` entry") {
-            out.push(Yaml::str(s.value));
+            out.push(spanned(&s));
         }
     }
     out
@@ -297,28 +346,46 @@ fn externals(cx: &mut Cx, node: &Node) -> Vec<Yaml> {
         let Some(m) = cx.open_map(item, "an external") else {
             continue;
         };
-        for (k, _) in m.entries() {
-            if !["spec", "prefix", "extra_attributes"].contains(&k.as_str()) {
-                let loc = cx.scalar_loc(k);
-                cx.warn(
-                    Code::Unsupported,
-                    &loc,
-                    format!(
-                        "`{}` in an external is not supported; the external is skipped",
-                        k.as_str()
-                    ),
-                    "not translated",
-                    Some("externals need `spec` and `prefix`".into()),
-                );
-            }
-        }
         let spec = m.get("spec").and_then(|n| cx.string(n, "`spec`"));
         let prefix = m.get("prefix").and_then(|n| cx.string(n, "`prefix`"));
+        for (k, _) in m.entries() {
+            let loc = cx.scalar_loc(k);
+            let (what, help) = match k.as_str() {
+                "spec" | "prefix" => continue,
+                "extra_attributes" => (
+                    "`extra_attributes` of an external is not translated",
+                    "stack reads `extra_attributes.compilers` of the `gcc` entry (the cluster's compilers) only",
+                ),
+                "modules" if prefix.is_none() => (
+                    "an external loaded by `modules` is not supported; the external is skipped",
+                    "stack needs the external's `prefix`",
+                ),
+                "modules" => (
+                    "`modules` of an external is not translated; its `prefix` is used",
+                    "stack uses an external by its prefix; no module is loaded",
+                ),
+                _ => (
+                    "this key of an external is not supported; ignored",
+                    "externals are `spec` and `prefix`",
+                ),
+            };
+            cx.warn(
+                Code::Unsupported,
+                &loc,
+                what,
+                "not translated",
+                Some(help.into()),
+            );
+        }
         if let (Some(spec), Some(prefix)) = (spec, prefix) {
-            out.push(Yaml::map([
-                ("spec", Some(Yaml::str(spec.value))),
-                ("prefix", Some(Yaml::str(prefix.value))),
-            ]));
+            let at = cx.loc(item);
+            out.push(Yaml::at(
+                Yaml::map([
+                    ("spec", Some(spanned(&spec))),
+                    ("prefix", Some(spanned(&prefix))),
+                ]),
+                &at,
+            ));
         }
     }
     out
@@ -330,6 +397,21 @@ fn gcc_externals(cx: &mut Cx, node: &Node) -> Vec<SystemCompiler> {
     let Some(m) = cx.open_map(node, "the policy for `gcc`") else {
         return Vec::new();
     };
+    for (k, v) in m.entries() {
+        if k.as_str() != "externals" && !is_null(v) {
+            let loc = cx.scalar_loc(k);
+            cx.warn(
+                Code::Unsupported,
+                &loc,
+                format!(
+                    "`packages:gcc:{}` is not translated: the system gcc is read as the cluster's compiler",
+                    k.as_str()
+                ),
+                "not translated",
+                Some("the stack builds its own gcc when compilers.yaml asks for one".into()),
+            );
+        }
+    }
     let Some(ext) = m.get("externals") else {
         return Vec::new();
     };
@@ -338,9 +420,22 @@ fn gcc_externals(cx: &mut Cx, node: &Node) -> Vec<SystemCompiler> {
     };
     let mut out = Vec::new();
     for item in items {
-        let Some(e) = cx.open_map(item, "an external") else {
+        let Some(e) = cx.open_map(item, "a gcc external") else {
             continue;
         };
+        for (k, _) in e.entries() {
+            if ["spec", "prefix", "extra_attributes"].contains(&k.as_str()) {
+                continue;
+            }
+            let loc = cx.scalar_loc(k);
+            cx.warn(
+                Code::Unsupported,
+                &loc,
+                format!("`{}` of the system gcc is not translated", k.as_str()),
+                "not translated",
+                Some("the compiler is used by its paths (`extra_attributes.compilers`)".into()),
+            );
+        }
         let Some(spec) = e.get("spec").and_then(|n| cx.string(n, "`spec`")) else {
             continue;
         };
@@ -355,18 +450,36 @@ fn gcc_externals(cx: &mut Cx, node: &Node) -> Vec<SystemCompiler> {
             .and_then(|n| cx.string(n, "`prefix`"))
             .map(|p| p.value)
             .unwrap_or_else(|| "/usr".into());
-        let paths = e
+        let attrs = e
             .get("extra_attributes")
-            .and_then(|n| cx.open_map(n, "`extra_attributes`"))
-            .and_then(|a| a.get("compilers"))
-            .and_then(|n| cx.open_map(n, "`compilers`"));
+            .and_then(|n| cx.open_map(n, "`extra_attributes`"));
+        let mut paths = None;
+        if let Some(a) = &attrs {
+            for (k, v) in a.entries() {
+                if k.as_str() == "compilers" {
+                    paths = cx.map(v, "`compilers`", &["c", "cxx", "fortran"]);
+                } else {
+                    let loc = cx.scalar_loc(k);
+                    cx.warn(
+                        Code::Unsupported,
+                        &loc,
+                        format!("`extra_attributes:{}` is not translated", k.as_str()),
+                        "not translated",
+                        Some(
+                            "stack reads the compiler paths (`compilers: {c, cxx, fortran}`)"
+                                .into(),
+                        ),
+                    );
+                }
+            }
+        }
         let get = |cx: &mut Cx, key: &str| {
             paths
                 .as_ref()
                 .and_then(|p| p.get(key))
                 .and_then(|n| cx.string(n, key))
-                .map(|s| s.value)
         };
+        let loc = spec.loc.clone();
         let cc = get(cx, "c");
         let Some(cc) = cc else {
             cx.warn(
@@ -381,19 +494,37 @@ fn gcc_externals(cx: &mut Cx, node: &Node) -> Vec<SystemCompiler> {
                 cc: format!("{prefix}/bin/gcc"),
                 cxx: Some(format!("{prefix}/bin/g++")),
                 fc: Some(format!("{prefix}/bin/gfortran")),
+                loc,
+                os: os_of(&spec.value),
             });
             continue;
         };
-        let cxx = get(cx, "cxx");
-        let fc = get(cx, "fortran");
+        let cxx = get(cx, "cxx").map(|s| s.value);
+        let fc = get(cx, "fortran").map(|s| s.value);
         out.push(SystemCompiler {
             spec: name_version,
-            cc,
+            cc: cc.value,
             cxx,
             fc,
+            loc,
+            os: os_of(&spec.value),
         });
     }
     out
+}
+
+/// The OS a Spack spec names: `os=sles15`, or the middle of
+/// `arch=linux-sles15-zen2`.
+pub(super) fn os_of(spec: &str) -> Option<String> {
+    spec.split_whitespace().find_map(|w| {
+        if let Some(os) = w.strip_prefix("os=") {
+            return Some(os.to_string());
+        }
+        let arch = w.strip_prefix("arch=")?;
+        let mut parts = arch.split('-');
+        let (_, os) = (parts.next()?, parts.next()?);
+        (!os.is_empty()).then(|| os.to_string())
+    })
 }
 
 #[cfg(test)]

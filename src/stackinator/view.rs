@@ -4,13 +4,18 @@ use crate::diag::Code;
 use crate::diag::yaml::{Cx, Node};
 use crate::import::yaml_out::Yaml;
 
-use super::packages::is_null;
+use super::packages::{is_null, spanned};
 
-/// The view `name` (`node` may be null: all defaults).
+/// The view `name` (`node` may be null: all defaults). Stackinator's
+/// defaults are written out: `link: roots` and `add_compilers: true` (the
+/// environment's compilers in the view's `bin/`).
 pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
     let mut out: Vec<(String, Yaml)> = Vec::new();
     if is_null(node) {
-        return Yaml::Map(vec![("link".into(), Yaml::str("roots"))]);
+        return Yaml::Map(vec![
+            ("link".into(), Yaml::str("roots")),
+            ("add_compilers".into(), Yaml::Bool(true)),
+        ]);
     }
     let what = format!("view `{name}`");
     let Some(m) = cx.map(
@@ -20,11 +25,13 @@ pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
     ) else {
         return Yaml::Map(out);
     };
-    if let Some(l) = m
-        .get("link")
-        .and_then(|n| cx.choice(n, "`link`", &["roots", "all", "run"]))
-    {
-        out.push(("link".into(), Yaml::str(l.value)));
+    match m.get("link") {
+        Some(n) => {
+            if let Some(l) = cx.choice(n, "`link`", &["roots", "all", "run"]) {
+                out.push(("link".into(), spanned(&l)));
+            }
+        }
+        None => out.push(("link".into(), Yaml::str("roots"))),
     }
     for key in ["select", "exclude"] {
         if let Some(n) = m.get(key) {
@@ -50,7 +57,7 @@ pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
                             None,
                         );
                     }
-                    Yaml::str(name)
+                    Yaml::at(Yaml::str(name), &s.loc)
                 })
                 .collect();
             out.push((key.into(), Yaml::Seq(names)));
@@ -66,19 +73,34 @@ pub fn view(cx: &mut Cx, name: &str, node: &Node) -> Yaml {
             None,
         );
     }
-    if let Some(u) = m
+    let uenv = m
         .get("uenv")
-        .and_then(|n| cx.map(n, "`uenv`", &["add_compilers", "prefix_paths", "env_vars"]))
-    {
+        .and_then(|n| cx.map(n, "`uenv`", &["add_compilers", "prefix_paths", "env_vars"]));
+    let add_compilers = uenv
+        .as_ref()
+        .and_then(|u| u.get("add_compilers"))
+        .and_then(|n| cx.bool(n, "`add_compilers`").map(|b| (b, cx.loc(n))));
+    out.push((
+        "add_compilers".into(),
+        match add_compilers {
+            Some((b, at)) => Yaml::at(Yaml::Bool(b), &at),
+            None => Yaml::Bool(true),
+        },
+    ));
+    if let Some(u) = uenv {
         if let Some(pp) = u
             .get("prefix_paths")
             .and_then(|n| cx.open_map(n, "`prefix_paths`"))
         {
             let mut paths = Vec::new();
             for (k, v) in pp.entries() {
-                let dirs = cx.strings(v, "a prefix path", true);
-                let dirs: Vec<String> = dirs.into_iter().map(|s| s.value).collect();
-                paths.push((k.as_str().to_string(), Yaml::strs(&dirs)));
+                let dirs: Vec<Yaml> = cx
+                    .strings(v, "a prefix path", true)
+                    .iter()
+                    .map(spanned)
+                    .collect();
+                let at = cx.scalar_loc(k);
+                paths.push((k.as_str().to_string(), Yaml::at(Yaml::Seq(dirs), &at)));
             }
             out.push(("prefix_paths".into(), Yaml::Map(paths)));
         }
@@ -103,13 +125,14 @@ fn env_vars(cx: &mut Cx, node: &Node) -> Yaml {
                 continue;
             };
             for (k, v) in e.entries() {
+                let at = cx.scalar_loc(k);
                 if is_null(v) {
-                    unset.push(Yaml::str(k.as_str()));
+                    unset.push(Yaml::at(Yaml::str(k.as_str()), &at));
                 } else if let Some(s) = cx.string(v, "a value") {
-                    set.push(Yaml::Map(vec![(
-                        k.as_str().to_string(),
-                        Yaml::str(s.value),
-                    )]));
+                    set.push(Yaml::at(
+                        Yaml::Map(vec![(k.as_str().to_string(), spanned(&s))]),
+                        &at,
+                    ));
                 }
             }
         }
@@ -130,11 +153,12 @@ fn env_vars(cx: &mut Cx, node: &Node) -> Yaml {
                 continue;
             };
             for (k, v) in e.entries() {
+                let at = cx.scalar_loc(k);
                 if let Some(s) = cx.string(v, "a path") {
-                    ops.push(Yaml::Map(vec![(
-                        k.as_str().to_string(),
-                        Yaml::str(s.value),
-                    )]));
+                    ops.push(Yaml::at(
+                        Yaml::Map(vec![(k.as_str().to_string(), spanned(&s))]),
+                        &at,
+                    ));
                 }
             }
         }

@@ -46,12 +46,24 @@ pub struct Inputs {
 /// repositories, and check all of them: every problem in every file is
 /// reported (sorted by file and position), not just the first.
 pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
+    load_inputs_from(opts, &[])
+}
+
+/// [`load_inputs`] with some files already in hand: a stack recipe or
+/// cluster configuration whose path is one of `given`'s is taken from
+/// there (a translation, whose diagnostics point at the user's files it
+/// came from) instead of read.
+pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inputs, Diagnostics> {
+    let read = |path: &Path| match given.iter().find(|s| s.path() == path) {
+        Some(s) => Ok(s.clone()),
+        None => SourceFile::read(path),
+    };
     let mut diags = Diagnostics::new();
     let cwd = std::env::current_dir().unwrap_or_default();
     let recipe_path = crate::recipes::absolutize(&opts.recipe, &cwd);
     // Read as far as possible even when a file has errors, so that one run
     // reports the problems of every file.
-    let recipe = match SourceFile::read(&recipe_path) {
+    let recipe = match read(&recipe_path) {
         Ok(src) => parse_stack_recipe(&src, &mut diags).map(|r| (r, src)),
         Err(e) => {
             diags.push(Diagnostic::error(
@@ -71,7 +83,7 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     let cluster = match &choice {
         Some(choice) => {
             diags.extend(choice.warning.clone());
-            match SourceFile::read(&choice.file) {
+            match read(&choice.file) {
                 Ok(src) => parse_cluster(&src, &mut diags).map(|c| (c, src)),
                 Err(e) => {
                     diags.push(

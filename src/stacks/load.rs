@@ -526,12 +526,20 @@ fn view_env_ops(cx: &mut Cx, kind: EnvOpKind, node: &Node) -> Vec<EnvOp> {
     out
 }
 
+const MODULES_KEYS: &[&str] = &[
+    "flavour",
+    "projections",
+    "hide_implicits",
+    "exclude_implicits",
+    "autoload",
+    "prefix_inspections",
+    "exclude",
+    "include",
+    "environment",
+];
+
 fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
-    let m = cx.map(
-        node,
-        "`modules`",
-        &["flavour", "projections", "hide_implicits"],
-    )?;
+    let m = cx.map(node, "`modules`", MODULES_KEYS)?;
     let flavour = match m
         .get("flavour")
         .and_then(|n| cx.choice(n, "`flavour`", &["lmod", "tcl"]))
@@ -547,6 +555,10 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
         .and_then(|n| cx.open_map(n, "`projections`"))
     {
         for (k, v) in pm.entries() {
+            if k.as_str() != "all" {
+                let key = Spanned::new(k.as_str().to_string(), cx.scalar_loc(k));
+                let _ = read::spec_from(cx, &key, "a projection key", Named::Any);
+            }
             if let Some(t) = cx.string(v, "a projection") {
                 projections.push((k.as_str().to_string(), t.value));
             }
@@ -556,10 +568,87 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
         .get("hide_implicits")
         .and_then(|n| cx.bool(n, "`hide_implicits`"))
         .unwrap_or(true);
+    let exclude_implicits = m
+        .get("exclude_implicits")
+        .and_then(|n| cx.bool(n, "`exclude_implicits`"))
+        .unwrap_or(false);
+    let autoload = m
+        .get("autoload")
+        .and_then(|n| cx.choice(n, "`autoload`", &["direct", "none"]))
+        .is_none_or(|s| s.value == "direct");
+    let mut prefix_inspections = Vec::new();
+    if let Some(pm) = m
+        .get("prefix_inspections")
+        .and_then(|n| cx.open_map(n, "`prefix_inspections`"))
+    {
+        for (k, v) in pm.entries() {
+            let dir = k.as_str().trim_start_matches("./").trim_end_matches('/');
+            if dir.split('/').any(|c| c == "..") || dir.starts_with('/') {
+                let loc = cx.scalar_loc(k);
+                cx.error(
+                    Code::BadPath,
+                    &loc,
+                    format!(
+                        "`{}` is not a directory inside a package's prefix",
+                        k.as_str()
+                    ),
+                    "expected a relative path such as `lib64`",
+                    None,
+                );
+                continue;
+            }
+            let vars = cx.strings(v, "the variables of a prefix inspection", true);
+            for var in &vars {
+                read::check_var_name(cx, &var.value, &var.loc);
+            }
+            prefix_inspections.push((dir.to_string(), vars.into_iter().map(|s| s.value).collect()));
+        }
+    }
+    let specs = |cx: &mut Cx, key: &str| {
+        m.get(key)
+            .map(|n| read::specs(cx, n, &format!("a `modules.{key}` entry"), Named::Any))
+            .unwrap_or_default()
+    };
+    let exclude = specs(cx, "exclude");
+    let include = specs(cx, "include");
+    let mut environment = Vec::new();
+    if let Some(em) = m
+        .get("environment")
+        .and_then(|n| cx.open_map(n, "`environment`"))
+    {
+        for (k, v) in em.entries() {
+            let key = Spanned::new(k.as_str().to_string(), cx.scalar_loc(k));
+            if key.value != "all" {
+                let _ = read::spec_from(cx, &key, "a module environment's key", Named::Any);
+            }
+            let Some(ops) = cx.map(v, &format!("`environment.{}`", key.value), &EnvOpKind::KEYS)
+            else {
+                continue;
+            };
+            let mut list = Vec::new();
+            for kind in [
+                EnvOpKind::Set,
+                EnvOpKind::Unset,
+                EnvOpKind::PrependPath,
+                EnvOpKind::AppendPath,
+            ] {
+                if let Some(n) = ops.get(kind.key()) {
+                    list.extend(view_env_ops(cx, kind, n));
+                }
+            }
+            environment.push((key, list));
+        }
+    }
     Some(Modules {
         flavour,
         projections,
         hide_implicits,
+        exclude_implicits,
+        autoload,
+        prefix_inspections,
+        exclude,
+        include,
+        environment,
         loc: m.loc.clone(),
     })
 }

@@ -68,11 +68,19 @@ pub fn choose_cluster(flag: Option<PathBuf>, recipe_dir: &Path) -> Option<Cluste
             warning: None,
         });
     }
+    // The recipe's directory as the user knows it; the current directory
+    // by its absolute path (an empty or `.` path names nothing).
+    let dir = match display_path(recipe_dir) {
+        d if d == "." => std::path::absolute(recipe_dir)
+            .unwrap_or_else(|_| recipe_dir.to_path_buf())
+            .display()
+            .to_string(),
+        d => d,
+    };
     let warning = Diagnostic::warning(
         Code::BadPath,
         format!(
-            "no cluster-configs/local above {}; using {} from the source tree `stack` was built from",
-            display_path(recipe_dir),
+            "no cluster-configs/local in {dir} or above it; using {} from the source tree `stack` was built from",
             display_path(&file)
         ),
     )
@@ -118,7 +126,10 @@ mod tests {
         assert!(c.file.starts_with(env!("CARGO_MANIFEST_DIR")));
         let w = c.warning.expect("a warning");
         assert!(
-            w.to_string().contains("no cluster-configs/local above"),
+            w.to_string().contains(&format!(
+                "no cluster-configs/local in {} or above it",
+                tmp.path().display()
+            )),
             "{w}"
         );
     }

@@ -17,7 +17,7 @@ mod template_refs;
 mod unreviewed;
 mod write;
 
-pub use inputs::{InputOptions, Inputs, load_inputs, reachable};
+pub use inputs::{InputOptions, Inputs, load_inputs, load_inputs_from, reachable};
 pub use load::{load_stack_recipe, parse_stack_recipe};
 pub use model::{
     COMPILERS_ENVIRONMENT, DEFAULT_MOUNT, Duplicates, Environment, ModuleFlavour, Modules,

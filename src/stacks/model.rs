@@ -275,9 +275,26 @@ impl ViewLink {
 #[derive(Clone, Debug)]
 pub struct Modules {
     pub flavour: ModuleFlavour,
-    /// Projection key (`all` or a package name) → template (`{name}/{version}`).
+    /// Projection key (`all`, or a spec: the first one a package satisfies
+    /// wins) → template (`{name}/{version}`).
     pub projections: Vec<(String, String)>,
     pub hide_implicits: bool,
+    /// Packages that are not a root of any environment get no module at
+    /// all (unless `include` names them).
+    pub exclude_implicits: bool,
+    /// `autoload: direct` (true, the default): a module loads the modules
+    /// of its link and run dependencies; `none`: it loads none.
+    pub autoload: bool,
+    /// Directory of a package's prefix → variables it is prepended to when
+    /// it exists (`lib64: [LD_LIBRARY_PATH]`), besides the built-in ones.
+    pub prefix_inspections: Vec<(String, Vec<String>)>,
+    /// Packages that get no module (specs: `cmake`, `%gcc@7.5.0`).
+    pub exclude: Vec<SpecRef>,
+    /// Packages whose module is shown even when hidden or excluded.
+    pub include: Vec<SpecRef>,
+    /// `all` or a spec → environment operations of the modules of the
+    /// packages that satisfy it (in order).
+    pub environment: Vec<(Spanned<String>, Vec<EnvOp>)>,
     pub loc: Loc,
 }
 

@@ -9,7 +9,7 @@
 
 use crate::cluster::{AuditConfig, Network, Policies};
 use crate::diag::yaml_out::Yaml;
-use crate::recipes::{EnvOpKind, SpecRef};
+use crate::recipes::{EnvOp, EnvOpKind, SpecRef};
 
 use super::model::*;
 
@@ -145,26 +145,7 @@ fn view(v: &View) -> Yaml {
         .iter()
         .map(|(var, dirs)| (var.clone(), Yaml::strs(dirs)))
         .collect();
-    let mut env_vars = Vec::new();
-    for kind in [
-        EnvOpKind::Set,
-        EnvOpKind::Unset,
-        EnvOpKind::PrependPath,
-        EnvOpKind::AppendPath,
-    ] {
-        let items: Vec<Yaml> = v
-            .env_vars
-            .iter()
-            .filter(|op| op.kind == kind)
-            .map(|op| match kind {
-                EnvOpKind::Unset => Yaml::str(&op.var),
-                _ => Yaml::Map(vec![(op.var.clone(), Yaml::str(&op.value))]),
-            })
-            .collect();
-        if !items.is_empty() {
-            env_vars.push((kind.key().to_string(), Yaml::Seq(items)));
-        }
-    }
+    let env_vars = env_vars(&v.env_vars);
     Yaml::map([
         (
             "link",
@@ -184,7 +165,33 @@ fn view(v: &View) -> Yaml {
             "env_vars",
             some_if(!env_vars.is_empty(), Yaml::Map(env_vars)),
         ),
+        ("add_compilers", some_if(v.add_compilers, Yaml::Bool(true))),
     ])
+}
+
+/// `env_vars:` (views) and a module environment: `set`, `unset`,
+/// `prepend_path`, `append_path` lists.
+fn env_vars(ops: &[EnvOp]) -> Vec<(String, Yaml)> {
+    let mut out = Vec::new();
+    for kind in [
+        EnvOpKind::Set,
+        EnvOpKind::Unset,
+        EnvOpKind::PrependPath,
+        EnvOpKind::AppendPath,
+    ] {
+        let items: Vec<Yaml> = ops
+            .iter()
+            .filter(|op| op.kind == kind)
+            .map(|op| match kind {
+                EnvOpKind::Unset => Yaml::str(&op.var),
+                _ => Yaml::Map(vec![(op.var.clone(), Yaml::str(&op.value))]),
+            })
+            .collect();
+        if !items.is_empty() {
+            out.push((kind.key().to_string(), Yaml::Seq(items)));
+        }
+    }
+    out
 }
 
 fn modules(m: &Modules) -> Yaml {
@@ -205,6 +212,37 @@ fn modules(m: &Modules) -> Yaml {
         (
             "hide_implicits",
             some_if(!m.hide_implicits, Yaml::Bool(false)),
+        ),
+        (
+            "exclude_implicits",
+            some_if(m.exclude_implicits, Yaml::Bool(true)),
+        ),
+        ("autoload", some_if(!m.autoload, Yaml::str("none"))),
+        (
+            "prefix_inspections",
+            some_if(
+                !m.prefix_inspections.is_empty(),
+                Yaml::Map(
+                    m.prefix_inspections
+                        .iter()
+                        .map(|(d, vars)| (d.clone(), Yaml::strs(vars)))
+                        .collect(),
+                ),
+            ),
+        ),
+        ("exclude", some_if(!m.exclude.is_empty(), specs(&m.exclude))),
+        ("include", some_if(!m.include.is_empty(), specs(&m.include))),
+        (
+            "environment",
+            some_if(
+                !m.environment.is_empty(),
+                Yaml::Map(
+                    m.environment
+                        .iter()
+                        .map(|(k, ops)| (k.value.clone(), Yaml::Map(env_vars(ops))))
+                        .collect(),
+                ),
+            ),
         ),
     ])
 }

@@ -2,7 +2,7 @@
 //! the resolved plan and the installed store; nothing here knows about
 //! recipes or the resolver.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -125,16 +125,37 @@ pub enum ModuleFlavour {
     Tcl,
 }
 
-/// The recipe's `modules:` section.
+/// The recipe's `modules:` section. What depends on specs (exclude,
+/// include, per-package projections and environments) comes resolved to
+/// package hashes by the caller.
 #[derive(Debug, Clone)]
 pub struct ModulesSpec {
     pub flavour: ModuleFlavour,
     /// Package name (or `all`) → projection such as `{name}/{version}`.
     /// A package's own key wins over `all`; the default is `{name}/{version}`.
     pub projections: BTreeMap<String, String>,
+    /// Package hash → its projection, winning over `projections` (the
+    /// recipe's projections keyed by specs).
+    pub projection_of: BTreeMap<String, String>,
     /// Packages that are not a root of any environment get a module that
     /// loads as a dependency but is hidden from `module avail`.
     pub hide_implicits: bool,
+    /// Packages that are not a root of any environment get no module
+    /// (unless `include` has them).
+    pub exclude_implicits: bool,
+    /// Whether a module loads the modules of its link/run dependencies.
+    pub autoload: bool,
+    /// Directory of a prefix → variables it is prepended to when it
+    /// exists, besides [`crate::view::PREFIX_INSPECTIONS`].
+    pub prefix_inspections: Vec<(String, Vec<String>)>,
+    /// Hashes of packages that get no module.
+    pub exclude: BTreeSet<String>,
+    /// Hashes of packages whose module is generated and shown even when
+    /// excluded or implicit.
+    pub include: BTreeSet<String>,
+    /// Package hash → environment operations of its module, after the
+    /// package's own `env:`.
+    pub env: BTreeMap<String, Vec<EnvOp>>,
     /// Projections of the modules each module conflicts with; the default
     /// `["{name}"]` keeps two versions of one package from loading together.
     pub conflicts: Vec<String>,
@@ -147,10 +168,26 @@ impl Default for ModulesSpec {
         ModulesSpec {
             flavour: ModuleFlavour::Lmod,
             projections: BTreeMap::new(),
+            projection_of: BTreeMap::new(),
             hide_implicits: true,
+            exclude_implicits: false,
+            autoload: true,
+            prefix_inspections: Vec::new(),
+            exclude: BTreeSet::new(),
+            include: BTreeSet::new(),
+            env: BTreeMap::new(),
             conflicts: vec!["{name}".to_string()],
             template: None,
         }
+    }
+}
+
+impl ModulesSpec {
+    /// Whether `p` gets a module.
+    pub fn has_module(&self, p: &InstalledPackage) -> bool {
+        let excluded =
+            self.exclude.contains(&p.hash) || (self.exclude_implicits && p.root_in.is_empty());
+        !p.external && (!excluded || self.include.contains(&p.hash))
     }
 }
 

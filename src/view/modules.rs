@@ -36,6 +36,79 @@ pub struct GeneratedModule {
     pub hidden: bool,
 }
 
+/// The module name of each package (by hash); two packages whose
+/// projections give one name are an error, found before anything is
+/// built (the pipeline checks the plan with it).
+pub fn module_names<'p>(
+    packages: &[&'p InstalledPackage],
+    spec: &ModulesSpec,
+) -> Result<Vec<(&'p str, String)>, ViewError> {
+    let mut out = Vec::new();
+    let mut owner: HashMap<String, &InstalledPackage> = HashMap::new();
+    for p in packages {
+        let projection = spec
+            .projection_of
+            .get(&p.hash)
+            .map(String::as_str)
+            .unwrap_or_else(|| projection_for(&spec.projections, p));
+        let name = project(projection, p)?;
+        if let Some(first) = owner.get(&name) {
+            return Err(ViewError::ModuleNameClash {
+                module: name,
+                first: first.label(),
+                second: p.label(),
+            });
+        }
+        owner.insert(name.clone(), p);
+        out.push((p.hash.as_str(), name));
+    }
+    Ok(out)
+}
+
+/// The recipe's prefix inspections by variable, directories in order.
+fn inspections_by_var(spec: &ModulesSpec) -> Vec<(&str, Vec<&str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (dir, vars) in &spec.prefix_inspections {
+        for var in vars {
+            match out.iter_mut().find(|(v, _)| v == var) {
+                Some((_, dirs)) => dirs.push(dir),
+                None => out.push((var, vec![dir])),
+            }
+        }
+    }
+    out
+}
+
+/// What the module of `p` sets: the prefix inspections (built-in, then
+/// the recipe's), the package's `env:`, then the recipe's environment for
+/// it.
+fn module_environment(
+    store: &StoreContents,
+    spec: &ModulesSpec,
+    inspections: &[(&str, Vec<&str>)],
+    p: &InstalledPackage,
+    name: &str,
+    ctx: &PlaceholderContext,
+) -> Result<Environment, ViewError> {
+    let mut env = Environment::default();
+    let store_prefix = store
+        .store_path(&p.prefix)
+        .expect("prefixes were checked to lie under the mount point");
+    env.push_inspections(&p.prefix, &store_prefix);
+    for (var, dirs) in inspections {
+        env.push_existing_dirs(var, &p.prefix, &store_prefix, dirs);
+    }
+    let origin = format!("package {} (module {name})", p.label());
+    for op in p
+        .env
+        .iter()
+        .chain(spec.env.get(&p.hash).into_iter().flatten())
+    {
+        env.push_op(op, ctx, &origin)?;
+    }
+    Ok(env)
+}
+
 pub(crate) fn generate_modules(
     store: &StoreContents,
     spec: &ModulesSpec,
@@ -49,22 +122,13 @@ pub(crate) fn generate_modules(
     if let Some(file) = &spec.template {
         templates.override_with(template, file)?;
     }
-    let packages: Vec<&InstalledPackage> = store.packages.iter().filter(|p| !p.external).collect();
-
-    let mut names: HashMap<&str, String> = HashMap::new();
-    let mut owner: HashMap<String, &InstalledPackage> = HashMap::new();
-    for p in &packages {
-        let name = project(projection_for(&spec.projections, p), p)?;
-        if let Some(first) = owner.get(&name) {
-            return Err(ViewError::ModuleNameClash {
-                module: name,
-                first: first.label(),
-                second: p.label(),
-            });
-        }
-        owner.insert(name.clone(), p);
-        names.insert(&p.hash, name);
-    }
+    let packages: Vec<&InstalledPackage> = store
+        .packages
+        .iter()
+        .filter(|p| spec.has_module(p))
+        .collect();
+    let names: HashMap<&str, String> = module_names(&packages, spec)?.into_iter().collect();
+    let inspections = inspections_by_var(spec);
 
     let ctx = PlaceholderContext {
         mount: store.mount.to_string_lossy().into_owned(),
@@ -77,6 +141,7 @@ pub(crate) fn generate_modules(
         let depends_on: Vec<&str> = p
             .deps
             .iter()
+            .filter(|_| spec.autoload)
             .filter_map(|h| names.get(h.as_str()).map(String::as_str))
             .collect();
         let mut conflicts = Vec::new();
@@ -86,16 +151,8 @@ pub(crate) fn generate_modules(
                 conflicts.push(c);
             }
         }
-        let mut env = Environment::default();
-        let store_prefix = store
-            .store_path(&p.prefix)
-            .expect("prefixes were checked to lie under the mount point");
-        env.push_inspections(&p.prefix, &store_prefix);
-        let origin = format!("package {} (module {name})", p.label());
-        for op in &p.env {
-            env.push_op(op, &ctx, &origin)?;
-        }
-        let hidden = spec.hide_implicits && p.root_in.is_empty();
+        let env = module_environment(store, spec, &inspections, p, name, &ctx)?;
+        let hidden = spec.hide_implicits && p.root_in.is_empty() && !spec.include.contains(&p.hash);
 
         let mut tctx = Context::new();
         tctx.insert("name", &p.name);

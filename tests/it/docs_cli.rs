@@ -182,3 +182,77 @@ fn every_documented_command_line_parses() {
         bad.join("\n")
     );
 }
+
+/// The README's command table names every subcommand (issue 36: it lacked
+/// `import`, `push`, `pull`, `verify`, `key`, `images`), and the README says
+/// where `cargo build` puts the binary and how to put it on `PATH`.
+#[test]
+fn the_readme_lists_every_command_and_how_to_install_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs_err::read_to_string(root.join("README.md")).unwrap();
+    let table: String = readme
+        .split("## What it does")
+        .nth(1)
+        .expect("a `## What it does` section")
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with('|'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let missing: Vec<String> = subcommands()
+        .iter()
+        .map(|c| c.join(" "))
+        .filter(|c| !table.contains(&format!("`stack {c}")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README's command table lacks: {}",
+        missing.join(", ")
+    );
+    for needle in [
+        "target/release/stack",
+        "PATH",
+        "stack-wrap",
+        "cargo install --path .",
+    ] {
+        assert!(
+            readme.contains(needle),
+            "the README does not mention {needle}"
+        );
+    }
+}
+
+/// docs/benchmarks.md is what scripts/benchmarks-page.sh writes from the
+/// recorded runs (benches/results/*.tsv): every figure with its command.
+#[test]
+fn the_benchmarks_page_is_generated_from_the_recorded_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("bash")
+        .arg(root.join("scripts/benchmarks-page.sh"))
+        .arg("--check")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in fs_err::read_dir(root.join("benches/results")).unwrap() {
+        let p = f.unwrap().path();
+        let text = fs_err::read_to_string(&p).unwrap();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.starts_with('#'))
+        {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert!(
+                fields.len() == 5 && fields.iter().all(|f| !f.trim().is_empty()),
+                "{}:{}: expected section, what, figure, command, when",
+                p.display(),
+                i + 1
+            );
+        }
+    }
+}

@@ -31,7 +31,7 @@ const SETUP: &[&str] = &[
     "stack build stacks/demo.yaml --cluster cluster-configs/local --build build/demo --keep-stage",
     "printf 'name: my-stack\\nmount: /user-environment\\ncompiler: gcc\\nenvironments:\\n  tools:\\n    specs: [hwloc]\\n' > my-stack.yaml",
     "mkdir -p my-recipes site-recipes ../site-recipes .local/share/bash-completion/completions",
-    "stack resolve stacks/demo.yaml --lock && cp stacks/stack.lock stacks/demo.lock.old",
+    "stack resolve stacks/demo.yaml --lock && cp stacks/demo.lock stacks/demo.lock.old",
     "cp -r build/demo build/demo-old && mkdir old && cp -r build/demo/store.squashfs build/demo/meta old/",
     "mkdir -p dist/libfoo-1.0 && printf 'all:\\n' > dist/libfoo-1.0/Makefile && tar -C dist -czf dist/libfoo-1.0.tar.gz libfoo-1.0",
 ];
@@ -130,15 +130,15 @@ const NO_RUN: &[(&str, &str)] = &[
         "needs a checkout of spack-packages (tests/it/import_spack.rs uses fixtures)",
     ),
     (
-        "stack stackinator convert alps-uenv/recipes/prgenv-gnu/26.3/gh200 alps-cluster-config/daint --out prgenv/stack.yaml",
+        "stack stackinator convert alps-uenv/recipes/prgenv-gnu/26.3/gh200 alps-cluster-config/daint --out site/prgenv-gnu",
         "needs checkouts of alps-uenv and alps-cluster-config (tests/it/stackinator.rs uses fixtures)",
     ),
     (
-        "stack stackinator convert recipe/ cluster/local --out /tmp/s/stack.yaml --spack-packages ~/src/spack-packages",
+        "stack stackinator convert recipe/ cluster/local --out /tmp/s --spack-packages ~/src/spack-packages",
         "needs a stackinator recipe and spack-packages (tests/it/stackinator.rs uses fixtures)",
     ),
     (
-        "stack check prgenv/stack.yaml --cluster prgenv/daint",
+        "stack check site/prgenv-gnu/stack.yaml --cluster site/prgenv-gnu/daint",
         "checks what the convert example above writes",
     ),
     (

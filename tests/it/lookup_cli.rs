@@ -208,7 +208,16 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
     let out = stack(t, &builtin, &["check", "lonely/s.yaml"]);
     assert!(
         out.stderr
-            .contains("no cluster-configs/local above lonely; using"),
+            .contains("no cluster-configs/local in lonely or above it; using"),
+        "{}",
+        out.stderr
+    );
+    // From the recipe's own directory the warning names it by its path
+    // (issue 36: it used to print an empty one).
+    let out = stack(&t.join("lonely"), &builtin, &["check", "s.yaml"]);
+    assert!(
+        out.stderr
+            .contains("no cluster-configs/local in [DIR]/lonely or above it; using"),
         "{}",
         out.stderr
     );
@@ -340,6 +349,8 @@ fn find_queries_a_lock_file_by_spec() {
     assert_eq!(names(&out), ["fabric@9.0"]);
     let out = stack(&site, &builtin, &["find", "s.lock", "zlib~shared"]);
     assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    // Nothing matched is said, not left to the exit status (issue 36).
+    assert_eq!(out.stderr, "s.lock: no package matches `zlib~shared`\n");
     let out = stack(&site, &builtin, &["find", "s.lock", "zlib@@"]);
     assert_eq!(out.code, 2);
 }

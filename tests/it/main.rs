@@ -84,6 +84,7 @@ mod sandbox;
 mod site_cli;
 mod slurm;
 mod stackinator;
+mod stackinator_keys;
 mod static_binary;
 mod template_values;
 mod tiny_build;

@@ -548,12 +548,12 @@ fn resolve_lock_pins_branches_and_locked_without_a_lock_exits_2() {
         let out = t.run(cmd, extra);
         assert_eq!(out.status.code(), Some(2), "stack {cmd} --locked");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("stack.lock"), "{cmd}: {stderr}");
+        assert!(stderr.contains("tiny.lock"), "{cmd}: {stderr}");
     }
     let out = t.run("resolve", &["--lock"]);
     assert!(out.status.success());
     let lock: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(t.path("stack.lock")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(t.path("tiny.lock")).unwrap()).unwrap();
     let text = lock.to_string();
     assert!(text.contains(&t.head()), "branch not pinned: {text}");
     // and the pinned lock is what --locked accepts, under every command

@@ -123,7 +123,7 @@ fn lock_then_locked() {
     let out = stack(&["resolve", f, "--cluster", &cluster, "--lock"], dir.path());
     stdout(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrote"));
-    let lock_file = dir.path().join("stack.lock");
+    let lock_file = dir.path().join("demo.lock");
     let lock: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&lock_file).unwrap()).unwrap();
     assert_eq!(lock["lock_version"], 3);
@@ -150,7 +150,24 @@ fn lock_then_locked() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr).replace(dir.path().to_str().unwrap(), "[TMP]");
     insta::assert_snapshot!(err);
-    // without --locked the new plan is printed
+    // Without --locked: the new plan has two libgreet@1.0 and two
+    // libcalc@1.2 (greetings differ between the environments) whose modules
+    // would have one name; resolve says so, before anything is built
+    // (issue 36: found after building everything).
+    let out = stack(&["resolve", f, "--cluster", &cluster], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("both project to"), "{err}");
+    assert!(err.contains("the module `libcalc/1.2`"), "{err}");
+    assert!(err.contains("demo.yaml:"), "{err}");
+    // With a projection that tells them apart, it resolves.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let unique = text.replace(
+        "projections: {all: \"{name}/{version}\"}",
+        "projections: {all: \"{name}/{version}-{hash:7}\"}",
+    );
+    assert_ne!(unique, text);
+    std::fs::write(&file, unique).unwrap();
     stdout(&stack(&["resolve", f, "--cluster", &cluster], dir.path()));
 }
 
@@ -171,6 +188,9 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
             .replace("name: demo", "name: other"),
     )
     .unwrap();
+    // Each recipe writes its own lock; naming another recipe's lock with
+    // --lock-file is refused.
+    let demo_lock = dir.path().join("demo.lock");
     let out = stack(
         &[
             "resolve",
@@ -178,13 +198,14 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
             "--cluster",
             &cluster,
             "--lock",
+            "--lock-file",
+            demo_lock.to_str().unwrap(),
         ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not overwriting"));
-    // --lock-file puts it elsewhere
-    let elsewhere = dir.path().join("other.lock");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not overwriting"), "{stderr}");
     stdout(&stack(
         &[
             "resolve",
@@ -192,12 +213,10 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
             "--cluster",
             &cluster,
             "--lock",
-            "--lock-file",
-            elsewhere.to_str().unwrap(),
         ],
         dir.path(),
     ));
-    assert!(elsewhere.is_file());
+    assert!(dir.path().join("other.lock").is_file());
 }
 
 #[test]
@@ -224,4 +243,60 @@ fn help_has_examples() {
     assert!(text.contains("Examples:"));
     assert!(text.contains("--format"));
     assert!(text.contains("--locked"));
+}
+
+/// Each recipe of a directory has its own lock (issue 36: they shared one
+/// `stack.lock`, and every recipe but the last ignored it): `<name>.lock`
+/// beside `<name>.yaml`, `stack.lock` beside `stack.yaml`; a `stack.lock`
+/// written for `<name>.yaml` by an older stack stays in use until
+/// `<name>.lock` exists.
+#[test]
+fn each_recipe_of_a_directory_has_its_own_lock() {
+    let (dir, demo) = demo_copy();
+    let cluster = format!("{ROOT}/cluster-configs/local");
+    let d = dir.path();
+    let text = std::fs::read_to_string(&demo).unwrap();
+    std::fs::write(d.join("stack.yaml"), &text).unwrap();
+    std::fs::write(
+        d.join("other.yaml"),
+        text.replace("name: demo", "name: other"),
+    )
+    .unwrap();
+    for recipe in ["demo.yaml", "other.yaml", "stack.yaml"] {
+        let out = stack(&["resolve", recipe, "--cluster", &cluster, "--lock"], d);
+        stdout(&out);
+    }
+    for (lock, name) in [
+        ("demo.lock", "demo"),
+        ("other.lock", "other"),
+        ("stack.lock", "demo"),
+    ] {
+        let l: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join(lock)).unwrap()).unwrap();
+        assert_eq!(l["stack"], name, "{lock}");
+    }
+    for recipe in ["demo.yaml", "other.yaml", "stack.yaml"] {
+        let out = stack(&["resolve", recipe, "--cluster", &cluster, "--locked"], d);
+        stdout(&out);
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("ignoring"),
+            "{recipe}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // An older stack.lock of demo.yaml: still demo's lock until demo.lock exists.
+    std::fs::remove_file(d.join("demo.lock")).unwrap();
+    std::fs::remove_file(d.join("stack.yaml")).unwrap();
+    let old = std::fs::read_to_string(d.join("stack.lock")).unwrap();
+    std::fs::write(
+        d.join("stack.lock"),
+        old.replace("\"recipe\": \"stack.yaml\"", "\"recipe\": \"demo.yaml\""),
+    )
+    .unwrap();
+    let out = stack(
+        &["resolve", "demo.yaml", "--cluster", &cluster, "--locked"],
+        d,
+    );
+    stdout(&out);
+    assert!(!d.join("demo.lock").exists());
 }

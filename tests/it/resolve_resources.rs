@@ -111,7 +111,7 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
     let (code, _, err) = stack(dir, &["resolve", "s.yaml", "--cluster", &c, "--lock"]);
     assert_eq!(code, 0, "{err}");
     let lock: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("stack.lock")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("s.lock")).unwrap()).unwrap();
     assert_eq!(lock["lock_version"], 3);
     let res = &lock["nodes"][0]["source"]["resources"];
     let dests: Vec<&str> = res

@@ -108,6 +108,27 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let out = stack(t, &["checksum", "payload", "3.0", "--cache", cache], &[]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("payload-3.0.tar.gz"), "{}", out.stderr);
+    // Every version is tried: the one that fails is reported in its place,
+    // the next one is still checksummed (issue 36).
+    let out = stack(
+        t,
+        &["checksum", "payload", "3.0", "2.0", "--cache", cache],
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("error: payload 3.0:"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("1 of 2 versions could not be checksummed"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout
+            .contains("{version: \"2.0\", url: \"../dist/payload-2.0.tar.gz\""),
+        "{}",
+        out.stdout
+    );
     let out = stack(t, &["checksum", "paylod", "--cache", cache], &[]);
     assert_eq!(out.code, 2);
     assert!(
@@ -406,4 +427,138 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
         &[],
     );
     assert_eq!(out.code, 2);
+}
+
+/// The keys `stack create` writes as comments are the build system's:
+/// uncommented, the skeleton is still a valid recipe (issue 36: `# args:`
+/// was an unknown key); an unknown key of `build` suggests the build
+/// system's own (`args` → `meson_args`).
+#[test]
+fn create_comments_are_valid_keys_when_uncommented() {
+    let p = project();
+    let t = p.path();
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/demo/dist");
+    let cache = t.join("cache");
+    let cache = cache.to_str().unwrap();
+    for (file, name, key) in [
+        ("libcalc-1.2.tar.gz", "libcalc", "cmake_args"),
+        ("libgreet-1.0.tar.gz", "libgreet", "configure_args"),
+        ("tally-0.3.tar.gz", "tally", "meson_args"),
+    ] {
+        let url = dist.join(file);
+        let out = stack(
+            t,
+            &[
+                "create",
+                url.to_str().unwrap(),
+                "--dir",
+                "site",
+                "--cache",
+                cache,
+            ],
+            &[],
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let path = t.join(format!("site/{name}.yaml"));
+        let text = fs_err::read_to_string(&path).unwrap();
+        let commented = format!("  # {key}: ");
+        assert!(text.contains(&commented), "{text}");
+        fs_err::write(&path, text.replace(&commented, &format!("  {key}: "))).unwrap();
+        let out = stack(t, &["info", name, "--repo", "site"], &[]);
+        assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+    }
+    // `args` (the old comment) in a meson recipe: an error suggesting its key.
+    let path = t.join("site/tally.yaml");
+    let text = fs_err::read_to_string(&path).unwrap();
+    fs_err::write(&path, text.replace("  meson_args: ", "  args: ")).unwrap();
+    let out = stack(t, &["info", "tally", "--repo", "site"], &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unknown key `args` in `build`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("did you mean `meson_args`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Without network (a host name that does not resolve, `.invalid` never
+/// does): `create`, `checksum` and `fetch` fail at once, not after retries,
+/// and say to use a mirror or a local file (issue 36).
+#[test]
+fn offline_fetches_fail_fast_with_a_hint() {
+    let p = project();
+    let t = p.path();
+    write(
+        &t.join("recipes/remote.yaml"),
+        &format!(
+            "name: remote\ndescription: d\nversions:\n  - {{version: \"1.0\", url: \"http://nosuch.invalid/remote-1.0.tar.gz\", sha256: {}}}\n  - {{version: \"0.9\", url: \"http://nosuch.invalid/remote-0.9.tar.gz\", sha256: {}}}\nbuild: {{system: generic}}\n",
+            "1".repeat(64),
+            "2".repeat(64)
+        ),
+    );
+    write(
+        &t.join("stacks/s.yaml"),
+        "name: s\ncompiler: gcc\nenvironments: {e: {specs: [remote]}}\n",
+    );
+    write(
+        &t.join("stacks/cluster-configs/local/cluster.yaml"),
+        "name: local\ntarget: x86_64\ncompilers: [{spec: gcc@12.2.0, cc: /usr/bin/gcc}]\n",
+    );
+    let cache = t.join("cache");
+    let cache = cache.to_str().unwrap();
+    let hint = "stack mirror create RECIPE DIR";
+    for args in [
+        vec![
+            "create",
+            "http://nosuch.invalid/thing-1.0.tar.gz",
+            "--print",
+            "--cache",
+            cache,
+        ],
+        vec!["checksum", "remote", "--cache", cache],
+        vec![
+            "fetch",
+            "stacks/s.yaml",
+            "--repo",
+            "recipes",
+            "--cache",
+            cache,
+        ],
+    ] {
+        let started = std::time::Instant::now();
+        let out = stack(t, &args, &[]);
+        let took = started.elapsed();
+        assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
+        // miette wraps the message: compare without whitespace and margins.
+        let flat: String = out
+            .stderr
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '|')
+            .collect();
+        assert!(
+            flat.contains("cannotresolvethehost`nosuch.invalid`"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(
+            flat.contains(&hint.replace(' ', "")),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(
+            !out.stderr.contains("attempt"),
+            "{args:?}: retried: {}",
+            out.stderr
+        );
+        // No retries with backoff: well under the 3.5 s they would wait.
+        assert!(took.as_secs_f64() < 3.0, "{args:?} took {took:?}");
+    }
+    // checksum tried both versions.
+    let out = stack(t, &["checksum", "remote", "--cache", cache], &[]);
+    assert!(out.stderr.contains("error: remote 1.0:"), "{}", out.stderr);
+    assert!(out.stderr.contains("error: remote 0.9:"), "{}", out.stderr);
 }

@@ -88,37 +88,6 @@ fn portable(s: &str, tmp: &Path) -> String {
 }
 
 #[test]
-fn convert_writes_the_equivalent_recipe_and_cluster() {
-    let tmp = tempfile::tempdir().unwrap();
-    let fx = fixtures(tmp.path());
-    let out = tmp.path().join("conv/stack.yaml");
-    let o = stack(
-        tmp.path(),
-        &[
-            "stackinator",
-            "convert",
-            fx.join("recipe-v2").to_str().unwrap(),
-            fx.join("cluster/local").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
-    let (stdout, stderr) = text(&o);
-    assert!(o.status.success(), "{stderr}");
-    assert!(stdout.contains("wrote"), "{stdout}");
-    let recipe = fs_err::read_to_string(&out).unwrap();
-    let cluster = fs_err::read_to_string(tmp.path().join("conv/local/cluster.yaml")).unwrap();
-    insta::assert_snapshot!("convert_stack_yaml", portable(&recipe, tmp.path()));
-    insta::assert_snapshot!("convert_cluster_yaml", portable(&cluster, tmp.path()));
-    // The written files are a stack recipe and a cluster of our own format.
-    let o = stack(
-        tmp.path(),
-        &["check", out.to_str().unwrap(), "--cluster", "conv/local"],
-    );
-    assert!(o.status.success(), "{}", text(&o).1);
-}
-
-#[test]
 fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
     let tmp = tempfile::tempdir().unwrap();
     let fx = fixtures(tmp.path());
@@ -349,6 +318,21 @@ fn a_stackinator_recipe_builds_into_the_uenv_layout() {
     );
     let env_json = fs_err::read_to_string(store.join("meta/env.json")).unwrap();
     let module = fs_err::read_to_string(store.join("modules/greet-demo/1.0")).unwrap();
+    // modules.yaml's prefix_inspections: the module sets LD_LIBRARY_PATH
+    // from the prefix's lib/ (issue 36: it was dropped).
+    assert!(
+        module.contains("prepend-path LD_LIBRARY_PATH \"/user-environment/x86_64/greet-demo-1.0-"),
+        "{module}"
+    );
+    // views' add_compilers (default true) is written out; with the
+    // cluster's gcc nothing stack-built is linked.
+    let translated = fs_err::read_dir(tmp.path().join("cache/stackinator/work"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("stack.yaml"))
+        .next()
+        .unwrap();
+    let translated = fs_err::read_to_string(translated).unwrap();
+    assert!(translated.contains("add_compilers: true"), "{translated}");
     insta::with_settings!({filters => vec![
         (r"[0-9a-f]{64}", "[HASH]"),
         (r"-1\.0-[0-9a-f]{8}", "-1.0-[H8]"),
@@ -403,7 +387,7 @@ fn repositories_are_searched_recipe_site_builtin_then_spack_packages() {
     let o = run(&["check", recipe, "--cluster", cluster]);
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
-    insta::with_settings!({filters => vec![(r"work/[0-9a-f]{16}/", "work/[KEY]/")]}, {
+    insta::with_settings!({filters => vec![(r"cache/stackinator/\s*work/\s*[0-9a-f]{16}/", "cache/stackinator/work/[KEY]/"), (r"work/[0-9a-f]{16}/", "work/[KEY]/")]}, {
         insta::assert_snapshot!("layers_check_repositories", portable(&stdout, tmp.path()));
     });
     let o = run(&["resolve", recipe, "--cluster", cluster, "--format", "json"]);
@@ -494,7 +478,7 @@ fn compilers_yaml_llvm_without_a_recipe_names_what_is_missing() {
         .split("\n\n")
         .find(|b| b.contains("stack compiler"))
         .unwrap_or_else(|| panic!("{stderr}"));
-    insta::with_settings!({filters => vec![(r"work/[0-9a-f]{16}/", "work/[KEY]/")]}, {
+    insta::with_settings!({filters => vec![(r"cache/stackinator/\s*work/\s*[0-9a-f]{16}/", "cache/stackinator/work/[KEY]/"), (r"work/[0-9a-f]{16}/", "work/[KEY]/")]}, {
         insta::assert_snapshot!("compilers_llvm_missing", portable(err, tmp.path()));
     });
 }
@@ -694,4 +678,252 @@ fn checking_a_recipe_never_reads_through_links_or_writes_outside_the_cache() {
         .expect("evil translated");
     let recipe = fs_err::read_to_string(translated).unwrap();
     assert!(recipe.contains("patch file refused"), "{recipe}");
+}
+
+/// The generated files under the cache appear only in the notes that name
+/// the line a user's line was translated into (miette wraps those lines).
+fn only_in_notes(stderr: &str) {
+    let flat: String = stderr.chars().filter(|c| !c.is_whitespace()).collect();
+    let notes = flat
+        .matches("stack'stranslationofthisline:cache/stackinator/work/")
+        .count();
+    assert!(notes > 0, "{stderr}");
+    assert_eq!(flat.matches("stackinator/work/").count(), notes, "{stderr}");
+}
+
+/// Diagnostics about a translated recipe point at the user's file and
+/// line, with that file's text; the generated file in the cache appears
+/// only in the note saying which of its lines was translated from there.
+#[test]
+fn diagnostics_point_at_the_users_files_not_the_translation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let envs = fx.join("recipe-v2/environments.yaml");
+    let yaml = fs_err::read_to_string(&envs).unwrap();
+    fs_err::write(
+        &envs,
+        yaml.replace("  - greet-demo\n", "  - greet-demo\n  - nosuch-package\n"),
+    )
+    .unwrap();
+    let o = on_fixture(tmp.path(), &fx, "check", "recipe-v2", &[]);
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let stderr = portable(&stderr, tmp.path());
+    assert!(
+        stderr.contains("[fx/recipe-v2/environments.yaml:6:5]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(" 6 |   - nosuch-package"), "{stderr}");
+    only_in_notes(&stderr);
+    insta::with_settings!({filters => vec![(r"cache/stackinator/\s*work/\s*[0-9a-f]{16}/", "cache/stackinator/work/[KEY]/"), (r"[0-9a-f]{16}/", "[KEY]/")]}, {
+        insta::assert_snapshot!("diagnostic_unknown_package", stderr);
+    });
+}
+
+/// A resolution failure names the user's line too (it used to name
+/// `<cache>/stackinator/work/<key>/stack.yaml:45`).
+#[test]
+fn a_resolution_failure_names_the_users_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let envs = fx.join("recipe-v2/environments.yaml");
+    let yaml = fs_err::read_to_string(&envs).unwrap();
+    fs_err::write(
+        &envs,
+        yaml.replace("  - greet-demo\n", "  - greet-demo@9.9\n"),
+    )
+    .unwrap();
+    let o = on_fixture(tmp.path(), &fx, "resolve", "recipe-v2", &[]);
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    let stderr = portable(&stderr, tmp.path());
+    assert!(
+        stderr.contains("the stack asks for `greet-demo@9.9` (fx/recipe-v2/environments.yaml:5)"),
+        "{stderr}"
+    );
+    only_in_notes(&stderr);
+    insta::with_settings!({filters => vec![(r"cache/stackinator/\s*work/\s*[0-9a-f]{16}/", "cache/stackinator/work/[KEY]/"), (r"[0-9a-f]{16}/", "[KEY]/")]}, {
+        insta::assert_snapshot!("diagnostic_resolution_failure", stderr);
+    });
+}
+
+/// Every file under `dir`, as (relative path, text).
+fn tree(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+            out.push((rel, fs_err::read_to_string(e.path()).unwrap_or_default()));
+        }
+    }
+    out
+}
+
+/// `convert` writes a directory to commit: relative paths only, the
+/// translated recipes the stack reaches (greet-demo from the recipe's
+/// `repo/`, not the site's, which it hides), the hooks and `extra/`, a
+/// README with the command to convert again; it loads as the translation
+/// does, converts again in place, and refuses a directory it did not write.
+#[test]
+fn convert_writes_a_directory_to_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = fixtures(tmp.path());
+    let out = tmp.path().join("site/greet");
+    let args = [
+        "stackinator",
+        "convert",
+        "fx/recipe-v2",
+        "fx/cluster/local",
+        "--out",
+        "site/greet",
+    ];
+    let o = stack(tmp.path(), &args);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("wrote site/greet: stack.yaml, local/cluster.yaml, 1 translated package recipe (1 from recipe), README.md"), "{stdout}");
+    let files = tree(&out);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "extra/reframe.yaml",
+            "local/cluster.yaml",
+            "post-install",
+            "repos/recipe/recipes/greet-demo.yaml",
+            "stack.yaml"
+        ]
+    );
+    for (name, text) in &files {
+        assert!(
+            !text.contains(&tmp.path().display().to_string())
+                && !text.contains(&fx.display().to_string()),
+            "{name} names an absolute path:\n{text}"
+        );
+    }
+    let readme = &files[0].1;
+    assert!(
+        readme.contains(
+            "stack stackinator convert ../../fx/recipe-v2 ../../fx/cluster/local --out ."
+        ),
+        "{readme}"
+    );
+    insta::assert_snapshot!("convert_stack_yaml", &files[5].1);
+    insta::assert_snapshot!("convert_cluster_yaml", &files[2].1);
+    insta::assert_snapshot!("convert_readme", readme);
+    // It is a stack of our own format, from any directory.
+    let o = Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(&out)
+        .env("STACK_CACHE", tmp.path().join("cache"))
+        .args(["check", "stack.yaml", "--cluster", "local"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    // Again, as the README says: from the directory, in place.
+    let o = Command::cargo_bin("stack")
+        .unwrap()
+        .current_dir(&out)
+        .env("STACK_CACHE", tmp.path().join("cache"))
+        .env_remove("STACK_SPACK_PACKAGES")
+        .args([
+            "stackinator",
+            "convert",
+            "../../fx/recipe-v2",
+            "../../fx/cluster/local",
+            "--out",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert_eq!(tree(&out), files);
+    // Not into a directory convert did not write.
+    let mine = tmp.path().join("mine");
+    fs_err::create_dir_all(&mine).unwrap();
+    fs_err::write(mine.join("stack.yaml"), "name: mine\n").unwrap();
+    let o = stack(
+        tmp.path(),
+        &[
+            "stackinator",
+            "convert",
+            "fx/recipe-v2",
+            "fx/cluster/local",
+            "--out",
+            "mine",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
+    assert!(
+        text(&o)
+            .1
+            .contains("was not written by `stack stackinator convert`")
+    );
+    assert_eq!(
+        fs_err::read_to_string(mine.join("stack.yaml")).unwrap(),
+        "name: mine\n"
+    );
+}
+
+/// A translated cluster says its OS and C library (`unknown` here: the
+/// stackinator configuration names neither) and `fingerprint: none` for
+/// its compilers, so the host that resolves never changes a hash: the same
+/// translated cluster read with two different host C libraries gives the
+/// same hashes and lock. A cluster of our format without `libc:` takes the
+/// host's (the control).
+#[test]
+fn the_build_host_never_changes_a_plan_hash() {
+    use stack::cluster::{HostFacts, parse_cluster_on};
+    let tmp = tempfile::tempdir().unwrap();
+    fixtures(tmp.path());
+    let o = stack(
+        tmp.path(),
+        &[
+            "stackinator",
+            "convert",
+            "fx/recipe-v2",
+            "fx/cluster/local",
+            "--out",
+            "conv",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o).1);
+    let conv = tmp.path().join("conv");
+    let inputs = stack::stacks::load_inputs(&stack::stacks::InputOptions {
+        recipe: conv.join("stack.yaml"),
+        cluster: Some(conv.join("local")),
+        ..Default::default()
+    })
+    .unwrap_or_else(|d| panic!("{d}"));
+    let lock_on = |cluster_text: &str, libc: &str| {
+        let src = stack::diag::SourceFile::new(conv.join("local/cluster.yaml"), cluster_text);
+        let mut d = stack::diag::Diagnostics::new();
+        let host = HostFacts {
+            libc: Some(libc.to_string()),
+        };
+        let cluster = parse_cluster_on(&src, &mut d, &host).unwrap();
+        assert!(cluster.compilers.iter().all(|c| c.fingerprint.is_none()));
+        let plan = stack::resolve::resolve(
+            &inputs.recipe,
+            &cluster,
+            &inputs.repo,
+            &stack::resolve::ResolveOptions::default(),
+        )
+        .unwrap();
+        stack::resolve::Lock::from_plan(&plan).to_json()
+    };
+    let translated = fs_err::read_to_string(conv.join("local/cluster.yaml")).unwrap();
+    assert!(
+        translated.contains("os: unknown\nlibc: unknown\n"),
+        "{translated}"
+    );
+    assert!(translated.contains("fingerprint: none"), "{translated}");
+    assert_eq!(
+        lock_on(&translated, "glibc@2.31"),
+        lock_on(&translated, "glibc@2.38")
+    );
+    // The control: without `libc:`, the host's reading is in every hash.
+    let ours = translated.replace("libc: unknown\n", "");
+    assert_ne!(lock_on(&ours, "glibc@2.31"), lock_on(&ours, "glibc@2.38"));
 }

@@ -604,3 +604,88 @@ fn every_view_has_a_module_with_its_environment() {
         format!("no|SIGILL,SIGBUS,SIGFPE|{MOUNT}/env/default")
     );
 }
+
+/// The recipe's module settings stackinator's modules.yaml translates to:
+/// prefix inspections (LD_LIBRARY_PATH from lib/lib64 where they exist),
+/// `autoload: none` (no dependency loads), `exclude`/`include` (by hash,
+/// resolved from specs by the caller) and a package's own environment.
+#[test]
+fn module_inspections_autoload_exclude_include_and_environment() {
+    let f = fixture();
+    let mut m = modules(ModuleFlavour::Tcl);
+    m.prefix_inspections = vec![
+        ("lib".into(), vec!["LD_LIBRARY_PATH".into()]),
+        ("lib64".into(), vec!["LD_LIBRARY_PATH".into()]),
+    ];
+    m.autoload = false;
+    m.exclude = [view_support::HASH_CMAKE.to_string()].into();
+    m.env.insert(
+        view_support::HASH_HELLO.to_string(),
+        vec![EnvOp::set("HELLO_TUNING", "1")],
+    );
+    view::generate(
+        &f.contents,
+        &views(),
+        Some(&m),
+        &meta(Path::new(MOUNT)),
+        &f.store.join("meta"),
+    )
+    .unwrap();
+    let greet = read(f.store.join("modules/libgreet/1.0"));
+    // lib64 is a link to lib: one entry.
+    assert_eq!(
+        greet.matches("prepend-path LD_LIBRARY_PATH").count(),
+        1,
+        "{greet}"
+    );
+    assert!(greet.contains("/libgreet-1.0-7d1f3c5e/lib\""), "{greet}");
+    let hello = read(f.store.join("modules/hello/2.1"));
+    assert!(!hello.contains("module load"), "autoload none: {hello}");
+    assert!(hello.contains("setenv HELLO_TUNING \"1\""), "{hello}");
+    assert!(!f.store.join("modules/cmake").exists(), "excluded");
+    // `include` wins over `exclude`, and shows a hidden module.
+    m.include = [view_support::HASH_CMAKE.to_string()].into();
+    view::generate(
+        &f.contents,
+        &views(),
+        Some(&m),
+        &meta(Path::new(MOUNT)),
+        &f.store.join("meta"),
+    )
+    .unwrap();
+    assert!(f.store.join("modules/cmake/3.30.1").is_file());
+    let rc = fs_err::read_to_string(f.store.join("modules/cmake/.modulerc")).unwrap_or_default();
+    assert!(!rc.contains("3.30.1"), "{rc}");
+    // Without `include` the implicit cmake is hidden (the control).
+    m.include.clear();
+    m.exclude.clear();
+    view::generate(
+        &f.contents,
+        &views(),
+        Some(&m),
+        &meta(Path::new(MOUNT)),
+        &f.store.join("meta"),
+    )
+    .unwrap();
+    let rc = fs_err::read_to_string(f.store.join("modules/cmake/.modulerc")).unwrap();
+    assert!(rc.contains("3.30.1"), "{rc}");
+    // `exclude_implicits`: packages no environment has as a root get no
+    // module (hello, a root, keeps its own and loads none of theirs);
+    // `include` still brings one back.
+    m.exclude_implicits = true;
+    m.autoload = true;
+    m.include = [view_support::HASH_CMAKE.to_string()].into();
+    view::generate(
+        &f.contents,
+        &views(),
+        Some(&m),
+        &meta(Path::new(MOUNT)),
+        &f.store.join("meta"),
+    )
+    .unwrap();
+    assert!(f.store.join("modules/hello/2.1").is_file());
+    assert!(!f.store.join("modules/libgreet").exists(), "implicit");
+    assert!(f.store.join("modules/cmake/3.30.1").is_file(), "included");
+    let hello = read(f.store.join("modules/hello/2.1"));
+    assert!(!hello.contains("libgreet/1.0"), "{hello}");
+}

@@ -35,7 +35,8 @@ pub fn search_path() -> String {
 }
 
 /// Runs `line` with `sh -c` in `dir` (also `HOME`), environment cleared:
-/// the exit status and stdout then stderr, `dir` replaced by `[ROOT]`.
+/// the exit status and stdout then stderr, `dir` replaced by `[ROOT]` and
+/// the source tree by `[REPO]`.
 pub fn run(line: &str, dir: &Path) -> (i32, String) {
     run_with(line, dir, &[])
 }
@@ -57,7 +58,10 @@ pub fn run_with(line: &str, dir: &Path, vars: &[(&str, &str)]) -> (i32, String) 
         .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let text = text.replace(&dir.display().to_string(), "[ROOT]");
+    let text = text
+        .replace(&dir.display().to_string(), "[ROOT]")
+        // The built-in repository: the source tree `stack` was built from.
+        .replace(env!("CARGO_MANIFEST_DIR"), "[REPO]");
     (out.status.code().unwrap_or(-1), text)
 }
 

@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::stackinator::{TranslateOptions, translate, write};
+use crate::stackinator::{Labels, TranslateOptions, translate, write};
 use crate::stacks::{InputOptions, Inputs};
 
 use super::OpError;
+
+mod convert;
 
 /// Whether `recipe` is a stackinator recipe directory.
 pub fn is_stackinator(recipe: &Path) -> bool {
@@ -45,9 +47,7 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
             "a stackinator recipe needs a stackinator cluster configuration (packages.yaml, network.yaml, repos.yaml)",
         ));
     }
-    let base = crate::settings::cache_base()
-        .unwrap_or_else(|| PathBuf::from(".stack-cache"))
-        .join("stackinator");
+    let base = translation_cache();
     let t = translate(&TranslateOptions {
         recipe: recipe.clone(),
         cluster: cluster.clone(),
@@ -55,30 +55,61 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
         cache: Some(base.join("repos")),
     })
     .map_err(OpError::Inputs)?;
+    load_translation(&t, opts, &work_dir(&base, &recipe, &cluster), "stack.yaml")
+}
+
+/// Where translations are cached: `$STACK_CACHE/stackinator`.
+fn translation_cache() -> PathBuf {
+    crate::settings::cache_base()
+        .unwrap_or_else(|| PathBuf::from(".stack-cache"))
+        .join("stackinator")
+}
+
+/// The work directory of one recipe with one cluster, under the cache.
+fn work_dir(base: &Path, recipe: &Path, cluster: &Path) -> PathBuf {
     let mut h = Sha256::new();
     h.update(recipe.as_os_str().as_encoded_bytes());
     h.update(b"\0");
     h.update(cluster.as_os_str().as_encoded_bytes());
-    let work = base.join("work").join(&format!("{:x}", h.finalize())[..16]);
-    let (stack, cdir) = write(&t, &work).map_err(|e| {
+    base.join("work").join(&format!("{:x}", h.finalize())[..16])
+}
+
+/// Write `t` into `work` and load it as a stack; diagnostics point at the
+/// user's files (the written ones carry their span maps).
+fn load_translation(
+    t: &crate::stackinator::Translation,
+    opts: &InputOptions,
+    work: &Path,
+    stack_file: &str,
+) -> Result<Inputs, OpError> {
+    let labels = Labels {
+        recipe: t.recipe_dir.display().to_string(),
+        cluster: t.cluster_dir.display().to_string(),
+    };
+    let written = write(t, work, stack_file, &labels).map_err(|e| {
         input_error(
             format!("cannot write the translation to {}: {e}", work.display()),
             "set STACK_CACHE to a writable directory",
         )
     })?;
-    tracing::info!("stackinator recipe translated into {}", stack.display());
+    tracing::info!(
+        "stackinator recipe translated into {}",
+        written.stack.path().display()
+    );
     let mut o = opts.clone();
-    o.recipe = stack;
-    o.cluster = Some(cdir);
-    match crate::stacks::load_inputs(&o) {
+    o.recipe = written.stack.path().to_path_buf();
+    o.cluster = Some(written.cluster_dir.clone());
+    let given = [written.stack.clone(), written.cluster.clone()];
+    match crate::stacks::load_inputs_from(&o, &given) {
         Ok(mut inputs) => {
-            inputs.warnings.extend(t.warnings);
+            inputs.warnings.extend(t.warnings.clone());
             inputs.warnings.sort();
             Ok(inputs)
         }
         Err(d) => {
-            let mut d = explain_rejected(d, &base.join("repos"), &t.compiler_packages);
-            d.extend(t.warnings);
+            let cache = translation_cache().join("repos");
+            let mut d = explain_rejected(d, &cache, &t.compiler_packages);
+            d.extend(t.warnings.clone());
             d.sort();
             Err(OpError::Inputs(d))
         }
@@ -129,69 +160,4 @@ fn unknown_package_help(name: &str, compiler: bool, rejected: &[PathBuf]) -> Opt
     })
 }
 
-/// What `stack stackinator convert` wrote.
-#[derive(Clone, Debug)]
-pub struct Converted {
-    /// The stack recipe.
-    pub recipe: PathBuf,
-    /// The cluster configuration directory (holding cluster.yaml).
-    pub cluster: PathBuf,
-    pub warnings: Diagnostics,
-}
-
-/// Translate a stackinator recipe and cluster into files of our own format:
-/// `out` (the stack recipe), `<out's dir>/<cluster>/cluster.yaml`, and the
-/// translated Spack repositories under `<out's dir>/spack-repos/`.
-pub fn convert(
-    recipe: &Path,
-    cluster: &Path,
-    out: &Path,
-    spack_packages: Option<PathBuf>,
-) -> Result<Converted, OpError> {
-    let abs = |p: &Path| fs_err::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    if !crate::stackinator::is_recipe_dir(recipe) {
-        return Err(input_error(
-            format!("{}: not a stackinator recipe directory", recipe.display()),
-            "a recipe directory holds config.yaml, compilers.yaml and environments.yaml",
-        ));
-    }
-    if !crate::stackinator::is_cluster_dir(cluster) {
-        return Err(input_error(
-            format!(
-                "{}: not a stackinator cluster directory (no packages.yaml)",
-                cluster.display()
-            ),
-            "e.g. alps-cluster-config/daint",
-        ));
-    }
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs_err::create_dir_all(parent).map_err(|e| {
-        input_error(
-            format!("cannot create {}: {e}", parent.display()),
-            "give a writable --out",
-        )
-    })?;
-    let parent = abs(parent);
-    let t = translate(&TranslateOptions {
-        recipe: abs(recipe),
-        cluster: abs(cluster),
-        spack_packages: spack_packages.map(|p| abs(&p)),
-        cache: Some(parent.join("spack-repos")),
-    })
-    .map_err(OpError::Inputs)?;
-    let fail =
-        |e: std::io::Error| input_error(format!("cannot write: {e}"), "give a writable --out");
-    let (tmp_recipe, cdir) = write(&t, &parent).map_err(fail)?;
-    let file = parent.join(out.file_name().unwrap_or("stack.yaml".as_ref()));
-    if tmp_recipe != file {
-        fs_err::rename(&tmp_recipe, &file).map_err(fail)?;
-    }
-    Ok(Converted {
-        recipe: file,
-        cluster: cdir,
-        warnings: t.warnings,
-    })
-}
+pub use convert::{Converted, convert};
