@@ -136,14 +136,23 @@ fn warn_shadowed(
     diags.push(d);
 }
 
-/// The sha256 (16 hex digits) of the recipe files' names and bytes.
+/// The sha256 (16 hex digits) of the recipe files' names, sizes and
+/// modification times (a changed recipe changes them; reading every
+/// recipe's bytes on every command would cost more than the answer).
 fn recipes_key(files: &[PathBuf]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     for f in files {
         h.update(f.file_name().unwrap_or_default().as_encoded_bytes());
         h.update([0]);
-        h.update(std::fs::read(f).unwrap_or_default());
+        if let Ok(m) = std::fs::metadata(f) {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            h.update(format!("{} {mtime}\n", m.len()).as_bytes());
+        }
     }
     format!("{:x}", h.finalize())[..16].to_string()
 }

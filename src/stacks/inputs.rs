@@ -110,7 +110,8 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
     };
     let dirs = search.dirs();
     super::lookup::log_lookup(choice.as_ref(), &dirs);
-    let repo = PackageRepo::load(dirs);
+    let index_cache = crate::settings::cache_base().map(|c| c.join("recipe-index"));
+    let repo = PackageRepo::load_cached(dirs, index_cache.as_deref());
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
         diags.push(
