@@ -72,7 +72,7 @@ pub struct RepoIndex {
     pub provides: BTreeMap<String, BTreeSet<String>>,
     /// The recipes that are overlays (cached indexes only).
     pub overlays: BTreeSet<String>,
-    /// Every recipe of the directory, sorted (cached indexes only; a
+    /// Every recipe of the directory (cached indexes only; a
     /// `.stack-index` is checked against the directory's listing instead).
     pub names: Option<Vec<String>>,
 }
@@ -143,7 +143,7 @@ fn parse(text: &str) -> Option<(usize, RepoIndex)> {
     for line in lines.by_ref() {
         if line == "names" {
             let names: Vec<String> = lines.by_ref().map(str::to_string).collect();
-            if names.len() != count || !names.is_sorted() {
+            if names.len() != count {
                 return None;
             }
             index.names = Some(names);
@@ -211,8 +211,8 @@ pub(super) fn read_cached(file: &Path, dir: &Path) -> Option<RepoIndex> {
     }
 }
 
-/// Write the cached index of the repository `dir` (its recipes `names`,
-/// sorted; `dir_mtime`: the directory's modification time read before
+/// Write the cached index of the repository `dir` (its recipes `names`;
+/// `dir_mtime`: the directory's modification time read before
 /// listing it) to `file`, atomically.
 pub(super) fn write_cached(
     file: &Path,
@@ -234,6 +234,8 @@ pub(super) fn write_cached(
         text.push_str(&format!("overlay {o}\n"));
     }
     text.push_str("names\n");
+    let mut names = names.to_vec();
+    names.sort_unstable();
     for n in names {
         text.push_str(n);
         text.push('\n');
