@@ -480,6 +480,18 @@ impl PackageRepo {
         }
     }
 
+    /// The packages that may provide virtual `name`, sorted: those its
+    /// repository's index names (not parsed: unlike
+    /// [`PackageRepo::providers`], this reads no recipe of an indexed
+    /// repository), and those of the other repositories whose recipe
+    /// declares it.
+    pub fn provider_names(&self, name: &str) -> &[String] {
+        self.virtuals()
+            .get(name)
+            .map(|v| v.candidates.as_slice())
+            .unwrap_or_default()
+    }
+
     /// All virtual names, sorted.
     pub fn virtual_names(&self) -> impl Iterator<Item = &str> {
         self.virtuals().keys().map(String::as_str)

@@ -454,10 +454,11 @@ fn check_policy_spec(
     match (s.name(), pkg) {
         // A virtual's requirement names a provider.
         (Some(provider), None) => {
+            // By the indexes: the other providers are not parsed.
             let providers: Vec<&str> = repo
-                .providers(name)
+                .provider_names(name)
                 .iter()
-                .map(|p| p.package.as_str())
+                .map(String::as_str)
                 .collect();
             if !providers.contains(&provider) {
                 cx.push(
