@@ -21,7 +21,7 @@
 #   alps/FAMILY-VERSION-ARCH      `stack resolve` of each newest alps-uenv recipe that resolves
 #                                 (as scripts/stackinator-alps.sh chooses them), translations cached
 #   alps-table                    all of scripts/stackinator-alps.sh (check + resolve per row), cached
-#   alps-first-translation        `stack resolve` of prgenv-gnu (gh200) on an empty cache: exports
+#   alps-first-translation        `stack check` of prgenv-gnu (gh200) on an empty cache: exports
 #                                 the spack-packages commit its config.yaml pins and translates it
 #
 # Output: a table on stdout, and every figure with its command, the machine's load and the
@@ -192,10 +192,11 @@ if [ $alps = 1 ]; then
         done
     done
     WARM=0 figure alps-table 15000 "${TABLE_RUNS:-3}" bash scripts/stackinator-alps.sh "$ALPS_UENV" "$ALPS_CLUSTERS" "$stack"
+    # `stack check` translates as `stack resolve` does (whose plan this recipe may not have).
     first=$(ls -d "$ALPS_UENV"/recipes/prgenv-gnu/*/gh200 | sort -V | tail -1)
     fresh=$tmp/fresh-cache
     WARM=0 STACK_CACHE=$fresh PREPARE="rm -rf $fresh" figure alps-first-translation 5000 "${TABLE_RUNS:-3}" \
-        "$stack" resolve "$first" --cluster "$ALPS_CLUSTERS/daint"
+        "$stack" check "$first" --cluster "$ALPS_CLUSTERS/daint"
 fi
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
