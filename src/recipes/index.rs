@@ -190,7 +190,7 @@ fn mtime_ns(dir: &Path) -> Option<u128> {
 /// valid: the same directory, its modification time unchanged and settled
 /// when the index was written (see the module documentation).
 pub(super) fn read_cached(file: &Path, dir: &Path) -> Option<RepoIndex> {
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = fs_err::read_to_string(file).ok()?;
     let valid = || {
         let mut lines = text.lines().skip(2);
         let recorded_dir = lines.next()?.strip_prefix("dir ")?;
