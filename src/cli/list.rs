@@ -112,7 +112,8 @@ pub(super) fn load_repo(
     search.flags = flags;
     let dirs = search.dirs();
     stack::stacks::lookup::log_repositories(&dirs);
-    Ok(PackageRepo::load(dirs))
+    let index_cache = stack::settings::cache_base().map(|c| c.join("recipe-index"));
+    Ok(PackageRepo::load_cached(dirs, index_cache.as_deref()))
 }
 
 /// The version `stack list` shows: preferred, else newest non-branch, else newest.

@@ -8,6 +8,7 @@ use crate::diag::{Code, Diagnostics, SourceFile, Spanned};
 use crate::recipes::read::{self, Named};
 use crate::recipes::{PathRef, Resource};
 
+use super::fingerprint::compiler_fingerprint;
 use super::model::*;
 use super::policy::{External, PackagePolicy, Policies};
 

@@ -13,6 +13,7 @@ mod binary_cache;
 mod ci;
 pub mod detect;
 pub mod detect_external;
+mod fingerprint;
 mod load;
 mod model;
 mod policy;
@@ -22,6 +23,7 @@ use std::path::{Path, PathBuf};
 pub use allow::external_allow;
 pub use binary_cache::BinaryCacheConfig;
 pub use ci::CiConfig;
+pub use fingerprint::{compiler_fingerprint, compiler_fingerprint_cached};
 pub use load::{
     CLUSTER_FILE, HostFacts, audit, load_cluster, mirrors, network, parse_cluster,
     parse_cluster_on, policies,

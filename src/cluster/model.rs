@@ -77,14 +77,6 @@ impl Compiler {
     }
 }
 
-/// The fingerprint of a compiler program: SHA-256 of the file it resolves
-/// to (symlinks followed), 16 hex digits; `None` if it cannot be read.
-pub fn compiler_fingerprint(path: &std::path::Path) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let bytes = fs_err::read(path).ok()?;
-    Some(hex::encode(&Sha256::digest(&bytes)[..8]))
-}
-
 /// The host's C library (`glibc@2.36`), when `stack` runs on glibc.
 pub fn host_libc() -> Option<String> {
     // SAFETY: gnu_get_libc_version returns a pointer to a static string.

@@ -1,45 +1,89 @@
-//! The index of a package repository that does not change once written
-//! (a Spack repository translated into the cache): which of its recipes
-//! provide virtuals, so that loading the repository reads no recipe text
-//! and finding the providers of a virtual parses only the providers.
+//! Indexes of package repositories: which recipes a repository holds,
+//! which of them provide virtuals (and which virtuals) and which are
+//! overlays, so that loading the repository reads no recipe text and
+//! finding the providers of a virtual parses only its providers.
 //!
-//! Without it, [`super::PackageRepo`] must read every file's text at load
+//! Without one, [`super::PackageRepo`] must read every file's text at load
 //! (to see overlays) and parse every recipe whose text could declare
 //! `provides` (about 2,000 of spack-packages' 8,500 translations, since
 //! any escape could spell the key) the first time a virtual is met.
 //!
-//! The file is `<repo>/.stack-index`, plain text:
+//! Two kinds, one format (plain text):
 //!
 //! ```text
-//! stack-repo-index 1
+//! stack-repo-index 2
 //! recipes 8535
 //! provides mpich mpi
 //! provides openblas blas lapack
 //! ```
 //!
-//! It is trusted only when its first line matches and the repository
-//! still holds exactly `recipes` files; it asserts that no recipe of the
-//! directory is an overlay. Only the translation cache writes it, into a
-//! directory nothing edits afterwards.
+//! - `<repo>/.stack-index`, in a repository that does not change once
+//!   written (a Spack repository translated into the cache, which only the
+//!   translation cache writes). It asserts that no recipe of the directory
+//!   is an overlay, and is trusted while the directory still holds exactly
+//!   `recipes` files.
+//! - A cached index of a repository that people edit (the built-in one),
+//!   kept outside it, in `<cache>/recipe-index/` ([`cache_file`]). It also
+//!   names every recipe and the overlays, and records the directory's
+//!   modification time, so that loading the repository neither lists nor
+//!   reads it:
+//!
+//!   ```text
+//!   stack-repo-index 2
+//!   recipes 3
+//!   dir /src/stack/recipes
+//!   dir-mtime 1767225600123456789
+//!   provides mpich mpi
+//!   overlay zlib
+//!   names
+//!   mpich
+//!   openblas
+//!   zlib
+//!   ```
+//!
+//!   It is trusted while the directory's modification time is the one
+//!   recorded (a recipe added, removed or renamed changes it), and only
+//!   when that time was at least [`SETTLED`] older than the index, since a
+//!   directory changed again within the same clock tick keeps its time. A
+//!   recipe edited in place does not change the directory: every recipe
+//!   read is checked against the index, and a difference (it now provides
+//!   other virtuals, or is an overlay) deletes the cached index, so the
+//!   next command builds it again; a recipe not read that starts providing
+//!   a virtual in an in-place edit is seen once the directory changes
+//!   (`touch recipes/`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 /// The index's file name inside the repository directory.
 pub const INDEX_FILE: &str = ".stack-index";
-const HEADER: &str = "stack-repo-index 1";
+const HEADER: &str = "stack-repo-index 2";
+
+/// How much older than its index a directory's modification time must be
+/// for the cached index to be trusted: file times advance by clock ticks,
+/// so a directory changed twice within one tick keeps its time.
+pub const SETTLED: Duration = Duration::from_secs(2);
 
 /// A repository's index: the virtuals each provider declares.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RepoIndex {
     /// Package name → the virtuals it provides (under any condition).
     pub provides: BTreeMap<String, BTreeSet<String>>,
+    /// The recipes that are overlays (cached indexes only).
+    pub overlays: BTreeSet<String>,
+    /// Every recipe of the directory (cached indexes only; a
+    /// `.stack-index` is checked against the directory's listing instead).
+    pub names: Option<Vec<String>>,
 }
 
 impl RepoIndex {
-    /// Whether `package` declares any `provides`.
-    pub fn provides_any(&self, package: &str) -> bool {
-        self.provides.contains_key(package)
+    /// The virtuals `package` declares it provides (empty: none).
+    pub fn virtuals_of(&self, package: &str) -> Vec<String> {
+        self.provides
+            .get(package)
+            .map(|v| v.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Record the virtuals `recipe` provides (under any condition).
@@ -84,25 +128,130 @@ pub(super) fn read_index(dir: &Path, files: &[PathBuf]) -> Option<RepoIndex> {
 }
 
 fn parse_index(text: &str, recipes: usize) -> Option<RepoIndex> {
+    let (count, index) = parse(text)?;
+    (count == recipes && index.names.is_none() && index.overlays.is_empty()).then_some(index)
+}
+
+/// An index's text: the recipe count it states, and the index.
+fn parse(text: &str) -> Option<(usize, RepoIndex)> {
     let mut lines = text.lines();
     if lines.next()? != HEADER {
         return None;
     }
     let count: usize = lines.next()?.strip_prefix("recipes ")?.parse().ok()?;
-    if count != recipes {
-        return None;
-    }
     let mut index = RepoIndex::default();
-    for line in lines {
-        let mut words = line.strip_prefix("provides ")?.split_whitespace();
-        let package = words.next()?.to_string();
-        let virtuals: BTreeSet<String> = words.map(str::to_string).collect();
-        if virtuals.is_empty() {
-            return None;
+    for line in lines.by_ref() {
+        if line == "names" {
+            let names: Vec<String> = lines.by_ref().map(str::to_string).collect();
+            if names.len() != count {
+                return None;
+            }
+            index.names = Some(names);
+            break;
         }
-        index.provides.insert(package, virtuals);
+        let (key, rest) = line.split_once(' ')?;
+        match key {
+            "provides" => {
+                let mut words = rest.split_whitespace();
+                let package = words.next()?.to_string();
+                let virtuals: BTreeSet<String> = words.map(str::to_string).collect();
+                if virtuals.is_empty() {
+                    return None;
+                }
+                index.provides.insert(package, virtuals);
+            }
+            "overlay" => {
+                index.overlays.insert(rest.to_string());
+            }
+            // Read by [`read_cached`].
+            "dir" | "dir-mtime" => {}
+            _ => return None,
+        }
     }
-    Some(index)
+    Some((count, index))
+}
+
+/// Where the cached index of the repository `dir` is kept under `cache`
+/// (the directory's absolute path, hashed).
+pub fn cache_file(cache: &Path, dir: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(dir.as_os_str().as_encoded_bytes());
+    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    cache.join(name)
+}
+
+/// The directory's modification time in nanoseconds since the epoch.
+fn mtime_ns(dir: &Path) -> Option<u128> {
+    let m = std::fs::metadata(dir).ok()?.modified().ok()?;
+    Some(m.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_nanos())
+}
+
+/// The cached index `file` of the repository `dir`, when it is still
+/// valid: the same directory, its modification time unchanged and settled
+/// when the index was written (see the module documentation).
+pub(super) fn read_cached(file: &Path, dir: &Path) -> Option<RepoIndex> {
+    let text = fs_err::read_to_string(file).ok()?;
+    let valid = || {
+        let mut lines = text.lines().skip(2);
+        let recorded_dir = lines.next()?.strip_prefix("dir ")?;
+        let recorded: u128 = lines.next()?.strip_prefix("dir-mtime ")?.parse().ok()?;
+        let written = std::fs::metadata(file).ok()?.modified().ok()?;
+        let written = written.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+        let settled = recorded + SETTLED.as_nanos() <= written.as_nanos();
+        (recorded_dir == dir.to_string_lossy() && mtime_ns(dir)? == recorded && settled)
+            .then_some(())
+    };
+    let index = valid().and_then(|()| parse(&text)).map(|(_, i)| i);
+    match &index {
+        Some(i) if i.names.is_some() => index,
+        _ => {
+            tracing::debug!("{} is stale: reading {}", file.display(), dir.display());
+            None
+        }
+    }
+}
+
+/// Write the cached index of the repository `dir` (its recipes `names`;
+/// `dir_mtime`: the directory's modification time read before
+/// listing it) to `file`, atomically.
+pub(super) fn write_cached(
+    file: &Path,
+    dir: &Path,
+    dir_mtime: u128,
+    index: &RepoIndex,
+    names: &[&str],
+) -> std::io::Result<()> {
+    let mut text = format!(
+        "{HEADER}\nrecipes {}\ndir {}\ndir-mtime {dir_mtime}\n",
+        names.len(),
+        dir.display()
+    );
+    for (package, virtuals) in &index.provides {
+        let names: Vec<&str> = virtuals.iter().map(String::as_str).collect();
+        text.push_str(&format!("provides {package} {}\n", names.join(" ")));
+    }
+    for o in &index.overlays {
+        text.push_str(&format!("overlay {o}\n"));
+    }
+    text.push_str("names\n");
+    let mut names = names.to_vec();
+    names.sort_unstable();
+    for n in names {
+        text.push_str(n);
+        text.push('\n');
+    }
+    if let Some(parent) = file.parent() {
+        fs_err::create_dir_all(parent)?;
+    }
+    let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
+    fs_err::write(&tmp, text)?;
+    fs_err::rename(&tmp, file)
+}
+
+/// The modification time of `dir` to record in its cached index, read
+/// before the directory is listed.
+pub(super) fn dir_mtime(dir: &Path) -> Option<u128> {
+    mtime_ns(dir)
 }
 
 #[cfg(test)]
@@ -162,7 +311,7 @@ mod tests {
         let text = fs_err::read_to_string(tmp.path().join(INDEX_FILE)).unwrap();
         assert_eq!(
             text,
-            "stack-repo-index 1\nrecipes 3\nprovides mpich mpi\nprovides openblas blas lapack\n"
+            "stack-repo-index 2\nrecipes 3\nprovides mpich mpi\nprovides openblas blas lapack\n"
         );
         assert_eq!(parse_index(&text, 3), Some(index));
     }
@@ -221,18 +370,178 @@ mod tests {
 
     #[test]
     fn a_stale_or_foreign_index_is_not_trusted() {
-        let good = "stack-repo-index 1\nrecipes 2\nprovides mpich mpi\n";
+        let good = "stack-repo-index 2\nrecipes 2\nprovides mpich mpi\n";
         assert!(parse_index(good, 2).is_some());
         assert_eq!(parse_index(good, 3), None, "a recipe was added");
-        assert_eq!(parse_index("stack-repo-index 2\nrecipes 2\n", 2), None);
+        assert_eq!(parse_index("stack-repo-index 3\nrecipes 2\n", 2), None);
         assert_eq!(
-            parse_index("stack-repo-index 1\nrecipes 2\nprovides mpich\n", 2),
+            parse_index("stack-repo-index 2\nrecipes 2\nprovides mpich\n", 2),
             None
         );
         assert_eq!(
-            parse_index("stack-repo-index 1\nrecipes 2\nbogus\n", 2),
+            parse_index("stack-repo-index 2\nrecipes 2\nbogus\n", 2),
             None
         );
+    }
+
+    /// Set the modification time of `dir` to `secs` seconds ago.
+    fn age(dir: &Path, secs: u64) {
+        let t = SystemTime::now() - Duration::from_secs(secs);
+        std::fs::File::open(dir)
+            .unwrap()
+            .set_times(std::fs::FileTimes::new().set_modified(t))
+            .unwrap();
+    }
+
+    fn builtin(dir: &Path, cache: &Path) -> PackageRepo {
+        PackageRepo::load_cached(
+            vec![RepoDir {
+                path: dir.to_path_buf(),
+                origin: RepoOrigin::BuiltIn,
+            }],
+            Some(cache),
+        )
+    }
+
+    /// The built-in repository is indexed on first load; later loads read
+    /// no recipe, and a virtual's providers are the only recipes parsed.
+    #[test]
+    fn the_builtin_repository_is_read_through_its_cached_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, cache) = (tmp.path().join("recipes"), tmp.path().join("cache"));
+        fs_err::create_dir_all(&dir).unwrap();
+        recipe(&dir, "mpich", "provides: [mpi]\n");
+        recipe(&dir, "openblas", "provides: [blas, lapack]\n");
+        recipe(&dir, "zlib", "# provides nothing\n");
+        age(&dir, 60);
+        let first = builtin(&dir, &cache);
+        assert!(first.entries.values().all(|e| e.source.get().is_some()));
+        let file = cache_file(&cache, &dir);
+        let text = fs_err::read_to_string(&file).unwrap();
+        assert!(
+            text.ends_with(
+                "provides mpich mpi\nprovides openblas blas lapack\nnames\nmpich\nopenblas\nzlib\n"
+            ),
+            "{text}"
+        );
+        let repo = builtin(&dir, &cache);
+        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        assert!(repo.is_virtual("lapack") && !repo.is_virtual("zlib"));
+        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        let providers: Vec<&str> = repo
+            .providers("mpi")
+            .iter()
+            .map(|p| p.package.as_str())
+            .collect();
+        assert_eq!(providers, ["mpich"]);
+        assert!(repo.entries["openblas"].source.get().is_none());
+        assert_eq!(
+            repo.names().collect::<Vec<_>>(),
+            ["mpich", "openblas", "zlib"]
+        );
+        assert!(repo.get("zlib").is_some());
+        assert!(
+            file.is_file(),
+            "a recipe that is what the index says keeps it"
+        );
+    }
+
+    /// A recipe added (the directory changed) or a directory changed too
+    /// recently to be told apart from a later change: the index is not
+    /// trusted, and is written again.
+    #[test]
+    fn a_changed_directory_is_read_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, cache) = (tmp.path().join("recipes"), tmp.path().join("cache"));
+        fs_err::create_dir_all(&dir).unwrap();
+        recipe(&dir, "mpich", "provides: [mpi]\n");
+        age(&dir, 60);
+        builtin(&dir, &cache);
+        recipe(&dir, "openmpi", "provides: [mpi]\n");
+        // Just changed: not settled, read again (and indexed again).
+        let repo = builtin(&dir, &cache);
+        assert!(repo.entries.values().all(|e| e.source.get().is_some()));
+        assert_eq!(repo.providers("mpi").len(), 2);
+        let repo = builtin(&dir, &cache);
+        assert!(repo.entries.values().all(|e| e.source.get().is_some()));
+        age(&dir, 30);
+        builtin(&dir, &cache);
+        let repo = builtin(&dir, &cache);
+        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        assert_eq!(repo.providers("mpi").len(), 2);
+    }
+
+    /// A recipe edited in place (the directory unchanged) that the index no
+    /// longer describes: read, it deletes the index.
+    #[test]
+    fn a_recipe_that_disagrees_with_the_index_deletes_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, cache) = (tmp.path().join("recipes"), tmp.path().join("cache"));
+        fs_err::create_dir_all(&dir).unwrap();
+        recipe(&dir, "mpich", "provides: [mpi]\n");
+        recipe(&dir, "zlib", "");
+        age(&dir, 60);
+        builtin(&dir, &cache);
+        let file = cache_file(&cache, &dir);
+        assert!(file.is_file());
+        recipe(&dir, "zlib", "provides: [libz]\n");
+        let repo = builtin(&dir, &cache);
+        assert!(repo.get("zlib").is_some());
+        assert!(!file.exists());
+        assert!(builtin(&dir, &cache).is_virtual("libz"));
+    }
+
+    /// An overlay in the built-in repository is indexed as one, and still
+    /// amends the recipe of a repository searched after it.
+    #[test]
+    fn an_indexed_overlay_still_amends_its_base() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, later, cache) = (
+            tmp.path().join("recipes"),
+            tmp.path().join("later"),
+            tmp.path().join("cache"),
+        );
+        fs_err::create_dir_all(&dir).unwrap();
+        fs_err::create_dir_all(&later).unwrap();
+        fs_err::write(
+            dir.join("zlib.yaml"),
+            format!(
+                "name: zlib\noverlay: true\nversions:\n  - {{version: \"2.0\", url: \"https://example.org/zlib-2.0.tar.gz\", sha256: {}}}\n",
+                "1".repeat(64)
+            ),
+        )
+        .unwrap();
+        recipe(&later, "zlib", "provides: [libz]\n");
+        age(&dir, 60);
+        let load = || {
+            PackageRepo::load_cached(
+                vec![
+                    RepoDir {
+                        path: dir.clone(),
+                        origin: RepoOrigin::BuiltIn,
+                    },
+                    RepoDir {
+                        path: later.clone(),
+                        origin: RepoOrigin::Flag,
+                    },
+                ],
+                Some(&cache),
+            )
+        };
+        load();
+        let text = fs_err::read_to_string(cache_file(&cache, &dir)).unwrap();
+        assert!(text.contains("overlay zlib\n"), "{text}");
+        let repo = load();
+        let versions: Vec<&str> = repo
+            .get("zlib")
+            .unwrap()
+            .versions
+            .iter()
+            .map(|v| v.text.as_str())
+            .collect();
+        assert_eq!(versions, ["1.0", "2.0"]);
+        assert_eq!(repo.overlays("zlib"), [dir.join("zlib.yaml")]);
+        assert_eq!(repo.providers("libz").len(), 1);
     }
 
     #[test]

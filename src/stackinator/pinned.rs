@@ -35,6 +35,9 @@ pub fn tree(
     let Some(pin) = pin else {
         return checkout.to_path_buf();
     };
+    if let Some(out) = exported_already(checkout, pin, exports, diags) {
+        return out;
+    }
     let repo = match git2::Repository::discover(checkout) {
         Ok(r) => r,
         Err(_) => {
@@ -55,7 +58,7 @@ pub fn tree(
         return checkout.to_path_buf();
     }
     let sha = commit.id().to_string();
-    warn_shadowed(&repo, &commit, pin, exports, diags);
+    warn_shadowed(Some((&repo, &commit)), &sha, pin, exports, diags);
     let out = exports.join(&sha);
     if out.join(COMMIT_MARKER).is_file() {
         return out;
@@ -84,24 +87,27 @@ pub fn tree(
 /// spack-packages (they are reviewed builds); one warning names those
 /// whose `package.py` at the pinned commit differs from the one they were
 /// imported from, since the recipe was written against the pinned one.
+/// Without `git` (the repository and the pinned commit) only a cached
+/// answer is used: `false` when there is none (and nothing was pushed).
 fn warn_shadowed(
-    repo: &git2::Repository,
-    pinned: &git2::Commit,
+    git: Option<(&git2::Repository, &git2::Commit)>,
+    sha: &str,
     pin: &Pin,
     exports: &Path,
     diags: &mut Diagnostics,
-) {
+) -> bool {
     let Some(dir) = crate::recipes::builtin_recipes() else {
-        return;
+        return true;
     };
     let files = crate::recipes::recipe_files(&dir).unwrap_or_default();
     // The answer depends only on the pinned commit and the recipes' bytes:
     // kept beside the exports, it spares every later command the parse of
     // each shipped recipe and the git tree walks.
-    let cache = exports.join(format!("{}.shadowed-{}", pinned.id(), recipes_key(&files)));
-    let differ = match fs_err::read_to_string(&cache) {
-        Ok(text) => text.lines().map(str::to_string).collect(),
-        Err(_) => {
+    let cache = exports.join(format!("{sha}.shadowed-{}", recipes_key(&files)));
+    let differ = match (fs_err::read_to_string(&cache), git) {
+        (Ok(text), _) => text.lines().map(str::to_string).collect(),
+        (Err(_), None) => return false,
+        (Err(_), Some((repo, pinned))) => {
             let differ = differing_recipes(repo, pinned, &files, &dir);
             let text: String = differ.iter().map(|n| format!("{n}\n")).collect();
             let tmp = cache.with_extension(format!("tmp-{}", std::process::id()));
@@ -112,7 +118,7 @@ fn warn_shadowed(
         }
     };
     if differ.is_empty() {
-        return;
+        return true;
     }
     let mut d = Diagnostic::warning(
         Code::Unsupported,
@@ -134,16 +140,77 @@ fn warn_shadowed(
         d.attach_source(src);
     }
     diags.push(d);
+    true
 }
 
-/// The sha256 (16 hex digits) of the recipe files' names and bytes.
+/// The export of a commit pinned by its full sha, when it was made before
+/// and the checkout's HEAD is another commit, told without libgit2 (whose
+/// start-up reads the system's CA certificates: ~240 million instructions,
+/// more than the rest of a small stack's resolve): the files under `.git`
+/// and the cached answer of [`warn_shadowed`] settle it. `None`: libgit2
+/// decides (a tag, a branch or a short sha, no export yet, a HEAD these
+/// files do not tell).
+fn exported_already(
+    checkout: &Path,
+    pin: &Pin,
+    exports: &Path,
+    diags: &mut Diagnostics,
+) -> Option<PathBuf> {
+    let sha = pin.commit.to_ascii_lowercase();
+    let out = exports.join(&sha);
+    if !is_sha(&sha) || !out.join(COMMIT_MARKER).is_file() {
+        return None;
+    }
+    if head_commit(checkout)? == sha {
+        return None;
+    }
+    warn_shadowed(None, &sha, pin, exports, diags).then_some(out)
+}
+
+fn is_sha(s: &str) -> bool {
+    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The commit `checkout`'s HEAD names, read from `checkout/.git` (a
+/// detached HEAD, a loose ref or a packed one); `None` when these files do
+/// not tell (no `.git` directory there, a symbolic ref to a symbolic ref).
+fn head_commit(checkout: &Path) -> Option<String> {
+    let git = checkout.join(".git");
+    let head = fs_err::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(name) = head.strip_prefix("ref: ") else {
+        return is_sha(head).then(|| head.to_ascii_lowercase());
+    };
+    let sha = match fs_err::read_to_string(git.join(name)) {
+        Ok(text) => text.trim().to_string(),
+        Err(_) => {
+            let packed = fs_err::read_to_string(git.join("packed-refs")).ok()?;
+            let line = packed
+                .lines()
+                .find(|l| l.split_once(' ').is_some_and(|(_, r)| r == name))?;
+            line.split_once(' ')?.0.to_string()
+        }
+    };
+    is_sha(&sha).then(|| sha.to_ascii_lowercase())
+}
+
+/// The sha256 (16 hex digits) of the recipe files' names, sizes and
+/// modification times (a changed recipe changes them; reading every
+/// recipe's bytes on every command would cost more than the answer).
 fn recipes_key(files: &[PathBuf]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     for f in files {
         h.update(f.file_name().unwrap_or_default().as_encoded_bytes());
         h.update([0]);
-        h.update(std::fs::read(f).unwrap_or_default());
+        if let Ok(m) = std::fs::metadata(f) {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            h.update(format!("{} {mtime}\n", m.len()).as_bytes());
+        }
     }
     format!("{:x}", h.finalize())[..16].to_string()
 }
@@ -325,6 +392,54 @@ mod tests {
         assert_eq!(tree(&co, Some(&pin("HEAD")), &cache, &mut d), co);
         assert_eq!(tree(&co, None, &cache, &mut d), co);
         assert!(d.is_empty(), "{d}");
+    }
+
+    #[test]
+    fn an_exported_sha_is_found_again_without_libgit2() {
+        let t = tempfile::tempdir().unwrap();
+        let co = t.path().join("checkout");
+        fs_err::create_dir_all(&co).unwrap();
+        git(&co, &["init", "-q"]);
+        package(&co, "old");
+        git(&co, &["tag", "v1"]);
+        package(&co, "new");
+        let rev = |r: &str| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(&co)
+                .args(["rev-parse", r])
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        // HEAD read from the files: a loose ref, a packed one, detached.
+        assert_eq!(head_commit(&co), Some(rev("HEAD")));
+        git(&co, &["pack-refs", "--all"]);
+        assert_eq!(head_commit(&co), Some(rev("HEAD")));
+        git(&co, &["checkout", "-q", "--detach", "HEAD"]);
+        assert_eq!(head_commit(&co), Some(rev("HEAD")));
+        let cache = t.path().join("cache");
+        let sha = rev("v1^{commit}");
+        let mut d = Diagnostics::new();
+        // Not exported yet: libgit2 decides.
+        assert_eq!(exported_already(&co, &pin(&sha), &cache, &mut d), None);
+        let out = tree(&co, Some(&pin(&sha)), &cache, &mut d);
+        assert_ne!(out, co);
+        // Exported: the same tree, even with the git objects gone (libgit2
+        // could not find the commit now); a tag still asks libgit2.
+        fs_err::rename(co.join(".git/objects"), t.path().join("objects")).unwrap();
+        assert_eq!(
+            exported_already(&co, &pin(&sha.to_uppercase()), &cache, &mut d),
+            Some(out.clone())
+        );
+        assert_eq!(tree(&co, Some(&pin(&sha)), &cache, &mut d), out);
+        assert_eq!(exported_already(&co, &pin("v1"), &cache, &mut d), None);
+        assert!(d.is_empty(), "{d}");
+        // The pinned commit checked out: the checkout itself is read.
+        fs_err::rename(t.path().join("objects"), co.join(".git/objects")).unwrap();
+        git(&co, &["checkout", "-q", &sha]);
+        assert_eq!(exported_already(&co, &pin(&sha), &cache, &mut d), None);
+        assert_eq!(tree(&co, Some(&pin(&sha)), &cache, &mut d), co);
     }
 
     #[test]

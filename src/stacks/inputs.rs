@@ -122,7 +122,8 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
     };
     let dirs = search.dirs();
     super::lookup::log_lookup(choice.as_ref(), &dirs);
-    let repo = PackageRepo::load(dirs);
+    let index_cache = crate::settings::cache_base().map(|c| c.join("recipe-index"));
+    let repo = PackageRepo::load_cached(dirs, index_cache.as_deref());
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
         diags.push(
@@ -465,10 +466,11 @@ fn check_policy_spec(
     match (s.name(), pkg) {
         // A virtual's requirement names a provider.
         (Some(provider), None) => {
+            // By the indexes: the other providers are not parsed.
             let providers: Vec<&str> = repo
-                .providers(name)
+                .provider_names(name)
                 .iter()
-                .map(|p| p.package.as_str())
+                .map(String::as_str)
                 .collect();
             if !providers.contains(&provider) {
                 cx.push(
