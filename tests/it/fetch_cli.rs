@@ -101,3 +101,72 @@ fn dry_run_shows_cached_git_sources_and_missing_mirrors_are_errors() {
     std::fs::create_dir(t.path().join("mirror")).unwrap();
     assert_eq!(fetch(t.path(), &["--mirror", "mirror"]).0, 0);
 }
+
+/// Issue 40, item 13: a mirror whose entries fail their checksum is warned
+/// about, entry and mirror named, and the summary says how many; the
+/// source still comes (verified) from upstream.
+#[test]
+fn a_corrupt_mirror_is_a_warning_naming_the_entry_and_the_mirror() {
+    use sha2::Digest;
+    let t = tempfile::tempdir().unwrap();
+    project(t.path());
+    // An archive source beside the git one.
+    let dist = t.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    let tarball = dist.join("tarpkg-1.0.tar.gz");
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut b = tar::Builder::new(gz);
+    let mut h = tar::Header::new_gnu();
+    h.set_size(6);
+    h.set_mode(0o644);
+    b.append_data(&mut h, "tarpkg-1.0/README", &b"hello\n"[..])
+        .unwrap();
+    let bytes = b.into_inner().unwrap().finish().unwrap();
+    std::fs::write(&tarball, &bytes).unwrap();
+    let sha = hex::encode(sha2::Sha256::digest(&bytes));
+    std::fs::write(
+        t.path().join("recipes/tarpkg.yaml"),
+        format!(
+            "name: tarpkg\ndescription: from a tarball\nversions:\n  - {{version: \"1.0\", url: {}, sha256: {sha}}}\n\
+             build:\n  system: generic\n  install:\n    - {{copy: README, to: share}}\n",
+            tarball.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join("stacks/s.yaml"),
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [gitpkg, tarpkg]\n",
+    )
+    .unwrap();
+    // The mirror holds other bytes at both paths fetching tries.
+    let m = t.path().join("mirror");
+    for rel in [
+        format!("_source-cache/archive/{}/{sha}.tar.gz", &sha[..2]),
+        "tarpkg/tarpkg-1.0.tar.gz".to_string(),
+    ] {
+        let p = m.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"corrupt").unwrap();
+    }
+    let mirror = format!("file://{}", m.display());
+    let (code, text) = fetch(t.path(), &["--mirror", &mirror]);
+    assert_eq!(code, 0, "{text}");
+    for entry in [
+        format!("{mirror}/_source-cache/archive/{}/{sha}.tar.gz", &sha[..2]),
+        format!("{mirror}/tarpkg/tarpkg-1.0.tar.gz"),
+    ] {
+        let warned = text.lines().any(|l| {
+            l.contains("WARN")
+                && l.contains("tarpkg@1.0")
+                && l.contains(&format!("mirror {mirror}:"))
+                && l.contains(&entry)
+                && l.contains("fails its checksum")
+        });
+        assert!(warned, "no warning for {entry}:\n{text}");
+    }
+    assert!(
+        text.contains("from mirrors, 2 upstream")
+            && text.contains("2 mirror entries failed their checksum"),
+        "{text}"
+    );
+}

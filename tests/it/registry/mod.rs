@@ -6,6 +6,7 @@
 mod cache;
 mod ci;
 mod faults;
+mod hostile;
 mod proxy;
 pub(crate) mod server;
 
