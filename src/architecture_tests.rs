@@ -22,6 +22,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("file_filter", &[]),
     ("spec", &["diag"]),
     ("settings", &[]),
+    // The trust roots of every HTTPS client (registry, sources, git).
+    ("tls", &["settings"]),
     // `stack import spack`: package.py in, recipe files out (nothing
     // downstream sees it).
     ("import", &["diag", "spec", "settings", "file_filter"]),
@@ -58,7 +60,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // `recipes`: `stack checksum` turns a recipe's versions into requests.
-    ("fetch", &["diag", "spec", "settings", "recipes"]),
+    ("fetch", &["diag", "spec", "settings", "recipes", "tls"]),
     ("patch", &["diag", "fetch"]),
     ("store", &["diag"]),
     // The namespaces builds and hooks run in: nothing but libc.
@@ -92,7 +94,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("verify", &["diag", "settings", "store", "view", "image"]),
     // The OCI side: a registry client, signatures over it, uenv images in
     // it, and the per-package binary cache that build hooks into.
-    ("registry", &["diag", "settings"]),
+    ("registry", &["diag", "settings", "tls"]),
     ("sign", &["diag", "registry"]),
     ("distribute", &["diag", "settings", "registry", "sign"]),
     (

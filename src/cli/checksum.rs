@@ -47,6 +47,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let settings = args.sources.settings()?;
     let mut opts = FetchOptions::new(settings.cache);
     opts.mirrors = settings.mirrors;
+    opts.ca_files = settings.ca_files;
     let lines = checksum(&r, &args.versions, &opts, &NoopReporter).map_err(|e| match e {
         ChecksumError::NoUrl { .. } => CliError::input(miette::miette!("{e}")),
         ChecksumError::Fetch(_) => CliError::failure(miette::miette!("{e}")),

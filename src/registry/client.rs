@@ -25,7 +25,8 @@ use super::limits::{self, read_capped, read_prefix};
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
     pub credentials: Credentials,
-    /// Extra trusted CA certificates (PEM), beside the built-in roots.
+    /// Extra trusted CA certificates (PEM), beside the built-in roots, the
+    /// system's store and `SSL_CERT_FILE` ([`crate::tls`]).
     pub ca_files: Vec<PathBuf>,
     /// Talk plain HTTP (a loopback test registry); never the default.
     pub plain_http: bool,
@@ -74,25 +75,16 @@ impl Registry {
             .thread_name("stack-registry-io")
             .enable_all()
             .build()?;
-        let mut builder = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .user_agent(concat!("stack/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(opts.connect_timeout)
             .read_timeout(opts.idle_timeout);
-        for path in &opts.ca_files {
-            let ca_err = |message: String| RegistryError::CaFile {
-                path: path.display().to_string(),
-                message,
-            };
-            let pem = fs_err::read(path).map_err(|e| ca_err(e.to_string()))?;
-            let certs =
-                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| ca_err(e.to_string()))?;
-            if certs.is_empty() {
-                return Err(ca_err("no PEM certificate in it".into()));
-            }
-            for cert in certs {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
+        let builder = crate::tls::TrustRoots::new(&opts.ca_files)
+            .apply(builder)
+            .map_err(|e| RegistryError::CaFile {
+                path: e.path.display().to_string(),
+                message: e.message,
+            })?;
         let client = builder.build().map_err(|e| RegistryError::Request {
             url: host.to_string(),
             message: error_chain(&e),
@@ -339,7 +331,11 @@ pub(super) fn with_attempts(e: RegistryError, n: u32) -> RegistryError {
 /// Connection problems and broken bodies are worth retrying; the rest is not.
 pub(super) fn classify(url: &str, e: &reqwest::Error) -> RegistryError {
     let message = error_chain(e);
-    if e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request() {
+    // A certificate that is not trusted stays so: not worth a retry.
+    let untrusted = message.contains("invalid peer certificate");
+    let transient =
+        e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request();
+    if transient && !untrusted {
         RegistryError::Network {
             url: url.to_string(),
             message,
