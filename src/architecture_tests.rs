@@ -24,6 +24,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("settings", &[]),
     // The trust roots of every HTTPS client (registry, sources, git).
     ("tls", &["settings"]),
+    // Tera without the environment, files, time or randomness: recipes,
+    // hooks and module templates.
+    ("template", &["diag"]),
     // `stack import spack`: package.py in, recipe files out (nothing
     // downstream sees it).
     ("import", &["diag", "spec", "settings", "file_filter"]),
@@ -42,11 +45,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "build_kinds",
             "build_logic",
             "file_filter",
+            "template",
         ],
     ),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "recipes", "sign"]),
-    ("stacks", &["diag", "spec", "recipes", "cluster"]),
+    (
+        "stacks",
+        &["diag", "spec", "recipes", "cluster", "template"],
+    ),
     // `build_logic`: node hashes cover the layer's version.
     (
         "resolve",
@@ -82,7 +89,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // `resolve`: `stack diff` and `stack find` read lock files and plans.
     (
         "view",
-        &["diag", "spec", "settings", "store", "sandbox", "resolve"],
+        &[
+            "diag", "spec", "settings", "store", "sandbox", "resolve", "template",
+        ],
     ),
     ("image", &["diag", "settings", "view"]),
     // Runs alone in CI: nothing but diagnostics.
@@ -152,6 +161,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "binary_cache",
             "distributed",
             "report",
+            "template",
         ],
     ),
     (

@@ -27,6 +27,8 @@
 //! | report  | [`report`]                      | plan + run record + sizes + audit → `<build>/report.html` (self-contained HTML) |
 //! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
 //!
+//! Every tera template (package recipes, hooks, module templates) is
+//! rendered by [`template`]: no environment, files, time or randomness.
 //! Every HTTPS connection (registry, sources, mirrors, git remotes) trusts
 //! what [`tls`] says: the built-in roots, the system's store, `SSL_CERT_FILE`
 //! and `--ca-file`.
@@ -127,6 +129,7 @@ pub mod spec;
 pub mod stackinator;
 pub mod stacks;
 pub mod store;
+pub mod template;
 pub mod tls;
 pub mod verify;
 pub mod view;
