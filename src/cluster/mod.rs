@@ -19,7 +19,7 @@ mod policy;
 
 use std::path::{Path, PathBuf};
 
-pub use allow::external_allow;
+pub use allow::{SystemDirs, external_allow};
 pub use binary_cache::BinaryCacheConfig;
 pub use ci::CiConfig;
 pub use load::{CLUSTER_FILE, audit, load_cluster, mirrors, network, parse_cluster, policies};

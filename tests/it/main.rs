@@ -4,6 +4,7 @@
 
 mod audit;
 mod audit_allow;
+mod audit_externals;
 mod audit_fuzz;
 mod audit_gpu;
 mod audit_ldd;
