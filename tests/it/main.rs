@@ -87,6 +87,7 @@ mod static_binary;
 mod template_values;
 mod tiny_build;
 mod verify;
+mod verify_outside;
 mod view;
 mod view_errors;
 mod view_support;

@@ -7,6 +7,7 @@ mod cache;
 mod ci;
 mod faults;
 mod hostile;
+mod hostile_cache;
 mod proxy;
 pub(crate) mod server;
 
