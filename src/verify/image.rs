@@ -76,13 +76,13 @@ pub fn verify_image(path: &Path) -> Result<VerifyReport, VerifyError> {
 }
 
 /// Whether the squashfs superblock announces an extended attribute table
-/// (`xattr_id_table_start`, bytes 48..56, is not "unset").
+/// (`xattr_id_table_start`, bytes 56..64, is not "unset").
 fn has_xattrs(image: &Path) -> Result<bool, VerifyError> {
-    let mut sb = [0u8; 56];
+    let mut sb = [0u8; 64];
     fs_err::File::open(image)?
         .read_exact(&mut sb)
         .map_err(|e| image_error(image, e))?;
-    let table = u64::from_le_bytes(sb[48..56].try_into().expect("8 bytes"));
+    let table = u64::from_le_bytes(sb[56..64].try_into().expect("8 bytes"));
     Ok(table != u64::MAX)
 }
 

@@ -234,9 +234,7 @@ pub fn verify_dir(root: &Path) -> Result<VerifyReport, VerifyError> {
             Ok(actual) => report.findings.extend(compare(&rel, &recorded, &actual)),
             Err(e) => report.findings.push(outside::unrecordable(root, e)?),
         }
-        report
-            .findings
-            .extend(outside::check_meta_dir(root, &rel)?);
+        report.findings.extend(outside::check_meta_dir(root, &rel)?);
         report.prefixes.push(rel);
     }
     // What no prefix's manifest records.
