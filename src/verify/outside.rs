@@ -42,7 +42,9 @@ pub fn entries(root: &Path, prefixes: &[PathBuf]) -> Result<Vec<ManifestEntry>, 
         .into_iter()
         .filter_entry(move |e| {
             let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-            !(e.depth() == 1 && generated(rel)) && !abs.iter().any(|p| p == e.path())
+            let top_generated = e.depth() == 1 && generated(rel);
+            let a_prefix = abs.iter().any(|p| p == e.path());
+            !top_generated && !a_prefix
         });
     let all = store::manifest_of(root, walk)?;
     Ok(all
