@@ -22,6 +22,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("file_filter", &[]),
     ("spec", &["diag"]),
     ("settings", &[]),
+    // The trust roots of every HTTPS client (registry, sources, git).
+    ("tls", &["settings"]),
+    // Tera without the environment, files, time or randomness: recipes,
+    // hooks and module templates.
+    ("template", &["diag"]),
     // `stack import spack`: package.py in, recipe files out (nothing
     // downstream sees it).
     ("import", &["diag", "spec", "settings", "file_filter"]),
@@ -40,11 +45,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "build_kinds",
             "build_logic",
             "file_filter",
+            "template",
         ],
     ),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "recipes", "sign"]),
-    ("stacks", &["diag", "spec", "recipes", "cluster"]),
+    (
+        "stacks",
+        &["diag", "spec", "recipes", "cluster", "template"],
+    ),
     // `build_logic`: node hashes cover the layer's version.
     (
         "resolve",
@@ -58,7 +67,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // `recipes`: `stack checksum` turns a recipe's versions into requests.
-    ("fetch", &["diag", "spec", "settings", "recipes"]),
+    ("fetch", &["diag", "spec", "settings", "recipes", "tls"]),
     ("patch", &["diag", "fetch"]),
     ("store", &["diag"]),
     // The namespaces builds and hooks run in: nothing but libc.
@@ -80,7 +89,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // `resolve`: `stack diff` and `stack find` read lock files and plans.
     (
         "view",
-        &["diag", "spec", "settings", "store", "sandbox", "resolve"],
+        &[
+            "diag", "spec", "settings", "store", "sandbox", "resolve", "template",
+        ],
     ),
     ("image", &["diag", "settings", "view"]),
     // Runs alone in CI: nothing but diagnostics.
@@ -92,7 +103,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("verify", &["diag", "settings", "store", "view", "image"]),
     // The OCI side: a registry client, signatures over it, uenv images in
     // it, and the per-package binary cache that build hooks into.
-    ("registry", &["diag", "settings"]),
+    ("registry", &["diag", "settings", "tls"]),
     ("sign", &["diag", "registry"]),
     ("distribute", &["diag", "settings", "registry", "sign"]),
     (
@@ -150,6 +161,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "binary_cache",
             "distributed",
             "report",
+            "template",
         ],
     ),
     (

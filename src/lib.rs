@@ -26,6 +26,12 @@
 //! | audit   | [`audit`]                       | directory or squashfs → `AuditReport` |
 //! | report  | [`report`]                      | plan + run record + sizes + audit → `<build>/report.html` (self-contained HTML) |
 //! | ship    | [`distribute`], [`binary_cache`] | image ⇄ OCI registry; installed prefixes ⇄ binary cache (bytes via [`registry`], trust via [`sign`]) |
+//!
+//! Every tera template (package recipes, hooks, module templates) is
+//! rendered by [`template`]: no environment, files, time or randomness.
+//! Every HTTPS connection (registry, sources, mirrors, git remotes) trusts
+//! what [`tls`] says: the built-in roots, the system's store, `SSL_CERT_FILE`
+//! and `--ca-file`.
 //! | distribute work | [`distributed`] | packages still to build → Slurm jobs, GitLab CI pipelines (handed over through the binary cache) |
 //!
 //! Above the stages: [`pipeline`] runs them in order for `stack build` (a
@@ -123,6 +129,8 @@ pub mod spec;
 pub mod stackinator;
 pub mod stacks;
 pub mod store;
+pub mod template;
+pub mod tls;
 pub mod verify;
 pub mod view;
 

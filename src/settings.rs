@@ -14,6 +14,8 @@
 //! | `NO_COLOR` | the CLI's colour choice |
 //! | `VISUAL`, `EDITOR`, `SHELL` | `stack edit`'s editor, `stack shell`'s shell |
 //! | `DOCKER_CONFIG`, `HOME` | registry credentials (docker's `config.json`) |
+//! | `SSL_CERT_FILE` | a PEM file of CA certificates trusted beside the built-in roots and the system's store, for every HTTPS connection (`src/tls.rs`) |
+//! | `STACK_SIGNING_KEY` | the secret key `stack push` and binary-cache pushes sign with, when `--sign-key` is not given |
 //! | `STACK_NSSWITCH` | `system`: the static glibc binary keeps `/etc/nsswitch.conf`'s services (`src/cli/nss.rs`) |
 //! | `STACK_WRAP_*` | the compiler wrapper's configuration (set by the build for it) |
 //! | `STACK_PYTHON` | the Python that runs build logic (`spack` packages), instead of the cluster's `python` external or `python3` on `PATH` |
@@ -77,6 +79,16 @@ pub fn wrapper_var(name: &str) -> Option<OsString> {
 /// credentials).
 pub fn docker_config() -> Option<OsString> {
     non_empty("DOCKER_CONFIG")
+}
+
+/// `SSL_CERT_FILE`: CA certificates trusted for every HTTPS connection.
+pub fn ssl_cert_file() -> Option<PathBuf> {
+    non_empty("SSL_CERT_FILE").map(PathBuf::from)
+}
+
+/// `STACK_SIGNING_KEY`: the secret key file pushes sign with.
+pub fn signing_key() -> Option<PathBuf> {
+    non_empty("STACK_SIGNING_KEY").map(PathBuf::from)
 }
 
 /// `HOME`.

@@ -188,12 +188,21 @@ impl BinaryCache {
                 "{what}: no {PREFIX_LAYER} layer"
             )));
         };
-        match self
-            .trust
-            .check(&self.registry, &r.repository, &fetched.digest, &what)
-        {
+        match self.trust.check(
+            &self.registry,
+            &r.repository,
+            &statement(e, &fetched.digest),
+            &what,
+        ) {
             Ok(_) => {}
-            Err(err @ (DistributeError::Unsigned { .. } | DistributeError::Untrusted { .. })) => {
+            Err(
+                err @ (DistributeError::Unsigned { .. }
+                | DistributeError::Untrusted { .. }
+                | DistributeError::OtherLabel { .. }
+                | DistributeError::Signature(crate::sign::referrer::SignatureError::TooMany {
+                    ..
+                })),
+            ) => {
                 return Ok(Fetched::Rejected(err.to_string()));
             }
             Err(err) => return Err(err),
@@ -235,7 +244,7 @@ impl BinaryCache {
         fs_err::create_dir_all(&tree)?;
         let unpacked = fs_err::File::open(&blob)
             .and_then(zstd::Decoder::new)
-            .and_then(|d| tarball::unpack(d, &tree));
+            .and_then(|d| tarball::unpack(d, &tree, tarball::UnpackLimits::PREFIX));
         let check = unpacked.map_err(|e| e.to_string()).and_then(|()| {
             match crate::store::read_record(&tree) {
                 Ok(Some(rec)) if rec.hash == e.hash && rec.prefix == e.prefix => Ok(()),
@@ -304,9 +313,28 @@ impl BinaryCache {
         if let Some(key) = &self.key {
             let mut subject = Descriptor::of_bytes(MANIFEST_V1, &bytes);
             subject.artifact_type = Some(PREFIX_TYPE.to_string());
-            crate::sign::referrer::attach(&self.registry, repo, &subject, key)?;
+            crate::sign::referrer::attach(
+                &self.registry,
+                repo,
+                &subject,
+                key,
+                &statement(e, &subject.digest),
+            )?;
         }
         Ok(true)
+    }
+}
+
+/// What a signature of the cached prefix `e` (manifest `digest`) states:
+/// its name, version and node hash.
+fn statement(e: &CacheEntry, digest: &str) -> crate::sign::Statement {
+    crate::sign::Statement {
+        kind: crate::sign::KIND_PREFIX,
+        name: e.name.clone(),
+        version: e.version.clone(),
+        tag: e.hash.clone(),
+        digest: digest.to_string(),
+        meta: None,
     }
 }
 

@@ -276,6 +276,13 @@ impl BuildJob {
 mod tests {
     use super::*;
 
+    /// The run environment a `spack` package's build keeps in `.stack/` is
+    /// one of the files `stack verify` accepts there.
+    #[test]
+    fn the_kept_run_environment_is_a_known_metadata_file() {
+        assert!(crate::store::META_FILES.contains(&crate::build_logic::RUN_ENV_FILE));
+    }
+
     /// A job survives a trip through JSON unchanged (what a remote executor
     /// relies on).
     #[test]

@@ -157,7 +157,7 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
-    let binary_cache = args.cache.open(&inputs.cluster)?;
+    let binary_cache = args.cache.open(&inputs.cluster, &args.sources.tls)?;
     let remote = args.remote.executor(
         &build_dir,
         args.cache.registry.password_stdin,

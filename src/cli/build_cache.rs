@@ -10,7 +10,8 @@ use stack::distribute::Trust;
 use stack::sign::PublicKey;
 
 use super::CliError;
-use super::registry_args::{RegistryArgs, TrustArgs, read_secret_key};
+use super::inputs::TlsArgs;
+use super::registry_args::{RegistryArgs, TrustArgs, signing_key};
 
 /// Binary cache options of `stack build`.
 #[derive(Debug, Clone, clap::Args)]
@@ -25,13 +26,9 @@ pub struct CacheArgs {
     /// Only install from the binary cache; push nothing.
     #[arg(long, help_heading = "Binary cache")]
     pub no_push: bool,
-    /// Sign pushed prefixes with this ed25519 secret key (see `stack key generate`).
-    #[arg(
-        long,
-        env = "STACK_SIGNING_KEY",
-        value_name = "FILE",
-        help_heading = "Binary cache"
-    )]
+    /// Sign pushed prefixes with this ed25519 secret key (see `stack key
+    /// generate`) [default: $STACK_SIGNING_KEY].
+    #[arg(long, value_name = "FILE", help_heading = "Binary cache")]
     pub sign_key: Option<PathBuf>,
     #[command(flatten)]
     pub trust: TrustArgs,
@@ -40,8 +37,12 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// The binary cache to use, if any.
-    pub fn open(&self, cluster: &Cluster) -> Result<Option<Arc<BinaryCache>>, CliError> {
+    /// The binary cache to use, if any; `tls` the extra CA files.
+    pub fn open(
+        &self,
+        cluster: &Cluster,
+        tls: &TlsArgs,
+    ) -> Result<Option<Arc<BinaryCache>>, CliError> {
         if self.no_binary_cache {
             return Ok(None);
         }
@@ -60,16 +61,16 @@ impl CacheArgs {
             }
         }
         let push = !self.no_push && config.is_none_or(|c| c.push);
-        let key = match (&self.sign_key, push) {
-            (Some(p), true) => Some(read_secret_key(p)?),
-            _ => None,
+        let key = match push {
+            true => signing_key(self.sign_key.as_deref())?,
+            false => None,
         };
         let host = url
             .strip_prefix("oci://")
             .and_then(|r| r.split('/').next())
             .unwrap_or_default()
             .to_string();
-        let opts = self.registry.options(&host)?;
+        let opts = self.registry.options(&host, tls)?;
         let trust = Trust {
             keys,
             allow_unsigned: self.trust.allow_unsigned,

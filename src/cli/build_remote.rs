@@ -16,7 +16,9 @@ use super::CliError;
 pub struct RemoteArgs {
     /// Build only this package (repeatable) from dependencies installed or in
     /// the binary cache, push it, and stop before views and image (what each
-    /// job of a distributed build runs).
+    /// job of a distributed build runs). PKG is a name (every package of
+    /// that name), or NAME/HASH with a prefix of its node hash (one package:
+    /// what jobs give, so that two packages of one name get a job each).
     #[arg(long, value_name = "PKG", help_heading = "Distributed builds")]
     pub only: Vec<String>,
     /// Where packages are built: `local` (this machine) or `slurm` (one

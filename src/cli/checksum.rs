@@ -47,6 +47,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let settings = args.sources.settings()?;
     let mut opts = FetchOptions::new(settings.cache);
     opts.mirrors = settings.mirrors;
+    opts.ca_files = settings.ca_files;
     let results = checksum(&r, &args.versions, &opts, &NoopReporter);
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();

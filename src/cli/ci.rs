@@ -77,7 +77,7 @@ pub enum Format {
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let CiCommand::Generate(args) = args.command;
     let inputs = args.input.load()?;
-    let binary_cache = args.cache.open(&inputs.cluster)?;
+    let binary_cache = args.cache.open(&inputs.cluster, &args.sources.tls)?;
     let url = binary_cache.as_ref().map(|c| c.url().to_string());
     let program = inputs
         .cluster
@@ -95,6 +95,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         lock_file: args.lock_file.clone(),
         binary_cache,
         image_label: args.image.clone(),
+        push_args: push_args(&args),
         group_seconds: args.group_seconds,
     };
     let outcome = ci_generate(&req)?;
@@ -127,8 +128,19 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `build RECIPE [--cluster C] [--repo R]… --locked --binary-cache URL`, as
-/// given (paths relative to where the pipeline runs: the repository root).
+/// What the assemble job's `stack push` adds: the registry options given
+/// and the signing key.
+fn push_args(args: &GenerateArgs) -> Vec<String> {
+    let mut v = args.cache.registry.job_flags(&args.sources.tls);
+    if let Some(k) = &args.cache.sign_key {
+        v.extend(["--sign-key".into(), k.to_string_lossy().into_owned()]);
+    }
+    v
+}
+
+/// `build RECIPE [--cluster C] [--repo R]… --locked --binary-cache URL`
+/// and every trust, signing, source and registry option given, as given
+/// (paths relative to where the pipeline runs: the repository root).
 fn job_args(args: &GenerateArgs, url: Option<&str>) -> Vec<String> {
     let mut v = vec![
         "build".to_string(),
@@ -147,11 +159,11 @@ fn job_args(args: &GenerateArgs, url: Option<&str>) -> Vec<String> {
     if let Some(u) = url {
         v.extend(["--binary-cache".into(), u.to_string()]);
     }
-    for k in &args.cache.trust.trusted_keys {
-        v.extend(["--trusted-key".into(), k.clone()]);
+    v.extend(args.cache.trust.job_flags());
+    if let Some(k) = &args.cache.sign_key {
+        v.extend(["--sign-key".into(), k.to_string_lossy().into_owned()]);
     }
-    if args.cache.trust.allow_unsigned {
-        v.push("--allow-unsigned".into());
-    }
+    v.extend(args.sources.job_flags());
+    v.extend(args.cache.registry.job_flags(&args.sources.tls));
     v
 }

@@ -47,6 +47,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let settings = args.sources.settings()?;
     let mut opts = FetchOptions::new(settings.cache);
     opts.mirrors = settings.mirrors;
+    opts.ca_files = settings.ca_files;
     let url = match args.url.strip_prefix("file://") {
         Some(_) => args.url.clone(),
         None if !args.url.contains("://") => std::path::absolute(&args.url)

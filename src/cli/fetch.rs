@@ -53,8 +53,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     progress.finish();
     let outcome = result?;
     outln!(
-        "{} in {:.2}s; cache {}",
+        "{}{} in {:.2}s; cache {}",
         summary(&outcome.fetched),
+        rejected_mirrors(progress.rejected_mirrors()),
         t.elapsed().as_secs_f64(),
         outcome.cache.display()
     );
@@ -126,6 +127,15 @@ fn summary(fetched: &[stack::fetch::Fetched]) -> String {
         "{head} ({cache} cached, {mirror} from mirrors, {upstream} upstream; {:.1} MB)",
         bytes as f64 / 1e6
     )
+}
+
+/// `; N mirror entries failed their checksum` when any did.
+fn rejected_mirrors(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => "; 1 mirror entry failed its checksum (see the warning)".into(),
+        n => format!("; {n} mirror entries failed their checksum (see the warnings)"),
+    }
 }
 
 #[cfg(test)]

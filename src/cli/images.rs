@@ -25,6 +25,8 @@ pub struct Args {
     pub format: Format,
     #[command(flatten)]
     pub registry: RegistryArgs,
+    #[command(flatten)]
+    pub tls: super::inputs::TlsArgs,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -39,7 +41,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         ))
     })?;
     let namespace = namespace.trim_end_matches('/');
-    let registry = args.registry.connect(host)?;
+    let registry = args.registry.connect(host, &args.tls)?;
     let images = distribute::list_images(&registry, namespace).map_err(super::push::classify)?;
     match args.format {
         Format::Json => {

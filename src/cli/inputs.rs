@@ -80,9 +80,49 @@ pub struct SourceArgs {
     /// Accept sources without sha256 and unpinned git refs (recorded as unverified).
     #[arg(long)]
     pub allow_unverified: bool,
+    #[command(flatten)]
+    pub tls: TlsArgs,
+}
+
+/// `--ca-file`: what HTTPS connections trust besides the built-in roots and
+/// the system's store (sources, mirrors, git remotes, registries).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TlsArgs {
+    /// Also trust the CA certificates (PEM) in FILE for HTTPS: sources,
+    /// mirrors, git remotes and registries, beside the built-in roots, the
+    /// system's store and $SSL_CERT_FILE (repeatable).
+    #[arg(long = "ca-file", value_name = "FILE", help_heading = "TLS")]
+    pub ca_files: Vec<PathBuf>,
+}
+
+impl TlsArgs {
+    /// `--ca-file FILE` for each file, for a CI job.
+    pub fn job_flags(&self) -> Vec<String> {
+        self.ca_files
+            .iter()
+            .flat_map(|f| ["--ca-file".into(), f.to_string_lossy().into_owned()])
+            .collect()
+    }
 }
 
 impl SourceArgs {
+    /// The flags that give a CI job the same sources: mirrors, unverified
+    /// sources, parallel downloads (the source cache is the job's own:
+    /// `STACK_CACHE`; `--ca-file` goes with the registry's flags).
+    pub fn job_flags(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for m in &self.mirrors {
+            v.extend(["--mirror".into(), m.clone()]);
+        }
+        if self.allow_unverified {
+            v.push("--allow-unverified".into());
+        }
+        if self.fetch_jobs != stack::fetch::DEFAULT_JOBS {
+            v.extend(["--fetch-jobs".into(), self.fetch_jobs.to_string()]);
+        }
+        v
+    }
+
     pub fn settings(&self) -> Result<SourceSettings, CliError> {
         let cache = match &self.cache {
             Some(c) => SourceCache::new(c.clone()),
@@ -101,6 +141,7 @@ impl SourceArgs {
             mirrors: self.mirrors.clone(),
             fetch_jobs: self.fetch_jobs,
             allow_unverified: self.allow_unverified,
+            ca_files: self.tls.ca_files.clone(),
         })
     }
 }

@@ -19,6 +19,8 @@ pub struct Progress {
     bars: Mutex<HashMap<usize, ProgressBar>>,
     jobs: Mutex<HashMap<usize, ProgressBar>>,
     quiet: bool,
+    /// Mirror entries that failed their checksum.
+    rejected_mirrors: std::sync::atomic::AtomicUsize,
 }
 
 impl Progress {
@@ -29,7 +31,14 @@ impl Progress {
             bars: Mutex::new(HashMap::new()),
             jobs: Mutex::new(HashMap::new()),
             quiet,
+            rejected_mirrors: Default::default(),
         }
+    }
+
+    /// How many mirror entries failed their checksum (each was warned about).
+    pub fn rejected_mirrors(&self) -> usize {
+        self.rejected_mirrors
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A line above the bars (or on stderr).
@@ -123,6 +132,10 @@ impl FetchReporter for Progress {
         }
     }
     fn started(&self, _index: usize, _request: &SourceRequest, _location: &str) {}
+    fn mirror_rejected(&self, _index: usize, _mirror: &str, _location: &str) {
+        self.rejected_mirrors
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl BuildReporter for Progress {

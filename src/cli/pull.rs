@@ -34,6 +34,8 @@ pub struct Args {
     pub trust: TrustArgs,
     #[command(flatten)]
     pub registry: RegistryArgs,
+    #[command(flatten)]
+    pub tls: super::inputs::TlsArgs,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -42,7 +44,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         keys: args.trust.keys()?,
         allow_unsigned: args.trust.allow_unsigned,
     };
-    let registry = args.registry.connect(&address.registry)?;
+    let registry = args.registry.connect(&address.registry, &args.tls)?;
     let progress = TransferProgress::new("pull", args.quiet);
     let result = distribute::pull_image(&registry, &address, &args.to, &trust, &progress);
     progress.finish();

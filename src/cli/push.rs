@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use stack::distribute::{self, Address, DistributeError};
 
+use super::inputs::TlsArgs;
 use super::output::{errln, outln};
-use super::registry_args::{RegistryArgs, read_secret_key};
+use super::registry_args::{RegistryArgs, signing_key};
 use super::transfer::TransferProgress;
 use super::{CliError, Global};
 
@@ -33,21 +34,25 @@ pub struct Args {
     /// Replace the tag when it exists.
     #[arg(long)]
     pub force: bool,
-    /// Sign the image manifest with this ed25519 secret key (see `stack key generate`).
-    #[arg(long, env = "STACK_SIGNING_KEY", value_name = "FILE")]
+    /// Sign the image with this ed25519 secret key (see `stack key
+    /// generate`) [default: $STACK_SIGNING_KEY]. The signature covers the
+    /// image, its meta/ and its name, version and tag.
+    #[arg(long, value_name = "FILE")]
     pub sign_key: Option<PathBuf>,
     /// No progress bars.
     #[arg(short, long)]
     pub quiet: bool,
     #[command(flatten)]
     pub registry: RegistryArgs,
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let address = Address::parse(&args.address).map_err(input)?;
     let (squashfs, meta, _extracted) = locate(&args.source)?;
-    let key = args.sign_key.as_deref().map(read_secret_key).transpose()?;
-    let registry = args.registry.connect(&address.registry)?;
+    let key = signing_key(args.sign_key.as_deref())?;
+    let registry = args.registry.connect(&address.registry, &args.tls)?;
     let progress = TransferProgress::new("push", args.quiet);
     let result = distribute::push_image(
         &registry,

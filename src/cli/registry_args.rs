@@ -9,6 +9,7 @@ use stack::registry::{ClientOptions, Credentials, Registry};
 use stack::sign::{PublicKey, SecretKey};
 
 use super::CliError;
+use super::inputs::TlsArgs;
 
 /// How to reach and authenticate to the registry.
 #[derive(Debug, Clone, clap::Args)]
@@ -33,14 +34,6 @@ pub struct RegistryArgs {
     /// Docker client config with `auths` [default: $DOCKER_CONFIG/config.json, ~/.docker/config.json].
     #[arg(long, value_name = "FILE", help_heading = "Registry")]
     pub docker_config: Option<PathBuf>,
-    /// Extra trusted CA certificates (PEM) for the registry's TLS certificate.
-    #[arg(
-        long,
-        env = "SSL_CERT_FILE",
-        value_name = "FILE",
-        help_heading = "Registry"
-    )]
-    pub ca_file: Option<PathBuf>,
     /// Talk plain HTTP instead of HTTPS (a registry on loopback).
     #[arg(long, help_heading = "Registry")]
     pub plain_http: bool,
@@ -61,8 +54,9 @@ pub struct RegistryArgs {
 }
 
 impl RegistryArgs {
-    /// Client options for `host`; credentials from the flags, else docker's config.
-    pub fn options(&self, host: &str) -> Result<ClientOptions, CliError> {
+    /// Client options for `host`; credentials from the flags, else docker's
+    /// config; `tls` the extra CA files (`--ca-file`).
+    pub fn options(&self, host: &str, tls: &TlsArgs) -> Result<ClientOptions, CliError> {
         let credentials = if let Some(path) = &self.token_file {
             Credentials::from_token_file(path, self.username.as_deref())
                 .map_err(|e| CliError::input(miette::miette!("{e}")))?
@@ -91,7 +85,7 @@ impl RegistryArgs {
         };
         Ok(ClientOptions {
             credentials,
-            ca_files: self.ca_file.iter().cloned().collect(),
+            ca_files: tls.ca_files.clone(),
             plain_http: self.plain_http,
             attempts: self.retries.max(1),
             chunk_size: self.chunk_size.max(1),
@@ -100,9 +94,40 @@ impl RegistryArgs {
         })
     }
 
+    /// The flags that give another `stack` process (a CI job) these
+    /// options: TLS, plain HTTP, credential files, retries and timeouts.
+    /// Credentials given on stdin cannot be passed on: such jobs read them
+    /// from `DOCKER_CONFIG` (a CI variable).
+    pub fn job_flags(&self, tls: &TlsArgs) -> Vec<String> {
+        let mut v = tls.job_flags();
+        if self.plain_http {
+            v.push("--plain-http".into());
+        }
+        if let Some(f) = &self.docker_config {
+            v.extend(["--docker-config".into(), f.to_string_lossy().into_owned()]);
+        }
+        if let Some(f) = &self.token_file {
+            if let Some(u) = &self.username {
+                v.extend(["--username".into(), u.clone()]);
+            }
+            v.extend(["--token-file".into(), f.to_string_lossy().into_owned()]);
+        }
+        let defaults = ClientOptions::default();
+        if self.retries != defaults.attempts {
+            v.extend(["--retries".into(), self.retries.to_string()]);
+        }
+        if self.timeout != defaults.idle_timeout.as_secs() {
+            v.extend(["--timeout".into(), self.timeout.to_string()]);
+        }
+        if self.chunk_size != defaults.chunk_size {
+            v.extend(["--chunk-size".into(), self.chunk_size.to_string()]);
+        }
+        v
+    }
+
     /// A connection to `host`.
-    pub fn connect(&self, host: &str) -> Result<Registry, CliError> {
-        Registry::new(host, self.options(host)?)
+    pub fn connect(&self, host: &str, tls: &TlsArgs) -> Result<Registry, CliError> {
+        Registry::new(host, self.options(host, tls)?)
             .map_err(|e| CliError::input(miette::miette!("{e}")))
     }
 }
@@ -119,6 +144,18 @@ pub struct TrustArgs {
 }
 
 impl TrustArgs {
+    /// The flags that give a CI job the same trust.
+    pub fn job_flags(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for k in &self.trusted_keys {
+            v.extend(["--trusted-key".into(), k.clone()]);
+        }
+        if self.allow_unsigned {
+            v.push("--allow-unsigned".into());
+        }
+        v
+    }
+
     pub fn keys(&self) -> Result<Vec<PublicKey>, CliError> {
         self.trusted_keys
             .iter()
@@ -137,6 +174,17 @@ pub fn parse_public_key(text: &str) -> Result<PublicKey, CliError> {
         (c, text.to_string())
     };
     PublicKey::parse(&content, &what).map_err(|e| CliError::input(miette::miette!("{e}")))
+}
+
+/// The signing key: `--sign-key FILE`, else `$STACK_SIGNING_KEY`, else none.
+pub fn signing_key(flag: Option<&std::path::Path>) -> Result<Option<SecretKey>, CliError> {
+    match flag
+        .map(std::path::Path::to_path_buf)
+        .or_else(stack::settings::signing_key)
+    {
+        Some(p) => read_secret_key(&p).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// The signing key at `path`.

@@ -80,6 +80,8 @@ pub struct Args {
     /// of branches and tags [default: $STACK_CACHE, else ~/.cache/stack].
     #[arg(long, env = "STACK_CACHE", value_name = "DIR")]
     pub cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: super::inputs::TlsArgs,
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -103,6 +105,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         mirrors: Vec::new(),
         fetch_jobs: stack::fetch::DEFAULT_JOBS,
         allow_unverified: false,
+        ca_files: args.tls.ca_files.clone(),
     };
     let plan = stack::ops::resolve(&inputs, &rules, &settings)?;
     if args.lock {

@@ -11,10 +11,11 @@ use super::{CliError, Global};
 /// Run a command with an image (or a build's store) mounted at its mount
 /// point, without root.
 ///
-/// A user+mount namespace (`unshare`) bind-mounts BUILD/store, or mounts
-/// the image with `squashfuse`, at the mount point from meta/env.json;
-/// `--view` sources that view's activate.sh first. Nothing is visible
-/// outside the command.
+/// A user, mount and PID namespace (`unshare`) bind-mounts BUILD/store, or
+/// mounts the image with `squashfuse`, at the mount point from
+/// meta/env.json; `--view` sources that view's activate.sh first. Nothing is
+/// visible outside the command, and when it ends every process it left
+/// (and squashfuse) ends with it: no process and no mount remains.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:

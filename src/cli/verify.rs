@@ -17,7 +17,11 @@ use super::{CliError, Global};
 /// directory (a direct-mode mount point), or inside a squashfs image, read
 /// in place — and lists every file that is missing, extra, or modified
 /// (content, size, mode, kind or link target), like `spack verify` or
-/// `nix-store --verify --check-contents`.
+/// `nix-store --verify --check-contents`. Outside the prefixes, anything
+/// but `env/`, `modules/`, `meta/` and what the post-install hook added
+/// (recorded in `meta/store-manifest.json`) is extra, and so is anything
+/// in a prefix's `.stack/` but its records; a file with extended
+/// attributes (which no manifest records) is reported as modified.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:

@@ -20,7 +20,7 @@ mod policy;
 
 use std::path::{Path, PathBuf};
 
-pub use allow::external_allow;
+pub use allow::{SystemDirs, external_allow};
 pub use binary_cache::BinaryCacheConfig;
 pub use ci::CiConfig;
 pub use fingerprint::{compiler_fingerprint, compiler_fingerprint_cached};

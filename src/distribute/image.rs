@@ -7,9 +7,14 @@ use crate::registry::manifest::{
     LAYER_TAR, LAYER_TAR_GZIP, MANIFEST_V1, ORAS_CONTENT_DIGEST, ORAS_UNPACK, TITLE,
 };
 use crate::registry::{Descriptor, Manifest, Registry, TransferReporter};
-use crate::sign::SecretKey;
+use crate::sign::{KIND_IMAGE, SecretKey, Statement};
 
+use super::tarball::UnpackLimits;
 use super::{Address, DistributeError, IMAGE_TYPE, META_TYPE, SQUASHFS_TITLE, Trust, tarball};
+
+/// The largest `meta/` layer pulled (compressed): recipes, lock file and
+/// reports are a few MiB.
+const META_LAYER_MAX: u64 = 256 << 20;
 
 /// What a push did.
 #[derive(Clone, Debug)]
@@ -59,26 +64,42 @@ pub fn push_image(
         meta: false,
         signed: false,
     };
+    let mut meta_digest = None;
     if let Some(meta) = meta {
-        attach_meta(registry, &repo, &subject, meta, reporter)?;
+        meta_digest = Some(attach_meta(registry, &repo, &subject, meta, reporter)?.digest);
         outcome.meta = true;
     }
     if let Some(key) = key {
-        crate::sign::referrer::attach(registry, &repo, &subject, key)?;
+        let statement = image_statement(dest, &subject.digest, meta_digest);
+        crate::sign::referrer::attach(registry, &repo, &subject, key, &statement)?;
         outcome.signed = true;
     }
     Ok(outcome)
 }
 
+/// What a signature of the image `digest` at `address` states: the label
+/// (name, version, tag) and the `meta/` referrer it is published with.
+fn image_statement(address: &Address, digest: &str, meta: Option<String>) -> Statement {
+    Statement {
+        kind: KIND_IMAGE,
+        name: address.name.clone(),
+        version: address.version.clone(),
+        tag: address.tag.clone(),
+        digest: digest.to_string(),
+        meta,
+    }
+}
+
 /// Attach `meta` (a directory) to `subject` as a `uenv/meta` referrer: one
 /// gzip tarball layer whose entries start with `meta/`, as oras writes it.
+/// Returns the referrer's descriptor.
 fn attach_meta(
     registry: &Registry,
     repo: &str,
     subject: &Descriptor,
     meta: &Path,
     reporter: &dyn TransferReporter,
-) -> Result<(), DistributeError> {
+) -> Result<Descriptor, DistributeError> {
     let tmp = tempfile::tempdir()?;
     let tar_path = tmp.path().join("meta.tar.gz");
     let file = fs_err::File::create(&tar_path)?;
@@ -99,8 +120,7 @@ fn attach_meta(
     registry.push_blob_bytes(repo, &config, b"{}")?;
     let mut m = Manifest::artifact(META_TYPE, vec![layer]);
     m.subject = Some(subject.clone());
-    registry.put_referrer(repo, &m)?;
-    Ok(())
+    Ok(registry.put_referrer(repo, &m)?)
 }
 
 /// What a pull wrote.
@@ -117,6 +137,12 @@ pub struct PullOutcome {
 /// Pull `src` into `to`: `to/store.squashfs` and `to/meta/`. Everything is
 /// downloaded and verified in a staging directory inside `to` first, then
 /// moved into place; an interrupted pull leaves no partial files.
+///
+/// With trusted keys, the image must carry a trusted signature for this
+/// very label, and the `meta/` pulled is the one that signature covers
+/// (found by its digest, not by the referrers list); a `meta/` referrer the
+/// signature does not cover is an error. Nothing is written before that is
+/// settled.
 pub fn pull_image(
     registry: &Registry,
     src: &Address,
@@ -144,24 +170,51 @@ pub fn pull_image(
     if m.kind() != IMAGE_TYPE {
         tracing::warn!("{url}: artifact type `{}`, expected {IMAGE_TYPE}", m.kind());
     }
-    let signer = trust.check(registry, &repo, &fetched.digest, &url)?;
+    let expected = image_statement(src, &fetched.digest, None);
+    let signed = trust.check(registry, &repo, &expected, &url)?;
+    let referrers = registry.referrers(&repo, &fetched.digest, Some(META_TYPE))?;
+    let meta_digest = match &signed {
+        Some(s) => {
+            if s.meta.is_none()
+                && let Some(other) = referrers.first()
+            {
+                return Err(DistributeError::MetaNotSigned {
+                    what: url,
+                    meta: other.digest.clone(),
+                    signed: None,
+                });
+            }
+            s.meta.clone()
+        }
+        None => referrers.first().map(|d| d.digest.clone()),
+    };
     fs_err::create_dir_all(to)?;
     let stage = tempfile::Builder::new()
         .prefix(".stack-pull-")
         .tempdir_in(to)?;
     let squashfs = stage.path().join(SQUASHFS_TITLE);
     registry.pull_blob(&repo, &layer, &squashfs, reporter)?;
-    let metas = registry.referrers(&repo, &fetched.digest, Some(META_TYPE))?;
-    let meta_staged = match metas.first() {
-        Some(d) => Some(pull_meta(registry, &repo, d, stage.path(), reporter)?),
+    let meta_staged = match &meta_digest {
+        Some(d) => Some(pull_meta(
+            registry,
+            &repo,
+            d,
+            &fetched.digest,
+            stage.path(),
+            reporter,
+        )?),
         None => None,
     };
     // Move into place: the squashfs last, so its presence means complete.
     let meta = match meta_staged {
         Some(staged) => {
             let dest = to.join("meta");
-            if dest.exists() {
-                fs_err::remove_dir_all(&dest)?;
+            if fs_err::symlink_metadata(&dest).is_ok() {
+                if dest.is_symlink() || !dest.is_dir() {
+                    fs_err::remove_file(&dest)?;
+                } else {
+                    fs_err::remove_dir_all(&dest)?;
+                }
             }
             fs_err::rename(staged, &dest)?;
             Some(dest)
@@ -174,15 +227,19 @@ pub fn pull_image(
         digest: fetched.digest,
         squashfs: dest,
         meta,
-        signer,
+        signer: signed.map(|s| s.signer),
     })
 }
 
-/// Download and unpack a `uenv/meta` referrer into `stage`; returns the `meta` directory.
+/// Download and unpack the `uenv/meta` referrer `digest` of the image
+/// `subject` into `stage`; returns the `meta` directory. Nothing the
+/// registry names (layer titles, entry names) selects a path outside
+/// `stage`.
 fn pull_meta(
     registry: &Registry,
     repo: &str,
-    desc: &Descriptor,
+    digest: &str,
+    subject: &str,
     stage: &Path,
     reporter: &dyn TransferReporter,
 ) -> Result<PathBuf, DistributeError> {
@@ -190,34 +247,59 @@ fn pull_meta(
         registry: registry.host().to_string(),
         repository: repo.to_string(),
         tag: None,
-        digest: Some(desc.digest.clone()),
+        digest: Some(digest.to_string()),
+    };
+    let not_meta = |message: String| DistributeError::NotAnImage {
+        reference: at.to_string(),
+        message,
     };
     let m = registry.get_manifest(&at)?.manifest(&at.to_string())?;
+    if m.kind() != META_TYPE || m.subject.as_ref().map(|d| d.digest.as_str()) != Some(subject) {
+        return Err(not_meta(format!(
+            "not the {META_TYPE} referrer of {subject}"
+        )));
+    }
     let layer = m
         .layers
         .first()
-        .ok_or_else(|| DistributeError::NotAnImage {
-            reference: at.to_string(),
-            message: "the uenv/meta referrer has no layer".into(),
-        })?;
+        .ok_or_else(|| not_meta("the uenv/meta referrer has no layer".into()))?;
+    if layer.size > META_LAYER_MAX {
+        return Err(not_meta(format!(
+            "its layer announces {} bytes, more than the {META_LAYER_MAX} a meta/ may have",
+            layer.size
+        )));
+    }
+    let title = layer.title().unwrap_or("meta");
+    let mut parts = Path::new(title).components();
+    let plain = matches!(
+        (parts.next(), parts.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    );
+    if !plain || title.contains('/') {
+        return Err(not_meta(format!(
+            "the layer title `{}` is not a plain directory name",
+            title.escape_debug()
+        )));
+    }
     let blob = stage.join("meta.blob");
     registry.pull_blob(repo, layer, &blob, reporter)?;
     let out = stage.join("unpacked");
     fs_err::create_dir_all(&out)?;
     let f = fs_err::File::open(&blob)?;
-    if layer.media_type.ends_with("gzip") {
-        tarball::unpack(flate2::read::GzDecoder::new(f), &out)?;
+    let unpacked = if layer.media_type.ends_with("gzip") {
+        tarball::unpack(flate2::read::GzDecoder::new(f), &out, UnpackLimits::META)
     } else {
-        tarball::unpack(f, &out)?;
-    }
+        tarball::unpack(f, &out, UnpackLimits::META)
+    };
+    unpacked.map_err(|e| not_meta(format!("its layer: {e}")))?;
     fs_err::remove_file(&blob)?;
-    let title = layer.title().unwrap_or("meta");
     let dir = out.join(title);
-    if !dir.is_dir() {
-        return Err(DistributeError::NotAnImage {
-            reference: at.to_string(),
-            message: format!("the uenv/meta layer does not hold a `{title}/` directory"),
-        });
+    let is_dir = fs_err::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+    if !is_dir {
+        return Err(not_meta(format!(
+            "the uenv/meta layer does not hold a `{}/` directory",
+            title.escape_debug()
+        )));
     }
     Ok(dir)
 }

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 pub use image::{ImageEntry, PullOutcome, PushOutcome, list_images, pull_image, push_image};
 pub use label::Address;
-pub use trust::Trust;
+pub use trust::{Signed, Trust};
 
 use crate::registry::RegistryError;
 
@@ -53,6 +53,28 @@ pub enum DistributeError {
 
     #[error("{what}: no signature by a trusted key (signed by {})\n  hint: add the signer's public key to the trusted keys if you trust it", signers.join(", "))]
     Untrusted { what: String, signers: Vec<String> },
+
+    #[error(
+        "{what}: signed by a trusted key as `{signed}`, not as `{expected}`: refusing content published under another label\n  hint: pull it by the label it was signed for, or sign it again for this one"
+    )]
+    OtherLabel {
+        what: String,
+        expected: String,
+        signed: String,
+    },
+
+    #[error(
+        "{what}: the uenv/meta referrer {meta} is not covered by the trusted signature{}\n  hint: the signature vouches for the image only as pushed with its meta/; push and sign again",
+        signed.as_deref().map(|s| format!(" (which covers {s})")).unwrap_or_else(|| " (which covers no meta/)".into())
+    )]
+    MetaNotSigned {
+        what: String,
+        meta: String,
+        signed: Option<String>,
+    },
+
+    #[error(transparent)]
+    Signature(#[from] crate::sign::referrer::SignatureError),
 
     #[error("{}: {message}", path.display())]
     Input { path: PathBuf, message: String },

@@ -64,33 +64,83 @@ pub fn write_tree<W: Write>(dir: &Path, root: &str, out: W) -> std::io::Result<W
     b.into_inner()
 }
 
-/// Unpack a tar stream into `dest` (which must exist). Absolute paths and
-/// `..` are refused, as are links that would let a later entry write
-/// outside `dest`; permissions are kept, owners and mtimes are not.
-pub fn unpack<R: Read>(input: R, dest: &Path) -> std::io::Result<()> {
+/// The most an unpack may write: bytes of file content and entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnpackLimits {
+    pub bytes: u64,
+    pub entries: u64,
+}
+
+impl UnpackLimits {
+    /// A uenv image's `meta/`: recipe, lock file, reports (a few MiB).
+    pub const META: UnpackLimits = UnpackLimits {
+        bytes: 1 << 30,
+        entries: 100_000,
+    };
+    /// An installed prefix of the binary cache (a CUDA toolkit is ~10 GiB).
+    pub const PREFIX: UnpackLimits = UnpackLimits {
+        bytes: 64 << 30,
+        entries: 10_000_000,
+    };
+}
+
+/// Unpack a tar stream into `dest` (which must exist), within `limits`.
+///
+/// Only regular files, directories and symbolic links are unpacked; any
+/// other entry (hard link, device, FIFO, sparse file) is an error naming
+/// it, never skipped. Absolute paths and `..` are refused, as are links
+/// that would let a later entry write outside `dest`. Files and
+/// directories keep their permission bits without setuid, setgid, sticky
+/// and group/world write (`mode & 0o755`); owners, mtimes and extended
+/// attributes are not restored.
+pub fn unpack<R: Read>(input: R, dest: &Path, limits: UnpackLimits) -> std::io::Result<()> {
     let mut a = tar::Archive::new(input);
-    a.set_preserve_permissions(true);
+    a.set_preserve_permissions(false);
+    a.set_mask(0o022);
     a.set_preserve_mtime(false);
     a.set_unpack_xattrs(false);
     a.set_overwrite(false);
+    let (mut bytes, mut entries) = (0u64, 0u64);
     for entry in a.entries()? {
         let mut entry = entry?;
         let path = entry.path()?.into_owned();
+        let refuse = |why: &str| {
+            std::io::Error::other(format!(
+                "refusing tar entry `{}` ({why})",
+                path.display().to_string().escape_debug()
+            ))
+        };
         if path.is_absolute()
             || path
                 .components()
                 .any(|c| matches!(c, std::path::Component::ParentDir))
         {
-            return Err(std::io::Error::other(format!(
-                "refusing tar entry `{}` (outside the destination)",
-                path.display()
+            return Err(refuse("outside the destination"));
+        }
+        use tar::EntryType as T;
+        match entry.header().entry_type() {
+            T::Regular | T::Continuous | T::Directory | T::Symlink => {}
+            T::Link => return Err(refuse("a hard link")),
+            T::Char | T::Block => return Err(refuse("a device")),
+            T::Fifo => return Err(refuse("a FIFO")),
+            T::GNUSparse => return Err(refuse("a sparse file")),
+            other => {
+                return Err(refuse(&format!(
+                    "entry type {}, not a file, directory or symbolic link",
+                    other.as_byte()
+                )));
+            }
+        }
+        bytes = bytes.saturating_add(entry.header().size()?);
+        entries += 1;
+        if bytes > limits.bytes || entries > limits.entries {
+            return Err(refuse(&format!(
+                "more than {} bytes or {} entries in the archive",
+                limits.bytes, limits.entries
             )));
         }
         if !entry.unpack_in(dest)? {
-            return Err(std::io::Error::other(format!(
-                "refusing tar entry `{}` (outside the destination)",
-                path.display()
-            )));
+            return Err(refuse("outside the destination"));
         }
     }
     Ok(())
@@ -123,7 +173,7 @@ mod tests {
         let b = write_tree(two.path(), "meta", Vec::new()).unwrap();
         assert_eq!(a, b);
         let out = tempfile::tempdir().unwrap();
-        unpack(&a[..], out.path()).unwrap();
+        unpack(&a[..], out.path(), UnpackLimits::META).unwrap();
         assert_eq!(
             fs_err::read_to_string(out.path().join("meta/lib/libx.so.1")).unwrap(),
             "abc"
@@ -147,7 +197,99 @@ mod tests {
         b.append(&h, &b"x"[..]).unwrap();
         let bytes = b.into_inner().unwrap();
         let out = tempfile::tempdir().unwrap();
-        assert!(unpack(&bytes[..], out.path()).is_err());
+        assert!(unpack(&bytes[..], out.path(), UnpackLimits::META).is_err());
         assert!(!out.path().parent().unwrap().join("evil.tx").exists());
+    }
+
+    /// A tar with one entry `name` of `kind` and `mode` (content "x").
+    fn one_entry(name: &str, kind: tar::EntryType, mode: u32) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(kind);
+        h.set_mode(mode);
+        let data: &[u8] = if kind == tar::EntryType::Regular {
+            b"x"
+        } else {
+            b""
+        };
+        h.set_size(data.len() as u64);
+        if kind == tar::EntryType::Char || kind == tar::EntryType::Block {
+            h.set_device_major(1).unwrap();
+            h.set_device_minor(3).unwrap();
+        }
+        if kind == tar::EntryType::Link {
+            h.set_link_name("meta/a").unwrap();
+        }
+        b.append_data(&mut h, name, data).unwrap();
+        b.into_inner().unwrap()
+    }
+
+    /// Issue 40, item 3: no setuid/setgid/sticky bit survives an unpack,
+    /// and a special entry is an error, not skipped.
+    #[test]
+    fn strips_special_mode_bits_and_refuses_special_entries() {
+        use std::os::unix::fs::PermissionsExt;
+        let out = tempfile::tempdir().unwrap();
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, kind, mode) in [
+            ("meta", tar::EntryType::Directory, 0o1777),
+            ("meta/suid", tar::EntryType::Regular, 0o4755),
+            ("meta/sgid", tar::EntryType::Regular, 0o2775),
+            ("meta/plain", tar::EntryType::Regular, 0o644),
+        ] {
+            let mut h = tar::Header::new_gnu();
+            h.set_entry_type(kind);
+            h.set_mode(mode);
+            let data: &[u8] = if kind == tar::EntryType::Regular {
+                b"x"
+            } else {
+                b""
+            };
+            h.set_size(data.len() as u64);
+            b.append_data(&mut h, name, data).unwrap();
+        }
+        unpack(&b.into_inner().unwrap()[..], out.path(), UnpackLimits::META).unwrap();
+        let mode = |p: &str| {
+            fs_err::symlink_metadata(out.path().join(p))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o7777
+        };
+        assert_eq!(mode("meta"), 0o755);
+        assert_eq!(mode("meta/suid"), 0o755);
+        assert_eq!(mode("meta/sgid"), 0o755);
+        assert_eq!(mode("meta/plain"), 0o644);
+
+        for (kind, why) in [
+            (tar::EntryType::Char, "a device"),
+            (tar::EntryType::Block, "a device"),
+            (tar::EntryType::Fifo, "a FIFO"),
+            (tar::EntryType::Link, "a hard link"),
+        ] {
+            let out = tempfile::tempdir().unwrap();
+            let err = unpack(
+                &one_entry("meta/x", kind, 0o644)[..],
+                out.path(),
+                UnpackLimits::META,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains(why) && err.contains("meta/x"), "{err}");
+            assert!(!out.path().join("meta/x").exists());
+        }
+    }
+
+    #[test]
+    fn stops_at_the_limits() {
+        let out = tempfile::tempdir().unwrap();
+        let tar = one_entry("a", tar::EntryType::Regular, 0o644);
+        let tiny = UnpackLimits {
+            bytes: 0,
+            entries: 10,
+        };
+        let err = unpack(&tar[..], out.path(), tiny).unwrap_err().to_string();
+        assert!(err.contains("more than 0 bytes"), "{err}");
+        assert!(!out.path().join("a").exists());
     }
 }

@@ -1,8 +1,8 @@
 //! Which signatures to require before using what a registry serves.
 
 use crate::registry::Registry;
-use crate::sign::PublicKey;
 use crate::sign::referrer::{Verdict, verify};
+use crate::sign::{PublicKey, Statement};
 
 use super::DistributeError;
 
@@ -14,21 +14,35 @@ pub struct Trust {
     pub allow_unsigned: bool,
 }
 
+/// A trusted signature: who made it and which `meta/` it covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signed {
+    /// The signer's key id.
+    pub signer: String,
+    /// The digest of the `meta/` referrer's manifest the signature covers.
+    pub meta: Option<String>,
+}
+
 impl Trust {
-    /// Check the signatures of manifest `digest` in `repo`; `what` names it
-    /// in errors. Returns the trusted signer's key id, `None` when unsigned
-    /// content was allowed.
+    /// Whether what is read must be covered by a trusted signature.
+    pub fn requires_signatures(&self) -> bool {
+        !self.keys.is_empty()
+    }
+
+    /// Check the signatures of `expected` (its digest, in `repo`): one by a
+    /// trusted key over exactly this kind, name, version and tag. `what`
+    /// names it in errors. `None` when unsigned content was allowed.
     pub fn check(
         &self,
         registry: &Registry,
         repo: &str,
-        digest: &str,
+        expected: &Statement,
         what: &str,
-    ) -> Result<Option<String>, DistributeError> {
+    ) -> Result<Option<Signed>, DistributeError> {
         if self.allow_unsigned && self.keys.is_empty() {
             return Ok(None);
         }
-        let verdict = match verify(registry, repo, digest, &self.keys) {
+        let verdict = match verify(registry, repo, expected, &self.keys) {
             Ok(v) => v,
             Err(e) if self.allow_unsigned => {
                 tracing::warn!("{what}: cannot check signatures ({e}); allowed unsigned");
@@ -37,7 +51,7 @@ impl Trust {
             Err(e) => return Err(e.into()),
         };
         match verdict {
-            Verdict::Trusted(id) => Ok(Some(id)),
+            Verdict::Trusted { key, meta } => Ok(Some(Signed { signer: key, meta })),
             _ if self.allow_unsigned => {
                 tracing::warn!("{what}: no trusted signature; allowed by --allow-unsigned");
                 Ok(None)
@@ -48,6 +62,11 @@ impl Trust {
             Verdict::Untrusted(signers) => Err(DistributeError::Untrusted {
                 what: what.to_string(),
                 signers,
+            }),
+            Verdict::OtherLabel(signed) => Err(DistributeError::OtherLabel {
+                what: what.to_string(),
+                expected: expected.label(),
+                signed,
             }),
         }
     }

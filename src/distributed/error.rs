@@ -3,7 +3,8 @@
 /// Errors of distributed builds.
 #[derive(Debug, thiserror::Error)]
 pub enum DistributedError {
-    /// `--only NAME` names no package of the plan.
+    /// `--only NAME[/HASH]` selects no package of the plan (or, with a
+    /// hash, more than one).
     #[error("--only {name}: no package `{name}` in the plan{}", hint(.known))]
     UnknownPackage { name: String, known: Vec<String> },
     /// A dependency of an `--only` package is neither installed nor cached.

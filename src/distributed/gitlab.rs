@@ -27,6 +27,8 @@ pub struct PipelineOptions {
     pub command: JobCommand,
     /// `stack push` target of the assembled image (`REGISTRY/…:TAG`), if any.
     pub image_label: Option<String>,
+    /// Options of that `stack push` (registry, TLS, signing key).
+    pub push_args: Vec<String>,
     /// Tags, variables and image from the cluster's `ci:`.
     pub ci: CiConfig,
     /// The stack's name (the assemble job's build directory).
@@ -66,7 +68,9 @@ pub fn pipeline(work: &Work, opts: &PipelineOptions) -> Value {
             .iter()
             .map(|k| work.packages[*k].hash.as_str())
             .collect();
-        let argv = opts.command.for_packages(&packages, &build_dir);
+        let selected: Vec<&super::work::Package> =
+            g.packages.iter().map(|k| &work.packages[*k]).collect();
+        let argv = opts.command.for_packages(&selected, &build_dir);
         let mut job = Map::new();
         job.insert("stage".into(), json!("build"));
         let needs: Vec<String> = g.deps.iter().map(|d| job_name(&groups[*d].name)).collect();
@@ -99,12 +103,14 @@ fn assemble(opts: &PipelineOptions) -> Value {
     argv.extend(["--build".into(), build_dir.clone()]);
     let mut script = vec![shell_line(&argv)];
     if let Some(label) = &opts.image_label {
-        script.push(shell_line(&[
+        let mut push = vec![
             opts.command.program.clone(),
             "push".into(),
             build_dir.clone(),
             label.clone(),
-        ]));
+        ];
+        push.extend(opts.push_args.iter().cloned());
+        script.push(shell_line(&push));
     }
     json!({
         "stage": "assemble",
@@ -163,6 +169,7 @@ mod tests {
                 args: vec!["build".into(), "stacks/x.yaml".into(), "--locked".into()],
             },
             image_label: Some("r.example/deploy/x/1:v1".into()),
+            push_args: vec!["--plain-http".into()],
             ci: CiConfig {
                 tags: vec!["builder".into()],
                 ..CiConfig::default()
@@ -182,13 +189,13 @@ mod tests {
         assert_eq!(p["build:zlib"]["needs"], json!([]));
         assert_eq!(
             p["build:libfabric"]["script"][0],
-            "stack build stacks/x.yaml --locked --build build/ci/libfabric --only libfabric"
+            "stack build stacks/x.yaml --locked --build build/ci/libfabric --only libfabric/libfabrichash"
         );
         assert_eq!(p["default"]["tags"], json!(["builder"]));
         assert!(p["assemble"].get("needs").is_none());
         assert_eq!(
             p["assemble"]["script"][1],
-            "stack push build/x r.example/deploy/x/1:v1"
+            "stack push build/x r.example/deploy/x/1:v1 --plain-http"
         );
     }
 
@@ -210,7 +217,7 @@ mod tests {
         assert_eq!(jobs, ["build:zlib+1", "build:mpich"]);
         assert_eq!(
             p["build:zlib+1"]["script"][0],
-            "stack build stacks/x.yaml --locked --build build/ci/zlib+1 --only zlib --only libfabric"
+            "stack build stacks/x.yaml --locked --build build/ci/zlib+1 --only zlib/zlibhash --only libfabric/libfabrichash"
         );
         assert_eq!(
             p["build:zlib+1"]["variables"]["STACK_PACKAGE"],

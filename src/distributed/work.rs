@@ -112,13 +112,15 @@ pub struct JobCommand {
 }
 
 impl JobCommand {
-    /// The argv of the job that builds `packages` in `build_dir`.
-    pub fn for_packages(&self, packages: &[&str], build_dir: &str) -> Vec<String> {
+    /// The argv of the job that builds `packages` in `build_dir`: each
+    /// selected by name and node hash (`--only NAME/HASH`), so that two
+    /// nodes of one name are two jobs that each build their own.
+    pub fn for_packages(&self, packages: &[&Package], build_dir: &str) -> Vec<String> {
         let mut v = vec![self.program.clone()];
         v.extend(self.args.iter().cloned());
         v.extend(["--build".into(), build_dir.into()]);
         for p in packages {
-            v.extend(["--only".into(), (*p).into()]);
+            v.extend(["--only".into(), format!("{}/{}", p.name, p.hash)]);
         }
         v
     }

@@ -107,6 +107,14 @@ pub(crate) fn fetch_file(
             .map(|m| (m, true))
             .collect();
     locations.push((url.to_string(), false));
+    let mirror_of = |loc: &str| {
+        ctx.opts
+            .mirrors
+            .iter()
+            .find(|m| loc.starts_with(m.trim_end_matches('/')))
+            .cloned()
+            .unwrap_or_default()
+    };
     let origin_of = |loc: &str, from_mirror: bool| {
         if from_mirror {
             Origin::Mirror(loc.to_string())
@@ -202,19 +210,9 @@ pub(crate) fn fetch_file(
                 ));
             }
             Ok((actual, size)) => {
-                // Reported once, by the error (with every location tried).
-                tracing::debug!("{loc}: sha256 mismatch (got {actual}, expected {sha})");
-                attempts.push((
-                    loc.clone(),
-                    FetchError::ChecksumMismatch {
-                        package: req.label().into(),
-                        recipe: None,
-                        url: loc.clone(),
-                        expected: sha.to_string(),
-                        actual: actual.to_string(),
-                        bytes: size,
-                    },
-                ));
+                let mirror = from_mirror.then(|| mirror_of(loc));
+                let e = mismatch(ctx, index, req, loc, mirror.as_deref(), &sha, &actual, size);
+                attempts.push((loc.clone(), e));
             }
             Err(e) => {
                 tracing::debug!("{loc}: {e}");
@@ -224,6 +222,41 @@ pub(crate) fn fetch_file(
         // `tmp` is dropped here: nothing of a failed attempt stays in the cache.
     }
     Err(exhausted(req, attempts))
+}
+
+/// The error of a location whose bytes are not the expected ones. A
+/// `mirror` serving other bytes is corrupt or hostile: it is warned about
+/// (entry and mirror named) and reported, even when a later location has
+/// the right bytes; upstream's mismatch is reported once, by the error.
+#[allow(clippy::too_many_arguments)]
+fn mismatch(
+    ctx: &Ctx<'_>,
+    index: usize,
+    req: &SourceRequest,
+    loc: &str,
+    mirror: Option<&str>,
+    sha: &Sha256Hex,
+    actual: &Sha256Hex,
+    size: u64,
+) -> FetchError {
+    match mirror {
+        Some(mirror) => {
+            tracing::warn!(
+                "{}: mirror {mirror}: {loc} fails its checksum (sha256 {actual}, expected {sha}); not used",
+                req.label()
+            );
+            ctx.reporter.mirror_rejected(index, mirror, loc);
+        }
+        None => tracing::debug!("{loc}: sha256 mismatch (got {actual}, expected {sha})"),
+    }
+    FetchError::ChecksumMismatch {
+        package: req.label().into(),
+        recipe: None,
+        url: loc.to_string(),
+        expected: sha.to_string(),
+        actual: actual.to_string(),
+        bytes: size,
+    }
 }
 
 /// Download without a known digest into the incoming area, then move it to its content address.

@@ -192,6 +192,9 @@ pub enum FetchError {
     #[error("stage directory {dest} exists and is not empty")]
     StageNotEmpty { dest: PathBuf },
 
+    #[error("{0}\n  hint: --ca-file and SSL_CERT_FILE name PEM files of CA certificates")]
+    CaFile(#[from] crate::tls::TlsError),
+
     #[error(transparent)]
     Io(#[from] std::io::Error),
 

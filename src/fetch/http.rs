@@ -56,14 +56,17 @@ impl Http {
             .thread_name("stack-fetch-io")
             .enable_all()
             .build()?;
-        let client = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .user_agent(concat!("stack/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(opts.connect_timeout)
-            .build()
-            .map_err(|e| FetchError::Request {
-                url: String::new(),
-                message: error_chain(&e),
-            })?;
+            .connect_timeout(opts.connect_timeout);
+        let client =
+            opts.trust_roots()
+                .apply(builder)?
+                .build()
+                .map_err(|e| FetchError::Request {
+                    url: String::new(),
+                    message: error_chain(&e),
+                })?;
         Ok(Http { client, runtime })
     }
 
@@ -274,7 +277,11 @@ fn classify(url: &str, e: &reqwest::Error) -> FetchError {
             message,
         };
     }
-    if e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request() {
+    // A certificate that is not trusted stays so: not worth a retry.
+    let untrusted = message.contains("invalid peer certificate");
+    let transient =
+        e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request();
+    if transient && !untrusted {
         FetchError::Network {
             url: url.to_string(),
             message,

@@ -29,12 +29,21 @@ pub struct FetchOptions {
     pub connect_timeout: Duration,
     /// How long to wait for another process's lock on a cache entry.
     pub lock_timeout: Duration,
+    /// Extra trusted CA certificates (PEM) for https sources, mirrors and
+    /// git remotes, beside the built-in roots, the system's store and
+    /// `SSL_CERT_FILE` ([`crate::tls`]).
+    pub ca_files: Vec<std::path::PathBuf>,
     /// Largest download accepted (an endless or huge body is cut off with
     /// [`FetchError::TooLarge`](super::FetchError::TooLarge)).
     pub max_download: u64,
 }
 
 impl FetchOptions {
+    /// What https connections of this fetch trust.
+    pub fn trust_roots(&self) -> crate::tls::TrustRoots {
+        crate::tls::TrustRoots::new(&self.ca_files)
+    }
+
     /// Default settings for a cache.
     pub fn new(cache: SourceCache) -> FetchOptions {
         FetchOptions {
@@ -49,6 +58,7 @@ impl FetchOptions {
             connect_timeout: Duration::from_secs(30),
             lock_timeout: Duration::from_secs(30 * 60),
             max_download: DEFAULT_MAX_DOWNLOAD,
+            ca_files: Vec::new(),
         }
     }
 }

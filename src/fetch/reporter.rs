@@ -35,6 +35,11 @@ pub trait FetchReporter: Send + Sync {
     fn finished(&self, index: usize, fetched: &Fetched) {
         let _ = (index, fetched);
     }
+    /// The entry `location` of `mirror` has other bytes than the checksum
+    /// says (corrupt or tampered); the next location is tried.
+    fn mirror_rejected(&self, index: usize, mirror: &str, location: &str) {
+        let _ = (index, mirror, location);
+    }
     /// The source could not be fetched.
     fn failed(&self, index: usize, error: &FetchError) {
         let _ = (index, error);

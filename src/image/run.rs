@@ -1,8 +1,17 @@
 //! `stack run` / `stack shell`: try an image (or a build's store) the way
-//! `uenv start/run` would, without root: a user+mount namespace
-//! (`unshare --user --map-root-user --mount`) in which the store is
-//! bind-mounted — or the image mounted with `squashfuse` — at its mount
-//! point, a view optionally activated, then the command run.
+//! `uenv start/run` would, without root: a user+mount+PID namespace
+//! (`unshare --user --map-root-user --mount --pid --fork --kill-child`) in
+//! which the store is bind-mounted — or the image mounted with
+//! `squashfuse` — at its mount point, a view optionally activated, then
+//! the command run.
+//!
+//! The namespace's first process is a shell that runs the command and
+//! exits with its status; when it exits, the kernel kills every process
+//! left in the PID namespace (the `squashfuse` daemon, anything the command
+//! left running), and with the last of them the mount namespace and its
+//! mounts go. `unshare` dies with `stack` (`PR_SET_PDEATHSIG`) and takes
+//! the namespace with it (`--kill-child`), so even a killed `stack run`
+//! leaves no process and no mount behind.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -86,12 +95,17 @@ pub fn views(path: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Runs as PID 1 of the namespace: mounts, activates the view, runs the
+/// command as its child (not `exec`: when this shell exits, everything
+/// else in the namespace is killed) and exits with the command's status.
 const SCRIPT: &str = r#"set -e
 src=$1 mnt=$2 how=$3 view=$4
 shift 4
 if [ "$how" = image ]; then squashfuse "$src" "$mnt"; else mount --bind "$src" "$mnt"; fi
 if [ -n "$view" ]; then . "$mnt/env/$view/activate.sh"; fi
-exec "$@"
+set +e
+"$@"
+exit $?
 "#;
 
 /// The command that runs `argv` with `target` mounted (and `view`
@@ -113,6 +127,9 @@ pub fn command(
         "--user",
         "--map-root-user",
         "--mount",
+        "--pid",
+        "--fork",
+        "--kill-child",
         "sh",
         "-c",
         SCRIPT,
@@ -123,6 +140,14 @@ pub fn command(
     .arg(how)
     .arg(view.unwrap_or(""))
     .args(argv);
+    // SAFETY: prctl is async-signal-safe; nothing else runs before exec.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(std::io::Error::from)
+        });
+    }
     Ok(cmd)
 }
 

@@ -25,6 +25,8 @@ pub struct CiRequest {
     pub command: JobCommand,
     /// Push the assembled image here.
     pub image_label: Option<String>,
+    /// Options of that `stack push` (registry, TLS, signing key).
+    pub push_args: Vec<String>,
     /// `--group-seconds`: overrides the cluster's `ci: {group_seconds}`.
     pub group_seconds: Option<f64>,
 }
@@ -85,6 +87,7 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
     let opts = PipelineOptions {
         command: req.command.clone(),
         image_label: req.image_label.clone(),
+        push_args: req.push_args.clone(),
         group_seconds: group_seconds(req.group_seconds, &ci),
         ci,
         stack_name: req.inputs.recipe.name.value.clone(),

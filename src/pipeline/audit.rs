@@ -20,11 +20,10 @@ pub fn audit_store(
     let mut opts = AuditOptions {
         mount: Some(plan.mount.clone()),
         only_below: audited_entries(plan, store_dir)?,
-        // Run paths may name the library dirs of declared externals.
-        external_lib_dirs: plan
-            .graph
-            .node_weights()
-            .filter_map(|n| n.external.as_ref())
+        // Run paths may name the library dirs of the externals it links.
+        external_lib_dirs: linked_externals(plan)
+            .into_iter()
+            .filter_map(|i| plan.node(i).external.as_ref())
             .flat_map(|p| [p.join("lib"), p.join("lib64")])
             .collect(),
         loader: inputs
@@ -34,16 +33,23 @@ pub fn audit_store(
             .map(|l| loader_model(&inputs.cluster, l)),
         ..Default::default()
     };
-    opts.allow = inputs.cluster.audit_allow();
-    for a in &inputs.recipe.audit.allow {
-        opts.allow.push(a.value.clone());
-    }
-    // The externals this plan links are allowed by construction.
-    for n in plan.graph.node_weights().filter(|n| n.is_external()) {
-        if let Some(g) = crate::cluster::external_allow(&n.prefix)
-            && !opts.allow.contains(&g)
-        {
-            opts.allow.push(g);
+    opts.allow = inputs
+        .cluster
+        .audit
+        .allow
+        .iter()
+        .chain(&inputs.recipe.audit.allow)
+        .map(|a| a.value.clone())
+        .collect();
+    // The libraries of the externals this plan links are allowed by
+    // construction; nothing of an external it does not link.
+    let sys = inputs.cluster.system_dirs();
+    for n in linked_externals(plan) {
+        let n = plan.node(n);
+        for g in crate::cluster::external_allow(&n.prefix, &n.recipe.library_names(), &sys) {
+            if !opts.allow.contains(&g) {
+                opts.allow.push(g);
+            }
         }
     }
     let mut report = crate::audit::audit_tree(store_dir, &opts)?;
@@ -55,6 +61,30 @@ pub fn audit_store(
     }
     report.summary.elapsed_ms = 0;
     Ok(report)
+}
+
+/// The externals some built package of the plan links, directly or
+/// through other packages (link dependencies), sorted: not those only
+/// built with (cmake, perl).
+fn linked_externals(plan: &Plan) -> Vec<petgraph::graph::NodeIndex> {
+    let link = crate::recipes::DepTypes {
+        build: false,
+        link: true,
+        run: false,
+        test: false,
+    };
+    let mut out = std::collections::BTreeSet::new();
+    for i in plan.graph.node_indices() {
+        if plan.node(i).is_external() {
+            continue;
+        }
+        for d in plan.closure(i, link) {
+            if plan.node(d).is_external() {
+                out.insert(d);
+            }
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// Everything the image is made of except `meta/`: prefixes, views, modules

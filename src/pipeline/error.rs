@@ -129,6 +129,7 @@ impl PipelineError {
                     | fetch::FetchError::UnpinnedGit { .. }
                     | fetch::FetchError::InvalidCommit { .. }
                     | fetch::FetchError::InvalidUrl { .. }
+                    | fetch::FetchError::CaFile(_)
             ),
             PipelineError::Distributed(e) => e.is_input_error(),
             PipelineError::Image(e) => matches!(**e, image::ImageError::BadImage { .. }),

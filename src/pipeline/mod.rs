@@ -151,6 +151,9 @@ pub struct SourceSettings {
     pub mirrors: Vec<String>,
     pub fetch_jobs: usize,
     pub allow_unverified: bool,
+    /// `--ca-file`: extra trusted CA certificates for https sources,
+    /// mirrors and git remotes (see [`crate::tls`]).
+    pub ca_files: Vec<std::path::PathBuf>,
 }
 
 /// What a build produced.
@@ -198,6 +201,7 @@ pub fn fetch_options(inputs: &Inputs, settings: &SourceSettings) -> FetchOptions
     o.mirrors = mirrors(inputs, settings);
     o.jobs = settings.fetch_jobs.max(1);
     o.allow_unverified = settings.allow_unverified || inputs.recipe.allow_unverified;
+    o.ca_files = settings.ca_files.clone();
     o
 }
 

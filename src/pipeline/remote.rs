@@ -13,7 +13,43 @@ use crate::resolve::Plan;
 
 use super::{PipelineError, cache};
 
-/// The nodes `--only NAMES` needs: the named ones and everything they
+/// One `--only` selector: `NAME` (every node of that name) or
+/// `NAME/HASH` and `/HASH` (the node whose hash starts with HASH: what
+/// distributed jobs give, so that two nodes of one name get a job each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Only<'a> {
+    name: &'a str,
+    hash: Option<&'a str>,
+}
+
+impl<'a> Only<'a> {
+    fn parse(text: &'a str) -> Only<'a> {
+        match text.split_once('/') {
+            Some((name, hash)) => Only {
+                name,
+                hash: Some(hash),
+            },
+            None => Only {
+                name: text,
+                hash: None,
+            },
+        }
+    }
+
+    fn matches(&self, node: &crate::resolve::Node) -> bool {
+        (self.name.is_empty() || node.name == self.name)
+            && self
+                .hash
+                .is_none_or(|h| !h.is_empty() && node.hash.starts_with(h))
+    }
+}
+
+/// Whether one of the `--only` selectors names `node`.
+fn selected(only: &[String], node: &crate::resolve::Node) -> bool {
+    only.iter().any(|o| Only::parse(o).matches(node))
+}
+
+/// The nodes `--only SELECTORS` needs: the selected ones and everything they
 /// depend on, transitively. `None` without `--only`.
 pub(super) fn only_closure(
     plan: &Plan,
@@ -24,19 +60,27 @@ pub(super) fn only_closure(
         return Ok(None);
     }
     let mut todo = Vec::new();
-    for name in only {
+    for text in only {
+        let sel = Only::parse(text);
         let hits: Vec<NodeIndex> = buildable
             .iter()
             .copied()
-            .filter(|i| plan.node(*i).name == *name)
+            .filter(|i| sel.matches(plan.node(*i)))
             .collect();
-        if hits.is_empty() {
+        let ambiguous = sel.hash.is_some() && hits.len() > 1;
+        if hits.is_empty() || ambiguous {
             let known = buildable
                 .iter()
-                .map(|i| plan.node(*i).name.clone())
+                .map(|i| {
+                    let n = plan.node(*i);
+                    match sel.hash {
+                        Some(_) => format!("{}/{}", n.name, &n.hash[..n.hash.len().min(12)]),
+                        None => n.name.clone(),
+                    }
+                })
                 .collect();
             return Err(DistributedError::UnknownPackage {
-                name: name.clone(),
+                name: text.clone(),
                 known,
             }
             .into());
@@ -52,17 +96,14 @@ pub(super) fn only_closure(
     Ok(Some(seen))
 }
 
-/// `--only`: a dependency of the named packages that is still missing after
-/// the cache was asked is an error (its job has not pushed it).
+/// `--only`: a dependency of the selected packages that is still missing
+/// after the cache was asked is an error (its job has not pushed it).
 pub(super) fn check_only_deps(
     plan: &Plan,
     missing: &[NodeIndex],
     only: &[String],
 ) -> Result<(), PipelineError> {
-    if let Some(dep) = missing
-        .iter()
-        .find(|i| !only.contains(&plan.node(**i).name))
-    {
+    if let Some(dep) = missing.iter().find(|i| !selected(only, plan.node(**i))) {
         let n = plan.node(*dep);
         let package = only.join(", ");
         return Err(DistributedError::MissingDependency {

@@ -92,7 +92,8 @@ impl<'a> Renderer<'a> {
             })
             .collect();
         context.insert("deps", &Value::Object(deps_value));
-        let mut tera = tera::Tera::default();
+        // No environment, time, randomness or files (`crate::template`).
+        let mut tera = crate::template::tera();
         let spec = node.spec.clone();
         tera.register_tester(
             "satisfies",

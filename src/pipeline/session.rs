@@ -580,21 +580,25 @@ impl<'a> Session<'a> {
         outcome: &BuildOutcome,
         hook_ns: Option<Arc<crate::sandbox::Namespace>>,
     ) -> Result<(), PipelineError> {
-        let Some(script) = &self.req.inputs.recipe.post_install else {
-            return Ok(());
-        };
-        let ctx = hook_context(
-            self.req,
-            &self.build_dir,
-            &outcome.plan.mount,
-            &outcome.store_dir,
-            hook_ns,
-            view::HookKind::PostInstall,
-        );
-        self.step(Stage::Hooks, "post-install", |_| {
-            view::run_hook(&script.path, &ctx, &[])?;
-            Ok(())
-        })
+        if let Some(script) = &self.req.inputs.recipe.post_install {
+            let ctx = hook_context(
+                self.req,
+                &self.build_dir,
+                &outcome.plan.mount,
+                &outcome.store_dir,
+                hook_ns,
+                view::HookKind::PostInstall,
+            );
+            self.step(Stage::Hooks, "post-install", |_| {
+                view::run_hook(&script.path, &ctx, &[])?;
+                Ok(())
+            })?;
+        }
+        // What the store holds besides prefixes and generated directories
+        // (what the hook added) is recorded now: anything else found
+        // before packing is refused (`stack verify`).
+        crate::verify::record_outside(&outcome.store_dir)?;
+        Ok(())
     }
 
     /// Audit the store as it will be packed; the report goes beside the

@@ -29,6 +29,7 @@ const TOP_KEYS: &[&str] = &[
     "env",
     "imported",
     "executables",
+    "libraries",
     "build_tool",
 ];
 
@@ -66,8 +67,8 @@ pub fn load_package(path: &Path, repo_dir: &Path) -> (Option<PackageRecipe>, Dia
 }
 
 /// Parse a package recipe from source text.
-/// `executables:` and `build_tool:`.
-fn tool_fields(cx: &mut Cx, m: &Map) -> (Vec<String>, bool) {
+/// `executables:`, `libraries:` and `build_tool:`.
+fn tool_fields(cx: &mut Cx, m: &Map) -> (Vec<String>, Vec<String>, bool) {
     let executables = m
         .get("executables")
         .map(|n| {
@@ -77,11 +78,33 @@ fn tool_fields(cx: &mut Cx, m: &Map) -> (Vec<String>, bool) {
                 .collect()
         })
         .unwrap_or_default();
+    let libraries = m
+        .get("libraries")
+        .map(|n| cx.strings(n, "`libraries`", false))
+        .unwrap_or_default();
+    for l in &libraries {
+        let ok = l.value.len() > 3
+            && l.value.starts_with("lib")
+            && !l.value.contains(".so")
+            && l.value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_+-.".contains(c));
+        if !ok {
+            cx.error(
+                Code::InvalidValue,
+                &l.loc,
+                format!("`libraries`: `{}` is not a library name", l.value),
+                "expected the file name before `.so`, starting with `lib`",
+                Some("write `libz` for libz.so, libz.so.1, …".into()),
+            );
+        }
+    }
+    let libraries = libraries.into_iter().map(|s| s.value).collect();
     let build_tool = m
         .get("build_tool")
         .and_then(|n| cx.bool(n, "`build_tool`"))
         .unwrap_or(false);
-    (executables, build_tool)
+    (executables, libraries, build_tool)
 }
 
 pub fn parse_package(
@@ -181,7 +204,7 @@ pub fn parse_package(
         .get("imported")
         .and_then(|n| super::imported::imported(&mut cx, n, &name.value));
 
-    let (executables, build_tool) = tool_fields(&mut cx, &m);
+    let (executables, libraries, build_tool) = tool_fields(&mut cx, &m);
 
     let recipe = PackageRecipe {
         name: name.value,
@@ -200,6 +223,7 @@ pub fn parse_package(
         env,
         imported,
         executables,
+        libraries,
         build_tool,
     };
     super::validate::check_own_conditions(&recipe, &mut cx);

@@ -40,6 +40,11 @@ pub struct PackageRecipe {
     /// package name). As an external in a system prefix (`/usr`), these are
     /// what a dependent's build finds on its `PATH`.
     pub executables: Vec<String>,
+    /// The shared libraries the package provides, by the name before
+    /// `.so` (`libraries:`; empty: `lib<name>`, as Spack's default `libs`).
+    /// As an external the plan links in a system library directory
+    /// (`/usr`), these are what the linkage audit allows of it.
+    pub libraries: Vec<String>,
     /// A tool only ever run while a dependent builds (`build_tool:`;
     /// Spack's `build-tools` and `compiler` tags): when the environment's
     /// requirements on it clash, the dependents that need it only to build
@@ -48,6 +53,18 @@ pub struct PackageRecipe {
 }
 
 impl PackageRecipe {
+    /// The names of the package's shared libraries (`libraries:`, else
+    /// `lib<name>`, or the name itself when it starts with `lib`).
+    pub fn library_names(&self) -> Vec<String> {
+        if !self.libraries.is_empty() {
+            return self.libraries.clone();
+        }
+        match self.name.strip_prefix("lib") {
+            Some(_) => vec![self.name.clone()],
+            None => vec![format!("lib{}", self.name)],
+        }
+    }
+
     /// The (first) definition of the variant called `name` (conditional
     /// ones included).
     pub fn variant(&self, name: &str) -> Option<&VariantDef> {

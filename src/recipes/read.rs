@@ -140,26 +140,35 @@ pub fn check_templates(cx: &mut Cx, items: &[Spanned<String>]) {
             continue;
         }
         // The template alone (no `Tera` with every built-in registered,
-        // which costs more than parsing a recipe's line); recipes' templates
-        // stand alone, so `extends`/`import` cannot be satisfied.
-        let detail = match tera::Template::new("value", None, s) {
-            Ok(t) if t.parent.is_some() || !t.imported_macro_files.is_empty() => {
-                "a recipe template cannot extend or import other templates".to_string()
-            }
-            Ok(_) => continue,
+        // which costs more than parsing a recipe's line); what it may not
+        // use (the environment, time, randomness, other files) is refused
+        // here, so `stack check` reports it (`crate::template`).
+        let (detail, label, help) = match tera::Template::new("value", None, s) {
+            Ok(t) => match crate::template::refused_in(s, &t) {
+                Some(r) => (
+                    r.to_string(),
+                    "not available in templates",
+                    "templates see `name`, `version`, `prefix`, `spec`, `variants`, `compiler`, `deps`, …; pass anything else through the recipe (a variant, `env:`)",
+                ),
+                None => continue,
+            },
             Err(e) => {
                 let detail = std::error::Error::source(&e)
                     .map(|s| s.to_string())
                     .unwrap_or_else(|| e.to_string());
-                detail.lines().last().unwrap_or_default().trim().to_string()
+                (
+                    detail.lines().last().unwrap_or_default().trim().to_string(),
+                    "template does not parse",
+                    "templates use tera syntax: `{{ prefix }}`, `{% if … %}…{% endif %}`",
+                )
             }
         };
         cx.error(
             Code::BadTemplate,
             &s.loc,
             format!("invalid template `{}`: {detail}", s.value),
-            "template does not parse",
-            Some("templates use tera syntax: `{{ prefix }}`, `{% if … %}…{% endif %}`".into()),
+            label,
+            Some(help.into()),
         );
     }
 }

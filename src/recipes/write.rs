@@ -49,7 +49,7 @@ impl PackageRecipe {
             "variants",
             some_if(!variants.is_empty(), Yaml::Map(variants)),
         ));
-        let lists: [(&str, Vec<Yaml>); 5] = [
+        let lists: [(&str, Vec<Yaml>); 6] = [
             (
                 "dependencies",
                 self.dependencies.iter().map(dependency).collect(),
@@ -61,6 +61,7 @@ impl PackageRecipe {
                 "executables",
                 self.executables.iter().map(Yaml::str).collect(),
             ),
+            ("libraries", self.libraries.iter().map(Yaml::str).collect()),
         ];
         for (key, items) in lists {
             top.push((key, some_if(!items.is_empty(), Yaml::Seq(items))));

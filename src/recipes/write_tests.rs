@@ -129,6 +129,40 @@ fn build_tool_is_read_and_written_back() {
 }
 
 #[test]
+fn libraries_are_read_and_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zz.yaml");
+    let text = "name: zz\ndescription: d\nversions: [{version: \"1.0\", url: a.tgz, sha256: 0000000000000000000000000000000000000000000000000000000000000000}]\nlibraries: [libz, libzz_extra]\nbuild: {system: generic}\n";
+    let mut d = Diagnostics::new();
+    let recipe = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d).unwrap();
+    assert!(!d.has_errors(), "{d:?}");
+    assert_eq!(recipe.library_names(), ["libz", "libzz_extra"]);
+    let written = recipe.to_yaml();
+    let mut again = Diagnostics::new();
+    let back = parse_package(&SourceFile::new(&path, written), dir.path(), &mut again).unwrap();
+    assert_eq!(debug_without_locs(&recipe), debug_without_locs(&back));
+    // the default: lib<name>, or the name when it starts with lib
+    let plain = text.replace("libraries: [libz, libzz_extra]\n", "");
+    let mut d = Diagnostics::new();
+    let r = parse_package(&SourceFile::new(&path, plain.clone()), dir.path(), &mut d).unwrap();
+    assert_eq!(r.library_names(), ["libzz"]);
+    let named = plain.replace("name: zz", "name: libfoo");
+    let r = parse_package(&SourceFile::new(&path, named), dir.path(), &mut d).unwrap();
+    assert_eq!(r.library_names(), ["libfoo"]);
+    // a file name, a path or a glob is not a library name: an error at its position
+    for bad in ["libz.so.1", "/usr/lib/libz", "libz*", "z"] {
+        let text = text.replace("libzz_extra", bad);
+        let mut d = Diagnostics::new();
+        let _ = parse_package(&SourceFile::new(&path, text), dir.path(), &mut d);
+        let shown = d.to_string();
+        assert!(
+            d.has_errors() && shown.contains(&format!("`{bad}` is not a library name")),
+            "{bad}: {shown}"
+        );
+    }
+}
+
+#[test]
 fn resource_destinations_are_written_back() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tiny.yaml");

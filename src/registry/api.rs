@@ -4,6 +4,7 @@ use reqwest::Method;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
 use super::client::Registry;
+use super::limits;
 use super::manifest::{self, Descriptor, INDEX_V1, Index, MANIFEST_V1, Manifest, sha256_digest};
 use super::{Reference, RegistryError};
 
@@ -46,6 +47,7 @@ impl Registry {
             &r.repository,
             &path,
             &[(ACCEPT.as_str(), manifest::ACCEPT)],
+            (limits::MANIFEST, "manifest"),
         )?;
         let digest = sha256_digest(&bytes);
         if let Some(expected) = &r.digest
@@ -84,6 +86,7 @@ impl Registry {
             &r.repository,
             &path,
             &[(ACCEPT.as_str(), manifest::ACCEPT)],
+            (limits::MANIFEST, "manifest"),
         ) {
             Ok((_, headers, _)) => Ok(headers
                 .get("docker-content-digest")
@@ -163,7 +166,13 @@ impl Registry {
         artifact_type: Option<&str>,
     ) -> Result<Vec<Descriptor>, RegistryError> {
         let path = format!("/v2/{repo}/referrers/{digest}");
-        let from_api = match self.simple(Method::GET, repo, &path, &[(ACCEPT.as_str(), INDEX_V1)]) {
+        let from_api = match self.simple(
+            Method::GET,
+            repo,
+            &path,
+            &[(ACCEPT.as_str(), INDEX_V1)],
+            (limits::REFERRERS, "referrers list"),
+        ) {
             Ok((_, headers, body)) if is_index(&headers, &body) => {
                 serde_json::from_slice::<Index>(&body).ok()
             }
@@ -205,42 +214,58 @@ impl Registry {
     /// Every tag of `repo` (following `Link` pagination); empty when the
     /// repository does not exist.
     pub fn tags(&self, repo: &str) -> Result<Vec<String>, RegistryError> {
-        let mut out = Vec::new();
-        let mut next = Some(format!("/v2/{repo}/tags/list?n=1000"));
-        while let Some(path) = next.take() {
-            let (_, headers, body) = match self.simple(Method::GET, repo, &path, &[]) {
-                Ok(r) => r,
-                Err(e) if e.is_not_found() && out.is_empty() => return Ok(out),
-                Err(e) => return Err(e),
-            };
-            let v: serde_json::Value =
-                serde_json::from_slice(&body).map_err(|e| RegistryError::BadResponse {
-                    url: self.url(&path),
-                    message: e.to_string(),
-                })?;
-            if let Some(tags) = v.get("tags").and_then(|t| t.as_array()) {
-                out.extend(tags.iter().filter_map(|t| t.as_str()).map(str::to_string));
-            }
-            next = next_link(&headers);
+        match self.paged(
+            repo,
+            &format!("/v2/{repo}/tags/list?n=1000"),
+            "tags",
+            "the tag list",
+        ) {
+            Err(e) if e.is_not_found() => Ok(Vec::new()),
+            r => r,
         }
-        Ok(out)
     }
 
     /// Every repository of the registry (`/v2/_catalog`, paginated).
     pub fn catalog(&self) -> Result<Vec<String>, RegistryError> {
+        self.paged("", "/v2/_catalog?n=1000", "repositories", "the catalog")
+    }
+
+    /// The strings of `field` in every page of a paginated list, from
+    /// `first` on: each page read under [`limits::PAGE`], at most
+    /// [`limits::PAGES`] pages, a page never asked for twice. A 404 of a
+    /// later page is an error; of the first, returned as it is.
+    fn paged(
+        &self,
+        scope: &str,
+        first: &str,
+        field: &str,
+        what: &'static str,
+    ) -> Result<Vec<String>, RegistryError> {
         let mut out = Vec::new();
-        let mut next = Some("/v2/_catalog?n=1000".to_string());
+        let mut seen = std::collections::HashSet::new();
+        let mut next = Some(first.to_string());
         while let Some(path) = next.take() {
-            let (_, headers, body) = self.simple(Method::GET, "", &path, &[])?;
+            if !seen.insert(path.clone()) || seen.len() > limits::PAGES {
+                return Err(RegistryError::EndlessPages {
+                    url: self.url(first),
+                    what,
+                    pages: limits::PAGES,
+                });
+            }
+            let (_, headers, body) =
+                self.simple(Method::GET, scope, &path, &[], (limits::PAGE, "page"))?;
             let v: serde_json::Value =
                 serde_json::from_slice(&body).map_err(|e| RegistryError::BadResponse {
                     url: self.url(&path),
                     message: e.to_string(),
                 })?;
-            if let Some(repos) = v.get("repositories").and_then(|t| t.as_array()) {
-                out.extend(repos.iter().filter_map(|t| t.as_str()).map(str::to_string));
+            if let Some(items) = v.get(field).and_then(|t| t.as_array()) {
+                out.extend(items.iter().filter_map(|t| t.as_str()).map(str::to_string));
             }
-            next = next_link(&headers);
+            next = next_link(&headers).map_err(|message| RegistryError::BadResponse {
+                url: self.url(&path),
+                message,
+            })?;
         }
         Ok(out)
     }
@@ -255,20 +280,34 @@ fn is_index(headers: &reqwest::header::HeaderMap, body: &[u8]) -> bool {
         || serde_json::from_slice::<Index>(body).is_ok_and(|i| i.schema_version == 2)
 }
 
-/// `Link: </v2/...?last=x&n=100>; rel="next"` → the path.
-fn next_link(headers: &reqwest::header::HeaderMap) -> Option<String> {
-    let v = headers.get("link")?.to_str().ok()?;
+/// `Link: </v2/...?last=x&n=100>; rel="next"` → the path. Absolute links
+/// keep only their path and query, which must be below `/v2/`: a link
+/// never leads to another host (the request carries our credentials).
+fn next_link(headers: &reqwest::header::HeaderMap) -> Result<Option<String>, String> {
+    let Some(v) = headers.get("link").and_then(|v| v.to_str().ok()) else {
+        return Ok(None);
+    };
     if !v.contains("rel=\"next\"") {
-        return None;
+        return Ok(None);
     }
-    let start = v.find('<')? + 1;
-    let end = v.find('>')?;
-    let link = &v[start..end];
-    // Absolute links keep only their path and query.
-    Some(match link.find("/v2/") {
-        Some(i) => link[i..].to_string(),
-        None => link.to_string(),
-    })
+    let (Some(start), Some(end)) = (v.find('<'), v.find('>')) else {
+        return Err(format!("unreadable Link header `{}`", v.escape_debug()));
+    };
+    let link = v.get(start + 1..end).unwrap_or("");
+    let path = match link.find("/v2/") {
+        Some(i) if i == 0 || link[..i].contains("://") => &link[i..],
+        _ => link,
+    };
+    let well_formed = path.starts_with("/v2/")
+        && !path.contains("/../")
+        && path.bytes().all(|b| b.is_ascii_graphic());
+    if !well_formed {
+        return Err(format!(
+            "the Link header's next page `{}` is not a /v2/ path of this registry",
+            link.escape_debug()
+        ));
+    }
+    Ok(Some(path.to_string()))
 }
 
 #[cfg(test)]
@@ -282,14 +321,31 @@ mod tests {
             "link",
             r#"</v2/_catalog?last=b&n=2>; rel="next""#.parse().unwrap(),
         );
-        assert_eq!(next_link(&h).as_deref(), Some("/v2/_catalog?last=b&n=2"));
+        assert_eq!(
+            next_link(&h).unwrap().as_deref(),
+            Some("/v2/_catalog?last=b&n=2")
+        );
         h.insert(
             "link",
             r#"<https://r.example/v2/a/tags/list?last=x>; rel="next""#
                 .parse()
                 .unwrap(),
         );
-        assert_eq!(next_link(&h).as_deref(), Some("/v2/a/tags/list?last=x"));
-        assert_eq!(next_link(&reqwest::header::HeaderMap::new()), None);
+        assert_eq!(
+            next_link(&h).unwrap().as_deref(),
+            Some("/v2/a/tags/list?last=x")
+        );
+        assert_eq!(next_link(&reqwest::header::HeaderMap::new()), Ok(None));
+        // Never a path that would change the host once joined to the base URL.
+        for bad in [
+            "<@evil.example/v2/x>; rel=\"next\"",
+            "<evil.example/x>; rel=\"next\"",
+            "<//evil.example/x>; rel=\"next\"",
+            "<x/v2/a>; rel=\"next\"",
+            "</v2/../../x>; rel=\"next\"",
+        ] {
+            h.insert("link", bad.parse().unwrap());
+            assert!(next_link(&h).is_err(), "{bad}");
+        }
     }
 }

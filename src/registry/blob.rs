@@ -13,6 +13,7 @@ use reqwest::{Method, StatusCode};
 use sha2::{Digest, Sha256};
 
 use super::client::{Registry, classify, with_attempts};
+use super::limits;
 use super::reporter::TransferReporter;
 use super::{Descriptor, RegistryError};
 
@@ -27,6 +28,7 @@ impl Registry {
             repo,
             &format!("/v2/{repo}/blobs/{digest}"),
             &[],
+            (limits::ERROR_BODY, "answer"),
         ) {
             Ok(_) => Ok(true),
             Err(e) if e.is_not_found() => Ok(false),
@@ -98,6 +100,7 @@ impl Registry {
             repo,
             &format!("/v2/{repo}/blobs/uploads/"),
             &[(CONTENT_LENGTH.as_str(), "0")],
+            (limits::ERROR_BODY, "answer"),
         )?;
         location(&headers, &self.url(&format!("/v2/{repo}/blobs/uploads/")))
     }
@@ -141,7 +144,7 @@ impl Registry {
                 .put(&url)
                 .header(CONTENT_TYPE, "application/octet-stream")
                 .header(CONTENT_LENGTH, size)
-                .header_auth(self.auth_header(repo))
+                .header_auth(self.auth_header(repo, &url))
                 .body(body);
             self.send_streaming(request, &url, &sent, 0, what, reporter)?;
             check_streamed(what, digest, &hasher.lock().unwrap())
@@ -200,7 +203,7 @@ impl Registry {
                 .header(CONTENT_TYPE, "application/octet-stream")
                 .header(CONTENT_LENGTH, len)
                 .header(CONTENT_RANGE, format!("{}-{}", offset, offset + len - 1))
-                .header_auth(self.auth_header(repo))
+                .header_auth(self.auth_header(repo, &loc))
                 .body(body);
             match self.send_streaming(request, &loc, &sent, offset, what, reporter) {
                 Ok(response) => {
@@ -291,6 +294,7 @@ impl Registry {
                         tmp.as_file_mut(),
                         &mut hasher,
                         &mut have,
+                        desc.size,
                         &what,
                         reporter,
                     ))
@@ -323,7 +327,8 @@ impl Registry {
         Ok(())
     }
 
-    /// One GET of a blob from byte `have` on, appended to `file`.
+    /// One GET of a blob from byte `have` on, appended to `file`; more
+    /// than `size` bytes in all (announced or received) is an error at once.
     #[allow(clippy::too_many_arguments)]
     async fn download_into(
         &self,
@@ -332,9 +337,15 @@ impl Registry {
         file: &mut std::fs::File,
         hasher: &mut Sha256,
         have: &mut u64,
+        size: u64,
         what: &str,
         reporter: &dyn TransferReporter,
     ) -> Result<(), RegistryError> {
+        let too_much = |got: u64| RegistryError::SizeMismatch {
+            what: format!("{url} ({what}): more than announced"),
+            expected: size,
+            actual: got,
+        };
         let from = *have;
         let build = |c: &reqwest::Client| {
             let mut r = c.get(url);
@@ -351,6 +362,11 @@ impl Registry {
             *hasher = Sha256::new();
             *have = 0;
         }
+        if let Some(n) = response.content_length()
+            && *have + n > size
+        {
+            return Err(too_much(*have + n));
+        }
         let mut body = response.bytes_stream();
         let mut reported = *have;
         let mut out = std::io::BufWriter::with_capacity(BUF, &mut *file);
@@ -362,6 +378,9 @@ impl Registry {
                     return Err(classify(url, &e));
                 }
             };
+            if *have + chunk.len() as u64 > size {
+                return Err(too_much(*have + chunk.len() as u64));
+            }
             hasher.update(&chunk);
             out.write_all(&chunk)?;
             *have += chunk.len() as u64;
@@ -375,10 +394,32 @@ impl Registry {
         Ok(())
     }
 
-    /// Download a small blob into memory, verified against its digest.
+    /// Download a small blob (at most [`limits::SMALL_BLOB`] bytes, and
+    /// not more than its descriptor announces) into memory, verified
+    /// against its digest.
     pub fn pull_blob_bytes(&self, repo: &str, desc: &Descriptor) -> Result<Vec<u8>, RegistryError> {
         let path = format!("/v2/{repo}/blobs/{}", desc.digest);
-        let (_, _, body) = self.simple(Method::GET, repo, &path, &[])?;
+        if desc.size > limits::SMALL_BLOB {
+            return Err(RegistryError::TooLarge {
+                url: self.url(&path),
+                what: "small blob",
+                limit: limits::SMALL_BLOB,
+            });
+        }
+        let (_, _, body) = self.simple(
+            Method::GET,
+            repo,
+            &path,
+            &[],
+            (desc.size, "blob (its descriptor's size)"),
+        )?;
+        if body.len() as u64 != desc.size {
+            return Err(RegistryError::SizeMismatch {
+                what: self.url(&path),
+                expected: desc.size,
+                actual: body.len() as u64,
+            });
+        }
         let actual = super::manifest::sha256_digest(&body);
         if actual != desc.digest {
             return Err(RegistryError::DigestMismatch {
@@ -390,12 +431,15 @@ impl Registry {
         Ok(body)
     }
 
-    /// A `Location` made absolute against this registry.
+    /// A `Location` made absolute against this registry (a path that does
+    /// not start with `/` is still a path of this registry, never a host).
     pub(super) fn absolute(&self, loc: &str) -> String {
         if loc.starts_with("http://") || loc.starts_with("https://") {
             loc.to_string()
-        } else {
+        } else if loc.starts_with('/') && !loc.starts_with("//") {
             self.url(loc)
+        } else {
+            self.url(&format!("/{}", loc.trim_start_matches('/')))
         }
     }
 }

@@ -19,12 +19,14 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 
 use super::RegistryError;
 use super::auth::{Challenge, Credentials, token_from_response};
+use super::limits::{self, read_capped, read_prefix};
 
 /// How to talk to a registry.
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
     pub credentials: Credentials,
-    /// Extra trusted CA certificates (PEM), beside the built-in roots.
+    /// Extra trusted CA certificates (PEM), beside the built-in roots, the
+    /// system's store and `SSL_CERT_FILE` ([`crate::tls`]).
     pub ca_files: Vec<PathBuf>,
     /// Talk plain HTTP (a loopback test registry); never the default.
     pub plain_http: bool,
@@ -73,25 +75,16 @@ impl Registry {
             .thread_name("stack-registry-io")
             .enable_all()
             .build()?;
-        let mut builder = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .user_agent(concat!("stack/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(opts.connect_timeout)
             .read_timeout(opts.idle_timeout);
-        for path in &opts.ca_files {
-            let ca_err = |message: String| RegistryError::CaFile {
-                path: path.display().to_string(),
-                message,
-            };
-            let pem = fs_err::read(path).map_err(|e| ca_err(e.to_string()))?;
-            let certs =
-                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| ca_err(e.to_string()))?;
-            if certs.is_empty() {
-                return Err(ca_err("no PEM certificate in it".into()));
-            }
-            for cert in certs {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
+        let builder = crate::tls::TrustRoots::new(&opts.ca_files)
+            .apply(builder)
+            .map_err(|e| RegistryError::CaFile {
+                path: e.path.display().to_string(),
+                message: e.message,
+            })?;
         let client = builder.build().map_err(|e| RegistryError::Request {
             url: host.to_string(),
             message: error_chain(&e),
@@ -122,9 +115,20 @@ impl Registry {
         &self.opts
     }
 
-    /// The cached `Authorization` value for `scope`.
-    pub(super) fn auth_header(&self, scope: &str) -> Option<String> {
+    /// The cached `Authorization` value for `scope`, to send to `url`:
+    /// never to another scheme, host or port than this registry's (an
+    /// upload `Location` may point elsewhere).
+    pub(super) fn auth_header(&self, scope: &str, url: &str) -> Option<String> {
+        if !self.same_origin(url) {
+            return None;
+        }
         self.auth.lock().unwrap().get(scope).cloned()
+    }
+
+    /// Whether `url` is on this registry (same scheme, host and port).
+    pub(super) fn same_origin(&self, url: &str) -> bool {
+        url.strip_prefix(&self.base)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || rest.starts_with('?'))
     }
 
     /// Send a request built by `build` (called again for each attempt),
@@ -174,12 +178,13 @@ impl Registry {
         let mut authorized = false;
         loop {
             let mut request = build(&self.client)?;
-            if let Some(h) = self.auth_header(scope) {
+            if let Some(h) = self.auth_header(scope, url) {
                 request = request.header(AUTHORIZATION, h);
             }
             let response = request.send().await.map_err(|e| classify(url, &e))?;
             let status = response.status();
-            if status == StatusCode::UNAUTHORIZED && !authorized {
+            // Credentials answer only this registry's challenges.
+            if status == StatusCode::UNAUTHORIZED && !authorized && self.same_origin(url) {
                 let challenge = response
                     .headers()
                     .get(WWW_AUTHENTICATE)
@@ -233,7 +238,7 @@ impl Registry {
                     },
                     e => e,
                 })?;
-                let body = response.bytes().await.map_err(|e| classify(&realm, &e))?;
+                let body = read_capped(&realm, response, limits::TOKEN, "token answer").await?;
                 let token =
                     token_from_response(&body).ok_or_else(|| RegistryError::BadResponse {
                         url: realm.clone(),
@@ -245,13 +250,15 @@ impl Registry {
         }
     }
 
-    /// Send a request without a body and return the response (blocking).
+    /// Send a request without a body and return the response (blocking),
+    /// its body read up to `cap` bytes (more is an error: `what` names it).
     pub(super) fn simple(
         &self,
         method: Method,
         scope: &str,
         path: &str,
         headers: &[(&str, &str)],
+        (cap, what): (u64, &'static str),
     ) -> Result<(StatusCode, reqwest::header::HeaderMap, Vec<u8>), RegistryError> {
         let url = self.url(path);
         self.runtime.block_on(async {
@@ -265,8 +272,13 @@ impl Registry {
             let response = self.send(scope, &url, &build).await?;
             let status = response.status();
             let headers = response.headers().clone();
-            let body = response.bytes().await.map_err(|e| classify(&url, &e))?;
-            Ok((status, headers, body.to_vec()))
+            // A HEAD answer announces the size of what a GET would get.
+            let body = if method == Method::HEAD {
+                Vec::new()
+            } else {
+                read_capped(&url, response, cap, what).await?
+            };
+            Ok((status, headers, body))
         })
     }
 }
@@ -277,12 +289,8 @@ pub(super) async fn check_status(url: &str, response: Response) -> Result<Respon
     if status.is_success() || status.is_redirection() {
         return Ok(response);
     }
-    let body = response
-        .text()
-        .await
-        .ok()
-        .map(|b| short(&b))
-        .filter(|b| !b.is_empty());
+    let body = read_prefix(response, limits::ERROR_BODY).await;
+    let body = Some(short(&String::from_utf8_lossy(&body))).filter(|b| !b.is_empty());
     Err(match status.as_u16() {
         401 | 403 => RegistryError::Unauthorized {
             url: url.to_string(),
@@ -301,10 +309,11 @@ pub(super) async fn check_status(url: &str, response: Response) -> Result<Respon
     })
 }
 
-/// The first line of a response body, at most 200 characters.
+/// The first line of a response body, at most 200 characters, control
+/// characters (terminal escapes) dropped.
 fn short(body: &str) -> String {
     let line = body.lines().next().unwrap_or("").trim();
-    line.chars().take(200).collect()
+    line.chars().filter(|c| !c.is_control()).take(200).collect()
 }
 
 /// A network error, told how many attempts were made.
@@ -322,7 +331,11 @@ pub(super) fn with_attempts(e: RegistryError, n: u32) -> RegistryError {
 /// Connection problems and broken bodies are worth retrying; the rest is not.
 pub(super) fn classify(url: &str, e: &reqwest::Error) -> RegistryError {
     let message = error_chain(e);
-    if e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request() {
+    // A certificate that is not trusted stays so: not worth a retry.
+    let untrusted = message.contains("invalid peer certificate");
+    let transient =
+        e.is_connect() || e.is_timeout() || e.is_body() || e.is_decode() || e.is_request();
+    if transient && !untrusted {
         RegistryError::Network {
             url: url.to_string(),
             message,
@@ -344,5 +357,6 @@ mod tests {
     fn short_keeps_one_line() {
         assert_eq!(short("a\nb"), "a");
         assert_eq!(short(&"x".repeat(500)).len(), 200);
+        assert_eq!(short("a\x1b[2Jb"), "a[2Jb");
     }
 }

@@ -55,6 +55,24 @@ pub enum RegistryError {
     #[error("{url}: invalid response: {message}")]
     BadResponse { url: String, message: String },
 
+    #[error(
+        "{url}: the {what} is larger than {limit} bytes; not reading more\n  hint: the registry (or something between it and us) answers more than any registry should"
+    )]
+    TooLarge {
+        url: String,
+        what: &'static str,
+        limit: u64,
+    },
+
+    #[error(
+        "{url}: {what} does not end (more than {pages} pages, or a page links back to an earlier one)"
+    )]
+    EndlessPages {
+        url: String,
+        what: &'static str,
+        pages: usize,
+    },
+
     #[error("{path}: {message}")]
     Credentials { path: String, message: String },
 

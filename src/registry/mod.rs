@@ -7,6 +7,7 @@
 //! client     one registry host: TLS (+ extra CAs), auth cache, retries (Registry)
 //! blob       HEAD / monolithic PUT / chunked PATCH uploads, verified downloads
 //! api        manifests, tags, catalog, referrers (API or `sha256-<hex>` tag fallback)
+//! limits     caps on everything read into memory, page limits
 //! ```
 //!
 //! The module depends on nothing else in the crate: it moves bytes and
@@ -18,6 +19,7 @@ pub mod auth;
 mod blob;
 mod client;
 mod error;
+pub mod limits;
 pub mod manifest;
 mod reference;
 mod reporter;

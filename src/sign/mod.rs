@@ -1,9 +1,22 @@
-//! Trust: ed25519 signatures over manifest digests.
+//! Trust: ed25519 signatures over statements that bind a manifest digest
+//! to the label it is published under.
 //!
-//! A signature signs the message `stack-signature-v1\n<digest>\n`, where
-//! `<digest>` is the `sha256:<hex>` of the manifest it vouches for (so it
-//! covers the manifest and, through it, every blob). Keys are written as
-//! text:
+//! A signature signs a [`Statement`]:
+//!
+//! ```text
+//! stack-signature-v2
+//! kind uenv-image                  (or stack-prefix: a binary cache entry)
+//! name prgenv-gnu
+//! version 24.11
+//! tag v2                           (a binary cache entry: the node hash)
+//! digest sha256:<hex>              the manifest vouched for
+//! meta sha256:<hex>                the uenv/meta referrer's manifest, or -
+//! ```
+//!
+//! so it covers the manifest and, through its digests, every blob, and
+//! the same bytes served under another name, version or tag (or as
+//! another kind of artifact, or with another `meta/`) do not verify.
+//! Keys are written as text:
 //!
 //! ```text
 //! public:  ed25519:<base64 of the 32-byte public key>
@@ -38,6 +51,88 @@ pub enum SignError {
     KeyFile { path: String, message: String },
     #[error("cannot generate a key: {0}")]
     Random(String),
+    #[error(
+        "cannot sign `{value}` as the {field} of a statement: it must be one line of printable text"
+    )]
+    BadStatement { field: &'static str, value: String },
+}
+
+/// What a signature vouches for: `digest` is the manifest of a `kind`
+/// artifact published as `name`/`version`:`tag`, with `meta` (the uenv
+/// image's `meta/` referrer) when it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Statement {
+    /// [`KIND_IMAGE`] or [`KIND_PREFIX`].
+    pub kind: &'static str,
+    pub name: String,
+    pub version: String,
+    /// The image's tag; a cached prefix's node hash.
+    pub tag: String,
+    pub digest: String,
+    pub meta: Option<String>,
+}
+
+/// The kind of a uenv image's statement.
+pub const KIND_IMAGE: &str = "uenv-image";
+/// The kind of a binary cache entry's statement.
+pub const KIND_PREFIX: &str = "stack-prefix";
+
+impl Statement {
+    /// The signed bytes. Every value must be one line of printable text,
+    /// so no value can forge another field.
+    pub fn message(&self) -> Result<Vec<u8>, SignError> {
+        let meta = self.meta.as_deref().unwrap_or("-");
+        let fields = [
+            ("kind", self.kind),
+            ("name", &self.name),
+            ("version", &self.version),
+            ("tag", &self.tag),
+            ("digest", &self.digest),
+            ("meta", meta),
+        ];
+        let mut out = String::from("stack-signature-v2\n");
+        for (field, value) in fields {
+            if value.is_empty() || value.chars().any(|c| c.is_control() || c == ' ') {
+                return Err(SignError::BadStatement {
+                    field,
+                    value: value.escape_debug().to_string(),
+                });
+            }
+            out.push_str(&format!("{field} {value}\n"));
+        }
+        Ok(out.into_bytes())
+    }
+
+    /// Parse the text [`Statement::message`] makes.
+    pub fn parse(text: &str) -> Option<Statement> {
+        let mut lines = text.lines();
+        if lines.next()? != "stack-signature-v2" {
+            return None;
+        }
+        let mut field = |name: &str| -> Option<String> {
+            let (k, v) = lines.next()?.split_once(' ')?;
+            (k == name).then(|| v.to_string())
+        };
+        let kind = match field("kind")?.as_str() {
+            KIND_IMAGE => KIND_IMAGE,
+            KIND_PREFIX => KIND_PREFIX,
+            _ => return None,
+        };
+        let s = Statement {
+            kind,
+            name: field("name")?,
+            version: field("version")?,
+            tag: field("tag")?,
+            digest: field("digest")?,
+            meta: Some(field("meta")?).filter(|m| m != "-"),
+        };
+        s.message().ok().map(|_| s)
+    }
+
+    /// `kind name/version:tag`, for messages.
+    pub fn label(&self) -> String {
+        format!("{} {}/{}:{}", self.kind, self.name, self.version, self.tag)
+    }
 }
 
 /// A public key, trusted when it is configured.
@@ -91,8 +186,11 @@ impl PublicKey {
         hex::encode(&Sha256::digest(self.0.as_bytes())[..8])
     }
 
-    /// Whether `signature` (base64) signs `digest` with this key.
-    pub fn verify(&self, digest: &str, signature: &str) -> bool {
+    /// Whether `signature` (base64) signs `statement` with this key.
+    pub fn verify(&self, statement: &Statement, signature: &str) -> bool {
+        let Ok(message) = statement.message() else {
+            return false;
+        };
         let Some(bytes) = B64
             .decode(signature.trim())
             .ok()
@@ -101,7 +199,7 @@ impl PublicKey {
             return false;
         };
         let sig = ed25519_dalek::Signature::from_bytes(&bytes);
-        self.0.verify(&message(digest), &sig).is_ok()
+        self.0.verify(&message, &sig).is_ok()
     }
 }
 
@@ -149,9 +247,9 @@ impl SecretKey {
         PublicKey(self.0.verifying_key())
     }
 
-    /// The signature (base64) of `digest`.
-    pub fn sign(&self, digest: &str) -> String {
-        B64.encode(self.0.sign(&message(digest)).to_bytes())
+    /// The signature (base64) of `statement`.
+    pub fn sign(&self, statement: &Statement) -> Result<String, SignError> {
+        Ok(B64.encode(self.0.sign(&statement.message()?).to_bytes()))
     }
 }
 
@@ -179,17 +277,13 @@ pub fn generate_files(stem: &Path) -> Result<PublicKey, SignError> {
     Ok(key.public())
 }
 
-/// Which of `keys` made `signature` over `digest`.
+/// Which of `keys` made `signature` over `statement`.
 pub fn trusted_signer<'k>(
     keys: &'k [PublicKey],
-    digest: &str,
+    statement: &Statement,
     signature: &str,
 ) -> Option<&'k PublicKey> {
-    keys.iter().find(|k| k.verify(digest, signature))
-}
-
-fn message(digest: &str) -> Vec<u8> {
-    format!("stack-signature-v1\n{digest}\n").into_bytes()
+    keys.iter().find(|k| k.verify(statement, signature))
 }
 
 #[cfg(test)]
@@ -199,17 +293,77 @@ mod tests {
     const D1: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
     const D2: &str = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
 
+    fn statement(digest: &str) -> Statement {
+        Statement {
+            kind: KIND_IMAGE,
+            name: "prgenv-gnu".into(),
+            version: "24.11".into(),
+            tag: "v1".into(),
+            digest: digest.into(),
+            meta: Some(D2.into()),
+        }
+    }
+
     #[test]
     fn signs_and_verifies_only_the_signed_digest_with_the_right_key() {
         let k = SecretKey::generate().unwrap();
         let other = SecretKey::generate().unwrap();
-        let sig = k.sign(D1);
-        assert!(k.public().verify(D1, &sig));
-        assert!(!k.public().verify(D2, &sig));
-        assert!(!other.public().verify(D1, &sig));
-        assert!(!k.public().verify(D1, "not base64!"));
+        let sig = k.sign(&statement(D1)).unwrap();
+        assert!(k.public().verify(&statement(D1), &sig));
+        assert!(!k.public().verify(&statement(D2), &sig));
+        assert!(!other.public().verify(&statement(D1), &sig));
+        assert!(!k.public().verify(&statement(D1), "not base64!"));
         let keys = [other.public(), k.public()];
-        assert_eq!(trusted_signer(&keys, D1, &sig), Some(&keys[1]));
+        assert_eq!(trusted_signer(&keys, &statement(D1), &sig), Some(&keys[1]));
+    }
+
+    /// Issue 40, item 5: the signature binds the label and the meta/.
+    #[test]
+    fn a_signature_does_not_verify_under_another_label_kind_or_meta() {
+        let k = SecretKey::generate().unwrap();
+        let signed = statement(D1);
+        let sig = k.sign(&signed).unwrap();
+        let variants = [
+            Statement {
+                name: "other".into(),
+                ..signed.clone()
+            },
+            Statement {
+                version: "25.1".into(),
+                ..signed.clone()
+            },
+            Statement {
+                tag: "latest".into(),
+                ..signed.clone()
+            },
+            Statement {
+                kind: KIND_PREFIX,
+                ..signed.clone()
+            },
+            Statement {
+                meta: None,
+                ..signed.clone()
+            },
+            Statement {
+                meta: Some(D1.into()),
+                ..signed.clone()
+            },
+        ];
+        for v in variants {
+            assert!(!k.public().verify(&v, &sig), "{v:?}");
+        }
+        let text = String::from_utf8(signed.message().unwrap()).unwrap();
+        assert_eq!(Statement::parse(&text), Some(signed.clone()));
+        assert_eq!(Statement::parse("stack-signature-v1\n"), None);
+        // No value can carry a second line.
+        let forged = Statement {
+            tag: "v1\ndigest sha256:x".into(),
+            ..signed
+        };
+        assert!(matches!(
+            k.sign(&forged),
+            Err(SignError::BadStatement { field: "tag", .. })
+        ));
     }
 
     #[test]

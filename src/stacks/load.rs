@@ -124,6 +124,9 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
     let post_install = m
         .get("post_install")
         .and_then(|n| existing_path(&mut cx, n, "`post_install`", false));
+    for hook in [&pre_install, &post_install].into_iter().flatten() {
+        check_hook_template(&mut cx, hook);
+    }
     let extra = m
         .get("extra")
         .and_then(|n| existing_path(&mut cx, n, "`extra`", true));
@@ -226,6 +229,41 @@ fn repo_list(cx: &mut Cx, node: &Node, key: &str) -> Vec<PathRef> {
 }
 
 /// A path relative to the recipe that must exist (a dir when `dir`).
+/// A hook is a tera template: it must parse, and may not read the
+/// environment, the time, randomness or other files (`crate::template`);
+/// the error names the line and column in the hook.
+fn check_hook_template(cx: &mut Cx, hook: &PathRef) {
+    let Ok(text) = fs_err::read_to_string(&hook.path) else {
+        return;
+    };
+    let (detail, offset) = match crate::template::refused(&text) {
+        Ok(None) => return,
+        Ok(Some(r)) => (r.to_string(), r.offset),
+        Err(e) => {
+            let detail = std::error::Error::source(&e)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| e.to_string());
+            (detail.trim().to_string(), None)
+        }
+    };
+    let at = match offset {
+        Some(o) => {
+            let before = &text[..o];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("{}:{line}:{col}", hook.text)
+        }
+        None => hook.text.clone(),
+    };
+    cx.error(
+        Code::BadTemplate,
+        &hook.loc,
+        format!("hook {at}: {detail}"),
+        "this hook is rendered with tera",
+        Some("hooks see `env.mount`, `env.build`, `env.store`, `env.name`, `env.config` and `stack.version`; pass anything else through the recipe".into()),
+    );
+}
+
 fn existing_path(cx: &mut Cx, node: &Node, what: &str, dir: bool) -> Option<PathRef> {
     let p = read::path(cx, node, what)?;
     let ok = if dir {

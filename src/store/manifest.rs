@@ -61,8 +61,17 @@ pub fn walk_prefix(
 
 /// Walk `prefix` (host path) in sorted order and describe every entry.
 pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
+    manifest_of(prefix, walk_prefix(prefix))
+}
+
+/// Describe every entry of `walk`, a walk below `root` (paths relative to
+/// it). A FIFO, socket or device, and a file with extended attributes
+/// (which no manifest records and no image carries), is an error naming it.
+pub fn manifest_of(
+    root: &Path,
+    walk: impl Iterator<Item = walkdir::Result<walkdir::DirEntry>>,
+) -> Result<Vec<ManifestEntry>, StoreError> {
     let mut out = Vec::new();
-    let walk = walk_prefix(prefix);
     let mut buf = vec![0u8; 1 << 16];
     for entry in walk {
         let entry = entry.map_err(|e| {
@@ -74,60 +83,76 @@ pub fn manifest(prefix: &Path) -> Result<Vec<ManifestEntry>, StoreError> {
         })?;
         let rel_path = entry
             .path()
-            .strip_prefix(prefix)
+            .strip_prefix(root)
             .expect("walkdir stays below its root");
-        let rel = rel_path.to_string_lossy().into_owned();
-        let path_bytes = raw_hex(rel_path.as_os_str());
-        let ft = entry.file_type();
-        let e = if ft.is_symlink() {
-            let target = fs_err::read_link(entry.path())?;
-            ManifestEntry {
-                path: rel,
-                kind: EntryKind::Symlink,
-                mode: None,
-                size: None,
-                sha256: None,
-                target: Some(target.to_string_lossy().into_owned()),
-                path_bytes,
-                target_bytes: raw_hex(target.as_os_str()),
-            }
-        } else if ft.is_dir() {
-            let md = fs_err::symlink_metadata(entry.path())?;
-            ManifestEntry {
-                path: rel,
-                kind: EntryKind::Dir,
-                mode: Some(md.permissions().mode() & 0o7777),
-                size: None,
-                sha256: None,
-                target: None,
-                path_bytes,
-                target_bytes: None,
-            }
-        } else {
-            let mut f = open_regular(entry.path(), ft)?;
-            let md = f.metadata()?;
-            let mut h = Sha256::new();
-            loop {
-                let n = f.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                h.update(&buf[..n]);
-            }
-            ManifestEntry {
-                path: rel,
-                kind: EntryKind::File,
-                mode: Some(md.permissions().mode() & 0o7777),
-                size: Some(md.len()),
-                sha256: Some(hex::encode(h.finalize())),
-                target: None,
-                path_bytes,
-                target_bytes: None,
-            }
-        };
+        let e = describe(&entry, rel_path, &mut buf)?;
+        let names = super::xattrs::names(entry.path())?;
+        if !names.is_empty() {
+            return Err(StoreError::Xattrs {
+                path: entry.path().to_path_buf(),
+                names,
+            });
+        }
         out.push(e);
     }
     Ok(out)
+}
+
+/// The manifest entry of one walked path (`rel_path` below the root).
+fn describe(
+    entry: &walkdir::DirEntry,
+    rel_path: &Path,
+    buf: &mut [u8],
+) -> Result<ManifestEntry, StoreError> {
+    let rel = rel_path.to_string_lossy().into_owned();
+    let path_bytes = raw_hex(rel_path.as_os_str());
+    let ft = entry.file_type();
+    Ok(if ft.is_symlink() {
+        let target = fs_err::read_link(entry.path())?;
+        ManifestEntry {
+            path: rel,
+            kind: EntryKind::Symlink,
+            mode: None,
+            size: None,
+            sha256: None,
+            target: Some(target.to_string_lossy().into_owned()),
+            path_bytes,
+            target_bytes: raw_hex(target.as_os_str()),
+        }
+    } else if ft.is_dir() {
+        let md = fs_err::symlink_metadata(entry.path())?;
+        ManifestEntry {
+            path: rel,
+            kind: EntryKind::Dir,
+            mode: Some(md.permissions().mode() & 0o7777),
+            size: None,
+            sha256: None,
+            target: None,
+            path_bytes,
+            target_bytes: None,
+        }
+    } else {
+        let mut f = open_regular(entry.path(), ft)?;
+        let md = f.metadata()?;
+        let mut h = Sha256::new();
+        loop {
+            let n = f.read(buf)?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+        }
+        ManifestEntry {
+            path: rel,
+            kind: EntryKind::File,
+            mode: Some(md.permissions().mode() & 0o7777),
+            size: Some(md.len()),
+            sha256: Some(hex::encode(h.finalize())),
+            target: None,
+            path_bytes,
+            target_bytes: None,
+        }
+    })
 }
 
 /// Open a regular file for reading without ever blocking or following a

@@ -33,12 +33,13 @@ pub mod owned;
 pub mod prefix;
 pub mod quick_check;
 pub mod record;
+pub mod xattrs;
 
 use std::path::{Path, PathBuf};
 
 pub use beneath::Beneath;
 pub use lock::{BuildLock, LockWait};
-pub use manifest::{EntryKind, ManifestEntry, manifest, walk_prefix};
+pub use manifest::{EntryKind, ManifestEntry, manifest, manifest_of, walk_prefix};
 pub use modes::normalize_modes;
 pub use owned::Owned;
 pub use prefix::{PrefixState, inspect, wipe};
@@ -64,6 +65,11 @@ pub const META_DIR: &str = ".stack";
 pub const INSTALLED_FILE: &str = "installed.json";
 /// The file manifest.
 pub const MANIFEST_FILE: &str = "manifest.json";
+/// Everything a prefix's metadata directory may hold: the manifest, the
+/// completion marker and a `spack` package's recorded run environment
+/// (`build_logic::RUN_ENV_FILE`). Anything else there is reported by
+/// `stack verify` and refused before packing.
+pub const META_FILES: &[&str] = &[MANIFEST_FILE, INSTALLED_FILE, "run-env.json"];
 
 /// Errors of the store.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +92,13 @@ pub enum StoreError {
         path.display()
     )]
     SpecialFile { path: PathBuf, kind: &'static str },
+
+    #[error(
+        "{}: extended attributes {} in an installed prefix\n  hint: manifests record no extended attributes and images carry none (a file capability would be lost); remove them in an install step (`setfattr -x NAME FILE`)",
+        path.display(),
+        names.join(", ")
+    )]
+    Xattrs { path: PathBuf, names: Vec<String> },
 
     #[error(
         "{} holds files this build directory did not install; refusing to replace or remove them:\n{}{}  hint: build into a mount point of its own, use `--mount-mode namespace`, or move these files away",

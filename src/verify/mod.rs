@@ -10,10 +10,18 @@
 //! - **extra**: there, not recorded;
 //! - **modified**: another kind, mode, size, content (sha256) or link target.
 //!
+//! Outside the prefixes, only `env/`, `modules/` and `meta/` (generated)
+//! and what the post-install hook added (recorded in
+//! `meta/store-manifest.json`, see [`record_outside`]) may be there; a
+//! prefix's `.stack/` holds only its records ([`crate::store::META_FILES`]);
+//! extended attributes are recorded nowhere, so a file carrying one is a
+//! finding. Anything else is **extra**.
+//!
 //! The pipeline verifies the whole store before packing an image, so an
 //! image never ships a prefix whose files differ from its own manifest.
 
 mod image;
+mod outside;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +29,7 @@ use std::path::{Path, PathBuf};
 use crate::store::{self, EntryKind, ManifestEntry, StoreError};
 
 pub use image::verify_image;
+pub use outside::{STORE_MANIFEST, record_outside};
 
 /// What differs at one path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,18 +232,15 @@ pub fn verify_dir(root: &Path) -> Result<VerifyReport, VerifyError> {
         report.entries += recorded.len();
         match store::manifest(&prefix) {
             Ok(actual) => report.findings.extend(compare(&rel, &recorded, &actual)),
-            Err(StoreError::SpecialFile { path, kind }) => report.findings.push(Finding {
-                path: path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .into_owned(),
-                change: Change::Modified(format!("{kind}, cannot be installed")),
-            }),
-            Err(e) => return Err(e.into()),
+            Err(e) => report.findings.push(outside::unrecordable(root, e)?),
         }
+        report.findings.extend(outside::check_meta_dir(root, &rel)?);
         report.prefixes.push(rel);
     }
+    // What no prefix's manifest records.
+    let rel: Vec<PathBuf> = report.prefixes.iter().map(PathBuf::from).collect();
+    report.findings.extend(outside::check_dir(root, &rel)?);
+    report.findings.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
 }
 
@@ -305,6 +311,43 @@ mod tests {
         assert!(
             err.contains("refusing to pack") && err.contains("libpkg.so (content)"),
             "{err}"
+        );
+    }
+
+    /// Issue 40, item 8: a file at the store root, beside a prefix or in a
+    /// prefix's `.stack/` is extra; generated directories are not looked
+    /// into; what was recorded outside prefixes is accepted, then compared.
+    #[test]
+    fn files_no_manifest_records_are_extra() {
+        let d = tempfile::tempdir().unwrap();
+        let p = prefix(d.path());
+        fs_err::write(d.path().join("evil"), "x").unwrap();
+        fs_err::write(d.path().join("x86_64/evil2"), "x").unwrap();
+        fs_err::write(p.join(".stack/evil3"), "x").unwrap();
+        fs_err::create_dir_all(d.path().join("env/v")).unwrap();
+        fs_err::write(d.path().join("env/v/x"), "view").unwrap();
+        let lines = |r: &VerifyReport| -> Vec<String> {
+            r.findings.iter().map(|f| f.to_string()).collect()
+        };
+        let r = verify_dir(d.path()).unwrap();
+        assert_eq!(
+            lines(&r),
+            [
+                "extra     evil",
+                "extra     x86_64/evil2",
+                "extra     x86_64/pkg-1.0-abcdef12/.stack/evil3",
+            ]
+        );
+        assert!(check_store(d.path()).is_err());
+        // Recorded (as after a post-install hook): accepted, then compared.
+        fs_err::remove_file(p.join(".stack/evil3")).unwrap();
+        assert_eq!(record_outside(d.path()).unwrap(), 2);
+        assert!(verify_dir(d.path()).unwrap().ok());
+        fs_err::write(d.path().join("evil"), "y").unwrap();
+        fs_err::remove_file(d.path().join("x86_64/evil2")).unwrap();
+        assert_eq!(
+            lines(&verify_dir(d.path()).unwrap()),
+            ["modified  evil (content)", "missing   x86_64/evil2"]
         );
     }
 

@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tera::{Context, Tera};
+use tera::Context;
 
 use super::error::ViewError;
 
@@ -90,7 +90,7 @@ pub fn run_hook(
         "stack",
         &serde_json::json!({"version": env!("CARGO_PKG_VERSION")}),
     );
-    let rendered_text = Tera::one_off(&source, &tctx, false)
+    let rendered_text = crate::template::render_one(&source, &tctx)
         .map_err(|e| ViewError::template(&script.display().to_string(), &e))?;
 
     fs_err::create_dir_all(&ctx.work_dir)?;

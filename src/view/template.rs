@@ -24,7 +24,7 @@ pub(crate) struct Templates {
 impl Templates {
     /// The built-in templates.
     pub fn builtin() -> Self {
-        let mut tera = Tera::default();
+        let mut tera = crate::template::tera();
         tera.autoescape_on(vec![]);
         for (name, body) in BUILTIN {
             tera.add_raw_template(name, body)

@@ -185,3 +185,36 @@ fn dlopen_names_honour_the_allow_list_on_the_real_path() {
     let glob = format!("{}*", real.parent().unwrap().join("libz.so.1.").display());
     assert_eq!(dlopen_names(&["--allow", &glob]), 0, "{glob}");
 }
+
+/// Issue 40, item 10: `--cluster` with an external in a directory of
+/// system libraries (spelled as a merged-/usr alias, with a trailing slash)
+/// allows nothing of that directory by prefix: the host's libz is a leak.
+#[test]
+fn an_external_in_a_system_library_dir_allows_nothing_by_prefix() {
+    if !Path::new("/lib/x86_64-linux-gnu/libz.so.1").exists() {
+        eprintln!("skipped: needs Debian's multiarch zlib");
+        return;
+    }
+    let c = Case::new();
+    leaky_build(&c);
+    c.done();
+    let cluster = c.p("cluster");
+    std::fs::create_dir_all(&cluster).unwrap();
+    for prefix in [
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib/x86_64-linux-gnu/",
+        "//usr/lib/../lib/x86_64-linux-gnu",
+    ] {
+        std::fs::write(
+            cluster.join("cluster.yaml"),
+            format!(
+                "name: test\ntarget: x86_64\ncompilers:\n  - {{spec: gcc@12.2.0, cc: /usr/bin/gcc}}\n\
+                 packages:\n  hostlibs: {{buildable: false, externals: [{{spec: hostlibs@1.0, prefix: \"{prefix}\"}}]}}\n"
+            ),
+        )
+        .unwrap();
+        let (code, text) = audit(&["build/store", "--cluster", "cluster"], c.root());
+        assert_eq!(code, 1, "{prefix}: {text}");
+        assert!(text.contains("libz.so.1"), "{prefix}: {text}");
+    }
+}

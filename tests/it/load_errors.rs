@@ -42,6 +42,7 @@ fn copy_tree(from: &Path, to: &Path) {
 fn overlay(src: &Path, tmp: &Path) {
     copy_tree(&src.join("recipes"), &tmp.join("recipes"));
     copy_tree(&src.join("patches"), &tmp.join("patches"));
+    copy_tree(&src.join("hooks"), &tmp.join("hooks"));
     if src.join("stack.yaml").exists() {
         fs_err::copy(src.join("stack.yaml"), tmp.join("stack.yaml")).unwrap();
     }

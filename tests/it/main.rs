@@ -4,6 +4,7 @@
 
 mod audit;
 mod audit_allow;
+mod audit_externals;
 mod audit_fuzz;
 mod audit_gpu;
 mod audit_ldd;
@@ -89,6 +90,7 @@ mod static_binary;
 mod template_values;
 mod tiny_build;
 mod verify;
+mod verify_outside;
 mod view;
 mod view_errors;
 mod view_support;

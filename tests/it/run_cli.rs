@@ -174,3 +174,79 @@ fn shell_starts_the_users_shell_with_the_store_mounted() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nope"), "{err}");
 }
+
+/// The processes whose command line holds `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in fs_err::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(needle) {
+            out.push(format!("{}: {text}", e.file_name().to_string_lossy()));
+        }
+    }
+    out
+}
+
+/// Issue 40, item 9: when the command ends, nothing `stack run` started
+/// remains — not the squashfuse daemon, not what the command left running
+/// — and nothing stays mounted.
+#[test]
+fn run_leaves_no_process_and_no_mount_behind() {
+    let has = |p: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {p}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !namespaces_work()
+        || !has("squashfuse")
+        || !has("mksquashfs")
+        || !Path::new("/dev/fuse").exists()
+    {
+        eprintln!("skipped: needs user namespaces, squashfuse, mksquashfs and /dev/fuse");
+        return;
+    }
+    let b = build();
+    let t = b.path();
+    let image = t.join("b/store.squashfs");
+    let st = Command::new("mksquashfs")
+        .args([t.join("b/store").as_os_str(), image.as_os_str()])
+        .args(["-quiet", "-noappend"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let image_text = image.to_str().unwrap();
+    // The command leaves a process of its own behind, too.
+    let (code, out, err) = run(&[
+        "run",
+        image_text,
+        "--",
+        "sh",
+        "-c",
+        "sleep 4242 >/dev/null 2>&1 & cat \"$0\"",
+        &format!("{}/mnt/share/hello.txt", t.display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "from the store\n");
+    let mut left = Vec::new();
+    for _ in 0..20 {
+        left = processes_with(image_text);
+        left.extend(processes_with("sleep 4242"));
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(left.is_empty(), "left running: {left:?}");
+    let mounts = fs_err::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(
+        !mounts.contains(&t.join("mnt").display().to_string()),
+        "{mounts}"
+    );
+    // The exit status is still the command's.
+    let (code, _, _) = run(&["run", image_text, "--", "sh", "-c", "exit 5"]);
+    assert_eq!(code, 5);
+}

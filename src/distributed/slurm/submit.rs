@@ -97,15 +97,12 @@ fn write_script(
     let dir = &s.opts.job_dir;
     let build_dir = dir.join(&g.name);
     let lock_path = dir.join(format!("{}.lock", g.name));
-    let names: Vec<&str> = g
-        .packages
-        .iter()
-        .map(|k| work.packages[*k].name.as_str())
-        .collect();
+    let selected: Vec<&super::super::work::Package> =
+        g.packages.iter().map(|k| &work.packages[*k]).collect();
     let mut argv = s
         .opts
         .command
-        .for_packages(&names, &build_dir.to_string_lossy());
+        .for_packages(&selected, &build_dir.to_string_lossy());
     argv.extend([
         "--locked".into(),
         "--lock-file".into(),

@@ -37,6 +37,7 @@ pub fn resolve_git_ref(
     options: &FetchOptions,
 ) -> Result<String, FetchError> {
     check_url(url)?;
+    options.trust_roots().apply_to_git()?;
     let cache = &options.cache;
     let _lock = EntryLock::acquire(
         &cache.git_lock(url),
@@ -131,6 +132,7 @@ pub(crate) fn fetch_git(
         unreachable!("fetch_git is called for git sources");
     };
     check_url(url)?;
+    ctx.opts.trust_roots().apply_to_git()?;
     if let Some(p) = pin_field
         && !is_full_commit(p)
     {

@@ -184,8 +184,10 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     assert_eq!(only, 6, "every package in exactly one job:\n{yml}");
     let root_text = root().display().to_string();
     let host = reg.host();
+    let ca = reg.ca().display().to_string();
     insta::with_settings!({filters => vec![
         (root_text.as_str(), "[ROOT]"),
+        (ca.as_str(), "[CA]"),
         (w.to_str().unwrap(), "[WORK]"),
         (host.as_str(), "[REGISTRY]"),
         (r"\b[0-9a-f]{64}\b", "[HASH]"),
@@ -386,4 +388,124 @@ fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
         "{}",
         text(&out)
     );
+}
+
+/// Issue 40, item 14: the jobs carry every registry, trust, signing and
+/// mirror option the pipeline was generated with (a plain-HTTP cache is
+/// reached over plain HTTP), and two packages of one name are two jobs
+/// that each build their own node.
+#[test]
+fn jobs_carry_every_option_and_select_their_node_by_hash() {
+    let reg = TestRegistry::start_plain();
+    let host = reg.host();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let keygen = stack()
+        .args(["key", "generate"])
+        .arg(w.join("site"))
+        .output()
+        .unwrap();
+    assert!(keygen.status.success());
+    fs_err::create_dir_all(w.join("mirror")).unwrap();
+    let recipe = w.join("twice.yaml");
+    fs_err::write(
+        &recipe,
+        format!(
+            "name: twice\nversion: \"1\"\nmount: /user-environment\ncompiler: gcc\nrepos: [{}]\n\
+             environments:\n  hello: {{specs: [\"libgreet greeting=Hello\"]}}\n  hi: {{specs: [\"libgreet greeting=Hi\"]}}\n",
+            root().join("stacks/demo/recipes").display()
+        ),
+    )
+    .unwrap();
+    let lock = w.join("twice.lock");
+    let cluster = root().join("cluster-configs/local");
+    let out = stack()
+        .current_dir(w)
+        .arg("resolve")
+        .arg(&recipe)
+        .arg("--cluster")
+        .arg(&cluster)
+        .args(["--lock", "--lock-file"])
+        .arg(&lock)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let mirror = format!("file://{}", w.join("mirror").display());
+    let label = format!("{host}/deploy/twice/1:v1@s%u");
+    let out = stack()
+        .current_dir(w)
+        .args(["ci", "generate"])
+        .arg(&recipe)
+        .arg("--cluster")
+        .arg(&cluster)
+        .arg("--lock-file")
+        .arg(&lock)
+        .args(["--binary-cache", &format!("oci://{host}/ci-cache")])
+        .args(["--plain-http", "--retries", "3", "--timeout", "30"])
+        .args(["--trusted-key", "site.pub", "--sign-key", "site.key"])
+        .args(["--mirror", &mirror, "--group-seconds", "0"])
+        .args(["--image", &label, "--out", "child.yml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let yml = fs_err::read_to_string(w.join("child.yml")).unwrap();
+    let pipeline = yaml_to_json(&yml);
+    validate(&pipeline);
+    let jobs: Vec<&String> = pipeline
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("build:"))
+        .collect();
+    assert_eq!(jobs.len(), 2, "{yml}");
+    let mut hashes = Vec::new();
+    for j in &jobs {
+        let script = pipeline[j.as_str()]["script"][0].as_str().unwrap();
+        let hash = pipeline[j.as_str()]["variables"]["STACK_HASH"]
+            .as_str()
+            .unwrap();
+        assert!(
+            script.contains(&format!("--only libgreet/{hash}")),
+            "{j} selects its node by hash: {script}"
+        );
+        for flag in [
+            "--plain-http",
+            "--retries 3",
+            "--timeout 30",
+            "--trusted-key site.pub",
+            "--sign-key site.key",
+            &format!("--mirror {mirror}"),
+        ] {
+            assert!(script.contains(flag), "{j} lacks {flag}: {script}");
+        }
+        hashes.push(hash.to_string());
+    }
+    assert_ne!(hashes[0], hashes[1]);
+    let push = pipeline["assemble"]["script"][1].as_str().unwrap();
+    assert!(
+        push.contains("--plain-http") && push.contains("--sign-key site.key"),
+        "{push}"
+    );
+
+    // The jobs as a runner runs them, in the directory with the keys.
+    let env = [("STACK_CACHE", w.join("sources"))];
+    for j in &jobs {
+        let log = run_job(&pipeline[j.as_str()], &env, w);
+        assert!(
+            log.contains("1 built"),
+            "{j} builds its own node only:\n{log}"
+        );
+    }
+    let log = run_job(&pipeline["assemble"], &env, w);
+    assert!(log.contains("2 installed, 0 rejected"), "{log}");
+    assert!(log.contains("signed"), "{log}");
+    let to = w.join("pulled");
+    let out = stack()
+        .args(["pull", &label, "--plain-http", "--trusted-key"])
+        .arg(w.join("site.pub"))
+        .arg("--to")
+        .arg(&to)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
 }

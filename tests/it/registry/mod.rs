@@ -6,6 +6,8 @@
 mod cache;
 mod ci;
 mod faults;
+mod hostile;
+mod hostile_cache;
 mod proxy;
 pub(crate) mod server;
 

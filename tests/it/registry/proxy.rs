@@ -6,7 +6,7 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// A request as the proxy saw it.
@@ -23,7 +23,7 @@ pub struct Seen {
 }
 
 /// What to do with a request.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Action {
     Forward,
     /// Answer with this status, no forwarding.
@@ -38,6 +38,15 @@ pub enum Action {
     Drop,
     /// Answer with this status, extra headers and body, no forwarding.
     Respond(u16, Vec<(String, String)>, String),
+    /// Answer with this status and extra headers, then stream zeros until
+    /// the client hangs up (or `announce` bytes, when given, which are also
+    /// sent as Content-Length), counting what was written in `sent`.
+    Endless {
+        status: u16,
+        headers: Vec<(String, String)>,
+        announce: Option<u64>,
+        sent: Arc<AtomicU64>,
+    },
 }
 
 type Rule = dyn Fn(&Seen) -> Action + Send + Sync;
@@ -163,6 +172,31 @@ fn handle(
             msg.push_str("\r\n");
             msg.push_str(&body);
             return client.write_all(msg.as_bytes());
+        }
+        Action::Endless {
+            status,
+            headers,
+            announce,
+            sent,
+        } => {
+            let mut msg = format!("HTTP/1.1 {status} Injected\r\nConnection: close\r\n");
+            if let Some(n) = announce {
+                msg.push_str(&format!("Content-Length: {n}\r\n"));
+            }
+            for (k, v) in headers {
+                msg.push_str(&format!("{k}: {v}\r\n"));
+            }
+            msg.push_str("\r\n");
+            client.write_all(msg.as_bytes())?;
+            let chunk = vec![b'0'; 64 << 10];
+            let mut left = announce.unwrap_or(u64::MAX);
+            while left > 0 {
+                let n = chunk.len().min(left as usize);
+                client.write_all(&chunk[..n])?;
+                sent.fetch_add(n as u64, Ordering::SeqCst);
+                left -= n as u64;
+            }
+            return client.flush();
         }
         Action::Delay(d) => std::thread::sleep(d),
         _ => {}

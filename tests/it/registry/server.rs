@@ -150,7 +150,7 @@ impl Drop for TestRegistry {
 }
 
 /// A CA and a server certificate for 127.0.0.1 signed by it.
-fn make_ca_and_cert(d: &Path) {
+pub fn make_ca_and_cert(d: &Path) {
     let ec = [
         "-newkey",
         "ec",
