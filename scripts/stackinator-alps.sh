@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/stackinator.md's alps-uenv table: for every recipe family's newest version and every
-# architecture of it, `stack check` and `stack resolve` of the stackinator recipe against the
-# matching alps-cluster-config cluster. Prints one Markdown table row per recipe; with
+# architecture of it, `stack check`, `stack resolve` and the preflight of `stack build` (every
+# refusal and unsupported construct checked; offline, the build then stops at fetching the
+# sources) of the stackinator recipe against the matching alps-cluster-config cluster. Prints one Markdown table row per recipe; with
 # `--write FILE` it replaces the table between FILE's `<!-- alps-table:start -->` and
 # `<!-- alps-table:end -->` markers instead (one table, with the commits it ran at).
 #
@@ -57,12 +58,13 @@ row() {
   local family=$1 version=$2 arch=$3 dir=$4
   local cluster; cluster=$(cluster_of "$arch")
   local log; log=$(mktemp)
-  local check resolve secs
+  local check resolve secs build=-
   if "$stack" --color never check "$dir" --cluster "$clusters/$cluster" >"$log" 2>&1; then
     check=ok
     local t0; t0=$(date +%s.%N)
     if "$stack" --color never resolve "$dir" --cluster "$clusters/$cluster" >"$log" 2>&1; then
       resolve=resolves
+      build=$(preflight "$dir" "$clusters/$cluster")
     else
       resolve="fails: $(first_error "$log")"
     fi
@@ -72,17 +74,37 @@ row() {
     resolve="-"
     secs="-"
   fi
-  echo "| $family | $version | $arch | $cluster | $check | $resolve |"
+  echo "| $family | $version | $arch | $cluster | $check | $resolve | $build |"
   rm -f "$log"
 }
 
-echo "| family | version | arch | cluster | stack check | stack resolve |"
-echo "|---|---|---|---|---|---|"
+# `stack build` up to its first source: "passes" when every package got past the preflight (the
+# review of build logic, the Python interpreter, unsupported constructs) and what stopped the
+# build is fetching sources (offline here); else the first refusal.
+preflight() {
+  local dir=$1 cluster=$2 log b
+  log=$(mktemp); b=$(mktemp -d)
+  "$stack" --color never build "$dir" --cluster "$cluster" --build "$b" -j 1 >"$log" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    echo "builds"
+  elif grep -q -E '^(error|  x ) ?.*preflight' "$log"; then
+    echo "refused: $(grep -m1 -E 'preflight' "$log" | sed -e 's/^  x //' -e 's/|/\\|/g' | cut -c1-110)"
+  elif grep -q 'its source could not be fetched' "$log"; then
+    echo "passes ($(grep -c 'its source could not be fetched' "$log") sources offline)"
+  else
+    echo "fails: $(first_error "$log")"
+  fi
+  rm -rf "$log" "$b"
+}
+
+echo "| family | version | arch | cluster | stack check | stack resolve | build preflight |"
+echo "|---|---|---|---|---|---|---|"
 for fam in "$uenv"/recipes/*/; do
   family=$(basename "$fam")
   # newest version: names that start with a digit or `v` (not repo/, packages/, common/)
   version=$(ls "$fam" | grep -E '^(v?[0-9]|hip)' | sort -V | tail -1)
-  [ -n "$version" ] || { echo "| $family | - | - | - | no versioned recipe | - |"; continue; }
+  [ -n "$version" ] || { echo "| $family | - | - | - | no versioned recipe | - | - |"; continue; }
   vdir="$fam$version"
   if [ -f "$vdir/config.yaml" ]; then
     row "$family" "$version" "$version" "$vdir"
@@ -94,5 +116,5 @@ for fam in "$uenv"/recipes/*/; do
     found=1
     row "$family" "$version" "$(basename "$a")" "${a%/}"
   done
-  [ $found = 1 ] || echo "| $family | $version | - | - | no recipe directory (config.yaml) | - |"
+  [ $found = 1 ] || echo "| $family | $version | - | - | no recipe directory (config.yaml) | - | - |"
 done

@@ -55,7 +55,7 @@ pub fn tera() -> tera::Tera {
     t
 }
 
-/// Render `text` as one template with [`tera`], refusing it first if it
+/// Render `text` as one template with [`tera()`], refusing it first if it
 /// uses what templates may not.
 pub fn render_one(text: &str, context: &tera::Context) -> tera::Result<String> {
     if let Some(r) = refused(text)? {

@@ -22,7 +22,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::model::Cluster;
 
-/// The library directories of a system: what [`is_system_dir`] refuses to
+/// The library directories of a system: what `is_system_dir` refuses to
 /// allow anything of by prefix.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SystemDirs {
