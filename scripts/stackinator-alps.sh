@@ -78,6 +78,18 @@ row() {
   rm -f "$log"
 }
 
+# The packages a preflight refused and why (`name: construct`), from miette's wrapped lines.
+refusals() {
+  python3 - "$1" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+at = next(i for i, l in enumerate(lines) if "preflight" in l)
+text = " ".join(l.strip()[1:].strip() for l in lines[at + 1:] if l.strip().startswith("|"))
+items = re.findall(r"(\S+) \([^)]*\): line \d+:\s*(.+?)(?=\s+\S+ \([^)]*\): line \d+:|$)", text)
+print(", ".join(f"{n}: {c.strip()}" for n, c in items) or lines[at].strip())
+PY
+}
+
 # `stack build` up to its first source: "passes" when every package got past the preflight (the
 # review of build logic, the Python interpreter, unsupported constructs) and what stopped the
 # build is fetching sources (offline here); else the first refusal.
@@ -89,9 +101,12 @@ preflight() {
   if [ $rc -eq 0 ]; then
     echo "builds"
   elif grep -q -E '^(error|  x ) ?.*preflight' "$log"; then
-    echo "refused: $(grep -m1 -E 'preflight' "$log" | sed -e 's/^  x //' -e 's/|/\\|/g' | cut -c1-110)"
+    echo "refused: $(refusals "$log")"
   elif grep -q 'its source could not be fetched' "$log"; then
     echo "passes ($(grep -c 'its source could not be fetched' "$log") sources offline)"
+  elif grep -q -E 'git fetch .*(resolve|connect)' "$log"; then
+    # Branches are pinned to commits while the plan is made, before the review.
+    echo "not reached: pinning a git branch needs its remote"
   else
     echo "fails: $(first_error "$log")"
   fi

@@ -50,9 +50,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     // `sign`: the binary cache's trusted keys are part of the cluster config.
     ("cluster", &["diag", "spec", "settings", "recipes", "sign"]),
+    // `settings`: the built-in repository's index lives in the cache.
     (
         "stacks",
-        &["diag", "spec", "recipes", "cluster", "template"],
+        &["diag", "spec", "settings", "recipes", "cluster", "template"],
     ),
     // `build_logic`: node hashes cover the layer's version.
     (

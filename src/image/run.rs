@@ -1,6 +1,7 @@
 //! `stack run` / `stack shell`: try an image (or a build's store) the way
 //! `uenv start/run` would, without root: a user+mount+PID namespace
-//! (`unshare --user --map-root-user --mount --pid --fork --kill-child`) in
+//! (`unshare --user --map-root-user --mount --pid --fork --kill-child
+//! --mount-proc`) in
 //! which the store is bind-mounted — or the image mounted with
 //! `squashfuse` — at its mount point, a view optionally activated, then
 //! the command run.
@@ -130,6 +131,9 @@ pub fn command(
         "--pid",
         "--fork",
         "--kill-child",
+        // /proc of the namespace: MPI's shared-memory transports find their
+        // peers' memory by PID (`/proc/<pid>/fd/…`), PIDs of this namespace.
+        "--mount-proc",
         "sh",
         "-c",
         SCRIPT,

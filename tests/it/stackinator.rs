@@ -140,7 +140,7 @@ fn the_recipe_repo_wins_over_the_site_repo_and_packages_merge_per_package() {
     for repo in fs_err::read_dir(tmp.path().join("cache/stackinator/repos")).unwrap() {
         let index = repo.unwrap().path().join("recipes/.stack-index");
         let text = fs_err::read_to_string(&index).unwrap();
-        assert!(text.starts_with("stack-repo-index 1\nrecipes "), "{text}");
+        assert!(text.starts_with("stack-repo-index 2\nrecipes "), "{text}");
     }
 }
 

@@ -64,7 +64,6 @@ pub fn apply(
     ]);
     set(&mut c.recipe, "build", Some(build));
     // Every build system runs from package.py: none is excluded.
-    drop_other_system_conflicts(&mut c.recipe);
     // The run environment comes from the package's own
     // `setup_run_environment`, run at build time.
     set(&mut c.recipe, "env", None);
@@ -92,19 +91,4 @@ pub fn apply(
     }
     c.package_files.push(package);
     c.package_files.extend(imports);
-}
-
-/// Remove the conflicts that kept the build systems a static recipe does not
-/// translate from being chosen.
-fn drop_other_system_conflicts(recipe: &mut Yaml) {
-    let Some(Yaml::Seq(items)) = super::per_arch::get(recipe, "conflicts").cloned() else {
-        return;
-    };
-    let other = |c: &Yaml| matches!(super::per_arch::get(c, "message"), Some(Yaml::Str(m)) if m.contains(super::translate::OTHER_SYSTEM));
-    let kept: Vec<Yaml> = items.into_iter().filter(|c| !other(c)).collect();
-    set(
-        recipe,
-        "conflicts",
-        (!kept.is_empty()).then_some(Yaml::Seq(kept)),
-    );
 }

@@ -175,20 +175,19 @@ fn conditional_languages_keep_their_conditions() {
     );
 }
 
-/// libogg: CMake is offered from 1.3.4 on, Autotools is the default and the
-/// recipe's build section is Autotools'. `build_system=cmake` resolved and
-/// then built with Autotools, its CMake-only variants doing nothing; now it
-/// is a conflict with a message, and reported.
+/// libogg: CMake is offered from 1.3.4 on, Autotools is Spack's default.
+/// A static Autotools recipe resolved with `build_system=cmake` and built
+/// with Autotools, its CMake-only variants doing nothing; a conflict
+/// instead would refuse plans Spack makes (cp2k asks for mctc-lib's
+/// `build_system=cmake`). Such a package builds from package.py, whose
+/// builder follows the variant, and no build system is refused.
 #[test]
-fn build_systems_the_recipe_does_not_build_with_are_conflicts() {
+fn packages_with_several_build_systems_build_from_package_py() {
     let (_, out, _t) = import_all();
     let r = recipe(&out, "conditional-bs-demo");
-    assert!(r.contains("build: {system: autotools}"), "{r}");
-    assert!(r.contains("when: \"build_system=cmake\""), "{r}");
-    assert!(
-        r.contains("`build_system=cmake` is not translated: this recipe builds with autotools"),
-        "{r}"
-    );
+    assert!(r.contains("system: spack"), "{r}");
+    assert!(!r.contains("conflicts:"), "{r}");
+    assert!(r.contains("build_system"), "{r}");
     assert!(
         r.contains("construct: \"build system not translated\""),
         "{r}"

@@ -114,26 +114,20 @@ pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     s
 }
 
-/// The message of the conflict that keeps a build system the recipe does
-/// not translate from being chosen (see [`untranslated_build_systems`]).
-pub(super) const OTHER_SYSTEM: &str = "is not translated: this recipe builds with";
-
-/// The recipe's build section is the default build system's; Spack's other
-/// ones (libogg's `cmake` from 1.3.4 on) would resolve and then build with
-/// the default. Each is a conflict with a message, and reported.
+/// A static build section is one build system's (Spack's default); the
+/// others (libogg's `cmake` from 1.3.4 on, mctc-lib's `cmake` that cp2k
+/// asks for) must build as package.py says when a plan chooses them. So a
+/// package offering several build systems builds from package.py, whose
+/// builder follows the `build_system` variant: each other system is build
+/// logic that runs at build time.
 fn untranslated_build_systems(pkg: &mut SpackPackage, s: &mut Sections) {
     let line = pkg.directives("build_system").last().map_or(0, |d| d.line);
     let default = s.build_systems[0].clone();
     for other in &s.build_systems[1..] {
-        let message = format!("`build_system={other}` {OTHER_SYSTEM} {default} (Spack's default)");
-        s.conflicts.push(Yaml::map([
-            ("when", Some(Yaml::str(format!("build_system={other}")))),
-            ("message", Some(Yaml::str(message))),
-        ]));
         let detail = format!(
-            "{other}: the recipe builds with {default}; a conflict keeps {other} from being chosen"
+            "{other}: a static recipe would build with {default} (Spack's default) whatever the plan chose"
         );
-        pkg.untranslated(line, Kind::Info, "build system not translated", detail);
+        pkg.untranslated(line, Kind::Build, "build system not translated", detail);
     }
 }
 
