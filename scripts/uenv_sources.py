@@ -12,14 +12,16 @@ SUBSTITUTES = {
     # Debian's orig tarball of the same release, repacked or recompressed.
     "gcc": [{"debian": "gcc-14", "orig": "gcc-14_{v}.orig.tar.gz", "member": "gcc-{v}-dfsg.tar.xz",
              "fix": "gcc-dfsg"}],
-    "gmp": [{"debian": "gmp", "orig": "gmp_{v}+dfsg.orig.tar.xz", "fix": "gmp-dfsg"}],
+    "gmp": [{"debian": "gmp", "orig": "gmp_{v}+dfsg.orig.tar.xz", "fix": "doc-stub"}],
     "autoconf": [{"debian": "autoconf", "orig": "autoconf_{v}.orig.tar.xz"}],
     "libtool": [{"debian": "libtool", "orig": "libtool_{v}.orig.tar.xz"}],
     "xz": [{"debian": "xz-utils", "orig": "xz-utils_{v}.orig.tar.xz"}],
-    "bison": [{"debian": "bison", "orig": "bison_{v}+dfsg.orig.tar.xz"}],
+    "bison": [{"debian": "bison", "orig": "bison_{v}+dfsg.orig.tar.xz", "fix": "bison-dfsg"}],
     "boost": [{"debian": "boost1.90", "orig": "boost1.90_{v}.orig.tar.xz"}],
     "hdf5": [{"debian": "hdf5", "orig": "hdf5_{v}+repack.orig.tar.gz"}],
-    "gsl": [{"debian": "gsl", "orig": "gsl_{v}+dfsg.orig.tar.gz"}],
+    "gsl": [{"debian": "gsl", "orig": "gsl_{v}+dfsg.orig.tar.gz", "fix": "doc-stub"}],
+    "texinfo": [{"debian": "texinfo", "other": ["7.1.1"], "orig": "texinfo_{v}.orig.tar.xz",
+                 "url": "https://ftp.gnu.org/gnu/texinfo/texinfo-{v}.tar.xz"}],
     "papi": [{"debian": "papi", "orig": "papi_{v}.orig.tar.gz"}],
     "metis": [{"debian": "metis", "orig": "metis_{v}.dfsg.orig.tar.xz"}],
     "flex": [{"debian": "flex", "orig": "flex_{v}.orig.tar.gz"}],
@@ -87,13 +89,24 @@ def add_step(t, phase, argv):
     return re.sub(r"(?m)^build:\n", lambda m: m.group(0) + f"  steps:\n    {phase}:\n" + line, t, count=1)
 
 
-def fix_gmp_dfsg(t):
-    """Debian's +dfsg gmp has no doc/ (the GFDL manual): configure still lists doc/Makefile, so a
-    doc/Makefile.in whose targets do nothing stands in for it."""
+def fix_doc_stub(t):
+    """A +dfsg tarball without the GFDL manual (gmp has no doc/, gsl's doc/ lacks its sources):
+    configure still lists doc/Makefile, so a doc/Makefile.in whose targets do nothing stands in."""
     targets = ("all install install-data install-exec uninstall check installcheck clean distclean "
                "mostlyclean maintainer-clean info dvi pdf ps html install-info install-dvi install-html "
                "install-pdf install-ps install-strip tags ctags distdir")
     script = f"mkdir -p doc && printf '%s:\\n\\t@:\\n' '{targets}' > doc/Makefile.in"
+    return add_step(t, "pre_configure", json.dumps(["sh", "-c", script]))
+
+
+def fix_bison_dfsg(t):
+    """Debian's +dfsg bison lacks doc/bison.texi (GFDL), which the top Makefile needs to extract the
+    examples and to make the manual: an empty manual stands in, and the manual's outputs are given
+    one old date with their inputs so that make never runs makeinfo or help2man for them."""
+    script = ("printf '@setfilename bison.info\\n' > doc/bison.texi && mkdir -p doc/figs && "
+              "touch -d 2000-01-01 doc/bison.info doc/bison.help doc/figs/example.txt "
+              "doc/figs/example-reduce.txt doc/figs/example-shift.txt doc/*.texi "
+              "build-aux/cross-options.pl src/getargs.c")
     return add_step(t, "pre_configure", json.dumps(["sh", "-c", script]))
 
 
@@ -103,4 +116,5 @@ def fix_autogen(t):
     return re.sub(r"(?m)^  system: autotools\n", lambda m: m.group(0) + "  autogen: true\n", t, count=1)
 
 
-FIXES = {"gcc-dfsg": fix_gcc_dfsg, "gmp-dfsg": fix_gmp_dfsg, "autogen": fix_autogen}
+FIXES = {"gcc-dfsg": fix_gcc_dfsg, "doc-stub": fix_doc_stub, "bison-dfsg": fix_bison_dfsg,
+         "autogen": fix_autogen}

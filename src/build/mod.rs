@@ -24,6 +24,7 @@
 
 pub mod build_env;
 mod build_id;
+mod build_paths;
 mod command;
 mod costs;
 mod env;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::build_env;
 use super::build_id;
+use super::build_paths;
 use super::command::Runner;
 use super::env::{self, EnvInputs, PathMap, RealTools, StageDirs};
 use super::error::{PackageError, PhaseError};
@@ -97,6 +98,8 @@ pub(crate) struct PkgCtx<'a> {
     pub jobserver: &'a JobServer,
     /// The RPATH entries the wrapper adds (own lib dirs, link dependencies).
     pub rpaths: Vec<PathBuf>,
+    /// The real programs behind the compiler wrappers.
+    pub real: &'a RealTools,
     phase: Phase,
     phase_start: Instant,
     phases: Vec<(Phase, Duration)>,
@@ -310,6 +313,7 @@ pub(crate) fn build_one(
             .as_ref()
             .map(|w| w.rpaths.clone())
             .unwrap_or_default(),
+        real: tools,
         phase: Phase::Stage,
         phase_start: t0,
         phases: Vec::new(),
@@ -373,6 +377,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     if job.system.logic.is_some() {
         keep_run_env(ctx)?;
     }
+    scrub_build_paths(shared, ctx)?;
 
     if let Some(rel) = &job.relocate {
         ctx.enter(Phase::Relocate);
@@ -449,6 +454,39 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     ));
     store::write_facts(&facts_path(&shared.build_dir, job), &facts)?;
     store::register(&ctx.host_prefix, &mut record, &manifest)?;
+    Ok(())
+}
+
+/// Replace the stage's tool and wrapper paths in installed text files
+/// ([`build_paths`]); log what still names the build directory.
+fn scrub_build_paths(shared: &Shared<'_>, ctx: &PkgCtx<'_>) -> Result<(), PackageError> {
+    let paths = build_paths::BuildPaths::new(&ctx.stage, ctx.real, &shared.build_dir)?;
+    let s = build_paths::scrub(&ctx.host_prefix, &paths)?;
+    if s.files > 0 {
+        ctx.runner.log.line(&format!(
+            "==> build paths (host tools, compiler wrappers) replaced in {} installed files",
+            s.files
+        ));
+    }
+    if !s.remaining.is_empty() {
+        let shown: Vec<String> = s
+            .remaining
+            .iter()
+            .take(5)
+            .map(|p| p.display().to_string())
+            .collect();
+        tracing::warn!(
+            "{}: {} installed files still name the build directory: {}",
+            ctx.job.name,
+            s.remaining.len(),
+            shown.join(", ")
+        );
+        ctx.runner.log.line(&format!(
+            "==> warning: {} installed files still name the build directory: {}",
+            s.remaining.len(),
+            shown.join(", ")
+        ));
+    }
     Ok(())
 }
 

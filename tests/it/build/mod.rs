@@ -2,6 +2,7 @@
 //! (`tests/fixtures/build/`), real compilers, make, cmake, meson, patchelf.
 
 mod bootstrap;
+mod build_paths;
 mod cmake_find;
 mod failure;
 mod jobserver;

@@ -1,0 +1,227 @@
+//! Paths of the build that installed files must not keep.
+//!
+//! A build runs its tools through two private directories: the compiler
+//! wrappers (`<build>/wrap/cc`, …) and the host tools (`<stage>/tools/sed`,
+//! …, see [`super::host_tools`]). Configure scripts record the absolute
+//! paths they found — libtool's `SED="<stage>/tools/sed"`, gmp.h's
+//! `__GMP_CC`, perl's `Config_heavy.pl` — and those paths vanish with the
+//! stage: an installed `libtoolize` then fails in every later build.
+//!
+//! After the install, every installed text file (not ELF, no NUL byte)
+//! has these paths replaced by what they stand for: a host tool by the
+//! program its link points to (`/usr/bin/sed`), a wrapper by the real
+//! compiler it calls (the stack's gcc, by its path under the mount point).
+//! Whatever still names the build directory afterwards is reported (the
+//! log lists it); binaries are left alone, since a replacement would change
+//! their length.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use regex::bytes::{Captures, Regex};
+
+use super::env::{RealTools, StageDirs};
+use super::wrapper::{Lang, WRAPPER_NAMES};
+use crate::store::walk_prefix;
+
+/// The replacements for one package's build: `<dir>/<name>` → target, per
+/// private directory.
+#[derive(Clone, Debug, Default)]
+pub struct BuildPaths {
+    dirs: Vec<(PathBuf, BTreeMap<String, PathBuf>)>,
+    /// Paths that must not appear in installed files (checked after the
+    /// replacements).
+    forbidden: Vec<PathBuf>,
+}
+
+/// What [`scrub`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scrubbed {
+    /// Files rewritten.
+    pub files: usize,
+    /// Text files that still name a build path (relative to the prefix).
+    pub remaining: Vec<PathBuf>,
+}
+
+impl BuildPaths {
+    /// The replacements for a stage: its host tools (links in
+    /// `stage.tools`) and the wrapper names with the real programs of `real`.
+    pub fn new(stage: &StageDirs, real: &RealTools, build_dir: &Path) -> std::io::Result<Self> {
+        let mut tools = BTreeMap::new();
+        if stage.tools.is_dir() {
+            for e in fs_err::read_dir(&stage.tools)? {
+                let e = e?;
+                if let Ok(target) = fs_err::read_link(e.path()) {
+                    tools.insert(e.file_name().to_string_lossy().into_owned(), target);
+                }
+            }
+        }
+        let mut wrappers = BTreeMap::new();
+        for (name, lang) in WRAPPER_NAMES {
+            let program = match lang {
+                Lang::C => Some(&real.cc),
+                Lang::Cxx => real.cxx.as_ref(),
+                Lang::Fortran => real.fc.as_ref(),
+                Lang::Ld => real.ld.as_ref(),
+                Lang::Cuda => None,
+            };
+            if let Some(p) = program {
+                wrappers.insert((*name).to_string(), p.clone());
+            }
+        }
+        Ok(BuildPaths {
+            dirs: vec![(stage.tools.clone(), tools), (stage.wrap.clone(), wrappers)],
+            forbidden: vec![stage.root.clone(), build_dir.to_path_buf()],
+        })
+    }
+
+    fn patterns(&self) -> Vec<(Regex, &BTreeMap<String, PathBuf>)> {
+        self.dirs
+            .iter()
+            .filter_map(|(dir, names)| {
+                let d = regex::escape(&dir.to_string_lossy());
+                // A path component: what a shell word or a C string can hold.
+                Regex::new(&format!(r"{d}/([A-Za-z0-9_.+\[-]+)"))
+                    .ok()
+                    .map(|r| (r, names))
+            })
+            .collect()
+    }
+
+    /// `text` with the replacements made (`None`: nothing to replace).
+    pub fn replace(&self, text: &[u8]) -> Option<Vec<u8>> {
+        let mut out: Option<Vec<u8>> = None;
+        for (re, names) in self.patterns() {
+            let cur = out.as_deref().unwrap_or(text);
+            if !re.is_match(cur) {
+                continue;
+            }
+            let replaced = re.replace_all(cur, |c: &Captures<'_>| {
+                let name = String::from_utf8_lossy(&c[1]).into_owned();
+                match names.get(&name) {
+                    Some(t) => t.as_os_str().as_encoded_bytes().to_vec(),
+                    None => c[0].to_vec(),
+                }
+            });
+            if replaced.as_ref() != cur {
+                out = Some(replaced.into_owned());
+            }
+        }
+        out
+    }
+
+    fn mentions_forbidden(&self, text: &[u8]) -> bool {
+        self.forbidden
+            .iter()
+            .any(|p| memchr::memmem::find(text, p.as_os_str().as_encoded_bytes()).is_some())
+    }
+}
+
+/// Replace the build's private paths in every installed text file below
+/// `host_prefix`; report the files that still name the build directory.
+pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> std::io::Result<Scrubbed> {
+    let mut done = Scrubbed::default();
+    for e in walk_prefix(host_prefix) {
+        let e = e.map_err(std::io::Error::other)?;
+        if !e.file_type().is_file() {
+            continue;
+        }
+        let text = fs_err::read(e.path())?;
+        if text.starts_with(b"\x7fELF") || memchr::memchr(0, &text).is_some() {
+            continue;
+        }
+        let rel = e.path().strip_prefix(host_prefix).unwrap_or(e.path());
+        let now = match paths.replace(&text) {
+            Some(new) => {
+                write_keeping_mode(e.path(), &new)?;
+                done.files += 1;
+                new
+            }
+            None => text,
+        };
+        if paths.mentions_forbidden(&now) {
+            done.remaining.push(rel.to_path_buf());
+        }
+    }
+    Ok(done)
+}
+
+fn write_keeping_mode(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mode = fs_err::metadata(path)?.permissions().mode();
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode | 0o200))?;
+    fs_err::write(path, bytes)?;
+    fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(d: &Path) -> (StageDirs, RealTools) {
+        let stage = StageDirs::new(d.join("stage/p-1"), false, d.join("wrap"));
+        fs_err::create_dir_all(&stage.tools).unwrap();
+        std::os::unix::fs::symlink("/usr/bin/sed", stage.tools.join("sed")).unwrap();
+        std::os::unix::fs::symlink("/usr/bin/grep", stage.tools.join("grep")).unwrap();
+        let real = RealTools {
+            cc: "/opt/stack/gcc-14/bin/gcc".into(),
+            cxx: Some("/opt/stack/gcc-14/bin/g++".into()),
+            fc: None,
+            ld: Some("/usr/bin/ld".into()),
+        };
+        (stage, real)
+    }
+
+    #[test]
+    fn tools_and_wrappers_become_the_programs_they_stand_for() {
+        let d = tempfile::tempdir().unwrap();
+        let (stage, real) = setup(d.path());
+        let p = BuildPaths::new(&stage, &real, d.path()).unwrap();
+        let t = stage.tools.display().to_string();
+        let w = stage.wrap.display().to_string();
+        let text = format!(
+            "SED=\"{t}/sed\"\nEGREP=\"{t}/grep -E\"\nLTCC=\"{w}/cc\"\nCXX={w}/g++ -O2\nFC={w}/gfortran\nX={t}/sedx\n"
+        );
+        let out = String::from_utf8(p.replace(text.as_bytes()).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "SED=\"/usr/bin/sed\"\nEGREP=\"/usr/bin/grep -E\"\nLTCC=\"/opt/stack/gcc-14/bin/gcc\"\n\
+                 CXX=/opt/stack/gcc-14/bin/g++ -O2\nFC={w}/gfortran\nX={t}/sedx\n"
+            )
+        );
+        assert!(p.replace(b"nothing here").is_none());
+    }
+
+    #[test]
+    fn scrub_rewrites_text_files_keeps_modes_and_names_what_remains() {
+        let d = tempfile::tempdir().unwrap();
+        let (stage, real) = setup(d.path());
+        let p = BuildPaths::new(&stage, &real, d.path()).unwrap();
+        let prefix = d.path().join("prefix");
+        fs_err::create_dir_all(prefix.join("bin")).unwrap();
+        let t = stage.tools.display().to_string();
+        let tool = prefix.join("bin/libtoolize");
+        fs_err::write(&tool, format!("#!/bin/sh\nSED={t}/sed\n")).unwrap();
+        fs_err::set_permissions(&tool, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let left = prefix.join("bin/left");
+        fs_err::write(&left, format!("SRC={}/src\n", stage.root.display())).unwrap();
+        let elf = prefix.join("bin/prog");
+        fs_err::write(&elf, format!("\x7fELF\0{t}/sed")).unwrap();
+
+        let s = scrub(&prefix, &p).unwrap();
+        assert_eq!(s.files, 1);
+        assert_eq!(s.remaining, vec![PathBuf::from("bin/left")]);
+        assert_eq!(
+            fs_err::read_to_string(&tool).unwrap(),
+            "#!/bin/sh\nSED=/usr/bin/sed\n"
+        );
+        let mode = fs_err::metadata(&tool).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o555);
+        assert!(
+            fs_err::read(&elf)
+                .unwrap()
+                .ends_with(format!("{t}/sed").as_bytes())
+        );
+    }
+}
