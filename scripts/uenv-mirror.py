@@ -234,6 +234,25 @@ def resolve(a, overlay):
     return json.loads(r.stdout)["nodes"]
 
 
+def git_tree_partial(node, src, repos, mirror, overlay):
+    """A git version whose commit the fetched repository holds without some large blobs: the tree
+    without the paths SUBSTITUTES allows to leave out (`missing_ok`), and the recipe fix that
+    builds without them."""
+    entry = next((e for e in SUBSTITUTES.get(node["name"], []) if e.get("git_missing_ok")), None)
+    if not entry:
+        return "git archive failed (blobs missing from the fetched repository)"
+    m = re.match(r"https://github\.com/([^/]+)/([^/]+?)(\.git)?$", src["url"])
+    repo = repos.find(m.group(1), m.group(2))
+    commit = src["commit"]
+    left = git_tree_tarball(repo, commit, f"{m.group(2)}-{commit[:12]}", mirror.git_path(src["url"], commit),
+                            entry["git_missing_ok"])
+    if left is None:
+        return "git tree: blobs missing outside the paths allowed to be left out"
+    write_overlay(overlay, node["name"], None, f"{node['name']}@{node['version']} without "
+                  + ", ".join(left) + " (not in the fetched repository)", fix=entry.get("fix"))
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--recipe", required=True)
@@ -305,6 +324,8 @@ def main():
                 continue
             if src["type"] == "git":
                 res = route_git(node, src, repos, mirror)
+                if res == "git archive failed":
+                    res = git_tree_partial(node, src, repos, mirror, overlay)
                 route = ledger.get(f"{src['url']}@{src.get('commit')}", "git")
                 rows[key] = (route, "ok", src["url"]) if res is True else (route, "FAILED", res)
                 continue

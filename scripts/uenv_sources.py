@@ -63,6 +63,8 @@ SUBSTITUTES = {
     # kokkos' identical older releases (4.3) need a patch of a commit no fetched repository has
     "kokkos": [{"git": "kokkos/kokkos", "tag": "{v}", "other": ["4.6.01"], "before_older": True}],
     "kokkos-kernels": [{"git": "kokkos/kokkos-kernels", "tag": "{v}", "other": ["4.6.01"], "before_older": True}],
+    # a git version whose fetched repository lacks a large blob: the tree without it
+    "kokkos-tools": [{"git_missing_ok": ["profiling/perfetto-connector/perfetto/"], "fix": "no-perfetto"}],
     "zlib-ng": [{"git": "zlib-ng/zlib-ng", "tag": "{v}", "other": ["2.2.2"]}],
     "openblas": [{"git": "OpenMathLib/OpenBLAS", "tag": "v{v}", "other": ["0.3.28"]}],
 }
@@ -116,5 +118,11 @@ def fix_autogen(t):
     return re.sub(r"(?m)^  system: autotools\n", lambda m: m.group(0) + "  autogen: true\n", t, count=1)
 
 
+def fix_no_perfetto(t):
+    """kokkos-tools without perfetto's single-header SDK (the fetched repository lacks the blob):
+    the perfetto connector is not added to the build."""
+    return add_step(t, "pre_configure", json.dumps(["sed", "-i", "/perfetto-connector/d", "CMakeLists.txt"]))
+
+
 FIXES = {"gcc-dfsg": fix_gcc_dfsg, "doc-stub": fix_doc_stub, "bison-dfsg": fix_bison_dfsg,
-         "autogen": fix_autogen}
+         "autogen": fix_autogen, "no-perfetto": fix_no_perfetto}
