@@ -20,7 +20,7 @@ SUBSTITUTES = {
     "boost": [{"debian": "boost1.90", "orig": "boost1.90_{v}.orig.tar.xz"}],
     "hdf5": [{"debian": "hdf5", "orig": "hdf5_{v}+repack.orig.tar.gz"}],
     "gsl": [{"debian": "gsl", "orig": "gsl_{v}+dfsg.orig.tar.gz", "fix": "doc-stub"}],
-    "texinfo": [{"debian": "texinfo", "other": ["7.1.1"], "orig": "texinfo_{v}.orig.tar.xz",
+    "texinfo": [{"debian": "texinfo", "other": ["6.8"], "orig": "texinfo_{v}.orig.tar.xz",
                  "url": "https://ftp.gnu.org/gnu/texinfo/texinfo-{v}.tar.xz"}],
     "papi": [{"debian": "papi", "orig": "papi_{v}.orig.tar.gz"}],
     "metis": [{"debian": "metis", "orig": "metis_{v}.dfsg.orig.tar.xz"}],
