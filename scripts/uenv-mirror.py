@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from uenv_routes import (Debian, Mirror, Repos, ext_of, git_tree_tarball, route_debian,  # noqa: E402
                          route_git, route_github, route_patch, route_pypi, run, sha256_file)
-from uenv_sources import BOOTSTRAP_DEPS, FIXES, SUBSTITUTES  # noqa: E402
+from uenv_sources import BOOTSTRAP_DEPS, FIXES, RESOURCE_SUBSTITUTES, SUBSTITUTES  # noqa: E402
 
 
 def builtin_recipe(name):
@@ -61,6 +61,8 @@ def yaml_str(s):
 
 
 OVERLAYS = {}
+# A resource's planned sha256 -> (url, sha256) of the archive the overlay names instead.
+RESOURCE_SWAPS = {}
 
 
 def write_overlay(overlay, name, versions, note, extra_deps=(), fix=None, drop_patches=()):
@@ -91,6 +93,11 @@ def write_overlay(overlay, name, versions, note, extra_deps=(), fix=None, drop_p
                 new = new.replace("\nbuild:\n", "\ndependencies:\n" + add + "build:\n", 1)
     if fix:
         new = FIXES[fix](new)
+    for old_sha, (url, sha) in RESOURCE_SWAPS.items():
+        new, n = re.subn(r'"url": "[^"]*", "sha256": "' + old_sha + '"',
+                         lambda _: f'"url": "{url}", "sha256": "{sha}"', new)
+        if n:
+            note += f"; a resource (sha256 {old_sha[:12]}…) from {url.rsplit('/', 1)[-1]} instead"
     for url in drop_patches:
         new = "".join(line for line in new.splitlines(keepends=True)
                       if not (line.lstrip().startswith("- {url:") and url in line))
@@ -234,6 +241,39 @@ def resolve(a, overlay):
     return json.loads(r.stdout)["nodes"]
 
 
+def route_resources(node, src, mirror, deb, overlay, ledger):
+    """The resources of an archive source: byte-identical from Debian's pool, else the
+    RESOURCE_SUBSTITUTES file of the same release, named in the overlay. Returns the failures."""
+    failed = []
+    for r in src.get("resources", []):
+        sha = r.get("sha256")
+        if not sha or mirror.has(sha) or sha in RESOURCE_SWAPS:
+            continue
+        res = route_debian(node, r, deb, mirror)
+        if res is True:
+            continue
+        sub = RESOURCE_SUBSTITUTES.get(sha)
+        if not sub:
+            failed.append(f"resource {r['url']}: {res or 'no route'}")
+            continue
+        name = sub["debian_file"]
+        path, err = deb.fetch_file(name)
+        if err:
+            failed.append(f"resource {r['url']}: debian {name}: {err}")
+            continue
+        new_sha = deb.files[name][0]
+        err = mirror.put_file(path, new_sha, ext_of(name))
+        if err:
+            failed.append(f"resource {r['url']}: {err}")
+            continue
+        RESOURCE_SWAPS[sha] = (f"https://deb.debian.org/debian/{deb.files[name][3]}/{name}", new_sha)
+        ledger.setdefault("resource_swaps", {})[sha] = RESOURCE_SWAPS[sha]
+        o = OVERLAYS.get(node["name"]) or ledger.get("overlays", {}).get(node["name"])
+        if o:
+            write_overlay(overlay, node["name"], o["versions"], o["note"], o["deps"], o["fix"], o.get("drop", ()))
+    return failed
+
+
 def git_tree_partial(node, src, repos, mirror, overlay):
     """A git version whose commit the fetched repository holds without some large blobs: the tree
     without the paths SUBSTITUTES allows to leave out (`missing_ok`), and the recipe fix that
@@ -276,6 +316,7 @@ def main():
     ledger_path = os.path.join(work, "routes.json")
     ledger = json.load(open(ledger_path)) if os.path.isfile(ledger_path) else {}
 
+    RESOURCE_SWAPS.update({k: tuple(v) for k, v in ledger.get("resource_swaps", {}).items()})
     # Rewrite the overlay from the shipped recipes as they are now (a fixed recipe is not hidden
     # by an old copy); the sources are in the mirror already.
     for name, o in ledger.get("overlays", {}).items():
@@ -329,6 +370,12 @@ def main():
                 route = ledger.get(f"{src['url']}@{src.get('commit')}", "git")
                 rows[key] = (route, "ok", src["url"]) if res is True else (route, "FAILED", res)
                 continue
+            swaps = len(RESOURCE_SWAPS)
+            for err in route_resources(node, src, mirror, deb, overlay, ledger):
+                rows[(name + " (resource)", err.split()[1].rsplit("/", 1)[-1])] = ("none", "FAILED", err)
+            if len(RESOURCE_SWAPS) != swaps:
+                rows[(name + " (resource)", "swapped")] = ("debian-orig", "ok", "")
+                changed = True
             sha = src["sha256"]
             if mirror.has(sha):
                 rows[key] = (ledger.get(sha, "mirror"), "ok", "")

@@ -69,6 +69,15 @@ SUBSTITUTES = {
     "openblas": [{"git": "OpenMathLib/OpenBLAS", "tag": "v{v}", "other": ["0.3.28"]}],
 }
 
+# Resources (a recipe's extra archives) whose archive is not reachable byte for byte here: the
+# sha256 of the planned archive -> Debian's file of the same release (its sha256 is read from
+# Debian's index). The overlay names that file instead.
+RESOURCE_SUBSTITUTES = {
+    # luarocks 3.11.1 (lua's resource): Debian's +dfsg repack of 3.8.0 (the pool here has no 3.11.1)
+    "c3fb3d960dffb2b2fe9de7e3cb004dc4d0b34bb3d342578af84f84325c669102":
+        {"debian_file": "luarocks_3.8.0+dfsg1.orig.tar.xz"},
+}
+
 BOOTSTRAP_DEPS = ["autoconf", "automake", "libtool", "m4"]
 
 
