@@ -1,7 +1,7 @@
 """Spack's default `url_for_version`: a version's own `url=`; else the
 package's `url` (or the first of `urls`, e.g. a mirror mix-in's or
-`pypi`/`cran`'s) with the version written in it replaced by the wanted one,
-in each separator style it appears in (`1.2.3`, `1_2_3`, `1-2-3`); else the
+`pypi`/`cran`'s) with the version written in it replaced by the wanted one
+as the package writes it (`str(version)`; separators are not rewritten); else the
 URL of the nearest version that has one, substituted the same way.  A URL
 in which no version is found is used as it is."""
 
@@ -16,9 +16,17 @@ class NoURLError(SpackError):
 
 
 _ARCHIVE_EXT = re.compile(
-    r"(\.tar\.(gz|bz2|xz|zst|Z|lz|lzma)|\.(tgz|tbz2?|txz|tar|zip|gz|bz2|xz|whl|gem|jar|rpm|deb|7z|run|sh|exe|dmg|egg))+$"
+    r"(\.tar\.(gz|bz2|xz|zst|Z|lz|lzma)|\.(tgz|tbz2?|txz|tar|zip|gz|bz2|xz|zst|whl|gem|jar|rpm|deb|7z|run|sh|exe|dmg|egg))+$",
+    re.IGNORECASE,
 )
-_VERSION_RUN = re.compile(r"(?<![0-9A-Za-z])v?([0-9]+(?:[._-][0-9]+)*(?:[._-]?(?:alpha|beta|rc|a|b|p|pre|post|dev)[0-9]*)?)")
+# A version as a file name writes it: numbers joined by `.`, `_` or `-`, a
+# short letter suffix (`1.1.1w`), pre-release words (`1.8.0-rc1`, `2026-rc.1`).
+_PRE = r"(?:alpha|beta|rc|pre|dev|post|patch|update|a|b|p|u)"
+_PART = r"[0-9]+(?:(?:alpha|beta|rc|pre|dev|post|[a-z]{1,2})[0-9]*)?(?![A-Za-z])"
+_VERSION_RUN = re.compile(
+    r"(?:(?<=^)|(?<=[._/-])|(?<=[._/-][vV])|(?<=^[vV]))"
+    r"(" + _PART + r"(?:[._-](?:" + _PART + r"|" + _PRE + r"[0-9]*(?![A-Za-z])))*)"
+)
 
 
 def _restyle(text, sep):
@@ -30,7 +38,7 @@ def _bounded(hay, needle):
     `1.2` is not found in `11.2`, `1.23` or `1.2.5`."""
     out = []
     start = 0
-    while True:
+    while needle:
         i = hay.find(needle, start)
         if i < 0:
             return out
@@ -39,56 +47,64 @@ def _bounded(hay, needle):
         before2 = hay[i - 2] if i > 1 else ""
         after = hay[j] if j < len(hay) else ""
         after2 = hay[j + 1] if j + 1 < len(hay) else ""
-        ok = not before.isdigit() and not (before in "." and before2.isdigit() and before != "")
+        ok = not before.isdigit() and not (before == "." and before2.isdigit())
         ok = ok and not after.isdigit() and not (after in "._" and after != "" and after2.isdigit())
         if ok:
             out.append(i)
         start = i + 1
+    return out
+
+
+def _stem(url):
+    path = re.split(r"[?#]", url, maxsplit=1)[0]
+    name = [s for s in path.split("/") if s]
+    name = name[-1] if name else path
+    return _ARCHIVE_EXT.sub("", name)
+
+
+def _runs(text):
+    return [m.group(1) for m in _VERSION_RUN.finditer(text)]
 
 
 def reference_version(url, known=()):
-    """The version written in `url`: the longest known version found in it
-    (in any separator style), else the last version-like run of its file
-    name."""
-    for v in sorted((str(k) for k in known), key=len, reverse=True):
-        if not v[:1].isdigit():
-            continue
-        for sep in ".-_":
-            if _bounded(url, _restyle(v, sep)):
-                return v
+    """The version as the URL writes it (Spack parses it from the file
+    name): the longest of the package's versions written in the file name,
+    with the pre-release words that follow it there (`MUST-v1.8.0-rc1`);
+    else the version-like run of the file name; else a known version
+    anywhere in the URL; else a run of a directory name."""
+    known = sorted((str(k) for k in known if str(k)[:1].isdigit()), key=len, reverse=True)
+    stem = _stem(url)
+    runs = _runs(stem)
+    for v in known:
+        if _bounded(stem, v):
+            longer = [r for r in runs if r != v and r.startswith(v) and r[len(v)] in "._-"]
+            return longer[0] if longer else v
+    if runs:
+        with_sep = [r for r in runs if re.search(r"[._-]", r)]
+        return (with_sep or runs)[0]
+    for v in known:
+        if _bounded(url, v):
+            return v
     path = url.split("://", 1)[-1]
-    path = path.split("?", 1)[0]
-    segments = [s for s in path.split("/")[1:] if s]
-    for seg in reversed(segments):
-        stem = _ARCHIVE_EXT.sub("", seg)
-        runs = [m.group(1) for m in _VERSION_RUN.finditer(stem)]
-        runs = [r for r in runs if re.search(r"[._-]", r) or len(segments) and seg is segments[-1]]
+    for seg in reversed([s for s in path.split("/")[1:-1] if s]):
+        runs = _runs(seg)
         if runs:
-            return runs[-1]
+            return runs[0]
     return None
 
 
 def substitute_version(url, new_version, known=()):
-    """`url` with the version written in it replaced by `new_version` in
-    each separator style; `url` itself when it holds no version."""
+    """Spack's default substitution: `str(new_version)`, as written, where
+    the URL's own version is written (at each place that text appears);
+    separators are not rewritten (`mgcv_1.9-4` gives `mgcv_1.8-42` for
+    `1.8-42`). `url` itself when it holds no version."""
     ref = reference_version(url, known)
     if ref is None:
         return url
     new = str(new_version)
     out = url
-    styles = []
-    for sep in ".-_":
-        styles.append((_restyle(ref, sep), _restyle(new, sep)))
-    if not re.search(r"[._-]", ref):
-        styles = [(ref, new)]
-    seen = set()
-    for old, repl in styles:
-        if old in seen:
-            continue
-        seen.add(old)
-        offsets = _bounded(out, old)
-        for i in reversed(offsets):
-            out = out[:i] + repl + out[i + len(old):]
+    for i in reversed(_bounded(url, ref)):
+        out = out[:i] + new + out[i + len(ref):]
     return out
 
 

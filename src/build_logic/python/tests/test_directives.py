@@ -239,14 +239,32 @@ class UrlTest(WorkspaceTest):
                 return v.get("fetch_url", v.get("fetch_url_error"))
         raise AssertionError("no version " + version)
 
-    def test_separator_styles(self):
+    def test_the_version_is_substituted_as_written(self):
+        # Spack puts `str(version)` where the file name writes its version;
+        # separators are not rewritten (packages that need another style
+        # define `url_for_version`).
         body = '''
             class U(Package):
                 url = "https://example.org/v1.2.3/u-1_2_3-src.tar.gz"
                 version("2.0.1", sha256="0" * 64)
                 version("1.2.3", sha256="1" * 64)
         '''
-        self.assertEqual(self.url(body, "2.0.1"), "https://example.org/v2.0.1/u-2_0_1-src.tar.gz")
+        self.assertEqual(self.url(body, "2.0.1"), "https://example.org/v1.2.3/u-2.0.1-src.tar.gz")
+        cran = '''
+            class U(Package):
+                url = "https://cran.r-project.org/src/contrib/mgcv_1.9-4.tar.gz"
+                version("1.9-4", sha256="0" * 64)
+                version("1.8-42", sha256="1" * 64)
+        '''
+        self.assertEqual(self.url(cran, "1.8-42", "mgcv"),
+                         "https://cran.r-project.org/src/contrib/mgcv_1.8-42.tar.gz")
+        rc = '''
+            class U(Package):
+                url = "https://example.org/MUST-v1.8.0-rc1.tar.gz"
+                version("1.9.0-rc1", sha256="0" * 64)
+                version("1.8.0", sha256="1" * 64)
+        '''
+        self.assertEqual(self.url(rc, "1.9.0-rc1", "must"), "https://example.org/MUST-v1.9.0-rc1.tar.gz")
 
     def test_dashes_and_no_version(self):
         body = '''
