@@ -163,6 +163,15 @@ def consume_pending():
     return items
 
 
+def reset_pending():
+    """Forget what a class body that raised left queued (and its open
+    `with when(...)` contexts), so that the next class does not get it."""
+    del _pending[:]
+    del _pending_hooks[:]
+    del _when_stack[:]
+    del _defaults_stack[:]
+
+
 def consume_pending_hooks():
     items = list(_pending_hooks)
     del _pending_hooks[:]

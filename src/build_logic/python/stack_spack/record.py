@@ -13,6 +13,7 @@ import traceback
 
 from . import finder
 from .context import package_class
+from .directives import reset_pending
 from .errors import ApiNotImplemented, register_package_file
 from .lang import classproperty
 from .spec import AbstractSpec, ConcreteSpec
@@ -191,6 +192,7 @@ def evaluate(path, arch):
     finder.install({name: path}).add_root(root, layout)
     register_package_file(path)
     finder.forget_packages()
+    reset_pending()
     with machine(arch):
         try:
             __import__(name)

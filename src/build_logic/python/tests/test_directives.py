@@ -227,6 +227,13 @@ class DirectivesTest(WorkspaceTest):
         r = record.evaluate(missing, "x86_64")
         self.assertEqual(r["kind"], "api")
         self.assertIn("missing/package.py:5: name 'sbang_install_path' is not implemented", r["error"])
+        # What the failed class bodies queued is not given to the next class.
+        good = self.ws.package("good", '''
+            class Good(Package):
+                version("2.0", sha256="0" * 64)
+        ''')
+        r = record.evaluate(good, "x86_64")
+        self.assertEqual([v["version"] for v in r["versions"]], ["2.0"])
 
 
 class UrlTest(WorkspaceTest):
