@@ -8,16 +8,24 @@
 //!
 //!   cargo bench --bench import_differential -- [-v] [--layer DIR] [REPOSITORY]
 //!   cargo bench --bench import_differential -- --load RECIPES
+//!   cargo bench --bench import_differential -- --records FILE [REPOSITORY]
 //!
 //! REPOSITORY defaults to `$STACK_SPACK_PACKAGES`; `--layer` names another
 //! copy of the package API layer (a worktree's `src/build_logic/python`). With `--load`, it loads
 //! every recipe of the directory RECIPES (an `--all` import) instead and
-//! counts those that do not load, with their first error.
+//! counts those that do not load, with their first error. With
+//! `--records`, the oracle's records are kept in FILE (JSON) and read from
+//! there when it exists (the Python side takes minutes over a whole
+//! repository; delete FILE when the layer changes).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use stack::import::differential::{Standing, check, package_names};
+use std::collections::BTreeMap;
+
+use stack::import::differential::{
+    Standing, compare_all, package_files, package_names, records,
+};
 
 /// Load every recipe of `dir`; print how many do not load.
 fn load_all(dir: &std::path::Path) {
@@ -53,14 +61,20 @@ fn main() {
         return;
     }
     let verbose = args.iter().any(|a| a == "-v");
-    let layer_arg = args
-        .iter()
-        .position(|a| a == "--layer")
-        .map(|i| PathBuf::from(&args[i + 1]));
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .map(|i| PathBuf::from(&args[i + 1]))
+    };
+    let layer_arg = value_of("--layer");
+    let records_file = value_of("--records");
     let repo = args
         .iter()
         .enumerate()
-        .find(|(i, a)| !a.starts_with('-') && (*i == 0 || args[i - 1] != "--layer"))
+        .find(|(i, a)| {
+            !a.starts_with('-')
+                && (*i == 0 || !matches!(args[i - 1].as_str(), "--layer" | "--records"))
+        })
         .map(|(_, a)| PathBuf::from(a))
         .or_else(stack::settings::spack_packages);
     let Some(repo) = repo else {
@@ -76,10 +90,28 @@ fn main() {
     }
     let names = package_names(&repo);
     let started = Instant::now();
-    let (counts, checks) = check(&repo, &names, "python3".as_ref(), &layer).unwrap_or_else(|e| {
+    let fail = |e: &dyn std::fmt::Display| -> ! {
         eprintln!("import_differential: {e}");
         std::process::exit(1);
-    });
+    };
+    let files = package_files(&repo, &names).unwrap_or_else(|e| fail(&e));
+    let cached: Option<BTreeMap<PathBuf, serde_json::Value>> = records_file
+        .as_ref()
+        .and_then(|f| std::fs::read(f).ok())
+        .map(|b| serde_json::from_slice(&b).unwrap_or_else(|e| fail(&e)));
+    let oracle = match cached {
+        Some(o) => o,
+        None => {
+            let o = records("python3".as_ref(), &layer, &files).unwrap_or_else(|e| fail(&e));
+            if let Some(f) = &records_file {
+                let json = serde_json::to_vec(&o).unwrap_or_else(|e| fail(&e));
+                std::fs::write(f, json).unwrap_or_else(|e| fail(&e));
+            }
+            o
+        }
+    };
+    println!("oracle {:.1} s", started.elapsed().as_secs_f64());
+    let (counts, checks) = compare_all(&repo, &names, &oracle);
     print!("{counts}");
     println!(
         "import errors {}",

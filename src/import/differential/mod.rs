@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use oracle::{OracleError, records};
-pub use run::{PackageCheck, check, package_names, sample};
+pub use run::{PackageCheck, check, compare_all, package_files, package_names, sample};
 
 use super::spack::Converted;
 

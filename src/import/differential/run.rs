@@ -1,6 +1,7 @@
 //! The check over packages of a repository: each converted as `stack
 //! import spack` converts it, each recorded by the oracle, compared.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -63,20 +64,40 @@ pub fn check(
     python: &Path,
     layer: &Path,
 ) -> Result<(Counts, Vec<PackageCheck>), OracleError> {
+    let files = package_files(from, names)?;
+    let oracle = records(python, layer, &files)?;
+    Ok(compare_all(from, names, &oracle))
+}
+
+/// The `package.py` of each of `names` in the repository `from`.
+pub fn package_files(from: &Path, names: &[String]) -> Result<Vec<PathBuf>, OracleError> {
     let dir = packages_dir(from).map_err(|e| OracleError::Failed {
         script: from.to_path_buf(),
         status: "no packages".into(),
         stderr: e.to_string(),
     })?;
+    Ok(names
+        .iter()
+        .map(|n| dir.join(dir_name(n)).join("package.py"))
+        .collect())
+}
+
+/// Compare packages `names` of the repository `from` with records the
+/// oracle gave before (keyed by [`package_files`]' paths): the
+/// whole-repository script keeps them while the comparison is worked on.
+pub fn compare_all(
+    from: &Path,
+    names: &[String],
+    oracle: &BTreeMap<PathBuf, serde_json::Value>,
+) -> (Counts, Vec<PackageCheck>) {
+    let files = package_files(from, names).unwrap_or_default();
+    let Ok(dir) = packages_dir(from) else {
+        return (Counts::default(), Vec::new());
+    };
     let repos = Repos {
         own: SpackRepo::at(&dir),
         others: Vec::new(),
     };
-    let files: Vec<PathBuf> = names
-        .iter()
-        .map(|n| dir.join(dir_name(n)).join("package.py"))
-        .collect();
-    let oracle = records(python, layer, &files)?;
     let checks: Vec<PackageCheck> = names
         .par_iter()
         .zip(files.par_iter())
@@ -103,5 +124,5 @@ pub fn check(
     for c in &checks {
         counts.add(&c.differences, c.oracle_error.is_some());
     }
-    Ok((counts, checks))
+    (counts, checks)
 }

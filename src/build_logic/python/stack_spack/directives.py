@@ -293,18 +293,34 @@ def _types(type_):
     return tuple(type_)
 
 
+def _add_dependency(cls, dep, when):
+    """Spack's `_depends_on`: a dependency named again under the same
+    condition constrains the first (spec merged, types united, patches
+    added)."""
+    deps = cls.dependencies.setdefault(when_spec(when), {})
+    old = deps.get(dep.spec.name)
+    if old is None:
+        deps[dep.spec.name] = dep
+        return
+    spec = AbstractSpec(str(_merge_constraints([str(old.spec), str(dep.spec)])))
+    types = tuple(old.depflag) + tuple(t for t in dep.depflag if t not in old.depflag)
+    patches = list(old.patches or []) + list(dep.patches or [])
+    deps[dep.spec.name] = Dependency(spec, types, patches or None, when)
+
+
 @directive
 def depends_on(cls, spec, when=None, type=None, patches=None):
-    dep = Dependency(str(spec), _types(type), patches, when)
-    name = dep.spec.name
-    cls.dependencies.setdefault(when_spec(when), {})[name] = dep
+    _add_dependency(cls, Dependency(str(spec), _types(type), patches, when), when)
 
 
 @directive
 def extends(cls, spec, when=None, type=("build", "run"), patches=None):
     dep = Dependency(str(spec), _types(type), patches, when)
-    cls.dependencies.setdefault(when_spec(when), {})[dep.spec.name] = dep
+    _add_dependency(cls, dep, when)
     cls.extendees[dep.spec.name] = (dep.spec, when_spec(when))
+    # Spack: a Python extension also needs the venv that isolates it.
+    if dep.spec.name == "python" and getattr(cls, "name", None) != "python-venv":
+        _add_dependency(cls, Dependency("python-venv", ("build", "run"), None, when), when)
 
 
 @directive

@@ -210,6 +210,23 @@ class DirectivesTest(WorkspaceTest):
         self.assertEqual(sorted(pkg["archs"]), ["aarch64", "x86_64"])
         self.assertEqual(pkg["archs"]["x86_64"]["name"], "demo")
 
+    def test_repeated_dependencies_merge_and_extends_python_adds_the_venv(self):
+        p = self.ws.package("ext", '''
+            class Ext(Package):
+                version("1.0", sha256="0" * 64)
+                variant("a", default=False, description="a")
+                depends_on("python@3.8:", type=("build", "run"), when="+a")
+                extends("python", when="+a")
+                depends_on("zlib", type="build")
+                depends_on("zlib@1.3:", type="link")
+        ''')
+        r = record.evaluate(p, "x86_64")
+        deps = {(d["spec"], d["when"]): sorted(d["type"]) for d in r["dependencies"]}
+        self.assertEqual(deps[("python@3.8:", "+a")], ["build", "run"])
+        self.assertEqual(deps[("python-venv", "+a")], ["build", "run"])
+        self.assertEqual(deps[("zlib@1.3:", None)], ["build", "link"])
+        self.assertEqual(len(deps), 3, deps)
+
     def test_errors_are_recorded(self):
         bad = self.ws.package("bad", '''
             class Bad(Package):
