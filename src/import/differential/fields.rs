@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use super::recipe_view::{DepView, RecipeView};
+use super::normal::{self, Cond};
+use super::recipe_view::RecipeView;
 use super::{Difference, Field, Standing};
-use crate::spec::Spec;
 
 /// Spack's build dependencies the importer leaves out on purpose
 /// (docs/import.md: the stack builds with the host's make and updates
@@ -251,26 +251,6 @@ pub fn variants(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
     }
 }
 
-/// Two conditions (or specs) alike: equal once parsed, else equal as
-/// their sorted words.
-fn same_spec(a: Option<&str>, b: Option<&str>) -> bool {
-    let a = a.unwrap_or("").trim();
-    let b = b.unwrap_or("").trim();
-    if a == b {
-        return true;
-    }
-    match (Spec::parse(a), Spec::parse(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => words(a) == words(b),
-    }
-}
-
-fn words(s: &str) -> Vec<String> {
-    let mut w: Vec<String> = s.split_whitespace().map(str::to_string).collect();
-    w.sort();
-    w
-}
-
 fn spec_name(spec: &str) -> &str {
     spec.split(|c: char| c.is_whitespace() || "@+~%^=".contains(c))
         .next()
@@ -281,146 +261,194 @@ fn dep_text(spec: &str, types: &[String], when: Option<&str>) -> String {
     format!("{spec} {types:?} when {}", when.unwrap_or("-"))
 }
 
-fn same_dep(spack: &Json, ours: &DepView) -> bool {
-    let spec = spack["spec"].as_str().unwrap_or("");
-    let name = spec_name(spec);
-    if spec_name(&ours.spec) != name {
-        return false;
+/// One dependency as compared: entries of the same name under conditions
+/// that read the same are one (Spack's `depends_on` constrains a
+/// dependency named again; the importer may write them apart).
+struct Dep {
+    name: String,
+    spec: Cond,
+    types: BTreeSet<String>,
+    when: Cond,
+    text: String,
+}
+
+fn merge_deps(deps: Vec<Dep>) -> Vec<Dep> {
+    let mut out: Vec<Dep> = Vec::new();
+    for d in deps {
+        match out
+            .iter_mut()
+            .find(|o| o.name == d.name && o.when == d.when)
+        {
+            Some(o) => {
+                o.types.extend(d.types);
+                o.text = format!("{}; {}", o.text, d.text);
+                o.spec = match (&o.spec, &d.spec) {
+                    (Cond::Holds(a), Cond::Holds(b)) => {
+                        let mut m = a.clone();
+                        match m.constrain(b) {
+                            Ok(_) => Cond::Holds(m),
+                            Err(_) => Cond::Text(vec![o.text.clone()]),
+                        }
+                    }
+                    _ => Cond::Text(vec![o.text.clone()]),
+                };
+            }
+            None => out.push(d),
+        }
     }
-    let types: BTreeSet<String> = spack["type"]
-        .as_array()
-        .map(|t| t.iter().filter_map(json_text).collect())
-        .unwrap_or_default();
-    let our_types: BTreeSet<String> = ours.types.iter().cloned().collect();
-    let types_ok = LANGUAGES.contains(&name) || types == our_types;
-    types_ok
-        && same_spec(Some(spec), Some(&ours.spec))
-        && same_spec(spack["when"].as_str(), ours.when.as_deref())
+    out
+}
+
+fn same_dep(a: &Dep, b: &Dep) -> bool {
+    a.name == b.name
+        && a.when == b.when
+        && (LANGUAGES.contains(&a.name.as_str()) || (a.spec == b.spec && a.types == b.types))
 }
 
 pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
-    let spack = items(record, "dependencies");
-    for d in spack {
+    let own = record["name"].as_str().unwrap_or("");
+    let mut spack = Vec::new();
+    for d in items(record, "dependencies") {
         let spec = d["spec"].as_str().unwrap_or("");
-        let name = spec_name(spec);
-        if view.dependencies.iter().any(|o| same_dep(d, o)) {
-            continue;
-        }
-        let ours: Vec<String> = view
-            .dependencies
-            .iter()
-            .filter(|o| spec_name(&o.spec) == name)
-            .map(|o| dep_text(&o.spec, &o.types, o.when.as_deref()))
-            .collect();
-        let s = if BY_DESIGN_DEPENDENCIES.contains(&name) {
-            Standing::ByDesign
-        } else {
-            standing(view.flags(name))
-        };
-        let types: Vec<String> = d["type"]
+        let name = spec_name(spec).to_string();
+        let all_types: Vec<String> = d["type"]
             .as_array()
             .map(|t| t.iter().filter_map(json_text).collect())
             .unwrap_or_default();
-        let theirs = dep_text(spec, &types, d["when"].as_str());
-        let ours = if ours.is_empty() {
+        let text = dep_text(spec, &all_types, d["when"].as_str());
+        let when = normal::cond(&[d["when"].as_str()], own);
+        // Test dependencies are kept as data (tests are not run), and
+        // entries for other platforms or architectures are left out
+        // (docs/import.md).
+        let types: BTreeSet<String> = all_types.into_iter().filter(|t| t != "test").collect();
+        if types.is_empty() || !when.holds() {
+            push(out, Field::Dependency, &name, text, "not for this reading".into(), Standing::ByDesign);
+            continue;
+        }
+        let spec = normal::dep_spec(spec);
+        spack.push(Dep { name, spec, types, when, text });
+    }
+    let spack = merge_deps(spack);
+    let ours = merge_deps(
+        view.dependencies
+            .iter()
+            .filter_map(|o| {
+                let when = normal::cond(&[o.when.as_deref()], own);
+                when.holds().then(|| Dep {
+                    name: spec_name(&o.spec).to_string(),
+                    spec: normal::dep_spec(&o.spec),
+                    types: o.types.iter().cloned().collect(),
+                    when,
+                    text: dep_text(&o.spec, &o.types, o.when.as_deref()),
+                })
+            })
+            .collect(),
+    );
+    for d in &spack {
+        if ours.iter().any(|o| same_dep(d, o)) {
+            continue;
+        }
+        let mine: Vec<&str> = ours
+            .iter()
+            .filter(|o| o.name == d.name)
+            .map(|o| o.text.as_str())
+            .collect();
+        let s = if BY_DESIGN_DEPENDENCIES.contains(&d.name.as_str()) {
+            Standing::ByDesign
+        } else {
+            standing(view.flags(&d.name))
+        };
+        let mine = if mine.is_empty() {
             "missing".into()
         } else {
-            ours.join("; ")
+            mine.join("; ")
         };
-        push(out, Field::Dependency, name, theirs, ours, s);
+        push(out, Field::Dependency, &d.name, d.text.clone(), mine, s);
     }
-    for o in &view.dependencies {
+    for o in &ours {
         if !spack.iter().any(|d| same_dep(d, o)) {
-            let name = spec_name(&o.spec);
-            let s = standing(view.flags(name));
-            let ours = dep_text(&o.spec, &o.types, o.when.as_deref());
-            push(out, Field::Dependency, name, "missing".into(), ours, s);
+            let s = standing(view.flags(&o.name));
+            push(out, Field::Dependency, &o.name, "missing".into(), o.text.clone(), s);
         }
     }
-}
-
-/// A conflict's spec and condition as one condition (`%gcc@:5` when `+x`
-/// is `+x %gcc@:5`).
-fn merged(spec: &str, when: Option<&str>) -> String {
-    format!("{} {}", when.unwrap_or(""), spec)
-        .trim()
-        .to_string()
-}
-
-fn other_platform_only(spec: &str) -> bool {
-    let words: Vec<&str> = spec.split_whitespace().collect();
-    !words.is_empty()
-        && words.iter().all(|w| {
-            w.starts_with("platform=") && *w != "platform=linux" || w.starts_with("os=windows")
-        })
 }
 
 pub fn conflicts(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
+    let own = record["name"].as_str().unwrap_or("");
+    let ours: Vec<Cond> = view
+        .conflicts
+        .iter()
+        .map(|c| normal::cond(&[Some(c)], own))
+        .filter(Cond::holds)
+        .collect();
+    let mut theirs = Vec::new();
     for c in items(record, "conflicts") {
         let spec = c["spec"].as_str().unwrap_or("");
         let when = c["when"].as_str();
-        let all = merged(spec, when);
-        if view
-            .conflicts
-            .iter()
-            .any(|o| same_spec(Some(&all), Some(o)))
-        {
+        let text = format!("{spec} when {}", when.unwrap_or("-"));
+        let cond = normal::cond(&[Some(spec), when], own);
+        if !cond.holds() {
+            push(out, Field::Conflict, spec, text, "not for this reading".into(), Standing::ByDesign);
             continue;
         }
-        let s = if other_platform_only(spec) {
-            Standing::ByDesign
-        } else {
-            standing(view.flags(spec) || view.flags("conflict"))
-        };
-        push(out, Field::Conflict, spec, all, "missing".into(), s);
+        if !ours.contains(&cond) {
+            let s = standing(view.flags(spec) || view.flags("conflict"));
+            push(out, Field::Conflict, spec, text, "missing".into(), s);
+        }
+        theirs.push(cond);
+    }
+    for (c, text) in ours.iter().zip(&view.conflicts) {
+        if !theirs.contains(c) {
+            let s = standing(view.flags(text) || view.flags("conflict"));
+            push(out, Field::Conflict, text, "missing".into(), text.clone(), s);
+        }
     }
 }
 
 pub fn provides(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
+    let own = record["name"].as_str().unwrap_or("");
     for p in items(record, "provides") {
         let when = p["when"].as_str();
+        let cond = normal::cond(&[when], own);
         for spec in p["specs"].as_array().map_or(&[][..], Vec::as_slice) {
             let spec = spec.as_str().unwrap_or("");
             let name = spec_name(spec);
+            let text = format!("{spec} when {}", when.unwrap_or("-"));
+            if !cond.holds() {
+                push(out, Field::Provides, name, text, "not for this reading".into(), Standing::ByDesign);
+                continue;
+            }
             let found = view
                 .provides
                 .iter()
-                .any(|(v, w)| v == name && same_spec(when, w.as_deref()));
+                .any(|(v, w)| v == name && normal::cond(&[w.as_deref()], own) == cond);
             if !found {
                 let s = standing(view.flags(name));
-                push(
-                    out,
-                    Field::Provides,
-                    name,
-                    merged(spec, when),
-                    "missing".into(),
-                    s,
-                );
-            } else if spec != name && !view.flags(spec) {
-                // The virtual's version range (`mpi@:3.1`).
-                push(
-                    out,
-                    Field::Provides,
-                    name,
-                    spec.into(),
-                    name.into(),
-                    Standing::Silent,
-                );
+                push(out, Field::Provides, name, text, "missing".into(), s);
+            } else if spec != name {
+                // The virtual's version range (`mpi@:3.1`): kept in
+                // `imported.kept` (docs/import.md).
+                push(out, Field::Provides, name, spec.into(), name.into(), Standing::ByDesign);
             }
         }
     }
 }
 
 pub fn patches(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
+    let own = record["name"].as_str().unwrap_or("");
     for p in items(record, "patches") {
         let what = p["path_or_url"].as_str().unwrap_or("");
         let sha = p["sha256"].as_str();
         let level = p["level"].as_i64().unwrap_or(1);
-        let when = p["when"].as_str();
+        let when = normal::cond(&[p["when"].as_str()], own);
+        if !when.holds() {
+            push(out, Field::Patch, what, p.to_string(), "not for this reading".into(), Standing::ByDesign);
+            continue;
+        }
         let found = view.patches.iter().any(|o| {
             sha.is_none_or(|s| o.sha256.as_deref() == Some(s))
                 && o.level == level
-                && same_spec(when, o.when.as_deref())
+                && normal::cond(&[o.when.as_deref()], own) == when
         });
         if !found {
             let s = standing(view.flags(what) || view.flags("patch"));

@@ -13,6 +13,7 @@
 //! run it.
 
 mod fields;
+mod normal;
 mod oracle;
 mod recipe_view;
 mod run;
