@@ -193,3 +193,27 @@ fn packages_with_several_build_systems_build_from_package_py() {
         "{r}"
     );
 }
+
+/// `CudaPackage`'s `cuda_arch=90` needs `cuda@12.0:`, `ROCmPackage`'s
+/// `amdgpu_target=gfx942` `llvm-amdgpu@5.7.0:` (Spack's base classes); the
+/// importer's bases gave only `cuda when +cuda`, so a stack could pair an
+/// architecture with a CUDA that cannot build for it. The ROCm targets are
+/// Spack's whole list (`gfx90a:xnack-`, `gfx1036`, …).
+#[test]
+fn gpu_bases_bring_the_releases_each_architecture_needs() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "gpu-arch-demo");
+    for dep in [
+        r#"{spec: cuda, when: "+cuda"}"#,
+        r#"{spec: "cuda@12.0:", when: "cuda_arch=90"}"#,
+        r#"{spec: "cuda@12.8:12.9", when: "cuda_arch=101"}"#,
+        r#"{spec: "cuda@:6.0", when: "cuda_arch=10"}"#,
+        r#"{spec: "llvm-amdgpu@5.7.0:", when: "amdgpu_target=gfx942"}"#,
+        r#"{spec: "llvm-amdgpu@5.2.0:", when: "amdgpu_target=gfx1036"}"#,
+    ] {
+        assert!(r.contains(dep), "{dep}:\n{r}");
+    }
+    assert!(r.contains("gfx90a:xnack-") && r.contains("gfx1251"), "{r}");
+    let (_, diags) = crate::recipes::load_package(&out.join("gpu-arch-demo.yaml"), &out);
+    assert!(!diags.has_errors(), "{diags:?}");
+}
