@@ -272,6 +272,10 @@ class _Parser:
                 for k, v in (("platform", p), ("os", o), ("target", t)):
                     if v and v != "None":
                         setattr(root, k, v)
+            elif value:
+                # `arch=ppc64le:`: a target alone (it was dropped, and the
+                # condition then always held)
+                root.target = value
             return
         if key == "namespace":
             current.namespace = value

@@ -90,6 +90,9 @@ class SatisfiesTest(WorkspaceTest):
         self.assertEqual(Spec("languages=c,c++,d").variants["languages"].value, ("c", "c++", "d"))
         self.assertEqual(Spec("zlib").name, "zlib")
         self.assertEqual(str(Spec("foo@=1.2")), "foo@=1.2")
+        # `arch=` with a target alone is that target (it was dropped)
+        self.assertEqual(str(Spec("+mpi arch=ppc64le:")), str(Spec("+mpi target=ppc64le:")))
+        self.assertNotEqual(str(Spec("+mpi arch=ppc64le:")), str(Spec("+mpi")))
 
 
 class MixedToolchainTest(WorkspaceTest):
