@@ -158,25 +158,31 @@ fn arch_as_target(s: &str) -> String {
 }
 
 /// `%gcc @:11`: in Spack the version after a compiler's name (spaces
-/// allowed) is the compiler's; the stack writes it `%gcc@:11`. Spack's
-/// per-language compiler (`%fortran=aocc`) is the stack's one compiler
-/// (`%aocc`): it compiles every language.
+/// allowed) is the compiler's; the stack writes it `%gcc@:11`. A
+/// per-language compiler (`%fortran=aocc @:4.2`) keeps its language, as the
+/// stack's spec syntax does: `%fortran=aocc` holds when the Fortran
+/// compiler is aocc, `%aocc` when any language's is.
 fn glue_compiler_versions(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('%') {
         let mut after = &rest[i + 1..];
-        for lang in ["c=", "cxx=", "fortran="] {
-            if let Some(compiler) = after.trim_start().strip_prefix(lang) {
-                after = compiler;
+        let mut lang_prefix = "";
+        let trimmed = after.trim_start();
+        if let Some(eq) = trimmed.find('=') {
+            let key = &trimmed[..eq];
+            if !key.is_empty() && key.split(',').all(|k| matches!(k, "c" | "cxx" | "fortran")) {
+                lang_prefix = &trimmed[..=eq];
+                after = &trimmed[eq + 1..];
             }
         }
+        out.push_str(&rest[..=i]);
+        out.push_str(lang_prefix);
         let name_start = after.len() - after.trim_start().len();
         let name_len = after[name_start..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
             .unwrap_or(after.len() - name_start);
         let end = name_start + name_len;
-        out.push_str(&rest[..=i]);
         out.push_str(&after[..end]);
         let tail = &after[end..];
         rest = if name_len > 0 && tail.trim_start().starts_with('@') {
@@ -362,7 +368,8 @@ mod tests {
         );
         assert_eq!(normalize("%gcc @:11.3.0"), "%gcc@:11.3.0");
         assert_eq!(normalize("@2: arch=ppc64le:"), "@2: target=ppc64le:");
-        assert_eq!(normalize("@8: %fortran=aocc@:4.2"), "@8: %aocc@:4.2");
+        assert_eq!(normalize("@8: %fortran=aocc@:4.2"), "@8: %fortran=aocc@:4.2");
+        assert_eq!(normalize("%c,cxx=clang @15:"), "%c,cxx=clang@15:");
         assert_eq!(normalize("arch=linux-rhel8-zen2"), "arch=linux-rhel8-zen2");
         assert_eq!(
             normalize("+x %clang  @15: ^mpi @3"),

@@ -217,3 +217,16 @@ fn gpu_bases_bring_the_releases_each_architecture_needs() {
     let (_, diags) = crate::recipes::load_package(&out.join("gpu-arch-demo.yaml"), &out);
     assert!(!diags.has_errors(), "{diags:?}");
 }
+
+/// `%fortran=aocc@:4.2` holds when the Fortran compiler is aocc; it was
+/// written `%aocc@:4.2`, which holds when any language's is, so a node
+/// built `%gcc %fortran=aocc` escaped the conflict.
+#[test]
+fn per_language_compilers_keep_their_language() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "lang-compiler-demo");
+    assert!(r.contains(r#"{when: "+mpi %fortran=aocc@:4.2"}"#), "{r}");
+    assert!(r.contains(r#"{when: "~mpi %c,cxx=clang@:15"}"#), "{r}");
+    let (_, diags) = crate::recipes::load_package(&out.join("lang-compiler-demo.yaml"), &out);
+    assert!(!diags.has_errors(), "{diags:?}");
+}
