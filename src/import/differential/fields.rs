@@ -269,6 +269,7 @@ struct Dep {
     spec: Cond,
     types: BTreeSet<String>,
     when: Cond,
+    when_text: Option<String>,
     text: String,
 }
 
@@ -326,7 +327,15 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
             continue;
         }
         let spec = normal::dep_spec(spec);
-        spack.push(Dep { name, spec, types, when, text });
+        let when_text = d["when"].as_str().map(str::to_string);
+        spack.push(Dep {
+            name,
+            spec,
+            types,
+            when,
+            when_text,
+            text,
+        });
     }
     let spack = merge_deps(spack);
     let ours = merge_deps(
@@ -339,6 +348,7 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
                     spec: normal::dep_spec(&o.spec),
                     types: o.types.iter().cloned().collect(),
                     when,
+                    when_text: o.when.clone(),
                     text: dep_text(&o.spec, &o.types, o.when.as_deref()),
                 })
             })
@@ -356,7 +366,7 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
         let s = if BY_DESIGN_DEPENDENCIES.contains(&d.name.as_str()) {
             Standing::ByDesign
         } else {
-            standing(view.flags(&d.name))
+            standing(view.flags(&d.name) || flags_when(view, d.when_text.as_deref()))
         };
         let mine = if mine.is_empty() {
             "missing".into()
@@ -373,13 +383,32 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
     }
 }
 
+/// Whether an untranslated item names the condition `when` (`condition
+/// never holds`: `` `+compression`: the package has no variant …``).
+fn flags_when(view: &RecipeView, when: Option<&str>) -> bool {
+    when.is_some_and(|w| view.flags(&format!("`{w}`")))
+}
+
+/// An unconditional `requires` of platforms other than Linux only.
+fn requires_another_platform(record: &Json) -> bool {
+    items(record, "requires").iter().any(|r| {
+        r["when"].is_null()
+            && r["specs"].as_array().is_some_and(|specs| {
+                specs.iter().all(|s| {
+                    s.as_str()
+                        .is_some_and(|s| s.starts_with("platform=") && s != "platform=linux")
+                })
+            })
+    })
+}
+
 pub fn conflicts(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
     let own = record["name"].as_str().unwrap_or("");
-    let ours: Vec<Cond> = view
+    let ours: Vec<(Cond, &String)> = view
         .conflicts
         .iter()
-        .map(|c| normal::cond(&[Some(c)], own))
-        .filter(Cond::holds)
+        .map(|c| (normal::cond(&[Some(c)], own), c))
+        .filter(|(c, _)| c.holds())
         .collect();
     let mut theirs = Vec::new();
     for c in items(record, "conflicts") {
@@ -391,16 +420,21 @@ pub fn conflicts(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
             push(out, Field::Conflict, spec, text, "not for this reading".into(), Standing::ByDesign);
             continue;
         }
-        if !ours.contains(&cond) {
-            let s = standing(view.flags(spec) || view.flags("conflict"));
+        if !ours.iter().any(|(c, _)| *c == cond) {
+            let s = standing(view.flags(spec) || view.flags("conflict") || flags_when(view, when));
             push(out, Field::Conflict, spec, text, "missing".into(), s);
         }
         theirs.push(cond);
     }
-    for (c, text) in ours.iter().zip(&view.conflicts) {
+    for (c, text) in &ours {
         if !theirs.contains(c) {
-            let s = standing(view.flags(text) || view.flags("conflict"));
-            push(out, Field::Conflict, text, "missing".into(), text.clone(), s);
+            let s = if *text == "platform=linux" && requires_another_platform(record) {
+                // `requires("platform=windows")` (docs/import.md).
+                Standing::ByDesign
+            } else {
+                standing(view.flags(text) || view.flags("conflict"))
+            };
+            push(out, Field::Conflict, text, "missing".into(), (*text).clone(), s);
         }
     }
 }

@@ -16,6 +16,7 @@
 //!   package itself; an edge's virtuals (`%mpi=openmpi`, written
 //!   `^openmpi` by the importer, docs/import.md) are not compared.
 
+use crate::import::spack::COMPILERS;
 use crate::spec::{Spec, TargetConstraint, target_family};
 
 /// A condition read for Linux on x86_64.
@@ -56,7 +57,38 @@ fn respell(text: &str) -> String {
             None => out.push_str(word),
         }
     }
-    out.replace("arch=", "target=")
+    // A compiler named again without constraints (`%clang@:3.0 %clang`)
+    // once.
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let kept: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| {
+            !(w.starts_with('%')
+                && !w.contains(['@', '='])
+                && words
+                    .iter()
+                    .any(|o| o != w && o.starts_with(&format!("{w}@"))))
+        })
+        .collect();
+    // Spack 1.x's `%name` of a package that is not a compiler is a direct
+    // dependency (`%meson@:1.0`); the stack spells it `^name`.
+    let kept: Vec<String> = kept
+        .iter()
+        .map(|w| {
+            let name_end = w[1..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
+                .map_or(w.len(), |i| i + 1);
+            let name = &w[1..name_end];
+            let assignment = w[name_end..].starts_with('=');
+            if w.starts_with('%') && !name.is_empty() && !assignment && !COMPILERS.contains(&name) {
+                format!("^{}", &w[1..])
+            } else {
+                (*w).to_string()
+            }
+        })
+        .collect();
+    kept.join(" ").replace("arch=", "target=")
 }
 
 /// `@…` version lists with per-architecture versions: `-x86_64` dropped,
@@ -219,6 +251,11 @@ mod tests {
             holds(&[Some("@=3.0-x86_64,=3.0-aarch64")])
         );
         assert_eq!(holds(&[Some("target=x86_64:")]), holds(&[None]));
+        assert_eq!(holds(&[Some("%meson@:1.0")]), holds(&[Some("^meson@:1.0")]));
+        assert_eq!(
+            holds(&[Some("%clang@:3.0 %clang")]),
+            holds(&[Some("%clang@:3.0")])
+        );
     }
 
     #[test]
