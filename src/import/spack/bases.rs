@@ -66,6 +66,7 @@ class MesonPackage:
         depends_on("meson", type="build")
         depends_on("ninja", type="build")
         depends_on("pkgconfig", type="build")
+        conflicts("^python@3.12:", when="%meson@:1.0")
 "#;
 
 const MAKEFILE: &str = r#"

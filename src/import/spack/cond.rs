@@ -157,11 +157,22 @@ fn arch_as_target(s: &str) -> String {
     out
 }
 
+/// The compilers Spack's conditions name with `%` (its compiler packages
+/// and their older names). In Spack 1.x `%name` of any other package is a
+/// direct dependency (`%meson@:1.0`, `%curl`); the stack's `%` is the
+/// compiler only, so those become `^name`.
+pub(crate) const COMPILERS: &[&str] = &[
+    "gcc", "clang", "llvm", "apple-clang", "aocc", "nvhpc", "pgi", "intel", "oneapi",
+    "intel-oneapi-compilers", "intel-oneapi-compilers-classic", "dpcpp", "cce", "cray", "fj",
+    "xl", "xl_r", "arm", "acfl", "msvc", "nag", "rocmcc", "llvm-amdgpu", "apple-gcc", "emscripten",
+];
+
 /// `%gcc @:11`: in Spack the version after a compiler's name (spaces
 /// allowed) is the compiler's; the stack writes it `%gcc@:11`. A
 /// per-language compiler (`%fortran=aocc @:4.2`) keeps its language, as the
 /// stack's spec syntax does: `%fortran=aocc` holds when the Fortran
-/// compiler is aocc, `%aocc` when any language's is.
+/// compiler is aocc, `%aocc` when any language's is. `%name` of a package
+/// that is not a compiler is a dependency (`^name`, see [`COMPILERS`]).
 fn glue_compiler_versions(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -176,13 +187,19 @@ fn glue_compiler_versions(s: &str) -> String {
                 after = &trimmed[eq + 1..];
             }
         }
-        out.push_str(&rest[..=i]);
-        out.push_str(lang_prefix);
         let name_start = after.len() - after.trim_start().len();
         let name_len = after[name_start..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
             .unwrap_or(after.len() - name_start);
         let end = name_start + name_len;
+        let name = &after[name_start..end];
+        let dependency = lang_prefix.is_empty()
+            && !name.is_empty()
+            && !after[end..].starts_with('=')
+            && !COMPILERS.contains(&name);
+        out.push_str(&rest[..i]);
+        out.push(if dependency { '^' } else { '%' });
+        out.push_str(lang_prefix);
         out.push_str(&after[..end]);
         let tail = &after[end..];
         rest = if name_len > 0 && tail.trim_start().starts_with('@') {
@@ -370,6 +387,9 @@ mod tests {
         assert_eq!(normalize("@2: arch=ppc64le:"), "@2: target=ppc64le:");
         assert_eq!(normalize("@8: %fortran=aocc@:4.2"), "@8: %fortran=aocc@:4.2");
         assert_eq!(normalize("%c,cxx=clang @15:"), "%c,cxx=clang@15:");
+        assert_eq!(normalize("%meson@:1.0"), "^meson@:1.0");
+        assert_eq!(normalize("+x %curl"), "+x ^curl");
+        assert_eq!(normalize("%oneapi@2024:"), "%oneapi@2024:");
         assert_eq!(normalize("arch=linux-rhel8-zen2"), "arch=linux-rhel8-zen2");
         assert_eq!(
             normalize("+x %clang  @15: ^mpi @3"),

@@ -230,3 +230,21 @@ fn per_language_compilers_keep_their_language() {
     let (_, diags) = crate::recipes::load_package(&out.join("lang-compiler-demo.yaml"), &out);
     assert!(!diags.has_errors(), "{diags:?}");
 }
+
+/// In Spack 1.x `%curl@:7` is a direct dependency on curl (and
+/// MesonPackage's `%meson@:1.0` one on meson); the stack's `%` is the
+/// compiler, so `%curl@:7` never held and the conflict was silently void.
+#[test]
+fn a_sigil_naming_a_package_that_is_not_a_compiler_is_a_dependency() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "dep-sigil-demo");
+    for c in [
+        r#"{when: "+tls ^curl@:7"}"#,
+        r#"{when: "~tls %gcc@:9"}"#,
+        r#"{when: "build_system=meson ^python@3.12: ^meson@:1.0"}"#,
+    ] {
+        assert!(r.contains(c), "{c}:\n{r}");
+    }
+    let (_, diags) = crate::recipes::load_package(&out.join("dep-sigil-demo.yaml"), &out);
+    assert!(!diags.has_errors(), "{diags:?}");
+}
