@@ -52,9 +52,9 @@ def _merge_constraints(parts):
             if root.versions is None:
                 root.versions = c.versions
             else:
-                from .version import VersionList
+                from .version import intersect_versions
 
-                root.versions = VersionList(list(root.versions.items) + list(c.versions.items))
+                root.versions = intersect_versions(root.versions, c.versions)
         root.variants.update(c.variants)
         for k, v in c.flags.items():
             root.flags.setdefault(k, []).extend(v)

@@ -502,3 +502,50 @@ def version_constraint(text):
         return v
     return VersionList([v])
 
+
+def _as_range(it):
+    if isinstance(it, Version):
+        return VersionRange(it, it)
+    return it
+
+
+def _intersect_items(a, b):
+    """The intersection of two items of version lists, or None."""
+    if isinstance(a, ExactVersion):
+        holds = b == a if isinstance(b, ExactVersion) else _as_range(b).contains(a.version)
+        return a if holds else None
+    if isinstance(b, ExactVersion):
+        return _intersect_items(b, a)
+    a, b = _as_range(a), _as_range(b)
+    lo = a.lo if b.lo is None or (a.lo is not None and a.lo > b.lo) else b.lo
+    if a.hi is None:
+        hi = b.hi
+    elif b.hi is None:
+        hi = a.hi
+    elif a.hi.is_prefix_of(b.hi):
+        hi = b.hi
+    elif b.hi.is_prefix_of(a.hi):
+        hi = a.hi
+    else:
+        hi = min(a.hi, b.hi)
+    if lo is not None and hi is not None and lo > hi and not hi.is_prefix_of(lo):
+        return None
+    if lo is not None and hi is not None and lo == hi:
+        return Version(str(lo))
+    return VersionRange(lo, hi)
+
+
+def intersect_versions(a, b):
+    """Versions in both `a` and `b` (Spack's `constrain`): `2:` and `:3` is
+    `2:3`. When nothing is in both, the two stay listed (the condition never
+    holds; it is kept as written rather than dropped)."""
+    a = a if isinstance(a, VersionList) else VersionList([a])
+    b = b if isinstance(b, VersionList) else VersionList([b])
+    out = []
+    for x in a.items:
+        for y in b.items:
+            z = _intersect_items(x, y)
+            if z is not None and str(z) not in [str(o) for o in out]:
+                out.append(z)
+    return VersionList(out) if out else VersionList(list(a.items) + list(b.items))
+

@@ -227,6 +227,20 @@ class DirectivesTest(WorkspaceTest):
         self.assertEqual(deps[("zlib@1.3:", None)], ["build", "link"])
         self.assertEqual(len(deps), 3, deps)
 
+    def test_conditions_and_repeated_specs_intersect_their_versions(self):
+        p = self.ws.package("inter", '''
+            class Inter(Package):
+                version("3.0", sha256="0" * 64)
+                with when("@2:"):
+                    depends_on("x", when="@:3")
+                depends_on("y@1.16.6:", type="build")
+                depends_on("y@:1", type="build")
+        ''')
+        r = record.evaluate(p, "x86_64")
+        deps = {d["spec"]: d["when"] for d in r["dependencies"]}
+        self.assertEqual(deps["x"], "@2:3")
+        self.assertIn("y@1.16.6:1", deps)
+
     def test_errors_are_recorded(self):
         bad = self.ws.package("bad", '''
             class Bad(Package):
