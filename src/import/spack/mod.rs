@@ -140,6 +140,16 @@ impl Converted {
 
     /// The names of the recipe's versions, in order.
     pub fn version_names(&self) -> Vec<String> {
+        self.versions_where(|_| true)
+    }
+
+    /// The names of the versions that have something to fetch (`url` or
+    /// `git`; not an external-only package's `source: none`), in order.
+    pub fn fetchable_version_names(&self) -> Vec<String> {
+        self.versions_where(|e| e.iter().any(|(k, _)| k == "url" || k == "git"))
+    }
+
+    fn versions_where(&self, keep: impl Fn(&[(String, Yaml)]) -> bool) -> Vec<String> {
         let Yaml::Map(entries) = &self.recipe else {
             return Vec::new();
         };
@@ -149,13 +159,14 @@ impl Converted {
         versions
             .iter()
             .filter_map(|v| match v {
-                Yaml::Map(e) => e
-                    .iter()
-                    .find(|(k, _)| k == "version")
-                    .and_then(|(_, v)| match v {
-                        Yaml::Str(s) => Some(s.clone()),
-                        _ => None,
-                    }),
+                Yaml::Map(e) if keep(e) => {
+                    e.iter()
+                        .find(|(k, _)| k == "version")
+                        .and_then(|(_, v)| match v {
+                            Yaml::Str(s) => Some(s.clone()),
+                            _ => None,
+                        })
+                }
                 _ => None,
             })
             .collect()
