@@ -416,6 +416,12 @@ pub fn conflicts(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
         let when = c["when"].as_str();
         let text = format!("{spec} when {}", when.unwrap_or("-"));
         let cond = normal::cond(&[Some(spec), when], own);
+        // The stack chooses the CMake generator itself (docs/import.md).
+        if spec.starts_with("generator=") {
+            let ours = "the stack chooses the generator".into();
+            push(out, Field::Conflict, spec, text, ours, Standing::ByDesign);
+            continue;
+        }
         if !cond.holds() {
             push(out, Field::Conflict, spec, text, "not for this reading".into(), Standing::ByDesign);
             continue;

@@ -13,6 +13,7 @@
 //! run it.
 
 mod fields;
+mod flagged_lines;
 mod normal;
 mod oracle;
 mod recipe_view;
@@ -20,6 +21,7 @@ mod run;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 
 pub use oracle::{OracleError, records};
 pub use run::{PackageCheck, check, compare_all, package_files, package_names, sample};
@@ -110,9 +112,9 @@ impl fmt::Display for Difference {
 }
 
 /// The differences between `ours` and the oracle's record of the same
-/// package (one architecture's reading: x86_64). A record that is an error
-/// (the class body raised) compares nothing.
-pub fn compare(ours: &Converted, record: &serde_json::Value) -> Vec<Difference> {
+/// package (one architecture's reading: x86_64), read from `file`. A record
+/// that is an error (the class body raised) compares nothing.
+pub fn compare(ours: &Converted, record: &serde_json::Value, file: &Path) -> Vec<Difference> {
     if record.get("error").is_some() {
         return Vec::new();
     }
@@ -125,12 +127,72 @@ pub fn compare(ours: &Converted, record: &serde_json::Value) -> Vec<Difference> 
     fields::provides(&view, record, &mut out);
     fields::patches(&view, record, &mut out);
     fields::build_system(&view, record, &mut out);
+    flag_by_line(&view, record, file, &mut out);
     if ours.not_written.is_some() {
         for d in &mut out {
             d.standing = d.standing.min(Standing::Flagged);
         }
     }
     out
+}
+
+/// A silent difference whose directive call (in `file`) is inside what an
+/// untranslated item flags (a class-level loop over values the importer
+/// could not read) is flagged.
+fn flag_by_line(
+    view: &recipe_view::RecipeView,
+    record: &serde_json::Value,
+    file: &Path,
+    out: &mut [Difference],
+) {
+    if !out.iter().any(|d| d.standing == Standing::Silent) || view.untranslated_lines.is_empty() {
+        return;
+    }
+    let Ok(text) = fs_err::read_to_string(file) else {
+        return;
+    };
+    let covered = flagged_lines::covered(&text, &view.untranslated_lines);
+    let file = file.to_string_lossy();
+    let calls: Vec<&serde_json::Value> = record["calls"]
+        .as_array()
+        .map(|c| {
+            c.iter()
+                .filter(|c| c["file"].as_str() == Some(&*file))
+                .filter(|c| {
+                    c["line"]
+                        .as_u64()
+                        .is_some_and(|l| covered.contains(&(l as usize)))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    for d in out.iter_mut().filter(|d| d.standing == Standing::Silent) {
+        let directives: &[&str] = match d.field {
+            Field::Version | Field::Checksum | Field::Url => &["version"],
+            Field::Variant => &["variant"],
+            Field::Dependency => &["depends_on", "extends"],
+            Field::Conflict => &["conflicts"],
+            Field::Provides => &["provides"],
+            Field::Patch => &["patch"],
+            Field::BuildSystem => &["build_system"],
+        };
+        let about = |arg: &str| {
+            let arg = arg.trim();
+            arg == d.item
+                || arg
+                    .split(|c: char| c.is_whitespace() || "@+~%^=".contains(c))
+                    .next()
+                    == Some(d.item.as_str())
+        };
+        if calls.iter().any(|c| {
+            c["directive"]
+                .as_str()
+                .is_some_and(|n| directives.contains(&n))
+                && c["args"][0].as_str().is_some_and(about)
+        }) {
+            d.standing = Standing::Flagged;
+        }
+    }
 }
 
 /// Counts per field and standing over many packages.

@@ -88,7 +88,28 @@ fn respell(text: &str) -> String {
             }
         })
         .collect();
-    kept.join(" ").replace("arch=", "target=")
+    kept.iter()
+        .map(|w| arch_words(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `arch=linux-rhel7-broadwell` is `platform=linux os=rhel7
+/// target=broadwell`; `arch=ppc64le:` a target alone.
+fn arch_words(w: &str) -> String {
+    let Some(value) = w.strip_prefix("arch=") else {
+        return w.to_string();
+    };
+    let parts: Vec<&str> = value.splitn(3, '-').collect();
+    match parts.as_slice() {
+        [p, o, t] => [("platform", p), ("os", o), ("target", t)]
+            .iter()
+            .filter(|(_, v)| !v.is_empty() && **v != "None")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => format!("target={value}"),
+    }
 }
 
 /// `@…` version lists with per-architecture versions: `-x86_64` dropped,
@@ -189,8 +210,18 @@ pub fn cond(parts: &[Option<&str>], own: &str) -> Cond {
         let Ok(mut s) = Spec::parse(t) else {
             return Cond::Text(words(&texts.join(" ")));
         };
-        if s.name.as_deref() == Some(own) {
-            s.name = None;
+        match s.name.as_deref() {
+            Some(n) if n == own => s.name = None,
+            // A spec naming another package is a condition on that
+            // dependency (`conflicts("openfast@4.0.0:4.0.3")` is
+            // `^openfast@4.0.0:4.0.3`, docs/import.md).
+            Some(_) => {
+                s = Spec {
+                    deps: vec![s],
+                    ..Spec::default()
+                }
+            }
+            None => {}
         }
         if merged.constrain(&s).is_err() {
             return Cond::Text(words(&texts.join(" ")));
@@ -252,6 +283,14 @@ mod tests {
         );
         assert_eq!(holds(&[Some("target=x86_64:")]), holds(&[None]));
         assert_eq!(holds(&[Some("%meson@:1.0")]), holds(&[Some("^meson@:1.0")]));
+        assert_eq!(
+            holds(&[Some("openfast@4.0.0:4.0.3"), Some("+x")]),
+            holds(&[Some("+x ^openfast@4.0.0:4.0.3")])
+        );
+        assert_eq!(
+            holds(&[Some("arch=linux-rhel7-broadwell")]),
+            holds(&[Some("platform=linux os=rhel7 target=broadwell")])
+        );
         assert_eq!(
             holds(&[Some("%clang@:3.0 %clang")]),
             holds(&[Some("%clang@:3.0")])

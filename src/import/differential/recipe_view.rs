@@ -54,6 +54,8 @@ pub struct RecipeView {
     pub build_systems: Vec<String>,
     /// `imported.untranslated` items as `construct: detail` text.
     pub untranslated: Vec<String>,
+    /// The package.py lines those items are at (0: not a line of it).
+    pub untranslated_lines: Vec<usize>,
 }
 
 fn get<'y>(map: &'y Yaml, key: &str) -> Option<&'y Yaml> {
@@ -111,6 +113,7 @@ impl RecipeView {
                 .iter()
                 .map(|u| format!("{}: {}", u.construct, u.detail))
                 .collect(),
+            untranslated_lines: c.untranslated.iter().map(|u| u.line).collect(),
         };
         view.dependencies.extend(languages(&imported));
         view

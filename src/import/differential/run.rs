@@ -109,7 +109,7 @@ pub fn compare_all(
                     name: name.clone(),
                     oracle_error,
                     import_error: None,
-                    differences: compare(&c, &record),
+                    differences: compare(&c, &record, file),
                 },
                 Err(why) => PackageCheck {
                     name: name.clone(),
