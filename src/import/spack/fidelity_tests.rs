@@ -248,3 +248,29 @@ fn a_sigil_naming_a_package_that_is_not_a_compiler_is_a_dependency() {
     let (_, diags) = crate::recipes::load_package(&out.join("dep-sigil-demo.yaml"), &out);
     assert!(!diags.has_errors(), "{diags:?}");
 }
+
+/// Where Spack finds the version: glued to the name (`edgedemo4.3`, it was
+/// `edgedemo4.4.6.1` from the `3` alone); nowhere (a commit archive: the
+/// version was written between every character of the URL); `up_to(2)` of
+/// `2.06` is `2.6` (Spack's components are integers; it was `2.06`).
+#[test]
+fn urls_follow_where_spack_finds_the_version() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "url-edge-demo");
+    assert_eq!(
+        url_of(&r, "4.6.1"),
+        "https://example.org/files/edgedemo4.6.1/edgedemo4.6.1.tar.gz",
+        "{r}"
+    );
+    assert_eq!(
+        url_of(&r, "2.06"),
+        "https://example.org/old/edge%202.6/edgedemo_2.06.tgz",
+        "{r}"
+    );
+    let n = recipe(&out, "url-noversion-demo");
+    assert_eq!(
+        url_of(&n, "v1.0.0-31-gabc1234"),
+        "https://example.org/archive/abc1234def5678abc1234def5678abc1234def56.tar.gz",
+        "{n}"
+    );
+}

@@ -190,9 +190,16 @@ fn parsed_version(stem: &str) -> Option<String> {
         b[i].is_ascii_digit()
             && (sep(before(i)) || (matches!(before(i), Some(b'v' | b'V')) && sep(before(i - 1))))
     };
+    // A name glued to its version (`squashfs4.3`, Spack's `namever`): the
+    // first digit after a name of letters only.
+    let glued = b
+        .iter()
+        .position(u8::is_ascii_digit)
+        .filter(|&i| i > 0 && b[..i].iter().all(|c| c.is_ascii_alphabetic() || *c == b'+'));
     let runs: Vec<&str> = (0..b.len())
-        .filter(|&i| starts_run(i))
+        .filter(|&i| starts_run(i) || Some(i) == glued)
         .map(|i| version_run(&stem[i..]))
+        .filter(|r| !r.is_empty())
         .collect();
     runs.iter()
         .find(|r| r.contains(['.', '_', '-']))
@@ -290,6 +297,16 @@ mod tests {
             Some("https://example.org/foo-1.4.0.tgz")
         );
         assert_eq!(substitute("https://example.org/foo.tgz", "1.0", &[]), None);
+        // A name glued to its version (Spack's `namever`): squashfs.
+        let url = "https://example.org/squashfs/squashfs4.3/squashfs4.3.tar.gz";
+        assert_eq!(
+            substitute(url, "4.6.1", &["4.6.1", "4.5.1"]).as_deref(),
+            Some("https://example.org/squashfs/squashfs4.6.1/squashfs4.6.1.tar.gz")
+        );
+        // No version in the URL (a commit archive): the URL as it is, not
+        // the version written between every character of it.
+        let url = "https://github.com/o/r/archive/97eb6c1da2fb31380ab9cd495173c5b59da47a6c.tar.gz";
+        assert_eq!(substitute(url, "v1.0.0-31-g97eb6c1", &[]), None);
     }
 
     /// #34: versions with mixed separators (CRAN's `1.9-4`), dates,

@@ -49,8 +49,19 @@ pub(super) fn components(v: &str) -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
+/// A component as a slice of a version writes it: Spack holds numeric
+/// components as integers, so `Version("2.06").up_to(2)` is `2.6`.
+fn as_spack_holds(c: &str) -> String {
+    if !c.is_empty() && c.chars().all(|ch| ch.is_ascii_digit()) {
+        let t = c.trim_start_matches('0');
+        return if t.is_empty() { "0".into() } else { t.into() };
+    }
+    c.to_string()
+}
+
 /// `Version.up_to(n)` (Spack's `version[:n]`): the first `n` components with
-/// the separators between them; a negative `n` counts from the end.
+/// the separators between them (numbers as integers: `2.06` up to 2 is
+/// `2.6`); a negative `n` counts from the end.
 pub fn up_to(version: &str, n: i64) -> String {
     let Some(comps) = components(version) else {
         return version.to_string();
@@ -59,7 +70,7 @@ pub fn up_to(version: &str, n: i64) -> String {
     let n = usize::try_from(n).unwrap_or(0).min(comps.len());
     let mut out = String::new();
     for (i, (c, sep)) in comps[..n].iter().enumerate() {
-        out.push_str(c);
+        out.push_str(&as_spack_holds(c));
         if i + 1 < n {
             out.push_str(sep);
         }
@@ -78,7 +89,7 @@ pub fn from(version: &str, k: i64) -> String {
     let rest = &comps[k..];
     let mut out = String::new();
     for (i, (c, sep)) in rest.iter().enumerate() {
-        out.push_str(c);
+        out.push_str(&as_spack_holds(c));
         if i + 1 < rest.len() {
             out.push_str(sep);
         }
@@ -107,5 +118,8 @@ mod tests {
         assert_eq!(from("7.1.3-9.1", 3), "9.1");
         assert_eq!(from("1.2", 5), "");
         assert_eq!(up_to("8.9.7.29-12", 3), "8.9.7");
+        // Spack holds numeric components as integers (astyle's `2.06`).
+        assert_eq!(up_to("2.06", 2), "2.6");
+        assert_eq!(from("2024.01.05", 1), "1.5");
     }
 }
