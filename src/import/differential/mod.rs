@@ -159,9 +159,13 @@ fn flag_by_line(
             c.iter()
                 .filter(|c| c["file"].as_str() == Some(&*file))
                 .filter(|c| {
-                    c["line"]
-                        .as_u64()
-                        .is_some_and(|l| covered.contains(&(l as usize)))
+                    // The directive's line, or the class-body statement
+                    // that led to it (a helper function's call).
+                    ["line", "body_line"].iter().any(|k| {
+                        c[*k]
+                            .as_u64()
+                            .is_some_and(|l| covered.contains(&(l as usize)))
+                    })
                 })
                 .collect()
         })

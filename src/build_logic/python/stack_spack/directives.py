@@ -113,10 +113,17 @@ def _context_when():
 
 
 def _caller_line():
-    """(file, line) of the directive call (a base class's calls name the
-    layer's file)."""
+    """(file, line, class-body line) of the directive call (a base class's
+    calls name the layer's file). The class-body line is the statement of
+    the class body that led to the call, in the same file: a helper
+    function's call (`dav_sdk_depends_on(…)`) or the directive itself."""
     frame = sys._getframe(2)
-    return frame.f_code.co_filename, frame.f_lineno
+    where = (frame.f_code.co_filename, frame.f_lineno)
+    body = frame
+    while body.f_back is not None and body.f_back.f_code.co_filename == where[0] \
+            and body.f_back.f_code.co_name != "<module>":
+        body = body.f_back
+    return where[0], where[1], body.f_lineno
 
 
 def directive(fn):

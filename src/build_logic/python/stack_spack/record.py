@@ -178,7 +178,8 @@ def class_record(cls):
     rec["can_splice"] = [{"target": str(t), "when": _when(w), "match_variants": _json(mv)}
                          for w, (t, mv) in cls.splice_specs.items()]
     rec["calls"] = [
-        {"directive": name, "file": where[0], "line": where[1], "args": _json(list(args)),
+        {"directive": name, "file": where[0], "line": where[1], "body_line": where[-1],
+         "args": _json(list(args)),
          "kwargs": _json(kwargs)}
         for name, args, kwargs, where in cls._directive_log
     ]

@@ -227,6 +227,23 @@ class DirectivesTest(WorkspaceTest):
         self.assertEqual(deps[("zlib@1.3:", None)], ["build", "link"])
         self.assertEqual(len(deps), 3, deps)
 
+    def test_calls_record_the_class_body_line_that_led_to_them(self):
+        p = self.ws.package("helper", '''
+            def helper_depends_on(spec):
+                depends_on(spec)
+
+
+            class Helper(Package):
+                version("1.0", sha256="0" * 64)
+                helper_depends_on("zlib")
+        ''')
+        r = record.evaluate(p, "x86_64")
+        call = [c for c in r["calls"] if c["directive"] == "depends_on"][0]
+        with open(p) as f:
+            lines = f.read().split("\n")
+        self.assertIn("depends_on(spec)", lines[call["line"] - 1])
+        self.assertIn('helper_depends_on("zlib")', lines[call["body_line"] - 1])
+
     def test_conditions_and_repeated_specs_intersect_their_versions(self):
         p = self.ws.package("inter", '''
             class Inter(Package):
