@@ -189,6 +189,35 @@ fn values_of(v: &Json) -> Option<BTreeSet<String>> {
     Some(out)
 }
 
+/// The conditions of a base class's definitions of variant `name` (calls
+/// from another file than the package's) when the package defines `name`
+/// itself.
+fn base_definitions_replaced(record: &Json, name: &str) -> BTreeSet<Option<String>> {
+    let calls: Vec<&Json> = items(record, "calls")
+        .iter()
+        .filter(|c| c["directive"].as_str() == Some("variant") && c["args"][0].as_str() == Some(name))
+        .collect();
+    let from_base = |c: &&Json| {
+        c["file"]
+            .as_str()
+            .is_none_or(|f| !f.ends_with("/package.py"))
+    };
+    if !calls.iter().any(|c| !from_base(c)) {
+        return BTreeSet::new();
+    }
+    let own: BTreeSet<Option<String>> = calls
+        .iter()
+        .filter(|c| !from_base(c))
+        .map(|c| c["kwargs"]["when"].as_str().map(str::to_string))
+        .collect();
+    calls
+        .iter()
+        .filter(|c| from_base(c))
+        .map(|c| c["kwargs"]["when"].as_str().map(str::to_string))
+        .filter(|w| !own.contains(w))
+        .collect()
+}
+
 pub fn variants(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
     let mut names = BTreeSet::new();
     for v in items(record, "variants") {
@@ -211,10 +240,18 @@ pub fn variants(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
             );
             continue;
         }
-        // Every definition of the name in the record, against every one of ours.
+        // The stack chooses the CMake generator itself (docs/import.md).
+        if name == "generator" {
+            continue;
+        }
+        // Every definition of the name in the record, against every one of
+        // ours; a base class's definition that the package defines again is
+        // not (Spack uses the last definition declared, the package's).
+        let replaced = base_definitions_replaced(record, name);
         let spack_defs: Vec<&Json> = items(record, "variants")
             .iter()
             .filter(|x| x["name"].as_str() == Some(name))
+            .filter(|x| !replaced.contains(&x["when"].as_str().map(str::to_string)))
             .collect();
         let spack_defaults: BTreeSet<_> = spack_defs.iter().flat_map(|d| defaults_of(d)).collect();
         let our_defaults: BTreeSet<String> = ours
