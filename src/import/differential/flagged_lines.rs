@@ -30,6 +30,28 @@ pub fn covered(text: &str, lines: &[usize]) -> BTreeSet<usize> {
     out
 }
 
+/// The last line of the statement that starts at `line` (a call written
+/// over several lines ends where its parentheses close). Strings are not
+/// parsed: a bracket inside one may end it early or late, which only makes
+/// the span a line or two off.
+pub fn statement_end(text: &str, line: usize) -> usize {
+    let mut depth: i64 = 0;
+    for (i, l) in text.lines().enumerate().skip(line.saturating_sub(1)) {
+        let code = l.split('#').next().unwrap_or("");
+        for c in code.chars() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        if depth <= 0 {
+            return i + 1;
+        }
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,5 +63,8 @@ mod tests {
         assert_eq!(c, [2, 3, 4, 5].into_iter().collect());
         assert_eq!(covered(src, &[6, 0, 99]), [6].into_iter().collect());
         assert_eq!(covered(src, &[1]), [1].into_iter().collect());
+        let call = "x = 1\nversion(\n    \"1.0\",\n    submodules=f,\n)\ny = 2\n";
+        assert_eq!(statement_end(call, 2), 5);
+        assert_eq!(statement_end(call, 1), 1);
     }
 }

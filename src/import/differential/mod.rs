@@ -159,12 +159,15 @@ fn flag_by_line(
             c.iter()
                 .filter(|c| c["file"].as_str() == Some(&*file))
                 .filter(|c| {
-                    // The directive's line, or the class-body statement
-                    // that led to it (a helper function's call).
+                    // The directive's statement (its lines), or the
+                    // class-body statement that led to it (a helper
+                    // function's call).
                     ["line", "body_line"].iter().any(|k| {
-                        c[*k]
-                            .as_u64()
-                            .is_some_and(|l| covered.contains(&(l as usize)))
+                        c[*k].as_u64().is_some_and(|l| {
+                            let l = l as usize;
+                            (l..=flagged_lines::statement_end(&text, l))
+                                .any(|x| covered.contains(&x))
+                        })
                     })
                 })
                 .collect()
