@@ -191,11 +191,17 @@ fn parsed_version(stem: &str) -> Option<String> {
             && (sep(before(i)) || (matches!(before(i), Some(b'v' | b'V')) && sep(before(i - 1))))
     };
     // A name glued to its version (`squashfs4.3`, Spack's `namever`): the
-    // first digit after a name of letters only.
+    // first digit after a name of letters only, when the version is the
+    // rest of the file name and joined by dots only (`autopep8-2.3.2` is a
+    // name ending in a digit, then its version).
     let glued = b
         .iter()
         .position(u8::is_ascii_digit)
-        .filter(|&i| i > 0 && b[..i].iter().all(|c| c.is_ascii_alphabetic() || *c == b'+'));
+        .filter(|&i| i > 0 && b[..i].iter().all(|c| c.is_ascii_alphabetic() || *c == b'+'))
+        .filter(|&i| {
+            let rest = &stem[i..];
+            version_run(rest) == rest && !rest.contains(['-', '_'])
+        });
     let runs: Vec<&str> = (0..b.len())
         .filter(|&i| starts_run(i) || Some(i) == glued)
         .map(|i| version_run(&stem[i..]))
@@ -302,6 +308,17 @@ mod tests {
         assert_eq!(
             substitute(url, "4.6.1", &["4.6.1", "4.5.1"]).as_deref(),
             Some("https://example.org/squashfs/squashfs4.6.1/squashfs4.6.1.tar.gz")
+        );
+        // A name ending in a digit is not glued to its version.
+        let url = "https://files.pythonhosted.org/packages/source/a/autopep8/autopep8-2.3.2.tar.gz";
+        assert_eq!(
+            substitute(url, "1.7.0", &["2.3.2", "1.7.0"]).as_deref(),
+            Some("https://files.pythonhosted.org/packages/source/a/autopep8/autopep8-1.7.0.tar.gz")
+        );
+        let url = "https://example.org/d/v4.2.0/dftd4-4.2.0.tar.xz";
+        assert_eq!(
+            substitute(url, "3.7.0", &[]).as_deref(),
+            Some("https://example.org/d/v3.7.0/dftd4-3.7.0.tar.xz")
         );
         // No version in the URL (a commit archive): the URL as it is, not
         // the version written between every character of it.
