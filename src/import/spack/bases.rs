@@ -131,6 +131,50 @@ class QMakePackage:
     depends_on("qmake", type="build", when="build_system=qmake")
 "#;
 
+const WAF: &str = r#"
+class WafPackage:
+    build_system("waf")
+    depends_on("python@2.5:", type="build", when="build_system=waf")
+"#;
+
+const NMAKE: &str = r#"
+class NMakePackage:
+    build_system("nmake")
+    conflicts("platform=linux", when="build_system=nmake")
+    conflicts("platform=darwin", when="build_system=nmake")
+"#;
+
+const MSBUILD: &str = r#"
+class MSBuildPackage:
+    build_system("msbuild")
+    conflicts("platform=linux", when="build_system=msbuild")
+    conflicts("platform=darwin", when="build_system=msbuild")
+    conflicts("platform=freebsd", when="build_system=msbuild")
+"#;
+
+const ONEAPI: &str = r#"
+class IntelOneApiPackage:
+    build_system("oneapi")
+    conflicts("target=ppc64:", msg="This package in only available for x86_64 and Linux")
+    conflicts("target=ppc64le:", msg="This package in only available for x86_64 and Linux")
+    conflicts("target=aarch64:", msg="This package in only available for x86_64 and Linux")
+    conflicts("platform=darwin", msg="This package in only available for x86_64 and Linux")
+    conflicts("platform=windows", msg="This package in only available for x86_64 and Linux")
+    variant("envmods", default=True, description="Toggles environment modifications")
+"#;
+
+const ONEAPI_LIBRARY: &str = r#"
+class IntelOneApiLibraryPackage:
+    build_system("oneapi")
+    conflicts("target=ppc64:", msg="This package in only available for x86_64 and Linux")
+    conflicts("target=ppc64le:", msg="This package in only available for x86_64 and Linux")
+    conflicts("target=aarch64:", msg="This package in only available for x86_64 and Linux")
+    conflicts("platform=darwin", msg="This package in only available for x86_64 and Linux")
+    conflicts("platform=windows", msg="This package in only available for x86_64 and Linux")
+    variant("envmods", default=True, description="Toggles environment modifications")
+    depends_on("c", type="build")
+"#;
+
 const GENERIC: &str = r#"
 class Package:
     build_system("generic")
@@ -259,6 +303,11 @@ fn read_bases() -> &'static HashMap<&'static str, Vec<Directive>> {
             ("bundle", BUNDLE),
             ("cuda", CUDA),
             ("rocm", ROCM),
+            ("waf", WAF),
+            ("nmake", NMAKE),
+            ("msbuild", MSBUILD),
+            ("oneapi", ONEAPI),
+            ("oneapi-library", ONEAPI_LIBRARY),
         ] {
             let class = src
                 .lines()
@@ -296,6 +345,11 @@ pub fn base_directives(base: &str) -> Option<Vec<Directive>> {
         "BundlePackage" => "bundle",
         "CudaPackage" => "cuda",
         "ROCmPackage" => "rocm",
+        "WafPackage" => "waf",
+        "NMakePackage" => "nmake",
+        "MSBuildPackage" => "msbuild",
+        "IntelOneApiPackage" => "oneapi",
+        "IntelOneApiLibraryPackage" => "oneapi-library",
         "GNUMirrorPackage" | "SourceforgePackage" | "SourcewarePackage" | "PythonExtension"
         | "CompilerPackage" | "PackageBase" => return Some(Vec::new()),
         // `PackageBase` mix-ins, not build systems: ROCmLibrary detects an

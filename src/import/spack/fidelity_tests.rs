@@ -274,3 +274,24 @@ fn urls_follow_where_spack_finds_the_version() {
         "{n}"
     );
 }
+
+/// Base classes the importer did not know gave nothing: oneAPI packages had
+/// no `envmods` variant (nor their conflicts with other architectures),
+/// `build_system=nmake` no conflict with Linux, waf no python.
+#[test]
+fn oneapi_nmake_and_waf_bases_bring_their_directives() {
+    let (_, out, _t) = import_all();
+    let o = recipe(&out, "oneapi-demo");
+    assert!(o.contains("envmods: {default: true"), "{o}");
+    assert!(o.contains(r#"{when: "target=aarch64:""#), "{o}");
+    let n = recipe(&out, "nmake-demo");
+    assert!(n.contains(r#"{when: "platform=linux build_system=nmake"}"#), "{n}");
+    assert!(
+        n.contains(r#"{spec: "python@2.5:", type: build, when: "build_system=waf"}"#),
+        "{n}"
+    );
+    for name in ["oneapi-demo", "nmake-demo"] {
+        let (_, diags) = crate::recipes::load_package(&out.join(format!("{name}.yaml")), &out);
+        assert!(!diags.has_errors(), "{name}: {diags:?}");
+    }
+}
