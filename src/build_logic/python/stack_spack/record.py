@@ -145,7 +145,10 @@ def class_record(cls):
             versions.append(entry)
             continue
         try:
-            entry["fetch_url"] = _instance(cls, v).url_for_version(v)
+            # A version's own `url=` is what Spack fetches, even when the
+            # package defines `url_for_version` (its fetch strategy reads
+            # the version's arguments first).
+            entry["fetch_url"] = kwargs.get("url") or _instance(cls, v).url_for_version(v)
         except Exception as e:  # noqa: BLE001
             entry["fetch_url_error"] = "{}: {}".format(type(e).__name__, e)
         versions.append(entry)

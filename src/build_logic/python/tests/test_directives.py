@@ -335,6 +335,18 @@ class UrlTest(WorkspaceTest):
         '''
         self.assertEqual(self.url(body, "3", name="u2"), "https://example.org/latest.tgz")
 
+    def test_a_versions_own_url_wins_over_url_for_version(self):
+        body = '''
+            class U(Package):
+                version("2.0", sha256="0" * 64)
+                version("1.0", sha256="1" * 64, url="https://example.org/Old-1.0.tar.gz")
+
+                def url_for_version(self, version):
+                    return "https://example.org/new-{0}.tar.gz".format(version)
+        '''
+        self.assertEqual(self.url(body, "1.0", "own"), "https://example.org/Old-1.0.tar.gz")
+        self.assertEqual(self.url(body, "2.0", "own2"), "https://example.org/new-2.0.tar.gz")
+
     def test_custom_url_for_version(self):
         body = '''
             class U(Package):
