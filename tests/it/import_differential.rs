@@ -42,8 +42,8 @@ fn check_all(repo: &Path, names: &[String], layer: &Path) -> Vec<PackageCheck> {
     checks
 }
 
+/// The suite's form (CI has no spack-packages): the importer's fixtures.
 #[test]
-#[ignore = "the comparison's normalisation (conditions, per-arch, URL oracle) is unfinished: issue 34 item 2"]
 fn fixture_packages_have_no_silent_differences() {
     let Some(layer) = layer("fixture_packages_have_no_silent_differences") else {
         return;
@@ -67,9 +67,8 @@ fn fixture_packages_have_no_silent_differences() {
 }
 
 /// The sample: 60 packages of the checkout, the same ones for the same
-/// checkout (seed 34).
+/// checkout (seed 34). The whole repository: `scripts/import-differential.sh`.
 #[test]
-#[ignore = "the comparison's normalisation (conditions, per-arch, URL oracle) is unfinished: issue 34 item 2"]
 fn a_seeded_sample_of_spack_packages_has_no_silent_differences() {
     let test = "a_seeded_sample_of_spack_packages_has_no_silent_differences";
     let Some(checkout) = stack::settings::spack_packages() else {
