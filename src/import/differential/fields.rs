@@ -358,7 +358,14 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
         // Test dependencies are kept as data (tests are not run), and
         // entries for other platforms or architectures are left out
         // (docs/import.md).
-        let types: BTreeSet<String> = all_types.into_iter().filter(|t| t != "test").collect();
+        let types: BTreeSet<String> = all_types
+            .into_iter()
+            .flat_map(|t| match t.as_str() {
+                "all" => vec!["build".into(), "link".into(), "run".into()],
+                _ => vec![t],
+            })
+            .filter(|t| t != "test")
+            .collect();
         if types.is_empty() || !when.holds() {
             push(out, Field::Dependency, &name, text, "not for this reading".into(), Standing::ByDesign);
             continue;

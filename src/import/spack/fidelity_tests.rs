@@ -295,3 +295,19 @@ fn oneapi_nmake_and_waf_bases_bring_their_directives() {
         assert!(!diags.has_errors(), "{name}: {diags:?}");
     }
 }
+
+/// `default=("4", "d")` of a multi-valued variant is the values 4 and d (it
+/// was written `["['4'", " 'd']"]`); `type="all"` is every type (it was a
+/// type named `all`, read as build only).
+#[test]
+fn tuple_defaults_and_the_all_type_read_as_spack_reads_them() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "tuple-default-demo");
+    assert!(r.contains(r#"default: ["4", d]"#), "{r}");
+    assert!(
+        r.contains(r#"{spec: "metis+shared", type: [build, link, run]}"#),
+        "{r}"
+    );
+    let (_, diags) = crate::recipes::load_package(&out.join("tuple-default-demo.yaml"), &out);
+    assert!(!diags.has_errors(), "{diags:?}");
+}

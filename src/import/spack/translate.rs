@@ -447,7 +447,7 @@ fn conditional_values(pkg: &mut SpackPackage, d: &Directive, name: &str) -> Opti
             return Some(Vec::new());
         }
     };
-    let default = d.kw("default").map(Value::to_py_string);
+    let default = d.kw("default").map(super::variant_kind::default_text);
     let outer = d.kw_str("when").unwrap_or("").to_string();
     let directives = defs.into_iter().map(|(when, vals)| {
         let mut def = d.clone();
@@ -482,6 +482,10 @@ fn dep_types(d: &Directive, extends: bool) -> Result<BTreeSet<String>, String> {
         }
         None => {
             types.extend(["build", "link"].map(String::from));
+        }
+        // Spack's `type="all"`: every type (tests are not run here).
+        Some(Value::Str(t)) if t == "all" => {
+            types.extend(["build", "link", "run"].map(String::from));
         }
         Some(Value::Str(t)) => {
             types.insert(t.clone());

@@ -29,7 +29,7 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
                 ))
             }
             Some(v) => {
-                let text = v.to_py_string();
+                let text = default_text(v);
                 Ok(valued(&text, None, multi_kw.unwrap_or(false)))
             }
         },
@@ -43,7 +43,7 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
                 ));
             }
             let def = match default {
-                Some(v) => v.to_py_string(),
+                Some(v) => default_text(v),
                 None => vals.first().cloned().unwrap_or_default(),
             };
             Ok(valued(&def, Some(vals), multi_kw.unwrap_or(false)))
@@ -71,10 +71,10 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
                 def = "auto".into();
             }
             if let Some((_, v)) = c.kwargs.iter().find(|(k, _)| k == "__with_default") {
-                def = v.to_py_string();
+                def = default_text(v);
             }
             if let Some(v) = default {
-                def = v.to_py_string();
+                def = default_text(v);
             }
             if c.name == "conditional" {
                 return Ok(valued(&def, Some(vals), multi_kw.unwrap_or(false)));
@@ -82,6 +82,20 @@ pub(super) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), Stri
             Ok(valued(&def, Some(vals), true))
         }
         Some(other) => Err(format!("values {}", other.to_py_string())),
+    }
+}
+
+/// A variant's default as text: a list or tuple of values (a multi-valued
+/// variant's `default=("4", "d")`) is its values joined by commas, as
+/// Spack reads it (it was written `['4', 'd']`).
+pub(super) fn default_text(v: &Value) -> String {
+    match v {
+        Value::List(items) => items
+            .iter()
+            .map(Value::to_py_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.to_py_string(),
     }
 }
 
