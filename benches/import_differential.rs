@@ -23,9 +23,7 @@ use std::time::Instant;
 
 use std::collections::BTreeMap;
 
-use stack::import::differential::{
-    Standing, compare_all, package_files, package_names, records,
-};
+use stack::import::differential::{Standing, compare_all, package_files, package_names, records};
 
 /// Load every recipe of `dir`; print how many do not load.
 fn load_all(dir: &std::path::Path) {

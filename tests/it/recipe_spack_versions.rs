@@ -30,7 +30,10 @@ fn list_path() -> PathBuf {
 fn shipped_list() -> BTreeMap<String, BTreeSet<String>> {
     let text = fs_err::read_to_string(list_path()).unwrap();
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let (name, version) = line.split_once(' ').unwrap();
         out.entry(name.to_string())
             .or_default()
@@ -58,7 +61,10 @@ fn shipped_recipes_keep_every_version_spack_lists() {
     let mut missing = Vec::new();
     for (name, versions) in &list {
         let path = root().join("recipes").join(format!("{name}.yaml"));
-        assert!(path.is_file(), "{name} is listed, recipes/ has no such recipe");
+        assert!(
+            path.is_file(),
+            "{name} is listed, recipes/ has no such recipe"
+        );
         let ours = recipe_versions(&path);
         missing.extend(
             versions
@@ -109,7 +115,10 @@ fn the_shipped_list_is_what_the_checkout_lists() {
         .into_iter()
         .filter(|n| spack.get(*n) != shipped.get(*n))
         .map(|n| {
-            let (a, b) = (spack.get(n).cloned().unwrap_or_default(), shipped.get(n).cloned().unwrap_or_default());
+            let (a, b) = (
+                spack.get(n).cloned().unwrap_or_default(),
+                shipped.get(n).cloned().unwrap_or_default(),
+            );
             format!(
                 "{n}: checkout only {:?}, list only {:?}",
                 a.difference(&b).collect::<Vec<_>>(),

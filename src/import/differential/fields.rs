@@ -195,7 +195,9 @@ fn values_of(v: &Json) -> Option<BTreeSet<String>> {
 fn base_definitions_replaced(record: &Json, name: &str) -> BTreeSet<Option<String>> {
     let calls: Vec<&Json> = items(record, "calls")
         .iter()
-        .filter(|c| c["directive"].as_str() == Some("variant") && c["args"][0].as_str() == Some(name))
+        .filter(|c| {
+            c["directive"].as_str() == Some("variant") && c["args"][0].as_str() == Some(name)
+        })
         .collect();
     let from_base = |c: &&Json| {
         c["file"]
@@ -367,7 +369,14 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
             .filter(|t| t != "test")
             .collect();
         if types.is_empty() || !when.holds() {
-            push(out, Field::Dependency, &name, text, "not for this reading".into(), Standing::ByDesign);
+            push(
+                out,
+                Field::Dependency,
+                &name,
+                text,
+                "not for this reading".into(),
+                Standing::ByDesign,
+            );
             continue;
         }
         let spec = normal::dep_spec(spec);
@@ -422,7 +431,14 @@ pub fn dependencies(view: &RecipeView, record: &Json, out: &mut Vec<Difference>)
     for o in &ours {
         if !spack.iter().any(|d| same_dep(d, o)) {
             let s = standing(view.flags(&o.name));
-            push(out, Field::Dependency, &o.name, "missing".into(), o.text.clone(), s);
+            push(
+                out,
+                Field::Dependency,
+                &o.name,
+                "missing".into(),
+                o.text.clone(),
+                s,
+            );
         }
     }
 }
@@ -467,7 +483,14 @@ pub fn conflicts(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
             continue;
         }
         if !cond.holds() {
-            push(out, Field::Conflict, spec, text, "not for this reading".into(), Standing::ByDesign);
+            push(
+                out,
+                Field::Conflict,
+                spec,
+                text,
+                "not for this reading".into(),
+                Standing::ByDesign,
+            );
             continue;
         }
         if !ours.iter().any(|(c, _)| *c == cond) {
@@ -484,7 +507,14 @@ pub fn conflicts(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
             } else {
                 standing(view.flags(text) || view.flags("conflict"))
             };
-            push(out, Field::Conflict, text, "missing".into(), (*text).clone(), s);
+            push(
+                out,
+                Field::Conflict,
+                text,
+                "missing".into(),
+                (*text).clone(),
+                s,
+            );
         }
     }
 }
@@ -499,7 +529,14 @@ pub fn provides(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
             let name = spec_name(spec);
             let text = format!("{spec} when {}", when.unwrap_or("-"));
             if !cond.holds() {
-                push(out, Field::Provides, name, text, "not for this reading".into(), Standing::ByDesign);
+                push(
+                    out,
+                    Field::Provides,
+                    name,
+                    text,
+                    "not for this reading".into(),
+                    Standing::ByDesign,
+                );
                 continue;
             }
             let found = view
@@ -512,7 +549,14 @@ pub fn provides(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
             } else if spec != name {
                 // The virtual's version range (`mpi@:3.1`): kept in
                 // `imported.kept` (docs/import.md).
-                push(out, Field::Provides, name, spec.into(), name.into(), Standing::ByDesign);
+                push(
+                    out,
+                    Field::Provides,
+                    name,
+                    spec.into(),
+                    name.into(),
+                    Standing::ByDesign,
+                );
             }
         }
     }
@@ -526,7 +570,14 @@ pub fn patches(view: &RecipeView, record: &Json, out: &mut Vec<Difference>) {
         let level = p["level"].as_i64().unwrap_or(1);
         let when = normal::cond(&[p["when"].as_str()], own);
         if !when.holds() {
-            push(out, Field::Patch, what, p.to_string(), "not for this reading".into(), Standing::ByDesign);
+            push(
+                out,
+                Field::Patch,
+                what,
+                p.to_string(),
+                "not for this reading".into(),
+                Standing::ByDesign,
+            );
             continue;
         }
         let found = view.patches.iter().any(|o| {

@@ -162,9 +162,31 @@ fn arch_as_target(s: &str) -> String {
 /// direct dependency (`%meson@:1.0`, `%curl`); the stack's `%` is the
 /// compiler only, so those become `^name`.
 pub(crate) const COMPILERS: &[&str] = &[
-    "gcc", "clang", "llvm", "apple-clang", "aocc", "nvhpc", "pgi", "intel", "oneapi",
-    "intel-oneapi-compilers", "intel-oneapi-compilers-classic", "dpcpp", "cce", "cray", "fj",
-    "xl", "xl_r", "arm", "acfl", "msvc", "nag", "rocmcc", "llvm-amdgpu", "apple-gcc", "emscripten",
+    "gcc",
+    "clang",
+    "llvm",
+    "apple-clang",
+    "aocc",
+    "nvhpc",
+    "pgi",
+    "intel",
+    "oneapi",
+    "intel-oneapi-compilers",
+    "intel-oneapi-compilers-classic",
+    "dpcpp",
+    "cce",
+    "cray",
+    "fj",
+    "xl",
+    "xl_r",
+    "arm",
+    "acfl",
+    "msvc",
+    "nag",
+    "rocmcc",
+    "llvm-amdgpu",
+    "apple-gcc",
+    "emscripten",
 ];
 
 /// `%gcc @:11`: in Spack the version after a compiler's name (spaces
@@ -385,7 +407,10 @@ mod tests {
         );
         assert_eq!(normalize("%gcc @:11.3.0"), "%gcc@:11.3.0");
         assert_eq!(normalize("@2: arch=ppc64le:"), "@2: target=ppc64le:");
-        assert_eq!(normalize("@8: %fortran=aocc@:4.2"), "@8: %fortran=aocc@:4.2");
+        assert_eq!(
+            normalize("@8: %fortran=aocc@:4.2"),
+            "@8: %fortran=aocc@:4.2"
+        );
         assert_eq!(normalize("%c,cxx=clang @15:"), "%c,cxx=clang@15:");
         assert_eq!(normalize("%meson@:1.0"), "^meson@:1.0");
         assert_eq!(normalize("+x %curl"), "+x ^curl");

@@ -285,7 +285,10 @@ fn oneapi_nmake_and_waf_bases_bring_their_directives() {
     assert!(o.contains("envmods: {default: true"), "{o}");
     assert!(o.contains(r#"{when: "target=aarch64:""#), "{o}");
     let n = recipe(&out, "nmake-demo");
-    assert!(n.contains(r#"{when: "platform=linux build_system=nmake"}"#), "{n}");
+    assert!(
+        n.contains(r#"{when: "platform=linux build_system=nmake"}"#),
+        "{n}"
+    );
     assert!(
         n.contains(r#"{spec: "python@2.5:", type: build, when: "build_system=waf"}"#),
         "{n}"

@@ -66,8 +66,8 @@ use std::path::Path;
 
 use super::yaml_out::Yaml;
 pub use api_check::{ApiGap, ApiListing, unsupported_api};
-pub use model::{Kind, Untranslated};
 pub(crate) use cond::COMPILERS;
+pub use model::{Kind, Untranslated};
 
 /// Where a package.py came from, for the `imported:` block.
 #[derive(Clone, Debug, Default)]
