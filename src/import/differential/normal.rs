@@ -23,7 +23,7 @@ use crate::spec::{Spec, TargetConstraint, target_family};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
     /// It can hold: the spec it is (empty: always).
-    Holds(Spec),
+    Holds(Box<Spec>),
     /// The stack's parser does not read it: compared as its sorted words.
     Text(Vec<String>),
     /// It never holds on Linux x86_64.
@@ -230,7 +230,7 @@ pub fn cond(parts: &[Option<&str>], own: &str) -> Cond {
     if !for_linux_x86_64(&mut merged) {
         return Cond::Never;
     }
-    Cond::Holds(merged)
+    Cond::Holds(Box::new(merged))
 }
 
 /// A dependency's spec (named): read like a condition, the name kept.
@@ -241,7 +241,7 @@ pub fn dep_spec(text: &str) -> Cond {
     match Spec::parse(&t) {
         Ok(mut s) => {
             if for_linux_x86_64(&mut s) {
-                Cond::Holds(s)
+                Cond::Holds(Box::new(s))
             } else {
                 Cond::Never
             }
