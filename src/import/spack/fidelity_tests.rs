@@ -314,3 +314,18 @@ fn tuple_defaults_and_the_all_type_read_as_spack_reads_them() {
     let (_, diags) = crate::recipes::load_package(&out.join("tuple-default-demo.yaml"), &out);
     assert!(!diags.has_errors(), "{diags:?}");
 }
+
+/// `pypi += "…tar.gz"` in the class body: the attribute as built (the URL
+/// was the first half, a directory); it was reported as a class-level
+/// statement but the versions' URLs were written from the half.
+#[test]
+fn class_attributes_built_with_plus_equals_are_read_whole() {
+    let (_, out, _t) = import_all();
+    let r = recipe(&out, "py-augmented-demo");
+    assert_eq!(
+        url_of(&r, "1.4.0"),
+        "https://files.pythonhosted.org/packages/source/a/augmented_demo_with_a_long_name/augmented_demo_with_a_long_name-1.4.0.tar.gz",
+        "{r}"
+    );
+    assert!(!r.contains("class-level augmented_assignment"), "{r}");
+}

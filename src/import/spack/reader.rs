@@ -410,6 +410,7 @@ impl ClassReader<'_> {
             "string" | "concatenated_string" => {} // docstrings and comments-as-strings
             "call" => self.call(expr),
             "assignment" => self.assignment(expr, builder),
+            "augmented_assignment" if self.augmented_assignment(expr, builder) => {}
             _ => self.pkg.untranslated(
                 line,
                 Kind::Directive,
@@ -463,6 +464,41 @@ impl ClassReader<'_> {
                 );
             }
         }
+    }
+
+    /// `pypi += "name-1.0.tar.gz"` on a string (or list) attribute of the
+    /// class body: the attribute as built. `false`: not such a statement.
+    fn augmented_assignment(&mut self, assign: Node, builder: Option<&str>) -> bool {
+        let line = assign.start_position().row + 1;
+        let (Some(left), Some(right), Some(op)) = (
+            assign.child_by_field_name("left"),
+            assign.child_by_field_name("right"),
+            assign.child_by_field_name("operator"),
+        ) else {
+            return false;
+        };
+        if left.kind() != "identifier" || text(op, self.src) != "+=" {
+            return false;
+        }
+        let name = text(left, self.src).to_string();
+        let Ok(more) = Evaluator::new(self.src, &self.scope).eval(right) else {
+            return false;
+        };
+        let value = match (self.scope.get(&name).cloned(), more) {
+            (Some(Value::Str(a)), Value::Str(b)) => Value::Str(a + &b),
+            (Some(Value::List(mut a)), Value::List(b)) => {
+                a.extend(b);
+                Value::List(a)
+            }
+            _ => return false,
+        };
+        self.scope.set(&name, value.clone());
+        let key = match builder {
+            Some(b) => format!("{b}:{name}"),
+            None => name,
+        };
+        self.pkg.attributes.push((key, value, line));
+        true
     }
 
     fn call(&mut self, call: Node) {

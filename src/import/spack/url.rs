@@ -222,7 +222,9 @@ fn version_run(rest: &str) -> &str {
         let digits = w.trim_start_matches(|c: char| c.is_ascii_digit());
         let letters = digits.trim_end_matches(|c: char| c.is_ascii_digit());
         let lead = w.len() - digits.len();
-        (lead > 0 && letters.len() <= 2 && letters.chars().all(|c| c.is_ascii_lowercase()))
+        (lead > 0
+            && letters.chars().all(|c| c.is_ascii_lowercase())
+            && (letters.len() <= 2 || PRE_RELEASE.contains(&letters)))
             || (!first && lead == 0 && PRE_RELEASE.contains(&letters.to_ascii_lowercase().as_str()))
     };
     for (n, word) in rest.split(['.', '_', '-']).enumerate() {
@@ -308,6 +310,12 @@ mod tests {
         assert_eq!(
             substitute(url, "4.6.1", &["4.6.1", "4.5.1"]).as_deref(),
             Some("https://example.org/squashfs/squashfs4.6.1/squashfs4.6.1.tar.gz")
+        );
+        // A pre-release word glued to the number (`v3.0.0beta5`).
+        let url = "https://github.com/vbfnlo/vbfnlo/archive/v3.0.0beta5.tar.gz";
+        assert_eq!(
+            substitute(url, "3.0", &["3.0", "2.7.1"]).as_deref(),
+            Some("https://github.com/vbfnlo/vbfnlo/archive/v3.0.tar.gz")
         );
         // A name ending in a digit is not glued to its version.
         let url = "https://files.pythonhosted.org/packages/source/a/autopep8/autopep8-2.3.2.tar.gz";
