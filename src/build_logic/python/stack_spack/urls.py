@@ -66,14 +66,41 @@ def _runs(text):
     return [m.group(1) for m in _VERSION_RUN.finditer(text)]
 
 
+# Spack's first passes over a file name (its documented `parse_version`):
+# the version is what follows a name, the whole rest of the file name.
+_PASSES = tuple(re.compile(p) for p in (
+    r"^[a-zA-Z+._-]+[._-]v?(\d[\d._-]*)$",   # name-1.2.3, name-518-0.19
+    r"^v?(\d[\d._-]*)$",                      # 1.2.3, v2019-08-20
+    r"^[a-zA-Z+]*(\d[\da-zA-Z]*)$",           # namever
+    r"^[a-zA-Z+-]*(\d[\da-zA-Z-]*)$",         # name-ver-ver
+    r"^[a-zA-Z+_]*(\d[\da-zA-Z_]*)$",
+    r"^[a-zA-Z+.]*(\d[\da-zA-Z.]*)$",         # squashfs4.3, v3.0.0beta5
+    r"^[a-zA-Z\d+-]+-v?(\d[\da-zA-Z.]*)$",    # name2-1.0b1
+    r"^[a-zA-Z\d+_]+_v?(\d[\da-zA-Z.]*)$",
+))
+
+
+def _spack_pass(stem):
+    for p in _PASSES:
+        m = p.match(stem)
+        if m:
+            return m.group(1)
+    return None
+
+
 def reference_version(url, known=()):
     """The version as the URL writes it (Spack parses it from the file
-    name): the longest of the package's versions written in the file name,
+    name): what follows the name when it is the rest of the file name
+    (Spack's first passes); else the longest of the package's versions
+    written in the file name,
     with the pre-release words that follow it there (`MUST-v1.8.0-rc1`);
     else the version-like run of the file name; else a known version
     anywhere in the URL; else a run of a directory name."""
     known = sorted((str(k) for k in known if str(k)[:1].isdigit()), key=len, reverse=True)
     stem = _stem(url)
+    parsed = _spack_pass(stem)
+    if parsed:
+        return parsed
     runs = _runs(stem)
     for v in known:
         if _bounded(stem, v):

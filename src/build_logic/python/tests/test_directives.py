@@ -320,6 +320,21 @@ class UrlTest(WorkspaceTest):
                 version("1.8.0", sha256="1" * 64)
         '''
         self.assertEqual(self.url(rc, "1.9.0-rc1", "must"), "https://example.org/MUST-v1.9.0-rc1.tar.gz")
+        # What follows the name is the version (Spack's first passes): a
+        # letter suffix (`1.0b1`), a name glued to it (`squashfs4.3`), a
+        # package's prefix trick (`518-0.19`).
+        for name, url, version, want in (
+            ("bolt", "https://example.org/v1.0b1/bolt-1.0b1.tar.gz", "2.0",
+             "https://example.org/v2.0/bolt-2.0.tar.gz"),
+            ("squash", "https://example.org/squashfs4.3/squashfs4.3.tar.gz", "4.6.1",
+             "https://example.org/squashfs4.6.1/squashfs4.6.1.tar.gz"),
+        ):
+            body = '''
+                class U(Package):
+                    url = "{}"
+                    version("{}", sha256="0" * 64)
+            '''.format(url, version)
+            self.assertEqual(self.url(body, version, name), want)
 
     def test_dashes_and_no_version(self):
         body = '''
