@@ -128,6 +128,8 @@ def quoted(s):
 def flow(entry):
     parts = []
     for k, v in entry.items():
+        if k == "preferred":
+            continue  # the recipe's reviewed default stays its default
         if k == "version":
             parts.append("version: " + quoted(v) if not is_branch(str(v)) else "version: " + str(v))
         elif isinstance(v, bool):
