@@ -56,7 +56,12 @@ def _bounded(hay, needle):
 
 
 def _stem(url):
-    path = re.split(r"[?#]", url, maxsplit=1)[0]
+    path, _, query = url.partition("?")
+    # `count.php?url=./cloog-0.18.1.tar.gz`: the file is the query's
+    for value in re.findall(r"=([^&#]+)", query):
+        if _ARCHIVE_EXT.search(value):
+            path = value
+    path = path.split("#", 1)[0]
     name = [s for s in path.split("/") if s]
     name = name[-1] if name else path
     return _ARCHIVE_EXT.sub("", name)
@@ -80,11 +85,28 @@ _PASSES = tuple(re.compile(p) for p in (
 ))
 
 
+# Words after a version that are not part of it (Spack strips such
+# suffixes before it parses): `-src`, `.orig`, `.Linux`, `.cpp.gpl`, `.rock`.
+_NOT_VERSION = re.compile(r"[._-][A-Za-z][A-Za-z0-9]*$")
+_PRE_WORD = re.compile(r"^(alpha|beta|rc|pre|dev|post|a|b|p|u)\d*$", re.IGNORECASE)
+
+
+def _strip_suffixes(text):
+    while True:
+        m = _NOT_VERSION.search(text)
+        if not m or _PRE_WORD.match(m.group(0)[1:]) or len(m.group(0)) < 3:
+            return text
+        text = text[: m.start()]
+
+
 def _spack_pass(stem):
+    if re.fullmatch(r"[0-9a-f]{7,40}", stem):
+        return None  # an archive of a commit: no version in it
+    stem = _strip_suffixes(stem)
     for p in _PASSES:
         m = p.match(stem)
         if m:
-            return m.group(1)
+            return _strip_suffixes(m.group(1)) or None
     return None
 
 

@@ -328,6 +328,12 @@ class UrlTest(WorkspaceTest):
              "https://example.org/v2.0/bolt-2.0.tar.gz"),
             ("squash", "https://example.org/squashfs4.3/squashfs4.3.tar.gz", "4.6.1",
              "https://example.org/squashfs4.6.1/squashfs4.6.1.tar.gz"),
+            # words after the version are not part of it; a file named in
+            # the query is the file
+            ("iwyu", "https://example.org/iwyu-0.26.src.tar.gz", "0.23",
+             "https://example.org/iwyu-0.23.src.tar.gz"),
+            ("cloog", "https://example.org/count.php3?url=./cloog-0.18.1.tar.gz", "0.18.4",
+             "https://example.org/count.php3?url=./cloog-0.18.4.tar.gz"),
         ):
             body = '''
                 class U(Package):
