@@ -271,13 +271,45 @@ fn describe_rest(out: &mut String, r: &PackageRecipe) {
                 PatchSource::File(f) => f.text.clone(),
                 PatchSource::Url(u) => u.value.clone(),
             };
+            let dir = p
+                .working_dir
+                .as_deref()
+                .map(|d| format!("  (in {d}/)"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "    {src}  -p{}{}",
+                "    {src}  -p{}{dir}{}",
                 p.level,
                 when_suffix(p.when.as_ref())
             );
             let _ = writeln!(out, "        sha256 {}", p.sha256);
+        }
+    }
+
+    if !r.resources.is_empty() {
+        let _ = writeln!(out, "\nResources (unpacked into the source tree, in order):");
+        for res in &r.resources {
+            let into = res
+                .destination
+                .as_deref()
+                .map(|d| format!("  (into {d}/)"))
+                .unwrap_or_default();
+            let name = res.name.as_deref().map(|n| format!("{n}: ")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {name}{}{into}{}",
+                res.url_text,
+                when_suffix(res.when.as_ref())
+            );
+            let check = match (&res.git, &res.sha256) {
+                (Some(g), _) => match g.pinned() {
+                    Some(c) => format!("commit {c}"),
+                    None => "(no commit: unverified)".to_string(),
+                },
+                (None, Some(sha)) => format!("sha256 {sha}"),
+                (None, None) => "(none: unverified)".to_string(),
+            };
+            let _ = writeln!(out, "        {check}");
         }
     }
 

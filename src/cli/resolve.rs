@@ -94,6 +94,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         write: args.lock,
         pin_git: args.lock,
         mount: args.mount.clone(),
+        review: false,
     };
     let settings = SourceSettings {
         cache: SourceCache::new(

@@ -48,6 +48,17 @@ pub enum PatchError {
     },
 
     #[error(
+        "{package}: patch {} applies in `{dir}` (its `working_dir`), but {why}",
+        .patch.display()
+    )]
+    WorkingDir {
+        package: String,
+        patch: PathBuf,
+        dir: String,
+        why: String,
+    },
+
+    #[error(
         "the `patch` program is not available ({source}); install GNU patch (apt-get install patch)"
     )]
     ProgramMissing {

@@ -26,6 +26,9 @@ pub struct PatchFile {
     pub sha256: String,
     /// Strip level (`patch -p<level>`; recipes default to 1).
     pub level: u32,
+    /// The directory of the stage the patch applies in (`patch -d`),
+    /// relative, without `..`; `None`: the stage's top.
+    pub working_dir: Option<String>,
 }
 
 /// A patch that was applied (what the build records).
@@ -53,6 +56,37 @@ pub fn apply(
         applied.push(apply_one(package, stage, p)?);
     }
     Ok(applied)
+}
+
+/// The directory `p` applies in: its `working_dir` below `stage`, an
+/// existing directory reached without symbolic links.
+fn working_dir(package: &str, stage: &Path, p: &PatchFile) -> Result<PathBuf, PatchError> {
+    let Some(rel) = &p.working_dir else {
+        return Ok(stage.to_path_buf());
+    };
+    let bad = |why: &str| PatchError::WorkingDir {
+        package: package.to_string(),
+        patch: p.path.clone(),
+        dir: rel.clone(),
+        why: why.to_string(),
+    };
+    let mut at = stage.to_path_buf();
+    for c in Path::new(rel).components() {
+        match c {
+            std::path::Component::Normal(c) => at.push(c),
+            std::path::Component::CurDir => {}
+            _ => return Err(bad("it is not a relative path inside the source tree")),
+        }
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(bad("it goes through a symbolic link of the source tree"));
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(bad("it is not a directory of the source tree")),
+            Err(_) => return Err(bad("the source tree has no such directory")),
+        }
+    }
+    Ok(at)
 }
 
 fn apply_one(package: &str, stage: &Path, p: &PatchFile) -> Result<AppliedPatch, PatchError> {
@@ -83,6 +117,7 @@ fn apply_one(package: &str, stage: &Path, p: &PatchFile) -> Result<AppliedPatch,
         source,
     })?;
     let diffs = diff::parse(&String::from_utf8_lossy(&bytes));
+    let stage = &working_dir(package, stage, p)?;
     let launch = |dry| {
         run::run(stage, &patch_path, p.level, dry).map_err(|source| {
             if source.kind() == std::io::ErrorKind::NotFound {

@@ -1,9 +1,97 @@
 //! Merging a staged resource tree into a package's source tree (the wheels
-//! of a CUDA toolkit all unpack below `nvidia/cu13/`).
+//! of a CUDA toolkit all unpack below `nvidia/cu13/`), laid out as its
+//! `destination`, `placement` and `strip` say.
 
 use std::path::Path;
 
+use crate::recipes::Placement;
+use crate::resolve::NodeResource;
+
 use super::PipelineError;
+
+fn other(msg: String) -> PipelineError {
+    PipelineError::Io(std::io::Error::other(msg))
+}
+
+/// Move the staged resource `staged` (its single top-level directory
+/// `stripped` removed, if it had one) into the source tree `tree` as `r`
+/// says: below its `destination`, merged (`Placement::Merge`), as the
+/// directory `placement` (`Placement::Dir`), or path by path
+/// (`Placement::Files`); with `strip: false` the top-level directory keeps
+/// its name.
+pub fn place(
+    tree: &Path,
+    staged: &Path,
+    stripped: Option<&str>,
+    r: &NodeResource,
+) -> Result<(), PipelineError> {
+    let into = match &r.destination {
+        Some(d) => inside(tree, d)?,
+        None => tree.to_path_buf(),
+    };
+    // The unpacked tree as it is placed: with its top directory kept, the
+    // content sits one level down.
+    if let (false, Some(top)) = (r.strip, stripped) {
+        let mut name = staged.file_name().unwrap_or_default().to_os_string();
+        name.push("-top");
+        let wrap = staged.with_file_name(name);
+        if wrap.exists() {
+            fs_err::remove_dir_all(&wrap)?;
+        }
+        fs_err::create_dir_all(&wrap)?;
+        fs_err::rename(staged, wrap.join(top))?;
+        fs_err::rename(&wrap, staged)?;
+    }
+    match &r.placement {
+        Placement::Merge => merge_tree(staged, &into),
+        Placement::Dir(name) => {
+            fs_err::create_dir_all(&into)?;
+            merge_tree(staged, &inside(&into, name.as_str())?)
+        }
+        Placement::Files(files) => {
+            fs_err::create_dir_all(&into)?;
+            for (from, to) in files {
+                let src = inside(staged, from.as_str())?;
+                if fs_err::symlink_metadata(&src).is_err() {
+                    return Err(other(format!(
+                        "resource {}: placement names `{from}`, which it does not have (it has: {})",
+                        r.url_text,
+                        listing(staged)
+                    )));
+                }
+                let dst = inside(&into, to.as_str())?;
+                if let Some(parent) = dst.parent() {
+                    fs_err::create_dir_all(parent)?;
+                }
+                if fs_err::symlink_metadata(&src)?.is_dir() {
+                    merge_tree(&src, &dst)?;
+                } else if fs_err::symlink_metadata(&dst).is_ok() {
+                    return Err(other(format!(
+                        "{} is provided by two sources of the package (the main source or an earlier resource, and {})",
+                        dst.display(),
+                        r.url_text
+                    )));
+                } else {
+                    fs_err::rename(&src, &dst)?;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The names at the top of `dir`, for messages.
+fn listing(dir: &Path) -> String {
+    let mut names: Vec<String> = fs_err::read_dir(dir)
+        .map(|it| {
+            it.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names.join(", ")
+}
 
 /// `tree/rel` (a resource's `destination:`, relative without `..`), refusing
 /// a path that goes through a symbolic link of the tree (it could lead out).

@@ -7,6 +7,8 @@
 //!   and tags (a lock of another recipe is ignored, with a warning);
 //! - `--locked`: the lock must exist (else bad input) and belong to the
 //!   recipe (else bad input), and the plan must equal it;
+//! - `stack build` refuses recipes awaiting review before anything is
+//!   pinned (no network needed to say so);
 //! - branches and tags still unpinned are pinned by asking the repository
 //!   (`pin_git`), the same call for every command;
 //! - `--lock` writes the plan to the lock file, never over another recipe's.
@@ -34,6 +36,10 @@ pub struct LockRules {
     pub pin_git: bool,
     /// Overrides the recipe's mount point.
     pub mount: Option<PathBuf>,
+    /// Refuse imported recipes whose untranslated build logic awaits
+    /// review ([`super::check_reviewed`]) before any git branch is pinned,
+    /// so that a refusal needs no network (`stack build`).
+    pub review: bool,
 }
 
 /// A broken lock file rule.
@@ -169,6 +175,10 @@ pub fn resolve_plan(
         }
     }
     let mut plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
+    if rules.review {
+        // Pins change commits, never which recipes the plan uses.
+        super::review::check_reviewed(&plan, inputs)?;
+    }
     if rules.pin_git && pin_git(&plan, &mut opts, fetch_opts)? {
         plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
     }

@@ -201,12 +201,11 @@ impl<'a> Session<'a> {
                 locked: s.req.locked,
                 file: s.req.lock_file.clone(),
                 pin_git: true,
+                review: true,
                 ..LockRules::default()
             };
             let copy = s.lock_copy();
-            let plan = resolve_plan(&s.req.inputs, &rules, &s.fetch_opts, Some(&copy))?;
-            super::review::check_reviewed(&plan, &s.req.inputs)?;
-            Ok(plan)
+            resolve_plan(&s.req.inputs, &rules, &s.fetch_opts, Some(&copy))
         })
     }
 

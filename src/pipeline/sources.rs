@@ -34,11 +34,7 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
             ..
         } => fetch::Source::Git {
             url: resource_url(repo),
-            reference: match reference {
-                GitRef::Tag(t) => fetch::GitRef::Tag(t.clone()),
-                GitRef::Branch(b) => fetch::GitRef::Branch(b.clone()),
-                GitRef::Commit(c) => fetch::GitRef::Commit(c.clone()),
-            },
+            reference: fetch_ref(reference),
             commit: commit.clone(),
             submodules: *submodules,
         },
@@ -67,32 +63,54 @@ fn recipe_archive(node: &Node) -> Option<&crate::recipes::ArchiveSource> {
     }
 }
 
-/// Fetch requests for the `resources:` of a node's archive source, in
-/// order. Named `<name>-resource@<sha256[..12]>` for mirror paths (the
-/// content-addressed mirror path works as for any archive).
+/// Fetch requests for the resources of a node's source, in order. Named
+/// `<name>-resource@<sha256[..12]>` (a git resource by its commit) for
+/// messages and mirror paths (the content-addressed mirror path works as
+/// for any archive, a git resource's tarball as for any git source).
 pub fn resource_requests(node: &Node) -> Vec<SourceRequest> {
-    let Some(NodeSource::Archive { resources, .. }) = &node.source else {
+    let Some(source) = &node.source else {
         return Vec::new();
     };
-    resources
+    source
+        .resources()
         .iter()
         .enumerate()
-        .map(|(i, r)| SourceRequest {
-            package: format!("{}-resource", node.name),
-            version: match &r.sha256 {
-                Some(sha) => sha[..12].to_string(),
-                None => format!("{}-{i}", node.version),
-            },
-            source: fetch::Source::Archive {
-                url: resource_url(&r.url),
-                sha256: r.sha256.clone(),
-                expand: r.expand,
-                max_size: recipe_archive(node)
-                    .and_then(|a| a.resources.get(i))
-                    .and_then(|e| e.max_size.as_ref().map(|m| m.bytes)),
-            },
+        .map(|(i, r)| {
+            let pinned = r.git.as_ref().and_then(|g| g.pinned());
+            let version = match (&r.sha256, pinned) {
+                (Some(sha), _) => sha[..12].to_string(),
+                (None, Some(commit)) => commit[..12.min(commit.len())].to_string(),
+                (None, None) => format!("{}-{i}", node.version),
+            };
+            let source = match &r.git {
+                Some(g) => fetch::Source::Git {
+                    url: resource_url(&r.url),
+                    reference: fetch_ref(&g.reference),
+                    commit: pinned.map(str::to_string),
+                    submodules: g.submodules,
+                },
+                None => fetch::Source::Archive {
+                    url: resource_url(&r.url),
+                    sha256: r.sha256.clone(),
+                    expand: r.expand,
+                    max_size: r.max_size,
+                },
+            };
+            SourceRequest {
+                package: format!("{}-resource", node.name),
+                version,
+                source,
+            }
         })
         .collect()
+}
+
+fn fetch_ref(r: &GitRef) -> fetch::GitRef {
+    match r {
+        GitRef::Tag(t) => fetch::GitRef::Tag(t.clone()),
+        GitRef::Branch(b) => fetch::GitRef::Branch(b.clone()),
+        GitRef::Commit(c) => fetch::GitRef::Commit(c.clone()),
+    }
 }
 
 /// `e` with the recipe line of each source whose sha256 did not match
@@ -304,24 +322,23 @@ pub fn stage_and_patch(
         fs_err::remove_dir_all(&dir)?;
     }
     fetch::stage(fetched, &dir)?;
-    let destinations = match &node.source {
-        Some(NodeSource::Archive { resources, .. }) => {
-            resources.iter().map(|r| r.destination.clone()).collect()
-        }
-        _ => Vec::new(),
-    };
+    let wanted = node.source.as_ref().map_or(&[][..], |s| s.resources());
     for (i, r) in resources.iter().enumerate() {
+        let Some(spec) = wanted.get(i) else {
+            return Err(PipelineError::Internal(format!(
+                "resource {i} of {} has no recipe entry",
+                node.name
+            )));
+        };
         let tmp = dir.with_extension(format!("resource-{i}"));
         if tmp.exists() {
             fs_err::remove_dir_all(&tmp)?;
         }
-        fetch::stage(r, &tmp)?;
-        let into = match destinations.get(i).and_then(|d| d.as_deref()) {
-            Some(d) => super::merge::inside(&dir, d)?,
-            None => dir.clone(),
-        };
-        super::merge::merge_tree(&tmp, &into)?;
-        fs_err::remove_dir_all(&tmp)?;
+        let staged = fetch::stage(r, &tmp)?;
+        super::merge::place(&dir, &tmp, staged.stripped.as_deref(), spec)?;
+        if tmp.exists() {
+            fs_err::remove_dir_all(&tmp)?;
+        }
     }
     let mut files = Vec::new();
     let mut url_iter = url_patches.iter();
@@ -342,6 +359,7 @@ pub fn stage_and_patch(
             path,
             sha256: p.sha256.clone(),
             level: p.level,
+            working_dir: p.working_dir.clone(),
         });
     }
     let applied = patch::apply(&node.label(), &dir, &files)?;

@@ -24,6 +24,7 @@ const TOP_KEYS: &[&str] = &[
     "dependencies",
     "conflicts",
     "patches",
+    "resources",
     "provides",
     "build",
     "env",
@@ -178,6 +179,10 @@ pub fn parse_package(
         .get("patches")
         .map(|n| patches(&mut cx, n, repo_dir))
         .unwrap_or_default();
+    let resources = m
+        .get("resources")
+        .map(|n| super::load_resources::package_resources(&mut cx, n))
+        .unwrap_or_default();
     let provides = m
         .get("provides")
         .map(|n| provides(&mut cx, n))
@@ -218,6 +223,7 @@ pub fn parse_package(
         dependencies,
         conflicts,
         patches,
+        resources,
         provides,
         build,
         env,
@@ -415,40 +421,7 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
         (None, Some(git)) => {
             misplaced_keys(cx, m, URL_ONLY, "url");
             let (resource, text) = read::resource(cx, git, "`git`")?;
-            let tag = m.get("tag").and_then(|n| cx.nonempty_string(n, "`tag`"));
-            let branch = m
-                .get("branch")
-                .and_then(|n| cx.nonempty_string(n, "`branch`"));
-            let commit = m.get("commit").and_then(|n| commit(cx, n));
-            let submodules = m
-                .get("submodules")
-                .and_then(|n| cx.bool(n, "`submodules`"))
-                .unwrap_or(false);
-            let (reference, pin) = match (tag, branch, commit) {
-                (Some(_), Some(b), _) => {
-                    cx.error(
-                        Code::BadSource,
-                        &b.loc,
-                        "a git version has both `tag` and `branch`",
-                        "choose one",
-                        Some("use `tag` for releases, `branch` for moving heads".into()),
-                    );
-                    return None;
-                }
-                (Some(t), None, c) => (GitRef::Tag(t.value), c),
-                (None, Some(b), c) => (GitRef::Branch(b.value), c),
-                (None, None, Some(c)) => (GitRef::Commit(c), None),
-                (None, None, None) => {
-                    cx.error(
-                        Code::BadSource,
-                        &text.loc,
-                        "a git version needs one of `tag`, `branch` or `commit`",
-                        "which revision?",
-                        None,
-                    );
-                    return None;
-                }
-            };
+            let (reference, pin, submodules) = git_revision(cx, m, &text.loc, "a git version")?;
             Some(Source::Git(GitSource {
                 repo: resource,
                 repo_text: text.value,
@@ -459,6 +432,52 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
             }))
         }
     }
+}
+
+/// The revision of a git source or resource (`tag`, `branch` or `commit`,
+/// a `commit` pin beside a tag or branch, `submodules`); `what` names the
+/// entry in messages.
+pub(super) fn git_revision(
+    cx: &mut Cx,
+    m: &Map,
+    at: &Loc,
+    what: &str,
+) -> Option<(GitRef, Option<String>, bool)> {
+    let tag = m.get("tag").and_then(|n| cx.nonempty_string(n, "`tag`"));
+    let branch = m
+        .get("branch")
+        .and_then(|n| cx.nonempty_string(n, "`branch`"));
+    let commit = m.get("commit").and_then(|n| commit(cx, n));
+    let submodules = m
+        .get("submodules")
+        .and_then(|n| cx.bool(n, "`submodules`"))
+        .unwrap_or(false);
+    let (reference, pin) = match (tag, branch, commit) {
+        (Some(_), Some(b), _) => {
+            cx.error(
+                Code::BadSource,
+                &b.loc,
+                format!("{what} has both `tag` and `branch`"),
+                "choose one",
+                Some("use `tag` for releases, `branch` for moving heads".into()),
+            );
+            return None;
+        }
+        (Some(t), None, c) => (GitRef::Tag(t.value), c),
+        (None, Some(b), c) => (GitRef::Branch(b.value), c),
+        (None, None, Some(c)) => (GitRef::Commit(c), None),
+        (None, None, None) => {
+            cx.error(
+                Code::BadSource,
+                at,
+                format!("{what} needs one of `tag`, `branch` or `commit`"),
+                "which revision?",
+                None,
+            );
+            return None;
+        }
+    };
+    Some((reference, pin, submodules))
 }
 
 fn misplaced_keys(cx: &mut Cx, m: &Map, keys: &[&str], kind: &str) {
@@ -820,7 +839,8 @@ fn patches(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Vec<Patch> {
     let patch_dir = absolutize(Path::new("../patches"), repo_dir);
     let mut out = Vec::new();
     for item in items {
-        let Some(m) = cx.map(item, "a patch", &["file", "url", "sha256", "level", "when"]) else {
+        let keys = &["file", "url", "sha256", "level", "working_dir", "when"];
+        let Some(m) = cx.map(item, "a patch", keys) else {
             continue;
         };
         let sha = cx
@@ -830,6 +850,9 @@ fn patches(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Vec<Patch> {
             .get("level")
             .and_then(|n| cx.u32(n, "`level`"))
             .unwrap_or(1);
+        let working_dir = m
+            .get("working_dir")
+            .and_then(|n| super::load_resources::tree_dir(cx, n, "`working_dir`"));
         let when = m.get("when").and_then(|n| read::when(cx, n));
         let source = match (m.get("file"), m.get("url")) {
             (Some(f), None) => cx.nonempty_string(f, "`file`").map(|f| {
@@ -869,6 +892,7 @@ fn patches(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Vec<Patch> {
                 source,
                 sha256,
                 level,
+                working_dir,
                 when,
                 loc: m.loc.clone(),
             });

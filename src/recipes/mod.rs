@@ -65,8 +65,9 @@ pub use load::{is_commit_id, load_package, parse_package};
 pub use located::{ArgList, Conditional, PathRef, Resource, SpecRef, When, absolutize};
 pub use max_size::MaxSize;
 pub use package::{
-    ArchiveSource, Conflict, DepTypes, Dependency, GitRef, GitSource, PackageRecipe, Patch,
-    PatchSource, Provide, Source, VariantDef, VariantKind, VariantValueError, VersionEntry,
+    ArchiveSource, Conflict, DepTypes, Dependency, ExtraFile, GitRef, GitSource, PackageRecipe,
+    Patch, PatchSource, Placement, Provide, ResourceGit, Source, VariantDef, VariantKind,
+    VariantValueError, VersionEntry,
 };
 pub use validate::check_spec;
 

@@ -30,6 +30,9 @@ pub struct PackageRecipe {
     pub conflicts: Vec<Conflict>,
     /// Applied in this order.
     pub patches: Vec<Patch>,
+    /// Package-level `resources:` (each with its own `when:`), unpacked
+    /// after a version's own resources, in order.
+    pub resources: Vec<ExtraFile>,
     pub provides: Vec<Provide>,
     pub build: Build,
     /// Run environment (views, modules), applied in order.
@@ -147,20 +150,69 @@ pub struct ArchiveSource {
 }
 
 /// One entry of `resources:`: a file fetched and checksummed like the main
-/// source and unpacked (or with `expand: false` copied) into its tree.
+/// source and unpacked (or with `expand: false` copied) into its tree, or a
+/// git repository checked out into it.
 #[derive(Clone, Debug)]
 pub struct ExtraFile {
+    /// `name:` (Spack's resource name): names it in messages and in the
+    /// mirror (`<package>/<name>-<version>.<ext>`).
+    pub name: Option<String>,
+    /// The file's URL, or with `git` the repository.
     pub url: Resource,
-    /// The URL as written.
+    /// The URL (or repository) as written.
     pub url_text: String,
+    /// `git:` resources: the revision to check out.
+    pub git: Option<ResourceGit>,
     pub sha256: Option<String>,
     pub expand: bool,
+    /// Strip an archive's single top-level directory (`strip:`, default
+    /// true); `false` keeps it, named as in the archive (Spack's layout of a
+    /// resource without `placement`).
+    pub strip: bool,
     /// Where in the source tree it goes (`destination:`, a relative
     /// directory without `..`); `None`: the tree's top.
     pub destination: Option<String>,
+    /// How it is laid out in `destination` (`placement:`).
+    pub placement: Placement,
+    /// The resource is used only by nodes that meet this (`when:`).
+    pub when: Option<When>,
     /// `max_size:` (as for the main file).
     pub max_size: Option<super::MaxSize>,
     pub loc: Loc,
+}
+
+/// The revision of a `git:` resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceGit {
+    pub reference: GitRef,
+    /// A commit pinned next to a tag or branch.
+    pub commit: Option<String>,
+    pub submodules: bool,
+}
+
+impl ResourceGit {
+    /// The commit to check out, when the recipe names one.
+    pub fn pinned(&self) -> Option<&str> {
+        match &self.reference {
+            GitRef::Commit(c) => Some(c),
+            GitRef::Tag(_) | GitRef::Branch(_) => self.commit.as_deref(),
+        }
+    }
+}
+
+/// How a resource's unpacked tree is laid out in its `destination`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Its content merges into the destination (an archive's single
+    /// top-level directory stripped, as for the main source).
+    #[default]
+    Merge,
+    /// `placement: NAME`: the unpacked tree becomes the directory
+    /// `destination/NAME` (Spack's placement string).
+    Dir(String),
+    /// `placement: {FROM: TO, …}`: the paths FROM of the unpacked tree move
+    /// to `destination/TO` (Spack's placement mapping).
+    Files(Vec<(String, String)>),
 }
 
 /// A git repository (`git:`).
@@ -397,6 +449,9 @@ pub struct Patch {
     pub sha256: String,
     /// Strip level (`patch -p<level>`), default 1.
     pub level: u32,
+    /// `working_dir:`: the directory of the source tree (relative, no `..`)
+    /// the patch applies in (`patch -d`); `None`: the tree's top.
+    pub working_dir: Option<String>,
     pub when: Option<When>,
     pub loc: Loc,
 }

@@ -6,7 +6,7 @@ use crate::diag::yaml::Cx;
 use crate::diag::{Code, Diagnostic, Diagnostics, Loc, Severity, SourceFile, did_you_mean};
 use crate::spec::Spec;
 
-use super::package::{PackageRecipe, VariantValueError};
+use super::package::{PackageRecipe, Source, VariantValueError};
 use super::{PackageRepo, Setting, SpecRef, Toggle, When};
 
 /// Every `when:` in a recipe.
@@ -16,6 +16,12 @@ pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
     out.extend(r.dependencies.iter().filter_map(|d| d.when.as_ref()));
     out.extend(r.conflicts.iter().map(|c| &c.when));
     out.extend(r.patches.iter().filter_map(|p| p.when.as_ref()));
+    out.extend(r.resources.iter().filter_map(|x| x.when.as_ref()));
+    for v in &r.versions {
+        if let Source::Archive(a) = &v.source {
+            out.extend(a.resources.iter().filter_map(|x| x.when.as_ref()));
+        }
+    }
     out.extend(r.provides.iter().filter_map(|p| p.when.as_ref()));
     out.extend(r.env.iter().filter_map(|e| e.when.as_ref()));
     out.extend(r.build.build_env.iter().filter_map(|e| e.when.as_ref()));

@@ -49,13 +49,14 @@ impl PackageRecipe {
             "variants",
             some_if(!variants.is_empty(), Yaml::Map(variants)),
         ));
-        let lists: [(&str, Vec<Yaml>); 6] = [
+        let lists: [(&str, Vec<Yaml>); 7] = [
             (
                 "dependencies",
                 self.dependencies.iter().map(dependency).collect(),
             ),
             ("conflicts", self.conflicts.iter().map(conflict).collect()),
             ("patches", self.patches.iter().map(patch).collect()),
+            ("resources", self.resources.iter().map(resource).collect()),
             ("provides", self.provides.iter().map(provide).collect()),
             (
                 "executables",
@@ -90,19 +91,7 @@ fn version(v: &VersionEntry) -> Yaml {
             m.push(("sha256", a.sha256.as_deref().map(Yaml::str)));
             m.push(("expand", some_if(!a.expand, Yaml::Bool(false))));
             m.push(("max_size", a.max_size.as_ref().map(|s| Yaml::str(&s.text))));
-            let resources: Vec<Yaml> = a
-                .resources
-                .iter()
-                .map(|r| {
-                    Yaml::map([
-                        ("url", Some(Yaml::str(&r.url_text))),
-                        ("sha256", r.sha256.as_deref().map(Yaml::str)),
-                        ("expand", some_if(!r.expand, Yaml::Bool(false))),
-                        ("destination", r.destination.as_deref().map(Yaml::str)),
-                        ("max_size", r.max_size.as_ref().map(|s| Yaml::str(&s.text))),
-                    ])
-                })
-                .collect();
+            let resources: Vec<Yaml> = a.resources.iter().map(resource).collect();
             m.push((
                 "resources",
                 some_if(!resources.is_empty(), Yaml::Seq(resources)),
@@ -185,8 +174,49 @@ fn patch(p: &Patch) -> Yaml {
             "level",
             some_if(p.level != 1, Yaml::Int(i64::from(p.level))),
         ),
+        ("working_dir", p.working_dir.as_deref().map(Yaml::str)),
         ("when", when(&p.when)),
     ])
+}
+
+fn resource(r: &ExtraFile) -> Yaml {
+    let mut m: Vec<(&str, Option<Yaml>)> = vec![("name", r.name.as_deref().map(Yaml::str))];
+    match &r.git {
+        None => m.push(("url", Some(Yaml::str(&r.url_text)))),
+        Some(g) => {
+            m.push(("git", Some(Yaml::str(&r.url_text))));
+            let (key, value) = match &g.reference {
+                GitRef::Tag(t) => ("tag", t),
+                GitRef::Branch(b) => ("branch", b),
+                GitRef::Commit(c) => ("commit", c),
+            };
+            m.push((key, Some(Yaml::str(value))));
+            if key != "commit" {
+                m.push(("commit", g.commit.as_deref().map(Yaml::str)));
+            }
+            m.push(("submodules", some_if(g.submodules, Yaml::Bool(true))));
+        }
+    }
+    let placement = match &r.placement {
+        Placement::Merge => None,
+        Placement::Dir(d) => Some(Yaml::str(d)),
+        Placement::Files(files) => Some(Yaml::Map(
+            files
+                .iter()
+                .map(|(from, to)| (from.clone(), Yaml::str(to)))
+                .collect(),
+        )),
+    };
+    m.extend([
+        ("sha256", r.sha256.as_deref().map(Yaml::str)),
+        ("expand", some_if(!r.expand, Yaml::Bool(false))),
+        ("strip", some_if(!r.strip, Yaml::Bool(false))),
+        ("destination", r.destination.as_deref().map(Yaml::str)),
+        ("placement", placement),
+        ("when", when(&r.when)),
+        ("max_size", r.max_size.as_ref().map(|s| Yaml::str(&s.text))),
+    ]);
+    Yaml::map(m)
 }
 
 fn provide(p: &Provide) -> Yaml {

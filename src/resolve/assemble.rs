@@ -6,12 +6,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use petgraph::graph::NodeIndex;
 
-use crate::recipes::{ArgList, DepTypes, GitRef, PackageRecipe, Setting, Source, Toggle, When};
+use crate::recipes::{
+    ArgList, DepTypes, ExtraFile, GitRef, PackageRecipe, Setting, Source, Toggle, When,
+};
+use crate::spec::Spec;
 use crate::stacks::Environment;
 
 use super::error::{ExplainLine, Explanation, ResolveError};
 use super::hash::{HashInputs, node_hash};
-use super::model::{Node, NodePatch, NodeSource, Plan, PlanEnvironment, PlanRoot};
+use super::model::{Node, NodePatch, NodeResource, NodeSource, Plan, PlanEnvironment, PlanRoot};
 use super::prefix::install_prefix;
 use super::separate::SeparateBuilds;
 use super::solve::{Concrete, Decision, RootInput, Solver};
@@ -42,6 +45,11 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
     });
     system
         || r.patches.iter().any(|p| has(&p.when))
+        || r.resources.iter().any(|x| has(&x.when))
+        || r.versions.iter().any(|v| match &v.source {
+            Source::Archive(a) => a.resources.iter().any(|x| has(&x.when)),
+            Source::Git(_) | Source::None => false,
+        })
         || r.env.iter().any(|e| has(&e.when))
         || b.build_env.iter().any(|e| has(&e.when))
         || b.steps.iter().any(|s| has(&s.when))
@@ -49,8 +57,10 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
         || b.filters.iter().any(|f| has(&f.when))
 }
 
-fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
+fn node_source(c: &Concrete<'_>, pins: &GitPins, spec: &Spec) -> Option<NodeSource> {
     let entry = c.entry?;
+    let applies = |r: &&ExtraFile| r.when.as_ref().is_none_or(|w| spec.satisfies(&w.spec));
+    let package_level = c.recipe.resources.iter().filter(applies);
     Some(match &entry.source {
         Source::Archive(a) => NodeSource::Archive {
             url: a.url.clone(),
@@ -60,13 +70,9 @@ fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
             resources: a
                 .resources
                 .iter()
-                .map(|r| super::model::NodeResource {
-                    url: r.url.clone(),
-                    url_text: r.url_text.clone(),
-                    sha256: r.sha256.clone(),
-                    expand: r.expand,
-                    destination: r.destination.clone(),
-                })
+                .filter(applies)
+                .chain(package_level)
+                .map(node_resource)
                 .collect(),
         },
         Source::Git(g) => {
@@ -83,10 +89,26 @@ fn node_source(c: &Concrete<'_>, pins: &GitPins) -> Option<NodeSource> {
                 reference: g.reference.clone(),
                 commit,
                 submodules: g.submodules,
+                resources: package_level.map(node_resource).collect(),
             }
         }
         Source::None => return None,
     })
+}
+
+fn node_resource(r: &ExtraFile) -> NodeResource {
+    NodeResource {
+        name: r.name.clone(),
+        url: r.url.clone(),
+        url_text: r.url_text.clone(),
+        git: r.git.clone(),
+        sha256: r.sha256.clone(),
+        expand: r.expand,
+        strip: r.strip,
+        destination: r.destination.clone(),
+        placement: r.placement.clone(),
+        max_size: r.max_size.as_ref().map(|m| m.bytes),
+    }
 }
 
 /// Package slots and their dependency slots (virtuals resolved), in slot
@@ -321,8 +343,8 @@ fn add_node(
     let Some(Decision::Node(c)) = &solver.decided[s] else {
         unreachable!("only package slots are ordered");
     };
-    let source = node_source(c, pins);
     let spec = node_spec((solver, builds), s, c);
+    let source = node_source(c, pins, &spec);
     let patches = node_patches(c, &spec);
     let version_text = c
         .entry
@@ -438,6 +460,7 @@ fn node_patches(c: &Concrete<'_>, spec: &crate::spec::Spec) -> Vec<NodePatch> {
             source: p.source.clone(),
             sha256: p.sha256.clone(),
             level: p.level,
+            working_dir: p.working_dir.clone(),
         })
         .collect()
 }

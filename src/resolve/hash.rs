@@ -229,21 +229,7 @@ fn source_json(src: Option<&NodeSource>) -> Value {
             };
             // Only when present, so that hashes of sources without them stay as they were.
             if !resources.is_empty() {
-                let list: Vec<Value> = resources
-                    .iter()
-                    .map(|r| {
-                        let mut v = match &r.sha256 {
-                            Some(sha) => json!({"sha256": sha, "expand": r.expand}),
-                            None => json!({"unverified": r.url_text, "expand": r.expand}),
-                        };
-                        // Only when set: hashes of resources at the top stay as they were.
-                        if let Some(d) = &r.destination {
-                            v["destination"] = json!(d);
-                        }
-                        v
-                    })
-                    .collect();
-                v["archive"]["resources"] = Value::Array(list);
+                v["archive"]["resources"] = resources_json(resources);
             }
             v
         }
@@ -252,19 +238,67 @@ fn source_json(src: Option<&NodeSource>) -> Value {
             reference,
             commit,
             submodules,
+            resources,
             ..
-        }) => match commit {
-            Some(c) => json!({"git": {"commit": c, "submodules": submodules}}),
-            None => {
-                let (kind, name) = match reference {
-                    crate::recipes::GitRef::Tag(t) => ("tag", t),
-                    crate::recipes::GitRef::Branch(b) => ("branch", b),
-                    crate::recipes::GitRef::Commit(c) => ("commit", c),
-                };
-                json!({"git": {"repo": repo_text, kind: name, "submodules": submodules}})
+        }) => {
+            let mut v = match commit {
+                Some(c) => json!({"git": {"commit": c, "submodules": submodules}}),
+                None => {
+                    let (kind, name) = match reference {
+                        crate::recipes::GitRef::Tag(t) => ("tag", t),
+                        crate::recipes::GitRef::Branch(b) => ("branch", b),
+                        crate::recipes::GitRef::Commit(c) => ("commit", c),
+                    };
+                    json!({"git": {"repo": repo_text, kind: name, "submodules": submodules}})
+                }
+            };
+            if !resources.is_empty() {
+                v["git"]["resources"] = resources_json(resources);
             }
-        },
+            v
+        }
     }
+}
+
+/// A source's resources as hashed: each by its content (sha256, or a git
+/// resource's revision), with the layout keys only when set, so that
+/// hashes of plain resources stay as they were.
+fn resources_json(resources: &[crate::resolve::model::NodeResource]) -> Value {
+    let list: Vec<Value> = resources
+        .iter()
+        .map(|r| {
+            let mut v = match (&r.git, &r.sha256) {
+                (Some(g), _) => json!({"git": super::render::resource_git(g)}),
+                (None, Some(sha)) => json!({"sha256": sha, "expand": r.expand}),
+                (None, None) => json!({"unverified": r.url_text, "expand": r.expand}),
+            };
+            if r.git.as_ref().is_some_and(|g| g.pinned().is_none()) {
+                // An unpinned tag or branch: the repository names it.
+                v["repo"] = json!(r.url_text);
+            }
+            if let Some(d) = &r.destination {
+                v["destination"] = json!(d);
+            }
+            if let Some(p) = super::render::placement_json(&r.placement) {
+                v["placement"] = p;
+            }
+            if !r.strip {
+                v["strip"] = json!(false);
+            }
+            v
+        })
+        .collect();
+    Value::Array(list)
+}
+
+/// A patch as hashed: `working_dir` only when set, so that hashes of
+/// patches at the top stay as they were.
+fn patch_json(p: &crate::resolve::model::NodePatch) -> Value {
+    let mut v = json!({"sha256": p.sha256, "level": p.level});
+    if let Some(d) = &p.working_dir {
+        v["working_dir"] = json!(d);
+    }
+    v
 }
 
 /// The canonical serialisation that is hashed.
@@ -297,7 +331,7 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
                 "libc": inputs.libc,
                 "source": source_json(inputs.source),
                 "patches": inputs.patches.iter()
-                    .map(|p| json!({"sha256": p.sha256, "level": p.level}))
+                    .map(patch_json)
                     .collect::<Vec<_>>(),
                 "build": build_json(inputs.recipe, inputs.spec),
                 "env": env_json(&inputs.recipe.env, inputs.spec),

@@ -369,7 +369,8 @@ fn source_text(s: &Option<JsonSource>) -> String {
 fn resource_text(list: &[JsonResource]) -> String {
     list.iter()
         .map(|r| {
-            let sha = r.sha256.as_deref().map_or("(none)", short);
+            let commit = r.git.as_ref().and_then(|g| g["commit"].as_str());
+            let sha = r.sha256.as_deref().or(commit).map_or("(none)", short);
             match r.destination.as_str() {
                 "." => sha.to_string(),
                 d => format!("{sha} in {d}"),
@@ -418,8 +419,12 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
         }
     }
     if let (
-        Some(JsonSource::Archive { resources: a, .. }),
-        Some(JsonSource::Archive { resources: b, .. }),
+        Some(
+            JsonSource::Archive { resources: a, .. } | JsonSource::Git { resources: a, .. },
+        ),
+        Some(
+            JsonSource::Archive { resources: b, .. } | JsonSource::Git { resources: b, .. },
+        ),
     ) = (&old.source, &new.source)
     {
         if a != b {

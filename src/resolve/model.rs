@@ -11,7 +11,9 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
 use crate::cluster::Compiler;
-use crate::recipes::{DepTypes, GitRef, PackageRecipe, PatchSource, Resource, SpecRef};
+use crate::recipes::{
+    DepTypes, GitRef, PackageRecipe, PatchSource, Placement, Resource, ResourceGit, SpecRef,
+};
 use crate::spec::{Spec, VariantValue, Version};
 use crate::stacks::View;
 
@@ -89,18 +91,40 @@ pub enum NodeSource {
         /// [`Plan::unpinned_git_sources`]).
         commit: Option<String>,
         submodules: bool,
+        /// The package's resources whose `when:` holds, in order.
+        resources: Vec<NodeResource>,
     },
 }
 
-/// One extra file of an archive source.
+/// One resource of a node: an extra file (or git checkout) unpacked into
+/// its source tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeResource {
+    /// The recipe's `name:`.
+    pub name: Option<String>,
+    /// The file's URL, or with `git` the repository.
     pub url: Resource,
     pub url_text: String,
+    /// A git resource's revision.
+    pub git: Option<ResourceGit>,
     pub sha256: Option<String>,
     pub expand: bool,
+    /// Strip an archive's single top-level directory.
+    pub strip: bool,
     /// A relative directory of the source tree; `None`: its top.
     pub destination: Option<String>,
+    pub placement: Placement,
+    /// The recipe's `max_size:` in bytes (not part of the node hash).
+    pub max_size: Option<u64>,
+}
+
+impl NodeSource {
+    /// The resources unpacked into the source tree, in order.
+    pub fn resources(&self) -> &[NodeResource] {
+        match self {
+            NodeSource::Archive { resources, .. } | NodeSource::Git { resources, .. } => resources,
+        }
+    }
 }
 
 impl NodeSource {
@@ -128,6 +152,8 @@ pub struct NodePatch {
     pub sha256: String,
     /// Strip level (`patch -p<level>`).
     pub level: u32,
+    /// The directory of the source tree it applies in (`None`: the top).
+    pub working_dir: Option<String>,
 }
 
 /// One concrete package in the plan.

@@ -447,6 +447,7 @@ fn patch_file(area: &Area, name: &str, text: &str, level: u32) -> PatchFile {
         path,
         sha256: sha(text.as_bytes()),
         level,
+        working_dir: None,
     }
 }
 

@@ -60,6 +60,7 @@ fn demo_sources_fetch_stage_and_patch() {
             path: patch.clone(),
             sha256: sha(&text),
             level: 1,
+            working_dir: None,
         }],
     )
     .unwrap();

@@ -82,6 +82,9 @@ pub struct JsonPatch {
     pub url: Option<String>,
     pub sha256: String,
     pub level: u32,
+    /// The directory of the source tree it applies in (absent: the top).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,18 +111,42 @@ pub enum JsonSource {
         /// resolved yet.
         commit: Option<String>,
         submodules: bool,
+        /// Resources unpacked into the checkout (absent when none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        resources: Vec<JsonResource>,
     },
 }
 
-/// One of an archive source's `resources:`.
+/// One of a source's `resources:`. The keys after `destination` are
+/// present only when they say something (a git resource, a placement, a
+/// kept top-level directory), so locks of plain resources keep their form.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JsonResource {
-    /// A URL, or an absolute path for local files.
+    /// A URL (a git repository's with `git`), or an absolute path for local files.
     pub url: String,
     pub sha256: Option<String>,
     pub expand: bool,
     /// The directory of the source tree it is unpacked into (`.`: the top).
     pub destination: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A git resource: `{"tag"|"branch"|"commit": …, "commit": …, "submodules": …}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<serde_json::Value>,
+    /// `placement:`: a directory name or a mapping of paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<serde_json::Value>,
+    /// `false`: an archive's top-level directory is kept.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub strip: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl JsonResource {
@@ -129,7 +156,40 @@ impl JsonResource {
             sha256: r.sha256.clone(),
             expand: r.expand,
             destination: r.destination.clone().unwrap_or_else(|| ".".into()),
+            name: r.name.clone(),
+            git: r.git.as_ref().map(resource_git),
+            placement: placement_json(&r.placement),
+            strip: r.strip,
         }
+    }
+}
+
+/// A git resource's revision as JSON.
+pub(crate) fn resource_git(g: &crate::recipes::ResourceGit) -> serde_json::Value {
+    let mut v = match &g.reference {
+        GitRef::Tag(t) => serde_json::json!({"tag": t}),
+        GitRef::Branch(b) => serde_json::json!({"branch": b}),
+        GitRef::Commit(c) => serde_json::json!({"commit": c}),
+    };
+    if let Some(c) = &g.commit {
+        v["commit"] = serde_json::json!(c);
+    }
+    v["submodules"] = serde_json::json!(g.submodules);
+    v
+}
+
+/// A `placement:` as JSON (`None` for the default).
+pub(crate) fn placement_json(p: &crate::recipes::Placement) -> Option<serde_json::Value> {
+    use crate::recipes::Placement;
+    match p {
+        Placement::Merge => None,
+        Placement::Dir(d) => Some(serde_json::json!(d)),
+        Placement::Files(files) => Some(serde_json::Value::Object(
+            files
+                .iter()
+                .map(|(f, t)| (f.clone(), serde_json::json!(t)))
+                .collect(),
+        )),
     }
 }
 
@@ -185,6 +245,7 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
             reference,
             commit,
             submodules,
+            resources,
             ..
         } => {
             let (tag, branch) = match reference {
@@ -198,6 +259,7 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
                 branch,
                 commit: commit.clone(),
                 submodules: *submodules,
+                resources: resources.iter().map(JsonResource::of).collect(),
             }
         }
     });
@@ -225,6 +287,7 @@ pub fn json_node(plan: &Plan, idx: petgraph::graph::NodeIndex) -> JsonNode {
                     url,
                     sha256: p.sha256.clone(),
                     level: p.level,
+                    working_dir: p.working_dir.clone(),
                 }
             })
             .collect(),
