@@ -287,14 +287,21 @@ fn describe_rest(out: &mut String, r: &PackageRecipe) {
     }
 
     if !r.resources.is_empty() {
-        let _ = writeln!(out, "\nResources (unpacked into the source tree, in order):");
+        let _ = writeln!(
+            out,
+            "\nResources (unpacked into the source tree, in order):"
+        );
         for res in &r.resources {
             let into = res
                 .destination
                 .as_deref()
                 .map(|d| format!("  (into {d}/)"))
                 .unwrap_or_default();
-            let name = res.name.as_deref().map(|n| format!("{n}: ")).unwrap_or_default();
+            let name = res
+                .name
+                .as_deref()
+                .map(|n| format!("{n}: "))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "    {name}{}{into}{}",

@@ -176,3 +176,42 @@ fn apply_one(package: &str, stage: &Path, p: &PatchFile) -> Result<AppliedPatch,
         inexact: report.inexact,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn in_dir(dir: &str) -> PatchFile {
+        PatchFile {
+            path: PathBuf::from("fix.patch"),
+            sha256: String::new(),
+            level: 1,
+            working_dir: Some(dir.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_working_dir_is_a_directory_inside_the_stage() {
+        let t = tempfile::tempdir().unwrap();
+        let stage = t.path();
+        fs_err::create_dir_all(stage.join("third_party/lib")).unwrap();
+        fs_err::write(stage.join("README"), "r").unwrap();
+        std::os::unix::fs::symlink("/etc", stage.join("out")).unwrap();
+        let at = working_dir("p@1", stage, &in_dir("third_party/lib")).unwrap();
+        assert_eq!(at, stage.join("third_party/lib"));
+        let errors: Vec<String> = ["missing", "README", "out", "../x"]
+            .iter()
+            .map(|d| {
+                working_dir("p@1", stage, &in_dir(d))
+                    .unwrap_err()
+                    .to_string()
+            })
+            .collect();
+        insta::assert_snapshot!(errors.join("\n"), @r"
+        p@1: patch fix.patch applies in `missing` (its `working_dir`), but the source tree has no such directory
+        p@1: patch fix.patch applies in `README` (its `working_dir`), but it is not a directory of the source tree
+        p@1: patch fix.patch applies in `out` (its `working_dir`), but it goes through a symbolic link of the source tree
+        p@1: patch fix.patch applies in `../x` (its `working_dir`), but it is not a relative path inside the source tree
+        ");
+    }
+}

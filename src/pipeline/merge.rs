@@ -169,6 +169,63 @@ mod tests {
         assert!(err.contains("nvidia/cu13/bin/nvcc"), "{err}");
     }
 
+    fn resource(placement: Placement, strip: bool) -> NodeResource {
+        NodeResource {
+            name: None,
+            url: crate::recipes::Resource::Remote("https://example.org/r.tgz".into()),
+            url_text: "https://example.org/r.tgz".into(),
+            git: None,
+            sha256: None,
+            expand: true,
+            strip,
+            destination: Some("deps".into()),
+            placement,
+            max_size: None,
+        }
+    }
+
+    /// A staged resource tree `<t>/<name>` holding `files`.
+    fn staged(t: &Path, name: &str, files: &[&str]) -> std::path::PathBuf {
+        let dir = t.join(name);
+        for f in files {
+            let p = dir.join(f);
+            fs_err::create_dir_all(p.parent().unwrap()).unwrap();
+            fs_err::write(&p, f).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn placements_lay_out_a_resource_as_spack_does() {
+        let t = tempfile::tempdir().unwrap();
+        let tree = t.path().join("src");
+        fs_err::create_dir_all(&tree).unwrap();
+        let dir = Placement::Dir("extra".into());
+        place(
+            &tree,
+            &staged(t.path(), "a", &["x.h"]),
+            Some("extra-2.0"),
+            &resource(dir, true),
+        )
+        .unwrap();
+        assert!(tree.join("deps/extra/x.h").is_file());
+        let kept = resource(Placement::Merge, false);
+        place(
+            &tree,
+            &staged(t.path(), "b", &["k.txt"]),
+            Some("kept-1.0"),
+            &kept,
+        )
+        .unwrap();
+        assert!(tree.join("deps/kept-1.0/k.txt").is_file());
+        let files = Placement::Files(vec![("n.bin".into(), "share/n.txt".into())]);
+        let r = resource(files, true);
+        place(&tree, &staged(t.path(), "c", &["n.bin"]), None, &r).unwrap();
+        assert!(tree.join("deps/share/n.txt").is_file());
+        let err = place(&tree, &staged(t.path(), "d", &["other.bin"]), None, &r).unwrap_err();
+        insta::assert_snapshot!(err.to_string(), @"resource https://example.org/r.tgz: placement names `n.bin`, which it does not have (it has: other.bin)");
+    }
+
     #[test]
     fn destinations_stay_inside_the_tree() {
         let t = tempfile::tempdir().unwrap();

@@ -174,10 +174,10 @@ fn placement(cx: &mut Cx, node: &Node) -> Option<Placement> {
             let from_ok = plain_file_name(&from) || relative_inside(&from).is_some();
             if !from_ok {
                 let loc = cx.scalar_loc(key);
-                bad_path(cx, &loc, "a `placement` key");
+                bad_path(cx, &loc, "a `placement` key", "path");
                 continue;
             }
-            let to = tree_dir(cx, value, "a `placement` value")?;
+            let to = tree_path(cx, value, "a `placement` value", "path")?;
             out.push((from, to));
         }
         return (!out.is_empty()).then_some(Placement::Files(out));
@@ -194,21 +194,25 @@ fn plain_file_name(s: &str) -> bool {
 /// A relative directory (or file) inside the source tree, in normal form
 /// (`None` for its top, `.`).
 pub(super) fn tree_dir(cx: &mut Cx, node: &Node, what: &str) -> Option<String> {
+    tree_path(cx, node, what, "directory")
+}
+
+fn tree_path(cx: &mut Cx, node: &Node, what: &str, noun: &str) -> Option<String> {
     let s = cx.nonempty_string(node, what)?;
     match relative_inside(&s.value) {
         Some(norm) => (!norm.is_empty()).then_some(norm),
         None => {
-            bad_path(cx, &s.loc, what);
+            bad_path(cx, &s.loc, what, noun);
             None
         }
     }
 }
 
-fn bad_path(cx: &mut Cx, loc: &crate::diag::Loc, what: &str) {
+fn bad_path(cx: &mut Cx, loc: &crate::diag::Loc, what: &str, noun: &str) {
     cx.error(
         Code::InvalidValue,
         loc,
-        format!("{what} must be a relative path inside the source tree"),
+        format!("{what} must be a relative {noun} inside the source tree"),
         "leaves the source tree",
         Some("write a path relative to the unpacked main source, without `..`".into()),
     );

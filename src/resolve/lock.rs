@@ -419,12 +419,8 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
         }
     }
     if let (
-        Some(
-            JsonSource::Archive { resources: a, .. } | JsonSource::Git { resources: a, .. },
-        ),
-        Some(
-            JsonSource::Archive { resources: b, .. } | JsonSource::Git { resources: b, .. },
-        ),
+        Some(JsonSource::Archive { resources: a, .. } | JsonSource::Git { resources: a, .. }),
+        Some(JsonSource::Archive { resources: b, .. } | JsonSource::Git { resources: b, .. }),
     ) = (&old.source, &new.source)
     {
         if a != b {

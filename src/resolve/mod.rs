@@ -61,8 +61,8 @@ pub use error::{ExplainLine, Explanation, LockChange, ResolveError, short_loc};
 pub use hash::HASH_FORMAT;
 pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, lock_path};
 pub use model::{
-    CompilerOrigin, Node, NodeCompiler, NodePatch, NodeResource, NodeSource, Plan, PlanEnvironment, PlanRoot,
-    RootKind, UnpinnedGit,
+    CompilerOrigin, Node, NodeCompiler, NodePatch, NodeResource, NodeSource, Plan, PlanEnvironment,
+    PlanRoot, RootKind, UnpinnedGit,
 };
 pub use prefix::{install_prefix, is_prefix_name};
 

@@ -10,7 +10,7 @@ use std::process::Command;
 use assert_cmd::cargo::CommandCargoExt;
 use stack::import::spack::{Origin, convert};
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -162,7 +162,6 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         (18, "directive", "variant validator"),
         (22, "directive", "class-level loop"),
         (25, "directive", "class-level if"),
-        (28, "build", "directive resource"),
         (30, "build", "directive filter_compiler_wrappers"),
         (32, "build", "attribute keep_werror"),
         (35, "build", "hook cmake_args"),
@@ -269,11 +268,31 @@ fn unknown_packages_are_bad_input_with_a_suggestion() {
 /// Import one fixture package into `<tmp>/stack/recipes`, its package.py
 /// with `@KEY@` placeholders replaced.
 fn import_fixture(tmp: &Path, dir: &str, name: &str, replace: (&str, &str)) -> PathBuf {
+    import_fixture_with(tmp, dir, name, &[replace])
+}
+
+/// Import the fixture package `dir` (as `name`) with every (`from`, `to`)
+/// of `replace` applied to its package.py; its other files (patches) are
+/// copied as they are. Returns the recipe written.
+pub(crate) fn import_fixture_with(
+    tmp: &Path,
+    dir: &str,
+    name: &str,
+    replace: &[(&str, &str)],
+) -> PathBuf {
     let spack = tmp.join("spack/packages").join(dir);
     std::fs::create_dir_all(&spack).unwrap();
-    let src =
-        std::fs::read_to_string(fixtures().join("packages").join(dir).join("package.py")).unwrap();
-    std::fs::write(spack.join("package.py"), src.replace(replace.0, replace.1)).unwrap();
+    let from = fixtures().join("packages").join(dir);
+    let mut src = std::fs::read_to_string(from.join("package.py")).unwrap();
+    for (a, b) in replace {
+        src = src.replace(a, b);
+    }
+    std::fs::write(spack.join("package.py"), src).unwrap();
+    for e in std::fs::read_dir(&from).unwrap().flatten() {
+        if e.file_name() != "package.py" && e.path().is_file() {
+            std::fs::copy(e.path(), spack.join(e.file_name())).unwrap();
+        }
+    }
     let stack_dir = tmp.join("stack");
     let o = stack()
         .args(["--color", "never", "import", "spack", name, "--from"])
@@ -288,7 +307,7 @@ fn import_fixture(tmp: &Path, dir: &str, name: &str, replace: (&str, &str)) -> P
 
 /// A one-environment stack recipe `<tmp>/stack/<name>.yaml` over the
 /// imported recipes, its `bin` on PATH.
-fn write_stack(tmp: &Path, name: &str, spec: &str) -> PathBuf {
+pub(crate) fn write_stack(tmp: &Path, name: &str, spec: &str) -> PathBuf {
     let path = tmp.join(format!("stack/{name}.yaml"));
     std::fs::write(
         &path,
@@ -305,7 +324,7 @@ fn cluster() -> PathBuf {
     root().join("cluster-configs/local")
 }
 
-fn check_stack(recipe: &Path) -> String {
+pub(crate) fn check_stack(recipe: &Path) -> String {
     let check = stack()
         .args(["--color", "never", "check"])
         .arg(recipe)
@@ -318,7 +337,7 @@ fn check_stack(recipe: &Path) -> String {
     stderr
 }
 
-fn build_stack(recipe: &Path, tmp: &Path, dir: &str) -> std::process::Output {
+pub(crate) fn build_stack(recipe: &Path, tmp: &Path, dir: &str) -> std::process::Output {
     let o = stack()
         .args(["--color", "never", "build"])
         .arg(recipe)
@@ -336,7 +355,7 @@ fn build_stack(recipe: &Path, tmp: &Path, dir: &str) -> std::process::Output {
 }
 
 /// The installed program `name` in a build directory's store.
-fn installed(build: &Path, name: &str) -> PathBuf {
+pub(crate) fn installed(build: &Path, name: &str) -> PathBuf {
     std::fs::read_dir(build.join("store"))
         .unwrap()
         .flatten()

@@ -49,6 +49,7 @@ mod gc;
 mod help_examples;
 mod image;
 mod import_differential;
+mod import_resources;
 mod import_spack;
 mod ldd_cli;
 mod load_cli;

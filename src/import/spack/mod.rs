@@ -48,6 +48,7 @@ mod pystr;
 mod reader;
 mod reader_blocks;
 mod reader_lists;
+mod resource;
 mod sibling_bases;
 mod spec_spelling;
 mod translate;
@@ -336,6 +337,7 @@ fn assemble(
         ("dependencies", seq_or_none(&s.dependencies)),
         ("conflicts", seq_or_none(&s.conflicts)),
         ("patches", seq_or_none(&s.patches)),
+        ("resources", seq_or_none(&s.resources)),
         ("provides", seq_or_none(&s.provides)),
         ("build_tool", build_tool),
         ("build", Some(build)),

@@ -49,6 +49,7 @@ pub(super) fn apply(
         &mut s.conflicts,
         &mut s.provides,
         &mut s.patches,
+        &mut s.resources,
         env,
     ] {
         list.retain_mut(|item| cx.entry(item, &mut notes));

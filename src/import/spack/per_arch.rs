@@ -52,7 +52,14 @@ pub fn merge(readings: Vec<(&str, Converted)>) -> Converted {
     }
     let mut recipe = out.recipe.clone();
     set(&mut recipe, "versions", Some(Yaml::Seq(versions)));
-    for key in ["dependencies", "conflicts", "provides", "patches", "env"] {
+    for key in [
+        "dependencies",
+        "conflicts",
+        "provides",
+        "patches",
+        "resources",
+        "env",
+    ] {
         let mut items = merge_list(&all, key);
         for item in &mut items {
             if let Some(Yaml::Str(w)) = get(item, "when") {
@@ -252,7 +259,7 @@ pub(super) fn get_mut<'y>(map: &'y mut Yaml, key: &str) -> Option<&'y mut Yaml> 
 }
 
 /// The order `assemble` writes a recipe's sections in.
-const ORDER: [&str; 12] = [
+const ORDER: [&str; 13] = [
     "name",
     "description",
     "homepage",
@@ -261,6 +268,7 @@ const ORDER: [&str; 12] = [
     "dependencies",
     "conflicts",
     "patches",
+    "resources",
     "provides",
     "build",
     "env",

@@ -33,6 +33,8 @@ pub struct Sections {
     pub dependency_names: BTreeSet<String>,
     pub conflicts: Vec<Yaml>,
     pub patches: Vec<Yaml>,
+    /// Package-level `resources:` (each with its `when`).
+    pub resources: Vec<Yaml>,
     pub provides: Vec<Yaml>,
     /// Languages from `depends_on("c"/"cxx"/"fortran")`: each with its
     /// conditions (`None`: always).
@@ -223,15 +225,11 @@ fn directive(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &
         "maintainers" => s
             .maintainers
             .extend(d.args.iter().filter_map(|a| a.as_str().map(str::to_string))),
-        "requires" | "resource" | "redistribute" | "can_splice" | "generator" => {
-            if d.name == "resource" {
-                pkg.untranslated(
-                    d.line,
-                    Kind::Build,
-                    "directive resource",
-                    "resources are not fetched by stack",
-                );
-            }
+        "resource" => {
+            let when = when_of(pkg, d);
+            super::resource::resource(pkg, s, d, when);
+        }
+        "requires" | "redistribute" | "can_splice" | "generator" => {
             if let Some(platforms) = other_platforms_only(d) {
                 // The stack builds on Linux: a package that requires another
                 // platform can never be used (msmpi, networkdirect).
@@ -669,11 +667,19 @@ fn patch(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path
         pkg.untranslated(d.line, Kind::Build, "directive patch", "not a file or URL");
         return;
     };
-    if d.kw_str("working_dir").is_some_and(|w| w != ".") {
-        pkg.untranslated(d.line, Kind::Build, "patch working_dir", what.to_string());
-        s.kept.push(kept(d));
-        return;
-    }
+    // `working_dir`: where in the source tree the patch applies.
+    let working_dir = match d.kw("working_dir") {
+        None => None,
+        Some(w) => match w.as_str().map(super::resource::relative) {
+            Some(Some(dir)) => dir.map(Yaml::str),
+            _ => {
+                let detail = format!("{what}: working_dir {}", w.to_py_string());
+                pkg.untranslated(d.line, Kind::Build, "patch working_dir", detail);
+                s.kept.push(kept(d));
+                return;
+            }
+        },
+    };
     let when = when_of(pkg, d);
     let level = match d.kw("level") {
         Some(Value::Int(l)) => *l,
@@ -694,6 +700,7 @@ fn patch(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path
             ("url", Some(Yaml::str(what))),
             ("sha256", Some(Yaml::str(sha))),
             ("level", level),
+            ("working_dir", working_dir),
             ("when", when.map(Yaml::str)),
         ]));
         return;
@@ -716,6 +723,7 @@ fn patch(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path
         ("file", Some(Yaml::str(format!("{}/{what}", pkg.name)))),
         ("sha256", Some(Yaml::str(sha))),
         ("level", level),
+        ("working_dir", working_dir),
         ("when", when.map(Yaml::str)),
     ]));
 }

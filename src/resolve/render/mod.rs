@@ -9,9 +9,9 @@ mod tree;
 
 pub use choices::render_choices;
 pub use dot::render_dot;
-pub(crate) use json::{placement_json, resource_git};
 pub use json::{
     JsonCompiler, JsonDep, JsonNode, JsonPatch, JsonResource, JsonSource, json_node, render_json,
     variant_value,
 };
+pub(crate) use json::{placement_json, resource_git};
 pub use tree::render_tree;

@@ -1,0 +1,130 @@
+//! Spack's `resource(…)` and `patch(…, working_dir=…)` imported and built
+//! for real: the resources a node's spec asks for are fetched, checked and
+//! laid out in its source tree (`destination`, `placement`, a kept top
+//! directory, a git checkout) before its package.py runs; a patch applies
+//! in its working directory. Fixtures: tests/fixtures/import/spack/packages
+//! (`resource_demo`, `refused_demo`).
+
+use std::path::Path;
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+use crate::import_spack::{build_stack, check_stack, import_fixture_with, installed, write_stack};
+
+fn sha256(path: &Path) -> String {
+    hex::encode(Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+fn run(dir: &Path, program: &str, args: &[&str]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{program} {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// `dist/<top>.tar.gz` holding `<top>/<file>` with `text`.
+fn tarball(dist: &Path, top: &str, file: &str, text: &str) -> String {
+    let tree = dist.join("trees").join(top);
+    let at = tree.join(file);
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::fs::write(&at, text).unwrap();
+    let name = format!("{top}.tar.gz");
+    run(
+        &dist.join("trees"),
+        "tar",
+        &["-czf", &format!("../{name}"), top],
+    );
+    sha256(&dist.join(name))
+}
+
+/// Import resource_demo (its archives, file and git repository made here),
+/// check and build it: the prefix holds the source tree as Spack lays it
+/// out, patched in `sub/`; the `+never` resource (a file that does not
+/// exist) is not fetched.
+#[test]
+fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dist = tmp.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    let main = tarball(&dist, "resdemo-1.0", "sub/msg.txt", "unpatched\n");
+    let extra = tarball(&dist, "extra-2.0", "data.txt", "extra\n");
+    let kept = tarball(&dist, "kept-1.0", "k.txt", "kept\n");
+    std::fs::write(dist.join("note.bin"), "note\n").unwrap();
+    let note = sha256(&dist.join("note.bin"));
+    let git = dist.join("gitdep");
+    std::fs::create_dir_all(&git).unwrap();
+    std::fs::write(git.join("g.txt"), "from git\n").unwrap();
+    run(&git, "git", &["init", "-q"]);
+    run(&git, "git", &["add", "g.txt"]);
+    run(&git, "git", &["commit", "-q", "-m", "one"]);
+    let commit = run(&git, "git", &["rev-parse", "HEAD"]);
+    let dist_text = dist.display().to_string();
+    let recipe_path = import_fixture_with(
+        tmp.path(),
+        "resource_demo",
+        "resource-demo",
+        &[
+            ("@DIST@", &dist_text),
+            ("@SHA_MAIN@", &main),
+            ("@SHA_EXTRA@", &extra),
+            ("@SHA_KEPT@", &kept),
+            ("@SHA_NOTE@", &note),
+            ("@COMMIT@", &commit),
+        ],
+    );
+    let recipe = std::fs::read_to_string(&recipe_path).unwrap();
+    for expected in [
+        "resources:\n",
+        "placement: extra",
+        "strip: false",
+        "note.bin: share/note.txt",
+        "when: \"+note\"",
+        &format!("commit: \"{commit}\""),
+        "system: spack",
+        "working_dir: sub",
+    ] {
+        assert!(recipe.contains(expected), "{expected}: {recipe}");
+    }
+    assert!(!recipe.contains("kind: build"), "{recipe}");
+    let stack_yaml = write_stack(tmp.path(), "res", "resource-demo");
+    check_stack(&stack_yaml);
+    let built = build_stack(&stack_yaml, tmp.path(), "b");
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    assert!(built.status.success(), "{stderr}");
+    let msg = installed(&tmp.path().join("b"), "msg.txt");
+    let tree = msg.parent().unwrap().parent().unwrap();
+    let read = |rel: &str| {
+        std::fs::read_to_string(tree.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    };
+    assert_eq!(read("sub/msg.txt"), "patched in sub\n");
+    assert_eq!(read("deps/extra/data.txt"), "extra\n");
+    assert_eq!(read("kept-1.0/k.txt"), "kept\n");
+    assert_eq!(read("share/note.txt"), "note\n");
+    assert_eq!(read("deps/gitdep/g.txt"), "from git\n");
+    assert_eq!(read("seen.txt"), "install saw extra\n");
+    assert!(!tree.join("missing").exists());
+}
+
+/// A package `stack build` refuses is reported before its git branch is
+/// pinned: offline, the refusal names the package and the package.py line
+/// of the resource, and no repository is asked.
+#[test]
+fn a_refusal_comes_before_git_branches_are_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    import_fixture_with(tmp.path(), "refused_demo", "refused-demo", &[]);
+    let stack_yaml = write_stack(tmp.path(), "refused", "refused-demo");
+    let built = build_stack(&stack_yaml, tmp.path(), "b");
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    assert!(!built.status.success(), "{stderr}");
+    assert!(stderr.contains("refused-demo"), "{stderr}");
+    assert!(stderr.contains("line 18: directive resource"), "{stderr}");
+    assert!(!stderr.contains("127.0.0.1"), "{stderr}");
+}
