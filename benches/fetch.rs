@@ -166,6 +166,7 @@ fn main() {
                 Behaviour::Ok,
             );
             SourceRequest {
+                mirror_name: None,
                 package: format!("pkg{i}"),
                 version: "1.0".into(),
                 source: Source::Archive {
@@ -285,6 +286,7 @@ fn bench_stage(dir: &Path, nfiles: u64, runs: u64) {
     let size = std::fs::metadata(&tarball).unwrap().len();
     let (_, digests) = hash_cmd(&["sha256sum"], std::slice::from_ref(&tarball)).unwrap();
     let req = SourceRequest {
+        mirror_name: None,
         package: "src".into(),
         version: "1.0".into(),
         source: Source::Archive {

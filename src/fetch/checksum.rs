@@ -141,6 +141,7 @@ fn one(
         }
     };
     let req = SourceRequest {
+        mirror_name: None,
         package: recipe.name.clone(),
         version: version.to_string(),
         source,

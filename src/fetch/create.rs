@@ -74,6 +74,7 @@ pub fn create(
     opts.allow_unverified = true;
     opts.computing_digests = true;
     let req = SourceRequest {
+        mirror_name: None,
         package: name.clone(),
         version: version.clone(),
         source: Source::Archive {

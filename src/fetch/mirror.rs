@@ -5,6 +5,7 @@
 //!   _source-cache/archive/<sha[:2]>/<sha256>.<ext>   archives, by content
 //!   _source-cache/git/<url path>/<commit>.tar.gz      git sources: reproducible tarball of a commit
 //!   <name>/<name>-<version>.<ext>                     relative symlink to one of the above
+//!   <name>/<resource>-<version>.<ext>                 the same for a named resource of <name>
 //! ```
 //!
 //! A mirror is a directory (absolute path or `file://` URL) or an `http(s)://` URL serving the
@@ -42,10 +43,19 @@ pub fn archive_path(sha: &Sha256Hex, ext: Option<&str>) -> String {
     )
 }
 
-/// `<name>/<name>-<version>.<ext>`, if name and version are safe path segments.
-pub fn named_path(package: &str, version: &str, ext: Option<&str>) -> Option<String> {
+/// `<name>/<name>-<version>.<ext>` (or the request's own
+/// `<name>/<stem>.<ext>`), if its parts are safe path segments.
+pub fn named_path(req: &SourceRequest, ext: Option<&str>) -> Option<String> {
     let ok = |s: &str| !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\0']);
-    (ok(package) && ok(version)).then(|| format!("{package}/{package}-{version}{}", dot(ext)))
+    let (package, version) = (&req.package, &req.version);
+    match &req.mirror_name {
+        Some(name) => {
+            let (dir, stem) = name.split_once('/')?;
+            (ok(dir) && ok(stem)).then(|| format!("{dir}/{stem}{}", dot(ext)))
+        }
+        None => (ok(package) && ok(version))
+            .then(|| format!("{package}/{package}-{version}{}", dot(ext))),
+    }
 }
 
 /// `_source-cache/git/<url path>/<commit>.tar.gz`.
@@ -97,7 +107,7 @@ pub(crate) fn file_candidates(
         if let Some(sha) = sha {
             out.push(join(m, &archive_path(sha, ext)));
         }
-        if let Some(named) = named_path(&req.package, &req.version, ext) {
+        if let Some(named) = named_path(req, ext) {
             out.push(join(m, &named));
         }
     }
@@ -159,7 +169,7 @@ pub fn create(
                 };
                 let target = dir.join(&rel);
                 let added = copy_verified(path, &target, sha256)?;
-                let link = link_named(dir, &f.package, &f.version, ext.as_deref(), &target)?;
+                let link = link_named(dir, named_path(req, ext.as_deref()), &target)?;
                 MirrorEntry {
                     package: f.package.clone(),
                     version: f.version.clone(),
@@ -186,7 +196,7 @@ pub fn create(
                     true
                 };
                 let sha256 = sha256_file(&target)?;
-                let link = link_named(dir, &f.package, &f.version, Some("tar.gz"), &target)?;
+                let link = link_named(dir, named_path(req, Some("tar.gz")), &target)?;
                 MirrorEntry {
                     package: f.package.clone(),
                     version: f.version.clone(),
@@ -225,16 +235,14 @@ fn copy_verified(src: &Path, target: &Path, sha: &Sha256Hex) -> Result<bool, Fet
     Ok(true)
 }
 
-/// Point `<dir>/<name>/<name>-<version>.<ext>` at `target` with a relative symlink (replaced
-/// atomically if it pointed elsewhere).
+/// Point `<dir>/<named>` (`<name>/<name>-<version>.<ext>`) at `target` with a relative
+/// symlink (replaced atomically if it pointed elsewhere).
 fn link_named(
     dir: &Path,
-    package: &str,
-    version: &str,
-    ext: Option<&str>,
+    named: Option<String>,
     target: &Path,
 ) -> Result<Option<PathBuf>, FetchError> {
-    let Some(named) = named_path(package, version, ext) else {
+    let Some(named) = named else {
         return Ok(None);
     };
     let link = dir.join(&named);
@@ -275,6 +283,7 @@ mod tests {
         assert_eq!(url_path("https://host"), "repo");
         let sha = Sha256Hex::parse(&"ab".repeat(32)).unwrap();
         let req = SourceRequest {
+            mirror_name: None,
             package: "zlib".into(),
             version: "1.3".into(),
             source: Source::Archive {
@@ -298,10 +307,27 @@ mod tests {
                 "http://h/m/zlib/zlib-1.3.tar.gz".to_string(),
             ]
         );
-        assert_eq!(named_path("a", "../b", None), None);
+        let named = |package: &str, version: &str, mirror_name: Option<&str>| SourceRequest {
+            package: package.into(),
+            version: version.into(),
+            mirror_name: mirror_name.map(str::to_string),
+            ..req.clone()
+        };
+        assert_eq!(named_path(&named("a", "../b", None), None), None);
         assert_eq!(
-            named_path("cuda", "12.4", Some("run")).unwrap(),
+            named_path(&named("cuda", "12.4", None), Some("run")).unwrap(),
             "cuda/cuda-12.4.run"
         );
+        // A resource: Spack's `<package>/<resource>-<version>`.
+        let manpages = named(
+            "git-resource",
+            "4954390466c1",
+            Some("git/git-manpages-2.53.0"),
+        );
+        assert_eq!(
+            named_path(&manpages, Some("tar.gz")).unwrap(),
+            "git/git-manpages-2.53.0.tar.gz"
+        );
+        assert_eq!(named_path(&named("x", "1", Some("../y")), None), None);
     }
 }

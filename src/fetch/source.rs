@@ -15,6 +15,10 @@ pub struct SourceRequest {
     pub version: String,
     /// Where the source comes from.
     pub source: Source,
+    /// `<package>/<stem>` of its per-package mirror path when that is not
+    /// `<package>/<package>-<version>`: a resource's is
+    /// `<package>/<resource>-<version>`, as Spack lays out mirrors.
+    pub mirror_name: Option<String>,
 }
 
 /// Where a source comes from.

@@ -40,6 +40,7 @@ pub fn source_request(node: &Node) -> Option<SourceRequest> {
         },
     };
     Some(SourceRequest {
+        mirror_name: None,
         package: node.name.clone(),
         version: node.version.to_string(),
         source,
@@ -96,7 +97,13 @@ pub fn resource_requests(node: &Node) -> Vec<SourceRequest> {
                     max_size: r.max_size,
                 },
             };
+            // Spack's mirror path of a resource: `<package>/<resource>-<version>`.
+            let mirror_name = r
+                .name
+                .as_ref()
+                .map(|n| format!("{}/{}-{}", node.name, n.replace('/', "_"), node.version));
             SourceRequest {
+                mirror_name,
                 package: format!("{}-resource", node.name),
                 version,
                 source,
@@ -153,6 +160,7 @@ pub fn patch_requests(node: &Node) -> Vec<SourceRequest> {
         .iter()
         .filter_map(|p| match &p.source {
             PatchSource::Url(url) => Some(SourceRequest {
+                mirror_name: None,
                 package: format!("{}-patch", node.name),
                 version: p.sha256[..12].to_string(),
                 source: fetch::Source::Archive {

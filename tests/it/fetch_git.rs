@@ -45,6 +45,7 @@ fn upstream() -> Upstream {
 
 fn git_req(url: &str, reference: GitRef, commit: Option<&str>) -> SourceRequest {
     SourceRequest {
+        mirror_name: None,
         package: "gitpkg".into(),
         version: "1.0".into(),
         source: Source::Git {

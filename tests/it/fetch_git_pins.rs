@@ -10,6 +10,7 @@ use stack::fetch::{FetchError, GitRef, NoopReporter, Source, SourceRequest, fetc
 
 fn git_req(url: &Path, reference: GitRef, commit: &str) -> SourceRequest {
     SourceRequest {
+        mirror_name: None,
         package: "gitpkg".into(),
         version: "1.0".into(),
         source: Source::Git {

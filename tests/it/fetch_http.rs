@@ -460,6 +460,7 @@ fn unexpanded_payload_is_copied_as_is() {
     );
     let tmp = tempfile::tempdir().unwrap();
     let req = SourceRequest {
+        mirror_name: None,
         package: "cuda".into(),
         version: "12.4".into(),
         source: Source::Archive {

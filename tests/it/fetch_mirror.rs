@@ -140,6 +140,7 @@ fn mirror_create_then_fetch_from_it_offline() {
             Some(&sha(&data)),
         ),
         SourceRequest {
+            mirror_name: None,
             package: "tool".into(),
             version: "2".into(),
             source: Source::Archive {

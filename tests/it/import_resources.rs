@@ -87,7 +87,7 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
         "strip: false",
         "note.bin: share/note.txt",
         "when: \"+note\"",
-        &format!("commit: \"{commit}\""),
+        &commit,
         "system: spack",
         "working_dir: sub",
     ] {
@@ -111,6 +111,27 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
     assert_eq!(read("deps/gitdep/g.txt"), "from git\n");
     assert_eq!(read("seen.txt"), "install saw extra\n");
     assert!(!tree.join("missing").exists());
+    // The mirror names a resource as Spack does: `<package>/<resource>-<version>`.
+    let mirror = tmp.path().join("mirror");
+    let o = Command::new(env!("CARGO_BIN_EXE_stack"))
+        .args(["--color", "never", "mirror", "create"])
+        .arg(&stack_yaml)
+        .arg(&mirror)
+        .arg("--cluster")
+        .arg(crate::import_spack::root().join("cluster-configs/local"))
+        .arg("--cache")
+        .arg(tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for named in [
+        "resource-demo/extra-1.0.tar.gz",
+        "resource-demo/kept-1.0.tar.gz",
+        "resource-demo/note-1.0.bin",
+        "resource-demo/gitdep-1.0.tar.gz",
+    ] {
+        assert!(mirror.join(named).exists(), "{named}");
+    }
 }
 
 /// A package `stack build` refuses is reported before its git branch is

@@ -29,6 +29,7 @@ pub fn options(cache_base: &Path) -> FetchOptions {
 
 pub fn archive(package: &str, version: &str, url: &str, sha256: Option<&str>) -> SourceRequest {
     SourceRequest {
+        mirror_name: None,
         package: package.into(),
         version: version.into(),
         source: Source::Archive {
