@@ -51,7 +51,9 @@ first_error() {
   line=$(grep -m1 -E '^  x ' "$1")
   # a resolution failure: `error: cannot resolve environment …` and the reason on the next line
   [ -n "$line" ] || line=$(grep -m1 -A1 -E '^error: ' "$1" | tail -1)
-  echo "$line" | sed -e 's/^  x //' -e 's/^  //' -e 's/|/\\|/g' | cut -c1-110
+  # Cache paths differ per machine: `<cache>/repos/<key>`.
+  echo "$line" | sed -e 's/^  x //' -e 's/^  //' -e 's/|/\\|/g' \
+    -e "s#${STACK_CACHE:-$HOME/.cache/stack}/stackinator/repos/[0-9a-f]*#<cache>/repos/<key>#g" | cut -c1-110
 }
 
 row() {
@@ -105,8 +107,9 @@ preflight() {
   elif grep -q 'its source could not be fetched' "$log"; then
     echo "passes ($(grep -c 'its source could not be fetched' "$log") sources offline)"
   elif grep -q -E 'git fetch .*(resolve|connect)' "$log"; then
-    # Branches are pinned to commits while the plan is made, before the review.
-    echo "not reached: pinning a git branch needs its remote"
+    # The review runs before git branches are pinned to commits; pinning asks the remote.
+    local repo; repo=$(grep -m1 -o -E 'git fetch [^ :]+(:[^ :]+)?' "$log" | sed 's/^git fetch //')
+    echo "passes review; offline, stops pinning a git branch ($repo)"
   else
     echo "fails: $(first_error "$log")"
   fi
