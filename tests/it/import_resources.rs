@@ -96,6 +96,30 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
     assert!(!recipe.contains("kind: build"), "{recipe}");
     let stack_yaml = write_stack(tmp.path(), "res", "resource-demo");
     check_stack(&stack_yaml);
+    // The plan lists the resources its node asks for: not `+never`'s.
+    let o = Command::new(env!("CARGO_BIN_EXE_stack"))
+        .args(["--color", "never", "resolve", "--format", "json"])
+        .arg(&stack_yaml)
+        .arg("--cluster")
+        .arg(crate::import_spack::root().join("cluster-configs/local"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let node = plan["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "resource-demo")
+        .unwrap();
+    let names: Vec<&str> = node["source"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["extra", "kept", "note", "gitdep"]);
+    assert_eq!(node["patches"][0]["working_dir"], "sub");
     let built = build_stack(&stack_yaml, tmp.path(), "b");
     let stderr = String::from_utf8_lossy(&built.stderr);
     assert!(built.status.success(), "{stderr}");

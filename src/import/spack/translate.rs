@@ -529,12 +529,29 @@ fn dependency(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, extends: 
         }
     };
     if d.kw("patches").is_some() {
-        pkg.untranslated(
-            d.line,
-            Kind::Build,
-            "dependency patches",
-            format!("patches of {name}"),
-        );
+        // Patches of a dependency are not applied by stack: the
+        // configurations that ask for them are a conflict (the others
+        // build), an unconditional one is refused.
+        match &when {
+            Some(w) => {
+                let message = format!(
+                    "the patches package.py line {} applies to {name} are not applied by stack",
+                    d.line
+                );
+                s.conflicts.push(Yaml::map([
+                    ("when", Some(Yaml::str(w))),
+                    ("message", Some(Yaml::str(message))),
+                ]));
+                let detail = format!("patches of {name}: a conflict under `{w}`");
+                pkg.untranslated(d.line, Kind::Info, "dependency patches", detail);
+            }
+            None => pkg.untranslated(
+                d.line,
+                Kind::Build,
+                "dependency patches",
+                format!("patches of {name}"),
+            ),
+        }
         s.kept.push(kept(d));
     }
     let mut ours: Vec<&str> = ["build", "link", "run"]
