@@ -106,7 +106,7 @@ preflight() {
     echo "refused: $(refusals "$log")"
   elif grep -q 'its source could not be fetched' "$log"; then
     echo "passes ($(grep -c 'its source could not be fetched' "$log") sources offline)"
-  elif grep -q -E 'git fetch .*(resolve|connect)' "$log"; then
+  elif grep -q -E '^  x git fetch ' "$log"; then
     # The review runs before git branches are pinned to commits; pinning asks the remote.
     local repo; repo=$(grep -m1 -o -E 'git fetch [^ :]+(:[^ :]+)?' "$log" | sed 's/^git fetch //')
     echo "passes review; offline, stops pinning a git branch ($repo)"
