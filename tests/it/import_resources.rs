@@ -173,3 +173,42 @@ fn a_refusal_comes_before_git_branches_are_pinned() {
     assert!(stderr.contains("line 18: directive resource"), "{stderr}");
     assert!(!stderr.contains("127.0.0.1"), "{stderr}");
 }
+
+/// The package files are checked when the recipes load, before a git
+/// branch is pinned: a package.py changed after the import is reported
+/// offline.
+#[test]
+fn a_changed_package_file_is_reported_before_git_branches_are_pinned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let resource = "    resource(\n        name=\"loose\",\n        git=\"https://127.0.0.1:9/loose.git\",\n        \
+                    commit=\"0123456789abcdef0123456789abcdef01234567\",\n    )\n";
+    // Without the resource, and with an install() the static translation
+    // leaves to package.py (`system: spack`).
+    let install = ("        mkdirp(prefix.bin)", "        which(\"true\")()");
+    import_fixture_with(
+        tmp.path(),
+        "refused_demo",
+        "refused-demo",
+        &[(resource, ""), install],
+    );
+    let copied = walkdir::WalkDir::new(tmp.path().join("stack/spack"))
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_name() == "package.py")
+        .expect("the importer copies package.py")
+        .into_path();
+    let text = std::fs::read_to_string(&copied).unwrap();
+    assert!(!text.contains("resource("), "{text}");
+    std::fs::write(
+        &copied,
+        text.replace("Never built.", "Changed after the import."),
+    )
+    .unwrap();
+    let stack_yaml = write_stack(tmp.path(), "changed", "refused-demo");
+    let built = build_stack(&stack_yaml, tmp.path(), "b");
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    assert!(!built.status.success(), "{stderr}");
+    assert!(stderr.contains("package-file-checksum"), "{stderr}");
+    assert!(stderr.contains("package.py"), "{stderr}");
+    assert!(!stderr.contains("127.0.0.1"), "{stderr}");
+}
