@@ -74,18 +74,10 @@ pub struct RepoIndex {
     pub overlays: BTreeSet<String>,
     /// Every recipe of the directory (cached indexes only; a
     /// `.stack-index` is checked against the directory's listing instead).
-    pub names: Option<Vec<String>>,
+    pub names: Option<super::layer::Names>,
 }
 
 impl RepoIndex {
-    /// The virtuals `package` declares it provides (empty: none).
-    pub fn virtuals_of(&self, package: &str) -> Vec<String> {
-        self.provides
-            .get(package)
-            .map(|v| v.iter().cloned().collect())
-            .unwrap_or_default()
-    }
-
     /// Record the virtuals `recipe` provides (under any condition).
     pub fn add(&mut self, recipe: &super::PackageRecipe) {
         for p in &recipe.provides {
@@ -132,23 +124,21 @@ fn parse_index(text: &str, recipes: usize) -> Option<RepoIndex> {
     (count == recipes && index.names.is_none() && index.overlays.is_empty()).then_some(index)
 }
 
-/// An index's text: the recipe count it states, and the index.
+/// An index's text: the recipe count it states, and the index. The names
+/// (after a `names` line) are kept as one text, not one string each: a
+/// repository of thousands of recipes loads as fast as one of a hundred.
 fn parse(text: &str) -> Option<(usize, RepoIndex)> {
-    let mut lines = text.lines();
+    let (head, names) = match text.split_once("\nnames\n") {
+        Some((head, names)) => (head, Some(names)),
+        None => (text, None),
+    };
+    let mut lines = head.lines();
     if lines.next()? != HEADER {
         return None;
     }
     let count: usize = lines.next()?.strip_prefix("recipes ")?.parse().ok()?;
     let mut index = RepoIndex::default();
-    for line in lines.by_ref() {
-        if line == "names" {
-            let names: Vec<String> = lines.by_ref().map(str::to_string).collect();
-            if names.len() != count {
-                return None;
-            }
-            index.names = Some(names);
-            break;
-        }
+    for line in lines {
         let (key, rest) = line.split_once(' ')?;
         match key {
             "provides" => {
@@ -167,6 +157,13 @@ fn parse(text: &str) -> Option<(usize, RepoIndex)> {
             "dir" | "dir-mtime" => {}
             _ => return None,
         }
+    }
+    if let Some(names) = names {
+        let names = super::layer::Names::from_lines(names)?;
+        if names.len() != count {
+            return None;
+        }
+        index.names = Some(names);
     }
     Some((count, index))
 }
@@ -350,15 +347,15 @@ mod tests {
             path: tmp.path().to_path_buf(),
             origin: RepoOrigin::BuiltIn,
         }]);
-        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        assert!(repo.names().all(|n| !repo.was_read(n)));
         let providers: Vec<&str> = repo
             .providers("mpi")
             .iter()
             .map(|p| p.package.as_str())
             .collect();
         assert_eq!(providers, ["mpich"]);
-        assert!(repo.entries["zlib"].source.get().is_none());
-        assert!(repo.entries["mpich"].parsed.get().is_some());
+        assert!(!repo.was_read("zlib"));
+        assert!(repo.was_parsed("mpich"));
         // A recipe added after the index: the index is stale and ignored.
         recipe(tmp.path(), "openmpi", "provides: [mpi]\n");
         let repo = PackageRepo::load(vec![RepoDir {
@@ -415,7 +412,7 @@ mod tests {
         recipe(&dir, "zlib", "# provides nothing\n");
         age(&dir, 60);
         let first = builtin(&dir, &cache);
-        assert!(first.entries.values().all(|e| e.source.get().is_some()));
+        assert!(first.names().all(|n| first.was_read(n)));
         let file = cache_file(&cache, &dir);
         let text = fs_err::read_to_string(&file).unwrap();
         assert!(
@@ -425,16 +422,19 @@ mod tests {
             "{text}"
         );
         let repo = builtin(&dir, &cache);
-        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        assert_eq!(repo.made_entries(), 0, "loading makes no entry");
+        assert!(repo.names().all(|n| !repo.was_read(n)));
         assert!(repo.is_virtual("lapack") && !repo.is_virtual("zlib"));
-        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        assert_eq!(repo.made_entries(), 0, "nor does finding the virtuals");
+        assert!(repo.names().all(|n| !repo.was_read(n)));
         let providers: Vec<&str> = repo
             .providers("mpi")
             .iter()
             .map(|p| p.package.as_str())
             .collect();
         assert_eq!(providers, ["mpich"]);
-        assert!(repo.entries["openblas"].source.get().is_none());
+        assert!(!repo.was_read("openblas"));
+        assert_eq!(repo.made_entries(), 1, "mpich's");
         assert_eq!(
             repo.names().collect::<Vec<_>>(),
             ["mpich", "openblas", "zlib"]
@@ -460,14 +460,14 @@ mod tests {
         recipe(&dir, "openmpi", "provides: [mpi]\n");
         // Just changed: not settled, read again (and indexed again).
         let repo = builtin(&dir, &cache);
-        assert!(repo.entries.values().all(|e| e.source.get().is_some()));
+        assert!(repo.names().all(|n| repo.was_read(n)));
         assert_eq!(repo.providers("mpi").len(), 2);
         let repo = builtin(&dir, &cache);
-        assert!(repo.entries.values().all(|e| e.source.get().is_some()));
+        assert!(repo.names().all(|n| repo.was_read(n)));
         age(&dir, 30);
         builtin(&dir, &cache);
         let repo = builtin(&dir, &cache);
-        assert!(repo.entries.values().all(|e| e.source.get().is_none()));
+        assert!(repo.names().all(|n| !repo.was_read(n)));
         assert_eq!(repo.providers("mpi").len(), 2);
     }
 
@@ -496,13 +496,15 @@ mod tests {
     #[test]
     fn an_indexed_overlay_still_amends_its_base() {
         let tmp = tempfile::tempdir().unwrap();
-        let (dir, later, cache) = (
+        let (dir, later, hidden, cache) = (
             tmp.path().join("recipes"),
             tmp.path().join("later"),
+            tmp.path().join("hidden"),
             tmp.path().join("cache"),
         );
-        fs_err::create_dir_all(&dir).unwrap();
-        fs_err::create_dir_all(&later).unwrap();
+        for d in [&dir, &later, &hidden] {
+            fs_err::create_dir_all(d).unwrap();
+        }
         fs_err::write(
             dir.join("zlib.yaml"),
             format!(
@@ -512,6 +514,8 @@ mod tests {
         )
         .unwrap();
         recipe(&later, "zlib", "provides: [libz]\n");
+        // hidden by `later`'s (which the overlay amends)
+        recipe(&hidden, "zlib", "provides: [other-libz]\n");
         age(&dir, 60);
         let load = || {
             PackageRepo::load_cached(
@@ -522,6 +526,10 @@ mod tests {
                     },
                     RepoDir {
                         path: later.clone(),
+                        origin: RepoOrigin::Flag,
+                    },
+                    RepoDir {
+                        path: hidden.clone(),
                         origin: RepoOrigin::Flag,
                     },
                 ],
@@ -542,6 +550,12 @@ mod tests {
         assert_eq!(versions, ["1.0", "2.0"]);
         assert_eq!(repo.overlays("zlib"), [dir.join("zlib.yaml")]);
         assert_eq!(repo.providers("libz").len(), 1);
+        assert!(
+            !repo.is_virtual("other-libz"),
+            "a hidden recipe provides nothing"
+        );
+        assert_eq!(repo.shadowed("zlib"), [hidden.join("zlib.yaml")]);
+        assert_eq!(repo.file("zlib"), Some(dir.join("zlib.yaml").as_path()));
     }
 
     #[test]

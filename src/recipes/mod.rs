@@ -33,6 +33,7 @@ pub mod flags;
 pub mod imported;
 pub mod index;
 mod json;
+mod layer;
 mod load;
 mod load_build;
 mod load_filter;
@@ -51,7 +52,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::diag::{Code, Diagnostic, Diagnostics, SourceFile, nearest};
+use crate::diag::{Code, Diagnostic, Diagnostics, nearest};
+
+use layer::{Entry, Layer, LayerIndex, Names, Parsed};
 
 pub use build::{
     Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, PackageFileRef, Phase,
@@ -70,199 +73,6 @@ pub use package::{
     VariantValueError, VersionEntry,
 };
 pub use validate::check_spec;
-
-/// One `<name>.yaml` in a repository, parsed on first use.
-#[derive(Clone, Debug)]
-struct Entry {
-    file: PathBuf,
-    /// The repository directory holding `file` (patches are found beside it).
-    repo_dir: Arc<Path>,
-    /// The file's text, or why it could not be read (read at load, or on
-    /// first use for a recipe of an indexed repository).
-    source: OnceLock<Result<SourceFile, String>>,
-    /// For a recipe of an indexed repository: what the index says of it.
-    indexed: Option<Indexed>,
-    parsed: OnceLock<Parsed>,
-    /// Same-named recipes in later repositories, hidden by this one.
-    shadows: Vec<PathBuf>,
-    /// `overlay: true`: this file amends `base`.
-    overlay: bool,
-    /// For an overlay: the same-named recipe of the next repository.
-    base: Option<Box<Entry>>,
-}
-
-/// What a repository's index says of one of its recipes.
-#[derive(Clone, Debug)]
-struct Indexed {
-    /// The virtuals it provides (under any condition).
-    virtuals: Vec<String>,
-    /// The cached index this comes from (deleted when the recipe read
-    /// disagrees with it); `None` for a `.stack-index`.
-    cache_file: Option<Arc<Path>>,
-}
-
-/// The outcome of parsing one recipe file.
-#[derive(Clone, Debug)]
-struct Parsed {
-    recipe: Option<Arc<PackageRecipe>>,
-    diagnostics: Diagnostics,
-}
-
-impl Entry {
-    fn new(file: PathBuf, repo_dir: &Arc<Path>) -> Entry {
-        let source = SourceFile::read(&file).map_err(|e| e.to_string());
-        let overlay = source.as_ref().is_ok_and(overlay::is_overlay);
-        Entry {
-            file,
-            repo_dir: repo_dir.clone(),
-            source: OnceLock::from(source),
-            indexed: None,
-            parsed: OnceLock::new(),
-            shadows: Vec::new(),
-            overlay,
-            base: None,
-        }
-    }
-
-    /// A recipe of an indexed repository: its text is read on first use.
-    fn indexed(file: PathBuf, repo_dir: &Arc<Path>, indexed: Indexed, overlay: bool) -> Entry {
-        Entry {
-            file,
-            repo_dir: repo_dir.clone(),
-            source: OnceLock::new(),
-            indexed: Some(indexed),
-            parsed: OnceLock::new(),
-            shadows: Vec::new(),
-            overlay,
-            base: None,
-        }
-    }
-
-    fn source(&self) -> &Result<SourceFile, String> {
-        self.source
-            .get_or_init(|| SourceFile::read(&self.file).map_err(|e| e.to_string()))
-    }
-
-    /// Where the next same-named recipe goes when this entry is an overlay
-    /// (or a chain of overlays) still waiting for its base.
-    fn open_base_slot(&mut self) -> Option<&mut Option<Box<Entry>>> {
-        if !self.overlay {
-            return None;
-        }
-        if self.base.is_none() {
-            return Some(&mut self.base);
-        }
-        self.base.as_mut()?.open_base_slot()
-    }
-
-    /// The overlay applied to its base.
-    fn parse_overlay(&self) -> Parsed {
-        let mut diagnostics = Diagnostics::new();
-        let (Some(base), Ok(src)) = (&self.base, self.source()) else {
-            diagnostics.push(
-                Diagnostic::error(
-                    Code::UnknownPackage,
-                    format!(
-                        "overlay {} has nothing to extend: no repository searched after it has `{}`",
-                        crate::diag::display_path(&self.file),
-                        self.file.file_name().unwrap_or_default().to_string_lossy()
-                    ),
-                )
-                .with_help("an overlay (`overlay: true`) amends the same-named recipe of a later repository; `stack -v …` lists the repositories in order"),
-            );
-            return Parsed {
-                recipe: None,
-                diagnostics,
-            };
-        };
-        let b = base.parsed();
-        diagnostics.extend(b.diagnostics.clone());
-        let recipe = b
-            .recipe
-            .as_ref()
-            .map(|r| Arc::new(overlay::apply_overlay(src, r, &mut diagnostics)));
-        Parsed {
-            recipe,
-            diagnostics,
-        }
-    }
-
-    fn parsed(&self) -> &Parsed {
-        self.parsed.get_or_init(|| {
-            tracing::trace!("parsing {}", self.file.display());
-            if self.overlay {
-                return self.parse_overlay();
-            }
-            let mut diagnostics = Diagnostics::new();
-            let recipe = match self.source() {
-                Ok(src) => parse_package(src, &self.repo_dir, &mut diagnostics).map(Arc::new),
-                Err(e) => {
-                    diagnostics.push(Diagnostic::error(
-                        Code::Io,
-                        format!("cannot read package recipe: {e}"),
-                    ));
-                    None
-                }
-            };
-            self.check_index(recipe.as_deref());
-            Parsed {
-                recipe,
-                diagnostics,
-            }
-        })
-    }
-
-    /// A recipe of a repository with a cached index, read: when it no
-    /// longer is what the index says (edited in place), the index is
-    /// deleted, so that the next command builds it again.
-    fn check_index(&self, recipe: Option<&PackageRecipe>) {
-        let Some(Indexed {
-            virtuals,
-            cache_file: Some(cache_file),
-        }) = &self.indexed
-        else {
-            return;
-        };
-        let now: std::collections::BTreeSet<&str> = recipe
-            .iter()
-            .flat_map(|r| r.provides.iter().map(|p| p.name.as_str()))
-            .collect();
-        let indexed: std::collections::BTreeSet<&str> =
-            virtuals.iter().map(String::as_str).collect();
-        let overlay = self.source().as_ref().is_ok_and(overlay::is_overlay);
-        if now != indexed || overlay {
-            tracing::warn!(
-                "{} changed since the repository was indexed: the index {} is built again by the next command",
-                self.file.display(),
-                cache_file.display()
-            );
-            let _ = std::fs::remove_file(cache_file);
-        }
-    }
-
-    /// The entry that says which virtuals this one provides: an overlay's
-    /// base (overlays cannot change `provides`).
-    fn provides_entry(&self) -> &Entry {
-        match &self.base {
-            Some(base) => base.provides_entry(),
-            None => self,
-        }
-    }
-
-    /// Whether this file can declare a `provides` key: its text names it,
-    /// or uses escapes that could spell it (for a recipe of an indexed
-    /// repository: whether the index says it provides).
-    fn may_provide(&self) -> bool {
-        let e = self.provides_entry();
-        if let Some(ix) = &e.indexed {
-            return !ix.virtuals.is_empty();
-        }
-        match e.source() {
-            Ok(src) => src.text().contains("provides") || src.text().contains('\\'),
-            Err(_) => false,
-        }
-    }
-}
 
 /// A package that provides a virtual, possibly under a condition.
 #[derive(Clone, Debug)]
@@ -286,9 +96,17 @@ struct VirtualEntry {
 #[derive(Clone, Debug, Default)]
 pub struct PackageRepo {
     dirs: Vec<RepoDir>,
-    entries: BTreeMap<String, Entry>,
+    /// The directories read, in search order.
+    layers: Vec<Layer>,
     virtuals: OnceLock<BTreeMap<String, VirtualEntry>>,
     problems: Diagnostics,
+}
+
+/// One recipe file: the `pos`th recipe of `layers[layer]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct At {
+    layer: usize,
+    pos: usize,
 }
 
 impl PackageRepo {
@@ -302,18 +120,19 @@ impl PackageRepo {
 
     /// [`PackageRepo::load`], with the built-in repository read through
     /// its cached index under `index_cache` (built and written there when
-    /// missing or stale; see [`index`]): loading reads none of its recipes.
+    /// missing or stale; see [`index`]): loading reads none of its recipes,
+    /// and makes none of their entries (see [`layer`]).
     pub fn load_cached(dirs: Vec<RepoDir>, index_cache: Option<&Path>) -> PackageRepo {
         let mut repo = PackageRepo {
             dirs,
             ..PackageRepo::default()
         };
-        for dir in repo.dirs.clone() {
+        for dir in &repo.dirs {
             let cache_file = index_cache
                 .filter(|_| dir.origin == RepoOrigin::BuiltIn)
                 .map(|c| index::cache_file(c, &dir.path));
-            let entries = match dir_entries(&dir.path, cache_file) {
-                Ok(entries) => entries,
+            let layer = match dir_layer(&dir.path, cache_file) {
+                Ok(layer) => layer,
                 Err(e) => {
                     let mut d = Diagnostic::warning(
                         Code::BadPath,
@@ -329,58 +148,178 @@ impl PackageRepo {
                     continue;
                 }
             };
-            if entries.is_empty() && matches!(dir.origin, RepoOrigin::Flag | RepoOrigin::Env) {
-                repo.problems.push(empty_repository(&dir));
+            if layer.names.is_empty() && matches!(dir.origin, RepoOrigin::Flag | RepoOrigin::Env) {
+                repo.problems.push(empty_repository(dir));
             }
-            for (stem, entry) in entries {
-                if let Some(existing) = repo.entries.get_mut(&stem) {
-                    if let Some(slot) = existing.open_base_slot() {
-                        tracing::debug!("{} is the base of an overlay", entry.file.display());
-                        *slot = Some(Box::new(entry));
-                        continue;
-                    }
-                    tracing::debug!(
-                        "{} is hidden by {}",
-                        entry.file.display(),
-                        existing.file.display()
-                    );
-                    existing.shadows.push(entry.file);
-                    continue;
-                }
-                repo.entries.insert(stem, entry);
-            }
+            repo.layers.push(layer);
         }
         repo
     }
 
+    /// The first recipe file named `name` in the layers from `from` on.
+    fn find_from(&self, from: usize, name: &str) -> Option<At> {
+        self.layers
+            .iter()
+            .enumerate()
+            .skip(from)
+            .find_map(|(layer, l)| l.names.find(name).map(|pos| At { layer, pos }))
+    }
+
+    /// The file defining package `name`: the first one.
+    fn top(&self, name: &str) -> Option<At> {
+        self.find_from(0, name)
+    }
+
+    fn name(&self, at: At) -> &str {
+        self.layers[at.layer].names.get(at.pos)
+    }
+
+    fn entry(&self, at: At) -> &Entry {
+        self.layers[at.layer].entry(at.pos)
+    }
+
+    /// For an overlay: the same-named recipe of the next repository.
+    fn base(&self, at: At) -> Option<At> {
+        if !self.layers[at.layer].is_overlay(at.pos) {
+            return None;
+        }
+        self.find_from(at.layer + 1, self.name(at))
+    }
+
+    /// The file that says which virtuals `at` provides, and whose recipe
+    /// the cross-package checks concern: an overlay's base, followed
+    /// through overlays (overlays cannot change `provides`).
+    fn whole(&self, mut at: At) -> At {
+        while let Some(b) = self.base(at) {
+            at = b;
+        }
+        at
+    }
+
+    /// The recipe file `at`, parsed (an overlay applied to its base).
+    fn parsed(&self, at: At) -> &Parsed {
+        let layer = &self.layers[at.layer];
+        if layer.is_overlay(at.pos) {
+            let entry = layer.entry(at.pos);
+            return entry.parsed.get_or_init(|| {
+                tracing::trace!("parsing {}", entry.file.display());
+                self.parse_overlay(at)
+            });
+        }
+        layer
+            .entry(at.pos)
+            .parse_whole(&layer.dir, |recipe| self.check_index(at, recipe))
+    }
+
+    /// The overlay `at` applied to its base.
+    fn parse_overlay(&self, at: At) -> Parsed {
+        let entry = self.entry(at);
+        let mut diagnostics = Diagnostics::new();
+        let (Some(base), Ok(src)) = (self.base(at), entry.source()) else {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::UnknownPackage,
+                    format!(
+                        "overlay {} has nothing to extend: no repository searched after it has `{}`",
+                        crate::diag::display_path(&entry.file),
+                        entry.file.file_name().unwrap_or_default().to_string_lossy()
+                    ),
+                )
+                .with_help("an overlay (`overlay: true`) amends the same-named recipe of a later repository; `stack -v …` lists the repositories in order"),
+            );
+            return Parsed {
+                recipe: None,
+                diagnostics,
+            };
+        };
+        let b = self.parsed(base);
+        diagnostics.extend(b.diagnostics.clone());
+        let recipe = b
+            .recipe
+            .as_ref()
+            .map(|r| Arc::new(overlay::apply_overlay(src, r, &mut diagnostics)));
+        Parsed {
+            recipe,
+            diagnostics,
+        }
+    }
+
+    /// A recipe of a repository with a cached index, read: when it no
+    /// longer is what the index says (edited in place), the index is
+    /// deleted, so that the next command builds it again.
+    fn check_index(&self, at: At, recipe: Option<&PackageRecipe>) {
+        let layer = &self.layers[at.layer];
+        let Some(LayerIndex {
+            index,
+            cache_file: Some(cache_file),
+        }) = &layer.index
+        else {
+            return;
+        };
+        let name = layer.names.get(at.pos);
+        let now: std::collections::BTreeSet<&str> = recipe
+            .iter()
+            .flat_map(|r| r.provides.iter().map(|p| p.name.as_str()))
+            .collect();
+        let indexed: std::collections::BTreeSet<&str> = index
+            .provides
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        let entry = layer.entry(at.pos);
+        if now != indexed || entry.is_overlay() {
+            tracing::warn!(
+                "{} changed since the repository was indexed: the index {} is built again by the next command",
+                entry.file.display(),
+                cache_file.display()
+            );
+            let _ = std::fs::remove_file(cache_file);
+        }
+    }
+
     /// Which packages may provide which virtuals, found on first use: the
     /// providers an index names, and the recipes of the other repositories
-    /// whose text can declare `provides` (parsed now, in parallel).
+    /// whose text can declare `provides` (parsed now, in parallel). A
+    /// recipe counts when it is the one that says what its package
+    /// provides ([`Self::whole`] of the package's first file).
     fn virtuals(&self) -> &BTreeMap<String, VirtualEntry> {
         self.virtuals.get_or_init(|| {
             let mut virtuals: BTreeMap<String, VirtualEntry> = BTreeMap::new();
             let mut unindexed = Vec::new();
-            for (name, entry) in &self.entries {
-                match &entry.provides_entry().indexed {
+            let says = |at: At| self.top(self.name(at)).map(|t| self.whole(t)) == Some(at);
+            for (li, layer) in self.layers.iter().enumerate() {
+                match &layer.index {
                     Some(ix) => {
-                        for v in &ix.virtuals {
-                            virtuals
-                                .entry(v.clone())
-                                .or_default()
-                                .candidates
-                                .push(name.clone());
+                        for (package, provides) in &ix.index.provides {
+                            let Some(pos) = layer.names.find(package) else {
+                                continue;
+                            };
+                            if !says(At { layer: li, pos }) {
+                                continue;
+                            }
+                            for v in provides {
+                                let c = &mut virtuals.entry(v.clone()).or_default().candidates;
+                                c.push(package.clone());
+                            }
                         }
                     }
-                    None if entry.may_provide() => unindexed.push((name, entry)),
-                    None => {}
+                    None => unindexed.extend(
+                        (0..layer.names.len())
+                            .filter(|&pos| layer.may_provide(pos))
+                            .map(|pos| At { layer: li, pos })
+                            .filter(|&at| says(at)),
+                    ),
                 }
             }
-            parse_parallel(unindexed.iter().map(|(_, e)| *e));
-            for (name, entry) in unindexed {
-                for p in entry.parsed().recipe.iter().flat_map(|r| &r.provides) {
+            self.parse_parallel(unindexed.iter().copied());
+            for at in unindexed {
+                let name = self.name(at);
+                for p in self.parsed(at).recipe.iter().flat_map(|r| &r.provides) {
                     let c = &mut virtuals.entry(p.name.clone()).or_default().candidates;
-                    if c.last() != Some(name) {
-                        c.push(name.clone());
+                    if c.last().map(String::as_str) != Some(name) {
+                        c.push(name.to_string());
                     }
                 }
             }
@@ -412,17 +351,32 @@ impl PackageRepo {
         })
     }
 
+    /// Parse the recipe files `ats` not parsed yet, on as many threads as
+    /// there are cores.
+    fn parse_parallel(&self, ats: impl IntoIterator<Item = At>) {
+        let todo: Vec<At> = ats
+            .into_iter()
+            .filter(|&at| {
+                let made = self.layers[at.layer].made(at.pos);
+                made.is_none_or(|e| e.parsed.get().is_none())
+            })
+            .collect();
+        in_parallel(&todo, |&at| {
+            self.parsed(at);
+        });
+    }
+
     /// Parse every recipe now, in parallel (for commands that need them
     /// all; [`PackageRepo::packages`] does this).
     pub fn parse_all(&self) {
-        parse_parallel(self.entries.values());
+        self.parse_parallel(self.names().filter_map(|n| self.top(n)));
     }
 
     /// Parse the recipes of `names` now, in parallel (names without a
     /// recipe are ignored): for walks that know the next packages they
     /// will ask for.
     pub fn prefetch<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
-        parse_parallel(names.into_iter().filter_map(|n| self.entries.get(n)));
+        self.parse_parallel(names.into_iter().filter_map(|n| self.top(n)));
     }
 
     /// The repository directories, in search order.
@@ -433,38 +387,42 @@ impl PackageRepo {
     /// The recipe of package `name` (a recipe with errors is still returned
     /// when it could be read; see [`PackageRepo::diagnostics`]).
     pub fn get(&self, name: &str) -> Option<&Arc<PackageRecipe>> {
-        self.entries.get(name)?.parsed().recipe.as_ref()
+        self.parsed(self.top(name)?).recipe.as_ref()
     }
 
     /// Whether a recipe file for `name` exists (even if it does not parse).
     pub fn contains(&self, name: &str) -> bool {
-        self.entries.contains_key(name)
+        self.top(name).is_some()
     }
 
     /// The file defining `name`.
     pub fn file(&self, name: &str) -> Option<&Path> {
-        self.entries.get(name).map(|e| e.file.as_path())
+        Some(self.entry(self.top(name)?).file.as_path())
     }
 
     /// All package names, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.entries.keys().map(String::as_str)
+        let mut names: Vec<&str> = self.layers.iter().flat_map(|l| l.names.iter()).collect();
+        if self.layers.len() > 1 {
+            names.sort_unstable();
+            names.dedup();
+        }
+        names.into_iter()
     }
 
     /// All readable recipes, sorted by name (parses every recipe).
     pub fn packages(&self) -> impl Iterator<Item = &Arc<PackageRecipe>> {
         self.parse_all();
-        self.entries
-            .values()
-            .filter_map(|e| e.parsed().recipe.as_ref())
+        self.names()
+            .filter_map(|n| self.parsed(self.top(n)?).recipe.as_ref())
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.names().count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.layers.iter().all(|l| l.names.is_empty())
     }
 
     /// Whether `name` is a virtual (some package provides it).
@@ -512,20 +470,32 @@ impl PackageRepo {
     /// (empty when its recipe is not an overlay).
     pub fn overlays(&self, name: &str) -> Vec<&Path> {
         let mut out = Vec::new();
-        let mut e = self.entries.get(name);
-        while let Some(entry) = e.filter(|e| e.overlay) {
-            out.push(entry.file.as_path());
-            e = entry.base.as_deref();
+        let mut at = self.top(name);
+        while let Some(a) = at.filter(|a| self.layers[a.layer].is_overlay(a.pos)) {
+            out.push(self.entry(a).file.as_path());
+            at = self.base(a);
         }
         out
     }
 
-    /// Recipes in later repositories hidden by `name`'s recipe.
-    pub fn shadowed(&self, name: &str) -> &[PathBuf] {
-        self.entries
-            .get(name)
-            .map(|e| e.shadows.as_slice())
-            .unwrap_or_default()
+    /// Recipes in later repositories hidden by `name`'s recipe (and the
+    /// overlays applied to it).
+    pub fn shadowed(&self, name: &str) -> Vec<&Path> {
+        let Some(top) = self.top(name) else {
+            return Vec::new();
+        };
+        let last = self.whole(top);
+        if self.layers[last.layer].is_overlay(last.pos) {
+            // an overlay without a base: no later repository has `name`
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut next = self.find_from(last.layer + 1, name);
+        while let Some(at) = next {
+            out.push(self.entry(at).file.as_path());
+            next = self.find_from(at.layer + 1, name);
+        }
+        out
     }
 
     /// Problems with the repositories themselves (unreadable directories).
@@ -536,30 +506,29 @@ impl PackageRepo {
     /// The diagnostics from reading `name`'s file (syntax, types, own
     /// consistency), without the cross-package checks.
     pub fn diagnostics(&self, name: &str) -> Option<&Diagnostics> {
-        self.entries.get(name).map(|e| &e.parsed().diagnostics)
+        Some(&self.parsed(self.top(name)?).diagnostics)
     }
 
     /// All diagnostics for package `name`: reading its file, plus checks
     /// against other packages (dependencies and `^dep` constraints name
     /// known packages, their variants exist and accept the values).
     pub fn check(&self, name: &str) -> Diagnostics {
-        let Some(entry) = self.entries.get(name) else {
+        let Some(top) = self.top(name) else {
             return Diagnostics::new();
         };
-        let parsed = entry.parsed();
+        let parsed = self.parsed(top);
         let mut diags = parsed.diagnostics.clone();
         // An overlay's cross-package checks concern its base's file.
-        let mut base = entry;
-        while let Some(b) = base.base.as_deref() {
-            base = b;
-        }
-        if let (Some(recipe), Ok(source)) = (&parsed.recipe, base.source()) {
+        let base = self.whole(top);
+        let repo_dir = &self.layers[base.layer].dir;
+        if let (Some(recipe), Ok(source)) = (&parsed.recipe, self.entry(base).source()) {
             // Spack recipes translated on the fly: in `fallback_repos:`, or
             // not reviewed (a stackinator recipe's `repo/`, site repositories).
-            let lenient =
-                self.dirs.iter().any(|d| {
-                    *d.path == *base.repo_dir && matches!(d.origin, RepoOrigin::Fallback(_))
-                }) || recipe
+            let lenient = self
+                .dirs
+                .iter()
+                .any(|d| *d.path == **repo_dir && matches!(d.origin, RepoOrigin::Fallback(_)))
+                || recipe
                     .imported
                     .as_ref()
                     .is_some_and(|i| i.from == "spack" && !i.reviewed);
@@ -567,55 +536,73 @@ impl PackageRepo {
         }
         diags
     }
+
+    /// Whether the text of `name`'s recipe file has been read (tests of
+    /// what loading reads).
+    #[cfg(test)]
+    fn was_read(&self, name: &str) -> bool {
+        let at = self.top(name).expect("a recipe");
+        self.layers[at.layer]
+            .made(at.pos)
+            .is_some_and(|e| e.source.get().is_some())
+    }
+
+    /// How many recipe entries have been made (every recipe of a
+    /// repository read at load, those asked for of an indexed one).
+    #[cfg(test)]
+    fn made_entries(&self) -> usize {
+        self.layers
+            .iter()
+            .map(|l| (0..l.names.len()).filter(|&i| l.made(i).is_some()).count())
+            .sum()
+    }
+
+    /// Whether `name`'s recipe has been parsed.
+    #[cfg(test)]
+    fn was_parsed(&self, name: &str) -> bool {
+        let at = self.top(name).expect("a recipe");
+        self.layers[at.layer]
+            .made(at.pos)
+            .is_some_and(|e| e.parsed.get().is_some())
+    }
 }
 
-/// Parse the entries not parsed yet, on as many threads as there are
-/// cores (scoped threads that take entries off a shared counter: no
-/// pool to start, nothing spinning once the work is done).
-fn parse_parallel<'a>(entries: impl IntoIterator<Item = &'a Entry>) {
-    let todo: Vec<&Entry> = entries
-        .into_iter()
-        .filter(|e| e.parsed.get().is_none())
-        .collect();
+/// Call `work` on each of `items`, on as many threads as there are cores
+/// (scoped threads that take items off a shared counter: no pool to
+/// start, nothing spinning once the work is done).
+fn in_parallel<T: Sync>(items: &[T], work: impl Fn(&T) + Sync) {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(todo.len());
+        .min(items.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || {
-        while let Some(e) = todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-            e.parsed();
+    let run = || {
+        while let Some(item) = items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            work(item);
         }
     };
     std::thread::scope(|s| {
         for _ in 1..threads {
-            s.spawn(work);
+            s.spawn(run);
         }
-        work();
+        run();
     });
 }
 
-/// The recipes of the repository directory `dir`, by name, in name
-/// order: from its cached index `cache_file` when that is valid (nothing
-/// read), else listed (and with a `.stack-index`, nothing read either),
-/// else read, and then indexed into `cache_file` (see [`index`]).
-fn dir_entries(dir: &Path, cache_file: Option<PathBuf>) -> std::io::Result<Vec<(String, Entry)>> {
+/// The recipes of the repository directory `dir`: from its cached index
+/// `cache_file` when that is valid (nothing listed or read), else listed
+/// (and with a `.stack-index`, nothing read either), else read, and then
+/// indexed into `cache_file` (see [`index`]).
+fn dir_layer(dir: &Path, cache_file: Option<PathBuf>) -> std::io::Result<Layer> {
     let repo_dir: Arc<Path> = Arc::from(dir);
-    let indexed = |index: &index::RepoIndex, name: &str, cache_file: Option<&Arc<Path>>| {
-        let ix = Indexed {
-            virtuals: index.virtuals_of(name),
-            cache_file: cache_file.cloned(),
-        };
-        let file = dir.join(format!("{name}.yaml"));
-        Entry::indexed(file, &repo_dir, ix, index.overlays.contains(name))
-    };
     if let Some(cache_file) = &cache_file {
-        if let Some(index) = index::read_cached(cache_file, dir) {
-            let cache_file: Arc<Path> = Arc::from(cache_file.as_path());
-            let names = index.names.as_deref().unwrap_or_default();
-            return Ok(names
-                .iter()
-                .map(|n| (n.clone(), indexed(&index, n, Some(&cache_file))))
-                .collect());
+        if let Some(mut index) = index::read_cached(cache_file, dir) {
+            let names = index.names.take().unwrap_or_default();
+            let cache_file = Some(Arc::from(cache_file.as_path()));
+            return Ok(Layer::indexed(
+                repo_dir,
+                names,
+                LayerIndex { index, cache_file },
+            ));
         }
     }
     let mtime = cache_file.as_ref().and_then(|_| index::dir_mtime(dir));
@@ -626,44 +613,54 @@ fn dir_entries(dir: &Path, cache_file: Option<PathBuf>) -> std::io::Result<Vec<(
             .unwrap_or_default()
     };
     if let Some(index) = index::read_index(dir, &files) {
-        return Ok(files
-            .iter()
-            .map(|f| {
-                let name = stem(f);
-                let e = indexed(&index, &name, None);
-                (name, e)
-            })
-            .collect());
+        let names = Names::from_unsorted(files.iter().map(|f| stem(f)));
+        let cache_file = None;
+        return Ok(Layer::indexed(
+            repo_dir,
+            names,
+            LayerIndex { index, cache_file },
+        ));
     }
     let entries: Vec<(String, Entry)> = files
         .into_iter()
-        .map(|f| (stem(&f), Entry::new(f, &repo_dir)))
+        .map(|f| (stem(&f), Entry::read(f)))
         .collect();
+    let layer = Layer::read(repo_dir, entries);
     if let (Some(cache_file), Some(mtime)) = (cache_file, mtime) {
-        let index = index_of(&entries);
-        let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+        let index = index_of(&layer);
+        let names: Vec<&str> = layer.names.iter().collect();
         match index::write_cached(&cache_file, dir, mtime, &index, &names) {
             Ok(()) => tracing::debug!("{} indexed into {}", dir.display(), cache_file.display()),
             Err(e) => tracing::debug!("no index for {}: {e}", dir.display()),
         }
     }
-    Ok(entries)
+    Ok(layer)
 }
 
 /// The index of one directory's recipes, just read: its overlays, and what
 /// the others provide (the recipes whose text can declare it are parsed).
-fn index_of(entries: &[(String, Entry)]) -> index::RepoIndex {
+fn index_of(layer: &Layer) -> index::RepoIndex {
     let mut index = index::RepoIndex::default();
-    let whole = || entries.iter().filter(|(_, e)| !e.overlay);
-    parse_parallel(whole().filter(|(_, e)| e.may_provide()).map(|(_, e)| e));
-    for (name, e) in entries {
-        if e.overlay {
-            index.overlays.insert(name.clone());
-        } else if let Some(recipe) = e.parsed.get().and_then(|p| p.recipe.as_ref()) {
+    let whole: Vec<usize> = (0..layer.names.len())
+        .filter(|&i| !layer.is_overlay(i))
+        .collect();
+    let may: Vec<usize> = whole
+        .iter()
+        .copied()
+        .filter(|&i| layer.may_provide(i))
+        .collect();
+    in_parallel(&may, |&i| {
+        layer.entry(i).parse_whole(&layer.dir, |_| {});
+    });
+    for i in 0..layer.names.len() {
+        let name = layer.names.get(i);
+        if layer.is_overlay(i) {
+            index.overlays.insert(name.to_string());
+        } else if let Some(recipe) = layer.entry(i).parsed.get().and_then(|p| p.recipe.as_ref()) {
             for p in &recipe.provides {
                 index
                     .provides
-                    .entry(name.clone())
+                    .entry(name.to_string())
                     .or_default()
                     .insert(p.name.clone());
             }

@@ -349,7 +349,7 @@ fn earlier_repositories_win_and_virtuals_are_indexed() {
         vec!["bar", "broken", "foo"]
     );
     assert_eq!(repo.file("foo").unwrap(), a.join("foo.yaml"));
-    assert_eq!(repo.shadowed("foo"), &[b.join("foo.yaml")]);
+    assert_eq!(repo.shadowed("foo"), [b.join("foo.yaml")]);
     assert!(repo.is_virtual("mpi"));
     let providers: Vec<_> = repo
         .providers("mpi")
@@ -464,14 +464,14 @@ fn recipes_are_parsed_on_first_use() {
         origin: RepoOrigin::Flag,
     }]);
     assert_eq!(repo.names().collect::<Vec<_>>(), vec!["broken", "ok"]);
-    assert!(repo.entries.values().all(|e| e.parsed.get().is_none()));
+    assert!(repo.names().all(|n| !repo.was_parsed(n)));
     assert_eq!(repo.get("ok").unwrap().name, "ok");
-    assert!(repo.entries["broken"].parsed.get().is_none());
+    assert!(!repo.was_parsed("broken"));
     assert!(!repo.is_virtual("ok"));
     assert!(repo.get("broken").is_none());
     assert!(repo.diagnostics("broken").unwrap().has_errors());
     repo.parse_all();
-    assert!(repo.entries.values().all(|e| e.parsed.get().is_some()));
+    assert!(repo.names().all(|n| repo.was_parsed(n)));
 }
 
 /// Issue 13, item 1: `stack check` said ok to install steps that leave the
