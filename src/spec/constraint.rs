@@ -70,6 +70,34 @@ fn lo_within(l1: Option<&Version>, l2: Option<&Version>) -> bool {
     }
 }
 
+/// The bounds of the intersection of two `lo:hi` ranges: the inner lower
+/// and the inner upper bound.
+fn between_bounds<'v>(
+    (l1, h1): (&'v Option<Version>, &'v Option<Version>),
+    (l2, h2): (&'v Option<Version>, &'v Option<Version>),
+) -> (Option<&'v Version>, Option<&'v Version>) {
+    let lo = if lo_within(l1.as_ref(), l2.as_ref()) {
+        l1
+    } else {
+        l2
+    };
+    let hi = if hi_within(h1.as_ref(), h2.as_ref()) {
+        h1
+    } else {
+        h2
+    };
+    (lo.as_ref(), hi.as_ref())
+}
+
+/// Whether the range `lo:hi` holds a version: its lower bound is under its
+/// upper one.
+fn nonempty_between(lo: Option<&Version>, hi: Option<&Version>) -> bool {
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => under(hi, lo),
+        _ => true,
+    }
+}
+
 impl VersionRange {
     /// `@1.2`: the version and everything that starts with it.
     pub fn prefix(v: Version) -> VersionRange {
@@ -102,21 +130,25 @@ impl VersionRange {
         match (self, other) {
             (Exact(x), r) | (r, Exact(x)) => r.contains(x).then(|| Exact(x.clone())),
             (Between { lo: l1, hi: h1 }, Between { lo: l2, hi: h2 }) => {
-                let lo = if lo_within(l1.as_ref(), l2.as_ref()) {
-                    l1
-                } else {
-                    l2
-                };
-                let hi = if hi_within(h1.as_ref(), h2.as_ref()) {
-                    h1
-                } else {
-                    h2
-                };
-                let r = Between {
-                    lo: lo.clone(),
-                    hi: hi.clone(),
-                };
-                r.is_nonempty().then_some(r)
+                let (lo, hi) = between_bounds((l1, h1), (l2, h2));
+                nonempty_between(lo, hi).then(|| Between {
+                    lo: lo.cloned(),
+                    hi: hi.cloned(),
+                })
+            }
+        }
+    }
+
+    /// Whether some version is in both ranges: [`Self::intersect`] without
+    /// making the intersection (the search asks this of every two
+    /// requirements on a package).
+    pub fn meets(&self, other: &VersionRange) -> bool {
+        use VersionRange::*;
+        match (self, other) {
+            (Exact(x), r) | (r, Exact(x)) => r.contains(x),
+            (Between { lo: l1, hi: h1 }, Between { lo: l2, hi: h2 }) => {
+                let (lo, hi) = between_bounds((l1, h1), (l2, h2));
+                nonempty_between(lo, hi)
             }
         }
     }
@@ -366,7 +398,7 @@ impl VersionConstraint {
     pub fn intersects(&self, other: &VersionConstraint) -> bool {
         self.ranges
             .iter()
-            .any(|a| other.ranges.iter().any(|b| a.intersect(b).is_some()))
+            .any(|a| other.ranges.iter().any(|b| a.meets(b)))
     }
 
     /// The versions in both, or `None` if there are none.
