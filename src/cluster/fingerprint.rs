@@ -71,7 +71,7 @@ fn entry_name(path: &Path) -> String {
 
 /// What identifies the file's content without reading it: device, inode,
 /// size and modification time (nanoseconds).
-fn stamp(meta: &Metadata) -> String {
+pub(crate) fn stamp(meta: &Metadata) -> String {
     format!(
         "{}:{}:{}:{}.{:09}",
         meta.dev(),

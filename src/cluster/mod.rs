@@ -13,7 +13,7 @@ mod binary_cache;
 mod ci;
 pub mod detect;
 pub mod detect_external;
-mod fingerprint;
+pub(crate) mod fingerprint;
 mod load;
 mod model;
 mod policy;

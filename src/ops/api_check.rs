@@ -31,8 +31,15 @@ pub type Collector = fn(&Path) -> Result<Vec<UnsupportedCall>, String>;
 pub const COLLECTOR: Option<Collector> = Some(importer_collector);
 
 /// The importer's static reader against the shipped layer's `API.txt`:
-/// `import X` for a module, the name or attribute as written otherwise.
+/// `import X` for a module, the name or attribute as written otherwise;
+/// cached under `settings::cache_base()` ([`super::api_check_cache`]).
 fn importer_collector(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
+    let cache = crate::settings::cache_base().map(|c| c.join(super::api_check_cache::CACHE_DIR));
+    super::api_check_cache::collect_cached(read_package_file, path, cache.as_deref())
+}
+
+/// [`importer_collector`] without the cache.
+fn read_package_file(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
     let gaps = crate::import::spack::api_check::package_file_gaps(path)?;
     Ok(gaps
         .into_iter()

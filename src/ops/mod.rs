@@ -18,6 +18,7 @@
 //! | `stack stackinator convert` | [`stackinator_convert`] |
 
 pub mod api_check;
+mod api_check_cache;
 mod ci;
 mod error;
 mod rebuild;
