@@ -36,21 +36,20 @@ impl Names {
             names.text.push('\n');
         }
         u32::try_from(names.text.len()).ok()?;
-        // One pass: where each line starts, and that it sorts after the
-        // one before (a plain loop over the bytes: lines are short, a
-        // search call per line would cost more than the bytes).
+        // Where each line starts, and that it sorts after the one before.
         let bytes = names.text.as_bytes();
-        let (mut start, mut prev) = (0, None);
-        for (i, &b) in bytes.iter().enumerate() {
-            if b != b'\n' {
-                continue;
-            }
-            let name = &bytes[start..i];
-            if prev.is_some_and(|p: &[u8]| p >= name) {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            let name = &bytes[start..end];
+            let prev = names
+                .starts
+                .len()
+                .checked_sub(2)
+                .map(|i| names.starts[i] as usize);
+            if prev.is_some_and(|p| &bytes[p..start - 1] >= name) {
                 return None;
             }
-            prev = Some(name);
-            start = i + 1;
+            start = end + 1;
             names.starts.push(start as u32);
         }
         Some(names)
