@@ -164,11 +164,25 @@ impl<'a> Solver<'a> {
                 .chain(others.iter().filter(|(s, _)| *s == t2).map(|(_, r)| r));
             let all: Vec<&Req<'a>> = self.reqs[t2].iter().chain(pending).collect();
             let ours = |r: &Req<'a>| r.origin.decided_by() == Some(slot);
+            // The pairs with one of ours, in the order of all pairs: not
+            // every pair (a package such as `python` holds hundreds of
+            // requirements, and this ran at every refusal).
+            let ours_at: Vec<usize> = (0..all.len()).filter(|&k| ours(all[k])).collect();
+            let mut pair = |a: &Req<'a>, b: &Req<'a>| {
+                if self.clash_between(t2, a, b).is_some() {
+                    taught.extend(self.dependency_of(a));
+                    taught.extend(self.dependency_of(b));
+                }
+            };
             for (i, a) in all.iter().enumerate() {
-                for b in &all[i + 1..] {
-                    if (ours(a) || ours(b)) && self.clash_between(t2, a, b).is_some() {
-                        taught.extend(self.dependency_of(a));
-                        taught.extend(self.dependency_of(b));
+                if ours(a) {
+                    for b in &all[i + 1..] {
+                        pair(a, b);
+                    }
+                } else {
+                    let from = ours_at.partition_point(|&j| j <= i);
+                    for &j in &ours_at[from..] {
+                        pair(a, all[j]);
                     }
                 }
             }

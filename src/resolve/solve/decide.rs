@@ -203,7 +203,7 @@ impl<'a> Solver<'a> {
         let mut pushes: Vec<(usize, Req<'a>)> = Vec::new();
         if concrete.external.is_none() {
             let recipe = concrete.recipe;
-            for dep in &recipe.dependencies {
+            for (i, dep) in recipe.dependencies.iter().enumerate() {
                 if dep
                     .when
                     .as_ref()
@@ -214,7 +214,7 @@ impl<'a> Solver<'a> {
                 if concrete.separate.iter().any(|d| std::ptr::eq(*d, dep)) {
                     continue;
                 }
-                let t = self.index[dep.name()];
+                let t = self.dep_slots[slot][i];
                 pushes.push((
                     t,
                     Req {
@@ -359,11 +359,11 @@ impl<'a> Solver<'a> {
                         }
                     })?;
                 let mut deps: Vec<(usize, DepTypes)> = Vec::new();
-                for d in &recipe.dependencies {
+                for (i, d) in recipe.dependencies.iter().enumerate() {
                     if d.when.as_ref().is_some_and(|w| !spec.satisfies(&w.spec)) {
                         continue;
                     }
-                    let t = self.index[d.name()];
+                    let t = self.dep_slots[slot][i];
                     match deps.iter_mut().find(|(s, _)| *s == t) {
                         Some((_, types)) => {
                             types.build |= d.types.build;

@@ -156,6 +156,9 @@ pub(crate) struct Solver<'a> {
     pub setup: EnvSetup<'a>,
     pub slots: Vec<Slot<'a>>,
     pub index: HashMap<String, usize>,
+    /// For each package slot, the slot of each dependency of its recipe
+    /// (in the recipe's order): looked up once, not at every candidate.
+    dep_slots: Vec<Vec<usize>>,
     pub reqs: Vec<Vec<Req<'a>>>,
     trail: Vec<usize>,
     pub decided: Vec<Option<Decision<'a>>>,

@@ -130,10 +130,24 @@ impl<'a> Solver<'a> {
     /// The search of `setup` over `layout`, before its first decision.
     fn start(setup: EnvSetup<'a>, Layout { slots, index }: Layout<'a>) -> Solver<'a> {
         let n = slots.len();
+        let dep_slots = slots
+            .iter()
+            .map(|slot| match slot.kind {
+                SlotKind::Package(recipe) => recipe
+                    .dependencies
+                    .iter()
+                    // every dependency has a slot (`decision_order` follows
+                    // them all, whatever their condition)
+                    .map(|d| index.get(d.name()).copied().unwrap_or(usize::MAX))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         let mut s = Solver {
             setup,
             slots,
             index,
+            dep_slots,
             reqs: (0..n).map(|_| Vec::new()).collect(),
             trail: Vec::new(),
             decided: vec![None; n],
