@@ -121,7 +121,8 @@ impl PackageRepo {
     /// [`PackageRepo::load`], with the built-in repository read through
     /// its cached index under `index_cache` (built and written there when
     /// missing or stale; see [`index`]): loading reads none of its recipes,
-    /// and makes none of their entries (see [`layer`]).
+    /// and makes none of their entries (a recipe's entry is made when it is
+    /// first asked for).
     pub fn load_cached(dirs: Vec<RepoDir>, index_cache: Option<&Path>) -> PackageRepo {
         let mut repo = PackageRepo {
             dirs,
