@@ -101,11 +101,13 @@ pub fn warnings(inputs: &Inputs, collect: Collector) -> Vec<Diagnostic> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::stacks::{InputOptions, load_inputs};
 
-    fn collect(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
+    /// A collector for tests: each `spec.tree()` line is a call the
+    /// layer lacks.
+    pub(in crate::ops) fn collect(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
         let text = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
         Ok(text
             .lines()

@@ -86,18 +86,7 @@ fn parse_entry(text: &str, stamp: &str) -> Option<Vec<UnsupportedCall>> {
 mod tests {
     use super::*;
 
-    fn count_calls(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
-        let text = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
-        Ok(text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.contains("spec.tree()"))
-            .map(|(i, _)| UnsupportedCall {
-                line: i + 1,
-                call: "Spec.tree".into(),
-            })
-            .collect())
-    }
+    use super::super::api_check::tests::collect as count_calls;
 
     fn refuse(_: &Path) -> Result<Vec<UnsupportedCall>, String> {
         Err("not called while the entry is valid".into())
