@@ -50,6 +50,9 @@ pub fn resource(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, when: O
                         ("when", Some(Yaml::str(&w))),
                         ("message", Some(Yaml::str(message))),
                     ]));
+                    // The condition is named so that the conflict it became is
+                    // traced to this item (the differential check flags it).
+                    let detail = format!("{detail} (a conflict when {w})");
                     pkg.untranslated(d.line, Kind::Info, "resource not supported", detail);
                 }
                 None => pkg.untranslated(d.line, Kind::Build, "directive resource", detail),
