@@ -16,20 +16,21 @@
 //! their length.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use regex::bytes::{Captures, Regex};
 
 use super::env::{RealTools, StageDirs};
+use super::error::PackageError;
+use super::relocate::with_write_permission;
 use super::wrapper::{Lang, WRAPPER_NAMES};
 use crate::store::walk_prefix;
 
 /// The replacements for one package's build: `<dir>/<name>` → target, per
-/// private directory.
+/// private directory (the pattern of `<dir>/<name>` compiled once).
 #[derive(Clone, Debug, Default)]
 pub struct BuildPaths {
-    dirs: Vec<(PathBuf, BTreeMap<String, PathBuf>)>,
+    dirs: Vec<(Regex, BTreeMap<String, PathBuf>)>,
     /// Paths that must not appear in installed files (checked after the
     /// replacements).
     forbidden: Vec<PathBuf>,
@@ -71,28 +72,15 @@ impl BuildPaths {
             }
         }
         Ok(BuildPaths {
-            dirs: vec![(stage.tools.clone(), tools), (stage.wrap.clone(), wrappers)],
+            dirs: vec![(entry(&stage.tools), tools), (entry(&stage.wrap), wrappers)],
             forbidden: vec![stage.root.clone(), build_dir.to_path_buf()],
         })
-    }
-
-    fn patterns(&self) -> Vec<(Regex, &BTreeMap<String, PathBuf>)> {
-        self.dirs
-            .iter()
-            .filter_map(|(dir, names)| {
-                let d = regex::escape(&dir.to_string_lossy());
-                // A path component: what a shell word or a C string can hold.
-                Regex::new(&format!(r"{d}/([A-Za-z0-9_.+\[-]+)"))
-                    .ok()
-                    .map(|r| (r, names))
-            })
-            .collect()
     }
 
     /// `text` with the replacements made (`None`: nothing to replace).
     pub fn replace(&self, text: &[u8]) -> Option<Vec<u8>> {
         let mut out: Option<Vec<u8>> = None;
-        for (re, names) in self.patterns() {
+        for (re, names) in &self.dirs {
             let cur = out.as_deref().unwrap_or(text);
             if !re.is_match(cur) {
                 continue;
@@ -118,9 +106,16 @@ impl BuildPaths {
     }
 }
 
+/// The pattern of a program's path in `dir`: the directory, then a path
+/// component (what a shell word or a C string can hold).
+fn entry(dir: &Path) -> Regex {
+    let d = regex::escape(&dir.to_string_lossy());
+    Regex::new(&format!(r"{d}/([A-Za-z0-9_.+\[-]+)")).expect("an escaped path and a fixed class")
+}
+
 /// Replace the build's private paths in every installed text file below
 /// `host_prefix`; report the files that still name the build directory.
-pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> std::io::Result<Scrubbed> {
+pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> Result<Scrubbed, PackageError> {
     let mut done = Scrubbed::default();
     for e in walk_prefix(host_prefix) {
         let e = e.map_err(std::io::Error::other)?;
@@ -134,7 +129,7 @@ pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> std::io::Result<Scrubbed
         let rel = e.path().strip_prefix(host_prefix).unwrap_or(e.path());
         let now = match paths.replace(&text) {
             Some(new) => {
-                write_keeping_mode(e.path(), &new)?;
+                with_write_permission(e.path(), || Ok(fs_err::write(e.path(), &new)?))?;
                 done.files += 1;
                 new
             }
@@ -147,15 +142,10 @@ pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> std::io::Result<Scrubbed
     Ok(done)
 }
 
-fn write_keeping_mode(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mode = fs_err::metadata(path)?.permissions().mode();
-    fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode | 0o200))?;
-    fs_err::write(path, bytes)?;
-    fs_err::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     fn setup(d: &Path) -> (StageDirs, RealTools) {
