@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from uenv_routes import (Debian, Mirror, Repos, ext_of, git_tree_tarball, route_debian,  # noqa: E402
                          route_git, route_github, route_patch, route_pypi, run, sha256_file)
-from uenv_sources import BOOTSTRAP_DEPS, FIXES, RESOURCE_SUBSTITUTES, SUBSTITUTES  # noqa: E402
+from uenv_sources import FIXES, RESOURCE_SUBSTITUTES, SUBSTITUTES, bootstrap_deps  # noqa: E402
 
 
 def builtin_recipe(name):
@@ -158,7 +158,7 @@ def route_substitute(node, src, repos, mirror, deb, overlay, work, other=False):
                 note += f", in the place of {v} (the fetched repository has no tag for it)"
             if missing:
                 note += f"; left out (not in the fetched repository): {', '.join(missing)}"
-            write_overlay(overlay, name, [entry], note, BOOTSTRAP_DEPS if e.get("bootstrap") else (), e.get("fix"))
+            write_overlay(overlay, name, [entry], note, bootstrap_deps([e]) if e.get("bootstrap") else (), e.get("fix"))
             kind = "pinned-git" + ("-other" if gv != v else "") + (" (incomplete)" if missing else "")
             return kind, None, f"{url}@{commit}"
         if "debian" in e:
@@ -322,7 +322,7 @@ def main():
     for name, o in ledger.get("overlays", {}).items():
         subs = SUBSTITUTES.get(name, [])
         fix = next((e["fix"] for e in subs if e.get("fix")), o["fix"])
-        deps = BOOTSTRAP_DEPS if any(e.get("bootstrap") for e in subs) and o["deps"] else o["deps"]
+        deps = bootstrap_deps(subs) if any(e.get("bootstrap") for e in subs) and o["deps"] else o["deps"]
         write_overlay(overlay, name, o["versions"], o["note"], deps, fix, o.get("drop", ()))
 
     def save_ledger():

@@ -36,7 +36,9 @@ SUBSTITUTES = {
     "libyaml": [{"git": "yaml/libyaml", "tag": "{v}", "bootstrap": True}],
     "libxml2": [{"git": "GNOME/libxml2", "tag": "v{v}", "bootstrap": True}],
     "libfabric": [{"git": "ofiwg/libfabric", "tag": "v{v}", "bootstrap": True}],
-    "libnl": [{"git": "thom311/libnl", "tag": "libnl{v_}", "bootstrap": True}],
+    # configure.ac's PKG_CHECK_MODULES needs pkg.m4 when bootstrapped (a release archive's
+    # configure is generated already)
+    "libnl": [{"git": "thom311/libnl", "tag": "libnl{v_}", "bootstrap": True, "bootstrap_deps": ["pkgconf"]}],
     "libaec": [{"git": "MathisRosenhauer/libaec", "tag": "v{v}"}],
     "netcdf-c": [{"git": "Unidata/netcdf-c", "tag": "v{v}", "missing_ok": ["docs/"]}],
     "netcdf-fortran": [{"git": "Unidata/netcdf-fortran", "tag": "v{v}", "missing_ok": ["docs/"]}],
@@ -79,6 +81,13 @@ RESOURCE_SUBSTITUTES = {
 }
 
 BOOTSTRAP_DEPS = ["autoconf", "automake", "libtool", "m4"]
+
+
+def bootstrap_deps(entries):
+    """The build dependencies a bootstrapped git tree adds: the autotools, and an entry's own
+    `bootstrap_deps` (the packages whose m4 macros its configure.ac calls)."""
+    extra = [d for e in entries if e.get("bootstrap") for d in e.get("bootstrap_deps", [])]
+    return BOOTSTRAP_DEPS + extra
 
 
 def fix_gcc_dfsg(t):
