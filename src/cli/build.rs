@@ -48,6 +48,8 @@ with package.py lines; --keep-stage keeps the request
 (BUILD/stage/<pkg>/.stack-build-logic/request.json) on success too.
 
 A rerun rebuilds only what changed; a no-op rerun returns at once.
+With --partial, failed packages and their dependents are left out of an
+image of the rest (listed in its meta/left-out.json).
 Exit status: 0 built, 1 a package or stage failed, 2 bad input (also no
 suitable Python for build logic).")]
 pub struct Args {
@@ -66,6 +68,11 @@ pub struct Args {
     /// Stop starting packages after the first failure.
     #[arg(long)]
     pub fail_fast: bool,
+    /// When packages fail, make the image anyway, of the packages that built:
+    /// the failed ones and their dependents are left out and listed, with
+    /// why, in the image's meta/left-out.json. The exit status stays 1.
+    #[arg(long, conflicts_with = "fail_fast")]
+    pub partial: bool,
     /// Keep the stage directories of successful builds (BUILD/stage).
     #[arg(long)]
     pub keep_stage: bool,
@@ -178,6 +185,7 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
                 .unwrap_or(1)
         }),
         fail_fast: args.fail_fast,
+        partial: args.partial,
         keep_stage: args.keep_stage,
         // An image is rebuilt from its own lock, exactly.
         locked: args.locked || from_image,
@@ -277,6 +285,14 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
         errln!("report: {}", page.display());
     }
     if !failed.is_empty() || skipped > 0 {
+        if !outcome.left_out.is_empty() && (outcome.image.is_some() || outcome.up_to_date) {
+            errln!(
+                "partial image: {} package(s) left out, listed in meta/{}",
+                outcome.left_out.len(),
+                stack::pipeline::partial::LEFT_OUT_FILE
+            );
+            render_result(outcome);
+        }
         return ExitCode::from(1);
     }
     render_result(outcome)

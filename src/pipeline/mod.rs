@@ -25,6 +25,7 @@ mod gc;
 #[cfg(test)]
 mod kind_tests;
 mod merge;
+pub mod partial;
 mod plan;
 pub mod preflight;
 mod prune;
@@ -141,6 +142,9 @@ pub struct BuildRequest {
     /// {shared_store: true}`): a job (`--only`) builds into it and needs no
     /// binary cache; the submitter reads the jobs' prefixes from it.
     pub shared_store: bool,
+    /// `--partial`: when packages fail, make the image of those that built
+    /// (see [`partial`]).
+    pub partial: bool,
 }
 
 /// Where sources come from.
@@ -176,6 +180,8 @@ pub struct BuildOutcome {
     pub timings: Vec<(Stage, Duration)>,
     /// What the binary cache did.
     pub cache: CacheReport,
+    /// With `--partial`, the packages the image lacks (empty otherwise).
+    pub left_out: Vec<partial::LeftOut>,
 }
 
 /// The mirrors of a build: flags, then recipe, then cluster.

@@ -36,7 +36,7 @@ use super::plan::{LockRules, resolve_plan};
 use super::report::RunLog;
 use super::{
     BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache,
-    failures, fetch_options, prune, render, sources, views,
+    failures, fetch_options, partial, prune, render, sources, views,
 };
 
 /// Run the whole pipeline.
@@ -70,6 +70,17 @@ fn run(
     let summary = s.build(&plan, work, staged)?;
     let mut outcome = s.outcome(plan, summary, work);
     if !outcome.summary.success() {
+        if !req.partial || !req.only.is_empty() {
+            return Ok(outcome);
+        }
+        // `--partial`: the image of what built; the full plan goes back
+        // into the outcome for the report of the failures.
+        outcome.left_out = partial::left_out(&outcome.summary);
+        let smaller = outcome.plan.without(&partial::hashes(&outcome.left_out));
+        let full = std::mem::replace(&mut outcome.plan, smaller);
+        let result = make_image(s, work, &mut outcome);
+        outcome.plan = full;
+        result?;
         return Ok(outcome);
     }
     if !req.only.is_empty() {
@@ -83,23 +94,35 @@ fn run(
         outcome.timings = s.timings.clone();
         return Ok(outcome);
     }
+    make_image(s, work, &mut outcome)?;
+    Ok(outcome)
+}
+
+/// From the built store to the image: views, hooks, audit, image (or
+/// nothing when the image is up to date), for the outcome's plan.
+fn make_image(
+    s: &mut Session<'_>,
+    work: &Work,
+    outcome: &mut BuildOutcome,
+) -> Result<(), PipelineError> {
+    let req = s.req;
     let fingerprint = ImageInputs::collect(&outcome.plan, &req.inputs, &req.image)?.digest();
-    if s.up_to_date(&outcome, &fingerprint)? {
+    if s.up_to_date(outcome, &fingerprint)? {
         outcome.up_to_date = true;
         outcome.timings = s.timings.clone();
-        return Ok(outcome);
+        return Ok(());
     }
-    let provenance = s.views(&outcome)?;
-    s.hooks(&outcome, work.hook_ns.clone())?;
-    let report = s.audit(&outcome)?;
+    let provenance = s.views(outcome)?;
+    s.hooks(outcome, work.hook_ns.clone())?;
+    let report = s.audit(outcome)?;
     let audit_failed = report.has_errors();
     outcome.audit = Some(report);
     if !audit_failed {
-        outcome.image = Some(s.image(&outcome, &provenance, &fingerprint)?);
+        outcome.image = Some(s.image(outcome, &provenance, &fingerprint)?);
         s.log.made_image();
     }
     outcome.timings = s.timings.clone();
-    Ok(outcome)
+    Ok(())
 }
 
 /// The state a build carries from step to step.
@@ -489,6 +512,7 @@ impl<'a> Session<'a> {
             report: None,
             timings: self.timings.clone(),
             cache: self.cache_report.clone(),
+            left_out: Vec::new(),
         }
     }
 
@@ -563,6 +587,9 @@ impl<'a> Session<'a> {
             let store_meta =
                 store::Beneath::open(&outcome.store_dir)?.ensure_real_dir(Path::new("meta"))?;
             view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
+            if !outcome.left_out.is_empty() {
+                partial::write(&store_meta, &outcome.left_out)?;
+            }
             if let Some(o) = s.owned.as_mut() {
                 o.record_generated()?;
                 o.save()?;

@@ -39,6 +39,7 @@ pub mod hash;
 pub mod lock;
 mod model;
 mod order;
+mod partial;
 mod policy;
 pub mod prefix;
 mod provider_defaults;

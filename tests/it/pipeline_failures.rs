@@ -113,3 +113,83 @@ fn a_failed_source_fails_its_package_alone() {
         "{text}"
     );
 }
+
+/// The paths `unsquashfs -l` lists in an image.
+fn image_paths(image: &Path) -> String {
+    let out = Command::new("unsquashfs")
+        .args(["-l", "-d", ""])
+        .arg(image)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_partial_build_makes_the_image_of_what_built() {
+    let t = tempfile::tempdir().unwrap();
+    project(t.path());
+
+    let (code, text) = build(t.path(), &["--partial", "--fail-fast"]);
+    assert_eq!(
+        code, 2,
+        "--partial and --fail-fast exclude each other:\n{text}"
+    );
+
+    let (code, text) = build(t.path(), &["--partial"]);
+    assert_eq!(code, 1, "a partial image is still a failed build:\n{text}");
+    assert!(
+        text.contains("1 built, 0 reused, 1 failed, 1 skipped"),
+        "{text}"
+    );
+    assert!(
+        text.contains("partial image: 2 package(s) left out, listed in meta/left-out.json"),
+        "{text}"
+    );
+    let image = t.path().join("build/store.squashfs");
+    assert!(
+        text.contains(&format!("image: {}", image.display())),
+        "{text}"
+    );
+    let paths = image_paths(&image);
+    assert!(paths.contains("/good-1.0-"), "{paths}");
+    assert!(
+        !paths.contains("/user-1.0-") && !paths.contains("/bad-1.0-"),
+        "{paths}"
+    );
+    assert!(paths.contains("/meta/left-out.json"), "{paths}");
+
+    let left: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(t.path().join("build/meta/left-out.json")).unwrap(),
+    )
+    .unwrap();
+    let left = left.as_array().unwrap();
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert_eq!(left[0]["name"], "bad");
+    assert!(
+        left[0]["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("failed in stage: its source could not be fetched or staged"),
+        "{left:?}"
+    );
+    assert_eq!(left[1]["name"], "user");
+    assert_eq!(left[1]["why"], "dependency `bad` failed");
+
+    // The same failure again: nothing is rebuilt and the image is kept.
+    let (code, text) = build(t.path(), &["--partial"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("0 built, 1 reused, 1 failed, 1 skipped"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("up to date: {}", image.display())),
+        "{text}"
+    );
+
+    // Without --partial a failed build makes no image and says nothing of one.
+    let (code, text) = build(t.path(), &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(!text.contains("partial image"), "{text}");
+}
