@@ -14,7 +14,7 @@
 #   keys/uenv.*   the key pushed prefixes are signed with (stack key generate)
 # Inputs: $ALPS_UENV (alps-uenv checkout), $ALPS_CLUSTER_CONFIG, $STACK_SPACK_PACKAGES, and the
 # bare repositories of upstream projects under $UENV_REPOS (default /work/.mirror). The build
-# runs under `nice -n 19` at -j ${JOBS:-2}.
+# runs under `nice -n ${UENV_NICE:-19}` at -j ${JOBS:-2}.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${UENV_WORK:-/work/uenv}
@@ -59,7 +59,7 @@ case $step in
     echo "log: $log"
     start=$(date +%s)
     set +e
-    nice -n 19 "$stack" build "$recipe" --cluster "$cluster" --repo "$work/overlay/recipes" \
+    nice -n "${UENV_NICE:-19}" "$stack" build "$recipe" --cluster "$cluster" --repo "$work/overlay/recipes" \
       --mirror "file://$work/mirror" --build "$work/build" -j "${JOBS:-2}" \
       --binary-cache "oci://127.0.0.1:$port/prgenv-gnu" --plain-http \
       --sign-key "$work/keys/uenv.key" --trusted-key "$work/keys/uenv.pub" "$@" >"$log" 2>&1
