@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use tree_sitter::Node;
 
-use super::reader::parse_checked;
+use super::parsed::parse_checked;
 use super::value::text;
 
 /// The layer's API as listed in its `API.txt`.

@@ -10,22 +10,17 @@ use super::value::children;
 
 /// The line of the package class's `install` method when its body is a
 /// single `raise` (a docstring besides it is fine).
-pub(super) fn raising_install(pkg: &SpackPackage, src: &str) -> Option<usize> {
+pub(super) fn raising_install(pkg: &SpackPackage) -> Option<usize> {
     let m = pkg
         .methods
         .iter()
         .find(|m| m.name == "install" && m.builder.is_none() && m.decorators.is_empty())?;
-    only_raises(&src[m.range.clone()]).then_some(m.line)
+    let def = pkg.parsed.as_deref()?.def_of(m)?;
+    only_raises(def).then_some(m.line)
 }
 
-/// Whether the `def` in `method_src` has a body of one `raise` statement.
-fn only_raises(method_src: &str) -> bool {
-    let Some(tree) = super::reader::parse(method_src) else {
-        return false;
-    };
-    let Some(def) = super::hook_body::find_def(tree.root_node()) else {
-        return false;
-    };
+/// Whether a `def` has a body of one `raise` statement.
+fn only_raises(def: tree_sitter::Node) -> bool {
     let Some(body) = def.child_by_field_name("body") else {
         return false;
     };
@@ -42,7 +37,10 @@ fn is_docstring(n: tree_sitter::Node) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::only_raises;
+    fn only_raises(src: &str) -> bool {
+        let tree = super::super::parsed::parse(src).unwrap();
+        super::only_raises(super::super::parsed::find_def(tree.root_node()).unwrap())
+    }
 
     #[test]
     fn a_body_of_one_raise_is_external_only() {

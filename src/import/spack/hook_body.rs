@@ -49,22 +49,30 @@ pub struct InstallItem {
 /// Run the method defined in `method_src` (a `def …` snippet).
 #[cfg(test)]
 pub fn run_method(method_src: &str, variants: &[VariantInfo]) -> Eval<Produced> {
-    run_method_in(method_src, variants, &[])
+    run_snippet_in(method_src, variants, &[])
 }
 
-/// Run the method defined in `method_src` in a class whose literal
-/// attributes `class_attrs` (name → template) it reads as `self.NAME`.
-pub fn run_method_in(
+/// [`run_method_in`] of the `def` of a snippet.
+#[cfg(test)]
+pub fn run_snippet_in(
     method_src: &str,
     variants: &[VariantInfo],
     class_attrs: &[(String, String)],
 ) -> Eval<Produced> {
-    let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
-        line: 1,
-        what: "method does not parse".into(),
-    })?;
-    let root = tree.root_node();
-    let def = find_def(root).ok_or_else(|| Unevaluable::new(root, "method"))?;
+    let tree = super::parsed::parse(method_src).expect("parses");
+    let def = super::parsed::find_def(tree.root_node()).expect("a def");
+    run_method_in(def, method_src, variants, class_attrs)
+}
+
+/// Run the method `def` (a node of the tree of `method_src`) in a class
+/// whose literal attributes `class_attrs` (name → template) it reads as
+/// `self.NAME`.
+pub fn run_method_in(
+    def: Node,
+    method_src: &str,
+    variants: &[VariantInfo],
+    class_attrs: &[(String, String)],
+) -> Eval<Produced> {
     let params: Vec<String> = def
         .child_by_field_name("parameters")
         .map(|p| {
@@ -120,14 +128,6 @@ fn param_name(n: Node, src: &str) -> String {
         .find(|c| c.kind() == "identifier")
         .map(|c| text(c, src).to_string())
         .unwrap_or_default()
-}
-
-/// The first `def` in a parsed method snippet.
-pub(super) fn find_def(node: Node) -> Option<Node> {
-    if node.kind() == "function_definition" {
-        return Some(node);
-    }
-    children(node).into_iter().find_map(find_def)
 }
 
 pub(super) struct Body<'a> {
@@ -702,7 +702,7 @@ def edit(self, spec, prefix):
         filter_file("-O3", "-O2", "config.mk", string=True)
 "#;
         let attrs = [("build_directory".to_string(), "src".to_string())];
-        let out = run_method_in(src, &variants(), &attrs).unwrap();
+        let out = run_snippet_in(src, &variants(), &attrs).unwrap();
         assert_eq!(out.filters[0].filter.file, "src/config.mk");
     }
 }

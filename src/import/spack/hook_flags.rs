@@ -77,14 +77,9 @@ fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
     Err(Unevaluable::new(node, what))
 }
 
-/// The flags a `flag_handler` method (`def …` snippet) adds.
-pub fn flag_handler(method_src: &str, variants: &[VariantInfo]) -> Eval<Vec<FlagItem>> {
-    let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
-        line: 1,
-        what: "method does not parse".into(),
-    })?;
-    let root = tree.root_node();
-    let def = super::hook_body::find_def(root).ok_or_else(|| Unevaluable::new(root, "method"))?;
+/// The flags a `flag_handler` method (its `def`, a node of the tree of
+/// `method_src`) adds.
+pub fn flag_handler(def: Node, method_src: &str, variants: &[VariantInfo]) -> Eval<Vec<FlagItem>> {
     let params: Vec<String> = def
         .child_by_field_name("parameters")
         .map(|p| {
@@ -444,7 +439,9 @@ mod tests {
     use super::*;
 
     fn flags(body: &str) -> Result<String, String> {
-        let items = flag_handler(body, &[]).map_err(|e| e.what)?;
+        let tree = super::super::parsed::parse(body).unwrap();
+        let def = super::super::parsed::find_def(tree.root_node()).unwrap();
+        let items = flag_handler(def, body, &[]).map_err(|e| e.what)?;
         Ok(Yaml::Seq(flags_yaml(&items)).to_document())
     }
 

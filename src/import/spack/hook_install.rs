@@ -4,8 +4,8 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::Cond;
-use super::hook_body::{InstallItem, run_method_in};
-use super::hooks::put;
+use super::hook_body::InstallItem;
+use super::hooks::{put, run_hook};
 use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
 
@@ -16,14 +16,13 @@ pub(super) fn install_method(
     pkg: &mut SpackPackage,
     s: &Sections,
     m: &Method,
-    body: &str,
     system: &str,
     build: &mut Vec<(String, Yaml)>,
 ) {
-    let produced = match run_method_in(body, &s.variant_info, &s.class_attrs) {
+    let produced = match run_hook(pkg, s, m) {
         Ok(p) => p,
         Err(e) => {
-            let line = m.line + e.line - 1;
+            let line = e.line;
             return pkg.untranslated(line, Kind::Build, "method install", e.what);
         }
     };
@@ -136,11 +135,10 @@ pub(super) fn build_method(
     pkg: &mut SpackPackage,
     s: &Sections,
     m: &Method,
-    body: &str,
     build: &mut Vec<(String, Yaml)>,
 ) {
-    let targets = run_method_in(body, &s.variant_info, &s.class_attrs)
-        .map_err(|e| (m.line + e.line - 1, e.what))
+    let targets = run_hook(pkg, s, m)
+        .map_err(|e| (e.line, e.what))
         .and_then(|p| match p.filters.is_empty() {
             true => make_only(pkg, m, &p.install).map_err(|w| (m.line, w)),
             false => Err((m.line, "filter_file in build()".into())),

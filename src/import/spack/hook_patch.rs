@@ -7,9 +7,9 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::Cond;
-use super::hook_body::run_method_in;
 use super::hook_filter::FilterItem;
 use super::hook_shape::method_when;
+use super::hooks::run_hook;
 use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
 
@@ -23,11 +23,10 @@ pub(super) fn edit_method(
     pkg: &mut SpackPackage,
     s: &Sections,
     m: &Method,
-    body: &str,
     build: &mut Vec<(String, Yaml)>,
 ) {
     let construct = format!("method {}", m.name);
-    match filters_of(pkg, s, m, body) {
+    match filters_of(pkg, s, m) {
         Ok(list) => {
             let at = match build.iter().position(|(k, _)| k == "filter") {
                 Some(i) => i,
@@ -48,12 +47,7 @@ pub(super) fn edit_method(
     }
 }
 
-fn filters_of(
-    pkg: &SpackPackage,
-    s: &Sections,
-    m: &Method,
-    body: &str,
-) -> Result<Vec<Yaml>, (usize, String)> {
+fn filters_of(pkg: &SpackPackage, s: &Sections, m: &Method) -> Result<Vec<Yaml>, (usize, String)> {
     if pkg.methods.iter().filter(|o| o.name == m.name).count() > 1 {
         return Err((m.line, format!("{} defined more than once", m.name)));
     }
@@ -61,8 +55,7 @@ fn filters_of(
     // (MakefileBuilder's own build and install enter `build_directory`;
     // an `edit()` that wants it says `with working_dir(self.build_directory)`).
     let when = method_when(m).map_err(|_| (m.line, "decorated method".to_string()))?;
-    let p = run_method_in(body, &s.variant_info, &s.class_attrs)
-        .map_err(|e| (m.line + e.line - 1, e.what))?;
+    let p = run_hook(pkg, s, m).map_err(|e| (e.line, e.what))?;
     if p.args.is_some() || !p.install.is_empty() || !p.env.is_empty() {
         return Err((m.line, "build logic besides file filters".into()));
     }

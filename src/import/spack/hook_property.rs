@@ -9,20 +9,14 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::cond::{Cond, if_else};
-use super::hook_body::find_def;
 use super::hook_expr::{Exprs, first_words};
 use super::translate::VariantInfo;
 use super::value::{Eval, Unevaluable, children};
 
 /// The source subdirectory a directory property returns, as a template;
 /// `.` is the source tree itself.
-pub fn property_subdir(method_src: &str, variants: &[VariantInfo]) -> Eval<String> {
-    let tree = super::reader::parse(method_src).ok_or_else(|| Unevaluable {
-        line: 1,
-        what: "method does not parse".into(),
-    })?;
-    let root = tree.root_node();
-    let def = find_def(root).ok_or_else(|| Unevaluable::new(root, "method"))?;
+/// `def` is a node of the tree of `method_src`.
+pub fn property_subdir(def: Node, method_src: &str, variants: &[VariantInfo]) -> Eval<String> {
     let body = def
         .child_by_field_name("body")
         .ok_or_else(|| Unevaluable::new(def, "method body"))?;
@@ -154,6 +148,12 @@ fn directory(e: &Exprs, value: Node) -> Eval<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn property_subdir(src: &str, variants: &[VariantInfo]) -> Eval<String> {
+        let tree = super::super::parsed::parse(src).unwrap();
+        let def = super::super::parsed::find_def(tree.root_node()).unwrap();
+        super::property_subdir(def, src, variants)
+    }
 
     #[test]
     fn conditional_returns_become_one_template() {

@@ -6,13 +6,15 @@
 use crate::import::yaml_out::Yaml;
 
 use super::cond::{Cond, if_else};
-use super::hook_body::{EnvItem, run_method_in};
+use super::hook_body::{EnvItem, Produced, run_method_in};
 use super::hook_expr::ArgItem;
 use super::hook_install::install_method;
 use super::hook_layout::layout_attribute;
 use super::hook_shape::{bootstrap_kind, method_when, only_caches_tests};
 use super::model::{Kind, Method, SpackPackage};
 use super::translate::Sections;
+use super::value::{Eval, Unevaluable};
+use tree_sitter::Node;
 
 /// Methods that only serve external detection, tests or other packages.
 pub(super) const INFO_METHODS: &[&str] = &[
@@ -224,26 +226,29 @@ fn method(
         return;
     }
     if super::hook_patch::is_edit_method(m, system) {
-        super::hook_patch::edit_method(pkg, s, m, body, build);
+        super::hook_patch::edit_method(pkg, s, m, build);
         return;
     }
     if let Some(key) = directory_property(m, system) {
-        match super::hook_property::property_subdir(body, &s.variant_info) {
+        let subdir = with_def(pkg, m, |def, src| {
+            super::hook_property::property_subdir(def, src, &s.variant_info)
+        });
+        match subdir {
             Ok(t) if t == "." => {}
             Ok(t) => put(build, key, Yaml::str(t)),
             Err(e) => {
                 let construct = format!("method {name}");
-                pkg.untranslated(m.line + e.line - 1, Kind::Build, construct, e.what);
+                pkg.untranslated(e.line, Kind::Build, construct, e.what);
             }
         }
         return;
     }
     if name == "flag_handler" {
-        flag_method(pkg, s, m, body, build);
+        flag_method(pkg, s, m, build);
         return;
     }
     if name == "build" && system == "makefile" {
-        super::hook_install::build_method(pkg, s, m, body, build);
+        super::hook_install::build_method(pkg, s, m, build);
         return;
     }
     if name == "install" && system == "autotools" && method_when(m) == Ok(None) {
@@ -255,23 +260,45 @@ fn method(
         }
     }
     if name == "install" && matches!(system, "generic" | "makefile") {
-        install_method(pkg, s, m, body, system, build);
+        install_method(pkg, s, m, system, build);
         return;
     }
-    hook_method(pkg, s, m, body, system, build, env);
+    hook_method(pkg, s, m, system, build, env);
+}
+
+/// Run `f` on the `def` of `m` in the package's one parsed tree (and the
+/// text its nodes index); error lines are lines of package.py.
+pub(super) fn with_def<T>(
+    pkg: &SpackPackage,
+    m: &Method,
+    f: impl FnOnce(Node, &str) -> Eval<T>,
+) -> Eval<T> {
+    let parsed = pkg.parsed.as_deref();
+    match parsed.and_then(|p| Some((p.def_of(m)?, p.src()))) {
+        Some((def, src)) => f(def, src),
+        None => Err(Unevaluable {
+            line: m.line,
+            what: "method does not parse".into(),
+        }),
+    }
+}
+
+/// A hook method run by the hook evaluator with the class's variants and
+/// literal attributes.
+pub(super) fn run_hook(pkg: &SpackPackage, s: &Sections, m: &Method) -> Eval<Produced> {
+    with_def(pkg, m, |def, src| {
+        run_method_in(def, src, &s.variant_info, &s.class_attrs)
+    })
 }
 
 /// `flag_handler` → `flags:` (a `@when` on it joins every entry's condition).
-fn flag_method(
-    pkg: &mut SpackPackage,
-    s: &Sections,
-    m: &Method,
-    body: &str,
-    build: &mut Vec<(String, Yaml)>,
-) {
+fn flag_method(pkg: &mut SpackPackage, s: &Sections, m: &Method, build: &mut Vec<(String, Yaml)>) {
     let when = method_when(m);
     let construct = "method flag_handler";
-    match (super::hook_flags::flag_handler(body, &s.variant_info), when) {
+    let items = with_def(pkg, m, |def, src| {
+        super::hook_flags::flag_handler(def, src, &s.variant_info)
+    });
+    match (items, when) {
         (Ok(mut items), Ok(when)) => {
             if let Some(w) = when {
                 for i in &mut items {
@@ -283,7 +310,7 @@ fn flag_method(
                 put(build, "flags", Yaml::Seq(list));
             }
         }
-        (Err(e), _) => pkg.untranslated(m.line + e.line - 1, Kind::Build, construct, e.what),
+        (Err(e), _) => pkg.untranslated(e.line, Kind::Build, construct, e.what),
         (_, Err(())) => pkg.untranslated(m.line, Kind::Build, construct, "decorator"),
     }
 }
@@ -374,7 +401,6 @@ fn hook_method(
     pkg: &mut SpackPackage,
     s: &Sections,
     m: &Method,
-    body: &str,
     system: &str,
     build: &mut Vec<(String, Yaml)>,
     env: &mut Vec<Yaml>,
@@ -396,10 +422,10 @@ fn hook_method(
         return;
     }
     let hook = format!("hook {name}");
-    let produced = match run_method_in(body, &s.variant_info, &s.class_attrs) {
+    let produced = match run_hook(pkg, s, m) {
         Ok(p) => p,
         Err(e) => {
-            pkg.untranslated(m.line + e.line - 1, Kind::Build, hook, e.what);
+            pkg.untranslated(e.line, Kind::Build, hook, e.what);
             return;
         }
     };

@@ -43,6 +43,7 @@ pub mod model;
 mod module_loops;
 mod own_variants;
 pub mod package_files;
+mod parsed;
 mod per_arch;
 mod pystr;
 mod reader;
@@ -64,6 +65,7 @@ mod version_parts;
 mod versions;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::yaml_out::Yaml;
 pub use api_check::{ApiGap, ApiListing, unsupported_api};
@@ -201,24 +203,30 @@ pub fn convert_in(
 ) -> Converted {
     let packages = pkg_dir.parent().unwrap_or(Path::new("."));
     let siblings = imports::Siblings { packages, repos };
+    // Parsed once: every reading (per architecture) walks the one tree.
+    let parsed = parsed::Parsed::new(src);
+    let file = (src, &parsed);
     if !per_arch::machine_dependent(src) {
-        return convert_for(name, src, (pkg_dir, siblings), origin, None);
+        return convert_for(name, file, (pkg_dir, siblings), origin, None);
     }
     let readings = per_arch::ARCHES
         .iter()
         .map(|m| {
             (
                 *m,
-                convert_for(name, src, (pkg_dir, siblings), origin, Some(m)),
+                convert_for(name, file, (pkg_dir, siblings), origin, Some(m)),
             )
         })
         .collect();
     per_arch::merge(readings)
 }
 
+/// A package.py's text and its parse.
+type File<'a> = (&'a str, &'a Result<Arc<parsed::Parsed>, parsed::ParseError>);
+
 fn convert_for(
     name: &str,
-    src: &str,
+    (src, parsed): File,
     (pkg_dir, siblings): (&Path, imports::Siblings),
     origin: &Origin,
     machine: Option<&str>,
@@ -233,7 +241,7 @@ fn convert_for(
             .iter()
             .map(|(k, v)| (k.clone(), value::Value::Str(v.clone()))),
     );
-    let mut pkg = reader::read_package_with(name, src, attributes);
+    let mut pkg = reader::read_package_with(name, parsed, attributes);
     pkg.helpers = helpers;
     pkg.machine = machine.map(str::to_string);
     sibling_bases::merge(&mut pkg, src, siblings);

@@ -1,10 +1,13 @@
 //! What the importer reads out of one `package.py`: the directives with their
-//! evaluated arguments, the class attributes, the methods (kept as syntax
-//! nodes' line ranges for the hook translator) and everything it could not
+//! evaluated arguments, the class attributes, the methods (their nodes in
+//! the one parsed tree, [`Parsed::def_of`]) and everything it could not
 //! translate.
 
 use std::fmt;
 
+use std::sync::Arc;
+
+use super::parsed::Parsed;
 use super::value::Value;
 
 /// How much an untranslated construct matters.
@@ -117,6 +120,8 @@ pub struct SpackPackage {
     pub untranslated: Vec<Untranslated>,
     /// Why the file was not read at all (nested too deeply, no parse).
     pub unreadable: Option<String>,
+    /// The file as parsed: the methods' nodes are in its tree.
+    pub parsed: Option<Arc<Parsed>>,
 }
 
 impl SpackPackage {

@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn a_module_loop_fills_a_table_by_setdefault() {
         let src = "versions = [\"1.0\", \"2.0\"]\nnames = [\"a\", \"b\"]\nhashes = [[\"a1\", \"a2\"], [\"b1\", \"b2\"]]\ntable = dict()\nfor i, item in enumerate(versions):\n    for j, h in enumerate(hashes):\n        table.setdefault(item, {})[names[j]] = hashes[j][i]\n";
-        let tree = super::super::reader::parse(src).unwrap();
+        let tree = super::super::parsed::parse(src).unwrap();
         let mut scope = Scope::new();
         for stmt in children(tree.root_node()) {
             if stmt.kind() == "for_statement" {

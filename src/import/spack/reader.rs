@@ -3,9 +3,12 @@
 //! directives (inside `with when(…)`, `with default_args(…)`, loops over
 //! literal lists), the methods of the package and builder classes.
 
-use tree_sitter::{Node, Parser};
+use std::sync::Arc;
+
+use tree_sitter::Node;
 
 use super::model::{Directive, Kind, Method, SpackPackage};
+use super::parsed::{ParseError, Parsed};
 use super::value::{Args, Evaluator, Scope, Value, children, text};
 
 /// Directive functions of Spack's package API.
@@ -28,118 +31,48 @@ pub const DIRECTIVES: &[&str] = &[
     "filter_compiler_wrappers",
 ];
 
-/// How deeply a package.py's syntax tree may nest. Real files stay below
-/// 100 (gptune, the deepest of spack-packages, is about 60); every walker
-/// over the tree recurses once per level or so, and a file nested
-/// 100,000 levels deep (`((((…))))`) overflowed the stack of the import
-/// and ended it. Deeper files are refused before any walker sees them.
-pub const MAX_DEPTH: usize = 256;
-
-/// The depth of a syntax tree and the line where it is reached, counted
-/// without recursion.
-fn depth(tree: &tree_sitter::Tree) -> (usize, usize) {
-    let mut cursor = tree.walk();
-    let (mut depth, mut deepest, mut line) = (1, 1, 1);
-    loop {
-        if cursor.goto_first_child() {
-            depth += 1;
-            if depth > deepest {
-                deepest = depth;
-                line = cursor.node().start_position().row + 1;
-            }
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                return (deepest, line);
-            }
-            depth -= 1;
-        }
-    }
-}
-
-/// Why a package.py is not read at all.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ParseError {
-    /// The parser gave no tree.
-    Failed,
-    /// Nested deeper than [`MAX_DEPTH`] (at this line).
-    TooDeep(usize),
-}
-
-impl std::fmt::Display for ParseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ParseError::Failed => f.write_str("package.py did not parse"),
-            ParseError::TooDeep(line) => write!(
-                f,
-                "line {line}: the code nests deeper than {MAX_DEPTH} levels; not read"
-            ),
-        }
-    }
-}
-
-/// Parse Python source with this thread's parser; a tree nested deeper
-/// than [`MAX_DEPTH`] is refused.
-pub fn parse_checked(src: &str) -> Result<tree_sitter::Tree, ParseError> {
-    let tree = parse_unchecked(src).ok_or(ParseError::Failed)?;
-    match depth(&tree) {
-        (d, line) if d > MAX_DEPTH => Err(ParseError::TooDeep(line)),
-        _ => Ok(tree),
-    }
-}
-
-/// [`parse_checked`], the reason dropped.
-pub fn parse(src: &str) -> Option<tree_sitter::Tree> {
-    parse_checked(src).ok()
-}
-
-/// Parse Python source with this thread's parser.
-fn parse_unchecked(src: &str) -> Option<tree_sitter::Tree> {
-    thread_local! {
-        static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
-    }
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        slot.as_mut()?.parse(src, None)
-    })
-}
-
-/// Parse `src` (the text of `package.py` of package `name`).
+/// Read `src` (the text of `package.py` of package `name`).
 #[cfg(test)]
 pub fn read_package(name: &str, src: &str) -> SpackPackage {
-    read(name, src, true, Vec::new())
+    read(name, &Parsed::new(src), true, Vec::new())
 }
 
-/// Parse `src` (as `read_package` in the tests) with more names in scope (other packages' attributes).
-pub fn read_package_with(name: &str, src: &str, extra: Vec<(String, Value)>) -> SpackPackage {
-    read(name, src, true, extra)
+/// Read a parsed package.py with more names in scope (other packages'
+/// attributes). A file that did not parse gives a package that says why.
+pub fn read_package_with(
+    name: &str,
+    parsed: &Result<Arc<Parsed>, ParseError>,
+    extra: Vec<(String, Value)>,
+) -> SpackPackage {
+    read(name, parsed, true, extra)
 }
 
-/// Parse without the base classes' constants in scope (to read the bases).
+/// Read without the base classes' constants in scope (to read the bases).
 pub fn read_base(name: &str, src: &str) -> SpackPackage {
-    read(name, src, false, Vec::new())
+    read(name, &Parsed::new(src), false, Vec::new())
 }
 
-fn read(name: &str, src: &str, with_constants: bool, extra: Vec<(String, Value)>) -> SpackPackage {
+fn read(
+    name: &str,
+    parsed: &Result<Arc<Parsed>, ParseError>,
+    with_constants: bool,
+    extra: Vec<(String, Value)>,
+) -> SpackPackage {
     let mut pkg = SpackPackage {
         name: name.to_string(),
         ..SpackPackage::default()
     };
-    let tree = match parse_checked(src) {
-        Ok(tree) => tree,
+    let parsed = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             pkg.unreadable = Some(e.to_string());
             pkg.untranslated(0, Kind::Directive, "parser", e.to_string());
             return pkg;
         }
     };
-    let root = tree.root_node();
+    pkg.parsed = Some(Arc::clone(parsed));
+    let src = parsed.src();
+    let root = parsed.root();
     if root.has_error() {
         let line = first_error_line(root);
         pkg.untranslated(

@@ -60,7 +60,7 @@ fn read(siblings: Siblings, module: &str, class: &str) -> Option<SpackPackage> {
 fn read_uncached(siblings: Siblings, module: &str, class: &str) -> Option<SpackPackage> {
     let text = super::imports::read_sibling(siblings.packages, module)?;
     let (attributes, _) = imported_attributes(&text, siblings);
-    let other = reader::read_package_with(class, &text, attributes);
+    let other = reader::read_package_with(class, &super::parsed::Parsed::new(&text), attributes);
     (other.class_name == class).then_some(other)
 }
 

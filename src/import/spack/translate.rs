@@ -107,7 +107,7 @@ pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     for d in &directives {
         directive(pkg, &mut s, d, pkg_dir);
     }
-    s.external_only = super::external_only::raising_install(pkg, src);
+    s.external_only = super::external_only::raising_install(pkg);
     versions(pkg, &mut s, src);
     if !s.build_systems.is_empty() {
         build_system_variant(&mut s);

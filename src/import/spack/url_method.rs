@@ -8,41 +8,41 @@ use tree_sitter::Node;
 
 use crate::spec::Spec;
 
-use super::hook_body::find_def;
 use super::model::SpackPackage;
+use super::parsed::{Parsed, find_def};
 use super::url::{self, restyle};
 use super::value::{Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text};
 use super::version_parts::{component_value, component_values, components, up_to};
 
-/// Evaluate the package's `url_for_version(self, version)` for `version`.
+/// Evaluate the package's `url_for_version(self, version)` (`def`, a node
+/// of the tree of `method_src`) for `version`. An error's line is a line of
+/// the method (its first, decorators included, is 1).
 pub fn url_for_version(
+    def: Node,
     method_src: &str,
     version: &str,
     scope: &Scope,
     known: &[&str],
 ) -> Eval<String> {
-    // One method is evaluated for every version: parse it once per thread.
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<(String, tree_sitter::Tree)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    let tree = LAST.with(|cell| {
-        let mut last = cell.borrow_mut();
-        match &*last {
-            Some((text, tree)) if text == method_src => Some(tree.clone()),
-            _ => {
-                let tree = super::reader::parse(method_src)?;
-                *last = Some((method_src.to_string(), tree.clone()));
-                Some(tree)
-            }
-        }
-    });
-    let tree = tree.ok_or_else(|| Unevaluable {
-        line: 1,
-        what: "url_for_version does not parse".into(),
-    })?;
-    let root = tree.root_node();
-    let def = find_def(root).ok_or_else(|| Unevaluable::new(root, "url_for_version"))?;
+    let outer = match def.parent() {
+        Some(p) if p.kind() == "decorated_definition" => p,
+        _ => def,
+    };
+    let line_base = outer.start_position().row;
+    run_method(def, method_src, version, scope, known, line_base).map_err(|mut e| {
+        e.line = e.line.saturating_sub(line_base);
+        e
+    })
+}
+
+fn run_method(
+    def: Node,
+    method_src: &str,
+    version: &str,
+    scope: &Scope,
+    known: &[&str],
+    line_base: usize,
+) -> Eval<String> {
     let params = def
         .child_by_field_name("parameters")
         .map(|p| {
@@ -63,6 +63,7 @@ pub fn url_for_version(
         name: vname,
         version: version.to_string(),
         known: known.iter().map(|k| k.to_string()).collect(),
+        line_base,
     };
     match run_block(&children(body), method_src, &mut scope, &cx)? {
         Some(url) => Ok(url),
@@ -77,6 +78,9 @@ struct VersionCx {
     /// The package's versions, to find the one written in the class's URL
     /// (Spack's default `url_for_version`, called as `super()`).
     known: Vec<String>,
+    /// The lines of package.py before the method's (its nodes' lines are
+    /// lines of package.py; a helper's are lines of the helper).
+    line_base: usize,
 }
 
 impl VersionCx {
@@ -437,6 +441,7 @@ pub fn static_call(n: Node, ev: &Evaluator) -> Option<Eval<Value>> {
         name: String::new(),
         version: String::new(),
         known: Vec::new(),
+        line_base: 0,
     };
     Some(call_helper(n, &helper, &args, ev, &cx))
 }
@@ -446,7 +451,7 @@ pub fn static_call(n: Node, ev: &Evaluator) -> Option<Eval<Value>> {
 /// with its parameters bound; the parameter given the version is the version.
 fn call_helper(n: Node, helper: &str, args: &Args, ev: &Evaluator, cx: &VersionCx) -> Eval<Value> {
     let fail = || Unevaluable::new(n, format!("call of `{}`", text(n, ev.src)));
-    let tree = super::reader::parse(helper).ok_or_else(fail)?;
+    let tree = helper_tree(helper).ok_or_else(fail)?;
     let def = find_def(tree.root_node()).ok_or_else(fail)?;
     let params = def
         .child_by_field_name("parameters")
@@ -472,12 +477,40 @@ fn call_helper(n: Node, helper: &str, args: &Args, ev: &Evaluator, cx: &VersionC
         name,
         version: cx.version.clone(),
         known: cx.known.clone(),
+        line_base: 0,
     };
     let body = def.child_by_field_name("body").ok_or_else(fail)?;
-    match run_block(&children(body), helper, &mut scope, &inner)? {
+    // The helper's lines are its own: kept as they are where the caller
+    // counts lines from its method's first.
+    let ran = run_block(&children(body), helper, &mut scope, &inner).map_err(|mut e| {
+        e.line += cx.line_base;
+        e
+    });
+    match ran? {
         Some(s) => Ok(Value::Str(s)),
         None => Err(fail()),
     }
+}
+
+/// The parse of a static helper's source (a string in the scope: it may
+/// come from another package.py), once per thread for the versions that
+/// call it one after the other.
+fn helper_tree(helper: &str) -> Option<tree_sitter::Tree> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, tree_sitter::Tree)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    LAST.with(|cell| {
+        let mut last = cell.borrow_mut();
+        match &*last {
+            Some((text, tree)) if text == helper => Some(tree.clone()),
+            _ => {
+                let tree = super::parsed::parse(helper)?;
+                *last = Some((helper.to_string(), tree.clone()));
+                Some(tree)
+            }
+        }
+    })
 }
 
 /// A comparison with a version on either side, chained as in Python
@@ -552,12 +585,12 @@ fn satisfies(version: &str, cond: &str) -> Option<bool> {
 /// (the default substitution then places the version). A condition that
 /// does not parse counts as holding, so the method's result (or its error)
 /// is what the version gets.
-pub fn method_for<'s>(src: &'s str, pkg: &SpackPackage, version: &str) -> Option<&'s str> {
+pub fn method_for<'p>(parsed: &'p Parsed, pkg: &SpackPackage, version: &str) -> Option<Node<'p>> {
     let defs: Vec<_> = pkg
         .methods
         .iter()
         .filter(|m| m.name == "url_for_version" && m.builder.is_none())
-        .map(|m| (when_of(&m.decorators), &src[m.range.clone()]))
+        .filter_map(|m| Some((when_of(&m.decorators), parsed.def_of(m)?)))
         .collect();
     let holds = |w: &str| satisfies(version, w).unwrap_or(true);
     defs.iter()
@@ -578,6 +611,12 @@ fn when_of(decorators: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn url_for_version(src: &str, v: &str, scope: &Scope, known: &[&str]) -> Eval<String> {
+        let tree = super::super::parsed::parse(src).unwrap();
+        let def = find_def(tree.root_node()).unwrap();
+        super::url_for_version(def, src, v, scope, known)
+    }
 
     #[test]
     fn url_for_version_bodies_are_evaluated_per_version() {

@@ -54,12 +54,12 @@ pub(super) fn match_group(call: &CallValue, args: &[Value]) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::reader;
+    use super::super::parsed;
     use super::super::value::{Evaluator, Scope, Value};
 
     fn eval(expr: &str) -> Option<Value> {
         let src = format!("x = {expr}\n");
-        let tree = reader::parse(&src)?;
+        let tree = parsed::parse(&src)?;
         let assign = tree.root_node().named_child(0)?.named_child(0)?;
         let right = assign.child_by_field_name("right")?;
         let scope = Scope::new();

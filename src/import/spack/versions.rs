@@ -23,6 +23,7 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         .attribute("git")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let parsed = pkg.parsed.clone();
     let mut scope = class_scope(pkg);
     // Static helpers `url_for_version` may call: the class's own and those
     // of the classes it imports (`Pdi.version_url`).
@@ -44,7 +45,8 @@ pub(super) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         }
         let ufv = d
             .arg_str(0)
-            .and_then(|v| url_method::method_for(src, pkg, v));
+            .zip(parsed.as_deref())
+            .and_then(|(v, parsed)| Some((url_method::method_for(parsed, pkg, v)?, parsed.src())));
         if default_branch(d, &class_url, &class_git, ufv.is_some()) {
             // A git version that names no branch, tag or commit: Spack
             // clones the remote's default branch, which a recipe cannot
@@ -204,7 +206,7 @@ pub(super) fn version(
     d: &Directive,
     class_url: &Option<String>,
     class_git: &Option<String>,
-    ufv: Option<&str>,
+    ufv: Option<(tree_sitter::Node, &str)>,
     known: &[&str],
     scope: &Scope,
 ) -> Result<Yaml, String> {
@@ -242,12 +244,14 @@ pub(super) fn version(
         let u = match d.kw_str("url") {
             Some(u) => u.to_string(),
             None => match ufv {
-                Some(m) => url_method::url_for_version(m, v, scope, known).map_err(|e| {
-                    format!(
-                        "{v}: url_for_version: {} (line {} of the method)",
-                        e.what, e.line
-                    )
-                })?,
+                Some((m, src)) => {
+                    url_method::url_for_version(m, src, v, scope, known).map_err(|e| {
+                        format!(
+                            "{v}: url_for_version: {} (line {} of the method)",
+                            e.what, e.line
+                        )
+                    })?
+                }
                 None => {
                     let base = class_url.as_deref().ok_or(format!("{v}: no url"))?;
                     // Spack's `substitute_version` leaves a URL in which
