@@ -16,61 +16,23 @@
 //! | `per_arch` | packages read once per architecture (`platform.machine()`), merged |
 
 pub mod api_check;
-mod bases;
-pub mod build_logic;
-mod cond;
-mod conditional_values;
-mod external_only;
+pub mod directives;
+pub mod emit;
+pub mod evaluator;
 #[cfg(test)]
 mod fidelity_tests;
-mod hook_body;
-mod hook_compiler_flags;
-mod hook_cond;
-mod hook_expr;
-mod hook_filter;
-mod hook_flags;
-mod hook_helpers;
-mod hook_install;
-mod hook_layout;
-mod hook_list;
-mod hook_patch;
-mod hook_property;
-mod hook_shape;
-mod hooks;
-mod imports;
-mod local_bases;
-pub mod model;
-mod module_loops;
-mod own_variants;
-pub mod package_files;
-mod parsed;
-mod per_arch;
-mod pystr;
-mod reader;
-mod reader_blocks;
-mod reader_lists;
-mod resource;
-mod sibling_bases;
-mod spec_spelling;
-mod translate;
-mod url;
-mod url_dates;
-mod url_method;
-mod value;
-mod value_calls;
-mod value_loops;
-mod value_re;
-mod variant_kind;
-mod version_parts;
-mod versions;
+pub mod hooks;
+pub mod reader;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::yaml_out::Yaml;
 pub use api_check::{ApiGap, ApiListing, unsupported_api};
-pub(crate) use cond::COMPILERS;
-pub use model::{Kind, Untranslated};
+pub use directives::model;
+pub use directives::model::{Kind, Untranslated};
+pub use emit::{build_logic, package_files};
+pub(crate) use evaluator::cond::COMPILERS;
 
 /// Where a package.py came from, for the `imported:` block.
 #[derive(Clone, Debug, Default)]
@@ -93,7 +55,7 @@ pub struct Converted {
     pub patch_files: Vec<(String, Vec<u8>)>,
     /// package.py files to copy below `spack/` (a `system: spack` recipe's
     /// package and its imports, [`build_logic`]).
-    pub package_files: Vec<package_files::PackageFile>,
+    pub package_files: Vec<emit::package_files::PackageFile>,
     /// Why no recipe is written for the package (a virtual placeholder, no
     /// version the stack can fetch): it is reported instead.
     pub not_written: Option<NotWritten>,
@@ -202,14 +164,14 @@ pub fn convert_in(
     repos: Option<&crate::import::Repos>,
 ) -> Converted {
     let packages = pkg_dir.parent().unwrap_or(Path::new("."));
-    let siblings = imports::Siblings { packages, repos };
+    let siblings = directives::imports::Siblings { packages, repos };
     // Parsed once: every reading (per architecture) walks the one tree.
-    let parsed = parsed::Parsed::new(src);
+    let parsed = reader::parsed::Parsed::new(src);
     let file = (src, &parsed);
-    if !per_arch::machine_dependent(src) {
+    if !emit::per_arch::machine_dependent(src) {
         return convert_for(name, file, (pkg_dir, siblings), origin, None);
     }
-    let readings = per_arch::ARCHES
+    let readings = emit::per_arch::ARCHES
         .iter()
         .map(|m| {
             (
@@ -218,36 +180,39 @@ pub fn convert_in(
             )
         })
         .collect();
-    per_arch::merge(readings)
+    emit::per_arch::merge(readings)
 }
 
 /// A package.py's text and its parse.
-type File<'a> = (&'a str, &'a Result<Arc<parsed::Parsed>, parsed::ParseError>);
+type File<'a> = (
+    &'a str,
+    &'a Result<Arc<reader::parsed::Parsed>, reader::parsed::ParseError>,
+);
 
 fn convert_for(
     name: &str,
     (src, parsed): File,
-    (pkg_dir, siblings): (&Path, imports::Siblings),
+    (pkg_dir, siblings): (&Path, directives::imports::Siblings),
     origin: &Origin,
     machine: Option<&str>,
 ) -> Converted {
-    let (mut attributes, helpers) = imports::imported_attributes(src, siblings);
+    let (mut attributes, helpers) = directives::imports::imported_attributes(src, siblings);
     if let Some(m) = machine {
-        attributes.extend(per_arch::platform_names(m));
+        attributes.extend(emit::per_arch::platform_names(m));
     }
     // Static methods of imported classes, for class attributes that call them.
     attributes.extend(
         helpers
             .iter()
-            .map(|(k, v)| (k.clone(), value::Value::Str(v.clone()))),
+            .map(|(k, v)| (k.clone(), evaluator::value::Value::Str(v.clone()))),
     );
-    let mut pkg = reader::read_package_with(name, parsed, attributes);
+    let mut pkg = directives::class_body::read_package_with(name, parsed, attributes);
     pkg.helpers = helpers;
     pkg.machine = machine.map(str::to_string);
-    sibling_bases::merge(&mut pkg, src, siblings);
-    let mut sections = translate::sections(&mut pkg, src, pkg_dir);
-    let mut out = hooks::build_section(&mut pkg, src, &sections);
-    own_variants::apply(&mut pkg, &mut sections, &mut out.build, &mut out.env);
+    directives::sibling_bases::merge(&mut pkg, src, siblings);
+    let mut sections = directives::translate::sections(&mut pkg, src, pkg_dir);
+    let mut out = hooks::build_section::build_section(&mut pkg, src, &sections);
+    directives::own_variants::apply(&mut pkg, &mut sections, &mut out.build, &mut out.env);
     let mut untranslated = std::mem::take(&mut pkg.untranslated);
     untranslated.sort();
     untranslated.dedup();
@@ -277,15 +242,18 @@ fn convert_for(
 /// `external` package declaring none is written: a cluster external names
 /// its version).
 fn not_written(
-    pkg: &model::SpackPackage,
-    s: &translate::Sections,
+    pkg: &directives::model::SpackPackage,
+    s: &directives::translate::Sections,
     untranslated: &[Untranslated],
     external: bool,
 ) -> Option<NotWritten> {
     if let Some(why) = &pkg.unreadable {
         return Some(NotWritten::Unreadable(why.clone()));
     }
-    if matches!(pkg.attribute("virtual"), Some(value::Value::Bool(true))) {
+    if matches!(
+        pkg.attribute("virtual"),
+        Some(evaluator::value::Value::Bool(true))
+    ) {
         return Some(NotWritten::Virtual);
     }
     if !s.versions.is_empty() {
@@ -306,7 +274,7 @@ fn not_written(
     }))
 }
 
-fn description(pkg: &model::SpackPackage) -> String {
+fn description(pkg: &directives::model::SpackPackage) -> String {
     let doc = pkg.docstring.clone().unwrap_or_default();
     let para = doc.split("\n\n").next().unwrap_or("");
     let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -322,8 +290,8 @@ fn seq_or_none(items: &[Yaml]) -> Option<Yaml> {
 }
 
 fn assemble(
-    pkg: &model::SpackPackage,
-    s: &translate::Sections,
+    pkg: &directives::model::SpackPackage,
+    s: &directives::translate::Sections,
     build: Yaml,
     env: Vec<Yaml>,
     system: &str,
@@ -360,20 +328,20 @@ fn assemble(
 /// Spack lets a package tagged `build-tools` or `compiler` have more than
 /// one node (`concretizer:duplicates:strategy: minimal`): a build-only
 /// dependency of another configuration. Such a package is a `build_tool`.
-fn is_build_tool(pkg: &model::SpackPackage) -> bool {
-    let tagged = |v: &value::Value| {
+fn is_build_tool(pkg: &directives::model::SpackPackage) -> bool {
+    let tagged = |v: &evaluator::value::Value| {
         v.as_str()
             .is_some_and(|t| t == "build-tools" || t == "compiler")
     };
     match pkg.attribute("tags") {
-        Some(value::Value::List(tags)) => tags.iter().any(tagged),
+        Some(evaluator::value::Value::List(tags)) => tags.iter().any(tagged),
         _ => false,
     }
 }
 
 fn imported_block(
-    pkg: &model::SpackPackage,
-    s: &translate::Sections,
+    pkg: &directives::model::SpackPackage,
+    s: &directives::translate::Sections,
     system: &str,
     origin: &Origin,
     untranslated: &[Untranslated],
