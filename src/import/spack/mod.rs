@@ -31,118 +31,10 @@ use super::yaml_out::Yaml;
 pub use api_check::{ApiGap, ApiListing, unsupported_api};
 pub use directives::model;
 pub use directives::model::{Kind, Untranslated};
+pub use emit::converted::{Converted, NotWritten, Origin};
+use emit::recipe::{assemble, not_written};
 pub use emit::{build_logic, package_files};
 pub(crate) use evaluator::cond::COMPILERS;
-
-/// Where a package.py came from, for the `imported:` block.
-#[derive(Clone, Debug, Default)]
-pub struct Origin {
-    /// Path of package.py relative to the spack-packages checkout.
-    pub file: String,
-    /// The checkout's commit, if it is a git repository.
-    pub commit: Option<String>,
-}
-
-/// One converted package.
-#[derive(Clone, Debug)]
-pub struct Converted {
-    pub name: String,
-    pub recipe: Yaml,
-    pub untranslated: Vec<Untranslated>,
-    /// Spack's build system of the translated build section.
-    pub build_system: String,
-    /// Patch files to copy: (name below `patches/<name>/`, bytes).
-    pub patch_files: Vec<(String, Vec<u8>)>,
-    /// package.py files to copy below `spack/` (a `system: spack` recipe's
-    /// package and its imports, [`build_logic`]).
-    pub package_files: Vec<emit::package_files::PackageFile>,
-    /// Why no recipe is written for the package (a virtual placeholder, no
-    /// version the stack can fetch): it is reported instead.
-    pub not_written: Option<NotWritten>,
-}
-
-/// Why a package gets no recipe.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NotWritten {
-    /// `virtual = True` (spack-packages' `c`, `cxx`, `fortran`, `mpi`): a
-    /// name for the virtual, which its providers' recipes provide.
-    Virtual,
-    /// No version the stack can fetch: a recipe without versions does not
-    /// load. The text says why.
-    NoVersions(String),
-    /// The file was not read (nested too deeply, no parse): an error of
-    /// this package, the others are imported.
-    Unreadable(String),
-}
-
-impl std::fmt::Display for NotWritten {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NotWritten::Virtual => f.write_str(
-                "a virtual package (`virtual = True`): its providers' recipes provide it",
-            ),
-            NotWritten::NoVersions(why) => write!(f, "no version the stack can fetch: {why}"),
-            NotWritten::Unreadable(why) => f.write_str(why),
-        }
-    }
-}
-
-impl Converted {
-    /// The recipe as YAML text.
-    pub fn to_yaml(&self) -> String {
-        self.recipe.to_document()
-    }
-
-    /// No directive was left untranslated.
-    pub fn directives_complete(&self) -> bool {
-        !self.untranslated.iter().any(|u| u.kind == Kind::Directive)
-    }
-
-    /// No build logic was left untranslated.
-    pub fn hooks_complete(&self) -> bool {
-        !self.untranslated.iter().any(|u| u.kind == Kind::Build)
-    }
-
-    /// The names of the recipe's versions, in order.
-    pub fn version_names(&self) -> Vec<String> {
-        self.versions_where(|_| true)
-    }
-
-    /// The names of the versions that have something to fetch (`url` or
-    /// `git`; not an external-only package's `source: none`), in order.
-    pub fn fetchable_version_names(&self) -> Vec<String> {
-        self.versions_where(|e| e.iter().any(|(k, _)| k == "url" || k == "git"))
-    }
-
-    fn versions_where(&self, keep: impl Fn(&[(String, Yaml)]) -> bool) -> Vec<String> {
-        let Yaml::Map(entries) = &self.recipe else {
-            return Vec::new();
-        };
-        let Some((_, Yaml::Seq(versions))) = entries.iter().find(|(k, _)| k == "versions") else {
-            return Vec::new();
-        };
-        versions
-            .iter()
-            .filter_map(|v| match v {
-                Yaml::Map(e) if keep(e) => {
-                    e.iter()
-                        .find(|(k, _)| k == "version")
-                        .and_then(|(_, v)| match v {
-                            Yaml::Str(s) => Some(s.clone()),
-                            _ => None,
-                        })
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The build logic runs from package.py at build time
-    /// ([`build_logic`]).
-    pub fn runs_package_py(&self) -> bool {
-        !self.package_files.is_empty()
-    }
-}
 
 /// Convert the text of one package.py. `pkg_dir` is its directory (for
 /// patch files).
@@ -168,10 +60,10 @@ pub fn convert_in(
     // Parsed once: every reading (per architecture) walks the one tree.
     let parsed = reader::parsed::Parsed::new(src);
     let file = (src, &parsed);
-    if !emit::per_arch::machine_dependent(src) {
+    if !directives::machine::machine_dependent(src) {
         return convert_for(name, file, (pkg_dir, siblings), origin, None);
     }
-    let readings = emit::per_arch::ARCHES
+    let readings = directives::machine::ARCHES
         .iter()
         .map(|m| {
             (
@@ -198,7 +90,7 @@ fn convert_for(
 ) -> Converted {
     let (mut attributes, helpers) = directives::imports::imported_attributes(src, siblings);
     if let Some(m) = machine {
-        attributes.extend(emit::per_arch::platform_names(m));
+        attributes.extend(directives::machine::platform_names(m));
     }
     // Static methods of imported classes, for class attributes that call them.
     attributes.extend(
@@ -236,181 +128,6 @@ fn convert_for(
         patch_files: sections.patch_files,
         package_files: Vec::new(),
     }
-}
-
-/// Whether the package is a virtual placeholder or has no version (an
-/// `external` package declaring none is written: a cluster external names
-/// its version).
-fn not_written(
-    pkg: &directives::model::SpackPackage,
-    s: &directives::translate::Sections,
-    untranslated: &[Untranslated],
-    external: bool,
-) -> Option<NotWritten> {
-    if let Some(why) = &pkg.unreadable {
-        return Some(NotWritten::Unreadable(why.clone()));
-    }
-    if matches!(
-        pkg.attribute("virtual"),
-        Some(evaluator::value::Value::Bool(true))
-    ) {
-        return Some(NotWritten::Virtual);
-    }
-    if !s.versions.is_empty() {
-        return None;
-    }
-    let why: Vec<String> = untranslated
-        .iter()
-        .filter(|u| u.construct.starts_with("version"))
-        .map(|u| format!("line {}: {} ({})", u.line, u.construct, u.detail))
-        .collect();
-    if why.is_empty() && external {
-        return None;
-    }
-    Some(NotWritten::NoVersions(if why.is_empty() {
-        "the package declares none".into()
-    } else {
-        why.join("; ")
-    }))
-}
-
-fn description(pkg: &directives::model::SpackPackage) -> String {
-    let doc = pkg.docstring.clone().unwrap_or_default();
-    let para = doc.split("\n\n").next().unwrap_or("");
-    let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.is_empty() {
-        format!("{} (imported from Spack)", pkg.name)
-    } else {
-        text
-    }
-}
-
-fn seq_or_none(items: &[Yaml]) -> Option<Yaml> {
-    (!items.is_empty()).then(|| Yaml::Seq(items.to_vec()))
-}
-
-fn assemble(
-    pkg: &directives::model::SpackPackage,
-    s: &directives::translate::Sections,
-    build: Yaml,
-    env: Vec<Yaml>,
-    system: &str,
-    origin: &Origin,
-    untranslated: &[Untranslated],
-) -> Yaml {
-    let homepage = pkg
-        .attribute("homepage")
-        .and_then(|v| v.as_str())
-        .map(Yaml::str);
-    let variants = (!s.variants.is_empty()).then(|| Yaml::Map(s.variants.clone()));
-    let build_tool = is_build_tool(pkg).then_some(Yaml::Bool(true));
-    Yaml::map([
-        ("name", Some(Yaml::str(&pkg.name))),
-        ("description", Some(Yaml::str(description(pkg)))),
-        ("homepage", homepage),
-        ("versions", Some(Yaml::Seq(s.versions.clone()))),
-        ("variants", variants),
-        ("dependencies", seq_or_none(&s.dependencies)),
-        ("conflicts", seq_or_none(&s.conflicts)),
-        ("patches", seq_or_none(&s.patches)),
-        ("resources", seq_or_none(&s.resources)),
-        ("provides", seq_or_none(&s.provides)),
-        ("build_tool", build_tool),
-        ("build", Some(build)),
-        ("env", seq_or_none(&env)),
-        (
-            "imported",
-            Some(imported_block(pkg, s, system, origin, untranslated)),
-        ),
-    ])
-}
-
-/// Spack lets a package tagged `build-tools` or `compiler` have more than
-/// one node (`concretizer:duplicates:strategy: minimal`): a build-only
-/// dependency of another configuration. Such a package is a `build_tool`.
-fn is_build_tool(pkg: &directives::model::SpackPackage) -> bool {
-    let tagged = |v: &evaluator::value::Value| {
-        v.as_str()
-            .is_some_and(|t| t == "build-tools" || t == "compiler")
-    };
-    match pkg.attribute("tags") {
-        Some(evaluator::value::Value::List(tags)) => tags.iter().any(tagged),
-        _ => false,
-    }
-}
-
-fn imported_block(
-    pkg: &directives::model::SpackPackage,
-    s: &directives::translate::Sections,
-    system: &str,
-    origin: &Origin,
-    untranslated: &[Untranslated],
-) -> Yaml {
-    let languages = languages_yaml(&s.languages);
-    let list_url = pkg
-        .attribute("list_url")
-        .and_then(|v| v.as_str())
-        .map(Yaml::str);
-    Yaml::map([
-        ("from", Some(Yaml::str("spack"))),
-        ("file", Some(Yaml::str(&origin.file))),
-        ("commit", origin.commit.as_deref().map(Yaml::str)),
-        ("reviewed", Some(Yaml::Bool(false))),
-        ("languages", languages),
-        ("build_system", Some(Yaml::str(system))),
-        (
-            "build_systems",
-            (s.build_systems.len() > 1).then(|| Yaml::strs(&s.build_systems)),
-        ),
-        ("list_url", list_url),
-        ("license", seq_or_none(&s.license)),
-        (
-            "maintainers",
-            (!s.maintainers.is_empty()).then(|| Yaml::strs(&s.maintainers)),
-        ),
-        ("kept", seq_or_none(&s.kept)),
-        ("untranslated", untranslated_items(untranslated)),
-    ])
-}
-
-/// `imported.languages`: a language always needed as its name, one needed
-/// under conditions once per condition (`{language: cxx, when: "@1.3.4:"}`).
-fn languages_yaml(
-    languages: &std::collections::BTreeMap<String, Vec<Option<String>>>,
-) -> Option<Yaml> {
-    let mut items = Vec::new();
-    for (name, conds) in languages {
-        if conds.contains(&None) {
-            items.push(Yaml::str(name));
-            continue;
-        }
-        for when in conds.iter().flatten() {
-            items.push(Yaml::map([
-                ("language", Some(Yaml::str(name))),
-                ("when", Some(Yaml::str(when))),
-            ]));
-        }
-    }
-    seq_or_none(&items)
-}
-
-/// The `imported.untranslated` list.
-fn untranslated_items(untranslated: &[Untranslated]) -> Option<Yaml> {
-    let items = untranslated
-        .iter()
-        .map(|u| {
-            Yaml::map([
-                ("line", Some(Yaml::Int(u.line as i64))),
-                ("kind", Some(Yaml::str(u.kind.name()))),
-                ("construct", Some(Yaml::str(&u.construct))),
-                (
-                    "detail",
-                    (!u.detail.is_empty()).then(|| Yaml::str(&u.detail)),
-                ),
-            ])
-        })
-        .collect::<Vec<_>>();
-    seq_or_none(&items)
 }
 
 #[cfg(test)]

@@ -390,7 +390,7 @@ impl ClassReader<'_> {
                 self.pkg.attributes.push((key, value, line));
             }
             Err(e) => {
-                let kind = crate::import::spack::hooks::build_section::attribute_kind(&name);
+                let kind = crate::import::spack::directives::attribute_kinds::attribute_kind(&name);
                 self.pkg.untranslated(
                     line,
                     kind,

@@ -2,6 +2,7 @@
 //! classes, imported classes) → the recipe's versions, variants,
 //! dependencies, conflicts, patches and resources.
 
+pub(crate) mod attribute_kinds;
 pub(crate) mod bases;
 pub(crate) mod blocks;
 pub(crate) mod class_body;
@@ -10,11 +11,13 @@ pub(crate) mod external_only;
 pub(crate) mod imports;
 pub(crate) mod lists;
 pub(crate) mod local_bases;
+pub(crate) mod machine;
 pub mod model;
 pub(crate) mod module_loops;
 pub(crate) mod own_variants;
 pub(crate) mod resource;
 pub(crate) mod sibling_bases;
 pub(crate) mod translate;
+pub(crate) mod url_attrs;
 pub(crate) mod variant_kind;
 pub(crate) mod versions;

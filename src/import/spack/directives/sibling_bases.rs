@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{LazyLock, Mutex};
 
+use crate::import::spack::directives::attribute_kinds::INFO_METHODS;
 use crate::import::spack::directives::bases::base_directives;
 use crate::import::spack::directives::class_body;
 use crate::import::spack::directives::imports::{Siblings, imported_attributes, imported_classes};
 use crate::import::spack::directives::model::{Kind, SpackPackage};
-use crate::import::spack::hooks::build_section::INFO_METHODS;
 
 /// Replace each base class of `pkg` that is imported from a sibling
 /// package by that class's own bases, its directives and attributes.

@@ -15,8 +15,8 @@ use crate::import::spack::directives::conditional_values as conditional;
 use crate::import::spack::directives::model::{Directive, Kind, SpackPackage};
 use crate::import::spack::directives::variant_kind::variant_kind;
 use crate::import::spack::directives::versions::versions;
-use crate::import::spack::evaluator::url;
 use crate::import::spack::evaluator::value::Value;
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// Language virtuals: what Spack spells as dependencies, `stack` takes from
 /// the stack's compiler (`cc`, `cxx`, `fc`).
@@ -73,24 +73,11 @@ fn class_attrs(pkg: &SpackPackage) -> Vec<(String, String)> {
     out
 }
 
-/// What the hook translator needs to know about a variant.
-#[derive(Clone, Debug)]
-pub struct VariantInfo {
-    pub name: String,
-    pub is_bool: bool,
-    /// Allowed values of a valued variant (`None`: any).
-    pub values: Option<Vec<String>>,
-    pub multi: bool,
-    pub when: Option<String>,
-    /// Line of the declaration (0: a base class's).
-    pub line: usize,
-}
-
 /// Translate the directives of `pkg` (base classes first). `pkg_dir` is the
 /// Spack package directory (patch files live there).
 pub fn sections(pkg: &mut SpackPackage, src: &str, pkg_dir: &Path) -> Sections {
     let mut s = Sections::default();
-    url::derive_attributes(pkg);
+    crate::import::spack::directives::url_attrs::derive_attributes(pkg);
     s.class_attrs = class_attrs(pkg);
     let mut directives = Vec::new();
     for base in pkg.bases.clone() {

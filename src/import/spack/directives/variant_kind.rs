@@ -3,8 +3,9 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::Directive;
-use crate::import::spack::directives::translate::{Entries, VariantInfo};
+use crate::import::spack::directives::translate::Entries;
 use crate::import::spack::evaluator::value::Value;
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// The `default`/`values`/`multi` keys of a variant and what hooks need.
 pub(crate) fn variant_kind(d: &Directive) -> Result<(Entries, VariantInfo), String> {

@@ -20,7 +20,7 @@ pub(crate) fn versions(pkg: &mut SpackPackage, s: &mut Sections, src: &str) {
         .filter_map(|d| d.arg_str(0).map(str::to_string))
         .collect();
     let known_refs: Vec<&str> = known.iter().map(String::as_str).collect();
-    let class_url = url::class_url(pkg);
+    let class_url = crate::import::spack::directives::url_attrs::class_url(pkg);
     let class_git = pkg
         .attribute("git")
         .and_then(Value::as_str)
@@ -189,7 +189,7 @@ fn unfetchable(d: &Directive) -> Option<String> {
 pub(crate) fn class_scope(pkg: &SpackPackage) -> Scope {
     let mut scope = Scope::new();
     if let Some(machine) = &pkg.machine {
-        for (k, v) in crate::import::spack::emit::per_arch::platform_names(machine) {
+        for (k, v) in crate::import::spack::directives::machine::platform_names(machine) {
             scope.set(&k, v);
         }
     }

@@ -9,8 +9,8 @@
 
 use crate::import::yaml_out::Yaml;
 
-use crate::import::spack::Converted;
 use crate::import::spack::directives::model::{Kind, Untranslated};
+use crate::import::spack::emit::converted::Converted;
 use crate::import::spack::emit::package_files::{IMPORT_MISSING, PackageFile};
 use crate::import::spack::emit::per_arch::{get_mut, set};
 
@@ -85,7 +85,7 @@ pub fn apply(
     c.untranslated.extend(problems);
     c.untranslated.sort();
     c.untranslated.dedup();
-    let items = crate::import::spack::untranslated_items(&c.untranslated);
+    let items = crate::import::spack::emit::recipe::untranslated_items(&c.untranslated);
     if let Some(imported) = get_mut(&mut c.recipe, "imported") {
         set(imported, "untranslated", items);
     }

@@ -3,5 +3,7 @@
 //! package.py.
 
 pub mod build_logic;
+pub(crate) mod converted;
 pub mod package_files;
 pub(crate) mod per_arch;
+pub(crate) mod recipe;

@@ -14,27 +14,10 @@
 
 use crate::import::yaml_out::Yaml;
 
+use crate::import::spack::directives::machine::ARCHES;
 use crate::import::spack::directives::model::{Kind, Untranslated};
-use crate::import::spack::evaluator::value::Value;
-use crate::import::spack::{Converted, untranslated_items};
-
-/// The architectures a recipe is read for (`platform.machine()` on Linux).
-pub const ARCHES: [&str; 2] = ["x86_64", "aarch64"];
-
-/// Whether the class body depends on the machine (a cheap test on the text:
-/// most package.py never call `platform.machine()`).
-pub fn machine_dependent(src: &str) -> bool {
-    src.contains("platform.machine()")
-}
-
-/// The names `platform.machine()` and `platform.system()` evaluate to while
-/// reading for `machine` (on Linux).
-pub fn platform_names(machine: &str) -> Vec<(String, Value)> {
-    vec![
-        ("platform.machine".into(), Value::Str(machine.into())),
-        ("platform.system".into(), Value::Str("Linux".into())),
-    ]
-}
+use crate::import::spack::emit::converted::Converted;
+use crate::import::spack::emit::recipe::untranslated_items;
 
 /// Merge the readings of one package (in `ARCHES` order) into one recipe.
 pub fn merge(readings: Vec<(&str, Converted)>) -> Converted {
@@ -50,7 +33,7 @@ pub fn merge(readings: Vec<(&str, Converted)>) -> Converted {
     if !versions.is_empty()
         && matches!(
             out.not_written,
-            Some(crate::import::spack::NotWritten::NoVersions(_))
+            Some(crate::import::spack::emit::converted::NotWritten::NoVersions(_))
         )
     {
         out.not_written = None;

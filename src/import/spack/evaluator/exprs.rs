@@ -8,13 +8,13 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::import::spack::directives::translate::VariantInfo;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
 use crate::import::spack::evaluator::exprs_helpers::variant_ref;
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
     string_prefix, text, unescape,
 };
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// A python extension's `site-packages` directory (Spack's `python_platlib`).
 pub(crate) const SITE_PACKAGES: &str =

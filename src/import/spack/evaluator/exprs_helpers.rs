@@ -4,10 +4,10 @@
 
 use tree_sitter::Node;
 
-use crate::import::spack::directives::translate::VariantInfo;
 use crate::import::spack::evaluator::cond::{Cond, if_else, quote};
 use crate::import::spack::evaluator::exprs::{ArgItem, Exprs, err};
 use crate::import::spack::evaluator::value::{Args, Eval, Evaluator, Unevaluable, Value};
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 impl Exprs<'_> {
     /// `define("NAME", value)`: `-DNAME:BOOL=ON`, `-DNAME:STRING=…`.

@@ -20,4 +20,5 @@ pub(crate) mod statements;
 pub(crate) mod url;
 pub(crate) mod url_method;
 pub(crate) mod value;
+pub(crate) mod variant_info;
 pub(crate) mod version_parts;

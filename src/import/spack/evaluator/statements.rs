@@ -7,13 +7,13 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::import::spack::directives::translate::VariantInfo;
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::exprs::{ArgItem, Exprs, Local, bind_scope, first_words};
 use crate::import::spack::evaluator::filters::FilterItem;
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
 };
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// One environment change.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,74 +16,9 @@ use crate::import::spack::hooks::layout::layout_attribute;
 use crate::import::spack::hooks::shape::{bootstrap_kind, method_when, only_caches_tests};
 use tree_sitter::Node;
 
-/// Methods that only serve external detection, tests or other packages.
-pub(crate) const INFO_METHODS: &[&str] = &[
-    "determine_version",
-    "determine_variants",
-    "determine_spec_details",
-    "filter_detected_exes",
-    "validate_detected_spec",
-    "check",
-    "installcheck",
-    "libs",
-    "headers",
-    "home",
-    "command",
-    "url_for_version",
-    "fetcher",
-    "cmake_prefix_paths",
-    "setup_dependent_package",
-    "test",
-];
-
-/// Class attributes that change how a package is built.
-const BUILD_ATTRIBUTES: &[&str] = &[
-    "build_targets",
-    "install_targets",
-    "build_directory",
-    "root_cmakelists_dir",
-    "configure_directory",
-    "parallel",
-    "keep_werror",
-    "force_autoreconf",
-    "autoreconf_extra_args",
-    "patch_config_files",
-    "install_libtool_archives",
-    "makefile_name",
-    "build_system_class",
-    "generator",
-];
-
-/// Class attributes that are metadata the importer reads elsewhere.
-const METADATA_ATTRIBUTES: &[&str] = &[
-    "homepage",
-    "url",
-    "urls",
-    "git",
-    "list_url",
-    "list_depth",
-    "maintainers",
-    "gnu_mirror_path",
-    "sourceforge_mirror_path",
-    "sourceware_mirror_path",
-    "xorg_mirror_path",
-    "pypi",
-    "cran",
-    "bioc",
-    "tags",
-];
-
-/// How much an attribute matters when its value cannot be read.
-pub fn attribute_kind(name: &str) -> Kind {
-    let name = name.rsplit(':').next().unwrap_or(name);
-    if BUILD_ATTRIBUTES.contains(&name) {
-        Kind::Build
-    } else if METADATA_ATTRIBUTES.contains(&name) {
-        Kind::Directive
-    } else {
-        Kind::Info
-    }
-}
+use crate::import::spack::directives::attribute_kinds::{
+    BUILD_ATTRIBUTES, INFO_METHODS, METADATA_ATTRIBUTES,
+};
 
 /// The build section and run environment.
 pub struct BuildOut {

@@ -19,10 +19,10 @@ use tree_sitter::Node;
 
 use crate::import::yaml_out::Yaml;
 
-use crate::import::spack::directives::translate::VariantInfo;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
 use crate::import::spack::evaluator::exprs::{Exprs, Local, first_words};
 use crate::import::spack::evaluator::value::{Eval, Unevaluable, children, text};
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 const NAMES: [&str; 6] = [
     "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",

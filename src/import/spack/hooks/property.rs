@@ -8,10 +8,10 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
-use crate::import::spack::directives::translate::VariantInfo;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
 use crate::import::spack::evaluator::exprs::{Exprs, first_words};
 use crate::import::spack::evaluator::value::{Eval, Unevaluable, children};
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// The source subdirectory a directory property returns, as a template;
 /// `.` is the source tree itself.
