@@ -22,6 +22,8 @@ pub mod evaluator;
 #[cfg(test)]
 mod fidelity_tests;
 pub mod hooks;
+#[cfg(test)]
+mod layer_tests;
 pub mod reader;
 
 use std::path::Path;
