@@ -1,19 +1,19 @@
 //! Spack `package.py` → stack package recipe.
 //!
-//! | file | step |
-//! |------|------|
-//! | `value` | evaluating literal Python (strings, lists, f-strings, comprehensions) |
-//! | `reader` | tree-sitter parse; class body → directives, attributes, methods |
-//! | `bases` | what `CMakePackage`, `CudaPackage`, … add |
-//! | `imports` | class attributes of the other packages a package.py imports |
-//! | `sibling_bases` | base classes defined in another package.py |
-//! | `url` | version URLs: default substitution, mirrors |
-//! | `url_method` | a package's `url_for_version`, evaluated per version |
-//! | `translate` | directives → versions, variants, dependencies, … |
-//! | `cond`, `hook_expr`, `hook_body` | hook bodies → templates and conditions |
-//! | `hooks` | methods → the `build:` section and `env:` |
-//! | `model` | what is read, and what is reported untranslated |
-//! | `per_arch` | packages read once per architecture (`platform.machine()`), merged |
+//! Each package.py is parsed once; the folders are the steps of the
+//! conversion, in order, and each uses only itself and the ones before it
+//! (checked by `layer_tests`):
+//!
+//! | folder | step |
+//! |--------|------|
+//! | [`reader`] | the parse: text and syntax tree (`reader::parsed::Parsed`), which every later step walks by node |
+//! | [`evaluator`] | Python evaluated: literal values (`value`, `calls`, `loops`), spec conditions (`cond`), hook expressions → templates (`exprs*`), statements of method bodies (`statements`, `filters`, `url_method`) |
+//! | [`directives`] | the class body → directives, attributes, methods (`class_body`, `blocks`, `lists`, `bases`, `imports`, `sibling_bases`) → versions, variants, dependencies, … (`translate`, `versions`, `resource`) |
+//! | [`hooks`] | methods → the `build:` section and `env:` (`build_section`, `flags`, `install`, `patch`, `property`) |
+//! | [`emit`] | the recipe assembled (`recipe`, `converted`), readings per architecture merged (`per_arch`), build logic left to package.py (`build_logic`, `package_files`) |
+//!
+//! `api_check` reads package.py files for `stack check` (the calls the
+//! package API layer lacks).
 
 pub mod api_check;
 pub mod directives;

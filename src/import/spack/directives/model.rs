@@ -1,6 +1,6 @@
 //! What the importer reads out of one `package.py`: the directives with their
 //! evaluated arguments, the class attributes, the methods (their nodes in
-//! the one parsed tree, [`Parsed::def_of`]) and everything it could not
+//! the one parsed tree, `Parsed::def_of`) and everything it could not
 //! translate.
 
 use std::fmt;

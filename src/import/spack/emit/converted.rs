@@ -25,7 +25,7 @@ pub struct Converted {
     /// Patch files to copy: (name below `patches/<name>/`, bytes).
     pub patch_files: Vec<(String, Vec<u8>)>,
     /// package.py files to copy below `spack/` (a `system: spack` recipe's
-    /// package and its imports, [`build_logic`]).
+    /// package and its imports, [`super::build_logic`]).
     pub package_files: Vec<package_files::PackageFile>,
     /// Why no recipe is written for the package (a virtual placeholder, no
     /// version the stack can fetch): it is reported instead.
@@ -109,7 +109,7 @@ impl Converted {
     }
 
     /// The build logic runs from package.py at build time
-    /// ([`build_logic`]).
+    /// ([`super::build_logic`]).
     pub fn runs_package_py(&self) -> bool {
         !self.package_files.is_empty()
     }
