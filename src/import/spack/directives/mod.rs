@@ -16,6 +16,7 @@ pub mod model;
 pub(crate) mod module_loops;
 pub(crate) mod own_variants;
 pub(crate) mod resource;
+pub(crate) mod sections;
 pub(crate) mod sibling_bases;
 pub(crate) mod translate;
 pub(crate) mod url_attrs;

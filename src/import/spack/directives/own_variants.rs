@@ -11,7 +11,7 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, SpackPackage};
-use crate::import::spack::directives::translate::Sections;
+use crate::import::spack::directives::sections::Sections;
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// What a `+name`/`~name` atom of the package's own condition becomes.

@@ -14,7 +14,7 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Directive, Kind, SpackPackage};
-use crate::import::spack::directives::translate::Sections;
+use crate::import::spack::directives::sections::Sections;
 use crate::import::spack::evaluator::value::Value;
 
 /// The keywords a translated resource may carry.
@@ -58,7 +58,7 @@ pub fn resource(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, when: O
                 None => pkg.untranslated(d.line, Kind::Build, "directive resource", detail),
             }
             s.kept
-                .push(crate::import::spack::directives::translate::kept(d));
+                .push(crate::import::spack::directives::sections::kept(d));
         }
     }
 }

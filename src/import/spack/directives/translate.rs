@@ -2,7 +2,7 @@
 //! `dependencies`, `conflicts`, `patches`, `provides`) plus the Spack-only
 //! facts kept in the `imported:` block.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -13,6 +13,7 @@ use crate::spec::Spec;
 
 use crate::import::spack::directives::conditional_values as conditional;
 use crate::import::spack::directives::model::{Directive, Kind, SpackPackage};
+use crate::import::spack::directives::sections::{Sections, kept};
 use crate::import::spack::directives::variant_kind::variant_kind;
 use crate::import::spack::directives::versions::versions;
 use crate::import::spack::evaluator::value::Value;
@@ -21,42 +22,6 @@ use crate::import::spack::evaluator::variant_info::VariantInfo;
 /// Language virtuals: what Spack spells as dependencies, `stack` takes from
 /// the stack's compiler (`cc`, `cxx`, `fc`).
 pub const LANGUAGES: &[&str] = &["c", "cxx", "fortran"];
-
-/// The directive part of a translated recipe.
-#[derive(Debug, Default)]
-pub struct Sections {
-    pub versions: Vec<Yaml>,
-    pub variants: Vec<(String, Yaml)>,
-    /// Declared variants: name → (bool?, allowed values, `when`).
-    pub variant_info: Vec<VariantInfo>,
-    pub dependencies: Vec<Yaml>,
-    pub dependency_names: BTreeSet<String>,
-    pub conflicts: Vec<Yaml>,
-    pub patches: Vec<Yaml>,
-    /// Package-level `resources:` (each with its `when`).
-    pub resources: Vec<Yaml>,
-    pub provides: Vec<Yaml>,
-    /// Languages from `depends_on("c"/"cxx"/"fortran")`: each with its
-    /// conditions (`None`: always).
-    pub languages: BTreeMap<String, Vec<Option<String>>>,
-    /// Build systems named by `build_system(…)`, the default first.
-    pub build_systems: Vec<String>,
-    /// `build_system(conditional(…), …)`: the names allowed per condition.
-    pub build_system_defs: Option<Vec<conditional::Definition>>,
-    /// Directives with no stack equivalent, kept as data.
-    pub kept: Vec<Yaml>,
-    pub license: Vec<Yaml>,
-    pub maintainers: Vec<String>,
-    /// Patch files to copy: (name in the Spack package directory and below
-    /// `patches/<package>/`, bytes).
-    pub patch_files: Vec<(String, Vec<u8>)>,
-    /// Class attributes hook bodies may read as `self.NAME`, as templates
-    /// (`build_directory = "src"` → `self.build_directory` is `src`).
-    pub class_attrs: Vec<(String, String)>,
-    /// The line of an `install` that only raises: the package is
-    /// external-only (`build: {system: external}`).
-    pub external_only: Option<usize>,
-}
 
 /// Literal class attributes a hook body reads: `build_directory` as Spack
 /// sees it, a path relative to the source tree (where the phases run).
@@ -261,53 +226,6 @@ fn other_platforms_only(d: &Directive) -> Option<Vec<String>> {
     platforms.filter(|p| p.len() == 1 || d.kw("policy").is_some())
 }
 
-/// A directive as data: its name, line and arguments.
-pub fn kept(d: &Directive) -> Yaml {
-    let mut entries = vec![("directive".to_string(), Yaml::str(&d.name))];
-    if d.line > 0 {
-        entries.push(("line".into(), Yaml::Int(d.line as i64)));
-    }
-    if !d.args.is_empty() {
-        entries.push((
-            "args".into(),
-            Yaml::Seq(d.args.iter().map(value_yaml).collect()),
-        ));
-    }
-    for (k, v) in &d.kwargs {
-        entries.push((k.clone(), value_yaml(v)));
-    }
-    Yaml::Map(entries)
-}
-
-/// A Python value as YAML (calls as `{call: name, args: …}`).
-pub fn value_yaml(v: &Value) -> Yaml {
-    match v {
-        Value::Str(s) => Yaml::str(s),
-        Value::Int(i) => Yaml::Int(*i),
-        Value::Float(f) => Yaml::str(format!("{f}")),
-        Value::Bool(b) => Yaml::Bool(*b),
-        Value::None => Yaml::str("None"),
-        Value::List(items) => Yaml::Seq(items.iter().map(value_yaml).collect()),
-        Value::Dict(items) => Yaml::Map(
-            items
-                .iter()
-                .map(|(k, v)| (k.to_py_string(), value_yaml(v)))
-                .collect(),
-        ),
-        Value::Call(c) => {
-            let mut e = vec![("call".to_string(), Yaml::str(&c.name))];
-            e.push((
-                "args".into(),
-                Yaml::Seq(c.args.iter().map(value_yaml).collect()),
-            ));
-            for (k, v) in &c.kwargs {
-                e.push((k.clone(), value_yaml(v)));
-            }
-            Yaml::Map(e)
-        }
-    }
-}
-
 /// Check a condition or spec with the stack's spec parser; a spec it cannot
 /// read is recorded (the recipe keeps it as written).
 fn check_spec(pkg: &mut SpackPackage, line: usize, text: &str, what: &str) {
@@ -460,8 +378,6 @@ fn conditional_values(pkg: &mut SpackPackage, d: &Directive, name: &str) -> Opti
     });
     Some(directives.collect())
 }
-
-pub(crate) type Entries = Vec<(String, Yaml)>;
 
 fn dep_types(d: &Directive, extends: bool) -> Result<BTreeSet<String>, String> {
     let mut types = BTreeSet::new();

@@ -3,7 +3,7 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::Directive;
-use crate::import::spack::directives::translate::Entries;
+use crate::import::spack::directives::sections::Entries;
 use crate::import::spack::evaluator::value::Value;
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 

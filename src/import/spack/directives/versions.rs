@@ -4,7 +4,7 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Directive, Kind, SpackPackage};
-use crate::import::spack::directives::translate::{Entries, Sections, kept};
+use crate::import::spack::directives::sections::{Entries, Sections, kept};
 use crate::import::spack::evaluator::url;
 use crate::import::spack::evaluator::url_method;
 use crate::import::spack::evaluator::value::{Scope, Value};

@@ -11,7 +11,7 @@ use crate::import::yaml_out::Yaml;
 /// its version).
 pub(crate) fn not_written(
     pkg: &crate::import::spack::directives::model::SpackPackage,
-    s: &crate::import::spack::directives::translate::Sections,
+    s: &crate::import::spack::directives::sections::Sections,
     untranslated: &[Untranslated],
     external: bool,
 ) -> Option<NotWritten> {
@@ -59,7 +59,7 @@ fn seq_or_none(items: &[Yaml]) -> Option<Yaml> {
 
 pub(crate) fn assemble(
     pkg: &crate::import::spack::directives::model::SpackPackage,
-    s: &crate::import::spack::directives::translate::Sections,
+    s: &crate::import::spack::directives::sections::Sections,
     build: Yaml,
     env: Vec<Yaml>,
     system: &str,
@@ -109,7 +109,7 @@ fn is_build_tool(pkg: &crate::import::spack::directives::model::SpackPackage) ->
 
 fn imported_block(
     pkg: &crate::import::spack::directives::model::SpackPackage,
-    s: &crate::import::spack::directives::translate::Sections,
+    s: &crate::import::spack::directives::sections::Sections,
     system: &str,
     origin: &Origin,
     untranslated: &[Untranslated],

@@ -6,15 +6,14 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
-use crate::import::spack::directives::translate::Sections;
+use crate::import::spack::directives::sections::Sections;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
 use crate::import::spack::evaluator::exprs::ArgItem;
-use crate::import::spack::evaluator::statements::{EnvItem, Produced, run_method_in};
-use crate::import::spack::evaluator::value::{Eval, Unevaluable};
+use crate::import::spack::evaluator::statements::EnvItem;
 use crate::import::spack::hooks::install::install_method;
 use crate::import::spack::hooks::layout::layout_attribute;
+use crate::import::spack::hooks::run::{put, run_hook, with_def};
 use crate::import::spack::hooks::shape::{bootstrap_kind, method_when, only_caches_tests};
-use tree_sitter::Node;
 
 use crate::import::spack::directives::attribute_kinds::{
     BUILD_ATTRIBUTES, INFO_METHODS, METADATA_ATTRIBUTES,
@@ -201,31 +200,6 @@ fn method(
     hook_method(pkg, s, m, system, build, env);
 }
 
-/// Run `f` on the `def` of `m` in the package's one parsed tree (and the
-/// text its nodes index); error lines are lines of package.py.
-pub(crate) fn with_def<T>(
-    pkg: &SpackPackage,
-    m: &Method,
-    f: impl FnOnce(Node, &str) -> Eval<T>,
-) -> Eval<T> {
-    let parsed = pkg.parsed.as_deref();
-    match parsed.and_then(|p| Some((p.def_of(&m.range)?, p.src()))) {
-        Some((def, src)) => f(def, src),
-        None => Err(Unevaluable {
-            line: m.line,
-            what: "method does not parse".into(),
-        }),
-    }
-}
-
-/// A hook method run by the hook evaluator with the class's variants and
-/// literal attributes.
-pub(crate) fn run_hook(pkg: &SpackPackage, s: &Sections, m: &Method) -> Eval<Produced> {
-    with_def(pkg, m, |def, src| {
-        run_method_in(def, src, &s.variant_info, &s.class_attrs)
-    })
-}
-
 /// `flag_handler` → `flags:` (a `@when` on it joins every entry's condition).
 fn flag_method(pkg: &mut SpackPackage, s: &Sections, m: &Method, build: &mut Vec<(String, Yaml)>) {
     let when = method_when(m);
@@ -388,15 +362,6 @@ fn hook_method(
             Ok(ops) => put(build, env_key, Yaml::Seq(ops)),
             Err(why) => pkg.untranslated(m.line, Kind::Build, hook, why),
         }
-    }
-}
-
-/// Set a key of the build section; a later definition replaces an earlier
-/// one (Python: the last `def` wins, a builder class's over the package's).
-pub(crate) fn put(build: &mut Vec<(String, Yaml)>, key: &str, value: Yaml) {
-    match build.iter_mut().find(|(k, _)| k == key) {
-        Some(entry) => entry.1 = value,
-        None => build.push((key.to_string(), value)),
     }
 }
 

@@ -4,10 +4,10 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
-use crate::import::spack::directives::translate::Sections;
+use crate::import::spack::directives::sections::Sections;
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::statements::InstallItem;
-use crate::import::spack::hooks::build_section::{put, run_hook};
+use crate::import::spack::hooks::run::{put, run_hook};
 
 /// `install()` of a generic or Makefile package → `install:` steps; in a
 /// Makefile package one `make(…)` call becomes `install_targets` (the

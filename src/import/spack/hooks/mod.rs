@@ -7,4 +7,5 @@ pub(crate) mod install;
 pub(crate) mod layout;
 pub(crate) mod patch;
 pub(crate) mod property;
+pub(crate) mod run;
 pub(crate) mod shape;

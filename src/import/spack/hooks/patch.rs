@@ -7,10 +7,10 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
-use crate::import::spack::directives::translate::Sections;
+use crate::import::spack::directives::sections::Sections;
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::filters::FilterItem;
-use crate::import::spack::hooks::build_section::run_hook;
+use crate::import::spack::hooks::run::run_hook;
 use crate::import::spack::hooks::shape::method_when;
 
 /// Whether `m` is a file-edit method this build system runs on the source.
