@@ -16,7 +16,7 @@ root = sys.argv[1] if len(sys.argv) > 1 else "src/import/spack"
 mods = {}
 for dirpath, _, files in os.walk(root):
     for f in files:
-        if f.endswith(".rs"):
+        if f.endswith(".rs") and f != "tests.rs" and not f.endswith("_tests.rs"):
             rel = os.path.relpath(os.path.join(dirpath, f), root)[:-3]
             name = rel[: -len("/mod")] if rel.endswith("/mod") else rel
             mods["" if name == "mod" else name] = os.path.join(dirpath, f)
