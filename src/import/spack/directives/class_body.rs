@@ -49,7 +49,12 @@ pub fn read_package_with(
 
 /// Read without the base classes' constants in scope (to read the bases).
 pub fn read_base(name: &str, src: &str) -> SpackPackage {
-    read(name, &Parsed::new(src), false, Vec::new())
+    read_base_parsed(name, &Parsed::new(src))
+}
+
+/// [`read_base`] of a parsed file.
+pub fn read_base_parsed(name: &str, parsed: &Result<Arc<Parsed>, ParseError>) -> SpackPackage {
+    read(name, parsed, false, Vec::new())
 }
 
 fn read(

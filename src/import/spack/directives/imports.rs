@@ -12,6 +12,7 @@ use crate::import::repos::Repos;
 use crate::import::spack::directives::class_body;
 use crate::import::spack::directives::model::SpackPackage;
 use crate::import::spack::evaluator::value::Value;
+use crate::import::spack::reader::parsed::{ParseError, Parsed};
 
 /// `Class.method()` → the method's source.
 pub type Helpers = Vec<(String, String)>;
@@ -130,6 +131,30 @@ pub fn read_sibling(packages: &Path, module: &str) -> Option<String> {
     bytes.ok().map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// A sibling package.py, read and parsed once per process: the files
+/// others import from (`boost`, `cuda`, `qt-base`) serve both their
+/// imported attributes and the base classes defined in them.
+pub struct SiblingFile {
+    pub text: String,
+    pub parsed: Result<Arc<Parsed>, ParseError>,
+}
+
+/// [`SiblingFile`] of `<packages>/<module>/package.py` (`None`: not read).
+pub fn sibling_file(packages: &Path, module: &str) -> Option<Arc<SiblingFile>> {
+    type Cache = Mutex<HashMap<PathBuf, Option<Arc<SiblingFile>>>>;
+    static CACHE: LazyLock<Cache> = LazyLock::new(Cache::default);
+    let key = packages.join(module);
+    if let Some(hit) = CACHE.lock().ok()?.get(&key) {
+        return hit.clone();
+    }
+    let file = read_sibling(packages, module).map(|text| {
+        let parsed = Parsed::new(&text);
+        Arc::new(SiblingFile { text, parsed })
+    });
+    CACHE.lock().ok()?.insert(key, file.clone());
+    file
+}
+
 /// What one imported class puts in scope.
 struct ClassScope {
     attributes: Vec<(String, Value)>,
@@ -152,10 +177,11 @@ fn class_scope(packages: &Path, module: &str, class: &str) -> Option<Arc<ClassSc
 }
 
 fn read_class_scope(packages: &Path, module: &str, class: &str) -> Option<ClassScope> {
-    let text = read_sibling(packages, module)?;
-    let other = class_body::read_base(module, &text);
+    let file = sibling_file(packages, module)?;
+    let text = &file.text;
+    let other = class_body::read_base_parsed(module, &file.parsed);
     if other.class_name != class {
-        return other_class_helpers(&other, &text, class);
+        return other_class_helpers(&other, text, class);
     }
     let mut attributes: Vec<_> = other
         .attributes
@@ -172,7 +198,7 @@ fn read_class_scope(packages: &Path, module: &str, class: &str) -> Option<ClassS
         Some((Value::Str(v.to_string()), Value::Dict(kwargs.collect())))
     });
     attributes.push((format!("{class}.versions"), Value::Dict(versions.collect())));
-    let helpers = static_helpers(&other, &text, class, |_| true);
+    let helpers = static_helpers(&other, text, class, |_| true);
     Some(ClassScope {
         attributes,
         helpers,

@@ -58,13 +58,9 @@ fn read(siblings: Siblings, module: &str, class: &str) -> Option<SpackPackage> {
 }
 
 fn read_uncached(siblings: Siblings, module: &str, class: &str) -> Option<SpackPackage> {
-    let text = crate::import::spack::directives::imports::read_sibling(siblings.packages, module)?;
-    let (attributes, _) = imported_attributes(&text, siblings);
-    let other = class_body::read_package_with(
-        class,
-        &crate::import::spack::reader::parsed::Parsed::new(&text),
-        attributes,
-    );
+    let file = crate::import::spack::directives::imports::sibling_file(siblings.packages, module)?;
+    let (attributes, _) = imported_attributes(&file.text, siblings);
+    let other = class_body::read_package_with(class, &file.parsed, attributes);
     (other.class_name == class).then_some(other)
 }
 
