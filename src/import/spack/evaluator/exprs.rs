@@ -8,13 +8,14 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
+use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
-use crate::import::spack::evaluator::exprs_helpers::variant_ref;
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
     string_prefix, text, unescape,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
+use crate::import::spack::evaluator::variant_info::variant_ref;
 
 /// A python extension's `site-packages` directory (Spack's `python_platlib`).
 pub(crate) const SITE_PACKAGES: &str =
@@ -46,13 +47,6 @@ pub enum Local {
     Multi(String),
     /// A variant object (`tgt = spec.variants["x"]`): the variant's name.
     Variant(String),
-}
-
-/// One argument under a condition.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ArgItem {
-    pub cond: Cond,
-    pub template: String,
 }
 
 /// What hook bodies can see.

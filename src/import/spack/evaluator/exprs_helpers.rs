@@ -4,10 +4,11 @@
 
 use tree_sitter::Node;
 
+use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::{Cond, if_else, quote};
-use crate::import::spack::evaluator::exprs::{ArgItem, Exprs, err};
+use crate::import::spack::evaluator::exprs::{Exprs, err};
 use crate::import::spack::evaluator::value::{Args, Eval, Evaluator, Unevaluable, Value};
-use crate::import::spack::evaluator::variant_info::VariantInfo;
+use crate::import::spack::evaluator::variant_info::{VariantInfo, variant_ref};
 
 impl Exprs<'_> {
     /// `define("NAME", value)`: `-DNAME:BOOL=ON`, `-DNAME:STRING=…`.
@@ -192,21 +193,5 @@ impl Exprs<'_> {
                 }
             })
             .collect())
-    }
-}
-
-/// A template's reference to variant `name`: `variants.name`, or
-/// `variants['name']` when the name is not an identifier (`gni-cookie`,
-/// which `variants.gni-cookie` would read as a subtraction).
-pub(crate) fn variant_ref(name: &str) -> String {
-    let ident = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if ident {
-        format!("variants.{name}")
-    } else {
-        format!("variants['{name}']")
     }
 }

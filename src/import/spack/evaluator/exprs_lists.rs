@@ -3,10 +3,9 @@
 
 use tree_sitter::Node;
 
+use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::exprs::{
-    ArgItem, Exprs, Local, bind_scope, err, first_words, literal,
-};
+use crate::import::spack::evaluator::exprs::{Exprs, Local, bind_scope, err, first_words, literal};
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children,
 };

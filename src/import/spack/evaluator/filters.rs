@@ -7,17 +7,10 @@
 use tree_sitter::Node;
 
 use crate::file_filter::{FileFilter, compile};
-use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::collected::FilterItem;
 use crate::import::spack::evaluator::exprs::{Local, err, first_words};
 use crate::import::spack::evaluator::statements::Body;
 use crate::import::spack::evaluator::value::{Args, Evaluator, Unevaluable, Value, children};
-
-/// One file edit under the condition of its `if` blocks.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FilterItem {
-    pub cond: Cond,
-    pub filter: FileFilter,
-}
 
 type Eval<T> = crate::import::spack::evaluator::value::Eval<T>;
 

@@ -4,6 +4,7 @@
 //! filters, `url_for_version`), each feeding what its consumer collects.
 
 pub(crate) mod calls;
+pub(crate) mod collected;
 pub(crate) mod compiler_flags;
 pub(crate) mod cond;
 pub(crate) mod dates;

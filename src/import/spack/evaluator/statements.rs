@@ -7,46 +7,14 @@ use std::collections::HashMap;
 
 use tree_sitter::Node;
 
+use crate::import::spack::evaluator::collected::ArgItem;
+use crate::import::spack::evaluator::collected::{EnvItem, InstallItem, Produced};
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::exprs::{ArgItem, Exprs, Local, bind_scope, first_words};
-use crate::import::spack::evaluator::filters::FilterItem;
+use crate::import::spack::evaluator::exprs::{Exprs, Local, bind_scope, first_words};
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
-
-/// One environment change.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EnvItem {
-    pub cond: Cond,
-    /// `set`, `unset`, `prepend_path`, `append_path`, `append_flags`.
-    pub op: &'static str,
-    pub var: String,
-    pub value: Option<String>,
-}
-
-/// What a body produced.
-#[derive(Debug, Default)]
-pub struct Produced {
-    pub args: Option<Vec<ArgItem>>,
-    pub env: Vec<EnvItem>,
-    /// Install steps of an `install()` body.
-    pub install: Vec<InstallItem>,
-    /// File edits of a `patch()`/`edit()` body.
-    pub filters: Vec<FilterItem>,
-}
-
-/// One install action: `copy` (source glob, prefix-relative directory) or
-/// `mkdir` (prefix-relative directory).
-#[derive(Clone, Debug, PartialEq)]
-pub struct InstallItem {
-    pub cond: Cond,
-    pub op: &'static str,
-    pub from: Option<String>,
-    pub to: String,
-    /// The arguments of a `make` call.
-    pub args: Vec<String>,
-}
 
 /// Run the method defined in `method_src` (a `def …` snippet).
 #[cfg(test)]

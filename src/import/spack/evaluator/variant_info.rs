@@ -14,3 +14,19 @@ pub struct VariantInfo {
     /// Line of the declaration (0: a base class's).
     pub line: usize,
 }
+
+/// A template's reference to variant `name`: `variants.name`, or
+/// `variants['name']` when the name is not an identifier (`gni-cookie`,
+/// which `variants.gni-cookie` would read as a subtraction).
+pub(crate) fn variant_ref(name: &str) -> String {
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if ident {
+        format!("variants.{name}")
+    } else {
+        format!("variants['{name}']")
+    }
+}

@@ -7,9 +7,9 @@ use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
 use crate::import::spack::directives::sections::Sections;
+use crate::import::spack::evaluator::collected::ArgItem;
+use crate::import::spack::evaluator::collected::EnvItem;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
-use crate::import::spack::evaluator::exprs::ArgItem;
-use crate::import::spack::evaluator::statements::EnvItem;
 use crate::import::spack::hooks::install::install_method;
 use crate::import::spack::hooks::layout::layout_attribute;
 use crate::import::spack::hooks::run::{put, run_hook, with_def};

@@ -5,8 +5,8 @@ use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
 use crate::import::spack::directives::sections::Sections;
+use crate::import::spack::evaluator::collected::InstallItem;
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::statements::InstallItem;
 use crate::import::spack::hooks::run::{put, run_hook};
 
 /// `install()` of a generic or Makefile package → `install:` steps; in a

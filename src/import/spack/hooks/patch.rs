@@ -8,8 +8,8 @@ use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
 use crate::import::spack::directives::sections::Sections;
+use crate::import::spack::evaluator::collected::FilterItem;
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::filters::FilterItem;
 use crate::import::spack::hooks::run::run_hook;
 use crate::import::spack::hooks::shape::method_when;
 

@@ -6,7 +6,8 @@ use tree_sitter::Node;
 
 use crate::import::spack::directives::model::{Method, SpackPackage};
 use crate::import::spack::directives::sections::Sections;
-use crate::import::spack::evaluator::statements::{Produced, run_method_in};
+use crate::import::spack::evaluator::collected::Produced;
+use crate::import::spack::evaluator::statements::run_method_in;
 use crate::import::spack::evaluator::value::{Eval, Unevaluable};
 use crate::import::yaml_out::Yaml;
 
