@@ -16,8 +16,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use tree_sitter::Node;
 
-use super::reader::parse_checked;
-use super::value::text;
+use super::evaluator::value::text;
+use super::reader::parsed::parse_checked;
 
 /// The layer's API as listed in its `API.txt`.
 #[derive(Clone, Debug, Default)]

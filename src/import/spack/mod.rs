@@ -1,184 +1,42 @@
 //! Spack `package.py` → stack package recipe.
 //!
-//! | file | step |
-//! |------|------|
-//! | `value` | evaluating literal Python (strings, lists, f-strings, comprehensions) |
-//! | `reader` | tree-sitter parse; class body → directives, attributes, methods |
-//! | `bases` | what `CMakePackage`, `CudaPackage`, … add |
-//! | `imports` | class attributes of the other packages a package.py imports |
-//! | `sibling_bases` | base classes defined in another package.py |
-//! | `url` | version URLs: default substitution, mirrors |
-//! | `url_method` | a package's `url_for_version`, evaluated per version |
-//! | `translate` | directives → versions, variants, dependencies, … |
-//! | `cond`, `hook_expr`, `hook_body` | hook bodies → templates and conditions |
-//! | `hooks` | methods → the `build:` section and `env:` |
-//! | `model` | what is read, and what is reported untranslated |
-//! | `per_arch` | packages read once per architecture (`platform.machine()`), merged |
+//! Each package.py is parsed once; the folders are the steps of the
+//! conversion, in order, and each uses only itself and the ones before it
+//! (checked by `layer_tests`):
+//!
+//! | folder | step |
+//! |--------|------|
+//! | [`reader`] | the parse: text and syntax tree (`reader::parsed::Parsed`), which every later step walks by node |
+//! | [`evaluator`] | Python evaluated: literal values (`value`, `calls`, `loops`), spec conditions (`cond`), hook expressions → templates (`exprs*`), statements of method bodies (`statements`, `filters`, `url_method`) |
+//! | [`directives`] | the class body → directives, attributes, methods (`class_body`, `blocks`, `lists`, `bases`, `imports`, `sibling_bases`) → versions, variants, dependencies, … (`translate`, `versions`, `resource`) |
+//! | [`hooks`] | methods → the `build:` section and `env:` (`build_section`, `flags`, `install`, `patch`, `property`) |
+//! | [`emit`] | the recipe assembled (`recipe`, `converted`), readings per architecture merged (`per_arch`), build logic left to package.py (`build_logic`, `package_files`) |
+//!
+//! `api_check` reads package.py files for `stack check` (the calls the
+//! package API layer lacks).
 
 pub mod api_check;
-mod bases;
-pub mod build_logic;
-mod cond;
-mod conditional_values;
-mod external_only;
+pub mod directives;
+pub mod emit;
+pub mod evaluator;
 #[cfg(test)]
 mod fidelity_tests;
-mod hook_body;
-mod hook_compiler_flags;
-mod hook_cond;
-mod hook_expr;
-mod hook_filter;
-mod hook_flags;
-mod hook_helpers;
-mod hook_install;
-mod hook_layout;
-mod hook_list;
-mod hook_patch;
-mod hook_property;
-mod hook_shape;
-mod hooks;
-mod imports;
-mod local_bases;
-pub mod model;
-mod module_loops;
-mod own_variants;
-pub mod package_files;
-mod per_arch;
-mod pystr;
-mod reader;
-mod reader_blocks;
-mod reader_lists;
-mod resource;
-mod sibling_bases;
-mod spec_spelling;
-mod translate;
-mod url;
-mod url_dates;
-mod url_method;
-mod value;
-mod value_calls;
-mod value_loops;
-mod value_re;
-mod variant_kind;
-mod version_parts;
-mod versions;
+pub mod hooks;
+#[cfg(test)]
+mod layer_tests;
+pub mod reader;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::yaml_out::Yaml;
 pub use api_check::{ApiGap, ApiListing, unsupported_api};
-pub(crate) use cond::COMPILERS;
-pub use model::{Kind, Untranslated};
-
-/// Where a package.py came from, for the `imported:` block.
-#[derive(Clone, Debug, Default)]
-pub struct Origin {
-    /// Path of package.py relative to the spack-packages checkout.
-    pub file: String,
-    /// The checkout's commit, if it is a git repository.
-    pub commit: Option<String>,
-}
-
-/// One converted package.
-#[derive(Clone, Debug)]
-pub struct Converted {
-    pub name: String,
-    pub recipe: Yaml,
-    pub untranslated: Vec<Untranslated>,
-    /// Spack's build system of the translated build section.
-    pub build_system: String,
-    /// Patch files to copy: (name below `patches/<name>/`, bytes).
-    pub patch_files: Vec<(String, Vec<u8>)>,
-    /// package.py files to copy below `spack/` (a `system: spack` recipe's
-    /// package and its imports, [`build_logic`]).
-    pub package_files: Vec<package_files::PackageFile>,
-    /// Why no recipe is written for the package (a virtual placeholder, no
-    /// version the stack can fetch): it is reported instead.
-    pub not_written: Option<NotWritten>,
-}
-
-/// Why a package gets no recipe.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NotWritten {
-    /// `virtual = True` (spack-packages' `c`, `cxx`, `fortran`, `mpi`): a
-    /// name for the virtual, which its providers' recipes provide.
-    Virtual,
-    /// No version the stack can fetch: a recipe without versions does not
-    /// load. The text says why.
-    NoVersions(String),
-    /// The file was not read (nested too deeply, no parse): an error of
-    /// this package, the others are imported.
-    Unreadable(String),
-}
-
-impl std::fmt::Display for NotWritten {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NotWritten::Virtual => f.write_str(
-                "a virtual package (`virtual = True`): its providers' recipes provide it",
-            ),
-            NotWritten::NoVersions(why) => write!(f, "no version the stack can fetch: {why}"),
-            NotWritten::Unreadable(why) => f.write_str(why),
-        }
-    }
-}
-
-impl Converted {
-    /// The recipe as YAML text.
-    pub fn to_yaml(&self) -> String {
-        self.recipe.to_document()
-    }
-
-    /// No directive was left untranslated.
-    pub fn directives_complete(&self) -> bool {
-        !self.untranslated.iter().any(|u| u.kind == Kind::Directive)
-    }
-
-    /// No build logic was left untranslated.
-    pub fn hooks_complete(&self) -> bool {
-        !self.untranslated.iter().any(|u| u.kind == Kind::Build)
-    }
-
-    /// The names of the recipe's versions, in order.
-    pub fn version_names(&self) -> Vec<String> {
-        self.versions_where(|_| true)
-    }
-
-    /// The names of the versions that have something to fetch (`url` or
-    /// `git`; not an external-only package's `source: none`), in order.
-    pub fn fetchable_version_names(&self) -> Vec<String> {
-        self.versions_where(|e| e.iter().any(|(k, _)| k == "url" || k == "git"))
-    }
-
-    fn versions_where(&self, keep: impl Fn(&[(String, Yaml)]) -> bool) -> Vec<String> {
-        let Yaml::Map(entries) = &self.recipe else {
-            return Vec::new();
-        };
-        let Some((_, Yaml::Seq(versions))) = entries.iter().find(|(k, _)| k == "versions") else {
-            return Vec::new();
-        };
-        versions
-            .iter()
-            .filter_map(|v| match v {
-                Yaml::Map(e) if keep(e) => {
-                    e.iter()
-                        .find(|(k, _)| k == "version")
-                        .and_then(|(_, v)| match v {
-                            Yaml::Str(s) => Some(s.clone()),
-                            _ => None,
-                        })
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The build logic runs from package.py at build time
-    /// ([`build_logic`]).
-    pub fn runs_package_py(&self) -> bool {
-        !self.package_files.is_empty()
-    }
-}
+pub use directives::model;
+pub use directives::model::{Kind, Untranslated};
+pub use emit::converted::{Converted, NotWritten, Origin};
+use emit::recipe::{assemble, not_written};
+pub use emit::{build_logic, package_files};
+pub(crate) use evaluator::cond::COMPILERS;
 
 /// Convert the text of one package.py. `pkg_dir` is its directory (for
 /// patch files).
@@ -200,46 +58,55 @@ pub fn convert_in(
     repos: Option<&crate::import::Repos>,
 ) -> Converted {
     let packages = pkg_dir.parent().unwrap_or(Path::new("."));
-    let siblings = imports::Siblings { packages, repos };
-    if !per_arch::machine_dependent(src) {
-        return convert_for(name, src, (pkg_dir, siblings), origin, None);
+    let siblings = directives::imports::Siblings { packages, repos };
+    // Parsed once: every reading (per architecture) walks the one tree.
+    let parsed = reader::parsed::Parsed::new(src);
+    let file = (src, &parsed);
+    if !directives::machine::machine_dependent(src) {
+        return convert_for(name, file, (pkg_dir, siblings), origin, None);
     }
-    let readings = per_arch::ARCHES
+    let readings = directives::machine::ARCHES
         .iter()
         .map(|m| {
             (
                 *m,
-                convert_for(name, src, (pkg_dir, siblings), origin, Some(m)),
+                convert_for(name, file, (pkg_dir, siblings), origin, Some(m)),
             )
         })
         .collect();
-    per_arch::merge(readings)
+    emit::per_arch::merge(readings)
 }
+
+/// A package.py's text and its parse.
+type File<'a> = (
+    &'a str,
+    &'a Result<Arc<reader::parsed::Parsed>, reader::parsed::ParseError>,
+);
 
 fn convert_for(
     name: &str,
-    src: &str,
-    (pkg_dir, siblings): (&Path, imports::Siblings),
+    (src, parsed): File,
+    (pkg_dir, siblings): (&Path, directives::imports::Siblings),
     origin: &Origin,
     machine: Option<&str>,
 ) -> Converted {
-    let (mut attributes, helpers) = imports::imported_attributes(src, siblings);
+    let (mut attributes, helpers) = directives::imports::imported_attributes(src, siblings);
     if let Some(m) = machine {
-        attributes.extend(per_arch::platform_names(m));
+        attributes.extend(directives::machine::platform_names(m));
     }
     // Static methods of imported classes, for class attributes that call them.
     attributes.extend(
         helpers
             .iter()
-            .map(|(k, v)| (k.clone(), value::Value::Str(v.clone()))),
+            .map(|(k, v)| (k.clone(), evaluator::value::Value::Str(v.clone()))),
     );
-    let mut pkg = reader::read_package_with(name, src, attributes);
+    let mut pkg = directives::class_body::read_package_with(name, parsed, attributes);
     pkg.helpers = helpers;
     pkg.machine = machine.map(str::to_string);
-    sibling_bases::merge(&mut pkg, src, siblings);
-    let mut sections = translate::sections(&mut pkg, src, pkg_dir);
-    let mut out = hooks::build_section(&mut pkg, src, &sections);
-    own_variants::apply(&mut pkg, &mut sections, &mut out.build, &mut out.env);
+    directives::sibling_bases::merge(&mut pkg, src, siblings);
+    let mut sections = directives::translate::sections(&mut pkg, src, pkg_dir);
+    let mut out = hooks::build_section::build_section(&mut pkg, src, &sections);
+    directives::own_variants::apply(&mut pkg, &mut sections, &mut out.build, &mut out.env);
     let mut untranslated = std::mem::take(&mut pkg.untranslated);
     untranslated.sort();
     untranslated.dedup();
@@ -263,178 +130,6 @@ fn convert_for(
         patch_files: sections.patch_files,
         package_files: Vec::new(),
     }
-}
-
-/// Whether the package is a virtual placeholder or has no version (an
-/// `external` package declaring none is written: a cluster external names
-/// its version).
-fn not_written(
-    pkg: &model::SpackPackage,
-    s: &translate::Sections,
-    untranslated: &[Untranslated],
-    external: bool,
-) -> Option<NotWritten> {
-    if let Some(why) = &pkg.unreadable {
-        return Some(NotWritten::Unreadable(why.clone()));
-    }
-    if matches!(pkg.attribute("virtual"), Some(value::Value::Bool(true))) {
-        return Some(NotWritten::Virtual);
-    }
-    if !s.versions.is_empty() {
-        return None;
-    }
-    let why: Vec<String> = untranslated
-        .iter()
-        .filter(|u| u.construct.starts_with("version"))
-        .map(|u| format!("line {}: {} ({})", u.line, u.construct, u.detail))
-        .collect();
-    if why.is_empty() && external {
-        return None;
-    }
-    Some(NotWritten::NoVersions(if why.is_empty() {
-        "the package declares none".into()
-    } else {
-        why.join("; ")
-    }))
-}
-
-fn description(pkg: &model::SpackPackage) -> String {
-    let doc = pkg.docstring.clone().unwrap_or_default();
-    let para = doc.split("\n\n").next().unwrap_or("");
-    let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.is_empty() {
-        format!("{} (imported from Spack)", pkg.name)
-    } else {
-        text
-    }
-}
-
-fn seq_or_none(items: &[Yaml]) -> Option<Yaml> {
-    (!items.is_empty()).then(|| Yaml::Seq(items.to_vec()))
-}
-
-fn assemble(
-    pkg: &model::SpackPackage,
-    s: &translate::Sections,
-    build: Yaml,
-    env: Vec<Yaml>,
-    system: &str,
-    origin: &Origin,
-    untranslated: &[Untranslated],
-) -> Yaml {
-    let homepage = pkg
-        .attribute("homepage")
-        .and_then(|v| v.as_str())
-        .map(Yaml::str);
-    let variants = (!s.variants.is_empty()).then(|| Yaml::Map(s.variants.clone()));
-    let build_tool = is_build_tool(pkg).then_some(Yaml::Bool(true));
-    Yaml::map([
-        ("name", Some(Yaml::str(&pkg.name))),
-        ("description", Some(Yaml::str(description(pkg)))),
-        ("homepage", homepage),
-        ("versions", Some(Yaml::Seq(s.versions.clone()))),
-        ("variants", variants),
-        ("dependencies", seq_or_none(&s.dependencies)),
-        ("conflicts", seq_or_none(&s.conflicts)),
-        ("patches", seq_or_none(&s.patches)),
-        ("resources", seq_or_none(&s.resources)),
-        ("provides", seq_or_none(&s.provides)),
-        ("build_tool", build_tool),
-        ("build", Some(build)),
-        ("env", seq_or_none(&env)),
-        (
-            "imported",
-            Some(imported_block(pkg, s, system, origin, untranslated)),
-        ),
-    ])
-}
-
-/// Spack lets a package tagged `build-tools` or `compiler` have more than
-/// one node (`concretizer:duplicates:strategy: minimal`): a build-only
-/// dependency of another configuration. Such a package is a `build_tool`.
-fn is_build_tool(pkg: &model::SpackPackage) -> bool {
-    let tagged = |v: &value::Value| {
-        v.as_str()
-            .is_some_and(|t| t == "build-tools" || t == "compiler")
-    };
-    match pkg.attribute("tags") {
-        Some(value::Value::List(tags)) => tags.iter().any(tagged),
-        _ => false,
-    }
-}
-
-fn imported_block(
-    pkg: &model::SpackPackage,
-    s: &translate::Sections,
-    system: &str,
-    origin: &Origin,
-    untranslated: &[Untranslated],
-) -> Yaml {
-    let languages = languages_yaml(&s.languages);
-    let list_url = pkg
-        .attribute("list_url")
-        .and_then(|v| v.as_str())
-        .map(Yaml::str);
-    Yaml::map([
-        ("from", Some(Yaml::str("spack"))),
-        ("file", Some(Yaml::str(&origin.file))),
-        ("commit", origin.commit.as_deref().map(Yaml::str)),
-        ("reviewed", Some(Yaml::Bool(false))),
-        ("languages", languages),
-        ("build_system", Some(Yaml::str(system))),
-        (
-            "build_systems",
-            (s.build_systems.len() > 1).then(|| Yaml::strs(&s.build_systems)),
-        ),
-        ("list_url", list_url),
-        ("license", seq_or_none(&s.license)),
-        (
-            "maintainers",
-            (!s.maintainers.is_empty()).then(|| Yaml::strs(&s.maintainers)),
-        ),
-        ("kept", seq_or_none(&s.kept)),
-        ("untranslated", untranslated_items(untranslated)),
-    ])
-}
-
-/// `imported.languages`: a language always needed as its name, one needed
-/// under conditions once per condition (`{language: cxx, when: "@1.3.4:"}`).
-fn languages_yaml(
-    languages: &std::collections::BTreeMap<String, Vec<Option<String>>>,
-) -> Option<Yaml> {
-    let mut items = Vec::new();
-    for (name, conds) in languages {
-        if conds.contains(&None) {
-            items.push(Yaml::str(name));
-            continue;
-        }
-        for when in conds.iter().flatten() {
-            items.push(Yaml::map([
-                ("language", Some(Yaml::str(name))),
-                ("when", Some(Yaml::str(when))),
-            ]));
-        }
-    }
-    seq_or_none(&items)
-}
-
-/// The `imported.untranslated` list.
-fn untranslated_items(untranslated: &[Untranslated]) -> Option<Yaml> {
-    let items = untranslated
-        .iter()
-        .map(|u| {
-            Yaml::map([
-                ("line", Some(Yaml::Int(u.line as i64))),
-                ("kind", Some(Yaml::str(u.kind.name()))),
-                ("construct", Some(Yaml::str(&u.construct))),
-                (
-                    "detail",
-                    (!u.detail.is_empty()).then(|| Yaml::str(&u.detail)),
-                ),
-            ])
-        })
-        .collect::<Vec<_>>();
-    seq_or_none(&items)
 }
 
 #[cfg(test)]

@@ -1,0 +1,171 @@
+//! Module-level loops that fill a table the class then reads
+//! (rocm-openmp-extras: `for i, item in enumerate(versions): for j, c in
+//! enumerate(component_hashes): versions_dict.setdefault(item, {})[components[j]]
+//! = component_hashes[j][i]`). The loop runs over evaluable values; item
+//! assignments (`d[k] = v`, `d.setdefault(k, {})[k2] = v`) change the
+//! module's binding. A statement it cannot evaluate stops the loop: the
+//! names it would have filled stay as they were, and the directives that
+//! read them are reported where they are.
+
+use tree_sitter::Node;
+
+use crate::import::spack::evaluator::loops::bind_target;
+use crate::import::spack::evaluator::value::{Evaluator, Scope, Value, children, text};
+
+/// Run a module-level `for` statement; `false` when some part of it could
+/// not be evaluated.
+pub(crate) fn module_for(stmt: Node, src: &str, scope: &mut Scope) -> bool {
+    let (Some(left), Some(right), Some(body)) = (
+        stmt.child_by_field_name("left"),
+        stmt.child_by_field_name("right"),
+        stmt.child_by_field_name("body"),
+    ) else {
+        return false;
+    };
+    let Some(items) = Evaluator::new(src, scope)
+        .eval(right)
+        .ok()
+        .and_then(|v| v.iter_items())
+    else {
+        return false;
+    };
+    for item in items {
+        scope.push();
+        let ok = bind_target(left, src, item, scope).is_ok()
+            && children(body).into_iter().all(|s| statement(s, src, scope));
+        scope.pop();
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+fn statement(stmt: Node, src: &str, scope: &mut Scope) -> bool {
+    match stmt.kind() {
+        "for_statement" => module_for(stmt, src, scope),
+        "expression_statement" => match children(stmt).as_slice() {
+            [a] if a.kind() == "assignment" => assignment(*a, src, scope),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn assignment(assign: Node, src: &str, scope: &mut Scope) -> bool {
+    let (Some(left), Some(right)) = (
+        assign.child_by_field_name("left"),
+        assign.child_by_field_name("right"),
+    ) else {
+        return false;
+    };
+    let Ok(value) = Evaluator::new(src, scope).eval(right) else {
+        return false;
+    };
+    if left.kind() != "subscript" {
+        return bind_target(left, src, value, scope).is_ok();
+    }
+    let Some((name, steps)) = path(left, src, scope) else {
+        return false;
+    };
+    let Some(mut target) = scope.get_mut(&name) else {
+        return false;
+    };
+    let Some(((last, _), inner)) = steps.split_last() else {
+        return false;
+    };
+    for (key, default) in inner {
+        let Some(next) = entry(target, key, default.clone()) else {
+            return false;
+        };
+        target = next;
+    }
+    match entry(target, last, Some(Value::None)) {
+        Some(slot) => {
+            *slot = value;
+            true
+        }
+        None => false,
+    }
+}
+
+/// The steps from a module binding to the item assigned: each key with the
+/// value `setdefault` inserts when it is missing (`None`: plain `d[k]`, which
+/// must exist).
+type Steps = Vec<(Value, Option<Value>)>;
+
+fn path(n: Node, src: &str, scope: &Scope) -> Option<(String, Steps)> {
+    let ev = Evaluator::new(src, scope);
+    match n.kind() {
+        "identifier" => Some((text(n, src).to_string(), Vec::new())),
+        "subscript" => {
+            let (name, mut steps) = path(n.child_by_field_name("value")?, src, scope)?;
+            steps.push((ev.eval(n.child_by_field_name("subscript")?).ok()?, None));
+            Some((name, steps))
+        }
+        "call" => {
+            let f = n.child_by_field_name("function")?;
+            if f.kind() != "attribute"
+                || text(f.child_by_field_name("attribute")?, src) != "setdefault"
+            {
+                return None;
+            }
+            let (name, mut steps) = path(f.child_by_field_name("object")?, src, scope)?;
+            let args = n.child_by_field_name("arguments")?;
+            let [k, d] = children(args).try_into().ok()?;
+            steps.push((ev.eval(k).ok()?, Some(ev.eval(d).ok()?)));
+            Some((name, steps))
+        }
+        _ => None,
+    }
+}
+
+/// The dict item `key` of `target`, inserted as `default` when missing.
+fn entry<'v>(target: &'v mut Value, key: &Value, default: Option<Value>) -> Option<&'v mut Value> {
+    let Value::Dict(items) = target else {
+        return None;
+    };
+    match items.iter().position(|(k, _)| k == key) {
+        Some(i) => Some(&mut items[i].1),
+        None => {
+            items.push((key.clone(), default?));
+            items.last_mut().map(|(_, v)| v)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_module_loop_fills_a_table_by_setdefault() {
+        let src = "versions = [\"1.0\", \"2.0\"]\nnames = [\"a\", \"b\"]\nhashes = [[\"a1\", \"a2\"], [\"b1\", \"b2\"]]\ntable = dict()\nfor i, item in enumerate(versions):\n    for j, h in enumerate(hashes):\n        table.setdefault(item, {})[names[j]] = hashes[j][i]\n";
+        let tree = crate::import::spack::reader::parsed::parse(src).unwrap();
+        let mut scope = Scope::new();
+        for stmt in children(tree.root_node()) {
+            if stmt.kind() == "for_statement" {
+                assert!(module_for(stmt, src, &mut scope));
+                continue;
+            }
+            let a = children(stmt)[0];
+            let name = text(a.child_by_field_name("left").unwrap(), src).to_string();
+            let v = Evaluator::new(src, &scope)
+                .eval(a.child_by_field_name("right").unwrap())
+                .unwrap();
+            scope.set(&name, v);
+        }
+        let s = |x: &str| Value::Str(x.into());
+        let want = Value::Dict(vec![
+            (
+                s("1.0"),
+                Value::Dict(vec![(s("a"), s("a1")), (s("b"), s("b1"))]),
+            ),
+            (
+                s("2.0"),
+                Value::Dict(vec![(s("a"), s("a2")), (s("b"), s("b2"))]),
+            ),
+        ]);
+        assert_eq!(scope.get("table"), Some(&want));
+    }
+}

@@ -1,0 +1,596 @@
+//! Expressions of hook bodies as recipe templates: `self.prefix`,
+//! `spec["dep"].prefix.include`, `self.spec.version`, f-strings,
+//! `"…".format(…)`, `join_path`, the CMake/Autotools helpers (`define`,
+//! `define_from_variant`, `enable_or_disable`, `with_or_without`,
+//! `activate_or_not`) and conditions (`satisfies`, `"+x" in spec`).
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use crate::import::spack::evaluator::collected::ArgItem;
+use crate::import::spack::evaluator::cond::{Cond, if_else};
+use crate::import::spack::evaluator::value::{
+    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
+    string_prefix, text, unescape,
+};
+use crate::import::spack::evaluator::variant_info::VariantInfo;
+use crate::import::spack::evaluator::variant_info::variant_ref;
+
+/// A python extension's `site-packages` directory (Spack's `python_platlib`).
+pub(crate) const SITE_PACKAGES: &str =
+    "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
+
+/// A name bound in a hook body.
+#[derive(Clone, Debug)]
+pub enum Local {
+    /// A literal value.
+    Value(Value),
+    /// A template.
+    Tmpl(String),
+    /// A condition (`shared = self.spec.satisfies("+shared")`).
+    Cond(Cond),
+    /// The spec (`spec = self.spec`).
+    Spec,
+    /// The install prefix, possibly a subdirectory (`prefix.lib`).
+    Prefix(String),
+    /// A dependency (`mpi = spec["mpi"]`).
+    Dep(String),
+    /// An argument list being built.
+    List(Vec<ArgItem>),
+    /// A helper bound to a name (`define = self.define`).
+    Func(String),
+    /// A `FileFilter(…)` of these source files.
+    Files(Vec<String>),
+    /// The value of a multi-valued variant (`spec.variants["x"].value`, a
+    /// sorted tuple in Spack): the variant's name.
+    Multi(String),
+    /// A variant object (`tgt = spec.variants["x"]`): the variant's name.
+    Variant(String),
+}
+
+/// What hook bodies can see.
+pub struct Exprs<'a> {
+    pub src: &'a str,
+    pub variants: &'a [VariantInfo],
+    pub locals: HashMap<String, Local>,
+}
+
+pub(crate) fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
+    Err(Unevaluable::new(node, what))
+}
+
+impl Exprs<'_> {
+    pub(crate) fn t(&self, node: Node) -> &str {
+        text(node, self.src)
+    }
+
+    /// `self.spec`, `self.pkg.spec`, `spec` (bound), `self`.
+    pub fn is_spec(&self, node: Node) -> bool {
+        match self.t(node) {
+            "self.spec" | "self.pkg.spec" => true,
+            name => matches!(self.locals.get(name), Some(Local::Spec)),
+        }
+    }
+
+    /// `spec["dep"]` → `dep`.
+    pub(crate) fn dep_of(&self, node: Node) -> Option<String> {
+        if node.kind() == "identifier" {
+            if let Some(Local::Dep(d)) = self.locals.get(self.t(node)) {
+                return Some(d.clone());
+            }
+        }
+        if node.kind() != "subscript" {
+            return None;
+        }
+        let obj = node.child_by_field_name("value")?;
+        if !self.is_spec(obj) {
+            return None;
+        }
+        let key = node.child_by_field_name("subscript")?;
+        let scope = Scope::new();
+        let dep = Evaluator::new(self.src, &scope).eval(key).ok()?;
+        dep.as_str().map(|d| {
+            d.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .next()
+                .unwrap_or(d)
+                .to_string()
+        })
+    }
+
+    /// A path template: `self.prefix`, `prefix.lib`, `spec["x"].prefix.include`.
+    pub(crate) fn path(&self, node: Node) -> Option<String> {
+        match node.kind() {
+            "identifier" => match self.locals.get(self.t(node))? {
+                Local::Prefix(p) => Some(p.clone()),
+                _ => None,
+            },
+            "attribute" => {
+                let obj = node.child_by_field_name("object")?;
+                let attr = self.t(node.child_by_field_name("attribute")?);
+                if attr == "prefix" {
+                    if self.t(obj) == "self" || self.is_spec(obj) || self.t(obj) == "self.pkg" {
+                        return Some("{{ prefix }}".into());
+                    }
+                    if let Some(dep) = self.dep_of(obj) {
+                        return Some(format!(
+                            "{{{{ deps[{}].prefix }}}}",
+                            crate::import::spack::evaluator::cond::quote(&dep)
+                        ));
+                    }
+                    return None;
+                }
+                let base = self.path(obj)?;
+                if ["libs", "headers", "version", "name"].contains(&attr) {
+                    return None;
+                }
+                Some(format!("{base}/{attr}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// A template for one argument.
+    pub fn tmpl(&self, node: Node) -> Eval<String> {
+        if let Some(p) = self.path(node) {
+            return Ok(p);
+        }
+        match node.kind() {
+            "string" => self.fstring(node),
+            "concatenated_string" => {
+                let mut out = String::new();
+                for part in children(node) {
+                    out.push_str(&self.fstring(part)?);
+                }
+                Ok(out)
+            }
+            "parenthesized_expression" => match children(node).first() {
+                Some(inner) => self.tmpl(*inner),
+                None => err(node, "()"),
+            },
+            "identifier" => match self.locals.get(self.t(node)) {
+                Some(Local::Tmpl(t)) => Ok(t.clone()),
+                Some(Local::Value(v)) => literal(node, &v.to_py_string()),
+                Some(Local::Cond(c)) => Ok(if_else(c, "True", "False")),
+                _ => match self.t(node) {
+                    // Spack's `spack_cc` is its compiler wrapper; ours is first on the
+                    // build PATH under these names (`self.compiler.cc` is the real one).
+                    "spack_cc" => Ok("cc".into()),
+                    "spack_cxx" => Ok("c++".into()),
+                    "spack_fc" | "spack_f77" => Ok("gfortran".into()),
+                    "make_jobs" => Ok("{{ jobs }}".into()),
+                    // Spack's python sets both for its extensions to
+                    // `<prefix>/lib/pythonX.Y/site-packages` (its platlib/purelib).
+                    "python_platlib" | "python_purelib" => Ok(SITE_PACKAGES.into()),
+                    name => err(node, format!("name `{name}`")),
+                },
+            },
+            "integer" | "float" => Ok(self.t(node).to_string()),
+            "attribute" => self.attribute(node),
+            "binary_operator" => self.binary(node),
+            "conditional_expression" => {
+                let parts = children(node);
+                if parts.len() != 3 {
+                    return err(node, "conditional expression");
+                }
+                let (a, c, b) = (
+                    self.tmpl(parts[0])?,
+                    self.cond(parts[1])?,
+                    self.tmpl(parts[2])?,
+                );
+                Ok(if_else(&c, &a, &b))
+            }
+            "call" => self.call_tmpl(node),
+            "subscript" => self.subscript(node),
+            _ => err(node, format!("expression `{}`", first_words(self.t(node)))),
+        }
+    }
+
+    pub(crate) fn fstring(&self, node: Node) -> Eval<String> {
+        let raw = string_prefix(node, self.src).contains('r');
+        let mut out = String::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "string_content" => {
+                    let t = self.t(child);
+                    out.push_str(&literal(
+                        child,
+                        &if raw { t.to_string() } else { unescape(t) },
+                    )?);
+                }
+                "interpolation" => {
+                    if child.child_by_field_name("format_specifier").is_some() {
+                        return err(child, "f-string format specifier");
+                    }
+                    let e = child
+                        .child_by_field_name("expression")
+                        .ok_or_else(|| Unevaluable::new(child, "interpolation"))?;
+                    out.push_str(&self.tmpl(e)?);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn attribute(&self, node: Node) -> Eval<String> {
+        let obj = node
+            .child_by_field_name("object")
+            .ok_or_else(|| Unevaluable::new(node, "attribute"))?;
+        let attr = self.t(node.child_by_field_name("attribute").unwrap_or(node));
+        // A class attribute (`self.build_directory`).
+        if let Some(Local::Tmpl(t)) = self.locals.get(self.t(node)) {
+            return Ok(t.clone());
+        }
+        if attr == "version" && (self.is_spec(obj) || self.t(obj) == "self") {
+            return Ok("{{ version }}".into());
+        }
+        if let Some(dep) = self.dep_of(obj) {
+            if attr == "version" {
+                return Ok(format!(
+                    "{{{{ deps[{}].version }}}}",
+                    crate::import::spack::evaluator::cond::quote(&dep)
+                ));
+            }
+            // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`
+            // (hip is its only provider).
+            if attr == "hipcc" {
+                return Ok(format!(
+                    "{{{{ deps[{}].prefix }}}}/bin/{attr}",
+                    crate::import::spack::evaluator::cond::quote(&dep)
+                ));
+            }
+            // An MPI provider's wrappers are whatever its
+            // `setup_dependent_package` sets: mpich's `mpifc` is
+            // bin/mpif90, openmpi's `mpicxx` bin/mpic++, cray-mpich's the
+            // compilers themselves. No single path says that.
+            if ["mpicc", "mpicxx", "mpifc", "mpif77", "mpif90"].contains(&attr) {
+                return err(
+                    node,
+                    format!("dependency .{attr} (set by the provider's setup_dependent_package)"),
+                );
+            }
+            return err(node, format!("dependency .{attr}"));
+        }
+        if self.is_version(obj) {
+            return match attr {
+                "dotted" | "string" => Ok("{{ version }}".into()),
+                "underscored" => Ok("{{ version | replace(from=\".\", to=\"_\") }}".into()),
+                "dashed" => Ok("{{ version | replace(from=\".\", to=\"-\") }}".into()),
+                "joined" => Ok("{{ version | replace(from=\".\", to=\"\") }}".into()),
+                _ => err(node, format!("version.{attr}")),
+            };
+        }
+        if let Some(v) = self.variant_value(node) {
+            return Ok(v);
+        }
+        if let Some((dep, var)) = self.dep_variant(node) {
+            return Ok(format!(
+                "{{{{ deps[{}].variants[{}] }}}}",
+                crate::import::spack::evaluator::cond::quote(&dep),
+                crate::import::spack::evaluator::cond::quote(&var)
+            ));
+        }
+        match self.t(node) {
+            "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
+            "self.compiler.cxx" => Ok("{{ compiler.cxx }}".into()),
+            "self.compiler.fc" | "self.compiler.f77" => Ok("{{ compiler.fc }}".into()),
+            t => match crate::import::spack::evaluator::compiler_flags::compiler_flag(t) {
+                Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
+                None => err(node, format!("attribute `{}`", first_words(t))),
+            },
+        }
+    }
+
+    pub(crate) fn is_version(&self, node: Node) -> bool {
+        let t = self.t(node);
+        t == "self.spec.version" || t == "self.version" || {
+            node.kind() == "attribute"
+                && node
+                    .child_by_field_name("object")
+                    .is_some_and(|o| self.is_spec(o))
+                && node
+                    .child_by_field_name("attribute")
+                    .is_some_and(|a| self.t(a) == "version")
+        }
+    }
+
+    /// `spec.variants["x"].value` → `{{ variants.x }}`.
+    pub(crate) fn variant_value(&self, node: Node) -> Option<String> {
+        let name = self.variant_of(node)?;
+        let info = self.variants.iter().find(|v| v.name == name)?;
+        (!info.multi).then(|| format!("{{{{ {} }}}}", variant_ref(&name)))
+    }
+
+    pub(crate) fn variant_of(&self, node: Node) -> Option<String> {
+        if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
+            return None;
+        }
+        self.variant_subscript(node.child_by_field_name("object")?)
+    }
+
+    /// `spec.variants["x"]` → `x`.
+    pub(crate) fn variant_subscript(&self, sub: Node) -> Option<String> {
+        if sub.kind() != "subscript" {
+            return None;
+        }
+        let vars = sub.child_by_field_name("value")?;
+        if vars.kind() != "attribute"
+            || self.t(vars.child_by_field_name("attribute")?) != "variants"
+        {
+            return None;
+        }
+        if !self.is_spec(vars.child_by_field_name("object")?) {
+            return None;
+        }
+        let scope = Scope::new();
+        Evaluator::new(self.src, &scope)
+            .eval(sub.child_by_field_name("subscript")?)
+            .ok()?
+            .as_str()
+            .map(str::to_string)
+    }
+
+    pub(crate) fn binary(&self, node: Node) -> Eval<String> {
+        let (Some(l), Some(r), Some(op)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+            node.child_by_field_name("operator"),
+        ) else {
+            return err(node, "operator");
+        };
+        match self.t(op) {
+            "+" => Ok(self.tmpl(l)? + &self.tmpl(r)?),
+            "%" => {
+                let fmt = self.tmpl(l)?;
+                let args = match r.kind() {
+                    "tuple" | "parenthesized_expression" if r.kind() == "tuple" => children(r)
+                        .into_iter()
+                        .map(|a| self.tmpl(a).map(Value::Str))
+                        .collect::<Eval<Vec<_>>>()?,
+                    _ => vec![Value::Str(self.tmpl(r)?)],
+                };
+                match percent_format(&fmt, &args) {
+                    Some(Value::Str(s)) => Ok(s),
+                    _ => err(node, "% formatting"),
+                }
+            }
+            o => err(node, format!("operator `{o}`")),
+        }
+    }
+
+    pub(crate) fn subscript(&self, node: Node) -> Eval<String> {
+        if let Some(name) = self.first_of_multi(node) {
+            return Ok(format!("{{{{ {} | first }}}}", variant_ref(&name)));
+        }
+        err(node, format!("subscript `{}`", first_words(self.t(node))))
+    }
+
+    /// A multi-valued variant's value: `spec.variants["x"].value` or a name
+    /// bound to it → `x`.
+    pub(crate) fn multi_variant(&self, node: Node) -> Option<String> {
+        if node.kind() == "identifier" {
+            return match self.locals.get(self.t(node)) {
+                Some(Local::Multi(v)) => Some(v.clone()),
+                _ => None,
+            };
+        }
+        let name = self.variant_of(node)?;
+        self.variants
+            .iter()
+            .any(|v| v.name == name && v.multi)
+            .then_some(name)
+    }
+
+    /// `spec["dep"].variants["x"].value` → (`dep`, `x`): the dependency's
+    /// variant, as its node has it at build time.
+    pub(crate) fn dep_variant(&self, node: Node) -> Option<(String, String)> {
+        if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
+            return None;
+        }
+        let sub = node.child_by_field_name("object")?;
+        let vars = sub.child_by_field_name("value")?;
+        if sub.kind() != "subscript"
+            || vars.kind() != "attribute"
+            || self.t(vars.child_by_field_name("attribute")?) != "variants"
+        {
+            return None;
+        }
+        let dep = self.dep_of(vars.child_by_field_name("object")?)?;
+        let scope = Scope::new();
+        let var = Evaluator::new(self.src, &scope)
+            .eval(sub.child_by_field_name("subscript")?)
+            .ok()?;
+        Some((dep, var.as_str()?.to_string()))
+    }
+
+    /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
+    pub(crate) fn variant_object(&self, node: Node) -> Option<String> {
+        match self.locals.get(self.t(node)) {
+            Some(Local::Variant(v)) if node.kind() == "identifier" => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// `x[0]` of a multi-valued variant's value (its smallest value: Spack
+    /// keeps the values sorted, as the template's list is) → `x`.
+    pub(crate) fn first_of_multi(&self, node: Node) -> Option<String> {
+        if node.kind() != "subscript" || self.t(node.child_by_field_name("subscript")?) != "0" {
+            return None;
+        }
+        self.multi_variant(node.child_by_field_name("value")?)
+    }
+
+    pub(crate) fn call_tmpl(&self, node: Node) -> Eval<String> {
+        let func = node
+            .child_by_field_name("function")
+            .ok_or_else(|| Unevaluable::new(node, "call"))?;
+        let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
+        let fname = self.func_name(func);
+        let fname = fname.as_str();
+        let method = fname.rsplit('.').next().unwrap_or(fname);
+        match method {
+            "format" if func.kind() == "attribute" => {
+                let obj = func.child_by_field_name("object").unwrap_or(func);
+                let fmt = self.tmpl(obj)?;
+                let vals = args
+                    .positional
+                    .iter()
+                    .map(|a| self.tmpl(*a).map(Value::Str))
+                    .collect::<Eval<Vec<_>>>()?;
+                if !args.keywords.is_empty() {
+                    return err(node, "format with keywords");
+                }
+                match format_braces(&fmt, &vals) {
+                    Some(Value::Str(s)) => Ok(s),
+                    _ => err(node, "format"),
+                }
+            }
+            "join_path" | "join" if fname == "join_path" || fname == "os.path.join" => {
+                let parts = args
+                    .positional
+                    .iter()
+                    .map(|a| self.tmpl(*a))
+                    .collect::<Eval<Vec<_>>>()?;
+                Ok(parts.join("/"))
+            }
+            "join" if func.kind() == "attribute" => self.join(node, func, &args),
+            "str" if fname == "str" && args.positional.len() == 1 => self.tmpl(args.positional[0]),
+            // `str(spec.satisfies("+x"))`, `"{0}".format(spec.satisfies(…))`:
+            // Python's `True`/`False`.
+            "satisfies" => match self.cond(node) {
+                Ok(c) => Ok(if_else(&c, "True", "False")),
+                Err(e) => Err(e),
+            },
+            "up_to" => {
+                let obj = func.child_by_field_name("object").unwrap_or(func);
+                let n = args.positional.first().map(|a| self.t(*a).parse::<usize>());
+                let dep_version = (obj.kind() == "attribute")
+                    .then(|| obj.child_by_field_name("object"))
+                    .flatten()
+                    .filter(|_| self.t(obj).ends_with(".version"))
+                    .and_then(|o| self.dep_of(o));
+                match (self.is_version(obj), n) {
+                    (true, Some(Ok(n))) => Ok(format!(
+                        "{{{{ version | split(pat=\".\") | slice(end={n}) | join(sep=\".\") }}}}"
+                    )),
+                    (false, Some(Ok(n))) if dep_version.is_some() => Ok(format!(
+                        "{{{{ deps[{}].version | up_to(n={n}) }}}}",
+                        crate::import::spack::evaluator::cond::quote(
+                            &dep_version.unwrap_or_default()
+                        )
+                    )),
+                    _ => err(node, "up_to"),
+                }
+            }
+            "define" => self.define(node, &args),
+            "define_cuda_architectures" | "define_hip_architectures" => {
+                self.define_architectures(node, method)
+            }
+            "define_from_variant" => {
+                let items = self.define_from_variant(node, &args)?;
+                match items.as_slice() {
+                    [item] if item.cond == Cond::True => Ok(item.template.clone()),
+                    _ => err(node, "define_from_variant of a conditional variant"),
+                }
+            }
+            _ => match crate::import::spack::evaluator::compiler_flags::compiler_flag(self.t(node))
+            {
+                Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
+                None => err(node, format!("call of `{}`", first_words(fname))),
+            },
+        }
+    }
+
+    /// `",".join(spec.variants["x"].value)`.
+    pub(crate) fn join(&self, node: Node, func: Node, args: &Args) -> Eval<String> {
+        let sep_node = func.child_by_field_name("object").unwrap_or(func);
+        let scope = Scope::new();
+        let sep = match Evaluator::new(self.src, &scope).eval(sep_node) {
+            Ok(Value::Str(s)) => s,
+            _ => return err(node, "join"),
+        };
+        let arg = *args
+            .positional
+            .first()
+            .ok_or_else(|| Unevaluable::new(node, "join"))?;
+        if let Some(name) = self.multi_variant(arg).or_else(|| self.variant_of(arg)) {
+            return Ok(format!(
+                "{{{{ {} | join(sep={}) }}}}",
+                variant_ref(&name),
+                crate::import::spack::evaluator::cond::quote(&sep)
+            ));
+        }
+        let items = self.list(arg)?;
+        if items.iter().any(|i| i.cond != Cond::True) {
+            return err(node, "join of a conditional list");
+        }
+        Ok(items
+            .into_iter()
+            .map(|i| i.template)
+            .collect::<Vec<_>>()
+            .join(&sep))
+    }
+
+    /// The called function's text, a bound helper resolved (`define` →
+    /// `self.define`).
+    pub fn func_name(&self, func: Node) -> String {
+        match self.locals.get(self.t(func)) {
+            Some(Local::Func(f)) => f.clone(),
+            _ => self.t(func).to_string(),
+        }
+    }
+
+    pub fn literal_scope(&self) -> Scope {
+        let mut scope = Scope::new();
+        for (k, v) in &self.locals {
+            if let Local::Value(v) = v {
+                scope.set(k, v.clone());
+            }
+        }
+        scope
+    }
+}
+
+/// Copy names bound in `s` (by a loop target) into the body's locals.
+pub fn bind_scope(e: &mut Exprs, target: Node, s: &Scope, src: &str) {
+    let mut names = Vec::new();
+    collect_names(target, src, &mut names);
+    for n in names {
+        if let Some(v) = s.get(&n) {
+            e.locals.insert(n, Local::Value(v.clone()));
+        }
+    }
+}
+
+fn collect_names(node: Node, src: &str, out: &mut Vec<String>) {
+    if node.kind() == "identifier" {
+        out.push(text(node, src).to_string());
+    }
+    for c in children(node) {
+        collect_names(c, src, out);
+    }
+}
+
+/// Literal text inside a template: tera's delimiters cannot appear in it.
+pub(crate) fn literal(node: Node, s: &str) -> Eval<String> {
+    if s.contains("{{") || s.contains("{%") || s.contains("{#") {
+        return err(node, "literal text with template delimiters");
+    }
+    Ok(s.to_string())
+}
+
+/// The first words of an expression, for messages.
+pub fn first_words(t: &str) -> String {
+    let line = t.lines().next().unwrap_or("");
+    if line.len() > 60 {
+        let mut end = 60;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &line[..end])
+    } else {
+        line.to_string()
+    }
+}

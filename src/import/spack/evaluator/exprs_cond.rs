@@ -1,0 +1,266 @@
+//! Conditions of hook bodies: `self.spec.satisfies(…)`, `"+x" in spec`,
+//! variant and version comparisons, `not`/`and`/`or`.
+
+use tree_sitter::Node;
+
+use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::exprs::{Exprs, Local, err, first_words};
+use crate::import::spack::evaluator::value::{
+    Args, Eval, Evaluator, Scope, Unevaluable, Value, children,
+};
+
+impl Exprs<'_> {
+    /// A condition on the spec.
+    pub fn cond(&self, node: Node) -> Eval<Cond> {
+        self.cond_with(node, &|_| Ok(None))
+    }
+
+    /// A condition on the spec where `leaf` may decide a comparison first
+    /// (`flag_handler`'s tests of `name`); `not`, `and`, `or` and
+    /// parentheses are walked here.
+    pub(crate) fn cond_with(
+        &self,
+        node: Node,
+        leaf: &dyn Fn(Node) -> Eval<Option<Cond>>,
+    ) -> Eval<Cond> {
+        match node.kind() {
+            "true" => Ok(Cond::True),
+            "false" => Ok(Cond::False),
+            "parenthesized_expression" => match children(node).first() {
+                Some(inner) => self.cond_with(*inner, leaf),
+                None => err(node, "()"),
+            },
+            "not_operator" => Ok(self
+                .cond_with(
+                    node.child_by_field_name("argument")
+                        .ok_or_else(|| Unevaluable::new(node, "not"))?,
+                    leaf,
+                )?
+                .not()),
+            "boolean_operator" => {
+                let (Some(l), Some(r), Some(op)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                    node.child_by_field_name("operator"),
+                ) else {
+                    return err(node, "boolean operator");
+                };
+                let (a, b) = (self.cond_with(l, leaf)?, self.cond_with(r, leaf)?);
+                Ok(if self.t(op) == "and" {
+                    a.and(b)
+                } else {
+                    a.or(b)
+                })
+            }
+            "comparison_operator" => match leaf(node)? {
+                Some(c) => Ok(c),
+                None => self.comparison(node),
+            },
+            "identifier" => match self.locals.get(self.t(node)) {
+                Some(Local::Cond(c)) => Ok(c.clone()),
+                Some(Local::Value(v)) => Ok(if v.truthy() { Cond::True } else { Cond::False }),
+                _ => err(node, format!("condition `{}`", self.t(node))),
+            },
+            "attribute" => match self.t(node) {
+                "self.run_tests" | "self.pkg.run_tests" => Ok(Cond::False),
+                _ => match self.variant_of(node) {
+                    Some(v) if self.variants.iter().any(|i| i.name == v && i.is_bool) => {
+                        Ok(Cond::Spec(format!("+{v}")))
+                    }
+                    _ => err(node, format!("condition `{}`", first_words(self.t(node)))),
+                },
+            },
+            "call" => self.cond_call(node),
+            _ => err(node, format!("condition `{}`", first_words(self.t(node)))),
+        }
+    }
+
+    pub(crate) fn cond_call(&self, node: Node) -> Eval<Cond> {
+        let func = node
+            .child_by_field_name("function")
+            .ok_or_else(|| Unevaluable::new(node, "call"))?;
+        let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
+        if func.kind() == "attribute"
+            && self.t(func.child_by_field_name("attribute").unwrap_or(func)) == "satisfies"
+        {
+            let obj = func.child_by_field_name("object").unwrap_or(func);
+            let s = self.str_arg(
+                *args
+                    .positional
+                    .first()
+                    .ok_or_else(|| Unevaluable::new(node, "satisfies"))?,
+            )?;
+            if self.is_spec(obj) {
+                return Ok(Cond::Spec(
+                    crate::import::spack::evaluator::cond::normalize(&s),
+                ));
+            }
+            if let Some(dep) = self.dep_of(obj) {
+                return Ok(Cond::Spec(format!("^{dep}{}", s.trim())));
+            }
+        }
+        err(node, format!("condition `{}`", first_words(self.t(node))))
+    }
+
+    pub(crate) fn comparison(&self, node: Node) -> Eval<Cond> {
+        let parts = children(node);
+        let mut cursor = node.walk();
+        let op: Vec<String> = node
+            .children(&mut cursor)
+            .filter(|c| !c.is_named())
+            .map(|c| self.t(c).to_string())
+            .collect();
+        let op = op.join(" ");
+        if parts.len() != 2 {
+            return err(node, "chained comparison");
+        }
+        let (a, b) = (parts[0], parts[1]);
+        if (op == "in" || op == "not in") && self.is_spec(b) {
+            let s = self.str_arg(a)?;
+            // `"libs=static" in spec` (a `key=value` first) tests the
+            // package itself, as Spack's `Spec.__contains__` does for an
+            // anonymous spec; a name first tests a dependency.
+            let s = if names_package(&s) {
+                format!("^{s}")
+            } else {
+                s
+            };
+            let c = Cond::Spec(crate::import::spack::evaluator::cond::normalize(&s));
+            return Ok(if op == "in" { c } else { c.not() });
+        }
+        // `"+x" in spec["dep"]`: ^dep+x.
+        if op == "in" || op == "not in" {
+            if let Some(dep) = self.dep_of(b) {
+                let s = self.str_arg(a)?;
+                if s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                    return err(node, format!("`{s}` in a dependency"));
+                }
+                let c = Cond::Spec(format!("^{dep}{}", s.trim()));
+                return Ok(if op == "in" { c } else { c.not() });
+            }
+        }
+        if let Some(c) = self.target_family(a, b, &op)? {
+            return Ok(c);
+        }
+        // `"v" in spec.variants["x"].value` (or without `.value`, or a name
+        // bound to either): x=v.
+        if op == "in" || op == "not in" {
+            if let Some(var) = self
+                .variant_object(b)
+                .or_else(|| self.multi_variant(b))
+                .or_else(|| self.variant_of(b))
+                .or_else(|| self.variant_subscript(b))
+            {
+                let c = Cond::Spec(format!("{var}={}", self.str_arg(a)?));
+                return Ok(if op == "in" { c } else { c.not() });
+            }
+        }
+        if self.t(a) == "sys.platform" || self.t(a) == "platform.system()" {
+            let s = self.str_arg(b)?.to_lowercase();
+            let linux = s.starts_with("linux");
+            return Ok(if (op == "==") == linux {
+                Cond::True
+            } else {
+                Cond::False
+            });
+        }
+        if let Some(c) = self.multi_comparison(a, b, &op)? {
+            return Ok(c);
+        }
+        if let Some(var) = self.variant_of(a) {
+            let v = self.str_arg(b)?;
+            let c = Cond::Spec(format!("{var}={v}"));
+            return match op.as_str() {
+                "==" => Ok(c),
+                "!=" => Ok(c.not()),
+                _ => err(node, "variant comparison"),
+            };
+        }
+        if self.is_version(a) {
+            let scope = Scope::new();
+            let v = match b.kind() {
+                "call" => Args::of_call(b, self.src)
+                    .and_then(|x| x.positional.first().copied())
+                    .and_then(|x| Evaluator::new(self.src, &scope).eval(x).ok()),
+                _ => Evaluator::new(self.src, &scope).eval(b).ok(),
+            };
+            let Some(Value::Str(v)) = v else {
+                return err(node, "version comparison");
+            };
+            return match op.as_str() {
+                ">=" => Ok(Cond::Spec(format!("@{v}:"))),
+                "<" => Ok(Cond::Spec(format!("@{v}:")).not()),
+                "==" => Ok(Cond::Spec(format!("@={v}"))),
+                "!=" => Ok(Cond::Spec(format!("@={v}")).not()),
+                _ => err(node, format!("version comparison `{op}`")),
+            };
+        }
+        err(node, format!("condition `{}`", first_words(self.t(node))))
+    }
+
+    /// Comparisons of a multi-valued variant's value (a sorted tuple in
+    /// Spack): `x == "v"` compares a tuple with a string (never equal);
+    /// `x[0] == "v"` holds when `v` is the smallest value set, which the
+    /// spec says when `v` is the smallest allowed value, or `none` of
+    /// `any_combination_of`/`disjoint_sets` (it excludes every other value).
+    fn multi_comparison(&self, a: Node, b: Node, op: &str) -> Eval<Option<Cond>> {
+        let negate = match op {
+            "==" => false,
+            "!=" => true,
+            _ => return Ok(None),
+        };
+        let eq = if self.multi_variant(a).is_some() && b.kind() == "string" {
+            Cond::False
+        } else if let Some(var) = self.first_of_multi(a) {
+            let v = self.str_arg(b)?;
+            let allowed = self
+                .variants
+                .iter()
+                .find(|i| i.name == var)
+                .and_then(|i| i.values.clone())
+                .unwrap_or_default();
+            let smallest = allowed.iter().min().is_some_and(|m| *m == v);
+            let exclusive_none = v == "none" && allowed.first().is_some_and(|f| f == "none");
+            if !(smallest || exclusive_none) {
+                return err(a, format!("`{}[0]` compared with `{v}`", var));
+            }
+            Cond::Spec(format!("{var}={v}"))
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(if negate { eq.not() } else { eq }))
+    }
+
+    /// `spec.target.family == "aarch64"`: the target descends from that
+    /// family (`target=aarch64:`).
+    fn target_family(&self, a: Node, b: Node, op: &str) -> Eval<Option<Cond>> {
+        let is_family = a.kind() == "attribute"
+            && a.child_by_field_name("attribute")
+                .is_some_and(|x| self.t(x) == "family")
+            && a.child_by_field_name("object").is_some_and(|t| {
+                t.kind() == "attribute"
+                    && t.child_by_field_name("attribute")
+                        .is_some_and(|x| self.t(x) == "target")
+                    && t.child_by_field_name("object")
+                        .is_some_and(|s| self.is_spec(s))
+            });
+        if !is_family || !matches!(op, "==" | "!=") {
+            return Ok(None);
+        }
+        let family = self.str_arg(b)?;
+        let c = Cond::Spec(format!("target={family}:"));
+        Ok(Some(if op == "==" { c } else { c.not() }))
+    }
+}
+
+/// Whether a spec string starts with a package name (`mpi`, `hdf5+mpi`),
+/// not with an anonymous constraint (`libs=static`, `+x`, `@1:`).
+fn names_package(s: &str) -> bool {
+    let first = s.split_whitespace().next().unwrap_or("");
+    first.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && !first
+            .split(['@', '+', '~', '%'])
+            .next()
+            .unwrap_or("")
+            .contains('=')
+}

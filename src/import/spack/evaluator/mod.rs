@@ -1,0 +1,25 @@
+//! Evaluating Python: literal values (strings, lists, f-strings,
+//! comprehensions, calls the importer knows), spec conditions, and the
+//! statements of method bodies (argument lists, environment changes, file
+//! filters, `url_for_version`), each feeding what its consumer collects.
+
+pub(crate) mod calls;
+pub(crate) mod collected;
+pub(crate) mod compiler_flags;
+pub(crate) mod cond;
+pub(crate) mod dates;
+pub(crate) mod exprs;
+pub(crate) mod exprs_cond;
+pub(crate) mod exprs_helpers;
+pub(crate) mod exprs_lists;
+pub(crate) mod filters;
+pub(crate) mod loops;
+pub(crate) mod pystr;
+pub(crate) mod regex;
+pub(crate) mod spec_spelling;
+pub(crate) mod statements;
+pub(crate) mod url;
+pub(crate) mod url_method;
+pub(crate) mod value;
+pub(crate) mod variant_info;
+pub(crate) mod version_parts;

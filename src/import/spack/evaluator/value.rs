@@ -1,0 +1,591 @@
+//! Evaluating the literal part of Python: the values a `package.py` passes to
+//! its directives (strings, numbers, lists, dicts, f-strings over known
+//! names, `"…".format(…)`, comprehensions over literal lists).
+//!
+//! Anything else (attribute access on objects, calls of unknown functions,
+//! lambdas) is [`Unevaluable`]: the caller records the construct as
+//! untranslated instead of guessing.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+pub use crate::import::spack::reader::parsed::{children, text};
+
+pub use crate::import::spack::evaluator::loops::bind_target;
+pub use crate::import::spack::evaluator::pystr::{
+    format_braces, percent_format, string_prefix, unescape,
+};
+
+/// A Python value the importer can hold.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    None,
+    /// Lists, tuples and sets.
+    List(Vec<Value>),
+    Dict(Vec<(Value, Value)>),
+    /// A call of a value-set helper (`any_combination_of("a", "b")`,
+    /// `disjoint_sets(…)`, `conditional(…)`): its name and arguments.
+    Call(Box<CallValue>),
+}
+
+/// A call kept as data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallValue {
+    pub name: String,
+    pub args: Vec<Value>,
+    pub kwargs: Vec<(String, Value)>,
+}
+
+impl Value {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Python truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Str(s) => !s.is_empty(),
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Bool(b) => *b,
+            Value::None => false,
+            Value::List(v) => !v.is_empty(),
+            Value::Dict(v) => !v.is_empty(),
+            Value::Call(_) => true,
+        }
+    }
+
+    /// `str(value)`.
+    pub fn to_py_string(&self) -> String {
+        match self {
+            Value::Str(s) => s.clone(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => format!("{f:?}"),
+            Value::Bool(true) => "True".into(),
+            Value::Bool(false) => "False".into(),
+            Value::None => "None".into(),
+            Value::List(v) => format!(
+                "[{}]",
+                v.iter()
+                    .map(Value::to_py_repr)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Value::Dict(_) | Value::Call(_) => "<object>".into(),
+        }
+    }
+
+    fn to_py_repr(&self) -> String {
+        match self {
+            Value::Str(s) => format!("'{s}'"),
+            other => other.to_py_string(),
+        }
+    }
+
+    /// The items of a list, or the keys of a dict (what `for x in v` sees).
+    pub fn iter_items(&self) -> Option<Vec<Value>> {
+        match self {
+            Value::List(v) => Some(v.clone()),
+            Value::Dict(d) => Some(d.iter().map(|(k, _)| k.clone()).collect()),
+            Value::Str(s) => Some(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+            _ => None,
+        }
+    }
+}
+
+/// Why an expression has no value here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unevaluable {
+    /// 1-based line in package.py.
+    pub line: usize,
+    /// The construct, in words (`call of filter_file`, `attribute self.spec.x`).
+    pub what: String,
+}
+
+impl Unevaluable {
+    pub fn new(node: Node, what: impl Into<String>) -> Self {
+        Unevaluable {
+            line: node.start_position().row + 1,
+            what: what.into(),
+        }
+    }
+}
+
+pub type Eval<T> = Result<T, Unevaluable>;
+
+/// Names bound in the scopes the evaluator can see (module constants, class
+/// attributes, loop variables), innermost last.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    frames: Vec<HashMap<String, Value>>,
+}
+
+impl Scope {
+    pub fn new() -> Self {
+        Scope {
+            frames: vec![HashMap::new()],
+        }
+    }
+
+    pub fn push(&mut self) {
+        self.frames.push(HashMap::new());
+    }
+
+    pub fn pop(&mut self) {
+        self.frames.pop();
+    }
+
+    pub fn set(&mut self, name: &str, value: Value) {
+        if let Some(f) = self.frames.last_mut() {
+            f.insert(name.to_string(), value);
+        }
+    }
+
+    /// Bind `name` in the outermost frame (the module's).
+    pub fn set_global(&mut self, name: &str, value: Value) {
+        if let Some(f) = self.frames.first_mut() {
+            f.insert(name.to_string(), value);
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.frames.iter().rev().find_map(|f| f.get(name))
+    }
+
+    /// The binding `name` refers to, in the innermost frame that has it
+    /// (a class-level list that a loop's body appends to).
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        self.frames.iter_mut().rev().find_map(|f| f.get_mut(name))
+    }
+}
+
+/// The arguments of a call: positional values and keyword arguments, each
+/// still a node.
+pub struct Args<'t> {
+    pub positional: Vec<Node<'t>>,
+    pub keywords: Vec<(String, Node<'t>)>,
+}
+
+impl<'t> Args<'t> {
+    pub fn of_call(call: Node<'t>, src: &str) -> Option<Args<'t>> {
+        let list = call.child_by_field_name("arguments")?;
+        if list.kind() != "argument_list" {
+            return None;
+        }
+        let mut args = Args {
+            positional: Vec::new(),
+            keywords: Vec::new(),
+        };
+        for child in children(list) {
+            if child.kind() == "keyword_argument" {
+                let name = child.child_by_field_name("name")?;
+                let value = child.child_by_field_name("value")?;
+                args.keywords.push((text(name, src).to_string(), value));
+            } else {
+                args.positional.push(child);
+            }
+        }
+        Some(args)
+    }
+
+    pub fn keyword(&self, name: &str) -> Option<Node<'t>> {
+        self.keywords
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// A callback consulted before the built-in rules: it evaluates the nodes
+/// it knows (`version.up_to(2)` in `url_for_version`) and returns `None`
+/// for the others.
+pub type Hook<'a> = dyn Fn(Node, &Evaluator) -> Option<Eval<Value>> + 'a;
+
+/// Evaluates expressions against a [`Scope`].
+pub struct Evaluator<'a> {
+    pub src: &'a str,
+    pub scope: &'a Scope,
+    pub hook: Option<&'a Hook<'a>>,
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(src: &'a str, scope: &'a Scope) -> Self {
+        Evaluator {
+            src,
+            scope,
+            hook: None,
+        }
+    }
+
+    pub fn eval(&self, node: Node) -> Eval<Value> {
+        if let Some(hook) = self.hook {
+            if let Some(v) = hook(node, self) {
+                return v;
+            }
+        }
+        match node.kind() {
+            "string" => self.string(node).map(Value::Str),
+            "concatenated_string" => {
+                let mut out = String::new();
+                for part in children(node) {
+                    out.push_str(&self.string(part)?);
+                }
+                Ok(Value::Str(out))
+            }
+            "integer" => text(node, self.src)
+                .replace('_', "")
+                .parse()
+                .map(Value::Int)
+                .map_err(|_| Unevaluable::new(node, "integer literal")),
+            "float" => text(node, self.src)
+                .parse()
+                .map(Value::Float)
+                .map_err(|_| Unevaluable::new(node, "float literal")),
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            "none" => Ok(Value::None),
+            "list" | "tuple" | "set" | "expression_list" => self.sequence(node),
+            "parenthesized_expression" => match children(node).first() {
+                Some(inner) => self.eval(*inner),
+                None => Ok(Value::List(Vec::new())),
+            },
+            "dictionary" => self.dict(node),
+            "identifier" => {
+                let name = text(node, self.src);
+                self.scope
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| Unevaluable::new(node, format!("name `{name}`")))
+            }
+            "binary_operator" => self.binary(node),
+            "unary_operator" | "not_operator" | "conditional_expression" | "boolean_operator" => {
+                self.logic(node)
+            }
+            "subscript" => self.subscript(node),
+            "call" => self.call(node),
+            "dictionary_comprehension" => self.dict_comprehension(node),
+            "list_comprehension" | "generator_expression" | "set_comprehension" => {
+                self.comprehension(node)
+            }
+            "comparison_operator" => self.comparison(node),
+            "attribute" => self
+                .scope
+                .get(text(node, self.src))
+                .cloned()
+                .ok_or_else(|| {
+                    Unevaluable::new(node, format!("attribute `{}`", text(node, self.src)))
+                }),
+            "lambda" => Err(Unevaluable::new(node, "lambda")),
+            other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
+        }
+    }
+
+    /// `-x`, `not x`, `a if c else b`, `a and b`, `a or b`.
+    fn logic(&self, node: Node) -> Eval<Value> {
+        match node.kind() {
+            "unary_operator" => {
+                let arg = node
+                    .child_by_field_name("argument")
+                    .ok_or_else(|| Unevaluable::new(node, "unary operator"))?;
+                match (text(node, self.src).chars().next(), self.eval(arg)?) {
+                    (Some('-'), Value::Int(i)) => Ok(Value::Int(-i)),
+                    (Some('-'), Value::Float(f)) => Ok(Value::Float(-f)),
+                    _ => Err(Unevaluable::new(node, "unary operator")),
+                }
+            }
+            "not_operator" => {
+                let arg = node
+                    .child_by_field_name("argument")
+                    .ok_or_else(|| Unevaluable::new(node, "not"))?;
+                Ok(Value::Bool(!self.eval(arg)?.truthy()))
+            }
+            "conditional_expression" => {
+                let parts = children(node);
+                if parts.len() != 3 {
+                    return Err(Unevaluable::new(node, "conditional expression"));
+                }
+                if self.eval(parts[1])?.truthy() {
+                    self.eval(parts[0])
+                } else {
+                    self.eval(parts[2])
+                }
+            }
+            "boolean_operator" => {
+                let l = node.child_by_field_name("left");
+                let r = node.child_by_field_name("right");
+                let op = node
+                    .child_by_field_name("operator")
+                    .map(|o| text(o, self.src));
+                match (l, r, op) {
+                    (Some(l), Some(r), Some("and")) => {
+                        let l = self.eval(l)?;
+                        if l.truthy() { self.eval(r) } else { Ok(l) }
+                    }
+                    (Some(l), Some(r), Some("or")) => {
+                        let l = self.eval(l)?;
+                        if l.truthy() { Ok(l) } else { self.eval(r) }
+                    }
+                    _ => Err(Unevaluable::new(node, "boolean operator")),
+                }
+            }
+            other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
+        }
+    }
+
+    /// A string literal; f-strings are evaluated when every interpolation is.
+    pub fn string(&self, node: Node) -> Eval<String> {
+        if node.kind() == "concatenated_string" {
+            let mut out = String::new();
+            for part in children(node) {
+                out.push_str(&self.string(part)?);
+            }
+            return Ok(out);
+        }
+        if node.kind() != "string" {
+            return match self.eval(node)? {
+                Value::Str(s) => Ok(s),
+                _ => Err(Unevaluable::new(node, "not a string")),
+            };
+        }
+        let prefix = string_prefix(node, self.src);
+        let raw = prefix.contains('r') || prefix.contains('R');
+        let mut out = String::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "string_content" => {
+                    let t = text(child, self.src);
+                    if raw {
+                        out.push_str(t);
+                    } else {
+                        out.push_str(&unescape(t));
+                    }
+                }
+                "interpolation" => {
+                    let expr = child
+                        .child_by_field_name("expression")
+                        .ok_or_else(|| Unevaluable::new(child, "f-string interpolation"))?;
+                    let spec = match child.child_by_field_name("format_specifier") {
+                        Some(f) => text(f, self.src).trim_start_matches(':').to_string(),
+                        None => String::new(),
+                    };
+                    let v = self.eval(expr)?;
+                    let formatted = crate::import::spack::evaluator::pystr::format_spec(&v, &spec)
+                        .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))?;
+                    out.push_str(&formatted);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn sequence(&self, node: Node) -> Eval<Value> {
+        let mut items = Vec::new();
+        for child in children(node) {
+            if child.kind() == "list_splat" {
+                let inner = children(child)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| Unevaluable::new(child, "splat"))?;
+                let v = self.eval(inner)?;
+                items.extend(
+                    v.iter_items()
+                        .ok_or_else(|| Unevaluable::new(child, "splat of a non-list"))?,
+                );
+            } else {
+                items.push(self.eval(child)?);
+            }
+        }
+        Ok(Value::List(items))
+    }
+
+    fn dict(&self, node: Node) -> Eval<Value> {
+        let mut items = Vec::new();
+        for pair in children(node) {
+            if pair.kind() != "pair" {
+                return Err(Unevaluable::new(pair, "dict entry"));
+            }
+            let k = pair
+                .child_by_field_name("key")
+                .ok_or_else(|| Unevaluable::new(pair, "dict key"))?;
+            let v = pair
+                .child_by_field_name("value")
+                .ok_or_else(|| Unevaluable::new(pair, "dict value"))?;
+            items.push((self.eval(k)?, self.eval(v)?));
+        }
+        Ok(Value::Dict(items))
+    }
+
+    fn binary(&self, node: Node) -> Eval<Value> {
+        let (Some(l), Some(r), Some(op)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+            node.child_by_field_name("operator"),
+        ) else {
+            return Err(Unevaluable::new(node, "binary operator"));
+        };
+        let op = text(op, self.src);
+        let (lv, rv) = (self.eval(l)?, self.eval(r)?);
+        match (op, lv, rv) {
+            ("+", Value::Str(a), Value::Str(b)) => Ok(Value::Str(a + &b)),
+            ("+", Value::List(mut a), Value::List(b)) => {
+                a.extend(b);
+                Ok(Value::List(a))
+            }
+            ("+", Value::Int(a), Value::Int(b)) => Ok(Value::Int(a + b)),
+            ("-", Value::Int(a), Value::Int(b)) => Ok(Value::Int(a - b)),
+            ("*", Value::Int(a), Value::Int(b)) => Ok(Value::Int(a * b)),
+            ("*", Value::Str(a), Value::Int(n)) => Ok(Value::Str(a.repeat(n.max(0) as usize))),
+            ("*", Value::List(a), Value::Int(n)) => Ok(Value::List(
+                a.iter()
+                    .cycle()
+                    .take(a.len() * n.max(0) as usize)
+                    .cloned()
+                    .collect(),
+            )),
+            ("%", Value::Str(fmt), arg) => {
+                let args = match arg {
+                    Value::List(v) => v,
+                    other => vec![other],
+                };
+                percent_format(&fmt, &args).ok_or_else(|| Unevaluable::new(node, "% formatting"))
+            }
+            _ => Err(Unevaluable::new(node, format!("operator `{op}`"))),
+        }
+    }
+
+    fn comparison(&self, node: Node) -> Eval<Value> {
+        let parts = children(node);
+        let mut cursor = node.walk();
+        let ops: Vec<String> = node
+            .children(&mut cursor)
+            .filter(|c| !c.is_named())
+            .map(|c| text(c, self.src).to_string())
+            .collect();
+        if parts.iter().any(|p| self.is_version_call(*p)) {
+            return self.version_comparison(node, &parts, &ops);
+        }
+        if parts.len() != 2 || ops.is_empty() {
+            return Err(Unevaluable::new(node, "comparison"));
+        }
+        let (a, b) = (self.eval(parts[0])?, self.eval(parts[1])?);
+        let op = ops.join(" ");
+        let r = match op.as_str() {
+            "==" => a == b,
+            "!=" => a != b,
+            "in" => {
+                b.iter_items().is_some_and(|v| v.contains(&a))
+                    || matches!((&a, &b), (Value::Str(x), Value::Str(y)) if y.contains(x.as_str()))
+            }
+            "not in" => !b.iter_items().is_some_and(|v| v.contains(&a)),
+            // Identity of the singletons `None`, `True`, `False`.
+            "is" | "is not" if matches!(b, Value::None | Value::Bool(_)) => {
+                (a == b) == (op == "is")
+            }
+            "<" | "<=" | ">" | ">=" => {
+                let ord = match (&a, &b) {
+                    (Value::Int(x), Value::Int(y)) => x.cmp(y),
+                    (Value::Str(x), Value::Str(y)) => x.cmp(y),
+                    _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
+                };
+                match op.as_str() {
+                    "<" => ord.is_lt(),
+                    "<=" => ord.is_le(),
+                    ">" => ord.is_gt(),
+                    _ => ord.is_ge(),
+                }
+            }
+            _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
+        };
+        Ok(Value::Bool(r))
+    }
+
+    fn subscript(&self, node: Node) -> Eval<Value> {
+        let value = node
+            .child_by_field_name("value")
+            .ok_or_else(|| Unevaluable::new(node, "subscript"))?;
+        let index = node
+            .child_by_field_name("subscript")
+            .ok_or_else(|| Unevaluable::new(node, "subscript"))?;
+        let v = self.eval(value)?;
+        if index.kind() == "slice" {
+            return self.slice(index, v);
+        }
+        let i = self.eval(index)?;
+        match (v, i) {
+            (Value::List(items), Value::Int(i)) => {
+                let idx = if i < 0 { items.len() as i64 + i } else { i };
+                items
+                    .get(idx as usize)
+                    .cloned()
+                    .ok_or_else(|| Unevaluable::new(node, "index out of range"))
+            }
+            (Value::Str(s), Value::Int(i)) => {
+                let chars: Vec<char> = s.chars().collect();
+                let idx = if i < 0 { chars.len() as i64 + i } else { i };
+                usize::try_from(idx)
+                    .ok()
+                    .and_then(|i| chars.get(i))
+                    .map(|c| Value::Str(c.to_string()))
+                    .ok_or_else(|| Unevaluable::new(node, "index out of range"))
+            }
+            (Value::Dict(items), key) => items
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| Unevaluable::new(node, "missing dict key")),
+            _ => Err(Unevaluable::new(node, "subscript")),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Evaluate the Python expression `expr` in `scope`.
+    pub(in crate::import::spack) fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_python::LANGUAGE.into())
+            .unwrap();
+        let tree = parser.parse(expr, None).unwrap();
+        let stmt = tree.root_node().named_child(0).unwrap();
+        let e = stmt.named_child(0).unwrap();
+        Evaluator::new(expr, scope).eval(e)
+    }
+
+    #[test]
+    fn literals_fstrings_and_comprehensions_evaluate() {
+        let mut scope = Scope::new();
+        scope.set("v", Value::Str("1.2".into()));
+        assert_eq!(
+            eval("f\"a-{v}.tar.gz\"", &scope),
+            Ok(Value::Str("a-1.2.tar.gz".into()))
+        );
+        assert_eq!(
+            eval("'x{0}y{1}'.format(1, 'b')", &scope),
+            Ok(Value::Str("x1yb".into()))
+        );
+        assert_eq!(
+            eval("'%s-%s' % ('a', v)", &scope),
+            Ok(Value::Str("a-1.2".into()))
+        );
+        assert_eq!(
+            eval("[x + 'z' for x in ('a', 'b') if x != 'b']", &scope),
+            Ok(Value::List(vec![Value::Str("az".into())]))
+        );
+        assert_eq!(eval("{'a': 1}['a']", &scope), Ok(Value::Int(1)));
+        assert!(eval("self.spec.version", &scope).is_err());
+        assert!(eval("foo(1)", &scope).is_err());
+    }
+}
