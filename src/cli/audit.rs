@@ -48,8 +48,7 @@ impl LoaderArgs {
     /// The loader model these flags describe.
     pub fn model(&self) -> Result<LoaderModel, CliError> {
         let mut m = if let Some(file) = &self.loader_model {
-            let text = fs_err::read_to_string(file)
-                .map_err(|e| CliError::input(miette::miette!("{e}")))?;
+            let text = fs_err::read_to_string(file).map_err(CliError::bad_input)?;
             serde_json::from_str::<LoaderModel>(&text).map_err(|e| {
                 CliError::input(miette::miette!(
                     help = "the file holds a JSON object with the fields of `LoaderModel` (see docs/audit.md)",
@@ -209,14 +208,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         recorded_allow: !args.no_recorded_allow,
         external_lib_dirs: args.external_lib_dir.clone(),
     };
-    let report = audit_paths(&args.paths, &options).map_err(|e| {
-        let hint = e.hint();
-        let report = match hint {
-            Some(h) => miette::miette!(help = h, "{e}"),
-            None => miette::miette!("{e}"),
-        };
-        CliError::input(report)
-    })?;
+    let report = audit_paths(&args.paths, &options)?;
     let text = match args.format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json(),
@@ -224,17 +216,17 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     };
     match &args.output {
         Some(path) => {
-            fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            fs_err::write(path, text)?;
             // The report is in the file; the job log still gets the verdict.
             let _ = writeln!(
-                std::io::stdout(),
+                super::output::stdout(),
                 "stack audit: {}; report in {}",
                 report.result_line(),
                 path.display()
             );
         }
         None => {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::output::stdout();
             let _ = out.write_all(text.as_bytes());
         }
     }

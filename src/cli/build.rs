@@ -114,6 +114,16 @@ pub enum Mode {
 /// buffer holds 64 KiB, and no machine runs more compilers at once usefully.
 const MAX_JOBS: usize = 4096;
 
+impl Args {
+    /// The flags the command's settings come from.
+    pub fn flags(&self) -> stack::settings::Flags {
+        let mut flags = self.sources.flags();
+        self.cache.add_flags(&mut flags);
+        self.remote.add_flags(&mut flags);
+        flags
+    }
+}
+
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     let req = request(&args)?;
     let progress = Progress::new(false);
@@ -158,22 +168,20 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
             .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value))
     });
     check_mount_and_build(&inputs.recipe.mount, &build_dir)?;
-    let sources = args.sources.settings()?;
+    let settings = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
+    let sources = args.sources.sources(&settings)?;
     let mut image = ImageOptions::default();
     args.image.apply(&mut image);
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
-    let binary_cache = args.cache.open(&inputs.cluster, &args.sources.tls)?;
-    let remote = args.remote.executor(
-        &build_dir,
-        args.cache.registry.password_stdin,
-        &inputs.cluster.ci.clone().unwrap_or_default(),
-    )?;
+    let binary_cache = args.cache.open(&settings)?;
+    let remote = args
+        .remote
+        .executor(&build_dir, args.cache.registry.password_stdin, &settings)?;
     Ok(BuildRequest {
         only: args.remote.only.clone(),
-        shared_store: args.remote.shared_store
-            || (remote.is_some() && inputs.cluster.ci.as_ref().is_some_and(|c| c.shared_store)),
+        shared_store: settings.shared_store,
         remote,
         lock_file: args.lock_file.clone(),
         binary_cache,

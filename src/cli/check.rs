@@ -60,7 +60,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let envs = inputs.recipe.environments.len();
     let pkgs = inputs.packages.len();
     let _ = writeln!(
-        std::io::stdout(),
+        super::output::stdout(),
         "{}: ok — {envs} environment{}, {pkgs} package{} checked (cluster `{}`)",
         args.input.recipe.display(),
         plural(envs),
@@ -74,7 +74,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
 /// The package repositories in search order (the first that has a
 /// package defines it), one per line with why it is searched.
 fn print_repositories(dirs: &[stack::recipes::RepoDir]) {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     let _ = writeln!(out, "package repositories, first wins:");
     for (i, d) in dirs.iter().enumerate() {
         let _ = writeln!(
@@ -155,7 +155,7 @@ pub(super) fn check_repo_flags(repos: &[PathBuf]) -> Result<(), CliError> {
 
 /// Print every diagnostic on stderr (miette, with source snippets).
 pub(super) fn render(diags: &Diagnostics) {
-    let mut err = std::io::stderr().lock();
+    let mut err = super::output::stderr();
     for d in diags {
         let _ = writeln!(err, "{:?}", miette::Report::new(d.clone()));
     }

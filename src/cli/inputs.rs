@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use stack::fetch::SourceCache;
 use stack::ops::OpError;
 use stack::pipeline::SourceSettings;
+use stack::settings::{Flags, Settings};
 use stack::stacks::{InputOptions, Inputs};
 
 use super::CliError;
@@ -68,7 +69,7 @@ pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SourceArgs {
     /// Source cache [default: $STACK_CACHE, else ~/.cache/stack].
-    #[arg(long, env = "STACK_CACHE", hide_env = true, value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     /// A source mirror tried before upstream (file://, http(s)://, or a path; repeatable).
     #[arg(long = "mirror", value_name = "URL")]
@@ -123,21 +124,23 @@ impl SourceArgs {
         v
     }
 
-    pub fn settings(&self) -> Result<SourceSettings, CliError> {
-        let cache = match &self.cache {
-            Some(c) => SourceCache::new(c.clone()),
-            None => SourceCache::new(SourceCache::default_base().ok_or_else(|| {
-                CliError::input(miette::miette!(
-                    help = "pass --cache DIR or set STACK_CACHE",
-                    "no home directory for the default source cache"
-                ))
-            })?),
-        };
+    /// The flags settings come from: `--cache`, `--ca-file`.
+    pub fn flags(&self) -> Flags {
+        Flags {
+            cache: self.cache.clone(),
+            ca_files: self.tls.ca_files.clone(),
+            ..Flags::default()
+        }
+    }
+
+    /// How sources are fetched, in the command's `settings` (the source
+    /// cache: [`Settings::source_cache`]).
+    pub fn sources(&self, settings: &Settings) -> Result<SourceSettings, CliError> {
         for m in &self.mirrors {
             check_local_mirror(m)?;
         }
         Ok(SourceSettings {
-            cache,
+            cache: SourceCache::new(settings.source_cache.clone()),
             mirrors: self.mirrors.clone(),
             fetch_jobs: self.fetch_jobs,
             allow_unverified: self.allow_unverified,

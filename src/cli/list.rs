@@ -85,7 +85,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     }
     let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     for (name, version, desc) in rows {
         let _ = writeln!(out, "{name:<w0$}  {version:<w1$}  {desc}");
     }
@@ -112,7 +112,7 @@ pub(super) fn load_repo(
     search.flags = flags;
     let dirs = search.dirs();
     stack::stacks::lookup::log_repositories(&dirs);
-    let index_cache = stack::settings::cache_base().map(|c| c.join("recipe-index"));
+    let index_cache = Some(stack::settings::cache_base().join("recipe-index"));
     Ok(PackageRepo::load_cached(dirs, index_cache.as_deref()))
 }
 

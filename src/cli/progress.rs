@@ -2,7 +2,6 @@
 //! live bars and spinners; otherwise one plain line per event on stderr.
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -25,7 +24,7 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(quiet: bool) -> Self {
-        let tty = std::io::stderr().is_terminal() && !quiet;
+        let tty = super::output::stderr_is_terminal() && !quiet;
         Progress {
             mp: tty.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             bars: Mutex::new(HashMap::new()),

@@ -107,14 +107,7 @@ boxed_from!(
     Preflight: super::preflight::PreflightError,
 );
 
-/// What kind of error this is, for the exit status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorClass {
-    /// The inputs are wrong (recipe, flags, lock file): fix them (exit 2).
-    Input,
-    /// The operation failed (download, build, I/O): retry or investigate (exit 1).
-    Failure,
-}
+pub use crate::diag::ErrorClass;
 
 impl PipelineError {
     /// The one classification of every stage error.
@@ -153,5 +146,24 @@ impl PipelineError {
             PipelineError::Lock(e) => Some(e.help()),
             _ => None,
         }
+    }
+}
+
+impl crate::diag::Classify for PipelineError {
+    fn class(&self) -> ErrorClass {
+        PipelineError::class(self)
+    }
+
+    fn hint(&self) -> Option<String> {
+        self.help().map(String::from)
+    }
+
+    /// The resolver's explanations (conflicts, lock differences).
+    fn lays_itself_out(&self) -> bool {
+        matches!(
+            self,
+            PipelineError::Resolve(r)
+                if matches!(**r, resolve::ResolveError::Unsatisfiable(_) | resolve::ResolveError::LockMismatch { .. })
+        )
     }
 }

@@ -122,7 +122,7 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
     };
     let dirs = search.dirs();
     super::lookup::log_lookup(choice.as_ref(), &dirs);
-    let index_cache = crate::settings::cache_base().map(|c| c.join("recipe-index"));
+    let index_cache = Some(crate::settings::cache_base().join("recipe-index"));
     let repo = PackageRepo::load_cached(dirs, index_cache.as_deref());
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
