@@ -106,25 +106,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // it, and the per-package binary cache that build hooks into.
     ("registry", &["diag", "settings", "tls"]),
     ("sign", &["diag", "registry"]),
-    ("distribute", &["diag", "settings", "registry", "sign"]),
+    ("oci", &["diag", "settings", "registry", "sign"]),
     (
         "binary_cache",
         &[
-            "diag",
-            "spec",
-            "settings",
-            "store",
-            "build",
-            "resolve",
-            "registry",
-            "sign",
-            "distribute",
+            "diag", "spec", "settings", "store", "build", "resolve", "registry", "sign", "oci",
         ],
     ),
     // Builds beyond one machine: the plan's packages as Slurm jobs and CI
     // pipelines; the cluster's `ci:` settings.
     (
-        "distributed",
+        "remote",
         &[
             "diag",
             "settings",
@@ -158,9 +150,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "verify",
             "registry",
             "sign",
-            "distribute",
+            "oci",
             "binary_cache",
-            "distributed",
+            "remote",
             "report",
             "template",
         ],
@@ -191,9 +183,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "verify",
             "registry",
             "sign",
-            "distribute",
+            "oci",
             "binary_cache",
-            "distributed",
+            "remote",
             "report",
         ],
     ),

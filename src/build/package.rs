@@ -17,9 +17,9 @@ use super::host_tools;
 use super::job::{BuildJob, BuildSystem};
 use super::jobserver::JobServer;
 use super::log::BuildLog;
+use super::phases;
 use super::relocate;
 use super::report::Phase;
-use super::systems;
 use super::tree::copy_tree;
 use super::wrapper::Dtags;
 use crate::sandbox::Namespace;
@@ -268,7 +268,7 @@ pub(crate) fn build_one(
         ));
     }
     let out_of_source =
-        super::systems::of(&job.system).is_ok_and(|k| k.out_of_source(&job.system.settings));
+        super::phases::of(&job.system).is_ok_and(|k| k.out_of_source(&job.system.settings));
     let stage = StageDirs::new(
         stage_root(&shared.build_dir, job),
         out_of_source,
@@ -373,7 +373,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     record_build_env(shared, ctx)?;
     fs_err::create_dir_all(&ctx.host_prefix)?;
 
-    systems::run(ctx)?;
+    phases::run(ctx)?;
     if job.system.logic.is_some() {
         keep_run_env(ctx)?;
     }
@@ -516,7 +516,7 @@ fn keep_run_env(ctx: &PkgCtx<'_>) -> Result<(), PackageError> {
 }
 
 fn compiled(system: &BuildSystem) -> bool {
-    super::systems::of(system).is_ok_and(|k| k.compiles())
+    super::phases::of(system).is_ok_and(|k| k.compiles())
 }
 
 /// After a successful build (and after its token is back): remove the stage.

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::distributed::{JobCommand, to_yaml};
 use stack::ops::{CiRequest, ci_generate};
+use stack::remote::{JobCommand, to_yaml};
 
 use super::inputs::{InputArgs, SourceArgs};
 use super::output::{errln, outln};
@@ -60,12 +60,12 @@ pub struct GenerateArgs {
     /// seconds (an earlier build's seconds from the binary cache, else an
     /// estimate from the build system; 0: one job per package)
     /// [default: the cluster's `ci: {group_seconds}`, else 60].
-    #[arg(long, value_name = "SECS", value_parser = super::build_remote::seconds)]
+    #[arg(long, value_name = "SECS", value_parser = super::build::remote::seconds)]
     pub group_seconds: Option<f64>,
     #[command(flatten)]
     pub sources: SourceArgs,
     #[command(flatten)]
-    pub cache: Box<super::build_cache::CacheArgs>,
+    pub cache: Box<super::build::cache::CacheArgs>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

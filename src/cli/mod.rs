@@ -12,9 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod audit;
 mod build;
-mod build_cache;
 mod build_env;
-mod build_remote;
 mod check;
 mod checksum;
 mod ci;

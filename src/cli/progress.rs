@@ -199,13 +199,13 @@ impl PipelineReporter for Progress {
     fn build(&self) -> &dyn BuildReporter {
         self
     }
-    fn remote(&self) -> &dyn stack::distributed::RemoteReporter {
+    fn remote(&self) -> &dyn stack::remote::RemoteReporter {
         self
     }
 }
 
 /// Remote jobs: state changes and the lines their logs gain.
-impl stack::distributed::RemoteReporter for Progress {
+impl stack::remote::RemoteReporter for Progress {
     fn job(&self, package: &str, state: &str) {
         self.line(&format!("{:>11} {package}: {state}", "Job"));
     }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::distribute::{self, Address, Trust};
+use stack::oci::{self, Address, Trust};
 
 use super::output::{errln, outln};
 use super::registry_args::{RegistryArgs, TrustArgs};
@@ -49,7 +49,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         .registry
         .connect(&address.registry, &settings.registry)?;
     let progress = TransferProgress::new("pull", args.quiet);
-    let result = distribute::pull_image(&registry, &address, &args.to, &trust, &progress);
+    let result = oci::pull_image(&registry, &address, &args.to, &trust, &progress);
     progress.finish();
     let outcome = result?;
     outln!("pulled {} ({})", address, address.label());

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stack::distribute::{self, Address};
+use stack::oci::{self, Address};
 
 use stack::settings::Flags;
 
@@ -69,7 +69,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         .registry
         .connect(&address.registry, &settings.registry)?;
     let progress = TransferProgress::new("push", args.quiet);
-    let result = distribute::push_image(
+    let result = oci::push_image(
         &registry,
         &address,
         &squashfs,

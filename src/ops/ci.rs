@@ -1,13 +1,13 @@
 //! `stack ci generate`: the plan's packages that the binary cache lacks, as
-//! a GitLab child pipeline (see [`crate::distributed::gitlab`]).
+//! a GitLab child pipeline (see [`crate::remote::gitlab`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::binary_cache::{BinaryCache, CacheEntry, add_cached_costs};
-use crate::distributed::gitlab::{self, PipelineOptions};
-use crate::distributed::{DistributedError, JobCommand, Work};
 use crate::pipeline::{self, LockRules, PipelineError, SourceSettings};
+use crate::remote::gitlab::{self, PipelineOptions};
+use crate::remote::{DistributedError, JobCommand, Work};
 use crate::stacks::Inputs;
 
 use super::OpError;

@@ -38,7 +38,7 @@ pub enum PipelineError {
     #[error(transparent)]
     Verify(Box<crate::verify::VerifyError>),
     #[error(transparent)]
-    Distributed(Box<crate::distributed::DistributedError>),
+    Distributed(Box<crate::remote::DistributedError>),
     #[error(transparent)]
     Preflight(Box<super::preflight::PreflightError>),
     #[error(transparent)]
@@ -103,7 +103,7 @@ boxed_from!(
     Audit: crate::audit::AuditError,
     Store: store::StoreError,
     Verify: crate::verify::VerifyError,
-    Distributed: crate::distributed::DistributedError,
+    Distributed: crate::remote::DistributedError,
     Preflight: super::preflight::PreflightError,
 );
 

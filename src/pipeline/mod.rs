@@ -95,8 +95,8 @@ pub trait PipelineReporter {
     fn fetch(&self) -> &dyn FetchReporter;
     fn build(&self) -> &dyn BuildReporter;
     /// Jobs of a remote executor (`--executor slurm`).
-    fn remote(&self) -> &dyn crate::distributed::RemoteReporter {
-        &crate::distributed::NoopRemoteReporter
+    fn remote(&self) -> &dyn crate::remote::RemoteReporter {
+        &crate::remote::NoopRemoteReporter
     }
 }
 
@@ -136,7 +136,7 @@ pub struct BuildRequest {
     pub only: Vec<String>,
     /// Build what the binary cache lacks elsewhere (`--executor slurm`),
     /// then go on from the cache.
-    pub remote: Option<std::sync::Arc<dyn crate::distributed::RemoteBuilder>>,
+    pub remote: Option<std::sync::Arc<dyn crate::remote::RemoteBuilder>>,
     /// The store is shared between the submitter and the jobs of a
     /// distributed build (`--shared-store`, the cluster's `ci:
     /// {shared_store: true}`): a job (`--only`) builds into it and needs no

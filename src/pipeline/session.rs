@@ -89,7 +89,7 @@ fn run(
         if c.offline || !c.pushes.failed.is_empty() {
             let mut why = c.pushes.failed.clone();
             why.extend(c.rejected.iter().filter(|_| c.offline).cloned());
-            return Err(crate::distributed::DistributedError::PushFailed(why).into());
+            return Err(crate::remote::DistributedError::PushFailed(why).into());
         }
         outcome.timings = s.timings.clone();
         return Ok(outcome);

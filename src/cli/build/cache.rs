@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use stack::binary_cache::BinaryCache;
-use stack::distribute::Trust;
+use stack::oci::Trust;
 use stack::settings::{Flags, Settings};
 use stack::sign::PublicKey;
 
-use super::CliError;
-use super::inputs::TlsArgs;
-use super::registry_args::{RegistryArgs, TrustArgs, signing_key};
+use super::super::CliError;
+use super::super::inputs::TlsArgs;
+use super::super::registry_args::{RegistryArgs, TrustArgs, signing_key};
 
 /// Binary cache options of `stack build`.
 #[derive(Debug, Clone, clap::Args)]

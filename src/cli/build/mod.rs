@@ -7,6 +7,9 @@ use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
 use stack::pipeline::{BuildOutcome, BuildRequest};
 
+pub mod cache;
+pub mod remote;
+
 use super::image_args::ImageArgs;
 use super::inputs::{InputArgs, SourceArgs};
 use super::output::{errln, errout, outln};
@@ -98,9 +101,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
     #[command(flatten)]
-    pub cache: Box<super::build_cache::CacheArgs>,
+    pub cache: Box<cache::CacheArgs>,
     #[command(flatten)]
-    pub remote: super::build_remote::RemoteArgs,
+    pub remote: remote::RemoteArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

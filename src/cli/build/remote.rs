@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stack::distributed::slurm::{Slurm, SlurmOptions};
-use stack::distributed::{JobCommand, RemoteBuilder};
+use stack::remote::slurm::{Slurm, SlurmOptions};
+use stack::remote::{JobCommand, RemoteBuilder};
 use stack::settings::{Flags, Settings};
 
-use super::CliError;
+use super::super::CliError;
 
 /// Distributed build options of `stack build`.
 #[derive(Debug, Clone, clap::Args)]

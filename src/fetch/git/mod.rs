@@ -22,9 +22,9 @@ use self::repo::{
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
 use super::download::{Ctx, download_unverified, exhausted};
+use super::entry_lock::{EntryLock, LockMode};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
-use super::lock::{EntryLock, LockMode};
 use super::mirror;
 use super::options::FetchOptions;
 use super::source::{GitRef, Source, SourceRequest, is_full_commit};

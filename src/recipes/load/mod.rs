@@ -10,10 +10,14 @@ use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile, Spanned, displ
 use crate::spec::Version;
 
 use super::build::{Build, BuildSystem};
-use super::load_build;
 use super::located::{PathRef, absolutize};
 use super::package::*;
 use super::read::{self, Named};
+
+mod build;
+mod filter;
+mod package_files;
+mod resources;
 
 const TOP_KEYS: &[&str] = &[
     "name",
@@ -181,14 +185,14 @@ pub fn parse_package(
         .unwrap_or_default();
     let resources = m
         .get("resources")
-        .map(|n| super::load_resources::package_resources(&mut cx, n))
+        .map(|n| resources::package_resources(&mut cx, n))
         .unwrap_or_default();
     let provides = m
         .get("provides")
         .map(|n| provides(&mut cx, n))
         .unwrap_or_default();
     let build = match cx.required(&m, "build", what) {
-        Some(n) => load_build::build(&mut cx, n, repo_dir),
+        Some(n) => build::build(&mut cx, n, repo_dir),
         None => None,
     };
     let build = build.unwrap_or_else(|| Build {
@@ -406,7 +410,7 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
                 .get("expand")
                 .and_then(|n| cx.bool(n, "`expand`"))
                 .unwrap_or(true);
-            let resources = super::load_resources::resources(cx, m);
+            let resources = resources::resources(cx, m);
             let max_size = m.get("max_size").and_then(|n| super::max_size::read(cx, n));
             Some(Source::Archive(ArchiveSource {
                 url: resource,
@@ -852,7 +856,7 @@ fn patches(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Vec<Patch> {
             .unwrap_or(1);
         let working_dir = m
             .get("working_dir")
-            .and_then(|n| super::load_resources::tree_dir(cx, n, "`working_dir`"));
+            .and_then(|n| resources::tree_dir(cx, n, "`working_dir`"));
         let when = m.get("when").and_then(|n| read::when(cx, n));
         let source = match (m.get("file"), m.get("url")) {
             (Some(f), None) => cx.nonempty_string(f, "`file`").map(|f| {
