@@ -136,3 +136,5 @@ pub mod view;
 
 #[cfg(test)]
 mod architecture_tests;
+#[cfg(test)]
+mod function_length_tests;

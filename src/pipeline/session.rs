@@ -257,15 +257,7 @@ impl<'a> Session<'a> {
             Some(keep) => buildable.into_iter().filter(|i| keep.contains(i)).collect(),
             None => buildable,
         };
-        let missing: Vec<NodeIndex> = buildable
-            .iter()
-            .copied()
-            .filter(|i| {
-                let n = plan.node(*i);
-                let host = prune::host_path(plan, &store_dir, &n.prefix);
-                !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
-            })
-            .collect();
+        let missing = not_installed(plan, &store_dir, &buildable);
         self.log.plan(plan, &store_dir, &all, &buildable, &missing);
         // Prefixes new to this store, built or from the binary cache.
         let installs_any = !missing.is_empty();
@@ -696,4 +688,17 @@ fn hook_context(
         work_dir: build_dir.join("hooks"),
         namespace,
     }
+}
+
+/// The packages of `buildable` whose prefixes the store does not hold.
+fn not_installed(plan: &Plan, store_dir: &Path, buildable: &[NodeIndex]) -> Vec<NodeIndex> {
+    buildable
+        .iter()
+        .copied()
+        .filter(|i| {
+            let n = plan.node(*i);
+            let host = prune::host_path(plan, store_dir, &n.prefix);
+            !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
+        })
+        .collect()
 }
