@@ -53,7 +53,7 @@ impl CliError {
 
     pub fn render(self) -> ExitCode {
         if let Some(d) = &self.diagnostics {
-            super::check::render(d);
+            super::output::diagnostics(d);
         }
         if self.plain {
             errln!("error: {}", self.report);

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use stack::build_kinds::KeyType;
 use stack::recipes::*;
 
-use super::check::render;
-use super::list::{latest, load_repo};
+use super::lookup::{latest, load_repo};
+use super::output::diagnostics as render;
 use super::output::{Format, print_json};
 use super::{CliError, Global};
 

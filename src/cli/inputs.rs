@@ -1,7 +1,7 @@
 //! Argument groups shared by the subcommands that read a stack recipe
 //! and fetch its sources.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use stack::fetch::SourceCache;
 use stack::ops::OpError;
@@ -33,7 +33,7 @@ impl InputArgs {
     /// Load and check the recipe, cluster and packages ([`stack::ops::check`]);
     /// problems are printed with source snippets and exit 2.
     pub fn load(&self) -> Result<Inputs, CliError> {
-        super::check::check_repo_flags(&self.repos)?;
+        super::inputs::check_repo_flags(&self.repos)?;
         load_options(&InputOptions {
             recipe: self.recipe.clone(),
             cluster: self.cluster.clone(),
@@ -50,7 +50,7 @@ pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
     {
         let inputs = stack::ops::check(opts).map_err(|e| match e {
             OpError::Inputs(d) => {
-                super::check::render(&d);
+                super::output::diagnostics(&d);
                 CliError::input(miette::miette!(
                     "{} found {} error{} in the inputs",
                     opts.recipe.display(),
@@ -60,7 +60,7 @@ pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
             }
             e => e.into(),
         })?;
-        super::check::render(&inputs.warnings);
+        super::output::diagnostics(&inputs.warnings);
         Ok(inputs)
     }
 }
@@ -178,4 +178,22 @@ fn check_local_mirror(m: &str) -> Result<(), CliError> {
         help = "give an existing mirror directory (made with `stack mirror`), or an http(s):// URL",
         "--mirror {m}: no such directory"
     )))
+}
+
+/// `--repo` flags must name directories.
+pub fn check_repo_flags(repos: &[PathBuf]) -> Result<(), CliError> {
+    for r in repos {
+        if !r.is_dir() {
+            return Err(CliError::input(
+                miette::miette!("--repo {}: no such directory", r.display())
+                    .wrap_err("bad package repository"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The current directory (for repository discovery).
+pub fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| Path::new(".").to_path_buf())
 }

@@ -8,7 +8,7 @@ use stack::audit::fs::{HostDir, Vfs, clean};
 use stack::audit::ldd;
 use stack::audit::session::{Env, Session};
 
-use super::audit::LoaderArgs;
+use super::loader_args::LoaderArgs;
 use super::output::Format;
 use super::{CliError, Global};
 

@@ -36,6 +36,7 @@ mod inputs;
 mod key;
 mod ldd;
 mod list;
+mod loader_args;
 mod lookup;
 mod mirror;
 mod nss;
@@ -53,6 +54,9 @@ mod transfer;
 mod verify;
 
 pub use error::CliError;
+
+#[cfg(test)]
+mod layout_tests;
 
 /// Build self-contained HPC software stacks and ship them as uenv images.
 #[derive(Debug, Parser)]

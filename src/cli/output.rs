@@ -97,6 +97,14 @@ pub enum Format {
     Json,
 }
 
+/// Every diagnostic on stderr (miette, with source snippets).
+pub fn diagnostics(diags: &stack::diag::Diagnostics) {
+    let mut err = stderr();
+    for d in diags {
+        let _ = writeln!(err, "{:?}", miette::Report::new(d.clone()));
+    }
+}
+
 /// Print `value` as pretty JSON on stdout.
 pub(super) fn print_json(value: &serde_json::Value) {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();

@@ -78,7 +78,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let done = stack::ops::stackinator_convert(&a.recipe, &a.cluster, &a.out, spack).map_err(
         |e| match e {
             OpError::Inputs(d) => {
-                super::check::render(&d);
+                super::output::diagnostics(&d);
                 CliError::input(miette::miette!(
                     "{} found {} error{} in the stackinator inputs",
                     a.recipe.display(),
@@ -89,7 +89,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             e => e.into(),
         },
     )?;
-    super::check::render(&done.warnings);
+    super::output::diagnostics(&done.warnings);
     let recipes: Vec<String> = done
         .recipes
         .iter()
