@@ -127,9 +127,26 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "binary_cache",
         ],
     ),
+    // Plan + package recipes → build jobs: templates rendered, `when:`
+    // decided, compiler flags, the build logic's request.
+    (
+        "render",
+        &[
+            "diag",
+            "spec",
+            "recipes",
+            "resolve",
+            "store",
+            "build",
+            "build_logic",
+            "file_filter",
+            "template",
+        ],
+    ),
     (
         "pipeline",
         &[
+            "render",
             "diag",
             "spec",
             "settings",

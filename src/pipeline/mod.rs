@@ -16,8 +16,6 @@
 
 mod audit;
 mod cache;
-mod compiler_flags;
-mod dep_env;
 mod error;
 mod failures;
 mod fingerprint;
@@ -30,27 +28,23 @@ mod plan;
 pub mod preflight;
 mod prune;
 mod remote;
-mod render;
-mod render_flags;
-mod render_logic;
 mod report;
 mod review;
 mod session;
 mod sources;
-mod template_filters;
 pub use sources::with_recipe_lines;
 mod views;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use crate::render::{RenderError, Renderer, build_job, build_job_with};
 pub use audit::loader_model;
 pub use cache::CacheReport;
 pub use error::{ErrorClass, PipelineError};
 pub use fingerprint::ImageInputs;
 pub use gc::{GcReport, gc};
 pub use plan::{LockError, LockRules, lock_file, resolve_plan};
-pub use render::{RenderError, Renderer, build_job, build_job_with};
 pub use review::check_reviewed;
 pub use session::build_stack;
 

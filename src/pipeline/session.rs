@@ -36,7 +36,7 @@ use super::plan::{LockRules, resolve_plan};
 use super::report::RunLog;
 use super::{
     BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache,
-    failures, fetch_options, partial, prune, render, sources, views,
+    failures, fetch_options, partial, prune, sources, views,
 };
 
 /// Run the whole pipeline.
@@ -426,7 +426,8 @@ impl<'a> Session<'a> {
             let dir = staged
                 .remove(idx)
                 .unwrap_or_else(|| sources::source_dir(&self.build_dir, node));
-            let mut job = render::build_job_with(plan, *idx, dir, self.req.jobs, &work.logic)?;
+            let mut job =
+                crate::render::build_job_with(plan, *idx, dir, self.req.jobs, &work.logic)?;
             job.cost = work.costs.get(&node.name).copied();
             ids.insert(*idx, graph.add(job));
         }
