@@ -92,7 +92,7 @@ pub fn stack_repos() -> Option<OsString> {
 /// The base directory of the caches (sources, the recipe index, translated
 /// repositories): `$STACK_CACHE`, else `$XDG_CACHE_HOME/stack`, else
 /// `$HOME/.cache/stack`, else the temporary directory's `stack-cache`
-/// ([`rules::cache_base`]).
+/// (`rules.rs`).
 pub fn cache_base() -> PathBuf {
     rules::cache_base(&Env::read()).0
 }

@@ -19,7 +19,7 @@ pub struct LeftOut {
     pub name: String,
     pub version: String,
     pub hash: String,
-    /// `failed in <phase>: <message>` or `dependency `<name>` failed`.
+    /// `failed in <phase>: <message>` or ``dependency `<name>` failed``.
     pub why: String,
 }
 

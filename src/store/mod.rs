@@ -18,7 +18,7 @@
 //! paths, logs) is written into a prefix: the store, and so the image, is a
 //! function of the inputs.
 //!
-//! The build directory is guarded by one exclusive lock ([`lock`]).
+//! The build directory is guarded by one exclusive lock ([`build_lock`]).
 //!
 //! This module depends on nothing but `std`, serde and the filesystem: the
 //! build stage calls it as its final step, and later stages (views, image)
