@@ -1,5 +1,5 @@
 //! Makespan of a several-hundred-package stack on 1, 4, 16 and 64 nodes,
-//! from the model in `stack::distributed::simulate` (the real scheduler)
+//! from the model in `stack::remote::simulate` (the real scheduler)
 //! with per-package build times and prefix sizes measured in a real build
 //! directory.
 //!
@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stack::distributed::simulate::{ClusterModel, simulate, simulate_grouped, synthetic_stack};
+use stack::remote::simulate::{ClusterModel, simulate, simulate_grouped, synthetic_stack};
 
 fn env_f64(name: &str, default: f64) -> f64 {
     std::env::var(name)

@@ -1,15 +1,18 @@
 //! The one place the library reads the process environment. Every variable
 //! `stack` reacts to is a function here, so that what the environment can
 //! change is visible at a glance (and `clippy.toml` forbids
-//! `std::env::var*` everywhere else).
+//! `std::env::var*` everywhere else). Clap's `env =` attribute is not used:
+//! what a flag or a variable may set is decided once per command by
+//! [`Settings::resolve`] (`rules.rs`: one rule per setting, for every
+//! command).
 //!
 //! | variable | read by |
 //! |----------|---------|
 //! | `STACK_REPOS` | package repository search (after `--repo`) |
 //! | `STACK_BUILTIN_REPO` | where the built-in repository is (searched after the stack's own, before `fallback_repos:`) |
 //! | `STACK_SPACK_PACKAGES` | the spack-packages checkout a stackinator recipe's `spack.packages` stands for |
-//! | `STACK_CACHE`, `XDG_CACHE_HOME`, `HOME` | the default source cache |
-//! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint |
+//! | `STACK_CACHE`, `XDG_CACHE_HOME`, `HOME`, `TMPDIR` | the base of the caches and the default source cache ([`Settings::cache_base`]) |
+//! | `SOURCE_DATE_EPOCH` | image timestamps, provenance, the image fingerprint (after `--source-date-epoch`) |
 //! | `PATH` | finding build tools and `mksquashfs` |
 //! | `NO_COLOR` | the CLI's colour choice |
 //! | `VISUAL`, `EDITOR`, `SHELL` | `stack edit`'s editor, `stack shell`'s shell |
@@ -26,6 +29,56 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+mod rules;
+
+pub use rules::{
+    BinaryCacheSettings, ClusterBinaryCache, ClusterDefaults, DEFAULT_GROUP_SECONDS, Env, Flags,
+    Origin, RegistrySettings, Settings, TEMP_CACHE_DIR,
+};
+
+/// Every variable this module reads, as docs/cli.md's table lists them
+/// (a unit test checks both directions). `STACK_WRAP_*` are the compiler
+/// wrapper's protocol, not the user's.
+pub const VARIABLES: &[&str] = &[
+    "STACK_REPOS",
+    "STACK_BUILTIN_REPO",
+    "STACK_SPACK_PACKAGES",
+    "STACK_CACHE",
+    "XDG_CACHE_HOME",
+    "HOME",
+    "TMPDIR",
+    "SOURCE_DATE_EPOCH",
+    "PATH",
+    "NO_COLOR",
+    "VISUAL",
+    "EDITOR",
+    "SHELL",
+    "DOCKER_CONFIG",
+    "SSL_CERT_FILE",
+    "STACK_SIGNING_KEY",
+    "STACK_NSSWITCH",
+    "STACK_PYTHON",
+    "STACK_TEST_ALPS_UENV",
+    "STACK_TEST_ALPS_CLUSTER_CONFIG",
+];
+
+impl Env {
+    /// The process environment, read once.
+    pub fn read() -> Env {
+        let path = |k: &str| non_empty(k).map(PathBuf::from);
+        Env {
+            stack_cache: path("STACK_CACHE"),
+            xdg_cache_home: path("XDG_CACHE_HOME"),
+            home: path("HOME"),
+            signing_key: path("STACK_SIGNING_KEY"),
+            docker_config: path("DOCKER_CONFIG"),
+            spack_packages: path("STACK_SPACK_PACKAGES"),
+            stack_repos: stack_repos(),
+            temp_dir: std::env::temp_dir(),
+        }
+    }
+}
+
 /// A variable, `None` when unset or empty.
 fn non_empty(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
@@ -36,13 +89,12 @@ pub fn stack_repos() -> Option<OsString> {
     std::env::var_os("STACK_REPOS")
 }
 
-/// The default base directory of the source cache: `$STACK_CACHE`, else
-/// `$XDG_CACHE_HOME/stack`, else `$HOME/.cache/stack`.
-pub fn cache_base() -> Option<PathBuf> {
-    let var = |k: &str| non_empty(k).map(PathBuf::from);
-    var("STACK_CACHE")
-        .or_else(|| var("XDG_CACHE_HOME").map(|p| p.join("stack")))
-        .or_else(|| var("HOME").map(|p| p.join(".cache").join("stack")))
+/// The base directory of the caches (sources, the recipe index, translated
+/// repositories): `$STACK_CACHE`, else `$XDG_CACHE_HOME/stack`, else
+/// `$HOME/.cache/stack`, else the temporary directory's `stack-cache`
+/// (`rules.rs`).
+pub fn cache_base() -> PathBuf {
+    rules::cache_base(&Env::read()).0
 }
 
 /// `SOURCE_DATE_EPOCH` as written (`None` when unset or blank).
@@ -75,25 +127,9 @@ pub fn wrapper_var(name: &str) -> Option<OsString> {
     std::env::var_os(name)
 }
 
-/// `DOCKER_CONFIG`: the directory of docker's `config.json` (registry
-/// credentials).
-pub fn docker_config() -> Option<OsString> {
-    non_empty("DOCKER_CONFIG")
-}
-
 /// `SSL_CERT_FILE`: CA certificates trusted for every HTTPS connection.
 pub fn ssl_cert_file() -> Option<PathBuf> {
     non_empty("SSL_CERT_FILE").map(PathBuf::from)
-}
-
-/// `STACK_SIGNING_KEY`: the secret key file pushes sign with.
-pub fn signing_key() -> Option<PathBuf> {
-    non_empty("STACK_SIGNING_KEY").map(PathBuf::from)
-}
-
-/// `HOME`.
-pub fn home() -> Option<OsString> {
-    non_empty("HOME")
 }
 
 /// `STACK_BUILTIN_REPO`: the built-in package repository, searched after

@@ -55,3 +55,14 @@ impl AuditError {
         }
     }
 }
+
+/// Every error of `stack audit` is about what it was given.
+impl crate::diag::Classify for AuditError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::ErrorClass::Input
+    }
+
+    fn hint(&self) -> Option<String> {
+        AuditError::hint(self).map(String::from)
+    }
+}

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 pub use prefixes::{CacheOutcome, CachePrefixes, PushSummary};
 pub use seconds::{BUILD_SECONDS, add_cached_costs, recorded_seconds};
 
-use crate::distribute::{DistributeError, Trust, tarball};
+use crate::oci::{DistributeError, Trust, tarball};
 use crate::registry::manifest::MANIFEST_V1;
 use crate::registry::{
     ClientOptions, Descriptor, Manifest, NoopTransferReporter, Reference, Registry,

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::build::{BuildJob, LocalStore, PrefixCache};
-use crate::distribute::DistributeError;
+use crate::oci::DistributeError;
 use crate::store::StoreError;
 
 use super::{BinaryCache, CacheEntry, Fetched};

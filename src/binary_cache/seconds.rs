@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use petgraph::graph::NodeIndex;
 
-use crate::distribute::DistributeError;
+use crate::oci::DistributeError;
 use crate::resolve::Plan;
 
 use super::BinaryCache;

@@ -130,6 +130,13 @@ pub fn command(rec: &BuildEnvRecord, argv: &[String]) -> Result<Command, BuildEn
     Ok(cmd)
 }
 
+/// No stage or a bad record is the input's fault; the sandbox failing is not.
+impl crate::diag::Classify for BuildEnvError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(!matches!(self, BuildEnvError::Sandbox(_)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! [`store`](crate::store).
 //!
 //! ```text
-//! run_plan ─ Workspace: lock <build>/build.lock (store::lock), mount mode:
+//! run_plan ─ Workspace: lock <build>/build.lock (store::build_lock), mount mode:
 //!            direct, or private user+mount namespace (crate::sandbox)
 //!          ─ reuse prefixes with a valid installed.json (store::prefix)
 //!          ─ schedule: critical path first (scheduler), -j N tokens (jobserver)
@@ -39,12 +39,12 @@ mod jobserver;
 mod log;
 mod options;
 mod package;
+mod phases;
 mod relocate;
 mod report;
 mod run;
 mod scheduler;
 mod stage_prune;
-mod systems;
 mod tree;
 mod workspace;
 pub mod wrapper;

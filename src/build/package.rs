@@ -17,9 +17,9 @@ use super::host_tools;
 use super::job::{BuildJob, BuildSystem};
 use super::jobserver::JobServer;
 use super::log::BuildLog;
+use super::phases;
 use super::relocate;
 use super::report::Phase;
-use super::systems;
 use super::tree::copy_tree;
 use super::wrapper::Dtags;
 use crate::sandbox::Namespace;
@@ -108,6 +108,14 @@ pub(crate) struct PkgCtx<'a> {
 }
 
 impl PkgCtx<'_> {
+    /// The phases' durations, the current one closed (zero ones dropped).
+    fn finished_phases(&mut self) -> Vec<(Phase, Duration)> {
+        let mut phases = std::mem::take(&mut self.phases);
+        phases.push((self.phase, Instant::now() - self.phase_start));
+        phases.retain(|(_, d)| !d.is_zero());
+        phases
+    }
+
     /// Enter a phase: time it and report it.
     pub fn enter(&mut self, phase: Phase) {
         let now = Instant::now();
@@ -254,34 +262,9 @@ pub(crate) fn build_one(
             };
         }
     };
-    log.line(&format!(
-        "==> {} {} ({}) into {}",
-        job.name,
-        job.version,
-        job.system.keyword(),
-        job.prefix.display()
-    ));
-    for p in &job.patches {
-        log.line(&format!(
-            "==> patched with {} (sha256 {}, -p{})",
-            p.patch, p.sha256, p.level
-        ));
-    }
-    let out_of_source =
-        super::systems::of(&job.system).is_ok_and(|k| k.out_of_source(&job.system.settings));
-    let stage = StageDirs::new(
-        stage_root(&shared.build_dir, job),
-        out_of_source,
-        shared.build_dir.join(WRAP_DIR),
-    );
+    log_header(&log, job);
+    let (stage, dep_dirs) = stage_and_dep_dirs(shared, job);
     let host_prefix = shared.map.to_host(&job.prefix);
-    let mut dep_dirs = env::dep_dirs(job, &shared.map, shared.dtags);
-    if let Some(w) = dep_dirs.wrap.as_mut() {
-        // Debug info and __FILE__ name the stage by a fixed path, not by the
-        // build directory: two builds of one lockfile give the same bytes.
-        w.prefix_maps
-            .push((stage.root.clone(), Path::new(STAGE_MAP).join(job.slug())));
-    }
     // The run environments the dependencies recorded (they are installed).
     let (dep_env, dep_env_error) = match env::recorded_dep_env(&job.dep_env, &shared.map) {
         Ok(ops) => (ops, None),
@@ -339,10 +322,7 @@ pub(crate) fn build_one(
             job.name, e.phase, e.error
         ));
     }
-    let now = Instant::now();
-    let mut phases = std::mem::take(&mut ctx.phases);
-    phases.push((ctx.phase, now - ctx.phase_start));
-    phases.retain(|(_, d)| !d.is_zero());
+    let phases = ctx.finished_phases();
     Outcome {
         result,
         log: log_path,
@@ -351,6 +331,44 @@ pub(crate) fn build_one(
         cpu: thread_cpu().saturating_sub(cpu0),
         phases,
     }
+}
+
+/// The first lines of a package's log: what is built where, with which
+/// patches.
+fn log_header(log: &BuildLog, job: &BuildJob) {
+    log.line(&format!(
+        "==> {} {} ({}) into {}",
+        job.name,
+        job.version,
+        job.system.keyword(),
+        job.prefix.display()
+    ));
+    for p in &job.patches {
+        log.line(&format!(
+            "==> patched with {} (sha256 {}, -p{})",
+            p.patch, p.sha256, p.level
+        ));
+    }
+}
+
+/// The package's stage directories and its dependencies' directories (the
+/// wrapper maps the stage to a fixed path).
+fn stage_and_dep_dirs(shared: &Shared<'_>, job: &BuildJob) -> (StageDirs, env::DepDirs) {
+    let out_of_source =
+        super::phases::of(&job.system).is_ok_and(|k| k.out_of_source(&job.system.settings));
+    let stage = StageDirs::new(
+        stage_root(&shared.build_dir, job),
+        out_of_source,
+        shared.build_dir.join(WRAP_DIR),
+    );
+    let mut dep_dirs = env::dep_dirs(job, &shared.map, shared.dtags);
+    if let Some(w) = dep_dirs.wrap.as_mut() {
+        // Debug info and __FILE__ name the stage by a fixed path, not by the
+        // build directory: two builds of one lockfile give the same bytes.
+        w.prefix_maps
+            .push((stage.root.clone(), Path::new(STAGE_MAP).join(job.slug())));
+    }
+    (stage, dep_dirs)
 }
 
 fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
@@ -373,7 +391,7 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
     record_build_env(shared, ctx)?;
     fs_err::create_dir_all(&ctx.host_prefix)?;
 
-    systems::run(ctx)?;
+    phases::run(ctx)?;
     if job.system.logic.is_some() {
         keep_run_env(ctx)?;
     }
@@ -516,7 +534,7 @@ fn keep_run_env(ctx: &PkgCtx<'_>) -> Result<(), PackageError> {
 }
 
 fn compiled(system: &BuildSystem) -> bool {
-    super::systems::of(system).is_ok_and(|k| k.compiles())
+    super::phases::of(system).is_ok_and(|k| k.compiles())
 }
 
 /// After a successful build (and after its token is back): remove the stage.

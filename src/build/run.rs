@@ -68,6 +68,69 @@ pub fn run_in(
     build(workspace, graph, opts, reporter)
 }
 
+/// Restore from the prefix cache what it holds (each such package is
+/// reused, its stale stage removed); `true` for each package restored.
+fn restore_cached(
+    graph: &BuildGraph,
+    opts: &BuildOptions,
+    reporter: &dyn BuildReporter,
+    map: &PathMap,
+    build_dir: &Path,
+    reports: &mut [PackageReport],
+) -> Result<Vec<bool>, BuildError> {
+    let mut done = vec![false; graph.len()];
+    let cache = prefix_cache(opts);
+    for (id, job) in graph.jobs() {
+        if cache.restore(job, &map.to_host(&job.prefix))? {
+            done[id.0] = true;
+            reports[id.0].status = PackageStatus::Reused;
+            if !opts.keep_stage {
+                let stale = package::stage_root(build_dir, job);
+                if stale.exists() {
+                    let _ = package::remove_tree(&stale);
+                }
+            }
+            reporter.reused(id, &job.name);
+        }
+    }
+    Ok(done)
+}
+
+/// The namespace the builds run in: the sandbox (store mounted at the
+/// mount point) when `namespaced`, else one for processes only, where a PID
+/// namespace is available.
+fn build_namespace(
+    namespaced: bool,
+    build_dir: &Path,
+    store_root: &Path,
+    opts: &BuildOptions,
+    wrapper_exe: &Path,
+) -> Result<Option<std::sync::Arc<Namespace>>, BuildError> {
+    if namespaced {
+        // The wrapper runs inside: keep its directory visible even when
+        // it lies below the sandbox's private /tmp.
+        let ns = Namespace::new(build_dir, store_root, &opts.mount)?
+            .keeping(&wrapper_dirs(wrapper_exe))?;
+        ns.probe().map_err(|message| BuildError::Namespace {
+            mount: opts.mount.clone(),
+            message,
+        })?;
+        return Ok(Some(ns));
+    }
+    // Direct mode: no process of a build outlives it, where a PID
+    // namespace is available (else as before, with a warning).
+    let ns = Namespace::processes_only(build_dir, &opts.mount)?;
+    match ns.probe() {
+        Ok(()) => Ok(Some(ns)),
+        Err(e) => {
+            tracing::warn!(
+                "no PID namespace for direct-mode builds ({e}); build processes may outlive their commands"
+            );
+            Ok(None)
+        }
+    }
+}
+
 fn build(
     workspace: &Workspace,
     graph: &BuildGraph,
@@ -98,21 +161,7 @@ fn build(
             timing: Timing::default(),
         })
         .collect();
-    let mut done = vec![false; n];
-    let cache = prefix_cache(opts);
-    for (id, job) in graph.jobs() {
-        if cache.restore(job, &map.to_host(&job.prefix))? {
-            done[id.0] = true;
-            reports[id.0].status = PackageStatus::Reused;
-            if !opts.keep_stage {
-                let stale = package::stage_root(&build_dir, job);
-                if stale.exists() {
-                    let _ = package::remove_tree(&stale);
-                }
-            }
-            reporter.reused(id, &job.name);
-        }
-    }
+    let done = restore_cached(graph, opts, reporter, &map, &build_dir, &mut reports)?;
     if !opts.keep_stage {
         super::stage_prune::prune_stages(&build_dir, graph);
     }
@@ -134,30 +183,13 @@ fn build(
             Some(p) => std::path::absolute(p)?,
             None => default_wrapper().map_err(BuildError::WrapperExe)?,
         };
-        let namespace = if namespaced {
-            // The wrapper runs inside: keep its directory visible even when
-            // it lies below the sandbox's private /tmp.
-            let ns = Namespace::new(&build_dir, &summary.store_root, &opts.mount)?
-                .keeping(&wrapper_dirs(&wrapper_exe))?;
-            ns.probe().map_err(|message| BuildError::Namespace {
-                mount: opts.mount.clone(),
-                message,
-            })?;
-            Some(ns)
-        } else {
-            // Direct mode: no process of a build outlives it, where a PID
-            // namespace is available (else as before, with a warning).
-            let ns = Namespace::processes_only(&build_dir, &opts.mount)?;
-            match ns.probe() {
-                Ok(()) => Some(ns),
-                Err(e) => {
-                    tracing::warn!(
-                        "no PID namespace for direct-mode builds ({e}); build processes may outlive their commands"
-                    );
-                    None
-                }
-            }
-        };
+        let namespace = build_namespace(
+            namespaced,
+            &build_dir,
+            &summary.store_root,
+            opts,
+            &wrapper_exe,
+        )?;
         let tools = resolve_tools(graph, &done)?;
         super::wrapper::install_links(&build_dir.join(package::WRAP_DIR), &wrapper_exe)?;
         let jobserver = JobServer::new(opts.jobs).map_err(BuildError::Jobserver)?;
@@ -241,15 +273,7 @@ fn schedule(
     let costs: Vec<f64> = graph.jobs().map(|(_, j)| j.cost.unwrap_or(1.0)).collect();
     let mut sched = Schedule::new(&deps, &costs, done);
     let (tx, rx) = mpsc::channel::<Event>();
-    let tx_tokens = tx.clone();
-    let helper = shared
-        .jobserver
-        .client()
-        .clone()
-        .into_helper_thread(move |tok| {
-            let _ = tx_tokens.send(Event::Token(tok));
-        })
-        .map_err(BuildError::Jobserver)?;
+    let helper = token_helper(shared, tx.clone())?;
 
     let mut fatal: Option<BuildError> = None;
     std::thread::scope(|scope| {
@@ -281,12 +305,8 @@ fn schedule(
                     },
                 );
             }
-            // Fast path: free tokens straight from the pipe.
-            while !stop && sched.ready_len() > tokens.len() {
-                match shared.jobserver.try_take() {
-                    Some(t) => tokens.push(Token::Own(t)),
-                    None => break,
-                }
+            if !stop {
+                take_free_tokens(shared, sched.ready_len(), &mut tokens);
             }
             if !tokens.is_empty() && !stop && sched.ready_len() > 0 {
                 continue;
@@ -316,38 +336,76 @@ fn schedule(
                 Event::Done(id, out, token) => {
                     running -= 1;
                     tokens.push(token);
-                    let job = graph.job(id);
-                    let name = job.name.clone();
                     slots.give(reports[id.0].timing.slot);
-                    let failed = finish_job(&mut sched, reports, id, *out, wall0);
-                    if !failed {
-                        keep(opts, job, &shared.map.to_host(&job.prefix), &reports[id.0]);
-                    }
-                    reporter.finished(id, &reports[id.0]);
-                    if failed {
-                        for s in sched.fail(id.0) {
-                            reports[s].status = PackageStatus::Skipped {
-                                because: format!("dependency `{name}` failed"),
-                            };
-                            reporter.skipped(JobId(s), &graph.job(JobId(s)).name, &name);
-                        }
-                        if opts.fail_fast {
-                            stop = true;
-                        }
+                    let at = (graph, reporter, opts, shared);
+                    if job_done(&mut sched, reports, at, id, *out, wall0) {
+                        stop |= opts.fail_fast;
                     }
                     if stop {
-                        for s in sched.drain_ready() {
-                            reports[s].status = PackageStatus::Skipped {
-                                because: "the build stopped after a failure (fail-fast)".into(),
-                            };
-                            reporter.skipped(JobId(s), &graph.job(JobId(s)).name, "fail-fast");
-                        }
+                        skip_ready(&mut sched, reports, graph, reporter);
                     }
                 }
             }
         }
     });
     drop(helper);
+    skip_waiting(&sched, reports);
+    match fatal {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The thread that asks the jobserver for tokens and sends them as events.
+fn token_helper(
+    shared: &Shared<'_>,
+    tx: mpsc::Sender<Event>,
+) -> Result<jobserver::HelperThread, BuildError> {
+    shared
+        .jobserver
+        .client()
+        .clone()
+        .into_helper_thread(move |tok| {
+            let _ = tx.send(Event::Token(tok));
+        })
+        .map_err(BuildError::Jobserver)
+}
+
+/// Fast path: free tokens straight from the pipe, as many as packages
+/// are ready.
+fn take_free_tokens(shared: &Shared<'_>, ready: usize, tokens: &mut Vec<Token>) {
+    while ready > tokens.len() {
+        match shared.jobserver.try_take() {
+            Some(t) => tokens.push(Token::Own(t)),
+            None => break,
+        }
+    }
+}
+
+/// A job ended: record it, keep what it built, report it, and skip what
+/// depends on it when it failed; true when it failed.
+fn job_done(
+    sched: &mut Schedule,
+    reports: &mut [PackageReport],
+    (graph, reporter, opts, shared): (&BuildGraph, &dyn BuildReporter, &BuildOptions, &Shared<'_>),
+    id: JobId,
+    out: Outcome,
+    wall0: Instant,
+) -> bool {
+    let job = graph.job(id);
+    let failed = finish_job(sched, reports, id, out, wall0);
+    if !failed {
+        keep(opts, job, &shared.map.to_host(&job.prefix), &reports[id.0]);
+    }
+    reporter.finished(id, &reports[id.0]);
+    if failed {
+        skip_dependents(sched, reports, graph, reporter, id, &job.name);
+    }
+    failed
+}
+
+/// What never got ready is skipped: the build stopped after a failure.
+fn skip_waiting(sched: &Schedule, reports: &mut [PackageReport]) {
     for (i, r) in reports.iter_mut().enumerate() {
         if sched.state(i) == NodeState::Waiting {
             r.status = PackageStatus::Skipped {
@@ -355,9 +413,37 @@ fn schedule(
             };
         }
     }
-    match fatal {
-        Some(e) => Err(e),
-        None => Ok(()),
+}
+
+/// Skip what depends on the failed `id` (named `name`).
+fn skip_dependents(
+    sched: &mut Schedule,
+    reports: &mut [PackageReport],
+    graph: &BuildGraph,
+    reporter: &dyn BuildReporter,
+    id: JobId,
+    name: &str,
+) {
+    for s in sched.fail(id.0) {
+        reports[s].status = PackageStatus::Skipped {
+            because: format!("dependency `{name}` failed"),
+        };
+        reporter.skipped(JobId(s), &graph.job(JobId(s)).name, name);
+    }
+}
+
+/// Skip every ready package: the build stops (fail-fast).
+fn skip_ready(
+    sched: &mut Schedule,
+    reports: &mut [PackageReport],
+    graph: &BuildGraph,
+    reporter: &dyn BuildReporter,
+) {
+    for s in sched.drain_ready() {
+        reports[s].status = PackageStatus::Skipped {
+            because: "the build stopped after a failure (fail-fast)".into(),
+        };
+        reporter.skipped(JobId(s), &graph.job(JobId(s)).name, "fail-fast");
     }
 }
 

@@ -5,98 +5,10 @@ use std::process::ExitCode;
 
 use std::io::Write;
 
-use stack::audit::loader::LoaderModel;
 use stack::audit::{AuditOptions, audit_paths};
 
+use super::loader_args::LoaderArgs;
 use super::{CliError, Global};
-
-/// Facts about the target's loader (default: the host's `ld.so --help`).
-#[derive(Debug, Clone, clap::Args)]
-#[command(next_help_heading = "Target loader")]
-pub struct LoaderArgs {
-    /// Root of the target system: the cache, ld.so.conf, default directories
-    /// and system libraries are looked up under DIR. Without it, the host is
-    /// the target.
-    #[arg(long, value_name = "DIR")]
-    pub sysroot: Option<PathBuf>,
-    /// Read all loader facts from a JSON file (the `LoaderModel` of a
-    /// cluster configuration); the flags below override single facts.
-    #[arg(long, value_name = "FILE")]
-    pub loader_model: Option<PathBuf>,
-    /// The target's ld.so.cache (a path on the target), or `none`.
-    #[arg(long, value_name = "PATH")]
-    pub ld_so_cache: Option<String>,
-    /// The target's default library directories, colon-separated.
-    #[arg(long, value_name = "DIRS")]
-    pub default_dirs: Option<String>,
-    /// What `$LIB` expands to on the target (e.g. `lib64`).
-    #[arg(long = "lib", value_name = "STR")]
-    pub lib: Option<String>,
-    /// What `$PLATFORM` expands to on the target (e.g. `x86_64`).
-    #[arg(long, value_name = "STR")]
-    pub platform: Option<String>,
-    /// Supported glibc-hwcaps subdirectories, best first, comma-separated
-    /// (`x86-64-v3,x86-64-v2`), or `none`.
-    #[arg(long, value_name = "LIST")]
-    pub hwcaps: Option<String>,
-    /// Search this LD_LIBRARY_PATH (off by default: a stack must not rely on it).
-    #[arg(long, value_name = "PATH")]
-    pub ld_library_path: Option<String>,
-}
-
-impl LoaderArgs {
-    /// The loader model these flags describe.
-    pub fn model(&self) -> Result<LoaderModel, CliError> {
-        let mut m = if let Some(file) = &self.loader_model {
-            let text = fs_err::read_to_string(file)
-                .map_err(|e| CliError::input(miette::miette!("{e}")))?;
-            serde_json::from_str::<LoaderModel>(&text).map_err(|e| {
-                CliError::input(miette::miette!(
-                    help = "the file holds a JSON object with the fields of `LoaderModel` (see docs/audit.md)",
-                    "{}: {e}",
-                    file.display()
-                ))
-            })?
-        } else if let Some(root) = &self.sysroot {
-            if !root.is_dir() {
-                return Err(CliError::input(miette::miette!(
-                    "--sysroot {}: not a directory",
-                    root.display()
-                )));
-            }
-            LoaderModel::defaults(std::env::consts::ARCH, root)
-        } else {
-            LoaderModel::host()
-        };
-        if let Some(c) = &self.ld_so_cache {
-            m.ld_so_cache = if c == "none" { None } else { Some(c.clone()) };
-        }
-        if let Some(d) = &self.default_dirs {
-            m.default_dirs = d
-                .split(':')
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect();
-        }
-        if let Some(l) = &self.lib {
-            m.lib = l.clone();
-        }
-        if let Some(p) = &self.platform {
-            m.platform = p.clone();
-        }
-        if let Some(h) = &self.hwcaps {
-            m.hwcaps = if h == "none" {
-                Vec::new()
-            } else {
-                h.split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            };
-        }
-        Ok(m)
-    }
-}
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -188,7 +100,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         let cluster = match stack::cluster::load_cluster(dir) {
             Ok((cluster, _warnings)) => cluster,
             Err(diags) => {
-                super::check::render(&diags);
+                super::output::diagnostics(&diags);
                 return Err(CliError::input(miette::miette!(
                     "--cluster {}: invalid cluster configuration",
                     dir.display()
@@ -209,14 +121,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         recorded_allow: !args.no_recorded_allow,
         external_lib_dirs: args.external_lib_dir.clone(),
     };
-    let report = audit_paths(&args.paths, &options).map_err(|e| {
-        let hint = e.hint();
-        let report = match hint {
-            Some(h) => miette::miette!(help = h, "{e}"),
-            None => miette::miette!("{e}"),
-        };
-        CliError::input(report)
-    })?;
+    let report = audit_paths(&args.paths, &options)?;
     let text = match args.format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json(),
@@ -224,17 +129,17 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     };
     match &args.output {
         Some(path) => {
-            fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            fs_err::write(path, text)?;
             // The report is in the file; the job log still gets the verdict.
             let _ = writeln!(
-                std::io::stdout(),
+                super::output::stdout(),
                 "stack audit: {}; report in {}",
                 report.result_line(),
                 path.display()
             );
         }
         None => {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::output::stdout();
             let _ = out.write_all(text.as_bytes());
         }
     }

@@ -39,15 +39,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let input = |e: BuildEnvError| CliError::input(miette::miette!("{e}"));
-    let rec = find(&args).map_err(input)?;
+    let rec = find(&args)?;
     let argv = if args.command.is_empty() {
         vec![stack::settings::user_var("SHELL").unwrap_or_else(|| "sh".into())]
     } else {
         args.command
     };
-    let status = build_env::command(&rec, &argv)
-        .map_err(|e| CliError::failure(miette::miette!("{e}")))?
+    let status = build_env::command(&rec, &argv)?
         .status()
         .map_err(|e| {
             CliError::failure(miette::miette!(

@@ -2,10 +2,9 @@
 //! and every package recipe it can reach.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use stack::diag::Diagnostics;
 use stack::stacks::InputOptions;
 
 use super::inputs::InputArgs;
@@ -45,7 +44,7 @@ pub struct Args {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     if args.format == Format::Json {
-        check_repo_flags(&args.input.repos)?;
+        super::inputs::check_repo_flags(&args.input.repos)?;
         let opts = InputOptions {
             recipe: args.input.recipe.clone(),
             cluster: args.input.cluster.clone(),
@@ -60,7 +59,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let envs = inputs.recipe.environments.len();
     let pkgs = inputs.packages.len();
     let _ = writeln!(
-        std::io::stdout(),
+        super::output::stdout(),
         "{}: ok — {envs} environment{}, {pkgs} package{} checked (cluster `{}`)",
         args.input.recipe.display(),
         plural(envs),
@@ -74,7 +73,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
 /// The package repositories in search order (the first that has a
 /// package defines it), one per line with why it is searched.
 fn print_repositories(dirs: &[stack::recipes::RepoDir]) {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     let _ = writeln!(out, "package repositories, first wins:");
     for (i, d) in dirs.iter().enumerate() {
         let _ = writeln!(
@@ -138,30 +137,4 @@ fn check_json(recipe: &Path, opts: &InputOptions) -> Result<ExitCode, CliError> 
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// `--repo` flags must name directories.
-pub(super) fn check_repo_flags(repos: &[PathBuf]) -> Result<(), CliError> {
-    for r in repos {
-        if !r.is_dir() {
-            return Err(CliError::input(
-                miette::miette!("--repo {}: no such directory", r.display())
-                    .wrap_err("bad package repository"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Print every diagnostic on stderr (miette, with source snippets).
-pub(super) fn render(diags: &Diagnostics) {
-    let mut err = std::io::stderr().lock();
-    for d in diags {
-        let _ = writeln!(err, "{:?}", miette::Report::new(d.clone()));
-    }
-}
-
-/// The current directory (for repository discovery).
-pub(super) fn cwd() -> PathBuf {
-    std::env::current_dir().unwrap_or_else(|_| Path::new(".").to_path_buf())
 }

@@ -44,13 +44,14 @@ pub struct Args {
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let repo = args.lookup.load()?;
     let r = recipe(&repo, &args.package)?;
-    let settings = args.sources.settings()?;
+    let resolved = super::settings::resolve(&args.sources.flags(), None);
+    let settings = args.sources.sources(&resolved)?;
     let mut opts = FetchOptions::new(settings.cache);
     opts.mirrors = settings.mirrors;
     opts.ca_files = settings.ca_files;
     let results = checksum(&r, &args.versions, &opts, &NoopReporter);
-    let mut out = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
+    let mut out = super::output::stdout();
+    let mut err = super::output::stderr();
     let (mut differs, mut failed, mut bad_input) = (false, 0, false);
     for result in &results {
         let l = match result {

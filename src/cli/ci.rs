@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::distributed::{JobCommand, to_yaml};
 use stack::ops::{CiRequest, ci_generate};
+use stack::remote::{JobCommand, to_yaml};
 
 use super::inputs::{InputArgs, SourceArgs};
 use super::output::{errln, outln};
@@ -60,12 +60,12 @@ pub struct GenerateArgs {
     /// seconds (an earlier build's seconds from the binary cache, else an
     /// estimate from the build system; 0: one job per package)
     /// [default: the cluster's `ci: {group_seconds}`, else 60].
-    #[arg(long, value_name = "SECS", value_parser = super::build_remote::seconds)]
+    #[arg(long, value_name = "SECS", value_parser = super::build::remote::seconds)]
     pub group_seconds: Option<f64>,
     #[command(flatten)]
     pub sources: SourceArgs,
     #[command(flatten)]
-    pub cache: Box<super::build_cache::CacheArgs>,
+    pub cache: Box<super::build::cache::CacheArgs>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -74,10 +74,21 @@ pub enum Format {
     Gitlab,
 }
 
+impl GenerateArgs {
+    /// The flags the command's settings come from.
+    pub fn flags(&self) -> stack::settings::Flags {
+        let mut flags = self.sources.flags();
+        self.cache.add_flags(&mut flags);
+        flags.group_seconds = self.group_seconds;
+        flags
+    }
+}
+
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let CiCommand::Generate(args) = args.command;
     let inputs = args.input.load()?;
-    let binary_cache = args.cache.open(&inputs.cluster, &args.sources.tls)?;
+    let settings = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
+    let binary_cache = args.cache.open(&settings)?;
     let url = binary_cache.as_ref().map(|c| c.url().to_string());
     let program = inputs
         .cluster
@@ -91,12 +102,12 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             args: job_args(&args, url.as_deref()),
         },
         inputs,
-        sources: args.sources.settings()?,
+        sources: args.sources.sources(&settings)?,
         lock_file: args.lock_file.clone(),
         binary_cache,
         image_label: args.image.clone(),
         push_args: push_args(&args),
-        group_seconds: args.group_seconds,
+        group_seconds: settings.group_seconds,
     };
     let outcome = ci_generate(&req)?;
     let text = format!(
@@ -113,7 +124,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         .map_or(0, |m| m.keys().filter(|k| k.starts_with("build:")).count());
     match &args.out {
         Some(path) => {
-            fs_err::write(path, text).map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            fs_err::write(path, text)?;
             errln!(
                 "wrote {}: {jobs} build job{} for {packages} package{} and assemble ({} of {} packages already in the binary cache)",
                 path.display(),

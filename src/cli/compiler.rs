@@ -59,7 +59,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
                 .join(":")
         )));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     let _ = writeln!(out, "compilers:");
     for c in found {
         let _ = writeln!(out, "  - {}", c.yaml());

@@ -1,6 +1,5 @@
 //! `stack completions SHELL`: print a shell completion script.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::CommandFactory;
@@ -27,6 +26,6 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     // closed pipe), the CLI never does.
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "stack", &mut script);
-    let _ = std::io::stdout().write_all(&script);
+    super::output::out_bytes(&script);
     Ok(ExitCode::SUCCESS)
 }

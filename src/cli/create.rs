@@ -44,7 +44,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let settings = args.sources.settings()?;
+    let resolved = super::settings::resolve(&args.sources.flags(), None);
+    let settings = args.sources.sources(&resolved)?;
     let mut opts = FetchOptions::new(settings.cache);
     opts.mirrors = settings.mirrors;
     opts.ca_files = settings.ca_files;
@@ -78,9 +79,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             file.display()
         )));
     }
-    fs_err::create_dir_all(&args.dir)
-        .and_then(|()| fs_err::write(&file, text))
-        .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    fs_err::create_dir_all(&args.dir).and_then(|()| fs_err::write(&file, text))?;
     outln!(
         "wrote {} ({}@{}, build system {})",
         file.display(),

@@ -32,7 +32,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let repo = args.lookup.load()?;
     let name = args.package.as_str();
     recipe(&repo, name)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     if args.transitive {
         for (pkg, distance) in dependents_transitive(&repo, name) {
             let _ = writeln!(out, "{pkg}  {distance}");

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::view::diff::{DiffError, diff, locate};
+use stack::view::diff::{diff, locate};
 
 use super::{CliError, Global};
 
@@ -33,13 +33,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let input = |e: DiffError| CliError::input(miette::miette!("{e}"));
-    let (a, b) = (
-        locate(&args.a).map_err(input)?,
-        locate(&args.b).map_err(input)?,
-    );
-    let d = diff(&a, &b).map_err(input)?;
-    let mut out = std::io::stdout().lock();
+    let (a, b) = (locate(&args.a)?, locate(&args.b)?);
+    let d = diff(&a, &b)?;
+    let mut out = super::output::stdout();
     for (title, lines) in [
         ("plan", &d.plan),
         ("environment (meta/env.json)", &d.env),

@@ -1,12 +1,15 @@
 //! Errors at the edge: a miette report plus the exit code it maps to.
+//!
+//! The one mapping: every library error says its class
+//! ([`stack::diag::Classify`]), and `From` turns it into a report and an
+//! exit status here; commands only pick `CliError::input` or
+//! `CliError::failure` for what they check themselves (flags, paths they
+//! were given).
 
 use super::output::errln;
 use std::process::ExitCode;
 
-use stack::diag::Diagnostics;
-use stack::ops::OpError;
-use stack::pipeline::{ErrorClass, PipelineError};
-use stack::resolve::ResolveError;
+use stack::diag::{Classify, Diagnostics, ErrorClass};
 
 /// An error as the CLI shows it: rendered with miette, mapped to an exit code
 /// (1 operation failed, 2 bad input or usage).
@@ -25,7 +28,7 @@ impl CliError {
     /// The input was wrong (recipe, flags, unknown package): exit 2.
     pub fn input(report: impl Into<miette::Report>) -> Self {
         CliError {
-            code: 2,
+            code: exit_code(ErrorClass::Input),
             report: report.into(),
             plain: false,
             diagnostics: None,
@@ -35,16 +38,22 @@ impl CliError {
     /// The operation failed (build, fetch, I/O): exit 1.
     pub fn failure(report: impl Into<miette::Report>) -> Self {
         CliError {
-            code: 1,
+            code: exit_code(ErrorClass::Failure),
             report: report.into(),
             plain: false,
             diagnostics: None,
         }
     }
 
+    /// `e`, a path or value the command was given, is wrong: exit 2 (an
+    /// I/O error on a file named on the command line).
+    pub fn bad_input(e: impl std::fmt::Display) -> Self {
+        CliError::input(miette::miette!("{e}"))
+    }
+
     pub fn render(self) -> ExitCode {
         if let Some(d) = &self.diagnostics {
-            super::check::render(d);
+            super::output::diagnostics(d);
         }
         if self.plain {
             errln!("error: {}", self.report);
@@ -55,62 +64,29 @@ impl CliError {
     }
 }
 
-impl From<anyhow::Error> for CliError {
-    fn from(e: anyhow::Error) -> Self {
-        CliError::failure(miette::miette!("{e:#}"))
+/// Every library error at the edge: the exit status from its class, its
+/// hint, located problems as diagnostics with source snippets (like `stack
+/// check`), the resolver's explanations printed as they lay themselves out.
+impl<E: Classify> From<E> for CliError {
+    fn from(e: E) -> Self {
+        let report = match e.hint() {
+            Some(help) => miette::miette!(help = help, "{e}"),
+            None => miette::miette!("{e}"),
+        };
+        CliError {
+            code: exit_code(e.class()),
+            report,
+            plain: e.lays_itself_out(),
+            diagnostics: e.diagnostics(),
+        }
     }
 }
 
-/// Every stage error at the edge: the exit status from the library's one
-/// classification ([`PipelineError::class`]), the resolver's explanations
-/// (conflicts, lock differences) printed as they lay themselves out.
-pub fn stage_error(e: PipelineError) -> CliError {
-    let code = exit_code(e.class());
-    let plain = matches!(
-        &e,
-        PipelineError::Resolve(r)
-            if matches!(**r, ResolveError::Unsatisfiable(_) | ResolveError::LockMismatch { .. })
-    );
-    let report = match e.help() {
-        Some(help) => miette::miette!(help = help, "{e}"),
-        None => miette::miette!("{e}"),
-    };
-    CliError {
-        code,
-        report,
-        plain,
-        diagnostics: None,
-    }
-}
-
+/// The one mapping of error classes to exit statuses (docs/cli.md, "Exit
+/// status").
 fn exit_code(class: ErrorClass) -> u8 {
     match class {
         ErrorClass::Input => 2,
         ErrorClass::Failure => 1,
-    }
-}
-
-/// An operation's error at the edge: located problems as diagnostics with
-/// source snippets (like `stack check`), then the summary line; the exit
-/// status from the one classification.
-impl From<OpError> for CliError {
-    fn from(e: OpError) -> Self {
-        if let Some(diagnostics) = e.diagnostics() {
-            return CliError {
-                code: exit_code(e.class()),
-                report: miette::miette!("{e}"),
-                plain: false,
-                diagnostics: Some(diagnostics),
-            };
-        }
-        match e {
-            OpError::Stage(e) => stage_error(e),
-            e => CliError {
-                code: exit_code(e.class()),
-                report: miette::miette!("{e}"),
-                plain: false,
-                diagnostics: None,
-            },
-        }
     }
 }

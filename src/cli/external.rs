@@ -74,7 +74,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             names.len()
         )));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     let _ = writeln!(out, "packages:");
     for e in found {
         let _ = writeln!(out, "  {}   # {}", e.yaml(), e.how);

@@ -41,7 +41,8 @@ pub struct Args {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let inputs = args.input.load()?;
-    let settings = args.sources.settings()?;
+    let resolved = super::settings::resolve(&args.sources.flags(), Some(&inputs.cluster));
+    let settings = args.sources.sources(&resolved)?;
     if args.dry_run {
         let plan = stack::ops::fetch_plan(&inputs, args.locked, &settings)?;
         print_plan(&plan);

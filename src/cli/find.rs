@@ -36,9 +36,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let found = find_installed(&args.path, args.spec.as_deref())
-        .map_err(|e| CliError::input(miette::miette!("{e}")))?;
-    let mut out = std::io::stdout().lock();
+    let found = find_installed(&args.path, args.spec.as_deref())?;
+    let mut out = super::output::stdout();
     let width = found.iter().map(|f| f.spec.len()).max().unwrap_or(0);
     for f in &found {
         let mut line = format!("{:<width$}  {}", f.spec, &f.hash[..8.min(f.hash.len())]);
@@ -56,7 +55,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             None => "it holds no package".to_string(),
         };
         let _ = writeln!(
-            std::io::stderr(),
+            super::output::stderr(),
             "{}: {what}",
             stack::diag::display_path(&args.path)
         );

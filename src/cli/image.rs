@@ -2,7 +2,6 @@
 //! `BUILD_DIR/store.squashfs` without rebuilding, and copy `store/meta`
 //! beside it.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -36,12 +35,7 @@ pub struct Args {
     pub image: ImageArgs,
     /// The mtime of every entry, in seconds since 1970 [default: $SOURCE_DATE_EPOCH, else
     /// 315576060].
-    #[arg(
-        long,
-        env = "SOURCE_DATE_EPOCH",
-        hide_env = true,
-        value_name = "SECONDS"
-    )]
+    #[arg(long, value_name = "SECONDS")]
     pub source_date_epoch: Option<u32>,
     /// The mksquashfs program to use [default: mksquashfs on PATH].
     #[arg(long, value_name = "PROGRAM")]
@@ -66,10 +60,9 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
 
     // Never pack a prefix whose files differ from its own manifest.
     if store.is_dir() {
-        stack::verify::check_store(&store)
-            .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+        stack::verify::check_store(&store)?;
     }
-    let spinner = std::io::stderr().is_terminal().then(|| {
+    let spinner = super::output::stderr_is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new_spinner();
         pb.set_message(format!("packing {}", store.display()));
         pb.enable_steady_tick(Duration::from_millis(120));
@@ -79,16 +72,10 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     if let Some(pb) = spinner {
         pb.finish_and_clear();
     }
-    let info = result.map_err(|e| match e {
-        ImageError::StoreMissing { .. }
-        | ImageError::BadOption { .. }
-        | ImageError::MksquashfsNotFound { .. }
-        | ImageError::MksquashfsTooOld { .. } => CliError::input(miette::miette!("{e}")),
-        e => CliError::failure(miette::miette!("{e}")),
-    })?;
+    let info = result?;
 
     let bold = |s: &str| {
-        if global.use_color(std::io::stdout().is_terminal()) {
+        if global.use_color(super::output::stdout_is_terminal()) {
             console::style(s).bold().to_string()
         } else {
             s.to_string()

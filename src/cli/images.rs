@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use stack::distribute;
+use stack::oci;
 
 use super::output::{Format, outln};
 use super::registry_args::RegistryArgs;
@@ -41,8 +41,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         ))
     })?;
     let namespace = namespace.trim_end_matches('/');
-    let registry = args.registry.connect(host, &args.tls)?;
-    let images = distribute::list_images(&registry, namespace).map_err(super::push::classify)?;
+    let settings = super::settings::resolve(&args.registry.flags(&args.tls), None);
+    let registry = args.registry.connect(host, &settings.registry)?;
+    let images = oci::list_images(&registry, namespace)?;
     match args.format {
         Format::Json => {
             let text = serde_json::to_string_pretty(&images)

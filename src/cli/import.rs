@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::import::{ImportError, ImportOptions, import_spack};
+use stack::import::{ImportOptions, import_spack};
 
 use super::{CliError, Global};
 
@@ -74,17 +74,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         with_repos: a.with_repos,
         dry_run: false,
     };
-    let summary = import_spack(&opts).map_err(|e| match e {
-        ImportError::UnknownPackage { ref suggestion, .. } => {
-            let help = suggestion.as_ref().map(|s| format!("did you mean `{s}`?"));
-            match help {
-                Some(h) => CliError::input(miette::miette!(help = h, "{e}")),
-                None => CliError::input(miette::miette!("{e}")),
-            }
-        }
-        ImportError::NoPackages(_) => CliError::input(miette::miette!("{e}")),
-        other => CliError::failure(miette::miette!("{other}")),
-    })?;
+    let summary = import_spack(&opts)?;
     let failed = &summary.report.failed;
     let r = &summary.report;
     if let Some(path) = &a.report {
@@ -95,7 +85,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
                 CliError::failure(miette::miette!("cannot write {}: {e}", path.display()))
             })?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     let _ = writeln!(
         out,
         "imported {} packages into {}: directives complete {} ({:.1}%), hooks complete {} of {} ({:.1}%), {:.2} s",

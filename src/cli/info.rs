@@ -1,15 +1,14 @@
 //! `stack info PKG`: everything a package recipe says, like `spack info`.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stack::build_kinds::KeyType;
 use stack::recipes::*;
 
-use super::check::render;
-use super::list::{latest, load_repo};
+use super::lookup::{latest, load_repo};
+use super::output::diagnostics as render;
 use super::output::{Format, print_json};
 use super::{CliError, Global};
 
@@ -66,7 +65,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             for p in repo.providers(name) {
                 let _ = writeln!(out, "    {}{}", p.package, when_suffix(p.when.as_ref()));
             }
-            let _ = std::io::stdout().write_all(out.as_bytes());
+            super::output::out_bytes(out.as_bytes());
             return Ok(ExitCode::SUCCESS);
         }
         let help = match repo.suggest(name) {
@@ -98,7 +97,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     } else if let Some(recipe) = repo.get(name) {
         let mut out = String::new();
         describe(&mut out, recipe, &repo);
-        let _ = std::io::stdout().write_all(out.as_bytes());
+        super::output::out_bytes(out.as_bytes());
     }
     if args.format == Format::Text {
         render(&diags);

@@ -1,11 +1,12 @@
 //! Argument groups shared by the subcommands that read a stack recipe
 //! and fetch its sources.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use stack::fetch::SourceCache;
 use stack::ops::OpError;
 use stack::pipeline::SourceSettings;
+use stack::settings::{Flags, Settings};
 use stack::stacks::{InputOptions, Inputs};
 
 use super::CliError;
@@ -32,7 +33,7 @@ impl InputArgs {
     /// Load and check the recipe, cluster and packages ([`stack::ops::check`]);
     /// problems are printed with source snippets and exit 2.
     pub fn load(&self) -> Result<Inputs, CliError> {
-        super::check::check_repo_flags(&self.repos)?;
+        super::inputs::check_repo_flags(&self.repos)?;
         load_options(&InputOptions {
             recipe: self.recipe.clone(),
             cluster: self.cluster.clone(),
@@ -49,7 +50,7 @@ pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
     {
         let inputs = stack::ops::check(opts).map_err(|e| match e {
             OpError::Inputs(d) => {
-                super::check::render(&d);
+                super::output::diagnostics(&d);
                 CliError::input(miette::miette!(
                     "{} found {} error{} in the inputs",
                     opts.recipe.display(),
@@ -59,7 +60,7 @@ pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
             }
             e => e.into(),
         })?;
-        super::check::render(&inputs.warnings);
+        super::output::diagnostics(&inputs.warnings);
         Ok(inputs)
     }
 }
@@ -68,7 +69,7 @@ pub fn load_options(opts: &InputOptions) -> Result<Inputs, CliError> {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SourceArgs {
     /// Source cache [default: $STACK_CACHE, else ~/.cache/stack].
-    #[arg(long, env = "STACK_CACHE", hide_env = true, value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     /// A source mirror tried before upstream (file://, http(s)://, or a path; repeatable).
     #[arg(long = "mirror", value_name = "URL")]
@@ -123,21 +124,23 @@ impl SourceArgs {
         v
     }
 
-    pub fn settings(&self) -> Result<SourceSettings, CliError> {
-        let cache = match &self.cache {
-            Some(c) => SourceCache::new(c.clone()),
-            None => SourceCache::new(SourceCache::default_base().ok_or_else(|| {
-                CliError::input(miette::miette!(
-                    help = "pass --cache DIR or set STACK_CACHE",
-                    "no home directory for the default source cache"
-                ))
-            })?),
-        };
+    /// The flags settings come from: `--cache`, `--ca-file`.
+    pub fn flags(&self) -> Flags {
+        Flags {
+            cache: self.cache.clone(),
+            ca_files: self.tls.ca_files.clone(),
+            ..Flags::default()
+        }
+    }
+
+    /// How sources are fetched, in the command's `settings` (the source
+    /// cache: [`Settings::source_cache`]).
+    pub fn sources(&self, settings: &Settings) -> Result<SourceSettings, CliError> {
         for m in &self.mirrors {
             check_local_mirror(m)?;
         }
         Ok(SourceSettings {
-            cache,
+            cache: SourceCache::new(settings.source_cache.clone()),
             mirrors: self.mirrors.clone(),
             fetch_jobs: self.fetch_jobs,
             allow_unverified: self.allow_unverified,
@@ -175,4 +178,22 @@ fn check_local_mirror(m: &str) -> Result<(), CliError> {
         help = "give an existing mirror directory (made with `stack mirror`), or an http(s):// URL",
         "--mirror {m}: no such directory"
     )))
+}
+
+/// `--repo` flags must name directories.
+pub fn check_repo_flags(repos: &[PathBuf]) -> Result<(), CliError> {
+    for r in repos {
+        if !r.is_dir() {
+            return Err(CliError::input(
+                miette::miette!("--repo {}: no such directory", r.display())
+                    .wrap_err("bad package repository"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The current directory (for repository discovery).
+pub fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| Path::new(".").to_path_buf())
 }

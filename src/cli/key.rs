@@ -31,11 +31,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     match args.command {
         KeyCommand::Generate { stem } => {
             if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
-                fs_err::create_dir_all(dir)
-                    .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+                fs_err::create_dir_all(dir)?;
             }
-            let public = stack::sign::generate_files(&stem)
-                .map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+            let public = stack::sign::generate_files(&stem)?;
             outln!("secret {}", stem.with_extension("key").display());
             outln!("public {}", stem.with_extension("pub").display());
             outln!("{public}  (id {})", public.id());

@@ -8,7 +8,7 @@ use stack::audit::fs::{HostDir, Vfs, clean};
 use stack::audit::ldd;
 use stack::audit::session::{Env, Session};
 
-use super::audit::LoaderArgs;
+use super::loader_args::LoaderArgs;
 use super::output::Format;
 use super::{CliError, Global};
 
@@ -100,7 +100,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let mut missing = 0;
     let many = args.files.len() > 1;
     let mut json = Vec::new();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     for f in &args.files {
         let host = clean(&if f.is_absolute() {
             f.clone()
@@ -138,7 +138,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     }
     if args.strict && missing > 0 {
         let _ = writeln!(
-            std::io::stderr(),
+            super::output::stderr(),
             "stack ldd --strict: {missing} librar{} not found",
             if missing == 1 { "y" } else { "ies" }
         );

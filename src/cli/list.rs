@@ -1,12 +1,11 @@
 //! `stack list`: the packages in the repositories, one line each.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::recipes::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
-
-use super::check::{check_repo_flags, cwd, render};
+use super::lookup::{latest, load_repo};
+use super::output::diagnostics as render;
 use super::output::{Format, print_json};
 use super::{CliError, Global};
 
@@ -85,48 +84,9 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     }
     let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
-    let mut out = std::io::stdout().lock();
+    let mut out = super::output::stdout();
     for (name, version, desc) in rows {
         let _ = writeln!(out, "{name:<w0$}  {version:<w1$}  {desc}");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The repositories seen from the current directory (or by the stack
-/// recipe `stack`) plus `flags`; the search order is logged (`-v`).
-pub(super) fn load_repo(
-    flags: Vec<PathBuf>,
-    stack: Option<&Path>,
-) -> Result<PackageRepo, CliError> {
-    check_repo_flags(&flags)?;
-    let mut search = match stack {
-        None => RepoSearch::new(cwd()),
-        Some(recipe) => stack::stacks::lookup::stack_repo_search(recipe).map_err(|d| {
-            render(&d);
-            CliError::input(miette::miette!(
-                "{}: cannot read the stack recipe's `repos:`",
-                recipe.display()
-            ))
-        })?,
-    };
-    search.flags = flags;
-    let dirs = search.dirs();
-    stack::stacks::lookup::log_repositories(&dirs);
-    let index_cache = stack::settings::cache_base().map(|c| c.join("recipe-index"));
-    Ok(PackageRepo::load_cached(dirs, index_cache.as_deref()))
-}
-
-/// The version `stack list` shows: preferred, else newest non-branch, else newest.
-pub(super) fn latest(r: &PackageRecipe) -> Option<&VersionEntry> {
-    let sorted = r.versions_newest_first();
-    let is_branch = |v: &&VersionEntry| {
-        v.version.is_branch()
-            || matches!(&v.source, Source::Git(g) if matches!(g.reference, GitRef::Branch(_)))
-    };
-    sorted
-        .iter()
-        .find(|v| v.preferred)
-        .or_else(|| sorted.iter().find(|v| !is_branch(v)))
-        .or_else(|| sorted.first())
-        .copied()
 }

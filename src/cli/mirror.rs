@@ -44,7 +44,8 @@ pub struct CreateArgs {
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let MirrorCommand::Create(args) = args.command;
     let inputs = args.input.load()?;
-    let settings = args.sources.settings()?;
+    let resolved = super::settings::resolve(&args.sources.flags(), Some(&inputs.cluster));
+    let settings = args.sources.sources(&resolved)?;
     let progress = Progress::new(false);
     let result = stack::ops::mirror(&inputs, &args.dir, &settings, &progress);
     progress.finish();

@@ -12,9 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod audit;
 mod build;
-mod build_cache;
 mod build_env;
-mod build_remote;
 mod check;
 mod checksum;
 mod ci;
@@ -38,6 +36,7 @@ mod inputs;
 mod key;
 mod ldd;
 mod list;
+mod loader_args;
 mod lookup;
 mod mirror;
 mod nss;
@@ -49,11 +48,15 @@ mod registry_args;
 mod report;
 mod resolve;
 mod run;
+mod settings;
 mod stackinator;
 mod transfer;
 mod verify;
 
 pub use error::CliError;
+
+#[cfg(test)]
+mod layout_tests;
 
 /// Build self-contained HPC software stacks and ship them as uenv images.
 #[derive(Debug, Parser)]
@@ -138,7 +141,6 @@ impl Global {
 }
 
 fn init_logging(global: &Global) {
-    use std::io::IsTerminal;
     let level = match global.verbose {
         0 => "warn",
         1 => "info",
@@ -149,8 +151,8 @@ fn init_logging(global: &Global) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("stack={level}")));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(global.use_color(std::io::stderr().is_terminal()))
+        .with_writer(output::log_writer)
+        .with_ansi(global.use_color(output::stderr_is_terminal()))
         .with_target(false)
         .without_time()
         .try_init();
@@ -161,8 +163,7 @@ fn init_logging(global: &Global) {
 /// a terminal): plain ASCII at a fixed width of 80 columns, so the output is
 /// stable in logs and snapshot tests.
 fn init_miette(global: &Global) {
-    use std::io::IsTerminal;
-    let is_tty = std::io::stderr().is_terminal();
+    let is_tty = output::stderr_is_terminal();
     let color = global.use_color(is_tty);
     let _ = miette::set_hook(Box::new(move |_| {
         let mut opts = miette::MietteHandlerOpts::new()

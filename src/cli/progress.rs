@@ -2,7 +2,6 @@
 //! live bars and spinners; otherwise one plain line per event on stderr.
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -25,7 +24,7 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(quiet: bool) -> Self {
-        let tty = std::io::stderr().is_terminal() && !quiet;
+        let tty = super::output::stderr_is_terminal() && !quiet;
         Progress {
             mp: tty.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             bars: Mutex::new(HashMap::new()),
@@ -200,13 +199,13 @@ impl PipelineReporter for Progress {
     fn build(&self) -> &dyn BuildReporter {
         self
     }
-    fn remote(&self) -> &dyn stack::distributed::RemoteReporter {
+    fn remote(&self) -> &dyn stack::remote::RemoteReporter {
         self
     }
 }
 
 /// Remote jobs: state changes and the lines their logs gain.
-impl stack::distributed::RemoteReporter for Progress {
+impl stack::remote::RemoteReporter for Progress {
     fn job(&self, package: &str, state: &str) {
         self.line(&format!("{:>11} {package}: {state}", "Job"));
     }

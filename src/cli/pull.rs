@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::distribute::{self, Address, Trust};
+use stack::oci::{self, Address, Trust};
 
 use super::output::{errln, outln};
 use super::registry_args::{RegistryArgs, TrustArgs};
@@ -39,16 +39,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let address = Address::parse(&args.address).map_err(super::push::classify)?;
+    let address = Address::parse(&args.address)?;
     let trust = Trust {
         keys: args.trust.keys()?,
         allow_unsigned: args.trust.allow_unsigned,
     };
-    let registry = args.registry.connect(&address.registry, &args.tls)?;
+    let settings = super::settings::resolve(&args.registry.flags(&args.tls), None);
+    let registry = args
+        .registry
+        .connect(&address.registry, &settings.registry)?;
     let progress = TransferProgress::new("pull", args.quiet);
-    let result = distribute::pull_image(&registry, &address, &args.to, &trust, &progress);
+    let result = oci::pull_image(&registry, &address, &args.to, &trust, &progress);
     progress.finish();
-    let outcome = result.map_err(super::push::classify)?;
+    let outcome = result?;
     outln!("pulled {} ({})", address, address.label());
     outln!("digest {}", outcome.digest);
     outln!("image  {}", outcome.squashfs.display());

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stack::distribute::{self, Address, DistributeError};
+use stack::oci::{self, Address};
+
+use stack::settings::Flags;
 
 use super::inputs::TlsArgs;
 use super::output::{errln, outln};
@@ -48,13 +50,26 @@ pub struct Args {
     pub tls: TlsArgs,
 }
 
+impl Args {
+    /// The flags the command's settings come from.
+    pub fn flags(&self) -> Flags {
+        Flags {
+            sign_key: self.sign_key.clone(),
+            ..self.registry.flags(&self.tls)
+        }
+    }
+}
+
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let address = Address::parse(&args.address).map_err(input)?;
+    let address = Address::parse(&args.address)?;
     let (squashfs, meta, _extracted) = locate(&args.source)?;
-    let key = signing_key(args.sign_key.as_deref())?;
-    let registry = args.registry.connect(&address.registry, &args.tls)?;
+    let settings = super::settings::resolve(&args.flags(), None);
+    let key = signing_key(&settings)?;
+    let registry = args
+        .registry
+        .connect(&address.registry, &settings.registry)?;
     let progress = TransferProgress::new("push", args.quiet);
-    let result = distribute::push_image(
+    let result = oci::push_image(
         &registry,
         &address,
         &squashfs,
@@ -64,7 +79,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         &progress,
     );
     progress.finish();
-    let outcome = result.map_err(classify)?;
+    let outcome = result?;
     outln!("pushed {} ({})", address, address.label());
     outln!("digest {}", outcome.digest);
     if !outcome.meta {
@@ -112,7 +127,7 @@ fn locate(
         return Ok((source.to_path_buf(), Some(meta), None));
     }
     // uenv keeps meta/ inside the image: extract it with unsquashfs.
-    let tmp = tempfile::tempdir().map_err(|e| CliError::failure(miette::miette!("{e}")))?;
+    let tmp = tempfile::tempdir()?;
     let out = tmp.path().join("x");
     let status = std::process::Command::new("unsquashfs")
         .arg("-q")
@@ -127,17 +142,5 @@ fn locate(
     match status {
         Ok(s) if s.success() && meta.is_dir() => Ok((source.to_path_buf(), Some(meta), Some(tmp))),
         _ => Ok((source.to_path_buf(), None, None)),
-    }
-}
-
-fn input(e: DistributeError) -> CliError {
-    CliError::input(miette::miette!("{e}"))
-}
-
-/// Bad addresses and local input are usage errors (2); the rest failures (1).
-pub fn classify(e: DistributeError) -> CliError {
-    match e {
-        DistributeError::BadAddress { .. } | DistributeError::Input { .. } => input(e),
-        e => CliError::failure(miette::miette!("{e}")),
     }
 }

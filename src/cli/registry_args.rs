@@ -4,8 +4,9 @@
 use std::io::BufRead;
 use std::path::PathBuf;
 
-use stack::registry::auth::{docker_config_credentials, docker_config_path};
+use stack::registry::auth::docker_config_credentials;
 use stack::registry::{ClientOptions, Credentials, Registry};
+use stack::settings::{Flags, RegistrySettings, Settings};
 use stack::sign::{PublicKey, SecretKey};
 
 use super::CliError;
@@ -54,12 +55,27 @@ pub struct RegistryArgs {
 }
 
 impl RegistryArgs {
+    /// The flags settings come from: `--docker-config`, `--plain-http`,
+    /// and `tls`'s `--ca-file`.
+    pub fn flags(&self, tls: &TlsArgs) -> Flags {
+        Flags {
+            docker_config: self.docker_config.clone(),
+            plain_http: self.plain_http,
+            ca_files: tls.ca_files.clone(),
+            ..Flags::default()
+        }
+    }
+
     /// Client options for `host`; credentials from the flags, else docker's
-    /// config; `tls` the extra CA files (`--ca-file`).
-    pub fn options(&self, host: &str, tls: &TlsArgs) -> Result<ClientOptions, CliError> {
+    /// config ([`RegistrySettings::docker_config`]); CA files and plain
+    /// HTTP from `registry`.
+    pub fn options(
+        &self,
+        host: &str,
+        registry: &RegistrySettings,
+    ) -> Result<ClientOptions, CliError> {
         let credentials = if let Some(path) = &self.token_file {
-            Credentials::from_token_file(path, self.username.as_deref())
-                .map_err(|e| CliError::input(miette::miette!("{e}")))?
+            Credentials::from_token_file(path, self.username.as_deref())?
         } else if let Some(user) = &self.username {
             if !self.password_stdin {
                 return Err(CliError::input(miette::miette!(
@@ -75,18 +91,15 @@ impl RegistryArgs {
                 password: line.trim_end_matches(['\n', '\r']).to_string(),
             }
         } else {
-            let path = self.docker_config.clone().or_else(docker_config_path);
-            match path {
-                Some(p) => docker_config_credentials(&p, host)
-                    .map_err(|e| CliError::input(miette::miette!("{e}")))?
-                    .unwrap_or_default(),
+            match &registry.docker_config {
+                Some(p) => docker_config_credentials(p, host)?.unwrap_or_default(),
                 None => Credentials::Anonymous,
             }
         };
         Ok(ClientOptions {
             credentials,
-            ca_files: tls.ca_files.clone(),
-            plain_http: self.plain_http,
+            ca_files: registry.ca_files.clone(),
+            plain_http: registry.plain_http,
             attempts: self.retries.max(1),
             chunk_size: self.chunk_size.max(1),
             idle_timeout: std::time::Duration::from_secs(self.timeout.max(1)),
@@ -126,9 +139,8 @@ impl RegistryArgs {
     }
 
     /// A connection to `host`.
-    pub fn connect(&self, host: &str, tls: &TlsArgs) -> Result<Registry, CliError> {
-        Registry::new(host, self.options(host, tls)?)
-            .map_err(|e| CliError::input(miette::miette!("{e}")))
+    pub fn connect(&self, host: &str, registry: &RegistrySettings) -> Result<Registry, CliError> {
+        Ok(Registry::new(host, self.options(host, registry)?)?)
     }
 }
 
@@ -144,6 +156,12 @@ pub struct TrustArgs {
 }
 
 impl TrustArgs {
+    /// The flags settings come from: `--trusted-key`, `--allow-unsigned`.
+    pub fn add_flags(&self, flags: &mut Flags) {
+        flags.trusted_keys = self.trusted_keys.clone();
+        flags.allow_unsigned = self.allow_unsigned;
+    }
+
     /// The flags that give a CI job the same trust.
     pub fn job_flags(&self) -> Vec<String> {
         let mut v = Vec::new();
@@ -173,21 +191,19 @@ pub fn parse_public_key(text: &str) -> Result<PublicKey, CliError> {
             .map_err(|e| CliError::input(miette::miette!("--trusted-key {text}: {e}")))?;
         (c, text.to_string())
     };
-    PublicKey::parse(&content, &what).map_err(|e| CliError::input(miette::miette!("{e}")))
+    Ok(PublicKey::parse(&content, &what)?)
 }
 
-/// The signing key: `--sign-key FILE`, else `$STACK_SIGNING_KEY`, else none.
-pub fn signing_key(flag: Option<&std::path::Path>) -> Result<Option<SecretKey>, CliError> {
-    match flag
-        .map(std::path::Path::to_path_buf)
-        .or_else(stack::settings::signing_key)
-    {
-        Some(p) => read_secret_key(&p).map(Some),
+/// The signing key of `settings` (`--sign-key FILE`, else
+/// `$STACK_SIGNING_KEY`, else none).
+pub fn signing_key(settings: &Settings) -> Result<Option<SecretKey>, CliError> {
+    match &settings.sign_key {
+        Some(p) => read_secret_key(p).map(Some),
         None => Ok(None),
     }
 }
 
 /// The signing key at `path`.
 pub fn read_secret_key(path: &std::path::Path) -> Result<SecretKey, CliError> {
-    SecretKey::read(path).map_err(|e| CliError::input(miette::miette!("{e}")))
+    Ok(SecretKey::read(path)?)
 }

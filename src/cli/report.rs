@@ -41,7 +41,6 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             outln!("{}", path.display());
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) if e.is_input() => Err(CliError::input(miette::miette!("{e}"))),
-        Err(e) => Err(CliError::failure(miette::miette!("{e}"))),
+        Err(e) => Err(e.into()),
     }
 }

@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use stack::fetch::SourceCache;
 use stack::pipeline::{LockRules, SourceSettings, lock_file};
 use stack::resolve::render::{render_choices, render_dot, render_json, render_tree};
+use stack::settings::Flags;
 
 use super::inputs::InputArgs;
 use super::{CliError, Global};
@@ -78,10 +79,21 @@ pub struct Args {
     pub mount: Option<PathBuf>,
     /// Source cache, where `--lock` asks git repositories for the commits
     /// of branches and tags [default: $STACK_CACHE, else ~/.cache/stack].
-    #[arg(long, env = "STACK_CACHE", value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     #[command(flatten)]
     pub tls: super::inputs::TlsArgs,
+}
+
+impl Args {
+    /// The flags the command's settings come from.
+    pub fn flags(&self) -> Flags {
+        Flags {
+            cache: self.cache.clone(),
+            ca_files: self.tls.ca_files.clone(),
+            ..Flags::default()
+        }
+    }
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
@@ -96,22 +108,18 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         mount: args.mount.clone(),
         review: false,
     };
+    let resolved = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
     let settings = SourceSettings {
-        cache: SourceCache::new(
-            args.cache
-                .clone()
-                .or_else(SourceCache::default_base)
-                .unwrap_or_else(|| std::env::temp_dir().join("stack-cache")),
-        ),
+        cache: SourceCache::new(resolved.source_cache),
         mirrors: Vec::new(),
         fetch_jobs: stack::fetch::DEFAULT_JOBS,
         allow_unverified: false,
-        ca_files: args.tls.ca_files.clone(),
+        ca_files: resolved.registry.ca_files,
     };
     let plan = stack::ops::resolve(&inputs, &rules, &settings)?;
     if args.lock {
         let _ = writeln!(
-            std::io::stderr(),
+            super::output::stderr(),
             "wrote {} ({} package{})",
             stack::diag::display_path(&lock_file(&inputs, &rules)),
             plan.graph.node_count(),
@@ -132,21 +140,14 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         if args.format == Format::Tree {
             text.push_str(&choices);
         } else {
-            let _ = std::io::stderr().write_all(choices.as_bytes());
+            super::output::err_bytes(choices.as_bytes());
         }
     }
     // The process ends here: leave the plan and the parsed recipes to the
     // OS instead of freeing thousands of small objects one by one.
     std::mem::forget(plan);
     std::mem::forget(inputs);
-    let mut out = std::io::stdout().lock();
-    if out
-        .write_all(text.as_bytes())
-        .and_then(|_| out.flush())
-        .is_err()
-    {
-        // A closed pipe (`| head`) is not an error worth reporting.
-        return Ok(ExitCode::SUCCESS);
-    }
+    // A closed pipe (`| head`) is not an error worth reporting.
+    super::output::out_bytes(text.as_bytes());
     Ok(ExitCode::SUCCESS)
 }

@@ -75,26 +75,23 @@ fn exec(
     view: Option<&str>,
     argv: &[String],
 ) -> Result<ExitCode, CliError> {
-    let input = |e: RunError| CliError::input(miette::miette!("{e}"));
-    let t = locate(target).map_err(input)?;
+    let t = locate(target)?;
     if let Some(v) = view {
         let known = views(target);
         if !known.is_empty() && !known.iter().any(|k| k == v) {
-            return Err(input(RunError::UnknownView {
+            return Err(RunError::UnknownView {
                 view: v.to_string(),
                 known: known.join(", "),
-            }));
+            }
+            .into());
         }
     }
-    let status = command(&t, view, argv)
-        .map_err(input)?
-        .status()
-        .map_err(|e| {
-            CliError::failure(miette::miette!(
-                help = "install util-linux (unshare)",
-                "cannot start unshare: {e}"
-            ))
-        })?;
+    let status = command(&t, view, argv)?.status().map_err(|e| {
+        CliError::failure(miette::miette!(
+            help = "install util-linux (unshare)",
+            "cannot start unshare: {e}"
+        ))
+    })?;
     Ok(ExitCode::from(
         status.code().map_or(1, |c| u8::try_from(c).unwrap_or(1)),
     ))

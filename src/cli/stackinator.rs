@@ -62,13 +62,23 @@ pub struct ConvertArgs {
     pub spack_packages: Option<PathBuf>,
 }
 
+impl ConvertArgs {
+    /// The flags the command's settings come from.
+    pub fn flags(&self) -> stack::settings::Flags {
+        stack::settings::Flags {
+            spack_packages: self.spack_packages.clone(),
+            ..Default::default()
+        }
+    }
+}
+
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let Sub::Convert(a) = args.command;
-    let spack = a.spack_packages.or_else(stack::settings::spack_packages);
+    let spack = super::settings::resolve(&a.flags(), None).spack_packages;
     let done = stack::ops::stackinator_convert(&a.recipe, &a.cluster, &a.out, spack).map_err(
         |e| match e {
             OpError::Inputs(d) => {
-                super::check::render(&d);
+                super::output::diagnostics(&d);
                 CliError::input(miette::miette!(
                     "{} found {} error{} in the stackinator inputs",
                     a.recipe.display(),
@@ -79,7 +89,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             e => e.into(),
         },
     )?;
-    super::check::render(&done.warnings);
+    super::output::diagnostics(&done.warnings);
     let recipes: Vec<String> = done
         .recipes
         .iter()

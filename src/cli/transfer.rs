@@ -1,7 +1,6 @@
 //! Progress bars for registry uploads and downloads.
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use super::output::errln;
@@ -17,7 +16,7 @@ pub struct TransferProgress {
 
 impl TransferProgress {
     pub fn new(verb: &'static str, quiet: bool) -> Self {
-        let tty = std::io::stderr().is_terminal() && !quiet;
+        let tty = super::output::stderr_is_terminal() && !quiet;
         TransferProgress {
             mp: tty.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             bars: Mutex::new(HashMap::new()),

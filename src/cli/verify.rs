@@ -1,11 +1,10 @@
 //! `stack verify BUILD|STORE|IMAGE`: installed prefixes against their
 //! manifests.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::verify::{VerifyError, verify_dir, verify_image};
+use stack::verify::{verify_dir, verify_image};
 
 use super::{CliError, Global};
 
@@ -41,17 +40,14 @@ pub struct Args {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let path = &args.path;
-    let md = fs_err::metadata(path).map_err(|e| CliError::input(miette::miette!("{e}")))?;
+    let md = fs_err::metadata(path).map_err(CliError::bad_input)?;
     let result = if md.is_dir() {
         let store = path.join("store");
         verify_dir(if store.is_dir() { &store } else { path })
     } else {
         verify_image(path)
     };
-    let report = result.map_err(|e| match e {
-        VerifyError::Io(_) | VerifyError::Store(_) => CliError::failure(miette::miette!("{e}")),
-        e => CliError::input(miette::miette!("{e}")),
-    })?;
+    let report = result?;
     let mut out = String::new();
     for f in &report.findings {
         out.push_str(&f.to_string());
@@ -67,7 +63,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         report.prefixes.len(),
         report.entries
     ));
-    let _ = std::io::stdout().write_all(out.as_bytes());
+    super::output::out_bytes(out.as_bytes());
     Ok(if report.ok() {
         ExitCode::SUCCESS
     } else {

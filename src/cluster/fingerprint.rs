@@ -15,10 +15,9 @@ pub const CACHE_DIR: &str = "compiler-fingerprints";
 
 /// The fingerprint of a compiler program: SHA-256 of the file it resolves
 /// to (symlinks followed), 16 hex digits; `None` if it cannot be read.
-/// Read from and written to the cache under `settings::cache_base()` when
-/// there is one.
+/// Read from and written to the cache under `settings::cache_base()`.
 pub fn compiler_fingerprint(path: &Path) -> Option<String> {
-    let cache = crate::settings::cache_base().map(|c| c.join(CACHE_DIR));
+    let cache = Some(crate::settings::cache_base().join(CACHE_DIR));
     compiler_fingerprint_cached(path, cache.as_deref())
 }
 

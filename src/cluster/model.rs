@@ -119,3 +119,24 @@ pub struct LoaderFacts {
     pub ld_so_cache: Option<PathBuf>,
     pub loc: Loc,
 }
+
+impl Cluster {
+    /// What this configuration says about the command's settings
+    /// (`binary_cache:`, `ci: {shared_store, group_seconds}`), for
+    /// [`crate::settings::Settings::resolve`].
+    pub fn setting_defaults(&self) -> crate::settings::ClusterDefaults {
+        let ci = self.ci.clone().unwrap_or_default();
+        crate::settings::ClusterDefaults {
+            binary_cache: self
+                .binary_cache
+                .as_ref()
+                .map(|c| crate::settings::ClusterBinaryCache {
+                    url: c.url.value.clone(),
+                    keys: c.keys.iter().map(|k| k.value.clone()).collect(),
+                    push: c.push,
+                }),
+            shared_store: ci.shared_store,
+            group_seconds: ci.group_seconds,
+        }
+    }
+}

@@ -14,6 +14,7 @@
 //! - [`did_you_mean`]: nearest-name suggestions.
 
 mod chain;
+mod class;
 mod diagnostic;
 mod json;
 pub mod retry;
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use chain::error_chain;
+pub use class::{Classify, ErrorClass, input_if};
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Label, Severity};
 pub use retry::Retry;
 pub use source::display_path;

@@ -39,8 +39,9 @@ impl SourceCache {
     }
 
     /// The default base directory: `$STACK_CACHE`, else `$XDG_CACHE_HOME/stack`, else
-    /// `$HOME/.cache/stack`. `None` when none of them is set.
-    pub fn default_base() -> Option<PathBuf> {
+    /// `$HOME/.cache/stack`, else the temporary directory's `stack-cache`
+    /// ([`crate::settings::Settings::cache_base`]).
+    pub fn default_base() -> PathBuf {
         crate::settings::cache_base()
     }
 

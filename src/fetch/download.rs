@@ -6,10 +6,10 @@ use std::path::Path;
 use super::archive::extension_of;
 use super::cache::{remove_stale_temps, temp_sibling};
 use super::digest::{Sha256Hex, copy_hashing, hash_reader};
+use super::entry_lock::{EntryLock, LockMode};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
 use super::http::{Http, Observer};
-use super::lock::{EntryLock, LockMode};
 use super::mirror;
 use super::options::FetchOptions;
 use super::reporter::FetchReporter;
@@ -101,12 +101,7 @@ pub(crate) fn fetch_file(
 ) -> Result<Fetched, FetchError> {
     let file_name = file_name_of(url);
     let ext = extension_of(&file_name);
-    let mut locations: Vec<(String, bool)> =
-        mirror::file_candidates(&ctx.opts.mirrors, req, expected.as_ref(), ext.as_deref())
-            .into_iter()
-            .map(|m| (m, true))
-            .collect();
-    locations.push((url.to_string(), false));
+    let locations = locations(ctx, req, url, expected.as_ref(), ext.as_deref());
     let mirror_of = |loc: &str| {
         ctx.opts
             .mirrors
@@ -141,31 +136,15 @@ pub(crate) fn fetch_file(
     };
 
     let Some(sha) = expected else {
-        // Unverified: download, then file it under the digest it turned out to have.
-        let mut attempts = Vec::new();
-        for (loc, from_mirror) in &locations {
-            match download_unverified(ctx, index, loc) {
-                Ok((path, sha, size)) => {
-                    if ctx.opts.computing_digests {
-                        tracing::debug!("{}: {loc} has sha256 {sha}", req.label());
-                    } else {
-                        tracing::warn!(
-                            "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
-                            req.label()
-                        );
-                    }
-                    return Ok(fetched(
-                        path,
-                        sha,
-                        size,
-                        origin_of(loc, *from_mirror),
-                        Verification::Unverified,
-                    ));
-                }
-                Err(e) => attempts.push((loc.clone(), e)),
-            }
-        }
-        return Err(exhausted(req, attempts));
+        let (path, sha, size, i) = first_unverified(ctx, index, req, &locations)?;
+        let (loc, from_mirror) = &locations[i];
+        return Ok(fetched(
+            path,
+            sha,
+            size,
+            origin_of(loc, *from_mirror),
+            Verification::Unverified,
+        ));
     };
 
     let final_path = ctx.opts.cache.archive_path(&sha);
@@ -175,23 +154,14 @@ pub(crate) fn fetch_file(
         LockMode::Exclusive,
     )?;
     remove_stale_temps(&final_path);
-    if final_path.is_file() {
-        let (actual, size) = hash_reader(fs_err::File::open(&final_path)?)?;
-        if actual == sha {
-            tracing::debug!("{}: cache hit {}", req.label(), final_path.display());
-            return Ok(fetched(
-                final_path,
-                sha,
-                size,
-                Origin::Cache,
-                Verification::Sha256,
-            ));
-        }
-        tracing::warn!(
-            "cache entry {} is corrupt (sha256 {actual}); fetching it again",
-            final_path.display()
-        );
-        fs_err::remove_file(&final_path)?;
+    if let Some(size) = cache_hit(req, &final_path, &sha)? {
+        return Ok(fetched(
+            final_path,
+            sha,
+            size,
+            Origin::Cache,
+            Verification::Sha256,
+        ));
     }
 
     let mut attempts = Vec::new();
@@ -220,6 +190,71 @@ pub(crate) fn fetch_file(
             }
         }
         // `tmp` is dropped here: nothing of a failed attempt stays in the cache.
+    }
+    Err(exhausted(req, attempts))
+}
+
+/// Where to download from, in order: each mirror's candidates, then `url`
+/// (`true` for a mirror's).
+fn locations(
+    ctx: &Ctx<'_>,
+    req: &SourceRequest,
+    url: &str,
+    expected: Option<&Sha256Hex>,
+    ext: Option<&str>,
+) -> Vec<(String, bool)> {
+    let mut locations: Vec<(String, bool)> =
+        mirror::file_candidates(&ctx.opts.mirrors, req, expected, ext)
+            .into_iter()
+            .map(|m| (m, true))
+            .collect();
+    locations.push((url.to_string(), false));
+    locations
+}
+
+/// The size of the cache entry at `path` when it has the digest `sha`; a
+/// corrupt entry is removed (and fetched again).
+fn cache_hit(req: &SourceRequest, path: &Path, sha: &Sha256Hex) -> Result<Option<u64>, FetchError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let (actual, size) = hash_reader(fs_err::File::open(path)?)?;
+    if actual == *sha {
+        tracing::debug!("{}: cache hit {}", req.label(), path.display());
+        return Ok(Some(size));
+    }
+    tracing::warn!(
+        "cache entry {} is corrupt (sha256 {actual}); fetching it again",
+        path.display()
+    );
+    fs_err::remove_file(path)?;
+    Ok(None)
+}
+
+/// Unverified: download from the first location that answers, filed
+/// under the digest it turned out to have; the index of that location.
+fn first_unverified(
+    ctx: &Ctx<'_>,
+    index: usize,
+    req: &SourceRequest,
+    locations: &[(String, bool)],
+) -> Result<(std::path::PathBuf, Sha256Hex, u64, usize), FetchError> {
+    let mut attempts = Vec::new();
+    for (i, (loc, _)) in locations.iter().enumerate() {
+        match download_unverified(ctx, index, loc) {
+            Ok((path, sha, size)) => {
+                if ctx.opts.computing_digests {
+                    tracing::debug!("{}: {loc} has sha256 {sha}", req.label());
+                } else {
+                    tracing::warn!(
+                        "{}: {loc} is unverified (no sha256 in the recipe); its sha256 is {sha}",
+                        req.label()
+                    );
+                }
+                return Ok((path, sha, size, i));
+            }
+            Err(e) => attempts.push((loc.clone(), e)),
+        }
     }
     Err(exhausted(req, attempts))
 }

@@ -122,42 +122,7 @@ impl Http {
             .await
             .map_err(|_| stalled())?
             .map_err(|e| classify(url, &e))?;
-        let status = response.status();
-        if status == StatusCode::RANGE_NOT_SATISFIABLE && rx.len > 0 {
-            // The file changed under us; start over with a plain request.
-            rx.restart()?;
-            return Err(FetchError::Network {
-                url: url.to_string(),
-                message: "server refused to resume (HTTP 416); restarting".into(),
-                attempts: 1,
-            });
-        }
-        if !status.is_success() {
-            return Err(FetchError::HttpStatus {
-                url: url.to_string(),
-                status: status.as_u16(),
-            });
-        }
-        let total = if status == StatusCode::PARTIAL_CONTENT {
-            match content_range(&response) {
-                Some((start, total)) if start == rx.len => total,
-                _ => {
-                    // A range we did not ask for: start over with a plain request next time.
-                    rx.restart()?;
-                    return Err(FetchError::Network {
-                        url: url.to_string(),
-                        message: "server answered the resume request with a different range".into(),
-                        attempts: 1,
-                    });
-                }
-            }
-        } else {
-            if rx.len > 0 {
-                tracing::debug!("{url}: server does not resume, restarting from byte 0");
-                rx.restart()?;
-            }
-            response.content_length()
-        };
+        let total = expected_total(url, &response, rx)?;
         let limit = opts.max_download;
         if let Some(n) = total.filter(|n| *n > limit) {
             return Err(FetchError::TooLarge {
@@ -219,6 +184,52 @@ impl Http {
             _ => Ok(()),
         }
     }
+}
+
+/// The size the answer announces, after checking its status: a resumed
+/// download continues where `rx` stopped, else starts over (`rx`
+/// restarted); `None` when the server does not say.
+fn expected_total(
+    url: &str,
+    response: &reqwest::Response,
+    rx: &mut Received<'_>,
+) -> Result<Option<u64>, FetchError> {
+    let status = response.status();
+    if status == StatusCode::RANGE_NOT_SATISFIABLE && rx.len > 0 {
+        // The file changed under us; start over with a plain request.
+        rx.restart()?;
+        return Err(FetchError::Network {
+            url: url.to_string(),
+            message: "server refused to resume (HTTP 416); restarting".into(),
+            attempts: 1,
+        });
+    }
+    if !status.is_success() {
+        return Err(FetchError::HttpStatus {
+            url: url.to_string(),
+            status: status.as_u16(),
+        });
+    }
+    Ok(if status == StatusCode::PARTIAL_CONTENT {
+        match content_range(response) {
+            Some((start, total)) if start == rx.len => total,
+            _ => {
+                // A range we did not ask for: start over with a plain request next time.
+                rx.restart()?;
+                return Err(FetchError::Network {
+                    url: url.to_string(),
+                    message: "server answered the resume request with a different range".into(),
+                    attempts: 1,
+                });
+            }
+        }
+    } else {
+        if rx.len > 0 {
+            tracing::debug!("{url}: server does not resume, restarting from byte 0");
+            rx.restart()?;
+        }
+        response.content_length()
+    })
 }
 
 /// `Content-Range: bytes <start>-<end>/<total|*>` → (start, total).

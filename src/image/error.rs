@@ -69,3 +69,18 @@ impl ImageError {
         }
     }
 }
+
+/// A missing store, a bad option or image, or a missing or old
+/// `mksquashfs` is the input's fault; writing the image failing is not.
+impl crate::diag::Classify for ImageError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(matches!(
+            self,
+            ImageError::StoreMissing { .. }
+                | ImageError::BadOption { .. }
+                | ImageError::MksquashfsNotFound { .. }
+                | ImageError::MksquashfsTooOld { .. }
+                | ImageError::BadImage { .. }
+        ))
+    }
+}

@@ -155,6 +155,13 @@ pub fn command(
     Ok(cmd)
 }
 
+/// What `stack run` cannot find is the input's fault.
+impl crate::diag::Classify for RunError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::ErrorClass::Input
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,7 +34,7 @@ pub const COLLECTOR: Option<Collector> = Some(importer_collector);
 /// `import X` for a module, the name or attribute as written otherwise;
 /// cached under `settings::cache_base()` ([`super::api_check_cache`]).
 fn importer_collector(path: &Path) -> Result<Vec<UnsupportedCall>, String> {
-    let cache = crate::settings::cache_base().map(|c| c.join(super::api_check_cache::CACHE_DIR));
+    let cache = Some(crate::settings::cache_base().join(super::api_check_cache::CACHE_DIR));
     super::api_check_cache::collect_cached(read_package_file, path, cache.as_deref())
 }
 

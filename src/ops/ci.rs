@@ -1,14 +1,13 @@
 //! `stack ci generate`: the plan's packages that the binary cache lacks, as
-//! a GitLab child pipeline (see [`crate::distributed::gitlab`]).
+//! a GitLab child pipeline (see [`crate::remote::gitlab`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::binary_cache::{BinaryCache, CacheEntry, add_cached_costs};
-use crate::cluster::CiConfig;
-use crate::distributed::gitlab::{self, PipelineOptions};
-use crate::distributed::{DEFAULT_GROUP_SECONDS, DistributedError, JobCommand, Work};
 use crate::pipeline::{self, LockRules, PipelineError, SourceSettings};
+use crate::remote::gitlab::{self, PipelineOptions};
+use crate::remote::{DistributedError, JobCommand, Work};
 use crate::stacks::Inputs;
 
 use super::OpError;
@@ -27,8 +26,9 @@ pub struct CiRequest {
     pub image_label: Option<String>,
     /// Options of that `stack push` (registry, TLS, signing key).
     pub push_args: Vec<String>,
-    /// `--group-seconds`: overrides the cluster's `ci: {group_seconds}`.
-    pub group_seconds: Option<f64>,
+    /// The grouping threshold ([`crate::settings::Settings::group_seconds`]:
+    /// `--group-seconds`, else the cluster's `ci: {group_seconds}`).
+    pub group_seconds: f64,
 }
 
 /// The pipeline and what went into it.
@@ -88,7 +88,7 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
         command: req.command.clone(),
         image_label: req.image_label.clone(),
         push_args: req.push_args.clone(),
-        group_seconds: group_seconds(req.group_seconds, &ci),
+        group_seconds: req.group_seconds,
         ci,
         stack_name: req.inputs.recipe.name.value.clone(),
     };
@@ -97,13 +97,6 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
         buildable: buildable.len(),
         cached: buildable.len() - missing.len(),
     })
-}
-
-/// The grouping threshold: the command line's, else the cluster's `ci:`,
-/// else [`DEFAULT_GROUP_SECONDS`].
-pub fn group_seconds(flag: Option<f64>, ci: &CiConfig) -> f64 {
-    flag.or(ci.group_seconds.map(f64::from))
-        .unwrap_or(DEFAULT_GROUP_SECONDS)
 }
 
 /// The lock file `stack ci generate` reads.

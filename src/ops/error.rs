@@ -63,3 +63,49 @@ impl OpError {
         Some(all)
     }
 }
+
+impl crate::diag::Classify for OpError {
+    fn class(&self) -> ErrorClass {
+        OpError::class(self)
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            OpError::Stage(e) if self.diagnostics().is_none() => crate::diag::Classify::hint(e),
+            _ => None,
+        }
+    }
+
+    fn diagnostics(&self) -> Option<Diagnostics> {
+        OpError::diagnostics(self)
+    }
+
+    fn lays_itself_out(&self) -> bool {
+        match self {
+            OpError::Stage(e) => crate::diag::Classify::lays_itself_out(e),
+            OpError::Inputs(_) => false,
+        }
+    }
+}
+
+/// `stack import spack`: an unknown package (with the nearest name) or
+/// none at all is the input's fault; reading or writing failing is not.
+impl crate::diag::Classify for crate::import::ImportError {
+    fn class(&self) -> ErrorClass {
+        use crate::import::ImportError;
+        crate::diag::input_if(matches!(
+            self,
+            ImportError::UnknownPackage { .. } | ImportError::NoPackages(_)
+        ))
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            crate::import::ImportError::UnknownPackage {
+                suggestion: Some(s),
+                ..
+            } => Some(format!("did you mean `{s}`?")),
+            _ => None,
+        }
+    }
+}

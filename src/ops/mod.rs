@@ -30,7 +30,7 @@ use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineRepor
 use crate::resolve::Plan;
 use crate::stacks::{InputOptions, Inputs};
 
-pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file, group_seconds};
+pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
 pub use rebuild::{RebuildInputs, rebuild_inputs};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};

@@ -38,7 +38,7 @@ pub enum PipelineError {
     #[error(transparent)]
     Verify(Box<crate::verify::VerifyError>),
     #[error(transparent)]
-    Distributed(Box<crate::distributed::DistributedError>),
+    Distributed(Box<crate::remote::DistributedError>),
     #[error(transparent)]
     Preflight(Box<super::preflight::PreflightError>),
     #[error(transparent)]
@@ -103,18 +103,11 @@ boxed_from!(
     Audit: crate::audit::AuditError,
     Store: store::StoreError,
     Verify: crate::verify::VerifyError,
-    Distributed: crate::distributed::DistributedError,
+    Distributed: crate::remote::DistributedError,
     Preflight: super::preflight::PreflightError,
 );
 
-/// What kind of error this is, for the exit status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorClass {
-    /// The inputs are wrong (recipe, flags, lock file): fix them (exit 2).
-    Input,
-    /// The operation failed (download, build, I/O): retry or investigate (exit 1).
-    Failure,
-}
+pub use crate::diag::ErrorClass;
 
 impl PipelineError {
     /// The one classification of every stage error.
@@ -153,5 +146,24 @@ impl PipelineError {
             PipelineError::Lock(e) => Some(e.help()),
             _ => None,
         }
+    }
+}
+
+impl crate::diag::Classify for PipelineError {
+    fn class(&self) -> ErrorClass {
+        PipelineError::class(self)
+    }
+
+    fn hint(&self) -> Option<String> {
+        self.help().map(String::from)
+    }
+
+    /// The resolver's explanations (conflicts, lock differences).
+    fn lays_itself_out(&self) -> bool {
+        matches!(
+            self,
+            PipelineError::Resolve(r)
+                if matches!(**r, resolve::ResolveError::Unsatisfiable(_) | resolve::ResolveError::LockMismatch { .. })
+        )
     }
 }

@@ -16,8 +16,6 @@
 
 mod audit;
 mod cache;
-mod compiler_flags;
-mod dep_env;
 mod error;
 mod failures;
 mod fingerprint;
@@ -30,27 +28,23 @@ mod plan;
 pub mod preflight;
 mod prune;
 mod remote;
-mod render;
-mod render_flags;
-mod render_logic;
 mod report;
 mod review;
 mod session;
 mod sources;
-mod template_filters;
 pub use sources::with_recipe_lines;
 mod views;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use crate::render::{RenderError, Renderer, build_job, build_job_with};
 pub use audit::loader_model;
 pub use cache::CacheReport;
 pub use error::{ErrorClass, PipelineError};
 pub use fingerprint::ImageInputs;
 pub use gc::{GcReport, gc};
 pub use plan::{LockError, LockRules, lock_file, resolve_plan};
-pub use render::{RenderError, Renderer, build_job, build_job_with};
 pub use review::check_reviewed;
 pub use session::build_stack;
 
@@ -95,8 +89,8 @@ pub trait PipelineReporter {
     fn fetch(&self) -> &dyn FetchReporter;
     fn build(&self) -> &dyn BuildReporter;
     /// Jobs of a remote executor (`--executor slurm`).
-    fn remote(&self) -> &dyn crate::distributed::RemoteReporter {
-        &crate::distributed::NoopRemoteReporter
+    fn remote(&self) -> &dyn crate::remote::RemoteReporter {
+        &crate::remote::NoopRemoteReporter
     }
 }
 
@@ -136,7 +130,7 @@ pub struct BuildRequest {
     pub only: Vec<String>,
     /// Build what the binary cache lacks elsewhere (`--executor slurm`),
     /// then go on from the cache.
-    pub remote: Option<std::sync::Arc<dyn crate::distributed::RemoteBuilder>>,
+    pub remote: Option<std::sync::Arc<dyn crate::remote::RemoteBuilder>>,
     /// The store is shared between the submitter and the jobs of a
     /// distributed build (`--shared-store`, the cluster's `ci:
     /// {shared_store: true}`): a job (`--only`) builds into it and needs no

@@ -1,4 +1,4 @@
-//! The session's two distributed modes (see [`crate::distributed`]):
+//! The session's two distributed modes (see [`crate::remote`]):
 //! `--only PKG` (a job: build PKG from cache-pulled dependencies and push
 //! it) and a remote executor (submit what the cache lacks, wait, pull it).
 
@@ -8,7 +8,7 @@ use std::path::Path;
 use petgraph::graph::NodeIndex;
 
 use crate::binary_cache::{BinaryCache, CachePrefixes};
-use crate::distributed::{DistributedError, RemoteBuilder, RemoteReporter, Work};
+use crate::remote::{DistributedError, RemoteBuilder, RemoteReporter, Work};
 use crate::resolve::Plan;
 
 use super::{PipelineError, cache};

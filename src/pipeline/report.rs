@@ -14,8 +14,8 @@ use std::time::{Instant, SystemTime};
 use petgraph::graph::NodeIndex;
 
 use crate::build::{BuildSummary, PackageStatus};
-use crate::distributed::slurm::JobTimes;
 use crate::fetch::Origin;
+use crate::remote::slurm::JobTimes;
 use crate::report::{
     Failure, Outcome, PackageRun, PhaseTime, RUN_FORMAT, RUN_RECORD, Route, RunRecord, RunStatus,
     SIZES_FILE, Size, Sizes, SourceRoute, StageTime,

@@ -36,7 +36,7 @@ use super::plan::{LockRules, resolve_plan};
 use super::report::RunLog;
 use super::{
     BuildOutcome, BuildRequest, CacheReport, PipelineError, PipelineReporter, Stage, audit, cache,
-    failures, fetch_options, partial, prune, render, sources, views,
+    failures, fetch_options, partial, prune, sources, views,
 };
 
 /// Run the whole pipeline.
@@ -89,7 +89,7 @@ fn run(
         if c.offline || !c.pushes.failed.is_empty() {
             let mut why = c.pushes.failed.clone();
             why.extend(c.rejected.iter().filter(|_| c.offline).cloned());
-            return Err(crate::distributed::DistributedError::PushFailed(why).into());
+            return Err(crate::remote::DistributedError::PushFailed(why).into());
         }
         outcome.timings = s.timings.clone();
         return Ok(outcome);
@@ -257,15 +257,7 @@ impl<'a> Session<'a> {
             Some(keep) => buildable.into_iter().filter(|i| keep.contains(i)).collect(),
             None => buildable,
         };
-        let missing: Vec<NodeIndex> = buildable
-            .iter()
-            .copied()
-            .filter(|i| {
-                let n = plan.node(*i);
-                let host = prune::host_path(plan, &store_dir, &n.prefix);
-                !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
-            })
-            .collect();
+        let missing = not_installed(plan, &store_dir, &buildable);
         self.log.plan(plan, &store_dir, &all, &buildable, &missing);
         // Prefixes new to this store, built or from the binary cache.
         let installs_any = !missing.is_empty();
@@ -434,7 +426,8 @@ impl<'a> Session<'a> {
             let dir = staged
                 .remove(idx)
                 .unwrap_or_else(|| sources::source_dir(&self.build_dir, node));
-            let mut job = render::build_job_with(plan, *idx, dir, self.req.jobs, &work.logic)?;
+            let mut job =
+                crate::render::build_job_with(plan, *idx, dir, self.req.jobs, &work.logic)?;
             job.cost = work.costs.get(&node.name).copied();
             ids.insert(*idx, graph.add(job));
         }
@@ -696,4 +689,17 @@ fn hook_context(
         work_dir: build_dir.join("hooks"),
         namespace,
     }
+}
+
+/// The packages of `buildable` whose prefixes the store does not hold.
+fn not_installed(plan: &Plan, store_dir: &Path, buildable: &[NodeIndex]) -> Vec<NodeIndex> {
+    buildable
+        .iter()
+        .copied()
+        .filter(|i| {
+            let n = plan.node(*i);
+            let host = prune::host_path(plan, store_dir, &n.prefix);
+            !matches!(store::inspect(&host, &n.hash), PrefixState::Installed(_))
+        })
+        .collect()
 }

@@ -9,7 +9,6 @@ use crate::stacks::{ModuleFlavour, StackRecipe, ViewLink};
 use crate::view::{self, InstalledPackage, ModulesSpec, StoreContents, ViewSpec};
 
 use super::PipelineError;
-use super::render;
 
 /// A view's operation; `append_flags` (only in `build_env:`, which views
 /// never see) has none.
@@ -99,7 +98,7 @@ pub fn store_contents(
             .filter(|e| e.roots.iter().any(|r| r.node == idx))
             .map(|e| e.name.clone())
             .collect();
-        let mut env: Vec<view::EnvOp> = render::run_env(plan, idx, jobs)?
+        let mut env: Vec<view::EnvOp> = crate::render::run_env(plan, idx, jobs)?
             .into_iter()
             .filter_map(|(k, var, value)| view_op(k, var, value))
             .collect();

@@ -70,13 +70,9 @@ env:
   - {unset: [A, B], when: "+cuda"}
 "#;
 
-#[test]
-fn a_full_recipe_converts_to_the_model() {
-    let (r, d) = parse(FULL);
-    assert!(d.is_empty(), "{d}");
-    let r = r.unwrap();
-    assert_eq!(r.name, "libfoo");
-    assert_eq!(r.versions.len(), 4);
+/// The sources of `FULL`'s versions: an archive, a file, a git branch
+/// and a pinned tag.
+fn check_full_recipe_sources(r: &PackageRecipe) {
     match &r.versions[0].source {
         Source::Archive(a) => {
             assert_eq!(
@@ -112,6 +108,16 @@ fn a_full_recipe_converts_to_the_model() {
         }
         s => panic!("{s:?}"),
     }
+}
+
+#[test]
+fn a_full_recipe_converts_to_the_model() {
+    let (r, d) = parse(FULL);
+    assert!(d.is_empty(), "{d}");
+    let r = r.unwrap();
+    assert_eq!(r.name, "libfoo");
+    assert_eq!(r.versions.len(), 4);
+    check_full_recipe_sources(&r);
     let newest: Vec<_> = r
         .versions_newest_first()
         .iter()

@@ -138,6 +138,11 @@ pub(crate) fn check_against_repo(
             }
         }
     }
+    check_relocate_rpaths(&mut cx, recipe);
+}
+
+/// `relocate.rpath` names dependencies only.
+fn check_relocate_rpaths(cx: &mut Cx, recipe: &PackageRecipe) {
     let relocations = recipe
         .build
         .system

@@ -4,7 +4,7 @@
 //! person would write.
 //!
 //! A new recipe key is added in four places that a test ties together: the
-//! model (`package.rs`/`build.rs`), its loader (`load.rs`/`load_build.rs`),
+//! model (`package.rs`/`build.rs`), its loader (`load/mod.rs`/`load/build.rs`),
 //! this writer, and `docs/recipes.md`. The round-trip test below reads
 //! every recipe of the repository and of the test fixtures, writes it and
 //! reads it again: a key the writer forgets makes the two models differ.

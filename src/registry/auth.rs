@@ -7,7 +7,7 @@
 //! logged: [`Credentials`]' `Debug` shows only which kind it is.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -71,15 +71,6 @@ impl Credentials {
             None => Credentials::Token(token),
         })
     }
-}
-
-/// The docker client configuration: `$DOCKER_CONFIG/config.json`, else
-/// `~/.docker/config.json`.
-pub fn docker_config_path() -> Option<PathBuf> {
-    if let Some(dir) = crate::settings::docker_config() {
-        return Some(PathBuf::from(dir).join("config.json"));
-    }
-    crate::settings::home().map(|h| PathBuf::from(h).join(".docker/config.json"))
 }
 
 /// The credentials for `registry` (`host[:port]`) in a docker `config.json`:

@@ -100,3 +100,16 @@ impl RegistryError {
         matches!(self, RegistryError::NotFound { .. })
     }
 }
+
+/// A bad reference, credentials or CA file is the input's fault; what the
+/// registry or the network answered is a failure.
+impl crate::diag::Classify for RegistryError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(matches!(
+            self,
+            RegistryError::BadReference { .. }
+                | RegistryError::Credentials { .. }
+                | RegistryError::CaFile { .. }
+        ))
+    }
+}

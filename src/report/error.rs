@@ -26,3 +26,9 @@ impl ReportError {
         )
     }
 }
+
+impl crate::diag::Classify for ReportError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(self.is_input())
+    }
+}

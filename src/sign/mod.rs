@@ -286,6 +286,13 @@ pub fn trusted_signer<'k>(
     keys.iter().find(|k| k.verify(statement, signature))
 }
 
+/// A key or statement that cannot be read is the input's fault.
+impl crate::diag::Classify for SignError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(!matches!(self, SignError::Random(_)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

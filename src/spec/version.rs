@@ -195,61 +195,7 @@ impl Version {
             return Err(invalid(text, 0, 0, "expected a version, found nothing"));
         }
         let bytes = text.as_bytes();
-        let mut segments: Vec<(usize, usize)> = Vec::new();
-        let mut i = 0;
-        let mut last_was_sep = true;
-        while i < bytes.len() {
-            let c = bytes[i];
-            if c.is_ascii_digit() || c.is_ascii_alphabetic() {
-                let digit = c.is_ascii_digit();
-                let start = i;
-                while i < bytes.len()
-                    && (if digit {
-                        bytes[i].is_ascii_digit()
-                    } else {
-                        bytes[i].is_ascii_alphabetic()
-                    })
-                {
-                    i += 1;
-                }
-                segments.push((start, i));
-                last_was_sep = false;
-            } else if matches!(c, b'.' | b'-' | b'_') {
-                if i == 0 {
-                    return Err(invalid(
-                        text,
-                        0,
-                        1,
-                        format!(
-                            "a version must start with a letter or digit, not `{}`",
-                            c as char
-                        ),
-                    ));
-                }
-                if last_was_sep {
-                    return Err(invalid(text, i, 1, "two separators in a row"));
-                }
-                last_was_sep = true;
-                i += 1;
-            } else {
-                let len = char_len(text, i);
-                let ch = &text[i..i + len];
-                return Err(invalid(
-                    text,
-                    i,
-                    len,
-                    format!("`{ch}` cannot appear in a version (letters, digits, `.`, `-`, `_`)"),
-                ));
-            }
-        }
-        if last_was_sep {
-            return Err(invalid(
-                text,
-                text.len() - 1,
-                1,
-                "a version cannot end with a separator",
-            ));
-        }
+        let segments = segments(text)?;
         let word = |&(s, e): &(usize, usize)| &text[s..e];
         let is_num = |seg: &(usize, usize)| bytes[seg.0].is_ascii_digit();
         let n = segments.len();
@@ -421,6 +367,68 @@ impl<'de> serde::Deserialize<'de> for Version {
         let s = String::deserialize(d)?;
         Version::parse(&s).map_err(serde::de::Error::custom)
     }
+}
+
+/// The segments of a version (runs of digits or of letters) as byte
+/// ranges, checking the separators between them.
+fn segments(text: &str) -> Result<Vec<(usize, usize)>, SpecError> {
+    let bytes = text.as_bytes();
+    let mut segments: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    let mut last_was_sep = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_digit() || c.is_ascii_alphabetic() {
+            let digit = c.is_ascii_digit();
+            let start = i;
+            while i < bytes.len()
+                && (if digit {
+                    bytes[i].is_ascii_digit()
+                } else {
+                    bytes[i].is_ascii_alphabetic()
+                })
+            {
+                i += 1;
+            }
+            segments.push((start, i));
+            last_was_sep = false;
+        } else if matches!(c, b'.' | b'-' | b'_') {
+            if i == 0 {
+                return Err(invalid(
+                    text,
+                    0,
+                    1,
+                    format!(
+                        "a version must start with a letter or digit, not `{}`",
+                        c as char
+                    ),
+                ));
+            }
+            if last_was_sep {
+                return Err(invalid(text, i, 1, "two separators in a row"));
+            }
+            last_was_sep = true;
+            i += 1;
+        } else {
+            let len = char_len(text, i);
+            let ch = &text[i..i + len];
+            return Err(invalid(
+                text,
+                i,
+                len,
+                format!("`{ch}` cannot appear in a version (letters, digits, `.`, `-`, `_`)"),
+            ));
+        }
+    }
+    if last_was_sep {
+        return Err(invalid(
+            text,
+            text.len() - 1,
+            1,
+            "a version cannot end with a separator",
+        ));
+    }
+    Ok(segments)
 }
 
 #[cfg(test)]

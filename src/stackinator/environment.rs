@@ -52,33 +52,10 @@ pub fn environment(
         }
     }
     let mut policies: Vec<(String, Yaml)> = Vec::new();
-    if let Some(NetworkChoice {
-        mpi_name,
-        spec,
-        specs,
-    }) = network(cx, &m, mpi)
-    {
-        let at = spec.loc.clone();
-        policies.push((
-            "mpi".into(),
-            Yaml::at(
-                Yaml::map([("require", Some(Yaml::Seq(vec![spanned(&mpi_name)])))]),
-                &at,
-            ),
-        ));
-        out.push((
-            "network".into(),
-            Yaml::at(
-                Yaml::map([
-                    ("mpi", Some(spanned(&spec))),
-                    (
-                        "specs",
-                        Some(Yaml::Seq(specs.iter().map(spanned).collect())),
-                    ),
-                ]),
-                &at,
-            ),
-        ));
+    if let Some(choice) = network(cx, &m, mpi) {
+        let (policy, network) = network_yaml(choice);
+        policies.push(("mpi".into(), policy));
+        out.push(("network".into(), network));
     }
     if let Some(v) = m.get("variants") {
         let vs: Vec<Yaml> = cx
@@ -89,20 +66,7 @@ pub fn environment(
         out.push(("variants".into(), Yaml::Seq(vs)));
     }
     if let Some(u) = m.get("unify") {
-        if let Some(s) = cx.string(u, "`unify`") {
-            if s.value != "true" {
-                cx.warn(
-                    Code::Unsupported,
-                    &s.loc,
-                    format!(
-                        "`unify: {}`: stack always unifies (one node per package)",
-                        s.value
-                    ),
-                    "resolved as `unify: true`",
-                    None,
-                );
-            }
-        }
+        check_unify(cx, u);
     }
     if let Some(p) = m.get("prefer") {
         let at = cx.loc(p);
@@ -137,6 +101,51 @@ pub fn environment(
         out.push(("views".into(), Yaml::Map(views)));
     }
     Some(Yaml::Map(out))
+}
+
+/// The network choice as the `mpi` policy (requiring the MPI) and the
+/// environment's `network:`.
+fn network_yaml(choice: NetworkChoice) -> (Yaml, Yaml) {
+    let NetworkChoice {
+        mpi_name,
+        spec,
+        specs,
+    } = choice;
+    let at = spec.loc.clone();
+    let policy = Yaml::at(
+        Yaml::map([("require", Some(Yaml::Seq(vec![spanned(&mpi_name)])))]),
+        &at,
+    );
+    let network = Yaml::at(
+        Yaml::map([
+            ("mpi", Some(spanned(&spec))),
+            (
+                "specs",
+                Some(Yaml::Seq(specs.iter().map(spanned).collect())),
+            ),
+        ]),
+        &at,
+    );
+    (policy, network)
+}
+
+/// `unify:` other than `true` is warned about: stack always unifies.
+fn check_unify(cx: &mut Cx, u: &Node) {
+    let Some(s) = cx.string(u, "`unify`") else {
+        return;
+    };
+    if s.value != "true" {
+        cx.warn(
+            Code::Unsupported,
+            &s.loc,
+            format!(
+                "`unify: {}`: stack always unifies (one node per package)",
+                s.value
+            ),
+            "resolved as `unify: true`",
+            None,
+        );
+    }
 }
 
 /// `deprecated` and `packages`: warnings at their position.

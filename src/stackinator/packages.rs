@@ -418,99 +418,99 @@ fn gcc_externals(cx: &mut Cx, node: &Node) -> Vec<SystemCompiler> {
     let Some(items) = cx.seq(ext, "`externals`") else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for item in items {
-        let Some(e) = cx.open_map(item, "a gcc external") else {
+    items
+        .iter()
+        .filter_map(|item| gcc_external(cx, item))
+        .collect()
+}
+
+/// One entry of `packages:gcc:externals`: the system compiler it names
+/// (its paths from `extra_attributes.compilers`, else under its prefix).
+fn gcc_external(cx: &mut Cx, item: &Node) -> Option<SystemCompiler> {
+    let e = cx.open_map(item, "a gcc external")?;
+    for (k, _) in e.entries() {
+        if ["spec", "prefix", "extra_attributes"].contains(&k.as_str()) {
             continue;
-        };
-        for (k, _) in e.entries() {
-            if ["spec", "prefix", "extra_attributes"].contains(&k.as_str()) {
-                continue;
-            }
-            let loc = cx.scalar_loc(k);
-            cx.warn(
-                Code::Unsupported,
-                &loc,
-                format!("`{}` of the system gcc is not translated", k.as_str()),
-                "not translated",
-                Some("the compiler is used by its paths (`extra_attributes.compilers`)".into()),
-            );
         }
-        let Some(spec) = e.get("spec").and_then(|n| cx.string(n, "`spec`")) else {
-            continue;
-        };
-        let name_version = spec
-            .value
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_string();
-        let prefix = e
-            .get("prefix")
-            .and_then(|n| cx.string(n, "`prefix`"))
-            .map(|p| p.value)
-            .unwrap_or_else(|| "/usr".into());
-        let attrs = e
-            .get("extra_attributes")
-            .and_then(|n| cx.open_map(n, "`extra_attributes`"));
-        let mut paths = None;
-        if let Some(a) = &attrs {
-            for (k, v) in a.entries() {
-                if k.as_str() == "compilers" {
-                    paths = cx.map(v, "`compilers`", &["c", "cxx", "fortran"]);
-                } else {
-                    let loc = cx.scalar_loc(k);
-                    cx.warn(
-                        Code::Unsupported,
-                        &loc,
-                        format!("`extra_attributes:{}` is not translated", k.as_str()),
-                        "not translated",
-                        Some(
-                            "stack reads the compiler paths (`compilers: {c, cxx, fortran}`)"
-                                .into(),
-                        ),
-                    );
-                }
+        let loc = cx.scalar_loc(k);
+        cx.warn(
+            Code::Unsupported,
+            &loc,
+            format!("`{}` of the system gcc is not translated", k.as_str()),
+            "not translated",
+            Some("the compiler is used by its paths (`extra_attributes.compilers`)".into()),
+        );
+    }
+    let spec = e.get("spec").and_then(|n| cx.string(n, "`spec`"))?;
+    let name_version = spec
+        .value
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let prefix = e
+        .get("prefix")
+        .and_then(|n| cx.string(n, "`prefix`"))
+        .map(|p| p.value)
+        .unwrap_or_else(|| "/usr".into());
+    let attrs = e
+        .get("extra_attributes")
+        .and_then(|n| cx.open_map(n, "`extra_attributes`"));
+    let mut paths = None;
+    if let Some(a) = &attrs {
+        for (k, v) in a.entries() {
+            if k.as_str() == "compilers" {
+                paths = cx.map(v, "`compilers`", &["c", "cxx", "fortran"]);
+            } else {
+                let loc = cx.scalar_loc(k);
+                cx.warn(
+                    Code::Unsupported,
+                    &loc,
+                    format!("`extra_attributes:{}` is not translated", k.as_str()),
+                    "not translated",
+                    Some("stack reads the compiler paths (`compilers: {c, cxx, fortran}`)".into()),
+                );
             }
         }
-        let get = |cx: &mut Cx, key: &str| {
-            paths
-                .as_ref()
-                .and_then(|p| p.get(key))
-                .and_then(|n| cx.string(n, key))
-        };
-        let loc = spec.loc.clone();
-        let cc = get(cx, "c");
-        let Some(cc) = cc else {
-            cx.warn(
-                Code::MissingField,
-                &spec.loc,
-                format!("external `{}` has no `extra_attributes.compilers.c`; {prefix}/bin/gcc is assumed", spec.value),
-                "no compiler paths",
-                None,
-            );
-            out.push(SystemCompiler {
-                spec: name_version,
-                cc: format!("{prefix}/bin/gcc"),
-                cxx: Some(format!("{prefix}/bin/g++")),
-                fc: Some(format!("{prefix}/bin/gfortran")),
-                loc,
-                os: os_of(&spec.value),
-            });
-            continue;
-        };
-        let cxx = get(cx, "cxx").map(|s| s.value);
-        let fc = get(cx, "fortran").map(|s| s.value);
-        out.push(SystemCompiler {
+    }
+    let get = |cx: &mut Cx, key: &str| {
+        paths
+            .as_ref()
+            .and_then(|p| p.get(key))
+            .and_then(|n| cx.string(n, key))
+    };
+    let loc = spec.loc.clone();
+    let cc = get(cx, "c");
+    let Some(cc) = cc else {
+        cx.warn(
+            Code::MissingField,
+            &spec.loc,
+            format!(
+                "external `{}` has no `extra_attributes.compilers.c`; {prefix}/bin/gcc is assumed",
+                spec.value
+            ),
+            "no compiler paths",
+            None,
+        );
+        return Some(SystemCompiler {
             spec: name_version,
-            cc: cc.value,
-            cxx,
-            fc,
+            cc: format!("{prefix}/bin/gcc"),
+            cxx: Some(format!("{prefix}/bin/g++")),
+            fc: Some(format!("{prefix}/bin/gfortran")),
             loc,
             os: os_of(&spec.value),
         });
-    }
-    out
+    };
+    let cxx = get(cx, "cxx").map(|s| s.value);
+    let fc = get(cx, "fortran").map(|s| s.value);
+    Some(SystemCompiler {
+        spec: name_version,
+        cc: cc.value,
+        cxx,
+        fc,
+        loc,
+        os: os_of(&spec.value),
+    })
 }
 
 /// The OS a Spack spec names: `os=sles15`, or the middle of

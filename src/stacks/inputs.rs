@@ -53,6 +53,35 @@ pub fn load_inputs(opts: &InputOptions) -> Result<Inputs, Diagnostics> {
 /// cluster configuration whose path is one of `given`'s is taken from
 /// there (a translation, whose diagnostics point at the user's files it
 /// came from) instead of read.
+/// The chosen cluster configuration, read and parsed (problems in `diags`).
+fn read_cluster(
+    choice: Option<&super::lookup::ClusterChoice>,
+    read: &dyn Fn(&Path) -> std::io::Result<SourceFile>,
+    diags: &mut Diagnostics,
+) -> Option<(Cluster, SourceFile)> {
+    let Some(choice) = choice else {
+        diags.push(
+            Diagnostic::error(Code::Io, "no cluster configuration found")
+                .with_help("pass `--cluster DIR` (a directory with cluster.yaml), or create cluster-configs/local/cluster.yaml"),
+        );
+        return None;
+    };
+    diags.extend(choice.warning.clone());
+    match read(&choice.file) {
+        Ok(src) => parse_cluster(&src, diags).map(|c| (c, src)),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(
+                    Code::Io,
+                    format!("cannot read the cluster configuration: {e}"),
+                )
+                .with_help("`--cluster DIR` takes a directory holding cluster.yaml"),
+            );
+            None
+        }
+    }
+}
+
 pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inputs, Diagnostics> {
     let read = |path: &Path| match given.iter().find(|s| s.path() == path) {
         Some(s) => Ok(s.clone()),
@@ -80,31 +109,7 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
             .map(|c| crate::recipes::absolutize(c, &cwd)),
         &recipe_dir,
     );
-    let cluster = match &choice {
-        Some(choice) => {
-            diags.extend(choice.warning.clone());
-            match read(&choice.file) {
-                Ok(src) => parse_cluster(&src, &mut diags).map(|c| (c, src)),
-                Err(e) => {
-                    diags.push(
-                        Diagnostic::error(
-                            Code::Io,
-                            format!("cannot read the cluster configuration: {e}"),
-                        )
-                        .with_help("`--cluster DIR` takes a directory holding cluster.yaml"),
-                    );
-                    None
-                }
-            }
-        }
-        None => {
-            diags.push(
-                Diagnostic::error(Code::Io, "no cluster configuration found")
-                    .with_help("pass `--cluster DIR` (a directory with cluster.yaml), or create cluster-configs/local/cluster.yaml"),
-            );
-            None
-        }
-    };
+    let cluster = read_cluster(choice.as_ref(), &read, &mut diags);
 
     let search = RepoSearch {
         flags: opts.repos.clone(),
@@ -122,7 +127,7 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
     };
     let dirs = search.dirs();
     super::lookup::log_lookup(choice.as_ref(), &dirs);
-    let index_cache = crate::settings::cache_base().map(|c| c.join("recipe-index"));
+    let index_cache = Some(crate::settings::cache_base().join("recipe-index"));
     let repo = PackageRepo::load_cached(dirs, index_cache.as_deref());
     diags.extend(repo.problems().clone());
     if repo.is_empty() {

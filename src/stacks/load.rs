@@ -118,15 +118,7 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         .get("default_view")
         .and_then(|n| cx.nonempty_string(n, "`default_view`"));
     let modules = m.get("modules").and_then(|n| modules(&mut cx, n));
-    let pre_install = m
-        .get("pre_install")
-        .and_then(|n| existing_path(&mut cx, n, "`pre_install`", false));
-    let post_install = m
-        .get("post_install")
-        .and_then(|n| existing_path(&mut cx, n, "`post_install`", false));
-    for hook in [&pre_install, &post_install].into_iter().flatten() {
-        check_hook_template(&mut cx, hook);
-    }
+    let (pre_install, post_install) = hooks(&mut cx, &m);
     let extra = m
         .get("extra")
         .and_then(|n| existing_path(&mut cx, n, "`extra`", true));
@@ -157,26 +149,49 @@ pub fn parse_stack_recipe(src: &SourceFile, diags: &mut Diagnostics) -> Option<S
         audit,
     };
     check_views(&mut cx, &recipe);
-    if !recipe.compilers.is_empty()
-        && let Some(e) = recipe
-            .environments
-            .iter()
-            .find(|e| StackRecipe::is_compilers_environment(&e.name.value))
-    {
-        cx.error(
-            Code::InvalidValue,
-            &e.name.loc,
-            format!(
-                "environment `{}` clashes with the stack's `compilers:`",
-                e.name.value
-            ),
-            "a reserved name",
-            Some(format!(
-                "the stack's compilers are built as the environments `{COMPILERS_ENVIRONMENT}` and `{COMPILERS_ENVIRONMENT}-<compiler>`; rename this one"
-            )),
-        );
-    }
+    check_compilers_environment(&mut cx, &recipe);
     Some(recipe)
+}
+
+/// No environment takes the name of the stack's compilers' environments.
+fn check_compilers_environment(cx: &mut Cx, recipe: &StackRecipe) {
+    if recipe.compilers.is_empty() {
+        return;
+    }
+    let Some(e) = recipe
+        .environments
+        .iter()
+        .find(|e| StackRecipe::is_compilers_environment(&e.name.value))
+    else {
+        return;
+    };
+    cx.error(
+        Code::InvalidValue,
+        &e.name.loc,
+        format!(
+            "environment `{}` clashes with the stack's `compilers:`",
+            e.name.value
+        ),
+        "a reserved name",
+        Some(format!(
+            "the stack's compilers are built as the environments `{COMPILERS_ENVIRONMENT}` and `{COMPILERS_ENVIRONMENT}-<compiler>`; rename this one"
+        )),
+    );
+}
+
+/// `pre_install:` and `post_install:`, existing files whose templates
+/// parse.
+fn hooks(cx: &mut Cx, m: &Map) -> (Option<PathRef>, Option<PathRef>) {
+    let pre_install = m
+        .get("pre_install")
+        .and_then(|n| existing_path(cx, n, "`pre_install`", false));
+    let post_install = m
+        .get("post_install")
+        .and_then(|n| existing_path(cx, n, "`post_install`", false));
+    for hook in [&pre_install, &post_install].into_iter().flatten() {
+        check_hook_template(cx, hook);
+    }
+    (pre_install, post_install)
 }
 
 fn check_identifier(cx: &mut Cx, s: &Spanned<String>, what: &str) {
@@ -614,34 +629,10 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
         .get("autoload")
         .and_then(|n| cx.choice(n, "`autoload`", &["direct", "none"]))
         .is_none_or(|s| s.value == "direct");
-    let mut prefix_inspections = Vec::new();
-    if let Some(pm) = m
+    let prefix_inspections = m
         .get("prefix_inspections")
-        .and_then(|n| cx.open_map(n, "`prefix_inspections`"))
-    {
-        for (k, v) in pm.entries() {
-            let dir = k.as_str().trim_start_matches("./").trim_end_matches('/');
-            if dir.split('/').any(|c| c == "..") || dir.starts_with('/') {
-                let loc = cx.scalar_loc(k);
-                cx.error(
-                    Code::BadPath,
-                    &loc,
-                    format!(
-                        "`{}` is not a directory inside a package's prefix",
-                        k.as_str()
-                    ),
-                    "expected a relative path such as `lib64`",
-                    None,
-                );
-                continue;
-            }
-            let vars = cx.strings(v, "the variables of a prefix inspection", true);
-            for var in &vars {
-                read::check_var_name(cx, &var.value, &var.loc);
-            }
-            prefix_inspections.push((dir.to_string(), vars.into_iter().map(|s| s.value).collect()));
-        }
-    }
+        .map(|n| prefix_inspections(cx, n))
+        .unwrap_or_default();
     let specs = |cx: &mut Cx, key: &str| {
         m.get(key)
             .map(|n| read::specs(cx, n, &format!("a `modules.{key}` entry"), Named::Any))
@@ -649,34 +640,10 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
     };
     let exclude = specs(cx, "exclude");
     let include = specs(cx, "include");
-    let mut environment = Vec::new();
-    if let Some(em) = m
+    let environment = m
         .get("environment")
-        .and_then(|n| cx.open_map(n, "`environment`"))
-    {
-        for (k, v) in em.entries() {
-            let key = Spanned::new(k.as_str().to_string(), cx.scalar_loc(k));
-            if key.value != "all" {
-                let _ = read::spec_from(cx, &key, "a module environment's key", Named::Any);
-            }
-            let Some(ops) = cx.map(v, &format!("`environment.{}`", key.value), &EnvOpKind::KEYS)
-            else {
-                continue;
-            };
-            let mut list = Vec::new();
-            for kind in [
-                EnvOpKind::Set,
-                EnvOpKind::Unset,
-                EnvOpKind::PrependPath,
-                EnvOpKind::AppendPath,
-            ] {
-                if let Some(n) = ops.get(kind.key()) {
-                    list.extend(view_env_ops(cx, kind, n));
-                }
-            }
-            environment.push((key, list));
-        }
-    }
+        .map(|n| module_environment(cx, n))
+        .unwrap_or_default();
     Some(Modules {
         flavour,
         projections,
@@ -689,6 +656,69 @@ fn modules(cx: &mut Cx, node: &Node) -> Option<Modules> {
         environment,
         loc: m.loc.clone(),
     })
+}
+
+/// `modules: {prefix_inspections}`: directories inside a prefix and the
+/// variables they are prepended to.
+fn prefix_inspections(cx: &mut Cx, node: &Node) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let Some(pm) = cx.open_map(node, "`prefix_inspections`") else {
+        return out;
+    };
+    for (k, v) in pm.entries() {
+        let dir = k.as_str().trim_start_matches("./").trim_end_matches('/');
+        if dir.split('/').any(|c| c == "..") || dir.starts_with('/') {
+            let loc = cx.scalar_loc(k);
+            cx.error(
+                Code::BadPath,
+                &loc,
+                format!(
+                    "`{}` is not a directory inside a package's prefix",
+                    k.as_str()
+                ),
+                "expected a relative path such as `lib64`",
+                None,
+            );
+            continue;
+        }
+        let vars = cx.strings(v, "the variables of a prefix inspection", true);
+        for var in &vars {
+            read::check_var_name(cx, &var.value, &var.loc);
+        }
+        out.push((dir.to_string(), vars.into_iter().map(|s| s.value).collect()));
+    }
+    out
+}
+
+/// `modules: {environment}`: per spec (or `all`), the environment
+/// operations of its modules.
+fn module_environment(cx: &mut Cx, node: &Node) -> Vec<(Spanned<String>, Vec<EnvOp>)> {
+    let mut environment = Vec::new();
+    let Some(em) = cx.open_map(node, "`environment`") else {
+        return environment;
+    };
+    for (k, v) in em.entries() {
+        let key = Spanned::new(k.as_str().to_string(), cx.scalar_loc(k));
+        if key.value != "all" {
+            let _ = read::spec_from(cx, &key, "a module environment's key", Named::Any);
+        }
+        let Some(ops) = cx.map(v, &format!("`environment.{}`", key.value), &EnvOpKind::KEYS) else {
+            continue;
+        };
+        let mut list = Vec::new();
+        for kind in [
+            EnvOpKind::Set,
+            EnvOpKind::Unset,
+            EnvOpKind::PrependPath,
+            EnvOpKind::AppendPath,
+        ] {
+            if let Some(n) = ops.get(kind.key()) {
+                list.extend(view_env_ops(cx, kind, n));
+            }
+        }
+        environment.push((key, list));
+    }
+    environment
 }
 
 /// View names are unique across environments; `default_view` names one.

@@ -18,7 +18,7 @@
 //! paths, logs) is written into a prefix: the store, and so the image, is a
 //! function of the inputs.
 //!
-//! The build directory is guarded by one exclusive lock ([`lock`]).
+//! The build directory is guarded by one exclusive lock ([`build_lock`]).
 //!
 //! This module depends on nothing but `std`, serde and the filesystem: the
 //! build stage calls it as its final step, and later stages (views, image)
@@ -26,7 +26,7 @@
 
 pub mod atomic;
 pub mod beneath;
-pub mod lock;
+pub mod build_lock;
 pub mod manifest;
 pub mod modes;
 pub mod owned;
@@ -38,7 +38,7 @@ pub mod xattrs;
 use std::path::{Path, PathBuf};
 
 pub use beneath::Beneath;
-pub use lock::{BuildLock, LockWait};
+pub use build_lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, manifest_of, walk_prefix};
 pub use modes::normalize_modes;
 pub use owned::Owned;

@@ -261,6 +261,18 @@ pub fn check_store(store_dir: &Path) -> Result<VerifyReport, VerifyError> {
     }
 }
 
+/// What cannot be verified as given (no prefixes, an unreadable image or
+/// manifest) is the input's fault; a store that does not match its
+/// manifests, or I/O, is a failure.
+impl crate::diag::Classify for VerifyError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(!matches!(
+            self,
+            VerifyError::Io(_) | VerifyError::Store(_) | VerifyError::Modified { .. }
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

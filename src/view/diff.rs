@@ -169,6 +169,13 @@ pub fn file_changes(a: &Path, b: &Path) -> Vec<String> {
     out
 }
 
+/// What `stack diff` cannot find or read is the input's fault.
+impl crate::diag::Classify for DiffError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::ErrorClass::Input
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,25 +172,7 @@ pub(crate) fn generate_modules(
                 modules_dir.join(format!("{name}.lua"))
             }
             ModuleFlavour::Tcl => {
-                let help = if p.description.is_empty() {
-                    format!("{}@{}\nPrefix: {}", p.name, p.version, p.prefix.display())
-                } else {
-                    format!(
-                        "{}@{}: {}\nPrefix: {}",
-                        p.name,
-                        p.version,
-                        p.description,
-                        p.prefix.display()
-                    )
-                };
-                let whatis = if p.description.is_empty() {
-                    format!("{}@{}", p.name, p.version)
-                } else {
-                    format!("{}@{}: {}", p.name, p.version, p.description)
-                };
-                tctx.insert("description", &p.description);
-                tctx.insert("whatis_tcl", &tcl_word(&whatis));
-                tctx.insert("help_tcl", &tcl_word(&help));
+                insert_tcl_texts(&mut tctx, p);
                 tctx.insert("env", &env.tcl_lines());
                 modules_dir.join(name)
             }
@@ -217,6 +199,29 @@ pub(crate) fn generate_modules(
         write_modulerc(&dir, &hidden, spec.flavour)?;
     }
     Ok(out)
+}
+
+/// A Tcl module's description, `module-whatis` and help texts.
+fn insert_tcl_texts(tctx: &mut Context, p: &InstalledPackage) {
+    let help = if p.description.is_empty() {
+        format!("{}@{}\nPrefix: {}", p.name, p.version, p.prefix.display())
+    } else {
+        format!(
+            "{}@{}: {}\nPrefix: {}",
+            p.name,
+            p.version,
+            p.description,
+            p.prefix.display()
+        )
+    };
+    let whatis = if p.description.is_empty() {
+        format!("{}@{}", p.name, p.version)
+    } else {
+        format!("{}@{}: {}", p.name, p.version, p.description)
+    };
+    tctx.insert("description", &p.description);
+    tctx.insert("whatis_tcl", &tcl_word(&whatis));
+    tctx.insert("help_tcl", &tcl_word(&help));
 }
 
 fn write_modulerc(dir: &Path, hidden: &[String], flavour: ModuleFlavour) -> Result<(), ViewError> {

@@ -96,3 +96,10 @@ fn display(n: &JsonNode) -> String {
         .trim_end()
         .to_string()
 }
+
+/// What `stack find` cannot find or parse is the input's fault.
+impl crate::diag::Classify for FindError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::ErrorClass::Input
+    }
+}

@@ -226,28 +226,7 @@ pub fn rewrite(
     nested: bool,
 ) -> (Mode, Vec<OsString>) {
     if lang == Lang::Ld {
-        let mode = if nested {
-            Mode::Passthrough
-        } else {
-            ld_mode(args)
-        };
-        if mode != Mode::Link {
-            return (mode, args.to_vec());
-        }
-        let mut out = args.to_vec();
-        for d in &cfg.libdirs {
-            out.push(prefixed("-L", d));
-        }
-        for d in &cfg.rpaths {
-            out.push("-rpath".into());
-            out.push(d.as_os_str().to_owned());
-        }
-        match cfg.dtags {
-            Dtags::Rpath => out.push("--disable-new-dtags".into()),
-            Dtags::Runpath => out.push("--enable-new-dtags".into()),
-            Dtags::Keep => {}
-        }
-        return (mode, out);
+        return rewrite_ld(args, cfg, nested);
     }
     let mode = compiler_mode(args);
     if mode == Mode::Query {
@@ -326,6 +305,33 @@ pub fn rewrite(
         out.append(&mut sys_lib);
     }
     out.extend(cfg.flags.after(mode));
+    (mode, out)
+}
+
+/// `ld` called directly: a link gets the library directories, rpaths and
+/// the dtags choice; anything else passes unchanged.
+fn rewrite_ld(args: &[OsString], cfg: &WrapConfig, nested: bool) -> (Mode, Vec<OsString>) {
+    let mode = if nested {
+        Mode::Passthrough
+    } else {
+        ld_mode(args)
+    };
+    if mode != Mode::Link {
+        return (mode, args.to_vec());
+    }
+    let mut out = args.to_vec();
+    for d in &cfg.libdirs {
+        out.push(prefixed("-L", d));
+    }
+    for d in &cfg.rpaths {
+        out.push("-rpath".into());
+        out.push(d.as_os_str().to_owned());
+    }
+    match cfg.dtags {
+        Dtags::Rpath => out.push("--disable-new-dtags".into()),
+        Dtags::Runpath => out.push("--enable-new-dtags".into()),
+        Dtags::Keep => {}
+    }
     (mode, out)
 }
 

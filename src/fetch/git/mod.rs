@@ -22,9 +22,9 @@ use self::repo::{
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
 use super::download::{Ctx, download_unverified, exhausted};
+use super::entry_lock::{EntryLock, LockMode};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
-use super::lock::{EntryLock, LockMode};
 use super::mirror;
 use super::options::FetchOptions;
 use super::source::{GitRef, Source, SourceRequest, is_full_commit};
@@ -117,11 +117,10 @@ fn not_found(url: &str, reference: &GitRef) -> FetchError {
 }
 
 /// Fetch a git source (worker side of `fetch_all`).
-pub(crate) fn fetch_git(
-    ctx: &Ctx<'_>,
-    index: usize,
-    req: &SourceRequest,
-) -> Result<Fetched, FetchError> {
+/// The commit a git source is pinned to (lower case), after checking the
+/// URL, the trust roots, a `commit:` field and that an unpinned source is
+/// allowed.
+fn checked_pin(ctx: &Ctx<'_>, req: &SourceRequest) -> Result<Option<String>, FetchError> {
     let Source::Git {
         url,
         reference,
@@ -149,6 +148,18 @@ pub(crate) fn fetch_git(
             reference: reference.to_string(),
         });
     }
+    Ok(pinned)
+}
+
+pub(crate) fn fetch_git(
+    ctx: &Ctx<'_>,
+    index: usize,
+    req: &SourceRequest,
+) -> Result<Fetched, FetchError> {
+    let Source::Git { url, reference, .. } = &req.source else {
+        unreachable!("fetch_git is called for git sources");
+    };
+    let pinned = checked_pin(ctx, req)?;
     let cache = &ctx.opts.cache;
     let repo_path = cache.git_repo_path(url);
     let lock_path = cache.git_lock(url);

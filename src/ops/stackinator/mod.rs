@@ -58,11 +58,10 @@ pub fn check_stackinator(opts: &InputOptions) -> Result<Inputs, OpError> {
     load_translation(&t, opts, &work_dir(&base, &recipe, &cluster), "stack.yaml")
 }
 
-/// Where translations are cached: `$STACK_CACHE/stackinator`.
+/// Where translations are cached: `stackinator/` in the caches' base
+/// ([`crate::settings::Settings::cache_base`]).
 fn translation_cache() -> PathBuf {
-    crate::settings::cache_base()
-        .unwrap_or_else(|| PathBuf::from(".stack-cache"))
-        .join("stackinator")
+    crate::settings::cache_base().join("stackinator")
 }
 
 /// The work directory of one recipe with one cluster, under the cache.

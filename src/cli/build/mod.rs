@@ -7,6 +7,9 @@ use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
 use stack::pipeline::{BuildOutcome, BuildRequest};
 
+pub mod cache;
+pub mod remote;
+
 use super::image_args::ImageArgs;
 use super::inputs::{InputArgs, SourceArgs};
 use super::output::{errln, errout, outln};
@@ -98,9 +101,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub lock_file: Option<PathBuf>,
     #[command(flatten)]
-    pub cache: Box<super::build_cache::CacheArgs>,
+    pub cache: Box<cache::CacheArgs>,
     #[command(flatten)]
-    pub remote: super::build_remote::RemoteArgs,
+    pub remote: remote::RemoteArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -113,6 +116,16 @@ pub enum Mode {
 /// Most jobs `-j` accepts: each is a byte in the jobserver pipe, whose
 /// buffer holds 64 KiB, and no machine runs more compilers at once usefully.
 const MAX_JOBS: usize = 4096;
+
+impl Args {
+    /// The flags the command's settings come from.
+    pub fn flags(&self) -> stack::settings::Flags {
+        let mut flags = self.sources.flags();
+        self.cache.add_flags(&mut flags);
+        self.remote.add_flags(&mut flags);
+        flags
+    }
+}
 
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     let req = request(&args)?;
@@ -158,22 +171,20 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
             .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value))
     });
     check_mount_and_build(&inputs.recipe.mount, &build_dir)?;
-    let sources = args.sources.settings()?;
+    let settings = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
+    let sources = args.sources.sources(&settings)?;
     let mut image = ImageOptions::default();
     args.image.apply(&mut image);
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
-    let binary_cache = args.cache.open(&inputs.cluster, &args.sources.tls)?;
-    let remote = args.remote.executor(
-        &build_dir,
-        args.cache.registry.password_stdin,
-        &inputs.cluster.ci.clone().unwrap_or_default(),
-    )?;
+    let binary_cache = args.cache.open(&settings)?;
+    let remote = args
+        .remote
+        .executor(&build_dir, args.cache.registry.password_stdin, &settings)?;
     Ok(BuildRequest {
         only: args.remote.only.clone(),
-        shared_store: args.remote.shared_store
-            || (remote.is_some() && inputs.cluster.ci.as_ref().is_some_and(|c| c.shared_store)),
+        shared_store: settings.shared_store,
         remote,
         lock_file: args.lock_file.clone(),
         binary_cache,

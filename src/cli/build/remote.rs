@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use stack::cluster::CiConfig;
-use stack::distributed::slurm::{Slurm, SlurmOptions};
-use stack::distributed::{JobCommand, RemoteBuilder};
+use stack::remote::slurm::{Slurm, SlurmOptions};
+use stack::remote::{JobCommand, RemoteBuilder};
+use stack::settings::{Flags, Settings};
 
-use super::CliError;
+use super::super::CliError;
 
 /// Distributed build options of `stack build`.
 #[derive(Debug, Clone, clap::Args)]
@@ -100,12 +100,21 @@ const PER_JOB: &[&str] = &[
 ];
 
 impl RemoteArgs {
-    /// The remote executor, if one was asked for.
+    /// The flags settings come from: `--executor`, `--shared-store`,
+    /// `--group-seconds`.
+    pub fn add_flags(&self, flags: &mut Flags) {
+        flags.remote_executor = self.executor != Executor::Local;
+        flags.shared_store = self.shared_store;
+        flags.group_seconds = self.group_seconds;
+    }
+
+    /// The remote executor, if one was asked for; the shared store and the
+    /// grouping from `settings`.
     pub fn executor(
         &self,
         build_dir: &Path,
         password_stdin: bool,
-        ci: &CiConfig,
+        settings: &Settings,
     ) -> Result<Option<Arc<dyn RemoteBuilder>>, CliError> {
         if self.executor == Executor::Local {
             if self.group_seconds.is_some() {
@@ -139,11 +148,10 @@ impl RemoteArgs {
                 self.slurm_poll
             )));
         }
-        let io = |e: std::io::Error| CliError::failure(miette::miette!("{e}"));
-        let build_dir = std::path::absolute(build_dir).map_err(io)?;
-        let program = std::env::current_exe().map_err(io)?;
+        let build_dir = std::path::absolute(build_dir)?;
+        let program = std::env::current_exe()?;
         let program = program.to_string_lossy().into_owned();
-        let shared = self.shared_store || ci.shared_store;
+        let shared = settings.shared_store;
         let mut args = job_args(std::env::args().skip(1), shared);
         if shared {
             args.extend(["--shared-store".into(), "--no-binary-cache".into()]);
@@ -161,7 +169,7 @@ impl RemoteArgs {
             poll: Duration::from_secs_f64(self.slurm_poll),
             lock_file: build_dir.join(stack::resolve::LOCK_FILE),
             bin_dir: None::<PathBuf>,
-            group_seconds: stack::ops::group_seconds(self.group_seconds, ci),
+            group_seconds: settings.group_seconds,
             shared_store: shared.then(|| build_dir.join("store")),
         }))))
     }

@@ -10,9 +10,9 @@ use crate::build_logic::files::{SPACK_DIR, layout_problem, sha256_hex};
 use crate::diag::yaml::{Cx, Node};
 use crate::diag::{Code, Spanned, display_path};
 
-use super::build::PackageFileRef;
-use super::located::absolutize;
-use super::read;
+use super::super::build::PackageFileRef;
+use super::super::located::absolutize;
+use super::super::read;
 
 /// The `spack/` directory beside the repository directory `repo_dir`.
 pub fn spack_dir(repo_dir: &Path) -> std::path::PathBuf {

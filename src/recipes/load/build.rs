@@ -6,8 +6,8 @@ use crate::build_kinds::{self, BuildKind};
 use crate::diag::yaml::{Cx, Map, Node};
 use crate::diag::{Code, Spanned, did_you_mean};
 
-use super::build::*;
-use super::read;
+use super::super::build::*;
+use super::super::read;
 
 const COMMON_KEYS: &[&str] = &["system", "install", "build_env", "steps", "filter", "flags"];
 
@@ -44,9 +44,9 @@ fn system_settings(
         };
         let what = format!("`{key}`");
         match setting {
-            Setting::File(f) => *f = super::load_package_files::package_file(cx, n, repo_dir),
+            Setting::File(f) => *f = super::package_files::package_file(cx, n, repo_dir),
             Setting::Files(list) => {
-                *list = super::load_package_files::package_files(cx, n, repo_dir, &what)
+                *list = super::package_files::package_files(cx, n, repo_dir, &what)
             }
             Setting::Toggle(t) => *t = toggle(cx, n, &what),
             Setting::Flag(b) => *b = cx.bool(n, &what).unwrap_or(false),
@@ -93,11 +93,11 @@ pub fn build(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Option<Build> {
     let steps = m.get("steps").map(|n| steps(cx, n)).unwrap_or_default();
     let filters = m
         .get("filter")
-        .map(|n| super::load_filter::filters(cx, n))
+        .map(|n| super::filter::filters(cx, n))
         .unwrap_or_default();
     let flags = m
         .get("flags")
-        .map(|n| super::flags::flags(cx, n))
+        .map(|n| super::super::flags::flags(cx, n))
         .unwrap_or_default();
     let system_value = known?.clone();
     let kind = build_kinds::get(system_value.as_str())?;

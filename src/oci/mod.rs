@@ -85,3 +85,14 @@ pub enum DistributeError {
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
+
+/// A bad address or input is the input's fault; what the registry
+/// answered (and what trust refused) is a failure.
+impl crate::diag::Classify for DistributeError {
+    fn class(&self) -> crate::diag::ErrorClass {
+        crate::diag::input_if(matches!(
+            self,
+            DistributeError::BadAddress { .. } | DistributeError::Input { .. }
+        ))
+    }
+}

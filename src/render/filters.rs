@@ -1,5 +1,5 @@
 //! Filters of recipe templates beyond tera's built-in ones (registered by
-//! [`super::render::Renderer`]).
+//! [`super::Renderer`]).
 
 use std::collections::HashMap;
 

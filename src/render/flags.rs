@@ -12,7 +12,7 @@ use crate::build::{self, wrapper};
 use crate::recipes::{FlagEntry, FlagName, FlagVia};
 use crate::spec::FlagList;
 
-use super::render::{RenderError, Renderer};
+use super::{RenderError, Renderer};
 
 /// The rendered flags of the active entries, per route and name, in file order.
 type Gathered = Vec<(FlagVia, FlagName, Vec<String>)>;

@@ -10,10 +10,14 @@ use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile, Spanned, displ
 use crate::spec::Version;
 
 use super::build::{Build, BuildSystem};
-use super::load_build;
 use super::located::{PathRef, absolutize};
 use super::package::*;
 use super::read::{self, Named};
+
+mod build;
+mod filter;
+mod package_files;
+mod resources;
 
 const TOP_KEYS: &[&str] = &[
     "name",
@@ -108,6 +112,52 @@ fn tool_fields(cx: &mut Cx, m: &Map) -> (Vec<String>, Vec<String>, bool) {
     (executables, libraries, build_tool)
 }
 
+/// `name:`, which must be the file's stem (else the stem stands for it).
+fn package_name(cx: &mut Cx, m: &Map, src: &SourceFile) -> Spanned<String> {
+    let name = cx
+        .required(m, "name", "the package recipe")
+        .and_then(|n| cx.nonempty_string(n, "`name`"));
+    let stem = src
+        .path()
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(name) = name else {
+        return Spanned::new(stem, src.start());
+    };
+    if name.value != stem {
+        cx.error(
+            Code::NameMismatch,
+            &name.loc,
+            format!(
+                "package name `{}` differs from the file name `{}`",
+                name.value,
+                src.path().file_name().unwrap_or_default().to_string_lossy()
+            ),
+            format!("expected `{stem}`"),
+            Some(format!(
+                "rename the file to `{}.yaml` or set `name: {stem}`",
+                name.value
+            )),
+        );
+    }
+    check_package_name(cx, &name);
+    name
+}
+
+/// The build section of a recipe without a valid one (errors reported).
+fn placeholder_build(m: &Map) -> Build {
+    Build {
+        system: BuildSystem::new(crate::build_kinds::placeholder()),
+        install: Vec::new(),
+        build_env: Vec::new(),
+        steps: Vec::new(),
+        filters: Vec::new(),
+        flags: Vec::new(),
+        loc: m.loc.clone(),
+    }
+}
+
 pub fn parse_package(
     src: &SourceFile,
     repo_dir: &Path,
@@ -118,37 +168,7 @@ pub fn parse_package(
     let m = cx.map(&root, "a package recipe", TOP_KEYS)?;
     let what = "the package recipe";
 
-    let name = cx
-        .required(&m, "name", what)
-        .and_then(|n| cx.nonempty_string(n, "`name`"));
-    let stem = src
-        .path()
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let name = match name {
-        Some(name) => {
-            if name.value != stem {
-                cx.error(
-                    Code::NameMismatch,
-                    &name.loc,
-                    format!(
-                        "package name `{}` differs from the file name `{}`",
-                        name.value,
-                        src.path().file_name().unwrap_or_default().to_string_lossy()
-                    ),
-                    format!("expected `{stem}`"),
-                    Some(format!(
-                        "rename the file to `{}.yaml` or set `name: {stem}`",
-                        name.value
-                    )),
-                );
-            }
-            check_package_name(&mut cx, &name);
-            name
-        }
-        None => Spanned::new(stem, src.start()),
-    };
+    let name = package_name(&mut cx, &m, src);
     let description = cx
         .required(&m, "description", what)
         .and_then(|n| cx.string(n, "`description`"))
@@ -181,25 +201,17 @@ pub fn parse_package(
         .unwrap_or_default();
     let resources = m
         .get("resources")
-        .map(|n| super::load_resources::package_resources(&mut cx, n))
+        .map(|n| resources::package_resources(&mut cx, n))
         .unwrap_or_default();
     let provides = m
         .get("provides")
         .map(|n| provides(&mut cx, n))
         .unwrap_or_default();
     let build = match cx.required(&m, "build", what) {
-        Some(n) => load_build::build(&mut cx, n, repo_dir),
+        Some(n) => build::build(&mut cx, n, repo_dir),
         None => None,
     };
-    let build = build.unwrap_or_else(|| Build {
-        system: BuildSystem::new(crate::build_kinds::placeholder()),
-        install: Vec::new(),
-        build_env: Vec::new(),
-        steps: Vec::new(),
-        filters: Vec::new(),
-        flags: Vec::new(),
-        loc: m.loc.clone(),
-    });
+    let build = build.unwrap_or_else(|| placeholder_build(&m));
     let env = m
         .get("env")
         .map(|n| read::env_ops(&mut cx, n, "`env`"))
@@ -406,7 +418,7 @@ fn source(cx: &mut Cx, m: &Map) -> Option<Source> {
                 .get("expand")
                 .and_then(|n| cx.bool(n, "`expand`"))
                 .unwrap_or(true);
-            let resources = super::load_resources::resources(cx, m);
+            let resources = resources::resources(cx, m);
             let max_size = m.get("max_size").and_then(|n| super::max_size::read(cx, n));
             Some(Source::Archive(ArchiveSource {
                 url: resource,
@@ -580,46 +592,11 @@ fn variant(cx: &mut Cx, name: String, loc: Loc, node: &Node) -> Option<VariantDe
         .map(|s| s.value);
     let when = m.get("when").and_then(|n| read::when(cx, n));
     let multi = m.get("multi").and_then(|n| cx.bool(n, "`multi`"));
-    let values = m.get("values").map(|n| {
-        let vals = cx.strings(n, "`values`", false);
-        if vals.is_empty() {
-            let loc = cx.loc(n);
-            cx.error(
-                Code::InvalidValue,
-                &loc,
-                format!("{what} has an empty `values` list"),
-                "expected at least one value",
-                Some("remove `values` to accept any value".into()),
-            );
-        }
-        vals
-    });
+    let values = m.get("values").map(|n| variant_values(cx, n, &what));
     let default = cx.required(&m, "default", &what)?;
     let kind = match default {
         Node::Scalar(s) if s.as_bool().is_some() => {
-            if let Some(v) = m.key_node("values") {
-                let l = cx.scalar_loc(v);
-                cx.error(
-                    Code::InvalidValue,
-                    &l,
-                    format!(
-                        "{what} is a bool variant (default `{}`) and cannot have `values`",
-                        s.as_str()
-                    ),
-                    "bool variants are `+name` / `~name`",
-                    Some("quote the default (`\"false\"`) for a single-valued variant".into()),
-                );
-            }
-            if multi == Some(true) {
-                let l = cx.loc(default);
-                cx.error(
-                    Code::InvalidValue,
-                    &l,
-                    format!("{what} has `multi: true` but a bool default"),
-                    "expected a list of values",
-                    None,
-                );
-            }
+            check_bool_variant(cx, &m, &what, default, s.as_str(), multi);
             VariantKind::Bool {
                 default: s.as_bool().unwrap_or(false),
             }
@@ -669,6 +646,53 @@ fn variant(cx: &mut Cx, name: String, loc: Loc, node: &Node) -> Option<VariantDe
         kind,
         when,
     })
+}
+
+/// `values:` of a variant, which must not be empty.
+fn variant_values(cx: &mut Cx, n: &Node, what: &str) -> Vec<Spanned<String>> {
+    let vals = cx.strings(n, "`values`", false);
+    if vals.is_empty() {
+        let loc = cx.loc(n);
+        cx.error(
+            Code::InvalidValue,
+            &loc,
+            format!("{what} has an empty `values` list"),
+            "expected at least one value",
+            Some("remove `values` to accept any value".into()),
+        );
+    }
+    vals
+}
+
+/// A bool variant (default `text`) has no `values:` and is not `multi`.
+fn check_bool_variant(
+    cx: &mut Cx,
+    m: &Map,
+    what: &str,
+    default: &Node,
+    text: &str,
+    multi: Option<bool>,
+) {
+    if let Some(v) = m.key_node("values") {
+        let l = cx.scalar_loc(v);
+        cx.error(
+            Code::InvalidValue,
+            &l,
+            format!("{what} is a bool variant (default `{text}`) and cannot have `values`"),
+            "bool variants are `+name` / `~name`",
+            Some("quote the default (`\"false\"`) for a single-valued variant".into()),
+        );
+    }
+    if multi == Some(true) {
+        let l = cx.loc(default);
+        cx.error(
+            Code::InvalidValue,
+            &l,
+            format!("{what} has `multi: true` but a bool default"),
+            "expected a list of values",
+            None,
+        );
+    }
 }
 
 fn check_defaults(
@@ -852,7 +876,7 @@ fn patches(cx: &mut Cx, node: &Node, repo_dir: &Path) -> Vec<Patch> {
             .unwrap_or(1);
         let working_dir = m
             .get("working_dir")
-            .and_then(|n| super::load_resources::tree_dir(cx, n, "`working_dir`"));
+            .and_then(|n| resources::tree_dir(cx, n, "`working_dir`"));
         let when = m.get("when").and_then(|n| read::when(cx, n));
         let source = match (m.get("file"), m.get("url")) {
             (Some(f), None) => cx.nonempty_string(f, "`file`").map(|f| {

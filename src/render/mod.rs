@@ -3,7 +3,7 @@
 //!
 //! Templates see `name`, `version`, `prefix`, `target`, `jobs`,
 //! `compiler.{name,version,cc,cxx,fc}` and the compiler's flag properties
-//! (`compiler.openmp_flag`, `cc_pic_flag`, `c99_flag`, … — `super::compiler_flags`), `spec` (the
+//! (`compiler.openmp_flag`, `cc_pic_flag`, `c99_flag`, … — `compiler_flags`), `spec` (the
 //! node's concrete spec text), `variants.<v>` (bool, string for single-valued,
 //! list for multi-valued variants) and `deps.<name>.{prefix,version,hash}` for
 //! every dependency (direct ones of any type and the link closure; a provider
@@ -28,6 +28,12 @@ use crate::diag::Loc;
 use crate::recipes::{self, ArgList, DepTypes, EnvOpKind, InstallAction, When};
 use crate::resolve::{Node, Plan};
 use crate::spec::{Spec, VariantValue};
+
+mod compiler_flags;
+mod dep_env;
+mod filters;
+mod flags;
+mod logic;
 
 /// A template that did not render.
 #[derive(Debug, thiserror::Error)]
@@ -68,7 +74,7 @@ impl<'a> Renderer<'a> {
             "fc": cc.fc.as_ref().map(|p| p.display().to_string()),
         });
         if let Value::Object(m) = &mut compiler {
-            m.extend(super::compiler_flags::flag_properties(node));
+            m.extend(compiler_flags::flag_properties(node));
         }
         context.insert("compiler", &compiler);
         let deps_value: serde_json::Map<String, Value> = deps
@@ -107,7 +113,7 @@ impl<'a> Renderer<'a> {
                 Ok(spec.satisfies(&cond))
             },
         );
-        tera.register_filter("up_to", super::template_filters::up_to);
+        tera.register_filter("up_to", filters::up_to);
         let dep_prefixes = deps
             .iter()
             .map(|(k, v)| (k.clone(), plan.node(*v).prefix.clone()))
@@ -292,14 +298,14 @@ pub fn build_job_with(
     let mut r = Renderer::new(plan, idx, jobs);
     let install = install_steps(&mut r, &b.install)?;
     let (mut system, relocate) = system(&mut r, node, install)?;
-    system.logic = super::render_logic::logic_job(plan, idx, runtime);
+    system.logic = logic::logic_job(plan, idx, runtime);
     // Build logic hands the spec's flags to the package's `flag_handler`.
     let no_flags = BTreeMap::new();
     let spec_flags = match system.logic {
         Some(_) => &no_flags,
         None => &node.spec.flags,
     };
-    let (system, flag_env) = super::render_flags::apply(&mut r, &b.flags, spec_flags, system)?;
+    let (system, flag_env) = flags::apply(&mut r, &b.flags, spec_flags, system)?;
     let mut build_env = flag_env;
     for op in &b.build_env {
         if r.holds(&op.when) {
@@ -315,7 +321,7 @@ pub fn build_job_with(
         prefix: node.prefix.clone(),
         source_dir,
         system,
-        dep_env: super::dep_env::dependency_env(plan, idx, jobs)?,
+        dep_env: dep_env::dependency_env(plan, idx, jobs)?,
         build_env,
         steps: phase_steps(&mut r, &b.steps)?,
         filters: file_filters(&mut r, &b.filters)?,

@@ -4,8 +4,8 @@ use crate::diag::Code;
 use crate::diag::yaml::{Cx, Node};
 use crate::file_filter::{self, FileFilter};
 
-use super::build::Filter;
-use super::read;
+use super::super::build::Filter;
+use super::super::read;
 
 const KEYS: &[&str] = &[
     "file",

@@ -21,7 +21,7 @@ use super::Work;
 
 /// The default threshold in seconds (`--group-seconds`, the cluster's
 /// `ci: {group_seconds: …}`).
-pub const DEFAULT_GROUP_SECONDS: f64 = 60.0;
+pub const DEFAULT_GROUP_SECONDS: f64 = crate::settings::DEFAULT_GROUP_SECONDS;
 
 /// One remote job: packages of the work built together.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use petgraph::graph::NodeIndex;
 
-use super::render::{RenderError, env_op, run_env};
+use super::{RenderError, env_op, run_env};
 use crate::build::EnvOp;
 use crate::recipes::DepTypes;
 use crate::resolve::Plan;

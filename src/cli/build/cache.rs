@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use stack::binary_cache::BinaryCache;
-use stack::cluster::Cluster;
-use stack::distribute::Trust;
+use stack::oci::Trust;
+use stack::settings::{Flags, Settings};
 use stack::sign::PublicKey;
 
-use super::CliError;
-use super::inputs::TlsArgs;
-use super::registry_args::{RegistryArgs, TrustArgs, signing_key};
+use super::super::CliError;
+use super::super::inputs::TlsArgs;
+use super::super::registry_args::{RegistryArgs, TrustArgs, signing_key};
 
 /// Binary cache options of `stack build`.
 #[derive(Debug, Clone, clap::Args)]
@@ -37,46 +37,46 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// The binary cache to use, if any; `tls` the extra CA files.
-    pub fn open(
-        &self,
-        cluster: &Cluster,
-        tls: &TlsArgs,
-    ) -> Result<Option<Arc<BinaryCache>>, CliError> {
-        if self.no_binary_cache {
+    /// The flags settings come from: the binary cache, its trust, the
+    /// signing key and the registry options.
+    pub fn add_flags(&self, flags: &mut Flags) {
+        let registry = self.registry.flags(&TlsArgs::default());
+        flags.binary_cache = self.binary_cache.clone();
+        flags.no_binary_cache = self.no_binary_cache;
+        flags.no_push = self.no_push;
+        flags.sign_key = self.sign_key.clone();
+        flags.docker_config = registry.docker_config;
+        flags.plain_http = registry.plain_http;
+        self.trust.add_flags(flags);
+    }
+
+    /// The binary cache `settings` name, if any, opened with its trust
+    /// and signing key.
+    pub fn open(&self, settings: &Settings) -> Result<Option<Arc<BinaryCache>>, CliError> {
+        let Some(config) = &settings.binary_cache else {
             return Ok(None);
-        }
-        let config = cluster.binary_cache.as_ref();
-        let url = match (&self.binary_cache, config) {
-            (Some(u), _) => u.clone(),
-            (None, Some(c)) => c.url.value.clone(),
-            (None, None) => return Ok(None),
         };
         let mut keys = self.trust.keys()?;
-        if let Some(c) = config {
-            for k in &c.keys {
-                let key = PublicKey::parse(&k.value, "binary_cache.keys")
-                    .map_err(|e| CliError::input(miette::miette!("{e}")))?;
-                keys.push(key);
-            }
+        for k in &config.cluster_keys {
+            let key = PublicKey::parse(k, "binary_cache.keys")?;
+            keys.push(key);
         }
-        let push = !self.no_push && config.is_none_or(|c| c.push);
-        let key = match push {
-            true => signing_key(self.sign_key.as_deref())?,
+        let key = match config.push {
+            true => signing_key(settings)?,
             false => None,
         };
-        let host = url
+        let host = config
+            .url
             .strip_prefix("oci://")
             .and_then(|r| r.split('/').next())
             .unwrap_or_default()
             .to_string();
-        let opts = self.registry.options(&host, tls)?;
+        let opts = self.registry.options(&host, &settings.registry)?;
         let trust = Trust {
             keys,
-            allow_unsigned: self.trust.allow_unsigned,
+            allow_unsigned: config.allow_unsigned,
         };
-        let cache = BinaryCache::open(&url, opts, trust, key)
-            .map_err(|e| CliError::input(miette::miette!("{e}")))?;
-        Ok(Some(Arc::new(cache.with_push(push))))
+        let cache = BinaryCache::open(&config.url, opts, trust, key)?;
+        Ok(Some(Arc::new(cache.with_push(config.push))))
     }
 }

@@ -60,7 +60,7 @@ fn languages(plan: &Plan, idx: NodeIndex) -> Vec<String> {
         return out;
     }
     let mut out = vec!["c".to_string(), "cxx".to_string()];
-    let fc = super::render::compiler_paths(plan, idx).fc.is_some();
+    let fc = super::compiler_paths(plan, idx).fc.is_some();
     if fc || node.languages.contains_key("fortran") {
         out.push("fortran".into());
     }
@@ -110,7 +110,7 @@ fn request_node(plan: &Plan, idx: NodeIndex) -> request::Node {
             (l.clone(), compiler(c))
         })
         .collect();
-    let variants = match super::render::variants_value(node) {
+    let variants = match super::variants_value(node) {
         serde_json::Value::Object(m) => m.into_iter().collect(),
         _ => BTreeMap::new(),
     };

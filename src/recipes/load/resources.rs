@@ -25,8 +25,8 @@
 use crate::diag::Code;
 use crate::diag::yaml::{Cx, Map, Node};
 
-use super::package::{ExtraFile, Placement, ResourceGit};
-use super::read;
+use super::super::package::{ExtraFile, Placement, ResourceGit};
+use super::super::read;
 
 const KEYS: &[&str] = &[
     "name",
@@ -81,7 +81,7 @@ fn entry(cx: &mut Cx, item: &Node) -> Option<ExtraFile> {
             }
             let (url, text) = read::resource(cx, git, "`git`")?;
             let (reference, commit, submodules) =
-                super::load::git_revision(cx, &r, &text.loc, "a git resource")?;
+                super::super::load::git_revision(cx, &r, &text.loc, "a git resource")?;
             let git = ResourceGit {
                 reference,
                 commit,
@@ -133,7 +133,9 @@ fn entry(cx: &mut Cx, item: &Node) -> Option<ExtraFile> {
         .and_then(|n| placement(cx, n))
         .unwrap_or_default();
     let when = r.get("when").and_then(|n| read::when(cx, n));
-    let max_size = r.get("max_size").and_then(|n| super::max_size::read(cx, n));
+    let max_size = r
+        .get("max_size")
+        .and_then(|n| super::super::max_size::read(cx, n));
     Some(ExtraFile {
         name,
         url,

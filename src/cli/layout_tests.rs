@@ -1,0 +1,87 @@
+//! The shape of `src/cli/`: a command's file (one with `pub fn run`) uses
+//! the shared argument groups, the settings, the output module and the
+//! library, never another command (what two commands share lives in a
+//! shared file: `inputs.rs`, `lookup.rs`, `loader_args.rs`, `output.rs`).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The command modules of `src/cli/`: files and folders with a `pub fn run`.
+fn commands(dir: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for entry in fs_err::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let file = if path.is_dir() {
+            path.join("mod.rs")
+        } else {
+            path.clone()
+        };
+        let Ok(text) = fs_err::read_to_string(&file) else {
+            continue;
+        };
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if stem != "mod" && text.contains("\npub fn run(") {
+            out.insert(stem);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_command_uses_another_command() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let commands = commands(&dir);
+    assert!(commands.contains("build") && commands.contains("check"));
+    let mut found = Vec::new();
+    let mut todo = vec![dir.clone()];
+    while let Some(d) = todo.pop() {
+        for entry in fs_err::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            // The tables that parse every command line are tests of all.
+            if path.to_string_lossy().ends_with("_tests.rs") {
+                continue;
+            }
+            let own = path
+                .strip_prefix(&dir)
+                .unwrap()
+                .components()
+                .next()
+                .map(|c| {
+                    c.as_os_str()
+                        .to_string_lossy()
+                        .trim_end_matches(".rs")
+                        .to_string()
+                })
+                .unwrap_or_default();
+            let text = fs_err::read_to_string(&path).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                for part in code.split("super::").skip(1) {
+                    let module: String = part
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    // `build::cache` is an argument group of `build`, not the
+                    // command itself.
+                    let rest = &part[module.len()..];
+                    let child = rest
+                        .strip_prefix("::")
+                        .map(|r| r.split("::").next().unwrap_or_default())
+                        .is_some_and(|c| dir.join(&module).join(format!("{c}.rs")).is_file());
+                    if module != own && commands.contains(&module) && !child {
+                        found.push(format!("{}:{}: {module}", path.display(), i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "commands using other commands (move what they share to a shared file):\n{}",
+        found.join("\n")
+    );
+}
