@@ -66,6 +66,7 @@ pub use model::{
     PlanRoot, RootKind, UnpinnedGit,
 };
 pub use prefix::{install_prefix, is_prefix_name};
+pub use solve::SearchStats;
 
 /// How to resolve.
 #[derive(Clone, Debug, Default)]
@@ -87,6 +88,12 @@ pub struct ResolveOptions {
     /// (every requirement's creator): slower, the same plans — for
     /// comparing the two searches.
     pub plain_backjumping: bool,
+    /// Search without conflict learning (no nogoods): slower, the same
+    /// plans — for comparing the two searches.
+    pub no_learning: bool,
+    /// When set, the counters of each environment's search are added here
+    /// (environment name, counters), in the order resolved.
+    pub search_stats: Option<std::sync::Arc<std::sync::Mutex<Vec<(String, SearchStats)>>>>,
 }
 
 /// The one version a spec asks for (`gcc@12.2.0` of a compiler, `@=1.0`,
@@ -161,6 +168,7 @@ pub fn resolve(
                 &pins,
                 opts.max_steps.unwrap_or(solve::MAX_STEPS),
                 opts.plain_backjumping,
+                opts,
             ),
         )?;
     }
@@ -190,8 +198,9 @@ fn resolve_environment(
     cluster: &Cluster,
     repo: &PackageRepo,
     compilers: &EnvCompilers<'_>,
-    (pins, max_steps, plain): (&GitPins, usize, bool),
+    (pins, max_steps, plain, opts): (&GitPins, usize, bool, &ResolveOptions),
 ) -> Result<(), ResolveError> {
+    let learn = !opts.no_learning;
     let chosen = compilers.chosen;
     let target = cluster.target.value.as_str();
     let base = Spec {
@@ -245,6 +254,7 @@ fn resolve_environment(
         roots,
         max_steps,
         plain,
+        learn,
         separate,
         shared,
         built_for: None,
@@ -252,15 +262,34 @@ fn resolve_environment(
     let solver = separate::solve(env.duplicates, |separate| {
         setup(roots.clone(), separate, Vec::new())
     })
-    .map_err(|solver| unsatisfiable(&env.name.value, &solver))?;
-    tracing::debug!(
-        environment = env.name.value.as_str(),
-        steps = solver.steps,
-        "resolved"
-    );
+    .map_err(|solver| {
+        report_stats(opts, &env.name.value, &solver);
+        unsatisfiable(&env.name.value, &solver)
+    })?;
+    report_stats(opts, &env.name.value, &solver);
     let builds = separate::resolve_builds(&solver, env.duplicates, &setup)?;
     separate::check_conflicts(&solver, &builds)?;
     assemble::add_environment(plan, by_hash, env, (&solver, &builds), pins, chosen.node)
+}
+
+/// Log the counters of `solver`'s search of `environment`, and add them to
+/// [`ResolveOptions::search_stats`].
+fn report_stats(opts: &ResolveOptions, environment: &str, solver: &solve::Solver<'_>) {
+    let stats = solver.stats();
+    tracing::debug!(
+        environment,
+        steps = solver.steps,
+        decisions = stats.decisions,
+        backjumps = stats.backjumps,
+        learned = stats.learned,
+        pruned = stats.pruned,
+        "searched"
+    );
+    if let Some(all) = &opts.search_stats {
+        all.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((environment.to_string(), stats));
+    }
 }
 
 /// `f` as a closure whose roots live as long as the setup it makes.

@@ -8,6 +8,10 @@ use super::super::error::Explanation;
 use super::{Decision, Solver};
 use crate::spec::Spec;
 
+/// A deferred conflict that holds: its explanation, conflict set, and what
+/// it asks of the dependencies it names (slot, spec).
+pub(super) type Deferred = (Explanation, BTreeSet<usize>, Vec<(usize, Spec)>);
+
 impl Solver<'_> {
     /// The package slots in the dependency closure of package slot `s`
     /// (virtuals resolved to their providers), without `s`.
@@ -47,10 +51,13 @@ impl Solver<'_> {
         full
     }
 
-    /// The first deferred conflict that holds, with its explanation and
+    /// The first deferred conflict that holds, with its explanation,
     /// conflict set (the package's decision, and the decisions that brought
-    /// in the dependencies it names).
-    pub(super) fn check_deferred(&self) -> Option<(Explanation, BTreeSet<usize>)> {
+    /// in the dependencies it names) and, for the dependencies it names,
+    /// what it asks of them (`intel-oneapi-mkl threads=none`): the nogood
+    /// learnt from it holds for any decision of theirs that meets that, not
+    /// only for the version decided ([`super::nogood`]).
+    pub(super) fn check_deferred(&self) -> Option<Deferred> {
         for s in 0..self.slots.len() {
             let Some(Decision::Node(c)) = &self.decided[s] else {
                 continue;
@@ -99,7 +106,23 @@ impl Solver<'_> {
                         }
                     }
                 }
-                return Some((self.explain_deferred(s, conflict, &dep_slots), cs));
+                let asked = dep_slots
+                    .iter()
+                    .filter_map(|&t| {
+                        let name = &self.slots[t].name;
+                        let mut named = conflict
+                            .when
+                            .spec
+                            .deps
+                            .iter()
+                            .filter(|d| d.name.as_ref() == Some(name));
+                        match (named.next(), named.next()) {
+                            (Some(d), None) if d.deps.is_empty() => Some((t, d.clone())),
+                            _ => None,
+                        }
+                    })
+                    .collect();
+                return Some((self.explain_deferred(s, conflict, &dep_slots), cs, asked));
             }
         }
         None

@@ -58,6 +58,7 @@ mod decision;
 mod deferred;
 mod learn;
 mod node_flags;
+mod nogood;
 mod providers;
 #[cfg(test)]
 mod search_equivalence_tests;
@@ -81,6 +82,7 @@ use super::policy::PkgPolicy;
 use super::requirement::{ProviderReason, Req};
 
 pub(crate) use decision::{Concrete, Decision, Flip, FlipReason, OpenFailure, Reject};
+pub use nogood::SearchStats;
 pub(crate) use setup::{EnvSetup, RootInput};
 
 /// Give up after this many alternatives unless told otherwise
@@ -177,6 +179,8 @@ pub(crate) struct Solver<'a> {
     /// took part in a clash on the tool: separating them may get past the
     /// clash (slots are kept by [`Solver::again`]).
     pub tool_clashes: BTreeSet<(usize, usize)>,
+    /// What the failures taught ([`nogood`]), and the search's counters.
+    nogoods: nogood::Nogoods,
 }
 
 impl<'a> Solver<'a> {
@@ -184,6 +188,11 @@ impl<'a> Solver<'a> {
     /// out of alternatives.
     pub fn gave_up(&self) -> bool {
         self.steps > self.setup.max_steps
+    }
+
+    /// The search's counters.
+    pub fn stats(&self) -> SearchStats {
+        self.nogoods.stats
     }
 
     /// Whether slot `t` is in the environment.
@@ -260,9 +269,14 @@ impl<'a> Solver<'a> {
                     let Some(&slot) = self.pending.first() else {
                         // Everything is decided: check the conflicts that
                         // name dependencies.
-                        match self.check_deferred().or_else(|| self.check_cycles()) {
+                        let failure = self.check_deferred().or_else(|| {
+                            self.check_cycles().map(|(e, cs)| (e, cs, Vec::new()))
+                        });
+                        match failure {
                             None => return Ok(()),
-                            Some((explanation, cs)) => {
+                            Some((explanation, cs, asked)) => {
+                                self.nogoods.asked = asked;
+                                tracing::trace!(?cs, problem = %explanation.problem, "fails once decided");
                                 if self.first_failure.is_none() {
                                     self.first_failure = Some(explanation.clone());
                                 }
@@ -325,11 +339,18 @@ impl<'a> Solver<'a> {
             .next
             .checked_sub(1)
             .is_some_and(|i| matches!(lv.alts.get(i), Some(Alt::Flipped(_))));
-        if flipped {
-            self.levels[j].flipped_cause = Some(why(self));
-        } else if lv.cause.is_none() {
-            self.levels[j].cause = Some(why(self));
+        let keep = flipped || lv.cause.is_none();
+        let why = (keep || self.setup.learn).then(|| Arc::new(why(self)));
+        if let Some(e) = why.as_ref().filter(|_| keep) {
+            let e = Some((**e).clone());
+            if flipped {
+                self.levels[j].flipped_cause = e;
+            } else {
+                self.levels[j].cause = e;
+            }
         }
+        self.learn_nogood(&cs, why);
+        self.nogoods.stats.backjumps += 1;
         tracing::trace!(to = %self.slots[self.levels[j].slot].name, level = j, "backjump");
         while self.levels.len() > j + 1 {
             let l = self.levels.pop().expect("level");
@@ -375,7 +396,11 @@ impl<'a> Solver<'a> {
                     when,
                 } => self.apply_provider(level, slot, p, reason, when),
             };
+            if applied && self.refuse_learnt(level, slot) {
+                continue;
+            }
             if applied {
+                self.nogoods.stats.decisions += 1;
                 tracing::trace!(level, decided = %self.describe(slot), "decide");
                 self.pending.remove(&slot);
                 if self.levels[level].retried && self.tried.len() < 8 {

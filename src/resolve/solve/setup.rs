@@ -51,6 +51,9 @@ pub(crate) struct EnvSetup<'a> {
     /// No forward checking, whole conflict sets
     /// ([`super::super::ResolveOptions::plain_backjumping`]).
     pub plain: bool,
+    /// Record the decisions of each conflict set and refuse a decision that
+    /// completes one ([`super::nogood`]); off to compare searches.
+    pub learn: bool,
     /// (dependent, build tool) slot pairs whose build-only dependencies are
     /// left out of the search, to be resolved as builds of their own (from
     /// [`Solver::tool_clashes`] of an earlier search over the same slots).
@@ -159,6 +162,7 @@ impl<'a> Solver<'a> {
             tried: Vec::new(),
             steps: 0,
             tool_clashes: BTreeSet::new(),
+            nogoods: super::nogood::Nogoods::new(n),
         };
         s.push_roots();
         for t in 0..s.slots.len() {
