@@ -142,6 +142,7 @@ impl<'a> Solver<'a> {
             flipped_cause: None,
             flip_conflicts,
             avoid: Vec::new(),
+            lessons: 0,
         });
         Ok(self.levels.len() - 1)
     }

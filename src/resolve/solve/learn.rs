@@ -90,12 +90,16 @@ impl<'a> Solver<'a> {
     /// queued again, so that the versions already tried with flips are
     /// tried with this flip too.
     pub(super) fn avoid_on(&mut self, level: usize, dep: &'a Dependency) {
-        let lv = &mut self.levels[level];
         let names_variants = dep
             .when
             .as_ref()
             .is_some_and(|w| !w.spec.variants.is_empty());
-        if !names_variants || lv.avoid.iter().any(|d| std::ptr::eq(*d, dep)) {
+        if !names_variants {
+            return;
+        }
+        self.log_lesson(self.levels[level].slot, dep);
+        let lv = &mut self.levels[level];
+        if lv.avoid.iter().any(|d| std::ptr::eq(*d, dep)) {
             return;
         }
         lv.avoid.push(dep);

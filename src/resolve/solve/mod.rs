@@ -57,6 +57,8 @@ mod decide;
 mod decision;
 mod deferred;
 mod learn;
+#[cfg(test)]
+mod learning_tests;
 mod node_flags;
 mod nogood;
 mod providers;
@@ -151,6 +153,9 @@ pub(crate) struct Level<'a> {
     /// others on their package (or with its decided configuration): the
     /// [`Alt::Flipped`] pass flips a variant of their condition.
     pub avoid: Vec<&'a Dependency>,
+    /// Where the lessons taught since its decision begin
+    /// ([`nogood::Nogoods::lessons`]).
+    lessons: usize,
 }
 
 /// The search state for one environment.
@@ -180,7 +185,7 @@ pub(crate) struct Solver<'a> {
     /// clash (slots are kept by [`Solver::again`]).
     pub tool_clashes: BTreeSet<(usize, usize)>,
     /// What the failures taught ([`nogood`]), and the search's counters.
-    nogoods: nogood::Nogoods,
+    nogoods: nogood::Nogoods<'a>,
 }
 
 impl<'a> Solver<'a> {
@@ -269,9 +274,9 @@ impl<'a> Solver<'a> {
                     let Some(&slot) = self.pending.first() else {
                         // Everything is decided: check the conflicts that
                         // name dependencies.
-                        let failure = self.check_deferred().or_else(|| {
-                            self.check_cycles().map(|(e, cs)| (e, cs, Vec::new()))
-                        });
+                        let failure = self
+                            .check_deferred()
+                            .or_else(|| self.check_cycles().map(|(e, cs)| (e, cs, Vec::new())));
                         match failure {
                             None => return Ok(()),
                             Some((explanation, cs, asked)) => {

@@ -26,6 +26,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::recipes::Dependency;
 use crate::spec::Spec;
 
 use super::super::error::Explanation;
@@ -34,8 +35,13 @@ use super::{Alt, Decision, Solver};
 /// What a slot was decided as, compared between decisions.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub(super) enum Key {
-    Node { spec: Spec, external: bool },
-    Provider(usize),
+    Node {
+        spec: Spec,
+        external: bool,
+    },
+    /// The provider, and which of its `provides:` entries (by address:
+    /// the same within one search).
+    Provider(usize, Option<usize>),
     /// Any configuration that satisfies the spec (what a deferred conflict
     /// asks of a dependency it names).
     Satisfies(Spec),
@@ -57,16 +63,23 @@ pub struct SearchStats {
 
 /// A set of decisions that cannot all hold.
 #[derive(Debug)]
-struct Nogood {
+struct Nogood<'a> {
     atoms: Vec<(usize, Arc<Key>)>,
     /// The failure it was learnt from.
     why: Option<Arc<Explanation>>,
+    /// What the search below its latest decision taught (the package slot
+    /// whose [`super::Level::avoid`] took the dependency): taught again
+    /// where the nogood refuses a decision, as the search it saves would.
+    lessons: Vec<(usize, &'a Dependency)>,
 }
 
 /// The nogoods of one search.
 #[derive(Debug, Default)]
-pub(super) struct Nogoods {
-    list: Vec<Nogood>,
+pub(super) struct Nogoods<'a> {
+    list: Vec<Nogood<'a>>,
+    /// Every lesson taught ([`Solver::avoid_on`]), in order: a level's
+    /// [`super::Level::lessons`] is where its decision's begin.
+    pub lessons: Vec<(usize, &'a Dependency)>,
     /// For each slot, the nogoods that name it.
     by_slot: HashMap<usize, Vec<usize>>,
     seen: HashSet<Vec<(usize, Arc<Key>)>>,
@@ -78,8 +91,8 @@ pub(super) struct Nogoods {
     pub stats: SearchStats,
 }
 
-impl Nogoods {
-    pub fn new(slots: usize) -> Nogoods {
+impl Nogoods<'_> {
+    pub fn new(slots: usize) -> Self {
         Nogoods {
             keys: vec![None; slots],
             ..Nogoods::default()
@@ -88,20 +101,33 @@ impl Nogoods {
 }
 
 impl<'a> Solver<'a> {
-    /// Note the key of `slot`, just decided.
-    pub(super) fn note_key(&mut self, slot: usize) {
-        if !self.setup.learn {
-            return;
-        }
+    /// Note the key of `slot`, just decided at `level`.
+    fn note_key(&mut self, level: usize, slot: usize) {
         let key = match &self.decided[slot] {
             Some(Decision::Node(c)) => Key::Node {
                 spec: c.spec.clone(),
                 external: c.external.is_some(),
             },
-            Some(Decision::Provider { slot: p, .. }) => Key::Provider(*p),
+            Some(Decision::Provider { slot: p, .. }) => {
+                let lv = &self.levels[level];
+                let when = match lv.next.checked_sub(1).and_then(|i| lv.alts.get(i)) {
+                    Some(Alt::Provider { when, .. }) => {
+                        when.map(|w| std::ptr::from_ref(w) as usize)
+                    }
+                    _ => None,
+                };
+                Key::Provider(*p, when)
+            }
             None => return,
         };
         self.nogoods.keys[slot] = Some(Arc::new(key));
+    }
+
+    /// Log a lesson taught to the level of `slot` (see [`Nogood::lessons`]).
+    pub(super) fn log_lesson(&mut self, slot: usize, dep: &'a Dependency) {
+        if self.setup.learn {
+            self.nogoods.lessons.push((slot, dep));
+        }
     }
 
     /// Whether decided slot `s` is decided as `key`.
@@ -142,11 +168,25 @@ impl<'a> Solver<'a> {
         if !self.nogoods.seen.insert(atoms.clone()) {
             return;
         }
+        let latest = cs.last().map_or(0, |&l| self.levels[l].lessons);
+        let mut lessons: Vec<(usize, &'a Dependency)> = Vec::new();
+        for &(s, dep) in &self.nogoods.lessons[latest..] {
+            if !lessons
+                .iter()
+                .any(|(t, d)| *t == s && std::ptr::eq(*d, dep))
+            {
+                lessons.push((s, dep));
+            }
+        }
         let i = self.nogoods.list.len();
         for (s, _) in &atoms {
             self.nogoods.by_slot.entry(*s).or_default().push(i);
         }
-        self.nogoods.list.push(Nogood { atoms, why });
+        self.nogoods.list.push(Nogood {
+            atoms,
+            why,
+            lessons,
+        });
         self.nogoods.stats.learned += 1;
     }
 
@@ -169,8 +209,9 @@ impl<'a> Solver<'a> {
         if !self.setup.learn {
             return false;
         }
-        self.note_key(slot);
+        self.note_key(level, slot);
         let Some(i) = self.completed_nogood(slot) else {
+            self.levels[level].lessons = self.nogoods.lessons.len();
             return false;
         };
         let others: Vec<usize> = self.nogoods.list[i]
@@ -197,6 +238,20 @@ impl<'a> Solver<'a> {
             }
         }
         lv.retried = true;
+        // what the search below the decision would have taught the levels
+        // that stay
+        let lessons: Vec<(usize, &'a Dependency)> = self.nogoods.list[i]
+            .lessons
+            .iter()
+            .filter_map(|&(s, dep)| match self.level_of[s] {
+                Some(l) => Some((l, dep)),
+                None if s == slot => Some((level, dep)),
+                None => None,
+            })
+            .collect();
+        for (l, dep) in lessons {
+            self.avoid_on(l, dep);
+        }
         true
     }
 }

@@ -127,6 +127,10 @@ fn pinned(node: &str) -> String {
 }
 
 fn outcome(dir: &Path, plain_backjumping: bool) -> Result<Vec<String>, ()> {
+    outcome_with(dir, plain_backjumping, true)
+}
+
+fn outcome_with(dir: &Path, plain_backjumping: bool, learn: bool) -> Result<Vec<String>, ()> {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/resolve");
     let input = InputOptions {
         recipe: dir.join("stack.yaml"),
@@ -137,6 +141,7 @@ fn outcome(dir: &Path, plain_backjumping: bool) -> Result<Vec<String>, ()> {
     let inputs = load_inputs(&input).unwrap_or_else(|d| panic!("{d:#?}"));
     let opts = ResolveOptions {
         plain_backjumping,
+        no_learning: !learn,
         ..ResolveOptions::default()
     };
     let plan = resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts).map_err(|_| ())?;
@@ -154,6 +159,34 @@ fn outcome(dir: &Path, plain_backjumping: bool) -> Result<Vec<String>, ()> {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Conflict learning ([`super::nogood`]) only refuses what would fail:
+    /// the search finds the plan it finds without it, or fails as it does.
+    #[test]
+    fn learning_finds_the_plan_the_search_without_it_finds(
+        pkgs in (0..PACKAGES).map(pkg).collect::<Vec<_>>(),
+        root_version in 0u8..=3,
+        second_root in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("recipes");
+        fs_err::create_dir(&repo).unwrap();
+        for (i, p) in pkgs.iter().enumerate() {
+            fs_err::write(repo.join(format!("p{i}.yaml")), recipe(i, p)).unwrap();
+        }
+        let mut roots = vec![match root_version {
+            0 => "p0".to_string(),
+            v => format!("\"p0@{v}\""),
+        }];
+        if second_root {
+            roots.push("p1".into());
+        }
+        write_stack(dir.path(), &roots, &[]);
+        prop_assert_eq!(
+            outcome_with(dir.path(), false, true),
+            outcome_with(dir.path(), false, false)
+        );
+    }
 
     #[test]
     fn pruning_finds_the_plan_the_plain_search_finds(
