@@ -222,6 +222,12 @@ impl<'a> Solver<'a> {
             .collect();
         let why = self.nogoods.list[i].why.clone();
         tracing::trace!(level, decided = %self.describe(slot), ?others, "refused: learnt nogood");
+        // tried, as far as the error message goes (the search it saves
+        // would have decided it)
+        if self.levels[level].retried && self.tried.len() < 8 {
+            let d = self.describe(slot);
+            self.tried.push(d);
+        }
         self.undo_candidate(level, slot);
         self.nogoods.stats.pruned += 1;
         let lv = &mut self.levels[level];
