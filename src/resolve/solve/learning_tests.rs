@@ -73,7 +73,6 @@ fn a_dead_end_is_explored_once() {
     assert_eq!(learnt, plain, "learning changed the plan");
     assert!(learnt.contains(&"lgrpc@1 ".to_string()), "{learnt:?}");
     assert!(learnt.contains(&"lc1@4 ".to_string()), "{learnt:?}");
-    eprintln!("without learning: {without:?}\nwith learning: {with:?}");
     // without: every combination of lc1, lc2, lc3 and lcupy versions
     assert!(without.decisions > 4 * 4 * 4 * 4, "{without:?}");
     // with: each version of each once, and the plan's decisions
@@ -121,7 +120,6 @@ fn a_conflict_on_a_dependency_is_learnt_for_what_it_asks() {
     let (learnt, with) = search(&f, specs, true);
     assert_eq!(learnt, plain, "learning changed the plan");
     assert!(learnt.contains(&"lblas@0.9 ".to_string()), "{learnt:?}");
-    eprintln!("without learning: {without:?}\nwith learning: {with:?}");
     // without: lmkl and the three after it, for each of its versions
     assert!(without.decisions >= 12 * 4, "{without:?}");
     // with: lmkl's versions, and its dependencies once

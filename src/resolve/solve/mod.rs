@@ -38,6 +38,10 @@
 //! everything is decided, a conflict naming dependencies ([`deferred`]) or a
 //! dependency cycle ([`cycles`]) is a failure like the others.
 //!
+//! **Learning.** Each backjump also records its conflict set as a nogood
+//! ([`nogood`]): a decision that completes one again is refused at once,
+//! instead of the search below it being explored again.
+//!
 //! **Variants** are searched only in one way: after every candidate of a
 //! package was tried with the chosen values, each version is tried again
 //! letting a variant nothing asked for take its other value when a

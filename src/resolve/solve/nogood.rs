@@ -22,6 +22,17 @@
 //! outside it are: that is what a conflict set claims (see [`super::blame`]),
 //! and what backjumping already relies on when it skips the decisions after
 //! the latest of its levels.
+//!
+//! The search below a decision also teaches: the conditional dependencies
+//! a package's [`super::Alt::Flipped`] pass avoids ([`Solver::avoid_on`]).
+//! A nogood keeps what the search below its latest decision taught, and
+//! teaches it again where it refuses a decision (without it, `p4 ~x`,
+//! refused because its dependency `p5` fails, would never try `p4 +x`); a
+//! refused decision at a level backtracking returned to is listed as tried
+//! in the error, as the decision it stands for would be. So the search
+//! finds the plans it finds without learning
+//! (`search_equivalence_tests.rs`), and its error messages (the snapshots
+//! of `tests/it/resolve_errors.rs`) are unchanged.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
