@@ -93,8 +93,11 @@ pub struct ResolveOptions {
     pub no_learning: bool,
     /// When set, the counters of each environment's search are added here
     /// (environment name, counters), in the order resolved.
-    pub search_stats: Option<std::sync::Arc<std::sync::Mutex<Vec<(String, SearchStats)>>>>,
+    pub search_stats: Option<SearchStatsLog>,
 }
+
+/// Where [`ResolveOptions::search_stats`] adds each environment's counters.
+pub type SearchStatsLog = std::sync::Arc<std::sync::Mutex<Vec<(String, SearchStats)>>>;
 
 /// The one version a spec asks for (`gcc@12.2.0` of a compiler, `@=1.0`,
 /// `@1.0:1.0`): compilers, externals and git versions.

@@ -129,21 +129,8 @@ impl<'a> Solver<'a> {
                 (alts, wanted)
             }
         };
-        self.levels.push(Level {
-            slot,
-            mark: self.trail.len(),
-            alts,
-            next: 0,
-            acc: BTreeSet::new(),
-            rejects: Vec::new(),
-            wanted,
-            retried: false,
-            cause: None,
-            flipped_cause: None,
-            flip_conflicts,
-            avoid: Vec::new(),
-            lessons: 0,
-        });
+        let level = Level::new(slot, self.trail.len(), alts, wanted, flip_conflicts);
+        self.levels.push(level);
         Ok(self.levels.len() - 1)
     }
 

@@ -162,6 +162,34 @@ pub(crate) struct Level<'a> {
     lessons: usize,
 }
 
+impl<'a> Level<'a> {
+    /// The level of `slot` before its first alternative is tried; `mark`:
+    /// where its requirements begin on the trail.
+    fn new(
+        slot: usize,
+        mark: usize,
+        alts: Vec<Alt<'a>>,
+        wanted: Spec,
+        flip_conflicts: bool,
+    ) -> Level<'a> {
+        Level {
+            slot,
+            mark,
+            alts,
+            next: 0,
+            acc: BTreeSet::new(),
+            rejects: Vec::new(),
+            wanted,
+            retried: false,
+            cause: None,
+            flipped_cause: None,
+            flip_conflicts,
+            avoid: Vec::new(),
+            lessons: 0,
+        }
+    }
+}
+
 /// The search state for one environment.
 pub(crate) struct Solver<'a> {
     pub setup: EnvSetup<'a>,
