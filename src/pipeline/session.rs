@@ -77,8 +77,10 @@ fn run(
         // into the outcome for the report of the failures.
         outcome.left_out = partial::left_out(&outcome.summary);
         let smaller = outcome.plan.without(&partial::hashes(&outcome.left_out));
+        // What was left out keeps its prefixes and source trees: a rerun
+        // resumes them.
         let full = std::mem::replace(&mut outcome.plan, smaller);
-        let result = make_image(s, work, &mut outcome);
+        let result = make_image(s, work, &mut outcome, Some(&full));
         outcome.plan = full;
         result?;
         return Ok(outcome);
@@ -94,20 +96,24 @@ fn run(
         outcome.timings = s.timings.clone();
         return Ok(outcome);
     }
-    make_image(s, work, &mut outcome)?;
+    make_image(s, work, &mut outcome, None)?;
     Ok(outcome)
 }
 
 /// From the built store to the image: views, hooks, audit, image (or
-/// nothing when the image is up to date), for the outcome's plan.
+/// nothing when the image is up to date), for the outcome's plan. Prefixes
+/// and source trees that `keep` (by default that plan) does not name are
+/// removed from the build directory first.
 fn make_image(
     s: &mut Session<'_>,
     work: &Work,
     outcome: &mut BuildOutcome,
+    keep: Option<&Plan>,
 ) -> Result<(), PipelineError> {
     let req = s.req;
     let fingerprint = ImageInputs::collect(&outcome.plan, &req.inputs, &req.image)?.digest();
-    if s.up_to_date(outcome, &fingerprint)? {
+    let keep = keep.unwrap_or(&outcome.plan);
+    if s.up_to_date(outcome, keep, &fingerprint)? {
         outcome.up_to_date = true;
         outcome.timings = s.timings.clone();
         return Ok(());
@@ -509,17 +515,19 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Remove what earlier plans left in the store; true when nothing was
-    /// rebuilt or removed and the image was made from the same inputs.
+    /// Remove what plans other than `keep` left in the store and the build
+    /// directory; true when nothing was rebuilt or removed and the image was
+    /// made from the same inputs.
     fn up_to_date(
         &mut self,
         outcome: &BuildOutcome,
+        keep: &Plan,
         fingerprint: &str,
     ) -> Result<bool, PipelineError> {
         // In a shared (direct-mode) store, touch only what this build installed.
         self.owned = store::Owned::for_store(&self.build_dir, &outcome.store_dir)?;
         if let Some(o) = self.owned.as_mut() {
-            let plan = &outcome.plan;
+            let plan = keep;
             let prefixes: Vec<PathBuf> = plan
                 .topo_order()
                 .into_iter()
@@ -529,7 +537,7 @@ impl<'a> Session<'a> {
             o.add_prefixes(prefixes.iter().map(PathBuf::as_path));
             o.save()?;
         }
-        let pruned = prune::prune_store(&outcome.plan, &outcome.store_dir, self.owned.as_ref())?;
+        let pruned = prune::prune_store(keep, &outcome.store_dir, self.owned.as_ref())?;
         if let Some(o) = self.owned.as_mut() {
             o.remove(&pruned);
             o.save()?;
@@ -537,7 +545,7 @@ impl<'a> Session<'a> {
         for p in &pruned {
             tracing::info!("removed {} (not in this plan)", p.display());
         }
-        for p in sources::prune_sources(&outcome.plan, &self.build_dir)? {
+        for p in sources::prune_sources(keep, &self.build_dir)? {
             tracing::info!("removed source tree {} (not in this plan)", p.display());
         }
         let built_any = outcome.summary.built().next().is_some();

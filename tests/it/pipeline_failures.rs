@@ -193,3 +193,46 @@ fn a_partial_build_makes_the_image_of_what_built() {
     assert_eq!(code, 1, "{text}");
     assert!(!text.contains("partial image"), "{text}");
 }
+
+/// A package that fails after its source was staged keeps its source tree
+/// through a partial image: the next run resumes it instead of staging it
+/// again.
+#[test]
+fn a_partial_image_keeps_the_source_trees_of_what_failed() {
+    let t = tempfile::tempdir().unwrap();
+    project(t.path());
+    let sha = sha256(&t.path().join("src/good-1.0.tar.gz"));
+    let good = t.path().join("src/good-1.0.tar.gz");
+    write(
+        t.path(),
+        "recipes/broken.yaml",
+        &format!(
+            "name: broken\ndescription: broken\nversions:\n  - {{version: \"1.0\", url: {}, sha256: {sha}}}\n\
+             build:\n  system: generic\n  install:\n    - {{copy: NOT-THERE, to: share/README}}\n",
+            good.display()
+        ),
+    );
+    write(
+        t.path(),
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [good, broken]\n",
+    );
+    let (code, text) = build(t.path(), &["--partial"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("1 built, 0 reused, 1 failed, 0 skipped"),
+        "{text}"
+    );
+    assert!(
+        text.contains("partial image: 1 package(s) left out"),
+        "{text}"
+    );
+    let trees: Vec<String> = std::fs::read_dir(t.path().join("build/sources"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        trees.iter().any(|n| n.starts_with("broken-1.0-")),
+        "the failed package's source tree was pruned: {trees:?}\n{text}"
+    );
+}
