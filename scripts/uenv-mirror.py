@@ -81,8 +81,12 @@ def write_overlay(overlay, name, versions, note, extra_deps=(), fix=None, drop_p
         if n != 1:
             return f"{src}: no `versions:` block found"
     if extra_deps:
-        have = re.findall(r"^  - \{?spec: \"?([a-z0-9-]+)|^  - ([a-z0-9-]+)\s*$", new, re.M)
-        have = {a or b for a, b in have}
+        # only an unconditional dependency counts (libfabric has the autotools `when: "@main"`)
+        have = set()
+        for line in new.splitlines():
+            m = re.match(r"  - \{?spec: \"?([a-z0-9-]+)|  - ([a-z0-9-]+)\s*$", line)
+            if m and "when:" not in line:
+                have.add(m.group(1) or m.group(2))
         add = "".join(f"  - {{spec: {d}, type: build}}\n" for d in extra_deps if d not in have)
         if add:
             if re.search(r"(?m)^dependencies:\s*\[\]\s*$", new):
