@@ -4,7 +4,11 @@
 # from a local mirror (scripts/uenv-mirror.py), the binary cache on a loopback registry (Debian's
 # docker-registry) so that a later run, in this or a fresh build directory, rebuilds nothing done.
 #
-#   scripts/uenv-build.sh [cluster|mirror|build|all] [-- extra stack build arguments]
+#   scripts/uenv-build.sh [cluster|mirror|build|all|rebuild] [-- extra stack build arguments]
+#
+# `rebuild` builds the same plan into a fresh build directory ($UENV_WORK/build-rebuild, removed
+# first) with the binary cache as the only source of prefixes that built before, then compares
+# the two images' sha256: the image must be the same, byte for byte.
 #
 # Everything lives under $UENV_WORK (default /work/uenv), nothing in this repository:
 #   cluster/      the derived cluster directory (cluster/eiger)
@@ -52,21 +56,34 @@ case $step in
     python3 "$here/scripts/uenv-mirror.py" --stack "$stack" --recipe "$recipe" --cluster "$cluster" \
       --mirror "$work/mirror" --overlay "$work/overlay" --repos "${UENV_REPOS:-/work/.mirror}" \
       --work "$work/mirror-work" --table "$work/mirror-table.txt" || true ;;&
-  build|all)
+  build|all|rebuild)
     registry
     mkdir -p "$work/logs"
-    log=$work/logs/build-$(date +%Y%m%d-%H%M%S).log
+    build=$work/build
+    if [ "$step" = rebuild ]; then
+      [ -f "$work/build/store.squashfs" ] || { echo "no image in $work/build to compare with" >&2; exit 2; }
+      build=$work/build-rebuild
+      rm -rf "$build"
+    fi
+    log=$work/logs/$step-$(date +%Y%m%d-%H%M%S).log
     echo "log: $log"
     start=$(date +%s)
     set +e
     nice -n "${UENV_NICE:-19}" "$stack" build "$recipe" --cluster "$cluster" --repo "$work/overlay/recipes" \
-      --mirror "file://$work/mirror" --build "$work/build" -j "${JOBS:-2}" \
+      --mirror "file://$work/mirror" --build "$build" -j "${JOBS:-2}" \
       --binary-cache "oci://127.0.0.1:$port/prgenv-gnu" --plain-http \
       --sign-key "$work/keys/uenv.key" --trusted-key "$work/keys/uenv.pub" "$@" >"$log" 2>&1
     rc=$?
     set -e
     echo "stack build: exit $rc after $(( $(date +%s) - start )) s (log: $log)"
+    if [ "$step" = rebuild ] && [ -f "$build/store.squashfs" ]; then
+      a=$(sha256sum <"$work/build/store.squashfs" | cut -d' ' -f1)
+      b=$(sha256sum <"$build/store.squashfs" | cut -d' ' -f1)
+      echo "image  $a  $work/build/store.squashfs"
+      echo "image  $b  $build/store.squashfs"
+      if [ "$a" = "$b" ]; then echo "identical"; else echo "DIFFERENT"; rc=1; fi
+    fi
     exit $rc ;;
   cluster|mirror) ;;
-  *) echo "usage: $0 [cluster|mirror|build|all] [-- stack build arguments]" >&2; exit 2 ;;
+  *) echo "usage: $0 [cluster|mirror|build|all|rebuild] [-- stack build arguments]" >&2; exit 2 ;;
 esac
