@@ -14,6 +14,14 @@
 //! Whatever still names the build directory afterwards is reported (the
 //! log lists it); binaries are left alone, since a replacement would change
 //! their length.
+//!
+//! One file is removed instead: pip's `<name>.dist-info/direct_url.json`
+//! (PEP 610) when it records an install from a file in the build directory
+//! (the staged wheel or source tree). That URL names nothing once the stage
+//! is gone, and a rebuild in another build directory would install other
+//! bytes; without it the package is an ordinary install of its version
+//! (`pip freeze` prints `name==version`), as uv's `--no-installer-metadata`
+//! leaves it. Its line in the `RECORD` beside it goes too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -127,6 +135,11 @@ pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> Result<Scrubbed, Package
             continue;
         }
         let rel = e.path().strip_prefix(host_prefix).unwrap_or(e.path());
+        if is_local_direct_url(e.path(), &text, paths) {
+            drop_direct_url(e.path())?;
+            done.files += 1;
+            continue;
+        }
         let now = match paths.replace(&text) {
             Some(new) => {
                 with_write_permission(e.path(), || Ok(fs_err::write(e.path(), &new)?))?;
@@ -140,6 +153,41 @@ pub fn scrub(host_prefix: &Path, paths: &BuildPaths) -> Result<Scrubbed, Package
         }
     }
     Ok(done)
+}
+
+/// Whether `path` is pip's `direct_url.json` of an install from a file in
+/// the build directory.
+fn is_local_direct_url(path: &Path, text: &[u8], paths: &BuildPaths) -> bool {
+    let in_dist_info = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d.to_string_lossy().ends_with(".dist-info"));
+    in_dist_info
+        && path.file_name().is_some_and(|n| n == "direct_url.json")
+        && paths.mentions_forbidden(text)
+        && serde_json::from_slice::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("url")?.as_str().map(|u| u.starts_with("file://")))
+            .unwrap_or(false)
+}
+
+/// Remove `direct_url.json` and its line from the `RECORD` beside it.
+fn drop_direct_url(path: &Path) -> Result<(), PackageError> {
+    let dir = path.parent().expect("a file in a .dist-info directory");
+    with_write_permission(dir, || Ok(fs_err::remove_file(path)?))?;
+    let record = dir.join("RECORD");
+    if let Ok(text) = fs_err::read_to_string(&record) {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        let entry = format!("{name}/direct_url.json,");
+        let kept: String = text
+            .split_inclusive('\n')
+            .filter(|l| !l.starts_with(&entry))
+            .collect();
+        if kept != text {
+            with_write_permission(&record, || Ok(fs_err::write(&record, &kept)?))?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -212,6 +260,47 @@ mod tests {
             fs_err::read(&elf)
                 .unwrap()
                 .ends_with(format!("{t}/sed").as_bytes())
+        );
+    }
+
+    #[test]
+    fn pips_record_of_a_staged_wheel_is_removed_and_other_urls_stay() {
+        let d = tempfile::tempdir().unwrap();
+        let (stage, real) = setup(d.path());
+        let p = BuildPaths::new(&stage, &real, d.path()).unwrap();
+        let prefix = d.path().join("prefix");
+        let info = prefix.join("lib/python3.13/site-packages/pip-26.1.dist-info");
+        fs_err::create_dir_all(&info).unwrap();
+        let wheel = stage.root.join("src/pip-26.1-py3-none-any.whl");
+        fs_err::write(
+            info.join("direct_url.json"),
+            format!(
+                r#"{{"archive_info": {{}}, "url": "file://{}"}}"#,
+                wheel.display()
+            ),
+        )
+        .unwrap();
+        fs_err::write(
+            info.join("RECORD"),
+            "pip/__init__.py,sha256=x,1\npip-26.1.dist-info/direct_url.json,sha256=y,2\npip-26.1.dist-info/RECORD,,\n",
+        )
+        .unwrap();
+        // an install from a real URL records what it came from: kept
+        let other = prefix.join("lib/python3.13/site-packages/w-1.dist-info");
+        fs_err::create_dir_all(&other).unwrap();
+        let remote = r#"{"url": "https://example.org/w-1.tar.gz"}"#;
+        fs_err::write(other.join("direct_url.json"), remote).unwrap();
+
+        let s = scrub(&prefix, &p).unwrap();
+        assert!(s.remaining.is_empty(), "{s:?}");
+        assert!(!info.join("direct_url.json").exists());
+        assert_eq!(
+            fs_err::read_to_string(info.join("RECORD")).unwrap(),
+            "pip/__init__.py,sha256=x,1\npip-26.1.dist-info/RECORD,,\n"
+        );
+        assert_eq!(
+            fs_err::read_to_string(other.join("direct_url.json")).unwrap(),
+            remote
         );
     }
 }
