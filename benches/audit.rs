@@ -25,7 +25,7 @@ use stack::audit::loader::LoaderModel;
 use stack::audit::session::{Env, Session};
 use stack::audit::{AuditOptions, audit_paths};
 
-#[path = "../tests/it/audit_support/mod.rs"]
+#[path = "../tests/it/harness/audit.rs"]
 mod audit_support;
 use audit_support::elf_files;
 

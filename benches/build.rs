@@ -19,7 +19,7 @@ const STACK: &str = env!("CARGO_BIN_EXE_stack");
 const STACK_WRAP: &str = env!("CARGO_BIN_EXE_stack-wrap");
 
 /// The fixture jobs of the build tests.
-#[path = "../tests/it/build/support.rs"]
+#[path = "../tests/it/harness/build.rs"]
 #[allow(dead_code)]
 mod support;
 

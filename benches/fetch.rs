@@ -11,7 +11,7 @@
 //! A second part times `stage` (safe extraction) of a source-like tar.gz with many small files
 //! against `tar -xzf` (`FETCH_BENCH_STAGE_FILES`, default 20000; 0 skips it).
 
-#[path = "../tests/it/fetch_common/server.rs"]
+#[path = "../tests/it/harness/http.rs"]
 mod server;
 
 use std::io::Write;

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::tiny_build::build;
+use crate::harness::tiny_build::build;
 
 fn write(t: &Path, rel: &str, text: &str) {
     let p = t.join(rel);

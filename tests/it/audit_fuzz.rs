@@ -3,11 +3,10 @@
 //! verdicts must stay consistent (a truncated candidate is never accepted
 //! silently when its header is cut).
 
-use crate::audit_support;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use audit_support::Case;
+use crate::harness::audit::Case;
 use proptest::prelude::*;
 use stack::audit::elf::{self, Candidate, Target};
 use stack::audit::fs::{HostDir, Vfs};

@@ -4,8 +4,7 @@
 //! plugin that a library `dlopen`s by bare name and that only a view's
 //! `LD_LIBRARY_PATH` finds, and the summary line counting warnings.
 
-use crate::audit_support;
-use audit_support::*;
+use crate::harness::audit::*;
 use stack::audit::{AuditOptions, AuditReport, FindingKind, Severity, audit_tree};
 
 /// A directory outside the stack that no host has (the CUDA toolkit of

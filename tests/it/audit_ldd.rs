@@ -4,12 +4,11 @@
 //! differ (symlinked program, set-uid program), `stack ldd` follows real
 //! execution; those tests check that against an actual run.
 
-use crate::audit_support;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
 use std::process::Command;
 
-use audit_support::*;
+use crate::harness::audit::*;
 use stack::audit::LoaderModel;
 
 /// Rewrites the first dynamic entry with tag `from` to tag `to`.

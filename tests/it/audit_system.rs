@@ -3,11 +3,10 @@
 //! real `ldd`. The full comparison over all files (with timings) is
 //! `cargo bench --bench audit` (benches/audit.rs).
 
-use crate::audit_support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use audit_support::{elf_files, ldd, normalise_ldd};
+use crate::harness::audit::{elf_files, ldd, normalise_ldd};
 use stack::audit::fs::{HostDir, Vfs};
 use stack::audit::loader::LoaderModel;
 use stack::audit::session::{Env, Session};

@@ -4,12 +4,11 @@
 //! error findings, counted in the summary; file names with control
 //! characters cannot forge lines of the text report.
 
-use crate::audit_support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use audit_support::*;
+use crate::harness::audit::*;
 use serde_json::Value;
 
 /// Runs `stack audit ARGS` in `cwd`, as an unprivileged user when the tests

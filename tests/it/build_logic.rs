@@ -2,7 +2,7 @@
 //! time through stack's Python package API layer (docs/import.md, "What
 //! runs at build time"). Fixtures: tests/fixtures/spack-py (README).
 
-use crate::build_logic_support::{Project, run};
+use crate::harness::spack_project::{Project, run};
 
 /// A CMake package whose `cmake_args` follow its variants, built twice
 /// (`~shout greeting=hello` and `+shout greeting=servus`): each binary

@@ -4,7 +4,7 @@
 //! dependent's build (as the dependency's run environment), the view, the
 //! module and `meta/env.json`. Fixtures: tests/fixtures/spack-py.
 
-use crate::build_logic_support::{Project, run};
+use crate::harness::spack_project::{Project, run};
 
 fn project() -> Project {
     let p = Project::new();

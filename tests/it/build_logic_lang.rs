@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::build_logic_support::Project;
+use crate::harness::spack_project::Project;
 
 #[test]
 fn an_r_package_installs_with_r_cmd_install() {

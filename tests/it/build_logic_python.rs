@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::build_logic_support::Project;
+use crate::harness::spack_project::Project;
 
 fn layer_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src/build_logic/python")
@@ -101,7 +101,7 @@ fn a_changed_package_file_rebuilds() {
         "{text}"
     );
     // The same package file with one more comment: another sha256.
-    let file = crate::build_logic_support::fixtures().join("packages/cmvariant/package.py");
+    let file = crate::harness::spack_project::fixtures().join("packages/cmvariant/package.py");
     let text = fs_err::read_to_string(&file).unwrap() + "# changed\n";
     fs_err::write(p.path().join("spack/fixtures/cmvariant/package.py"), &text).unwrap();
     let recipe = p.path().join("recipes/cmvariant.yaml");

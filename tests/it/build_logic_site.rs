@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::build_logic_support::{Project, fixtures};
+use crate::harness::spack_project::{Project, fixtures};
 
 fn sh(cmd: &str, cwd: &Path) {
     let st = Command::new("sh")

@@ -52,7 +52,7 @@ fn a_sourceless_version_builds_from_an_empty_tree() {
         "stacks/s.yaml",
         "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [bundle]\n",
     );
-    let (code, text) = crate::tiny_build::build(t, &[]);
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
     let prefixes: Vec<_> = walkdir::WalkDir::new(t.join("build/store"))
         .max_depth(2)

@@ -126,7 +126,7 @@ fn a_dependency_env_reaches_the_dependent_build_before_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     project(t);
-    let (code, text) = crate::tiny_build::build(t, &[]);
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
 
     let (user_host, user) = prefix(t, "envuser");
@@ -205,7 +205,7 @@ fn a_build_tool_two_dependents_need_at_different_versions_is_built_for_each() {
         "stacks/s.yaml",
         "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [envuser, envuser2]\n",
     );
-    let (code, text) = crate::tiny_build::build(t, &[]);
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
     let tools = prefixes(t, "envtool");
     let versions: Vec<&str> = tools.iter().map(|(v, _)| v.as_str()).collect();

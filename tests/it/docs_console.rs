@@ -21,10 +21,9 @@
 //!   or an indented block with `$ ` lines, or an indented `stack …` line
 //!   that is not a synopsis (no `RECIPE`, `[…]`, `A|B` placeholders).
 
-use crate::docs_support;
 use std::path::{Path, PathBuf};
 
-use docs_support::{matches, run, workspace};
+use crate::harness::docs::{matches, run, workspace};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {

@@ -2,12 +2,11 @@
 //! stage (each refused, with nothing written outside). Also patching staged trees with the real
 //! `patch` program.
 
-use crate::fetch_common;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use fetch_common::*;
+use crate::harness::fetch::*;
 use stack::fetch::{FetchError, Fetched, NoopReporter, fetch_all, stage};
 use stack::patch::{PatchError, PatchFile, apply};
 

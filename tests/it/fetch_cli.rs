@@ -224,7 +224,7 @@ fn https_sources_and_mirrors_trust_ssl_cert_file_and_ca_file() {
     let t = tempfile::tempdir().unwrap();
     let certs = t.path().join("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    crate::registry::server::make_ca_and_cert(&certs);
+    crate::harness::registry::make_ca_and_cert(&certs);
     let www = t.path().join("www");
     std::fs::create_dir_all(www.join("mirror/tarpkg")).unwrap();
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

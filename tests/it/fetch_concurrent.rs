@@ -1,12 +1,11 @@
 //! Two fetches sharing one cache at the same time (two threads, and two processes) both succeed,
 //! download each source once, and leave a valid cache.
 
-use crate::fetch_common;
 use std::process::Command;
 use std::time::Duration;
 
-use fetch_common::server::{Behaviour, Body, Server};
-use fetch_common::*;
+use crate::harness::http::{Behaviour, Body, Server};
+use crate::harness::fetch::*;
 use stack::fetch::{SourceRequest, fetch_all, sha256_file};
 
 const CHILD_ENV: &str = "STACK_FETCH_TEST_CHILD";

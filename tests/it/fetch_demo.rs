@@ -1,10 +1,9 @@
 //! The demo stack's real sources (tests/fixtures/demo/dist, with their SHA256SUMS) go through the
 //! same path a build uses: fetch (verify, cache) → stage (safe extraction) → patch.
 
-use crate::fetch_common;
 use std::path::{Path, PathBuf};
 
-use fetch_common::*;
+use crate::harness::fetch::*;
 use stack::fetch::{NoopReporter, Origin, fetch_all, stage};
 use stack::patch::{PatchFile, apply};
 

@@ -1,11 +1,10 @@
 //! git sources from real repositories created by the tests: tags (annotated and lightweight),
 //! branches pinned to commits, commits, submodules, the bare-repo cache, and mirrors.
 
-use crate::fetch_common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use fetch_common::*;
+use crate::harness::fetch::*;
 use stack::fetch::{
     FetchError, FetchOptions, Fetched, GitRef, NoopReporter, Origin, Source, SourceRequest,
     Verification, fetch_all, mirror, resolve_git_ref, stage,

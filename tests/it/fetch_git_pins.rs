@@ -2,10 +2,9 @@
 //! pin whose own history is intact (the pinned ref is fetched first), and a
 //! pin that is an annotated tag object's id is explained.
 
-use crate::fetch_common;
 use std::path::Path;
 
-use fetch_common::*;
+use crate::harness::fetch::*;
 use stack::fetch::{FetchError, GitRef, NoopReporter, Source, SourceRequest, fetch_all, stage};
 
 fn git_req(url: &Path, reference: GitRef, commit: &str) -> SourceRequest {

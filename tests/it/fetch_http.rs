@@ -1,12 +1,11 @@
 //! Fetching archives over HTTP from a real server on 127.0.0.1 (started by each test), through
 //! the source cache (mirrors: tests/it/fetch_mirror.rs).
 
-use crate::fetch_common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use fetch_common::server::{Behaviour, Body, Server};
-use fetch_common::*;
+use crate::harness::http::{Behaviour, Body, Server};
+use crate::harness::fetch::*;
 use stack::fetch::{
     FetchError, FetchedContent, NoopReporter, Origin, Source, SourceRequest, Verification,
     fetch_all, stage,

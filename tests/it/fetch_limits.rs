@@ -2,9 +2,8 @@
 //! streamed past the limit) stops with a clear error instead of filling the
 //! disk, and is not retried.
 
-use crate::fetch_common;
-use fetch_common::server::{Behaviour, Body, Server};
-use fetch_common::*;
+use crate::harness::http::{Behaviour, Body, Server};
+use crate::harness::fetch::*;
 use stack::fetch::{FetchError, NoopReporter, fetch_all};
 
 #[test]

@@ -3,13 +3,12 @@
 //! the fetcher and the extractor enforce it with an error naming the source,
 //! its recipe limit and the key to change. Over the loopback HTTP server.
 
-use crate::fetch_common;
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use fetch_common::server::{Behaviour, Body, Server};
-use fetch_common::*;
+use crate::harness::http::{Behaviour, Body, Server};
+use crate::harness::fetch::*;
 use stack::fetch::{NoopReporter, Source, fetch_all};
 
 /// A project whose one package `big@1.0` comes from `url` with `extra`

@@ -1,9 +1,8 @@
 //! Mirrors: Spack-layout mirrors over HTTP and file://, tried before upstream; `mirror::create`
 //! for air-gapped sites; the dry-run plan.
 
-use crate::fetch_common;
-use fetch_common::server::{Behaviour, Body, Server};
-use fetch_common::*;
+use crate::harness::http::{Behaviour, Body, Server};
+use crate::harness::fetch::*;
 use stack::fetch::{FetchError, NoopReporter, Origin, Source, SourceRequest, fetch_all, mirror};
 
 fn demo_archive() -> Vec<u8> {

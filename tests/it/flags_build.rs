@@ -87,7 +87,7 @@ fn injected_env_and_build_system_flags_reach_the_compile_and_link() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     project(t);
-    let (code, text) = crate::tiny_build::build(t, &[]);
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
     let run = Command::new(installed(t, "flagcheck"))
         .arg("0")
@@ -143,7 +143,7 @@ fn spec_flags_reach_the_compiler_and_propagate_to_link_dependencies() {
          specs: ['specflag cflags=-DSTACK_SPEC_FLAG cppflags==-DSTACK_PROPAGATED=7']\n    \
          packages:\n      specdep: {require: 'cflags=-DSTACK_REQUIRED=5'}\n",
     );
-    let (code, text) = crate::tiny_build::build(t, &[]);
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
     let run = Command::new(installed(t, "specflag")).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&run.stdout), "spec flag 7\n");

@@ -17,10 +17,9 @@
 //! - What each subcommand's examples printed is an insta snapshot
 //!   (`help_examples__<subcommand>.snap`), times and hashes redacted.
 
-use crate::docs_support;
 use std::path::Path;
 
-use docs_support::{run, run_with};
+use crate::harness::docs::{run, run_with};
 
 /// Run first, in the workspace: the demo build the examples inspect
 /// (`build/demo`, stages kept for `build-env`) and the placeholder names
@@ -283,7 +282,7 @@ fn every_help_example_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     fs_err::create_dir(&ws).unwrap();
-    docs_support::workspace(root, &ws);
+    crate::harness::docs::workspace(root, &ws);
     for c in SETUP {
         let (code, text) = run(c, &ws);
         assert_eq!(code, 0, "setup `{c}`:\n{text}");

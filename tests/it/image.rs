@@ -3,7 +3,6 @@
 //! program runs through the view's activate.sh and through `module load`
 //! with Lmod.
 
-use crate::view_support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -24,13 +23,13 @@ fn build_stack(flavour: ModuleFlavour) -> Built {
     let build = root.path().join("build");
     let store = build.join("store");
     fs_err::create_dir_all(&mount).unwrap();
-    let contents = view_support::install(&mount, &store, true);
-    let m = view_support::modules(flavour);
+    let contents = crate::harness::view::install(&mount, &store, true);
+    let m = crate::harness::view::modules(flavour);
     view::generate(
         &contents,
-        &view_support::views(),
+        &crate::harness::view::views(),
         Some(&m),
-        &view_support::meta(&mount),
+        &crate::harness::view::meta(&mount),
         &store.join("meta"),
     )
     .unwrap();
@@ -44,7 +43,7 @@ fn build_stack(flavour: ModuleFlavour) -> Built {
         namespace: None,
     };
     view::run_hook(
-        &view_support::fixtures().join("recipe/scripts/post-install.sh"),
+        &crate::harness::view::fixtures().join("recipe/scripts/post-install.sh"),
         &hook,
         &[],
     )
@@ -248,11 +247,11 @@ fn run_mounted(writer: Writer, flavour: ModuleFlavour) {
     );
     let greet = format!(
         "{mount}/x86_64/libgreet-1.0-{}",
-        &view_support::HASH_GREET[..8]
+        &crate::harness::view::HASH_GREET[..8]
     );
     let hello = format!(
         "{mount}/x86_64/hello-2.1-{}",
-        &view_support::HASH_HELLO[..8]
+        &crate::harness::view::HASH_HELLO[..8]
     );
     let (loaded, avail) = out.split_once("--avail--\n").unwrap();
     assert_eq!(

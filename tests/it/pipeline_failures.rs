@@ -68,7 +68,7 @@ fn project(t: &Path) {
     );
 }
 
-use crate::tiny_build::build;
+use crate::harness::tiny_build::build;
 
 fn installed(t: &Path, name: &str) -> bool {
     walkdir::WalkDir::new(t.join("build/store"))

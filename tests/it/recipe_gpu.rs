@@ -27,7 +27,7 @@ fn plan(spec: &str, extra: &str) -> Plan {
         format!("name: t\nenvironments:\n  net:\n    specs: [\"{spec}\"]\n"),
     )
     .unwrap();
-    crate::resolve_support::plan_with_builtin(file, cluster(dir.path(), extra))
+    crate::harness::resolve::plan_with_builtin(file, cluster(dir.path(), extra))
 }
 
 fn job_of(plan: &Plan, name: &str) -> stack::build::BuildJob {

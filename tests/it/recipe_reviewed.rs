@@ -40,7 +40,7 @@ const REVIEWED: &[&str] = &[
 ];
 
 fn plan(cluster: &str) -> Plan {
-    crate::resolve_support::plan_with_builtin(
+    crate::harness::resolve::plan_with_builtin(
         Path::new(ROOT).join("stacks/prgenv-gnu.yaml"),
         Path::new(ROOT).join("cluster-configs").join(cluster),
     )
@@ -186,7 +186,7 @@ fn osu_micro_benchmarks_with_cuda_renders_nvccflags() {
         "name: t\nenvironments:\n  e:\n    network: {}\n    specs: [\"osu-micro-benchmarks +cuda\"]\n    variants: [+cuda, cuda_arch=90]\n",
     )
     .unwrap();
-    let p = crate::resolve_support::plan_with_builtin(
+    let p = crate::harness::resolve::plan_with_builtin(
         file,
         Path::new(ROOT).join("cluster-configs/alps-gh200"),
     );
@@ -276,7 +276,7 @@ fn stack_plan(specs: &[&str], variants: &str, cluster: &str) -> (tempfile::TempD
         ),
     )
     .unwrap();
-    let p = crate::resolve_support::plan_with_builtin(
+    let p = crate::harness::resolve::plan_with_builtin(
         file,
         Path::new(ROOT).join("cluster-configs").join(cluster),
     );

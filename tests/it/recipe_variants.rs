@@ -18,7 +18,7 @@ fn plan(environments: &str) -> (tempfile::TempDir, Plan) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("stack.yaml");
     std::fs::write(&file, format!("name: t\nenvironments:\n{environments}")).unwrap();
-    let p = crate::resolve_support::plan_with_builtin(
+    let p = crate::harness::resolve::plan_with_builtin(
         file,
         Path::new(ROOT).join("cluster-configs/alps-zen2"),
     );
@@ -127,7 +127,7 @@ fn rocm_plan(specs: &str) -> Plan {
         ),
     )
     .unwrap();
-    crate::resolve_support::plan_with_builtin(
+    crate::harness::resolve::plan_with_builtin(
         file,
         Path::new(ROOT).join("cluster-configs/alps-zen2"),
     )
@@ -205,7 +205,7 @@ fn resolve_error(specs: &str) -> String {
         ..Default::default()
     };
     let inputs = stack::stacks::load_inputs(&opts).unwrap_or_else(|d| panic!("{d:#?}"));
-    crate::resolve_support::resolve_inputs(&inputs, &Default::default())
+    crate::harness::resolve::resolve_inputs(&inputs, &Default::default())
         .map(|_| String::new())
         .unwrap_or_else(|e| e.to_string())
 }

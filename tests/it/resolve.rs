@@ -2,8 +2,7 @@
 //! `tests/fixtures/resolve/` (an Alps-shaped set of ~40 recipes with fake
 //! sources: resolution never downloads anything).
 
-use crate::resolve_support;
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::resolve::RootKind;
 
 #[test]

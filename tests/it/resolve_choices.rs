@@ -4,10 +4,9 @@
 //! other value to avoid a conflict — after older versions, as in Spack.
 //! Small recipes written next to the stack, searched before the fixtures.
 
-use crate::resolve_support;
 use std::path::Path;
 
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::resolve::render::{render_choices, render_tree};
 use stack::resolve::{Plan, ResolveError, ResolveOptions};
 

@@ -2,8 +2,7 @@
 //! recurses (a 35,000-deep chain overflowed the stack, exit 134) nor
 //! indents without bound (its output would be quadratic in the depth).
 
-use crate::resolve_support;
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::resolve::ResolveOptions;
 use stack::resolve::render::render_tree;
 

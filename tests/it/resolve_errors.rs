@@ -1,8 +1,7 @@
 //! Unsatisfiable stacks: each explanation (the requirements that collide,
 //! with file:line, and why each package is there) is snapshot-tested.
 
-use crate::resolve_support;
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::resolve::ResolveError;
 
 fn explain(file: &str, cluster: &str) -> String {

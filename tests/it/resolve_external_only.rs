@@ -3,8 +3,7 @@
 //! only a cluster external satisfies them, a missing one is a clear error,
 //! and a `^pkg` condition on one that is not in the graph never holds.
 
-use crate::resolve_support;
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::resolve::ResolveError;
 
 const VENDOR: &str = r#"name: vendorlib

@@ -1,7 +1,6 @@
 //! Node hashes change when, and only when, a build input changes: one test
 //! per input kind, and tests for the things that must not matter.
 
-use crate::resolve_support;
 use std::path::{Path, PathBuf};
 
 use stack::resolve::{Plan, ResolveOptions};
@@ -99,18 +98,18 @@ impl Fx {
     }
 
     fn plan_with(&self, opts: &ResolveOptions) -> Plan {
-        let inputs = resolve_support::load_with(
+        let inputs = crate::harness::resolve::load_with(
             &self.root().join("stacks/s.yaml"),
             Some(self.root().join("cluster")),
         );
-        resolve_support::ok(resolve_support::resolve_inputs(&inputs, opts))
+        crate::harness::resolve::ok(crate::harness::resolve::resolve_inputs(&inputs, opts))
     }
 
     fn hashes(&self) -> (String, String) {
         let plan = self.plan_with(&ResolveOptions::default());
         (
-            resolve_support::node(&plan, "app").hash.clone(),
-            resolve_support::node(&plan, "lib").hash.clone(),
+            crate::harness::resolve::node(&plan, "app").hash.clone(),
+            crate::harness::resolve::node(&plan, "lib").hash.clone(),
         )
     }
 }
@@ -243,11 +242,11 @@ fn git_commit_is_an_input() {
             c.repeat(40),
         );
         let plan = fx.plan_with(&o);
-        resolve_support::node(&plan, "lib").hash.clone()
+        crate::harness::resolve::node(&plan, "lib").hash.clone()
     };
     let unpinned = {
         let plan = fx.plan_with(&ResolveOptions::default());
-        resolve_support::node(&plan, "lib").hash.clone()
+        crate::harness::resolve::node(&plan, "lib").hash.clone()
     };
     let (a, b) = (pin("a"), pin("b"));
     assert_ne!(a, b);
@@ -416,15 +415,15 @@ fn the_location_of_the_tree_is_not_an_input() {
     }
     let plan_b = {
         let inputs =
-            resolve_support::load_with(&moved.join("stacks/s.yaml"), Some(moved.join("cluster")));
-        resolve_support::ok(resolve_support::resolve_inputs(
+            crate::harness::resolve::load_with(&moved.join("stacks/s.yaml"), Some(moved.join("cluster")));
+        crate::harness::resolve::ok(crate::harness::resolve::resolve_inputs(
             &inputs,
             &Default::default(),
         ))
     };
     let (app_a, lib_a) = a.hashes();
-    assert_eq!(resolve_support::node(&plan_b, "app").hash, app_a);
-    assert_eq!(resolve_support::node(&plan_b, "lib").hash, lib_a);
+    assert_eq!(crate::harness::resolve::node(&plan_b, "app").hash, app_a);
+    assert_eq!(crate::harness::resolve::node(&plan_b, "lib").hash, lib_a);
 }
 
 /// The hash of a fixed input is part of the format: if this changes, so

@@ -1,7 +1,6 @@
 //! Git sources, pins and `stack.lock` through the library API.
 
-use crate::resolve_support;
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::resolve::NodeSource;
 
 #[test]

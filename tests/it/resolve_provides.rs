@@ -2,10 +2,9 @@
 //! (`type: [test]`), on a small repository written next to the stack and
 //! searched before the fixture repository.
 
-use crate::resolve_support;
 use std::path::Path;
 
-use resolve_support::*;
+use crate::harness::resolve::*;
 use stack::recipes::DepTypes;
 use stack::resolve::{Plan, ResolveError, ResolveOptions};
 

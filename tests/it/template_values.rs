@@ -45,7 +45,7 @@ fn dependency_variants_and_first_values_render_at_build_time() {
         "stacks/s.yaml",
         "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [\"tvuser ^tvdep mode=safe\"]\n",
     );
-    let (code, text) = crate::tiny_build::build(t, &[]);
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
     assert_eq!(code, 0, "{text}");
     let store = t.join("build/store");
     let user = walkdir::WalkDir::new(&store)

@@ -1,15 +1,14 @@
 //! Views, modules and meta generated from a small installed store (see
-//! tests/it/view_support). Runtime use of the generated files (activate.sh,
+//! tests/it/harness/view.rs). Runtime use of the generated files (activate.sh,
 //! Lmod) on a mounted image is tested in tests/it/image.rs.
 
-use crate::view_support;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use stack::view::{
     self, ConflictPolicy, EnvJson, EnvOp, ModuleFlavour, StoreContents, ViewSpec, ViewWarning,
 };
-use view_support::{install, meta, modules, views};
+use crate::harness::view::{install, meta, modules, views};
 
 const MOUNT: &str = "/user-environment";
 
@@ -444,7 +443,7 @@ fn meta_holds_recipe_lock_provenance_and_extra() {
     m.audit_report = Some(report);
     view::generate(&f.contents, &views(), None, &m, &f.store.join("meta")).unwrap();
     let meta_dir = f.store.join("meta");
-    let fixtures = view_support::fixtures().join("recipe");
+    let fixtures = crate::harness::view::fixtures().join("recipe");
     assert_eq!(
         read(meta_dir.join("recipe/stack.yaml")),
         read(fixtures.join("stack.yaml"))
@@ -549,7 +548,7 @@ fn post_install_hook_renders_and_runs() {
         work_dir: f._dir.path().join("hooks"),
         namespace: None,
     };
-    let script = view_support::fixtures().join("recipe/scripts/post-install.sh");
+    let script = crate::harness::view::fixtures().join("recipe/scripts/post-install.sh");
     let run = view::run_hook(&script, &ctx, &[]).unwrap();
     assert_eq!(
         read(f.store.join("meta/extra/post-install.txt")),
@@ -618,9 +617,9 @@ fn module_inspections_autoload_exclude_include_and_environment() {
         ("lib64".into(), vec!["LD_LIBRARY_PATH".into()]),
     ];
     m.autoload = false;
-    m.exclude = [view_support::HASH_CMAKE.to_string()].into();
+    m.exclude = [crate::harness::view::HASH_CMAKE.to_string()].into();
     m.env.insert(
-        view_support::HASH_HELLO.to_string(),
+        crate::harness::view::HASH_HELLO.to_string(),
         vec![EnvOp::set("HELLO_TUNING", "1")],
     );
     view::generate(
@@ -644,7 +643,7 @@ fn module_inspections_autoload_exclude_include_and_environment() {
     assert!(hello.contains("setenv HELLO_TUNING \"1\""), "{hello}");
     assert!(!f.store.join("modules/cmake").exists(), "excluded");
     // `include` wins over `exclude`, and shows a hidden module.
-    m.include = [view_support::HASH_CMAKE.to_string()].into();
+    m.include = [crate::harness::view::HASH_CMAKE.to_string()].into();
     view::generate(
         &f.contents,
         &views(),
@@ -674,7 +673,7 @@ fn module_inspections_autoload_exclude_include_and_environment() {
     // `include` still brings one back.
     m.exclude_implicits = true;
     m.autoload = true;
-    m.include = [view_support::HASH_CMAKE.to_string()].into();
+    m.include = [crate::harness::view::HASH_CMAKE.to_string()].into();
     view::generate(
         &f.contents,
         &views(),

@@ -1,11 +1,10 @@
 //! Bad view/module input: every error says what is wrong, where, and what to
 //! do; non-fatal problems come back as warnings.
 
-use crate::view_support;
 use std::path::{Path, PathBuf};
 
 use stack::view::{self, EnvOp, ModuleFlavour, ModulesSpec, StoreContents, ViewError, ViewSpec};
-use view_support::{install, meta, modules, views};
+use crate::harness::view::{install, meta, modules, views};
 
 const MOUNT: &str = "/user-environment";
 

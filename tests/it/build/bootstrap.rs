@@ -6,7 +6,7 @@
 
 use stack::build::*;
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 fn relver(mount: &std::path::Path, pre_bootstrap: Vec<Vec<String>>) -> BuildJob {
     let mut j = job(

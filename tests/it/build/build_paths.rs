@@ -8,7 +8,7 @@ use std::path::Path;
 
 use stack::build::*;
 
-use super::support::*;
+use crate::harness::build::*;
 
 const MAKEFILE: &str = "\
 all:

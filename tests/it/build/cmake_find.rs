@@ -7,7 +7,7 @@ use std::path::Path;
 
 use stack::build::*;
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 /// Builds `hostfind` with `deps`; what its find_* calls found.
 fn found(deps: Vec<DepPrefix>) -> String {

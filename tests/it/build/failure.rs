@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use stack::build::*;
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 /// A source tree whose `configure` prints 40 lines and fails.
 fn broken_source(dir: &Path) -> PathBuf {

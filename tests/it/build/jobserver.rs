@@ -3,7 +3,7 @@
 
 use stack::build::*;
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 #[test]
 fn total_parallelism_never_exceeds_jobs() {

@@ -8,5 +8,4 @@ mod failure;
 mod jobserver;
 mod namespace;
 mod resume;
-mod support;
 mod systems;

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use stack::build::*;
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 #[test]
 fn a_namespace_build_installs_into_the_build_store_seen_at_the_mount_point() {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use stack::build::*;
 use stack::store::{LockWait, StoreError};
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 const CHILD_ENV: &str = "STACK_BUILD_TEST_CHILD";
 

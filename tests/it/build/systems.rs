@@ -5,7 +5,7 @@ use std::path::Path;
 
 use stack::build::*;
 
-use crate::build::support::*;
+use crate::harness::build::*;
 
 #[test]
 fn every_build_system_installs_a_self_contained_tree() {

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-use super::server::{PASSWORD, TestRegistry, USER};
+use crate::harness::registry::{PASSWORD, TestRegistry, USER};
 use super::{root, stack, text};
 
 fn build_cmd(reg: &TestRegistry, dir: &Path, sources: &Path, extra: &[&str]) -> Command {

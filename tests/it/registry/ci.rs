@@ -10,7 +10,7 @@ use std::process::Command;
 use assert_cmd::cargo::cargo_bin;
 use base64::Engine;
 
-use super::server::{PASSWORD, TestRegistry, USER};
+use crate::harness::registry::{PASSWORD, TestRegistry, USER};
 use super::{root, stack, text, with_password};
 
 /// A YAML document as JSON (what the schema validator takes).

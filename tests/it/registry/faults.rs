@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::proxy::{Action, Proxy, Seen};
-use super::server::TestRegistry;
+use crate::harness::registry::TestRegistry;
 use super::{image_dir, same_file, stack, text};
 
 fn plain(proxy: &Proxy, args: &[&str]) -> Output {
@@ -241,7 +241,7 @@ fn token_gate(upstream: u16) -> Proxy {
             "Basic {}",
             base64::Engine::encode(
                 &base64::engine::general_purpose::STANDARD,
-                format!("{}:{}", super::server::USER, super::server::PASSWORD)
+                format!("{}:{}", crate::harness::registry::USER, crate::harness::registry::PASSWORD)
             )
         );
         if s.path.starts_with("/token?") {
@@ -282,8 +282,8 @@ fn bearer_tokens_from_the_realm_or_a_token_file() {
         "--plain-http",
         "-q",
     ])
-    .args(["--username", super::server::USER, "--password-stdin"]);
-    let out = super::with_password(&mut c, super::server::PASSWORD);
+    .args(["--username", crate::harness::registry::USER, "--password-stdin"]);
+    let out = super::with_password(&mut c, crate::harness::registry::PASSWORD);
     assert!(out.status.success());
     // The wrong password gets no token.
     let mut c = stack();
@@ -292,7 +292,7 @@ fn bearer_tokens_from_the_realm_or_a_token_file() {
         &format!("{}/deploy", proxy.host()),
         "--plain-http",
     ])
-    .args(["--username", super::server::USER, "--password-stdin"]);
+    .args(["--username", crate::harness::registry::USER, "--password-stdin"]);
     let out = super::with_password(&mut c, "nope");
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("HTTP 401"), "{}", text(&out));

@@ -16,7 +16,7 @@ use stack::registry::manifest::{
 use stack::registry::{ClientOptions, Descriptor, Index, Manifest, Reference, Registry};
 
 use super::proxy::{Action, Proxy};
-use super::server::TestRegistry;
+use crate::harness::registry::TestRegistry;
 use super::{image_dir, stack, text};
 
 const REPO: &str = "deploy/s/u/demo/1.0";

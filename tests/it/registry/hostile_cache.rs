@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::proxy::{Action, Proxy};
-use super::server::TestRegistry;
+use crate::harness::registry::TestRegistry;
 use super::{stack, text};
 
 /// `stack build` of the tiny project in `t` with the binary cache at `host`.

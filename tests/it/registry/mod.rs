@@ -9,13 +9,12 @@ mod faults;
 mod hostile;
 mod hostile_cache;
 mod proxy;
-pub(crate) mod server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use assert_cmd::cargo::CommandCargoExt;
-use server::{PASSWORD, TestRegistry, USER};
+use crate::harness::registry::{PASSWORD, TestRegistry, USER};
 
 fn stack() -> Command {
     let mut c = Command::cargo_bin("stack").expect("stack binary");

@@ -212,7 +212,7 @@ fn failing_project(t: &Path) {
 fn a_failed_build_reports_its_failure_first() {
     let t = tempfile::tempdir().unwrap();
     failing_project(t.path());
-    let (code, text) = crate::tiny_build::build(t.path(), &[]);
+    let (code, text) = crate::harness::tiny_build::build(t.path(), &[]);
     assert_eq!(code, 1, "{text}");
     let page = t.path().join("build/report.html");
     assert!(text.contains("report: "), "{text}");

@@ -8,9 +8,7 @@
 //! cache; with a shared store the jobs build into the submitter's store
 //! (shared.rs).
 
-mod cluster;
 mod faults;
-use crate::registry::server;
 mod shared;
 
 use std::path::{Path, PathBuf};
@@ -19,8 +17,8 @@ use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 use base64::Engine;
-use cluster::{TestSlurm, wait_for};
-use server::{PASSWORD, TestRegistry, USER};
+use crate::harness::slurm::{TestSlurm, wait_for};
+use crate::harness::registry::{PASSWORD, TestRegistry, USER};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

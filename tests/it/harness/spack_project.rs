@@ -149,7 +149,7 @@ impl Project {
 
     /// `stack build stacks/s.yaml` (tiny_build): exit code, output.
     pub fn build(&self, extra: &[&str]) -> (i32, String) {
-        crate::tiny_build::build(self.path(), extra)
+        crate::harness::tiny_build::build(self.path(), extra)
     }
 
     /// [`Self::build`] with `STACK_PYTHON` set to `python`.

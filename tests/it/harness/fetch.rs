@@ -2,8 +2,6 @@
 
 #![allow(dead_code)]
 
-pub mod server;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;

@@ -1,7 +1,7 @@
 //! A real registry for the tests: Debian's `docker-registry` (distribution
 //! 2.8) on 127.0.0.1, with TLS from a CA made here (openssl CLI) and
 //! htpasswd basic auth (bcrypt entries from `htpasswd -B`), or plain HTTP
-//! behind a fault-injecting proxy ([`super::proxy`]).
+//! behind a fault-injecting proxy (the proxy of `tests/it/registry/proxy.rs`).
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
