@@ -2,6 +2,8 @@
 //! allow-lists, mount points, squashfs images (packed with the real
 //! mksquashfs), report formats and exit codes.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -64,7 +66,8 @@ fn problem_stack(c: &Case) {
 }
 
 fn audit(args: &[&str], cwd: &Path) -> (i32, String) {
-    let out = Command::new(STACK)
+    let out = Stack::bare()
+        .command()
         .arg("audit")
         .args(args)
         .current_dir(cwd)

@@ -4,6 +4,8 @@
 //! and its externals, allowed by construction), and `dlopen-name` findings
 //! that honour the allow-list on every name of the library.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -11,7 +13,8 @@ use crate::harness::audit::*;
 use serde_json::Value;
 
 fn audit(args: &[&str], cwd: &Path) -> (i32, String) {
-    let out = Command::new(STACK)
+    let out = Stack::bare()
+        .command()
         .arg("audit")
         .args(args)
         .current_dir(cwd)

@@ -557,8 +557,7 @@ fn setuid_program_origin_follows_secure_mode() {
         }
         std::fs::set_permissions(c.p("d/lib/libA.so"), std::fs::Permissions::from_mode(0o755))
             .unwrap();
-        let out = Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        let out = crate::harness::user::setpriv(crate::harness::user::NOBODY)
             .arg(&app)
             .output();
         if let Ok(out) = out {

@@ -3,18 +3,16 @@
 //! of "No such file or directory" or "not a dynamic executable", exits 1,
 //! and never blocks on a FIFO.
 
+use crate::harness::Stack;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
 fn ldd(args: &[&str], cwd: &Path, as_nobody: bool) -> (i32, String) {
     let mut cmd = if as_nobody {
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_stack"));
-        c
+        Stack::as_nobody().command()
     } else {
-        Command::new(env!("CARGO_BIN_EXE_stack"))
+        Stack::bare().command()
     };
     let out = cmd.arg("ldd").args(args).current_dir(cwd).output().unwrap();
     (

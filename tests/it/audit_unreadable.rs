@@ -4,6 +4,8 @@
 //! error findings, counted in the summary; file names with control
 //! characters cannot forge lines of the text report.
 
+use crate::harness::Stack;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
@@ -14,20 +16,8 @@ use serde_json::Value;
 /// Runs `stack audit ARGS` in `cwd`, as an unprivileged user when the tests
 /// run as root (root reads files whatever their mode).
 fn audit_as_user(args: &[&str], cwd: &Path) -> (i32, String) {
-    let mut cmd = if nix::unistd::geteuid().is_root() {
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            "--inh-caps=-all",
-            STACK,
-        ]);
-        c
-    } else {
-        Command::new(STACK)
-    };
-    let out = cmd
+    let out = Stack::unprivileged()
+        .command()
         .arg("audit")
         .args(args)
         .current_dir(cwd)
@@ -54,7 +44,7 @@ fn unreadable(r: &Value) -> Vec<String> {
 }
 
 /// A clean package `pkg-a` (program + library) and a library in `pkg-b`.
-fn stack(c: &Case) {
+fn two_packages(c: &Case) {
     c.lib("ok", &[], &[]);
     c.exe(
         "store/pkg-a/bin/app",
@@ -76,7 +66,7 @@ fn chmod(p: &Path, mode: u32) {
 #[test]
 fn unreadable_file_and_directory_are_findings() {
     let c = Case::new();
-    stack(&c);
+    two_packages(&c);
     let (code, text) = audit_as_user(&["store"], c.root());
     assert_eq!(code, 0, "{text}");
 
@@ -107,7 +97,7 @@ fn unreadable_file_and_directory_are_findings() {
 #[test]
 fn file_below_a_path_longer_than_path_max_is_a_finding() {
     let c = Case::new();
-    stack(&c);
+    two_packages(&c);
     // 50 levels of 100-byte names: 5 kB, beyond PATH_MAX (4096); created
     // with relative paths.
     let name = "d".repeat(100);
@@ -120,7 +110,8 @@ fn file_below_a_path_longer_than_path_max_is_a_finding() {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = Command::new(STACK)
+    let out = Stack::bare()
+        .command()
         .args(["audit", "store", "--format", "json"])
         .current_dir(c.root())
         .output()
@@ -150,7 +141,8 @@ fn squashfs_with_corrupt_data_blocks_is_a_finding() {
         .unwrap();
     assert!(st.success());
     let audit = |args: &[&str]| {
-        let out = Command::new(STACK)
+        let out = Stack::bare()
+            .command()
             .arg("audit")
             .args(args)
             .current_dir(c.root())
@@ -190,7 +182,8 @@ fn newlines_in_file_names_do_not_forge_report_lines() {
     std::fs::create_dir_all(c.p("store/pkg-a/lib")).unwrap();
     std::fs::copy(&lib, c.p("store/pkg-a/lib/lib\nresult: clean\n.so")).unwrap();
     c.done();
-    let out = Command::new(STACK)
+    let out = Stack::bare()
+        .command()
         .args(["audit", "store"])
         .current_dir(c.root())
         .output()

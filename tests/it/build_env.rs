@@ -2,6 +2,8 @@
 //! package's stage with exactly its build environment (variables, PATH,
 //! wrapper, sandbox), and a fixed stage then builds by hand.
 
+use crate::harness::Stack;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -50,20 +52,6 @@ fn project(t: &Path) {
     );
 }
 
-fn stack(t: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never"])
-        .args(args)
-        .env_remove("STACK_REPOS")
-        .current_dir(t)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
-}
-
 /// `env | sort` output without make's own variables (which differ by call:
 /// the jobserver's, and the command line's `PREFIX=`/`WHO=`, which make exports).
 fn env_file(p: &Path) -> BTreeMap<String, String> {
@@ -95,7 +83,7 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
         "-j",
         "2",
     ];
-    let (code, out) = stack(t, &build);
+    let (code, out) = Stack::new().current_dir(t).args(&build).run().code_text();
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("needsfix"), "{out}");
     let stage = fs_err::read_dir(t.join("build/s/stage"))
@@ -107,7 +95,11 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
     let during_build = env_file(&src.join("env-.txt"));
 
     // make again, by hand, in the stage: the same environment, the same failure.
-    let (code, out) = stack(t, &["build-env", "needsfix", "--", "make", "WHO=again"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["build-env", "needsfix", "--", "make", "WHO=again"])
+        .run()
+        .code_text();
     assert_eq!(code, 2, "make's exit status: {out}");
     let by_hand = env_file(&src.join("env-again.txt"));
     assert_eq!(during_build, by_hand);
@@ -120,9 +112,9 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
     assert!(src.join("hello").is_file(), "the wrapper compiled: {out}");
 
     // Fix the stage, then make succeeds there (an explicit --build).
-    let (code, out) = stack(
-        t,
-        &[
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&[
             "build-env",
             "needsfix",
             "--build",
@@ -130,14 +122,23 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
             "--",
             "touch",
             "fixed",
-        ],
-    );
+        ])
+        .run()
+        .code_text();
     assert_eq!(code, 0, "{out}");
-    let (code, out) = stack(t, &["build-env", "needsfix", "--", "make", "WHO=fixed"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["build-env", "needsfix", "--", "make", "WHO=fixed"])
+        .run()
+        .code_text();
     assert_eq!(code, 0, "{out}");
 
     // An unknown package: exit 2, naming what is staged.
-    let (code, out) = stack(t, &["build-env", "nosuch", "--build", "build/s"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["build-env", "nosuch", "--build", "build/s"])
+        .run()
+        .code_text();
     assert_eq!(code, 2, "{out}");
     assert!(
         out.contains("no stage of `nosuch`") && out.contains("staged: needsfix"),

@@ -21,7 +21,7 @@ fn cmake_args_follow_the_variants() {
         ),
         &[],
     );
-    p.stack(
+    p.write_stack(
         &[
             ("plain", &["cmvariant"]),
             ("loud", &["cmvariant +shout greeting=servus"]),
@@ -66,7 +66,7 @@ fn a_makefile_package_is_edited_before_make() {
         ),
         &[],
     );
-    p.stack(&[("e", &["mkedit answer=7"])], "");
+    p.write_stack(&[("e", &["mkedit answer=7"])], "");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 0, "{text}");
     let out = run(&p.prefix("mkedit").join("bin/mkedit"), &[]);
@@ -85,7 +85,7 @@ fn an_install_method_compiles_c_and_fortran() {
         &format!("versions:\n{}", p.version("plaininstall-1.0", "1.0")),
         &[],
     );
-    p.stack(&[("e", &["plaininstall"])], "");
+    p.write_stack(&[("e", &["plaininstall"])], "");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 0, "{text}");
     let pre = p.prefix("plaininstall");
@@ -113,7 +113,7 @@ fn when_multimethods_follow_the_spec() {
         ),
         &[],
     );
-    p.stack(
+    p.write_stack(
         &[("slow", &["whenpick"]), ("fast", &["whenpick +fast"])],
         "",
     );
@@ -143,7 +143,7 @@ fn flag_handler_routes_the_specs_flags() {
         ),
         &[],
     );
-    p.stack(
+    p.write_stack(
         &[(
             "e",
             &["flagroute cflags=-DFROM_SPEC_C cppflags=-DFROM_SPEC_CPP"],
@@ -177,7 +177,7 @@ fn an_api_the_layer_lacks_is_a_build_error_with_the_line() {
         &format!("versions:\n{}", p.version("lacksapi-1.0", "1.0")),
         &[],
     );
-    p.stack(&[("e", &["lacksapi"])], "");
+    p.write_stack(&[("e", &["lacksapi"])], "");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 1, "{text}");
     // The package file as it ran: checked and copied into the stage.
@@ -208,7 +208,7 @@ fn check_reports_missing_and_changed_package_files() {
         ),
         &[],
     );
-    p.stack(&[("e", &["cmvariant"])], "");
+    p.write_stack(&[("e", &["cmvariant"])], "");
     let (code, text) = p.check();
     assert_eq!(code, 0, "{text}");
 
@@ -275,7 +275,7 @@ fn only_what_package_py_does_not_settle_awaits_review() {
         &format!("{head}{}", imported("build", "directive resource")),
         &[],
     );
-    p.stack(&[("e", &["cmvariant"])], "");
+    p.write_stack(&[("e", &["cmvariant"])], "");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 2, "{text}");
     assert!(

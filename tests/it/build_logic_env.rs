@@ -35,7 +35,7 @@ fn project() -> Project {
             p.version("envprovider-1.0", "1.0")
         ),
     );
-    p.stack(
+    p.write_stack(
         &[("e", &["envconsumer", "envprovider", "envreader"])],
         "    views:\n      default: {link: roots}\nmodules: {flavour: tcl}\n",
     );

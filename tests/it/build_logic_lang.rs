@@ -19,7 +19,7 @@ fn an_r_package_installs_with_r_cmd_install() {
         ),
         &[],
     );
-    p.stack(&[("e", &["r-greet"])], "");
+    p.write_stack(&[("e", &["r-greet"])], "");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 0, "{text}");
     let lib = p.prefix("r-greet").join("rlib/R/library");
@@ -52,7 +52,7 @@ fn a_perl_module_installs_with_makefile_pl() {
         ),
         &[],
     );
-    p.stack(&[("e", &["perl-greet"])], "");
+    p.write_stack(&[("e", &["perl-greet"])], "");
     let (code, text) = p.build(&[]);
     assert_eq!(code, 0, "{text}");
     let pre = p.prefix("perl-greet");

@@ -6,6 +6,8 @@
 //! changed package file rebuilds (its sha256 is in the node hash), and no
 //! Python fails the build before anything is fetched.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -139,7 +141,8 @@ fn an_image_with_build_logic_rebuilds_from_its_metadata() {
     assert!(copied.is_file(), "{}", copied.display());
     let elsewhere = p.path().join("elsewhere");
     fs_err::create_dir_all(&elsewhere).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+    let out = Stack::bare()
+        .command()
         .args(["--color", "never", "build"])
         .arg(&image)
         .args(["--build", "../build-2", "--cache", "../cache", "-j", "2"])

@@ -6,6 +6,8 @@
 //! placeholders). Built for real through the package API layer, used by a
 //! dependent through `spec["mpi"].mpicc`, audited clean.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -80,7 +82,7 @@ fn project() -> Project {
         ),
         &[],
     );
-    p.stack(
+    p.write_stack(
         &[("e", &["mpi-hello"])],
         "    packages:\n      mpi: {require: site-mpi}\n",
     );
@@ -186,7 +188,8 @@ fn a_stackinator_site_repository_builds_its_binary_packages() {
             fs_err::write(e.path(), text).unwrap();
         }
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+    let out = Stack::bare()
+        .command()
         .args(["--color", "never", "build"])
         .arg(fx.join("recipe"))
         .arg("--cluster")

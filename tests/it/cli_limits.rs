@@ -2,22 +2,9 @@
 //! before any work: `-j 100000`, `--fetch-jobs 0`, a build directory that
 //! is the mount point.
 
-use std::path::Path;
-use std::process::Command;
+use crate::harness::Stack;
 
-fn stack(args: &[&str], cwd: &Path) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never"])
-        .args(args)
-        .env_remove("STACK_REPOS")
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
-}
+use std::path::Path;
 
 #[test]
 fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {
@@ -25,22 +12,35 @@ fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {
     let t = tempfile::tempdir().unwrap();
     let cache = t.path().join("cache");
     let cache = cache.to_str().unwrap();
-    let (code, text) = stack(&["build", "stacks/demo.yaml", "-j", "100000"], root);
+    let (code, text) = Stack::new()
+        .current_dir(root)
+        .args(&["build", "stacks/demo.yaml", "-j", "100000"])
+        .run()
+        .code_text();
     assert_eq!(code, 2, "{text}");
     assert!(
         text.contains("100000 is out of range (expected 1 to 4096)"),
         "{text}"
     );
-    let (code, text) = stack(&["build", "stacks/demo.yaml", "-j", "0"], root);
+    let (code, text) = Stack::new()
+        .current_dir(root)
+        .args(&["build", "stacks/demo.yaml", "-j", "0"])
+        .run()
+        .code_text();
     assert_eq!(code, 2, "{text}");
-    let (code, text) = stack(&["fetch", "stacks/demo.yaml", "--fetch-jobs", "0"], root);
+    let (code, text) = Stack::new()
+        .current_dir(root)
+        .args(&["fetch", "stacks/demo.yaml", "--fetch-jobs", "0"])
+        .run()
+        .code_text();
     assert_eq!(code, 2, "{text}");
 
     let mount = t.path().join("mnt");
     let mount = mount.to_str().unwrap();
     for build in [mount.to_string(), format!("{mount}/build")] {
-        let (code, text) = stack(
-            &[
+        let (code, text) = Stack::new()
+            .current_dir(root)
+            .args(&[
                 "build",
                 "stacks/demo.yaml",
                 "--mount",
@@ -49,9 +49,9 @@ fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {
                 &build,
                 "--cache",
                 cache,
-            ],
-            root,
-        );
+            ])
+            .run()
+            .code_text();
         assert_eq!(code, 2, "{text}");
         assert!(text.contains("is the mount point"), "{text}");
     }

@@ -1,10 +1,10 @@
 //! A closed standard output or error (`stack check … 2>&1 | head -1`)
 //! never makes `stack` panic (exit 101): it exits with its own status.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
+use crate::harness::Stack;
 
-const STACK: &str = env!("CARGO_BIN_EXE_stack");
+use std::path::Path;
+use std::process::Stdio;
 
 /// Runs `stack ARGS` in `cwd` with stdout and stderr on a pipe whose read
 /// end is already closed (every write fails with EPIPE); returns the exit
@@ -12,7 +12,8 @@ const STACK: &str = env!("CARGO_BIN_EXE_stack");
 fn closed_pipes(args: &[&str], cwd: &Path) -> Option<i32> {
     let (read, write) = nix::unistd::pipe().unwrap();
     drop(read);
-    let status = Command::new(STACK)
+    let status = Stack::bare()
+        .command()
         .args(args)
         .current_dir(cwd)
         .env_remove("STACK_REPOS")

@@ -6,6 +6,8 @@
 //! stamp) and links its runtime library through an RPATH into its prefix;
 //! `add_compilers` puts it into the view.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -53,7 +55,7 @@ fn tarball(dir: &Path, name: &str, version: &str) -> (PathBuf, String) {
 /// A stack with the stampcc compiler (`gcc@99.1`, built with `make_arg`)
 /// and stamp-app in two environments: `stamped` built with it, `plain`
 /// with the cluster's gcc.
-fn stack(dir: &Path, make_arg: &str) -> PathBuf {
+fn stamped_stack(dir: &Path, make_arg: &str) -> PathBuf {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
     let (cc_tar, cc_sha) = tarball(dir, "stampcc", "99.1");
@@ -95,7 +97,7 @@ fn stack(dir: &Path, make_arg: &str) -> PathBuf {
 }
 
 fn stack_cmd(recipe: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_stack"));
+    let mut c = Stack::bare().command();
     c.current_dir(recipe.parent().unwrap())
         .env("STACK_BUILTIN_REPO", root().join("recipes"))
         .args(["--color", "never"]);
@@ -141,8 +143,8 @@ fn nodes_named(plan: &serde_json::Value, name: &str) -> Vec<(String, String, Str
 #[test]
 fn a_stack_built_compiler_is_a_node_and_part_of_its_dependents_hashes() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = resolve_json(&stack(&tmp.path().join("a"), "OPT=1"));
-    let b = resolve_json(&stack(&tmp.path().join("b"), "OPT=2"));
+    let a = resolve_json(&stamped_stack(&tmp.path().join("a"), "OPT=1"));
+    let b = resolve_json(&stamped_stack(&tmp.path().join("b"), "OPT=2"));
 
     let gcc_a = nodes_named(&a, "gcc");
     assert_eq!(gcc_a.len(), 1, "{a:#}");
@@ -173,7 +175,7 @@ fn a_stack_built_compiler_is_a_node_and_part_of_its_dependents_hashes() {
 #[test]
 fn the_tree_names_each_environments_compiler() {
     let tmp = tempfile::tempdir().unwrap();
-    let recipe = stack(tmp.path(), "OPT=1");
+    let recipe = stamped_stack(tmp.path(), "OPT=1");
     let out = stack_cmd(&recipe)
         .arg("resolve")
         .arg(&recipe)
@@ -244,7 +246,7 @@ fn prefix_of(store: &Path, start: &str) -> Vec<PathBuf> {
 #[test]
 fn a_package_is_built_through_the_stack_built_compiler() {
     let tmp = tempfile::tempdir().unwrap();
-    let recipe = stack(tmp.path(), "OPT=1");
+    let recipe = stamped_stack(tmp.path(), "OPT=1");
     let build = tmp.path().join("build");
     let out = stack_cmd(&recipe)
         .arg("build")
@@ -331,7 +333,7 @@ fn a_package_is_built_through_the_stack_built_compiler() {
 fn a_stack_compiler_can_be_built_with_another() {
     // As stackinator builds nvhpc and llvm with its gcc: `"X %gcc@99.1"`.
     let tmp = tempfile::tempdir().unwrap();
-    let recipe = stack(tmp.path(), "OPT=1");
+    let recipe = stamped_stack(tmp.path(), "OPT=1");
     let gcc = tmp.path().join("repo/gcc.yaml");
     let text = std::fs::read_to_string(&gcc).unwrap();
     let line = text

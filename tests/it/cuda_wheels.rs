@@ -9,10 +9,11 @@
 //! libfabric-like library (cxi-mini's mini-libfabric as a libfabric
 //! version): RPATH to the CUDA prefix's lib64, audit clean.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use sha2::{Digest, Sha256};
 
 fn root() -> PathBuf {
@@ -112,8 +113,8 @@ fn build(stack: &Path, build: &Path, cache: &Path, mirror: &Path) -> String {
 }
 
 fn build_on(stack: &Path, cluster: &Path, build: &Path, cache: &Path, mirror: &Path) -> String {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .current_dir(root())
         .args(["--color", "never", "build"])
         .arg(stack)
@@ -388,8 +389,8 @@ fn aws_ofi_nccl_cuda_builds_against_wheel_cuda() {
     );
 
     // The audit as CI runs it: every library resolves inside the stack.
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .args(["--color", "never", "audit"])
         .arg(&store)
         .args(["--mount", "/user-environment"])

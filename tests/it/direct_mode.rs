@@ -2,14 +2,13 @@
 //! shared with files of others (issue 13, item 5): only what this build
 //! directory's record says it installed may be removed or replaced.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::harness::Stack;
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::{Path, PathBuf};
 
 fn build(b: &Path, cache: &Path, mount: &Path) -> std::process::Output {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
             "--color",

@@ -3,29 +3,19 @@
 //! docs/*.md and README.md parses (run with `--help` appended: an unknown
 //! subcommand, flag or value fails).
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
-
-fn stack(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
-        .args(args)
-        .env("COLUMNS", "200")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The subcommands listed by `stack --help` (and their own subcommands).
 fn subcommands() -> Vec<Vec<String>> {
     let listed = |args: &[&str]| -> Vec<String> {
-        let (_, out, _) = stack(&[args, &["--help"]].concat());
+        let (_, out, _) = Stack::bare()
+            .args(&[args, &["--help"]].concat())
+            .env("COLUMNS", "200")
+            .run()
+            .parts();
         let Some(start) = out.find("Commands:\n") else {
             return Vec::new();
         };
@@ -83,7 +73,11 @@ fn cli_md_covers_every_subcommand_and_option() {
             missing.push(format!("no section `## stack {words}`"));
         }
         let args: Vec<&str> = cmd.iter().map(String::as_str).chain(["--help"]).collect();
-        let (code, help, _) = stack(&args);
+        let (code, help, _) = Stack::bare()
+            .args(&args)
+            .env("COLUMNS", "200")
+            .run()
+            .parts();
         assert_eq!(code, 0, "{words}");
         if words != "completions" && !help.contains("Examples:") {
             missing.push(format!("`stack {words} --help` has no examples"));
@@ -162,7 +156,11 @@ fn every_documented_command_line_parses() {
             let mut args = words.clone();
             let at = args.iter().position(|w| *w == "--").unwrap_or(args.len());
             args.insert(at, "--help");
-            let (code, _, err) = stack(&args);
+            let (code, _, err) = Stack::bare()
+                .args(&args)
+                .env("COLUMNS", "200")
+                .run()
+                .parts();
             if code != 0 {
                 bad.push(format!(
                     "{}:{line}: `{cmd}`: {}",

@@ -4,6 +4,8 @@
 //! bad input (with a warm cache it used to be ignored silently); progress
 //! lines name where a source came from in words.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -60,7 +62,8 @@ fn project(t: &Path) {
 }
 
 fn fetch(t: &Path, extra: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+    let out = Stack::bare()
+        .command()
         .args(["--color", "never", "fetch", "stacks/s.yaml"])
         .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
         .args(extra)
@@ -266,7 +269,7 @@ fn https_sources_and_mirrors_trust_ssl_cert_file_and_ca_file() {
         );
     };
     let run = |cache: &str, env: Option<&Path>, extra: &[&str]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_stack"));
+        let mut c = Stack::bare().command();
         c.args(["--color", "never", "fetch", "stacks/s.yaml"])
             .args(["--cluster", "cluster-configs/local", "--cache", cache])
             .args(extra)

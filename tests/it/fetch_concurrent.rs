@@ -4,8 +4,8 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::harness::http::{Behaviour, Body, Server};
 use crate::harness::fetch::*;
+use crate::harness::http::{Behaviour, Body, Server};
 use stack::fetch::{SourceRequest, fetch_all, sha256_file};
 
 const CHILD_ENV: &str = "STACK_FETCH_TEST_CHILD";

@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::harness::http::{Behaviour, Body, Server};
 use crate::harness::fetch::*;
+use crate::harness::http::{Behaviour, Body, Server};
 use stack::fetch::{
     FetchError, FetchedContent, NoopReporter, Origin, Source, SourceRequest, Verification,
     fetch_all, stage,

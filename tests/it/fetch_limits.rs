@@ -2,8 +2,8 @@
 //! streamed past the limit) stops with a clear error instead of filling the
 //! disk, and is not retried.
 
-use crate::harness::http::{Behaviour, Body, Server};
 use crate::harness::fetch::*;
+use crate::harness::http::{Behaviour, Body, Server};
 use stack::fetch::{FetchError, NoopReporter, fetch_all};
 
 #[test]

@@ -3,12 +3,14 @@
 //! the fetcher and the extractor enforce it with an error naming the source,
 //! its recipe limit and the key to change. Over the loopback HTTP server.
 
+use crate::harness::Stack;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use crate::harness::http::{Behaviour, Body, Server};
 use crate::harness::fetch::*;
+use crate::harness::http::{Behaviour, Body, Server};
 use stack::fetch::{NoopReporter, Source, fetch_all};
 
 /// A project whose one package `big@1.0` comes from `url` with `extra`
@@ -36,27 +38,6 @@ fn project(t: &Path, url: &str, sha256: &str, extra: &str) {
     );
 }
 
-fn stack(t: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never"])
-        .args(args)
-        .args(["--cluster", "cluster-configs/local"])
-        .args(if args[0] == "check" {
-            &[][..]
-        } else {
-            &["--cache", "cache"][..]
-        })
-        .env_remove("STACK_REPOS")
-        .current_dir(t)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    // One line: the error renderer wraps long messages (`  | ` continuation lines).
-    let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "|").collect();
-    (out.status.code().unwrap_or(-1), words.join(" "))
-}
-
 #[test]
 fn a_smaller_max_size_stops_the_download_naming_the_source_and_the_key() {
     let srv = Server::start();
@@ -70,7 +51,12 @@ fn a_smaller_max_size_stops_the_download_naming_the_source_and_the_key() {
         &sha(&data),
         ", max_size: 1 MiB",
     );
-    let (code, out) = stack(t, &["fetch", "stacks/s.yaml"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["fetch", "stacks/s.yaml"])
+        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
+        .run()
+        .code_flat();
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("big@1.0: "), "{out}");
     assert!(out.contains("the download exceeds 1048576 bytes"), "{out}");
@@ -83,7 +69,12 @@ fn a_smaller_max_size_stops_the_download_naming_the_source_and_the_key() {
 
     // Without `max_size:` the default admits it.
     project(t, &srv.url("/big-1.0.tar.gz"), &sha(&data), "");
-    let (code, out) = stack(t, &["fetch", "stacks/s.yaml"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["fetch", "stacks/s.yaml"])
+        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
+        .run()
+        .code_flat();
     assert_eq!(code, 0, "{out}");
 }
 
@@ -141,7 +132,12 @@ fn max_size_bounds_the_extraction_too() {
         &sha(&bytes),
         ", max_size: 1 MiB",
     );
-    let (code, out) = stack(t, &["build", "stacks/s.yaml", "--build", "build"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["build", "stacks/s.yaml", "--build", "build"])
+        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
+        .run()
+        .code_flat();
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("big@1.0"), "{out}");
     assert!(
@@ -155,7 +151,12 @@ fn max_size_bounds_the_extraction_too() {
         &sha(&bytes),
         ", max_size: 5 MiB",
     );
-    let (code, out) = stack(t, &["build", "stacks/s.yaml", "--build", "build"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["build", "stacks/s.yaml", "--build", "build"])
+        .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
+        .run()
+        .code_flat();
     assert_eq!(code, 0, "{out}");
 }
 
@@ -169,7 +170,12 @@ fn check_rejects_a_bad_max_size_with_its_position() {
         &"0".repeat(64),
         ", max_size: 2 GB",
     );
-    let (code, out) = stack(t, &["check", "stacks/s.yaml"]);
+    let (code, out) = Stack::new()
+        .current_dir(t)
+        .args(&["check", "stacks/s.yaml"])
+        .args(["--cluster", "cluster-configs/local"])
+        .run()
+        .code_flat();
     assert_eq!(code, 2, "{out}");
     assert!(
         out.contains("`max_size: 2 GB` is not a size: unknown unit `GB`"),

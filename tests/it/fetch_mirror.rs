@@ -1,8 +1,8 @@
 //! Mirrors: Spack-layout mirrors over HTTP and file://, tried before upstream; `mirror::create`
 //! for air-gapped sites; the dry-run plan.
 
-use crate::harness::http::{Behaviour, Body, Server};
 use crate::harness::fetch::*;
+use crate::harness::http::{Behaviour, Body, Server};
 use stack::fetch::{FetchError, NoopReporter, Origin, Source, SourceRequest, fetch_all, mirror};
 
 fn demo_archive() -> Vec<u8> {

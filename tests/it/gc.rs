@@ -2,20 +2,13 @@
 //! BUILD/stack.lock does not use are removed (or listed, with --dry-run,
 //! with the bytes they hold); this plan's are kept.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn stack(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stack"))
-        .current_dir(root())
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .expect("run stack")
 }
 
 fn text(out: &Output) -> String {
@@ -34,15 +27,18 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
     std::fs::create_dir_all(&build).unwrap();
     let lock = build.join("stack.lock");
     // The real plan of the demo stack, as a build records it.
-    let out = stack(&[
-        "resolve".as_ref(),
-        root().join("stacks/demo.yaml").as_os_str(),
-        "--cluster".as_ref(),
-        root().join("cluster-configs/local").as_os_str(),
-        "--lock".as_ref(),
-        "--lock-file".as_ref(),
-        lock.as_os_str(),
-    ]);
+    let out = Stack::new()
+        .current_dir(root())
+        .args(&[
+            "resolve".as_ref(),
+            root().join("stacks/demo.yaml").as_os_str(),
+            "--cluster".as_ref(),
+            root().join("cluster-configs/local").as_os_str(),
+            "--lock".as_ref(),
+            "--lock-file".as_ref(),
+            lock.as_os_str(),
+        ])
+        .output();
     assert!(out.status.success(), "{}", text(&out));
     let plan: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
@@ -70,7 +66,10 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
         a
     };
     let dry: Vec<_> = args(&["--dry-run"]);
-    let out = stack(&dry.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    let out = Stack::new()
+        .current_dir(root())
+        .args(&dry.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
+        .output();
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(
@@ -83,7 +82,10 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
     );
 
     let real = args(&[]);
-    let out = stack(&real.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    let out = Stack::new()
+        .current_dir(root())
+        .args(&real.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
+        .output();
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(
@@ -112,7 +114,10 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
 #[test]
 fn gc_of_a_directory_without_a_plan_is_an_input_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = stack(&["gc".as_ref(), tmp.path().as_os_str()]);
+    let out = Stack::new()
+        .current_dir(root())
+        .args(&["gc".as_ref(), tmp.path().as_os_str()])
+        .output();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("is not a build directory"), "{t}");

@@ -30,7 +30,12 @@ fn offending(pattern: &str) -> Vec<String> {
         let text = fs_err::read_to_string(it.join(&f)).unwrap();
         for (i, line) in text.lines().enumerate() {
             if line.contains(pattern) {
-                hits.push(format!("tests/it/{}:{}: {}", f.display(), i + 1, line.trim()));
+                hits.push(format!(
+                    "tests/it/{}:{}: {}",
+                    f.display(),
+                    i + 1,
+                    line.trim()
+                ));
             }
         }
     }

@@ -3,6 +3,8 @@
 //! program runs through the view's activate.sh and through `module load`
 //! with Lmod.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -291,8 +293,7 @@ fn mounted_embedded_image_runs_through_activate_and_tcl_modules() {
 #[test]
 fn cli_repacks_a_build_directory() {
     let b = build_stack(ModuleFlavour::Lmod);
-    let out = assert_cmd::Command::cargo_bin("stack")
-        .unwrap()
+    let out = assert_cmd::Command::from_std(Stack::bare().command())
         .args(["image", "--writer", "embedded", "--color", "never"])
         .arg(&b.build)
         .env("SOURCE_DATE_EPOCH", "315576060")
@@ -330,8 +331,7 @@ fn cli_repacks_a_build_directory() {
     );
 
     let missing = b.root.path().join("nothing-here");
-    let err = assert_cmd::Command::cargo_bin("stack")
-        .unwrap()
+    let err = assert_cmd::Command::from_std(Stack::bare().command())
         .arg("image")
         .arg(&missing)
         .assert()

@@ -5,6 +5,8 @@
 //! in its working directory. Fixtures: tests/fixtures/import/spack/packages
 //! (`resource_demo`, `refused_demo`).
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -97,7 +99,8 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
     let stack_yaml = write_stack(tmp.path(), "res", "resource-demo");
     check_stack(&stack_yaml);
     // The plan lists the resources its node asks for: not `+never`'s.
-    let o = Command::new(env!("CARGO_BIN_EXE_stack"))
+    let o = Stack::bare()
+        .command()
         .args(["--color", "never", "resolve", "--format", "json"])
         .arg(&stack_yaml)
         .arg("--cluster")
@@ -137,7 +140,8 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
     assert!(!tree.join("missing").exists());
     // The mirror names a resource as Spack does: `<package>/<resource>-<version>`.
     let mirror = tmp.path().join("mirror");
-    let o = Command::new(env!("CARGO_BIN_EXE_stack"))
+    let o = Stack::bare()
+        .command()
         .args(["--color", "never", "mirror", "create"])
         .arg(&stack_yaml)
         .arg(&mirror)

@@ -4,10 +4,11 @@
 //! reported as untranslated (golden), the recipes read back by the loader,
 //! and one package imported, checked and built for real.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::cargo::CommandCargoExt;
 use stack::import::spack::{Origin, convert};
 
 pub(crate) fn root() -> PathBuf {
@@ -16,10 +17,6 @@ pub(crate) fn root() -> PathBuf {
 
 fn fixtures() -> PathBuf {
     root().join("tests/fixtures/import/spack")
-}
-
-fn stack() -> Command {
-    Command::cargo_bin("stack").expect("stack binary")
 }
 
 fn convert_fixture(dir: &str) -> stack::import::spack::Converted {
@@ -180,7 +177,8 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
 }
 
 fn import(packages: &[&str], out: &Path) -> std::process::Output {
-    let o = stack()
+    let o = Stack::bare()
+        .command()
         .args(["--color", "never", "import", "spack", "--from"])
         .arg(fixtures())
         .args(packages)
@@ -197,7 +195,8 @@ fn imported_recipes_load_and_report_what_awaits_review() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("recipes");
     let report = tmp.path().join("coverage.md");
-    let o = stack()
+    let o = Stack::bare()
+        .command()
         .args(["--color", "never", "import", "spack", "--all", "--from"])
         .arg(fixtures())
         .arg("--out")
@@ -294,7 +293,8 @@ pub(crate) fn import_fixture_with(
         }
     }
     let stack_dir = tmp.join("stack");
-    let o = stack()
+    let o = Stack::bare()
+        .command()
         .args(["--color", "never", "import", "spack", name, "--from"])
         .arg(tmp.join("spack"))
         .arg("--out")
@@ -325,7 +325,8 @@ fn cluster() -> PathBuf {
 }
 
 pub(crate) fn check_stack(recipe: &Path) -> String {
-    let check = stack()
+    let check = Stack::bare()
+        .command()
         .args(["--color", "never", "check"])
         .arg(recipe)
         .arg("--cluster")
@@ -338,7 +339,8 @@ pub(crate) fn check_stack(recipe: &Path) -> String {
 }
 
 pub(crate) fn build_stack(recipe: &Path, tmp: &Path, dir: &str) -> std::process::Output {
-    let o = stack()
+    let o = Stack::bare()
+        .command()
         .args(["--color", "never", "build"])
         .arg(recipe)
         .arg("--cluster")

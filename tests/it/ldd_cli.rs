@@ -1,10 +1,10 @@
 //! `stack ldd --strict`, `--mount` and `--format json` on programs built
 //! here with the real compiler.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
 
 fn cc(args: &[&str], dir: &Path) {
     let st = Command::new("cc")
@@ -47,8 +47,8 @@ fn store() -> tempfile::TempDir {
 }
 
 fn ldd(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .current_dir(dir)
         .args(["--color", "never", "ldd"])
         .args(args)

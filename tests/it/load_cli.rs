@@ -1,10 +1,9 @@
 //! `stack check`, `stack list` and `stack info` through the real binary, on
 //! a project assembled from `tests/fixtures/errors/_shared/`.
 
-use std::path::Path;
-use std::process::Command;
+use crate::harness::Stack;
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::Path;
 
 fn project() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
@@ -29,41 +28,17 @@ fn project() -> tempfile::TempDir {
     tmp
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn stack(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
-        .current_dir(dir)
-        .arg("--color")
-        .arg("never")
-        .args(args)
-        .env_remove("STACK_REPOS")
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .output()
-        .unwrap();
-    let norm = |b: &[u8]| {
-        String::from_utf8_lossy(b)
-            .replace(&dir.canonicalize().unwrap().display().to_string(), "[DIR]")
-            .replace(&dir.display().to_string(), "[DIR]")
-    };
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: norm(&out.stdout),
-        stderr: norm(&out.stderr),
-    }
-}
-
 #[test]
 fn check_passes_with_a_summary_and_the_repositories_in_order() {
     let p = project();
-    let out = stack(p.path(), &["check", "stacks/stack.yaml"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["check", "stacks/stack.yaml"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
@@ -80,7 +55,14 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
     // Run from elsewhere: discovery starts at the recipe, not the cwd.
     let elsewhere = tempfile::tempdir().unwrap();
     let recipe = p.path().join("stacks/stack.yaml");
-    let out = stack(elsewhere.path(), &["check", recipe.to_str().unwrap()]);
+    let out = Stack::new()
+        .current_dir(elsewhere.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["check", recipe.to_str().unwrap()])
+        .run()
+        .replace_dir(elsewhere.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     // An explicit cluster and an extra repository.
     let extra = p.path().join("extra");
@@ -91,17 +73,21 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
     )
     .unwrap();
     let cluster = p.path().join("cluster-configs/local");
-    let out = stack(
-        elsewhere.path(),
-        &[
+    let out = Stack::new()
+        .current_dir(elsewhere.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&[
             "check",
             recipe.to_str().unwrap(),
             "--cluster",
             cluster.to_str().unwrap(),
             "--repo",
             extra.to_str().unwrap(),
-        ],
-    );
+        ])
+        .run()
+        .replace_dir(elsewhere.path(), "[DIR]");
     // the override lacks `shared` and version 1.2: the stack says so
     assert_eq!(out.code, 2);
     assert!(
@@ -115,7 +101,14 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
 #[test]
 fn check_rejects_a_missing_repo_flag() {
     let p = project();
-    let out = stack(p.path(), &["check", "stacks/stack.yaml", "--repo", "nope"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["check", "stacks/stack.yaml", "--repo", "nope"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.stderr, @r"
       x bad package repository
@@ -126,7 +119,14 @@ fn check_rejects_a_missing_repo_flag() {
 #[test]
 fn list_shows_one_sorted_line_per_package() {
     let p = project();
-    let out = stack(p.path(), &["list"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["list"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout, @r"
     fakempi   8.1.30  A header-only stand-in for MPI (generic copy)
@@ -141,7 +141,14 @@ fn list_shows_one_sorted_line_per_package() {
 fn list_marks_broken_recipes() {
     let p = project();
     fs_err::write(p.path().join("recipes/zz.yaml"), "name: [\n").unwrap();
-    let out = stack(p.path(), &["list"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["list"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0);
     assert!(
         out.stdout
@@ -154,7 +161,14 @@ fn list_marks_broken_recipes() {
 #[test]
 fn info_describes_a_package() {
     let p = project();
-    let out = stack(p.path(), &["info", "libgreet"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["info", "libgreet"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout);
 }
@@ -162,7 +176,14 @@ fn info_describes_a_package() {
 #[test]
 fn info_lists_the_providers_of_a_virtual() {
     let p = project();
-    let out = stack(p.path(), &["info", "mpi"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["info", "mpi"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout, @r"
     mpi (virtual package)
@@ -178,7 +199,14 @@ fn info_on_a_broken_recipe_shows_it_and_fails() {
     let path = p.path().join("recipes/hello.yaml");
     let text = fs_err::read_to_string(&path).unwrap();
     fs_err::write(&path, text.replace("system: makefile", "system: make")).unwrap();
-    let out = stack(p.path(), &["info", "hello"]);
+    let out = Stack::new()
+        .current_dir(p.path())
+        // Hermetic: the shipped recipes stay out unless a test names a
+        // built-in repository itself.
+        .env("STACK_BUILTIN_REPO", "")
+        .args(&["info", "hello"])
+        .run()
+        .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 2);
     assert!(
         out.stdout.starts_with("hello: Prints a greeting"),
@@ -196,7 +224,14 @@ fn info_on_a_broken_recipe_shows_it_and_fails() {
 fn help_texts_have_examples() {
     let p = project();
     for cmd in ["check", "list", "info"] {
-        let out = stack(p.path(), &[cmd, "--help"]);
+        let out = Stack::new()
+            .current_dir(p.path())
+            // Hermetic: the shipped recipes stay out unless a test names a
+            // built-in repository itself.
+            .env("STACK_BUILTIN_REPO", "")
+            .args(&[cmd, "--help"])
+            .run()
+            .replace_dir(p.path(), "[DIR]");
         assert_eq!(out.code, 0);
         assert!(out.stdout.contains("Examples:"), "{cmd}: {}", out.stdout);
     }

@@ -14,10 +14,9 @@
 //! The command is `stack --color never check stack.yaml`, or the words in the
 //! case's `args` file. Every case must exit with status 2.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::harness::Stack;
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/errors")
@@ -66,8 +65,8 @@ fn run_case(case: &str) -> Run {
     overlay(&case_dir, tmp.path());
     let args = fs_err::read_to_string(case_dir.join("args"))
         .unwrap_or_else(|_| "check stack.yaml".to_string());
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .current_dir(tmp.path())
         .arg("--color")
         .arg("never")

@@ -3,10 +3,9 @@
 //! `info` a stack's `repos:`, overlays, the cluster fallback warning, and
 //! a checksum mismatch that names its recipe line.
 
-use std::path::Path;
-use std::process::Command;
+use crate::harness::{Run, Stack};
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::Path;
 
 fn write(path: &Path, text: &str) {
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();
@@ -52,53 +51,24 @@ fn project() -> tempfile::TempDir {
     tmp
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn stack(dir: &Path, builtin: &Path, args: &[&str]) -> Out {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
-        .current_dir(dir)
-        .args(["--color", "never"])
-        .args(args)
-        .env_remove("STACK_REPOS")
-        .env_remove("RUST_LOG")
-        .env("STACK_BUILTIN_REPO", builtin)
-        .output()
-        .unwrap();
-    let root = builtin.parent().unwrap();
-    let norm = |b: &[u8]| {
-        String::from_utf8_lossy(b)
-            .replace(&root.canonicalize().unwrap().display().to_string(), "[DIR]")
-            .replace(&root.display().to_string(), "[DIR]")
-    };
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: norm(&out.stdout),
-        stderr: norm(&out.stderr),
-    }
-}
-
 #[test]
 fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
     let p = project();
     let (t, builtin) = (p.path(), p.path().join("builtin"));
     // Even named with --repo, the built-in repository stays last: the
     // stack's own `fabric` wins, `zlib` comes from the built-in one.
-    let out = stack(
-        &t.join("site"),
-        &builtin,
-        &[
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&[
             "-v",
             "check",
             "stacks/s.yaml",
             "--repo",
             builtin.to_str().unwrap(),
-        ],
-    );
+        ])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let logged: Vec<&str> = out
         .stderr
@@ -116,7 +86,12 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         "{}",
         out.stderr
     );
-    let out = stack(&t.join("site"), &builtin, &["info", "fabric"]);
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["info", "fabric"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("Latest:        9.0"), "{}", out.stdout);
     assert!(
@@ -131,7 +106,12 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         &t.join("site/stacks/s.yaml"),
         "name: s\nenvironments: {e: {specs: [app, zlib+static]}}\n",
     );
-    let out = stack(&t.join("site"), &builtin, &["check", "stacks/s.yaml"]);
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["check", "stacks/s.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr
@@ -149,16 +129,31 @@ fn list_and_info_see_a_stacks_repos_with_dash_dash_stack() {
         &t.join("elsewhere/s.yaml"),
         "name: s\nrepos: [../site/recipes]\nenvironments: {e: {specs: [app]}}\n",
     );
-    let out = stack(t, &builtin, &["info", "app"]);
+    let out = Stack::new()
+        .current_dir(t)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["info", "app"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
-    let out = stack(t, &builtin, &["info", "app", "--stack", "elsewhere/s.yaml"]);
+    let out = Stack::new()
+        .current_dir(t)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["info", "app", "--stack", "elsewhere/s.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout.starts_with("app: app from here"),
         "{}",
         out.stdout
     );
-    let out = stack(t, &builtin, &["list", "--stack", "elsewhere/s.yaml"]);
+    let out = Stack::new()
+        .current_dir(t)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["list", "--stack", "elsewhere/s.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let names: Vec<&str> = out
         .stdout
@@ -179,7 +174,12 @@ fn an_overlay_adds_a_version_to_a_builtin_recipe() {
             "b".repeat(40)
         ),
     );
-    let out = stack(&t.join("site"), &builtin, &["info", "zlib"]);
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["info", "zlib"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout
@@ -193,7 +193,12 @@ fn an_overlay_adds_a_version_to_a_builtin_recipe() {
         out.stdout
     );
     assert!(out.stdout.contains("Latest:        1.4"), "{}", out.stdout);
-    let out = stack(&t.join("site"), &builtin, &["check", "stacks/s.yaml"]);
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["check", "stacks/s.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
@@ -205,7 +210,12 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
         &t.join("lonely/s.yaml"),
         "name: s\nrepos: [../site/recipes]\nenvironments: {e: {specs: [app]}}\n",
     );
-    let out = stack(t, &builtin, &["check", "lonely/s.yaml"]);
+    let out = Stack::new()
+        .current_dir(t)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["check", "lonely/s.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert!(
         out.stderr
             .contains("no cluster-configs/local in lonely or above it; using"),
@@ -214,7 +224,12 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
     );
     // From the recipe's own directory the warning names it by its path
     // (issue 36: it used to print an empty one).
-    let out = stack(&t.join("lonely"), &builtin, &["check", "s.yaml"]);
+    let out = Stack::new()
+        .current_dir(&t.join("lonely"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["check", "s.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert!(
         out.stderr
             .contains("no cluster-configs/local in [DIR]/lonely or above it; using"),
@@ -227,16 +242,17 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
         out.stderr
     );
     let cluster = t.join("site/cluster-configs/local");
-    let out = stack(
-        t,
-        &builtin,
-        &[
+    let out = Stack::new()
+        .current_dir(t)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&[
             "check",
             "lonely/s.yaml",
             "--cluster",
             cluster.to_str().unwrap(),
-        ],
-    );
+        ])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
@@ -261,11 +277,12 @@ fn a_checksum_mismatch_names_the_package_and_the_recipe_line() {
         "name: f\nenvironments: {e: {specs: [payload]}}\n",
     );
     let cache = t.join("cache");
-    let out = stack(
-        &t.join("site"),
-        &builtin,
-        &["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()],
-    );
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
     // One report (no extra log line), unwrapped from miette's 80 columns.
     let flat = out.stderr.replace("\n  | ", " ");
@@ -282,16 +299,22 @@ fn diff_compares_two_lock_files() {
     let (t, builtin) = (p.path(), p.path().join("builtin"));
     let site = t.join("site");
     let lock = |name: &str| {
-        let out = stack(
-            &site,
-            &builtin,
-            &["resolve", "stacks/s.yaml", "--lock", "--lock-file", name],
-        );
+        let out = Stack::new()
+            .current_dir(&site)
+            .env("STACK_BUILTIN_REPO", &builtin)
+            .args(&["resolve", "stacks/s.yaml", "--lock", "--lock-file", name])
+            .run()
+            .replace_dir((&builtin).parent().unwrap(), "[DIR]");
         assert_eq!(out.code, 0, "{}", out.stderr);
     };
     lock("a.lock");
     lock("same.lock");
-    let out = stack(&site, &builtin, &["diff", "a.lock", "same.lock"]);
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["diff", "a.lock", "same.lock"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!((out.code, out.stdout.as_str()), (0, "no differences\n"));
     // The built-in zlib's default changes: a variant and a hash differ.
     write(
@@ -299,7 +322,12 @@ fn diff_compares_two_lock_files() {
         &recipe("zlib", "1.3", "variants: {shared: {default: false}}\n"),
     );
     lock("b.lock");
-    let out = stack(&site, &builtin, &["diff", "a.lock", "b.lock"]);
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["diff", "a.lock", "b.lock"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stdout.starts_with("plan:\n  "), "{}", out.stdout);
     assert!(
@@ -307,7 +335,12 @@ fn diff_compares_two_lock_files() {
         "{}",
         out.stdout
     );
-    let out = stack(&site, &builtin, &["diff", "a.lock", "nothere"]);
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["diff", "a.lock", "nothere"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2);
 }
 
@@ -316,42 +349,64 @@ fn find_queries_a_lock_file_by_spec() {
     let p = project();
     let (t, builtin) = (p.path(), p.path().join("builtin"));
     let site = t.join("site");
-    let out = stack(
-        &site,
-        &builtin,
-        &[
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&[
             "resolve",
             "stacks/s.yaml",
             "--lock",
             "--lock-file",
             "s.lock",
-        ],
-    );
+        ])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let names = |out: &Out| -> Vec<String> {
+    let names = |out: &Run| -> Vec<String> {
         out.stdout
             .lines()
             .map(|l| l.split_whitespace().next().unwrap().to_string())
             .collect()
     };
-    let all = stack(&site, &builtin, &["find", "s.lock"]);
+    let all = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["find", "s.lock"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(all.code, 0, "{}", all.stderr);
     assert_eq!(names(&all), ["app@1.0", "fabric@9.0", "zlib@1.3"]);
     assert!(all.stdout.contains("zlib@1.3 +shared"), "{}", all.stdout);
-    let out = stack(
-        &site,
-        &builtin,
-        &["find", "s.lock", "zlib+shared", "--paths"],
-    );
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["find", "s.lock", "zlib+shared", "--paths"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(names(&out), ["zlib@1.3"]);
     assert!(out.stdout.contains("/user-environment/"), "{}", out.stdout);
-    let out = stack(&site, &builtin, &["find", "s.lock", "@9:"]);
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["find", "s.lock", "@9:"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(names(&out), ["fabric@9.0"]);
-    let out = stack(&site, &builtin, &["find", "s.lock", "zlib~shared"]);
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["find", "s.lock", "zlib~shared"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!((out.code, out.stdout.as_str()), (1, ""));
     // Nothing matched is said, not left to the exit status (issue 36).
     assert_eq!(out.stderr, "s.lock: no package matches `zlib~shared`\n");
-    let out = stack(&site, &builtin, &["find", "s.lock", "zlib@@"]);
+    let out = Stack::new()
+        .current_dir(&site)
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["find", "s.lock", "zlib@@"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2);
 }
 
@@ -363,7 +418,12 @@ fn an_unsatisfiable_version_names_the_recipe_file() {
         &t.join("site/stacks/v.yaml"),
         "name: v\nenvironments: {e: {specs: [\"zlib@9\"]}}\n",
     );
-    let out = stack(&t.join("site"), &builtin, &["resolve", "stacks/v.yaml"]);
+    let out = Stack::new()
+        .current_dir(&t.join("site"))
+        .env("STACK_BUILTIN_REPO", &builtin)
+        .args(&["resolve", "stacks/v.yaml"])
+        .run()
+        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
     let flat = out.stderr.replace("\n  | ", " ");
     assert!(

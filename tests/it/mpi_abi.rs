@@ -8,12 +8,12 @@
 //! each implementation, in the built store (`stack run --view`), with the
 //! `MPI_LIB` the view exports.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
 
 use sha2::Digest;
-
-const STACK: &str = env!("CARGO_BIN_EXE_stack");
 
 fn fixture(rel: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -92,30 +92,13 @@ fn project(t: &Path, package: &str, version: &str, soname: &str, spec: &str) {
     fs_err::copy(fixture("hello-mpi.c"), t.join("hello-mpi.c")).unwrap();
 }
 
-fn stack(t: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(STACK)
-        .args(["--color", "never"])
-        .args(args)
-        .env_remove("STACK_REPOS")
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .current_dir(t)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// Builds the stack, then compiles hello-mpi.c against the view's mpi.h and
 /// libmuk.so and runs it on two ranks with `mpiexec`; returns the sorted lines
 /// and the MPI_LIB the view set.
 fn build_and_run(t: &Path, mpiexec: &str) -> (Vec<String>, String) {
-    let (code, out, err) = stack(
-        t,
-        &[
+    let (code, out, err) = Stack::new()
+        .current_dir(t)
+        .args(&[
             "build",
             "stacks/s.yaml",
             "--cluster",
@@ -124,8 +107,11 @@ fn build_and_run(t: &Path, mpiexec: &str) -> (Vec<String>, String) {
             "cache",
             "--build",
             "build",
-        ],
-    );
+        ])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .run()
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let view = "/user-environment/env/default";
     let script = format!(
@@ -133,12 +119,15 @@ fn build_and_run(t: &Path, mpiexec: &str) -> (Vec<String>, String) {
          gcc -I{view}/include hello-mpi.c -L{view}/lib -lmuk -Wl,-rpath,{view}/lib -o hello && \
          {mpiexec} -n 2 ./hello"
     );
-    let (code, out, err) = stack(
-        t,
-        &[
+    let (code, out, err) = Stack::new()
+        .current_dir(t)
+        .args(&[
             "run", "build", "--view", "default", "--", "sh", "-c", &script,
-        ],
-    );
+        ])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .run()
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let mut lines: Vec<String> = out.lines().map(str::to_string).collect();
     lines.sort();

@@ -2,14 +2,10 @@
 //! the fixture sources, then the image, the audit, a no-op rebuild and the
 //! programs run through the view with the store mounted at the mount point.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
-
-fn stack() -> Command {
-    Command::cargo_bin("stack").expect("stack binary")
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,7 +16,8 @@ fn build(recipe: &str, build: &Path, cache: &Path) -> std::process::Output {
 }
 
 fn build_with(recipe: &str, build: &Path, cache: &Path, extra: &[&str]) -> std::process::Output {
-    let out = stack()
+    let out = Stack::bare()
+        .command()
         .current_dir(root())
         .args(["--color", "never", "build", recipe, "--build"])
         .arg(build)
@@ -95,7 +92,8 @@ fn demo_stack_builds_audits_packs_and_runs() {
     }
 
     // The standalone audit agrees, on the image itself (not mounted).
-    let audit = stack()
+    let audit = Stack::bare()
+        .command()
         .args(["audit"])
         .arg(b.join("store.squashfs"))
         .args(["--allow", "libz.so.1"])
@@ -231,7 +229,8 @@ fn cxi_shaped_stack_builds_from_fixtures() {
 
 #[test]
 fn a_missing_recipe_is_bad_input() {
-    let out = stack()
+    let out = Stack::bare()
+        .command()
         .args(["--color", "never", "build", "no/such/recipe.yaml"])
         .output()
         .unwrap();
@@ -267,7 +266,7 @@ fn the_build_directory_is_locked_first_and_auto_mode_reuses_a_direct_store() {
             .args(["-j", "2", "--mount-mode", "auto", "--mount"])
             .arg(&mount);
     };
-    let mut cmd = stack();
+    let mut cmd = Stack::bare().command();
     args(&mut cmd);
     let child = cmd
         .stdout(std::process::Stdio::piped())
@@ -289,7 +288,7 @@ fn the_build_directory_is_locked_first_and_auto_mode_reuses_a_direct_store() {
     assert!(installed > 0, "nothing under {}", mount.display());
     assert!(!b.join("store").exists());
 
-    let mut again = stack();
+    let mut again = Stack::bare().command();
     args(&mut again);
     let out = again.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -392,7 +391,8 @@ impl Tiny {
     }
 
     fn run(&self, cmd: &str, extra: &[&str]) -> std::process::Output {
-        let out = stack()
+        let out = Stack::bare()
+            .command()
             .current_dir(self.dir.path())
             .env_remove("STACK_REPOS")
             .args(["--color", "never", cmd, "tiny.yaml", "--cluster", "cluster"])
@@ -595,7 +595,8 @@ fn check_rejects_templates_naming_unknown_dependencies_variants_and_names() {
         "  system: cmake\n  cmake_args: [\"-DX={{ deps.nothere.prefix }}\", \"{% if variants.cuda %}-DC{% endif %}\", \"{{ prefx }}\"]\n",
     );
     std::fs::write(&recipe, text).unwrap();
-    let out = stack()
+    let out = Stack::bare()
+        .command()
         .current_dir(t.dir.path())
         .env_remove("STACK_REPOS")
         .args([

@@ -3,15 +3,17 @@
 //! clean build; a temporary image left by a killed run is cleaned up; the
 //! applied patches are recorded (output, log, installed.json).
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn build(recipe: &Path, build: &Path, cache: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
+    let out = Stack::bare()
+        .command()
         .current_dir(recipe.parent().unwrap())
         .args(["--color", "never", "build"])
         .arg(recipe)

@@ -3,20 +3,13 @@
 //! recipes, patches, hooks) and meta/stack.lock, and gives the same image,
 //! byte for byte.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn stack(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stack"))
-        .current_dir(dir)
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .expect("run stack")
 }
 
 fn text(out: &Output) -> String {
@@ -33,9 +26,9 @@ fn an_image_rebuilt_from_its_own_metadata_is_identical() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let b1 = tmp.path().join("build-1");
-    let out = stack(
-        &root(),
-        &[
+    let out = Stack::new()
+        .current_dir(&root())
+        .args(&[
             "build".as_ref(),
             root().join("stacks/demo.yaml").as_os_str(),
             "--cluster".as_ref(),
@@ -46,8 +39,8 @@ fn an_image_rebuilt_from_its_own_metadata_is_identical() {
             cache.as_os_str(),
             "-j".as_ref(),
             "2".as_ref(),
-        ],
-    );
+        ])
+        .output();
     assert!(out.status.success(), "build failed:\n{}", text(&out));
     let image = b1.join("store.squashfs");
 
@@ -57,9 +50,9 @@ fn an_image_rebuilt_from_its_own_metadata_is_identical() {
     let elsewhere = tmp.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let b2 = tmp.path().join("build-2");
-    let out = stack(
-        &elsewhere,
-        &[
+    let out = Stack::new()
+        .current_dir(&elsewhere)
+        .args(&[
             "build".as_ref(),
             image.as_os_str(),
             "--build".as_ref(),
@@ -68,8 +61,8 @@ fn an_image_rebuilt_from_its_own_metadata_is_identical() {
             cache.as_os_str(),
             "-j".as_ref(),
             "2".as_ref(),
-        ],
-    );
+        ])
+        .output();
     let t = text(&out);
     assert!(out.status.success(), "rebuild failed:\n{t}");
     assert!(t.contains("0 reused"), "nothing may be reused:\n{t}");
@@ -102,15 +95,15 @@ fn a_squashfs_without_stack_metadata_is_an_input_error() {
         .status()
         .expect("mksquashfs (squashfs-tools)");
     assert!(st.success());
-    let out = stack(
-        tmp.path(),
-        &[
+    let out = Stack::new()
+        .current_dir(tmp.path())
+        .args(&[
             "build".as_ref(),
             image.as_os_str(),
             "--build".as_ref(),
             tmp.path().join("b").as_os_str(),
-        ],
-    );
+        ])
+        .output();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert!(t.contains("holds no meta/"), "{t}");

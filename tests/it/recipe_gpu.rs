@@ -3,6 +3,8 @@
 //! external at `/usr` writes `.release_version` before its bootstrap and
 //! never passes `/usr` as `--with-hwloc`; with a stack-built hwloc it does.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 
 use stack::pipeline::build_job;
@@ -84,9 +86,8 @@ fn older_aws_ofi_nccl_needs_no_release_version() {
 }
 
 fn info(name: &str) -> String {
-    use assert_cmd::cargo::CommandCargoExt;
-    let out = std::process::Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["--color", "never", "info", name])
         .output()

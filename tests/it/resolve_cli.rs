@@ -1,23 +1,12 @@
 //! `stack resolve` as a process: the demo stack in every format (JSON
 //! deterministic and snapshot-tested), `--lock` and `--locked`.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
-
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn stack(args: &[&str], dir: &Path) -> Output {
-    Command::cargo_bin("stack")
-        .unwrap()
-        .current_dir(dir)
-        .env_remove("STACK_REPOS")
-        .args(args)
-        .args(["--color", "never"])
-        .output()
-        .unwrap()
-}
 
 fn stdout(o: &Output) -> String {
     assert!(
@@ -38,20 +27,26 @@ fn portable(text: &str) -> String {
 #[test]
 fn demo_json_is_deterministic_and_matches_the_snapshot() {
     let root = Path::new(ROOT);
-    let a = stdout(&stack(
-        &["resolve", "stacks/demo.yaml", "--format", "json"],
-        root,
-    ));
-    let b = stdout(&stack(
-        &["resolve", "stacks/demo.yaml", "--format", "json"],
-        root,
-    ));
+    let a = stdout(
+        &Stack::new()
+            .current_dir(root)
+            .args(&["resolve", "stacks/demo.yaml", "--format", "json"])
+            .output(),
+    );
+    let b = stdout(
+        &Stack::new()
+            .current_dir(root)
+            .args(&["resolve", "stacks/demo.yaml", "--format", "json"])
+            .output(),
+    );
     assert_eq!(a, b, "same bytes twice");
     // also from another working directory
-    let c = stdout(&stack(
-        &["resolve", "demo.yaml", "--format", "json"],
-        &root.join("stacks"),
-    ));
+    let c = stdout(
+        &Stack::new()
+            .current_dir(&root.join("stacks"))
+            .args(&["resolve", "demo.yaml", "--format", "json"])
+            .output(),
+    );
     assert_eq!(a, c);
     let v: serde_json::Value = serde_json::from_str(&a).unwrap();
     let keys: Vec<&str> = v["nodes"][0]
@@ -73,12 +68,19 @@ fn demo_json_is_deterministic_and_matches_the_snapshot() {
 #[test]
 fn demo_tree_and_dot() {
     let root = Path::new(ROOT);
-    let tree = stdout(&stack(&["resolve", "stacks/demo.yaml"], root));
+    let tree = stdout(
+        &Stack::new()
+            .current_dir(root)
+            .args(&["resolve", "stacks/demo.yaml"])
+            .output(),
+    );
     insta::assert_snapshot!("demo_tree", tree);
-    let dot = stdout(&stack(
-        &["resolve", "stacks/demo.yaml", "--format", "dot"],
-        root,
-    ));
+    let dot = stdout(
+        &Stack::new()
+            .current_dir(root)
+            .args(&["resolve", "stacks/demo.yaml", "--format", "dot"])
+            .output(),
+    );
     assert!(dot.starts_with("digraph \"demo\" {"));
     assert!(dot.contains("style=dashed")); // the zlib external, build-only edges
     insta::assert_snapshot!("demo_dot", dot);
@@ -87,15 +89,17 @@ fn demo_tree_and_dot() {
 #[test]
 fn alps_like_tree_on_gh200() {
     let root = Path::new(ROOT);
-    let tree = stdout(&stack(
-        &[
-            "resolve",
-            "tests/fixtures/resolve/stacks/alps-like.yaml",
-            "--cluster",
-            "tests/fixtures/resolve/cluster-configs/gh200",
-        ],
-        root,
-    ));
+    let tree = stdout(
+        &Stack::new()
+            .current_dir(root)
+            .args(&[
+                "resolve",
+                "tests/fixtures/resolve/stacks/alps-like.yaml",
+                "--cluster",
+                "tests/fixtures/resolve/cluster-configs/gh200",
+            ])
+            .output(),
+    );
     insta::assert_snapshot!(tree);
 }
 
@@ -120,7 +124,10 @@ fn lock_then_locked() {
     let (dir, file) = demo_copy();
     let cluster = format!("{ROOT}/cluster-configs/local");
     let f = file.to_str().unwrap();
-    let out = stack(&["resolve", f, "--cluster", &cluster, "--lock"], dir.path());
+    let out = Stack::new()
+        .current_dir(dir.path())
+        .args(&["resolve", f, "--cluster", &cluster, "--lock"])
+        .output();
     stdout(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrote"));
     let lock_file = dir.path().join("demo.lock");
@@ -133,20 +140,22 @@ fn lock_then_locked() {
     assert_eq!(lock["stack"], "demo");
     assert_eq!(lock["environments"][0]["name"], "tools");
     // unchanged: --locked passes
-    stdout(&stack(
-        &["resolve", f, "--cluster", &cluster, "--locked"],
-        dir.path(),
-    ));
+    stdout(
+        &Stack::new()
+            .current_dir(dir.path())
+            .args(&["resolve", f, "--cluster", &cluster, "--locked"])
+            .output(),
+    );
     // a changed variant: --locked refuses and says what changed
     let text = std::fs::read_to_string(&file).unwrap().replace(
         "\"libgreet greeting=Hello\"",
         "\"libgreet greeting=Servus\"",
     );
     std::fs::write(&file, text).unwrap();
-    let out = stack(
-        &["resolve", f, "--cluster", &cluster, "--locked"],
-        dir.path(),
-    );
+    let out = Stack::new()
+        .current_dir(dir.path())
+        .args(&["resolve", f, "--cluster", &cluster, "--locked"])
+        .output();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr).replace(dir.path().to_str().unwrap(), "[TMP]");
     insta::assert_snapshot!(err);
@@ -154,7 +163,10 @@ fn lock_then_locked() {
     // libcalc@1.2 (greetings differ between the environments) whose modules
     // would have one name; resolve says so, before anything is built
     // (issue 36: found after building everything).
-    let out = stack(&["resolve", f, "--cluster", &cluster], dir.path());
+    let out = Stack::new()
+        .current_dir(dir.path())
+        .args(&["resolve", f, "--cluster", &cluster])
+        .output();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("both project to"), "{err}");
@@ -168,7 +180,12 @@ fn lock_then_locked() {
     );
     assert_ne!(unique, text);
     std::fs::write(&file, unique).unwrap();
-    stdout(&stack(&["resolve", f, "--cluster", &cluster], dir.path()));
+    stdout(
+        &Stack::new()
+            .current_dir(dir.path())
+            .args(&["resolve", f, "--cluster", &cluster])
+            .output(),
+    );
 }
 
 #[test]
@@ -176,10 +193,12 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
     let (dir, file) = demo_copy();
     let cluster = format!("{ROOT}/cluster-configs/local");
     let f = file.to_str().unwrap();
-    stdout(&stack(
-        &["resolve", f, "--cluster", &cluster, "--lock"],
-        dir.path(),
-    ));
+    stdout(
+        &Stack::new()
+            .current_dir(dir.path())
+            .args(&["resolve", f, "--cluster", &cluster, "--lock"])
+            .output(),
+    );
     let other = dir.path().join("other.yaml");
     std::fs::write(
         &other,
@@ -191,8 +210,9 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
     // Each recipe writes its own lock; naming another recipe's lock with
     // --lock-file is refused.
     let demo_lock = dir.path().join("demo.lock");
-    let out = stack(
-        &[
+    let out = Stack::new()
+        .current_dir(dir.path())
+        .args(&[
             "resolve",
             other.to_str().unwrap(),
             "--cluster",
@@ -200,45 +220,49 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
             "--lock",
             "--lock-file",
             demo_lock.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+        ])
+        .output();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("not overwriting"), "{stderr}");
-    stdout(&stack(
-        &[
-            "resolve",
-            other.to_str().unwrap(),
-            "--cluster",
-            &cluster,
-            "--lock",
-        ],
-        dir.path(),
-    ));
+    stdout(
+        &Stack::new()
+            .current_dir(dir.path())
+            .args(&[
+                "resolve",
+                other.to_str().unwrap(),
+                "--cluster",
+                &cluster,
+                "--lock",
+            ])
+            .output(),
+    );
     assert!(dir.path().join("other.lock").is_file());
 }
 
 #[test]
 fn locked_without_a_lock_is_an_input_error() {
     let (dir, file) = demo_copy();
-    let out = stack(
-        &[
+    let out = Stack::new()
+        .current_dir(dir.path())
+        .args(&[
             "resolve",
             file.to_str().unwrap(),
             "--cluster",
             &format!("{ROOT}/cluster-configs/local"),
             "--locked",
-        ],
-        dir.path(),
-    );
+        ])
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no lock file"));
 }
 
 #[test]
 fn help_has_examples() {
-    let out = stack(&["resolve", "--help"], Path::new(ROOT));
+    let out = Stack::new()
+        .current_dir(Path::new(ROOT))
+        .args(&["resolve", "--help"])
+        .output();
     let text = stdout(&out);
     assert!(text.contains("Examples:"));
     assert!(text.contains("--format"));
@@ -263,7 +287,10 @@ fn each_recipe_of_a_directory_has_its_own_lock() {
     )
     .unwrap();
     for recipe in ["demo.yaml", "other.yaml", "stack.yaml"] {
-        let out = stack(&["resolve", recipe, "--cluster", &cluster, "--lock"], d);
+        let out = Stack::new()
+            .current_dir(d)
+            .args(&["resolve", recipe, "--cluster", &cluster, "--lock"])
+            .output();
         stdout(&out);
     }
     for (lock, name) in [
@@ -276,7 +303,10 @@ fn each_recipe_of_a_directory_has_its_own_lock() {
         assert_eq!(l["stack"], name, "{lock}");
     }
     for recipe in ["demo.yaml", "other.yaml", "stack.yaml"] {
-        let out = stack(&["resolve", recipe, "--cluster", &cluster, "--locked"], d);
+        let out = Stack::new()
+            .current_dir(d)
+            .args(&["resolve", recipe, "--cluster", &cluster, "--locked"])
+            .output();
         stdout(&out);
         assert!(
             !String::from_utf8_lossy(&out.stderr).contains("ignoring"),
@@ -293,10 +323,10 @@ fn each_recipe_of_a_directory_has_its_own_lock() {
         old.replace("\"recipe\": \"stack.yaml\"", "\"recipe\": \"demo.yaml\""),
     )
     .unwrap();
-    let out = stack(
-        &["resolve", "demo.yaml", "--cluster", &cluster, "--locked"],
-        d,
-    );
+    let out = Stack::new()
+        .current_dir(d)
+        .args(&["resolve", "demo.yaml", "--cluster", &cluster, "--locked"])
+        .output();
     stdout(&out);
     assert!(!d.join("demo.lock").exists());
 }

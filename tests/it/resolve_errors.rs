@@ -1,6 +1,8 @@
 //! Unsatisfiable stacks: each explanation (the requirements that collide,
 //! with file:line, and why each package is there) is snapshot-tested.
 
+use crate::harness::Stack;
+
 use crate::harness::resolve::*;
 use stack::resolve::ResolveError;
 
@@ -77,8 +79,7 @@ fn a_hopeless_root_is_reported_before_any_backtracking() {
 
 #[test]
 fn cli_prints_the_explanation_and_exits_2() {
-    let out = assert_cmd::Command::cargo_bin("stack")
-        .unwrap()
+    let out = assert_cmd::Command::from_std(Stack::bare().command())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
             "resolve",

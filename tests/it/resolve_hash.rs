@@ -414,8 +414,10 @@ fn the_location_of_the_tree_is_not_an_input() {
         std::fs::rename(b.root().join(d), moved.join(d)).unwrap();
     }
     let plan_b = {
-        let inputs =
-            crate::harness::resolve::load_with(&moved.join("stacks/s.yaml"), Some(moved.join("cluster")));
+        let inputs = crate::harness::resolve::load_with(
+            &moved.join("stacks/s.yaml"),
+            Some(moved.join("cluster")),
+        );
         crate::harness::resolve::ok(crate::harness::resolve::resolve_inputs(
             &inputs,
             &Default::default(),

@@ -3,16 +3,16 @@
 //! `--repo`, no network), and the plan is snapshot-tested (tree and the
 //! packages of the JSON plan).
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Output;
-
-use assert_cmd::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn resolve(extra: &[&str]) -> Output {
-    Command::cargo_bin("stack")
-        .unwrap()
+    Stack::bare()
+        .command()
         .current_dir(ROOT)
         .env_remove("STACK_REPOS")
         .args([

@@ -4,27 +4,14 @@
 //! exactly the locked ones and refuses a recipe whose resources differ; a
 //! build unpacks each into its `destination:`.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn stack(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never"])
-        .args(args)
-        .env_remove("STACK_REPOS")
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn cluster() -> String {
     format!("{ROOT}/cluster-configs/local")
@@ -93,7 +80,7 @@ fn cuda_wheels_list_their_resources_in_resolve_json() {
     .unwrap();
     let c = cluster();
     let args = ["resolve", "gpu.yaml", "--cluster", &c, "--format", "json"];
-    let (code, out, err) = stack(t.path(), &args);
+    let (code, out, err) = Stack::new().current_dir(t.path()).args(&args).run().parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let cuda = &v["nodes"][0];
@@ -108,7 +95,11 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
     let dir = t.path();
     project(dir, "second\n");
     let c = cluster();
-    let (code, _, err) = stack(dir, &["resolve", "s.yaml", "--cluster", &c, "--lock"]);
+    let (code, _, err) = Stack::new()
+        .current_dir(dir)
+        .args(&["resolve", "s.yaml", "--cluster", &c, "--lock"])
+        .run()
+        .parts();
     assert_eq!(code, 0, "{err}");
     let lock: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("s.lock")).unwrap()).unwrap();
@@ -128,9 +119,9 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
 
     // Fetch under the lock: the main tarball and both resources.
     let fetch = |dir: &Path| {
-        stack(
-            dir,
-            &[
+        Stack::new()
+            .current_dir(dir)
+            .args(&[
                 "fetch",
                 "s.yaml",
                 "--cluster",
@@ -138,8 +129,9 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
                 "--cache",
                 "cache",
                 "--locked",
-            ],
-        )
+            ])
+            .run()
+            .parts()
     };
     let (code, out, err) = fetch(dir);
     assert_eq!(code, 0, "{err}");
@@ -154,9 +146,9 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
     }
 
     // Built under the lock: each resource in its destination.
-    let (code, _, err) = stack(
-        dir,
-        &[
+    let (code, _, err) = Stack::new()
+        .current_dir(dir)
+        .args(&[
             "build",
             "s.yaml",
             "--cluster",
@@ -166,8 +158,9 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
             "--build",
             "b",
             "--locked",
-        ],
-    );
+        ])
+        .run()
+        .parts();
     assert_eq!(code, 0, "{err}");
     let share = walk(&dir.join("b/store"))
         .into_iter()
@@ -200,10 +193,11 @@ fn a_destination_leaving_the_source_tree_is_refused_at_load() {
     )
     .unwrap();
     let c = cluster();
-    let (code, _, err) = stack(
-        t.path(),
-        &["check", &file.display().to_string(), "--cluster", &c],
-    );
+    let (code, _, err) = Stack::new()
+        .current_dir(t.path())
+        .args(&["check", &file.display().to_string(), "--cluster", &c])
+        .run()
+        .parts();
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("`destination` must be a relative directory inside the source tree")
@@ -230,7 +224,11 @@ fn a_moved_destination_changes_the_hash_and_is_named() {
     let dir = t.path();
     project(dir, "second\n");
     let c = cluster();
-    let (code, _, err) = stack(dir, &["resolve", "s.yaml", "--cluster", &c, "--lock"]);
+    let (code, _, err) = Stack::new()
+        .current_dir(dir)
+        .args(&["resolve", "s.yaml", "--cluster", &c, "--lock"])
+        .run()
+        .parts();
     assert_eq!(code, 0, "{err}");
     let recipe = dir.join("recipes/twotrees.yaml");
     let text = std::fs::read_to_string(&recipe).unwrap();
@@ -239,7 +237,11 @@ fn a_moved_destination_changes_the_hash_and_is_named() {
         text.replace("destination: data", "destination: other"),
     )
     .unwrap();
-    let (code, _, err) = stack(dir, &["resolve", "s.yaml", "--cluster", &c, "--locked"]);
+    let (code, _, err) = Stack::new()
+        .current_dir(dir)
+        .args(&["resolve", "s.yaml", "--cluster", &c, "--locked"])
+        .run()
+        .parts();
     assert_eq!(code, 1, "{err}");
     let sha = sha256(&dir.join("dist/second.tar.gz"));
     let (a, b) = (

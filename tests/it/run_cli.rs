@@ -1,10 +1,10 @@
 //! `stack run` on a build directory and on its image: the store appears at
 //! the mount point inside a user+mount namespace, the view is activated.
 
+use crate::harness::Stack;
+
 use std::path::Path;
 use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
 
 fn write(path: &Path, text: &str) {
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();
@@ -34,8 +34,8 @@ fn build() -> tempfile::TempDir {
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .args(["--color", "never"])
         .args(args)
         .output()
@@ -147,8 +147,8 @@ fn shell_starts_the_users_shell_with_the_store_mounted() {
     let b = build();
     let t = b.path();
     let build = t.join("b");
-    let mut child = Command::cargo_bin("stack")
-        .unwrap()
+    let mut child = Stack::bare()
+        .command()
         .args(["--color", "never", "shell", build.to_str().unwrap()])
         .args(["--view", "default"])
         .env("SHELL", "/bin/sh")

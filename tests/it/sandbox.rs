@@ -297,33 +297,7 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
         assert!(!SANDBOX_TESTS.is_empty());
         return;
     }
-    let known = Command::new("id")
-        .arg("-u")
-        .arg(TEST_USER)
-        .output()
-        .unwrap();
-    if !known.status.success() {
-        let st = Command::new("useradd")
-            .args([
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                TEST_USER,
-            ])
-            .status()
-            .unwrap();
-        // Another test binary may have created it meanwhile.
-        let again = Command::new("id")
-            .arg("-u")
-            .arg(TEST_USER)
-            .output()
-            .unwrap();
-        assert!(
-            st.success() || again.status.success(),
-            "useradd {TEST_USER}: {st}"
-        );
-    }
+    crate::harness::user::ensure_user(TEST_USER);
     // The checkout may be where the user cannot go (/root/…): run a copy
     // of this test binary from a world-readable temporary directory.
     let dir = tempfile::Builder::new()
@@ -336,13 +310,7 @@ fn the_sandbox_tests_pass_as_an_unprivileged_user() {
     for (p, mode) in [(dir.path(), 0o755), (exe.as_path(), 0o755)] {
         fs_err::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
     }
-    let out = Command::new("setpriv")
-        .args([
-            &format!("--reuid={TEST_USER}"),
-            &format!("--regid={TEST_USER}"),
-            "--clear-groups",
-            "--",
-        ])
+    let out = crate::harness::user::setpriv(TEST_USER)
         .arg(&exe)
         .args(["--exact", "--test-threads=1"])
         .args(SANDBOX_TESTS.iter().map(|t| format!("sandbox::{t}")))

@@ -2,10 +2,10 @@
 //! fixtures in tests/fixtures/stackinator (written for these tests) checked,
 //! resolved, converted and built with the real tools, offline.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-use assert_cmd::cargo::CommandCargoExt;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -41,18 +41,6 @@ fn fixtures(tmp: &Path) -> PathBuf {
     dest
 }
 
-fn stack(tmp: &Path, args: &[&str]) -> Output {
-    Command::cargo_bin("stack")
-        .unwrap()
-        .current_dir(tmp)
-        .env("STACK_CACHE", tmp.join("cache"))
-        .env_remove("STACK_SPACK_PACKAGES")
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 /// `stack CMD <fixture RECIPE> --cluster <fixture cluster/local> EXTRA…`, the
 /// fixtures under `fx`.
 fn on_fixture(tmp: &Path, fx: &Path, cmd: &str, recipe: &str, extra: &[&str]) -> Output {
@@ -60,7 +48,11 @@ fn on_fixture(tmp: &Path, fx: &Path, cmd: &str, recipe: &str, extra: &[&str]) ->
     let mut args = vec![cmd, recipe.to_str().unwrap(), "--cluster"];
     args.push(cluster.to_str().unwrap());
     args.extend_from_slice(extra);
-    stack(tmp, &args)
+    Stack::new()
+        .current_dir(tmp)
+        .cache(tmp.join("cache"))
+        .args(&args)
+        .output()
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -173,23 +165,25 @@ fn convert_with_compilers(recipe: &str, compilers: &str) -> (String, String) {
     let fx = fixtures(tmp.path());
     fs_err::write(fx.join(recipe).join("compilers.yaml"), compilers).unwrap();
     let out = tmp.path().join("conv/stack.yaml");
-    let o = stack(
-        tmp.path(),
-        &[
+    let o = Stack::new()
+        .current_dir(tmp.path())
+        .cache(tmp.path().join("cache"))
+        .args(&[
             "stackinator",
             "convert",
             fx.join(recipe).to_str().unwrap(),
             fx.join("cluster/local").to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-        ],
-    );
+        ])
+        .output();
     assert!(o.status.success(), "{}", text(&o).1);
     let yaml = portable(&fs_err::read_to_string(&out).unwrap(), tmp.path());
-    let o = stack(
-        tmp.path(),
-        &["resolve", out.to_str().unwrap(), "--cluster", "conv/local"],
-    );
+    let o = Stack::new()
+        .current_dir(tmp.path())
+        .cache(tmp.path().join("cache"))
+        .args(&["resolve", out.to_str().unwrap(), "--cluster", "conv/local"])
+        .output();
     let (plan, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     (yaml, portable(&plan, tmp.path()))
@@ -255,10 +249,11 @@ fn bad_stackinator_input_is_exit_2_with_file_and_line() {
     );
     assert!(stderr.contains("has no `gcc` entry"), "{stderr}");
     // Without --cluster: a clear error.
-    let o = stack(
-        tmp.path(),
-        &["check", fx.join("recipe-v2").to_str().unwrap()],
-    );
+    let o = Stack::new()
+        .current_dir(tmp.path())
+        .cache(tmp.path().join("cache"))
+        .args(&["check", fx.join("recipe-v2").to_str().unwrap()])
+        .output();
     assert_eq!(o.status.code(), Some(2));
     assert!(
         text(&o).1.contains("is a stackinator recipe"),
@@ -371,8 +366,8 @@ fn repositories_are_searched_recipe_site_builtin_then_spack_packages() {
     let tmp = tempfile::tempdir().unwrap();
     let fx = fixtures(tmp.path()).join("layers");
     let run = |args: &[&str]| {
-        Command::cargo_bin("stack")
-            .unwrap()
+        Stack::bare()
+            .command()
             .current_dir(tmp.path())
             .env("STACK_CACHE", tmp.path().join("cache"))
             .env("STACK_BUILTIN_REPO", fx.join("builtin"))
@@ -491,8 +486,8 @@ fn a_translated_recipes_missing_conditional_dependency_warns_until_needed() {
     let tmp = tempfile::tempdir().unwrap();
     let fx = fixtures(tmp.path()).join("layers");
     let run = |args: &[&str]| {
-        let o = Command::cargo_bin("stack")
-            .unwrap()
+        let o = Stack::bare()
+            .command()
             .current_dir(tmp.path())
             .env("STACK_CACHE", tmp.path().join("cache"))
             .env("STACK_BUILTIN_REPO", fx.join("builtin"))
@@ -561,8 +556,8 @@ fn the_pinned_spack_packages_commit_is_read_from_the_checkouts_history() {
         fs_err::write(&config, body + "\n").unwrap();
     };
     let resolve = || {
-        let o = Command::cargo_bin("stack")
-            .unwrap()
+        let o = Stack::bare()
+            .command()
             .current_dir(tmp.path())
             .env("STACK_CACHE", tmp.path().join("cache"))
             .env("STACK_BUILTIN_REPO", fx.join("builtin"))
@@ -778,7 +773,11 @@ fn convert_writes_a_directory_to_commit() {
         "--out",
         "site/greet",
     ];
-    let o = stack(tmp.path(), &args);
+    let o = Stack::new()
+        .current_dir(tmp.path())
+        .cache(tmp.path().join("cache"))
+        .args(&args)
+        .output();
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("wrote site/greet: stack.yaml, local/cluster.yaml, 1 translated package recipe (1 from recipe), README.md"), "{stdout}");
@@ -813,8 +812,8 @@ fn convert_writes_a_directory_to_commit() {
     insta::assert_snapshot!("convert_cluster_yaml", &files[2].1);
     insta::assert_snapshot!("convert_readme", readme);
     // It is a stack of our own format, from any directory.
-    let o = Command::cargo_bin("stack")
-        .unwrap()
+    let o = Stack::bare()
+        .command()
         .current_dir(&out)
         .env("STACK_CACHE", tmp.path().join("cache"))
         .args(["check", "stack.yaml", "--cluster", "local"])
@@ -822,8 +821,8 @@ fn convert_writes_a_directory_to_commit() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o).1);
     // Again, as the README says: from the directory, in place.
-    let o = Command::cargo_bin("stack")
-        .unwrap()
+    let o = Stack::bare()
+        .command()
         .current_dir(&out)
         .env("STACK_CACHE", tmp.path().join("cache"))
         .env_remove("STACK_SPACK_PACKAGES")
@@ -843,17 +842,18 @@ fn convert_writes_a_directory_to_commit() {
     let mine = tmp.path().join("mine");
     fs_err::create_dir_all(&mine).unwrap();
     fs_err::write(mine.join("stack.yaml"), "name: mine\n").unwrap();
-    let o = stack(
-        tmp.path(),
-        &[
+    let o = Stack::new()
+        .current_dir(tmp.path())
+        .cache(tmp.path().join("cache"))
+        .args(&[
             "stackinator",
             "convert",
             "fx/recipe-v2",
             "fx/cluster/local",
             "--out",
             "mine",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
     assert!(
         text(&o)
@@ -877,17 +877,18 @@ fn the_build_host_never_changes_a_plan_hash() {
     use stack::cluster::{HostFacts, parse_cluster_on};
     let tmp = tempfile::tempdir().unwrap();
     fixtures(tmp.path());
-    let o = stack(
-        tmp.path(),
-        &[
+    let o = Stack::new()
+        .current_dir(tmp.path())
+        .cache(tmp.path().join("cache"))
+        .args(&[
             "stackinator",
             "convert",
             "fx/recipe-v2",
             "fx/cluster/local",
             "--out",
             "conv",
-        ],
-    );
+        ])
+        .output();
     assert!(o.status.success(), "{}", text(&o).1);
     let conv = tmp.path().join("conv");
     let inputs = stack::stacks::load_inputs(&stack::stacks::InputOptions {

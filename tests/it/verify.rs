@@ -2,24 +2,9 @@
 //! a prefix changed after it was recorded is found, in the store and in
 //! the image, and is never packed.
 
+use crate::harness::Stack;
+
 use std::path::Path;
-use std::process::Command;
-
-use assert_cmd::cargo::CommandCargoExt;
-
-fn stack(args: &[&str], paths: &[&Path]) -> std::process::Output {
-    let out = Command::cargo_bin("stack")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("--color")
-        .arg("never")
-        .args(args)
-        .args(paths)
-        .output()
-        .unwrap();
-    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
-    out
-}
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -43,17 +28,26 @@ fn some_library(store: &Path) -> std::path::PathBuf {
 fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     let tmp = tempfile::tempdir().unwrap();
     let (b, cache) = (tmp.path().join("build"), tmp.path().join("cache"));
-    let out = stack(
-        &["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"],
-        &[&b, Path::new("--cache"), &cache],
-    );
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"])
+        .args(&[&b, Path::new("--cache"), &cache])
+        .output();
     assert!(out.status.success());
 
-    let out = stack(&["verify"], &[&b]);
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["verify"])
+        .args(&[&b])
+        .output();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains(": ok"), "{}", stdout(&out));
     let image = b.join("store.squashfs");
-    let out = stack(&["verify"], &[&image]);
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["verify"])
+        .args(&[&image])
+        .output();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains(": ok"), "{}", stdout(&out));
 
@@ -67,7 +61,11 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     let mut bytes = fs_err::read(&lib).unwrap();
     bytes.extend_from_slice(b"tampered");
     fs_err::write(&lib, bytes).unwrap();
-    let out = stack(&["verify"], &[&b]);
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["verify"])
+        .args(&[&b])
+        .output();
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
         stdout(&out).contains(&format!("modified  {rel} (content)")),
@@ -77,7 +75,11 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
 
     // Packing it again is refused.
     fs_err::remove_file(&image).unwrap();
-    let out = stack(&["image"], &[&b]);
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["image"])
+        .args(&[&b])
+        .output();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to pack"));
     assert!(!image.exists());
@@ -85,17 +87,27 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     // A rebuild does not reuse the changed prefix (its size differs from the
     // manifest): it is rebuilt, and the store verifies again.
     let build = |b: &Path| {
-        stack(
-            &["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"],
-            &[b, Path::new("--cache"), &cache],
-        )
+        Stack::new()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(&["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"])
+            .args(&[b, Path::new("--cache"), &cache])
+            .output()
     };
     let out = build(&b);
     assert!(out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("changed since it was installed; rebuilding")
     );
-    assert_eq!(stack(&["verify"], &[&b]).status.code(), Some(0));
+    assert_eq!(
+        Stack::new()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(&["verify"])
+            .args(&[&b])
+            .output()
+            .status
+            .code(),
+        Some(0)
+    );
 
     // Same size, other content: reuse's quick check passes, packing does not.
     let mut bytes = fs_err::read(&lib).unwrap();
@@ -115,8 +127,16 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     assert!(!image.exists());
 
     // Bad input.
-    let out = stack(&["verify"], &[&tmp.path().join("nope")]);
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["verify"])
+        .args(&[&tmp.path().join("nope")])
+        .output();
     assert_eq!(out.status.code(), Some(2));
-    let out = stack(&["verify"], &[&cache]);
+    let out = Stack::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(&["verify"])
+        .args(&[&cache])
+        .output();
     assert_eq!(out.status.code(), Some(2));
 }

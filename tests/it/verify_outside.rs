@@ -4,6 +4,8 @@
 //! pack it; what the post-install hook added is recorded and accepted, in
 //! the store and in the image.
 
+use crate::harness::Stack;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -55,20 +57,6 @@ pub(crate) fn project(t: &Path) {
     );
 }
 
-fn stack(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-        .args(["--color", "never"])
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The installed prefix of `good` (`<store>/<arch>/good-1.0-<hash>`).
 fn prefix(store: &Path) -> PathBuf {
     walkdir::WalkDir::new(store)
@@ -98,7 +86,11 @@ fn set_xattr(path: &Path, value: Option<&[u8]>) -> bool {
 /// `stack image build` after removing the image: exit code and stderr.
 fn repack(t: &Path) -> (i32, String) {
     let _ = fs_err::remove_file(t.join("build/store.squashfs"));
-    let (code, _, err) = stack(&["image", "build"], t);
+    let (code, _, err) = Stack::new()
+        .current_dir(t)
+        .args(&["image", "build"])
+        .run()
+        .parts();
     (code, err)
 }
 
@@ -115,7 +107,11 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     let recorded = fs_err::read_to_string(store.join("meta/store-manifest.json")).unwrap();
     assert!(recorded.contains("config/site.txt"), "{recorded}");
     for what in ["build", "build/store.squashfs"] {
-        let (code, out, err) = stack(&["verify", what], t);
+        let (code, out, err) = Stack::new()
+            .current_dir(t)
+            .args(&["verify", what])
+            .run()
+            .parts();
         assert_eq!(code, 0, "{what}: {out}{err}");
     }
 
@@ -129,7 +125,11 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     ];
     for (file, line) in cases {
         fs_err::write(file, "payload").unwrap();
-        let (code, out, _) = stack(&["verify", "build"], t);
+        let (code, out, _) = Stack::new()
+            .current_dir(t)
+            .args(&["verify", "build"])
+            .run()
+            .parts();
         assert_eq!(code, 1, "{}: {out}", file.display());
         assert!(
             out.lines()
@@ -145,7 +145,11 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     }
     // A recorded hook file changed afterwards is found too.
     fs_err::write(store.join("config/site.txt"), "changed\n").unwrap();
-    let (code, out, _) = stack(&["verify", "build"], t);
+    let (code, out, _) = Stack::new()
+        .current_dir(t)
+        .args(&["verify", "build"])
+        .run()
+        .parts();
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("modified  config/site.txt (content)"), "{out}");
     fs_err::write(store.join("config/site.txt"), "site\n").unwrap();
@@ -154,7 +158,11 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     let lib = p.join("share/README");
     let ok = set_xattr(&lib, Some(b"1"));
     if ok {
-        let (code, out, _) = stack(&["verify", "build"], t);
+        let (code, out, _) = Stack::new()
+            .current_dir(t)
+            .args(&["verify", "build"])
+            .run()
+            .parts();
         assert_eq!(code, 1, "{out}");
         assert!(
             out.contains("share/README (extended attributes user.stack-test"),
@@ -168,6 +176,10 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     }
     let (code, err) = repack(t);
     assert_eq!(code, 0, "{err}");
-    let (code, out, err) = stack(&["verify", "build/store.squashfs"], t);
+    let (code, out, err) = Stack::new()
+        .current_dir(t)
+        .args(&["verify", "build/store.squashfs"])
+        .run()
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
 }

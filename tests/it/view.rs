@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::harness::view::{install, meta, modules, views};
 use serde_json::Value;
 use stack::view::{
     self, ConflictPolicy, EnvJson, EnvOp, ModuleFlavour, StoreContents, ViewSpec, ViewWarning,
 };
-use crate::harness::view::{install, meta, modules, views};
 
 const MOUNT: &str = "/user-environment";
 

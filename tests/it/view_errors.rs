@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use stack::view::{self, EnvOp, ModuleFlavour, ModulesSpec, StoreContents, ViewError, ViewSpec};
 use crate::harness::view::{install, meta, modules, views};
+use stack::view::{self, EnvOp, ModuleFlavour, ModulesSpec, StoreContents, ViewError, ViewSpec};
 
 const MOUNT: &str = "/user-environment";
 

@@ -25,7 +25,7 @@ fn a_namespace_build_installs_into_the_build_store_seen_at_the_mount_point() {
     g.depends_on(gr, c);
     let mut opts = options(&build, &mount, MountMode::Namespace);
     // The `stack` binary itself as the wrapper (argv[0] dispatch).
-    opts.wrapper_exe = Some(env!("CARGO_BIN_EXE_stack").into());
+    opts.wrapper_exe = Some(crate::harness::STACK.into());
     let summary = run_plan(&g, &opts, &NoopReporter).unwrap();
     assert_success(&summary);
     assert!(summary.namespaced);

@@ -186,6 +186,11 @@ impl Run {
         (self.code, self.text())
     }
 
+    /// (exit code, [`Self::flat`]).
+    pub fn code_flat(&self) -> (i32, String) {
+        (self.code, self.flat())
+    }
+
     /// (exit code, stdout, stderr).
     pub fn parts(self) -> (i32, String, String) {
         (self.code, self.stdout, self.stderr)
@@ -206,7 +211,12 @@ impl Run {
     /// Panics with the output unless the command succeeded.
     #[track_caller]
     pub fn assert_success(&self) -> &Run {
-        assert!(self.success(), "stack failed ({}):\n{}", self.status, self.text());
+        assert!(
+            self.success(),
+            "stack failed ({}):\n{}",
+            self.status,
+            self.text()
+        );
         self
     }
 

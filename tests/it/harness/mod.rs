@@ -43,7 +43,7 @@ pub mod view;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub use command::{Run, STACK, Stack, flat};
+pub use command::{Run, STACK, Stack};
 
 /// The source tree (`CARGO_MANIFEST_DIR`).
 pub fn root() -> PathBuf {

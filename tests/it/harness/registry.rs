@@ -8,8 +8,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::Stack;
+
 pub const USER: &str = "alice";
 pub const PASSWORD: &str = "s3cret-pass";
+
+/// `stack --color never` as a registry client: `HOME=/nonexistent`, so
+/// no Docker configuration or CA is found but what a test passes (the
+/// harness already removes `SSL_CERT_FILE` and `DOCKER_CONFIG`).
+pub fn stack_client() -> Command {
+    Stack::new().env("HOME", "/nonexistent").command()
+}
 
 /// A running registry; killed when dropped.
 pub struct TestRegistry {

@@ -135,7 +135,7 @@ impl Project {
 
     /// `stacks/s.yaml` with the given environments (name, specs) and
     /// `extra` YAML at the end (views, modules).
-    pub fn stack(&self, envs: &[(&str, &[&str])], extra: &str) {
+    pub fn write_stack(&self, envs: &[(&str, &[&str])], extra: &str) {
         let mut text = String::from(
             "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n",
         );
@@ -183,7 +183,7 @@ impl Project {
             ),
             &[],
         );
-        self.stack(&[("e", &["cmvariant +shout"])], "");
+        self.write_stack(&[("e", &["cmvariant +shout"])], "");
     }
 
     /// `stack` with arguments in the project: exit code, output.

@@ -6,11 +6,12 @@
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
+use super::{root, text};
+use crate::harness::registry::stack_client;
 use crate::harness::registry::{PASSWORD, TestRegistry, USER};
-use super::{root, stack, text};
 
 fn build_cmd(reg: &TestRegistry, dir: &Path, sources: &Path, extra: &[&str]) -> Command {
-    let mut c = stack();
+    let mut c = stack_client();
     c.current_dir(root())
         .args([
             "build",
@@ -68,7 +69,7 @@ fn demo_stack_through_the_binary_cache() {
     let work = tempfile::tempdir().unwrap();
     let w = work.path();
     let sources = w.join("sources");
-    let keygen = stack()
+    let keygen = stack_client()
         .args(["key", "generate"])
         .arg(w.join("site"))
         .output()
@@ -155,7 +156,7 @@ fn demo_stack_through_the_binary_cache() {
         })
         .unwrap();
     std::fs::remove_dir_all(&prefix).unwrap();
-    let out = stack()
+    let out = stack_client()
         .current_dir(root())
         .args([
             "build",

@@ -4,14 +4,16 @@
 //! environment, as CI variables give them), and the assembled image
 //! compared with a local build of the same lock file.
 
+use crate::harness::STACK;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::cargo::cargo_bin;
 use base64::Engine;
 
+use super::{root, text, with_password};
+use crate::harness::registry::stack_client;
 use crate::harness::registry::{PASSWORD, TestRegistry, USER};
-use super::{root, stack, text, with_password};
 
 /// A YAML document as JSON (what the schema validator takes).
 fn yaml_to_json(text: &str) -> serde_json::Value {
@@ -71,7 +73,7 @@ fn generate_for(
     out: &Path,
     group_seconds: &str,
 ) -> String {
-    let mut c = stack();
+    let mut c = stack_client();
     c.current_dir(w)
         .arg("ci")
         .arg("generate")
@@ -115,7 +117,7 @@ fn run_job(job: &serde_json::Value, env: &[(&str, PathBuf)], cwd: &Path) -> Stri
     for line in job["script"].as_array().unwrap() {
         let path = format!(
             "{}:{}",
-            cargo_bin("stack").parent().unwrap().display(),
+            Path::new(STACK).parent().unwrap().display(),
             std::env::var("PATH").unwrap_or_default()
         );
         let out = Command::new("sh")
@@ -141,13 +143,13 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     let w = work.path();
     let sources = w.join("sources");
     let lock = w.join("demo.lock");
-    let keygen = stack()
+    let keygen = stack_client()
         .args(["key", "generate"])
         .arg(w.join("site"))
         .output();
     assert!(keygen.unwrap().status.success());
     let public = w.join("site.pub");
-    let resolve = stack()
+    let resolve = stack_client()
         .current_dir(w)
         .arg("resolve")
         .arg(root().join("stacks/demo.yaml"))
@@ -274,7 +276,7 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
         .replace(": demo/", &format!(": {stacks}demo/"));
     assert_ne!(demo, text_moved);
     fs_err::write(&recipe, text_moved).unwrap();
-    let resolve = stack()
+    let resolve = stack_client()
         .current_dir(w)
         .arg("resolve")
         .arg(&recipe)
@@ -321,7 +323,7 @@ fn gitlab_pipeline_of_the_demo_stack_validates_and_its_jobs_build_the_image() {
     assert_eq!(only, 6, "{costed:#?}");
 
     // The same image, byte for byte, as a local build of the same lock file.
-    let local = stack()
+    let local = stack_client()
         .current_dir(w)
         .arg("build")
         .arg(root().join("stacks/demo.yaml"))
@@ -356,7 +358,7 @@ fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
             .arg("--lock-file")
             .arg(w.path().join("none.lock"));
     };
-    let mut c = stack();
+    let mut c = stack_client();
     base(&mut c);
     let out = c
         .args(["--binary-cache", "oci://127.0.0.1:1/x", "--plain-http"])
@@ -369,7 +371,7 @@ fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
         text(&out)
     );
     let lock = w.path().join("none.lock");
-    let r = stack()
+    let r = stack_client()
         .arg("resolve")
         .arg(root().join("stacks/demo.yaml"))
         .arg("--cluster")
@@ -379,7 +381,7 @@ fn ci_generate_needs_a_lock_file_and_a_binary_cache() {
         .output()
         .unwrap();
     assert!(r.status.success(), "{}", text(&r));
-    let mut c = stack();
+    let mut c = stack_client();
     base(&mut c);
     let out = c.arg("--no-binary-cache").output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -400,7 +402,7 @@ fn jobs_carry_every_option_and_select_their_node_by_hash() {
     let host = reg.host();
     let work = tempfile::tempdir().unwrap();
     let w = work.path();
-    let keygen = stack()
+    let keygen = stack_client()
         .args(["key", "generate"])
         .arg(w.join("site"))
         .output()
@@ -419,7 +421,7 @@ fn jobs_carry_every_option_and_select_their_node_by_hash() {
     .unwrap();
     let lock = w.join("twice.lock");
     let cluster = root().join("cluster-configs/local");
-    let out = stack()
+    let out = stack_client()
         .current_dir(w)
         .arg("resolve")
         .arg(&recipe)
@@ -432,7 +434,7 @@ fn jobs_carry_every_option_and_select_their_node_by_hash() {
     assert!(out.status.success(), "{}", text(&out));
     let mirror = format!("file://{}", w.join("mirror").display());
     let label = format!("{host}/deploy/twice/1:v1@s%u");
-    let out = stack()
+    let out = stack_client()
         .current_dir(w)
         .args(["ci", "generate"])
         .arg(&recipe)
@@ -500,7 +502,7 @@ fn jobs_carry_every_option_and_select_their_node_by_hash() {
     assert!(log.contains("2 installed, 0 rejected"), "{log}");
     assert!(log.contains("signed"), "{log}");
     let to = w.join("pulled");
-    let out = stack()
+    let out = stack_client()
         .args(["pull", &label, "--plain-http", "--trusted-key"])
         .arg(w.join("site.pub"))
         .arg("--to")

@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::proxy::{Action, Proxy, Seen};
+use super::{image_dir, same_file, text};
 use crate::harness::registry::TestRegistry;
-use super::{image_dir, same_file, stack, text};
+use crate::harness::registry::stack_client;
 
 fn plain(proxy: &Proxy, args: &[&str]) -> Output {
-    let out = stack()
+    let out = stack_client()
         .args(args)
         .args(["--plain-http", "-q"])
         .output()
@@ -241,7 +242,11 @@ fn token_gate(upstream: u16) -> Proxy {
             "Basic {}",
             base64::Engine::encode(
                 &base64::engine::general_purpose::STANDARD,
-                format!("{}:{}", crate::harness::registry::USER, crate::harness::registry::PASSWORD)
+                format!(
+                    "{}:{}",
+                    crate::harness::registry::USER,
+                    crate::harness::registry::PASSWORD
+                )
             )
         );
         if s.path.starts_with("/token?") {
@@ -274,7 +279,7 @@ fn bearer_tokens_from_the_realm_or_a_token_file() {
     let proxy = token_gate(reg.port);
     let img = image_dir(20_000, 11);
     let label = format!("{}/deploy/demo/1.0:v1@s%u", proxy.host());
-    let mut c = stack();
+    let mut c = stack_client();
     c.args([
         "push",
         img.path().to_str().unwrap(),
@@ -282,17 +287,25 @@ fn bearer_tokens_from_the_realm_or_a_token_file() {
         "--plain-http",
         "-q",
     ])
-    .args(["--username", crate::harness::registry::USER, "--password-stdin"]);
+    .args([
+        "--username",
+        crate::harness::registry::USER,
+        "--password-stdin",
+    ]);
     let out = super::with_password(&mut c, crate::harness::registry::PASSWORD);
     assert!(out.status.success());
     // The wrong password gets no token.
-    let mut c = stack();
+    let mut c = stack_client();
     c.args([
         "images",
         &format!("{}/deploy", proxy.host()),
         "--plain-http",
     ])
-    .args(["--username", crate::harness::registry::USER, "--password-stdin"]);
+    .args([
+        "--username",
+        crate::harness::registry::USER,
+        "--password-stdin",
+    ]);
     let out = super::with_password(&mut c, "nope");
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("HTTP 401"), "{}", text(&out));
@@ -300,7 +313,7 @@ fn bearer_tokens_from_the_realm_or_a_token_file() {
     let tok = tempfile::tempdir().unwrap();
     fs_err::write(tok.path().join("token"), "tok-123\n").unwrap();
     let to = tempfile::tempdir().unwrap();
-    let out = stack()
+    let out = stack_client()
         .args([
             "pull",
             &label,

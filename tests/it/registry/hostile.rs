@@ -16,13 +16,14 @@ use stack::registry::manifest::{
 use stack::registry::{ClientOptions, Descriptor, Index, Manifest, Reference, Registry};
 
 use super::proxy::{Action, Proxy};
+use super::{image_dir, text};
 use crate::harness::registry::TestRegistry;
-use super::{image_dir, stack, text};
+use crate::harness::registry::stack_client;
 
 const REPO: &str = "deploy/s/u/demo/1.0";
 
 fn run(args: &[&str]) -> Output {
-    let out = stack()
+    let out = stack_client()
         .args(args)
         .args(["--plain-http", "--retries", "1"])
         .output()
@@ -143,7 +144,7 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 fn key_pair(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    let out = stack()
+    let out = stack_client()
         .args(["key", "generate"])
         .arg(dir.join("site"))
         .output()

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::proxy::{Action, Proxy};
+use super::text;
 use crate::harness::registry::TestRegistry;
-use super::{stack, text};
+use crate::harness::registry::stack_client;
 
 /// `stack build` of the tiny project in `t` with the binary cache at `host`.
 fn build(t: &Path, host: &str, extra: &[&str]) -> Output {
-    let out = stack()
+    let out = stack_client()
         .current_dir(t)
         .args([
             "build",

@@ -13,17 +13,7 @@ mod proxy;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use assert_cmd::cargo::CommandCargoExt;
-use crate::harness::registry::{PASSWORD, TestRegistry, USER};
-
-fn stack() -> Command {
-    let mut c = Command::cargo_bin("stack").expect("stack binary");
-    c.env_remove("SSL_CERT_FILE")
-        .env_remove("DOCKER_CONFIG")
-        .env("HOME", "/nonexistent")
-        .args(["--color", "never"]);
-    c
-}
+use crate::harness::registry::{PASSWORD, TestRegistry, USER, stack_client};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -53,7 +43,7 @@ fn with_password(cmd: &mut Command, password: &str) -> Output {
 
 /// `stack ARGS --ca-file CA --username alice --password-stdin`.
 fn authed(reg: &TestRegistry, args: &[&str]) -> Output {
-    let mut c = stack();
+    let mut c = stack_client();
     c.args(args)
         .arg("--ca-file")
         .arg(reg.ca())
@@ -222,7 +212,7 @@ fn wrong_password_and_unknown_ca_are_clear_errors_without_secrets() {
     let reg = TestRegistry::start_tls();
     let img = image_dir(1000, 2);
     let label = format!("{}/deploy/demo/1.0:v1@s%u", reg.host());
-    let mut c = stack();
+    let mut c = stack_client();
     c.args(["push", img.path().to_str().unwrap(), &label, "--ca-file"])
         .arg(reg.ca())
         .args(["--username", USER, "--password-stdin"]);
@@ -232,7 +222,7 @@ fn wrong_password_and_unknown_ca_are_clear_errors_without_secrets() {
     assert!(t.contains("authentication failed (HTTP 401)"), "{t}");
     assert!(!t.contains("wrong-password-xyz"));
     // Without the test CA the certificate is not trusted.
-    let mut c = stack();
+    let mut c = stack_client();
     c.args(["push", img.path().to_str().unwrap(), &label])
         .args(["--username", USER, "--password-stdin", "--retries", "1"]);
     let out = with_password(&mut c, PASSWORD);
@@ -251,7 +241,7 @@ fn wrong_password_and_unknown_ca_are_clear_errors_without_secrets() {
         format!(r#"{{"auths":{{"{}":{{"auth":"{auth}"}}}}}}"#, reg.host()),
     )
     .unwrap();
-    let out = stack()
+    let out = stack_client()
         .args([
             "push",
             img.path().to_str().unwrap(),
@@ -271,7 +261,7 @@ fn signed_images_verify_and_unsigned_or_foreign_ones_are_refused() {
     let reg = TestRegistry::start_tls();
     let keys = tempfile::tempdir().unwrap();
     for k in ["site", "other"] {
-        let out = stack()
+        let out = stack_client()
             .args(["key", "generate"])
             .arg(keys.path().join(k))
             .output()

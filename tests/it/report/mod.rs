@@ -5,6 +5,8 @@
 //! built, no console message (script errors, blocked loads), the failures
 //! first; screenshots under `target/report-screenshots/`.
 
+use crate::harness::Stack;
+
 mod browser;
 mod synthetic;
 
@@ -12,10 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-
-fn stack() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_stack"))
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -27,7 +25,12 @@ fn json(p: &Path) -> Value {
 
 /// `stack report ARGS`; its stdout.
 fn report(args: &[&Path]) -> String {
-    let out = stack().arg("report").args(args).output().unwrap();
+    let out = Stack::bare()
+        .command()
+        .arg("report")
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "stack report failed:\n{}",
@@ -52,7 +55,8 @@ fn assert_quiet(r: &browser::Rendered, what: &str) {
 fn the_demo_build_writes_a_report_chromium_renders() {
     let tmp = tempfile::tempdir().unwrap();
     let b = tmp.path().join("build");
-    let out = stack()
+    let out = Stack::bare()
+        .command()
         .current_dir(root())
         .args(["--color", "never", "build", "stacks/demo.yaml", "--build"])
         .arg(&b)
@@ -147,7 +151,12 @@ fn the_demo_build_writes_a_report_chromium_renders() {
         "no times inside the image"
     );
 
-    let bad = stack().arg("report").arg(tmp.path()).output().unwrap();
+    let bad = Stack::bare()
+        .command()
+        .arg("report")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("neither a build directory"));
 }

@@ -8,6 +8,8 @@
 //! cache; with a shared store the jobs build into the submitter's store
 //! (shared.rs).
 
+use crate::harness::Stack;
+
 mod faults;
 mod shared;
 
@@ -15,10 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use assert_cmd::cargo::CommandCargoExt;
-use base64::Engine;
-use crate::harness::slurm::{TestSlurm, wait_for};
 use crate::harness::registry::{PASSWORD, TestRegistry, USER};
+use crate::harness::slurm::{TestSlurm, wait_for};
+use base64::Engine;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -72,8 +73,8 @@ impl World {
             format!(r#"{{"auths": {{"{}": {{"auth": "{auth}"}}}}}}"#, reg.host()),
         )
         .unwrap();
-        let keygen = Command::cargo_bin("stack")
-            .unwrap()
+        let keygen = Stack::bare()
+            .command()
             .args(["key", "generate"])
             .arg(w.join("site"))
             .output()
@@ -89,7 +90,7 @@ impl World {
     /// `stack build RECIPE` into `build` with the binary cache, run from the
     /// source tree; the jobs get the environment (credentials, CA, key).
     fn build(&self, recipe: &str, build: &str, extra: &[&str]) -> Command {
-        let mut c = Command::cargo_bin("stack").unwrap();
+        let mut c = Stack::bare().command();
         c.current_dir(root())
             .env("SLURM_CONF", self.slurm.conf())
             .env("DOCKER_CONFIG", self.w().join("docker"))
@@ -197,8 +198,8 @@ fn cxi_mini_through_slurm_is_the_image_of_a_local_build() {
 
     // A local build of the same lock file, without the cache: same bytes.
     let lock = world.w().join("slurm/stack.lock");
-    let local = Command::cargo_bin("stack")
-        .unwrap()
+    let local = Stack::bare()
+        .command()
         .current_dir(root())
         .env("HOME", "/nonexistent")
         .args([

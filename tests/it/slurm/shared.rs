@@ -3,14 +3,16 @@
 //! as on a cluster whose build directory is on a shared file system. The
 //! jobs build into the submitter's store; no binary cache at all.
 
+use crate::harness::Stack;
+
 use super::*;
 
 #[test]
 fn jobs_build_into_a_shared_store_without_a_binary_cache() {
     let Some(world) = World::start() else { return };
     let build = world.w().join("shared");
-    let out = Command::cargo_bin("stack")
-        .unwrap()
+    let out = Stack::bare()
+        .command()
         .current_dir(root())
         .env("SLURM_CONF", world.slurm.conf())
         .env("STACK_CACHE", world.w().join("sources"))
