@@ -83,7 +83,7 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
         "-j",
         "2",
     ];
-    let (code, out) = Stack::new().current_dir(t).args(&build).run().code_text();
+    let (code, out) = Stack::new().current_dir(t).args(build).run().code_text();
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("needsfix"), "{out}");
     let stage = fs_err::read_dir(t.join("build/s/stage"))
@@ -97,7 +97,7 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
     // make again, by hand, in the stage: the same environment, the same failure.
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["build-env", "needsfix", "--", "make", "WHO=again"])
+        .args(["build-env", "needsfix", "--", "make", "WHO=again"])
         .run()
         .code_text();
     assert_eq!(code, 2, "make's exit status: {out}");
@@ -114,7 +114,7 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
     // Fix the stage, then make succeeds there (an explicit --build).
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&[
+        .args([
             "build-env",
             "needsfix",
             "--build",
@@ -128,7 +128,7 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
     assert_eq!(code, 0, "{out}");
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["build-env", "needsfix", "--", "make", "WHO=fixed"])
+        .args(["build-env", "needsfix", "--", "make", "WHO=fixed"])
         .run()
         .code_text();
     assert_eq!(code, 0, "{out}");
@@ -136,7 +136,7 @@ fn build_env_runs_make_in_the_failed_stage_with_the_same_environment() {
     // An unknown package: exit 2, naming what is staged.
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["build-env", "nosuch", "--build", "build/s"])
+        .args(["build-env", "nosuch", "--build", "build/s"])
         .run()
         .code_text();
     assert_eq!(code, 2, "{out}");

@@ -14,7 +14,7 @@ fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {
     let cache = cache.to_str().unwrap();
     let (code, text) = Stack::new()
         .current_dir(root)
-        .args(&["build", "stacks/demo.yaml", "-j", "100000"])
+        .args(["build", "stacks/demo.yaml", "-j", "100000"])
         .run()
         .code_text();
     assert_eq!(code, 2, "{text}");
@@ -24,13 +24,13 @@ fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {
     );
     let (code, text) = Stack::new()
         .current_dir(root)
-        .args(&["build", "stacks/demo.yaml", "-j", "0"])
+        .args(["build", "stacks/demo.yaml", "-j", "0"])
         .run()
         .code_text();
     assert_eq!(code, 2, "{text}");
     let (code, text) = Stack::new()
         .current_dir(root)
-        .args(&["fetch", "stacks/demo.yaml", "--fetch-jobs", "0"])
+        .args(["fetch", "stacks/demo.yaml", "--fetch-jobs", "0"])
         .run()
         .code_text();
     assert_eq!(code, 2, "{text}");
@@ -40,7 +40,7 @@ fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {
     for build in [mount.to_string(), format!("{mount}/build")] {
         let (code, text) = Stack::new()
             .current_dir(root)
-            .args(&[
+            .args([
                 "build",
                 "stacks/demo.yaml",
                 "--mount",

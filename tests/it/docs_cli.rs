@@ -12,7 +12,7 @@ use std::process::Command;
 fn subcommands() -> Vec<Vec<String>> {
     let listed = |args: &[&str]| -> Vec<String> {
         let (_, out, _) = Stack::bare()
-            .args(&[args, &["--help"]].concat())
+            .args([args, &["--help"]].concat())
             .env("COLUMNS", "200")
             .run()
             .parts();

@@ -53,7 +53,7 @@ fn a_smaller_max_size_stops_the_download_naming_the_source_and_the_key() {
     );
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["fetch", "stacks/s.yaml"])
+        .args(["fetch", "stacks/s.yaml"])
         .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
         .run()
         .code_flat();
@@ -71,7 +71,7 @@ fn a_smaller_max_size_stops_the_download_naming_the_source_and_the_key() {
     project(t, &srv.url("/big-1.0.tar.gz"), &sha(&data), "");
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["fetch", "stacks/s.yaml"])
+        .args(["fetch", "stacks/s.yaml"])
         .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
         .run()
         .code_flat();
@@ -134,7 +134,7 @@ fn max_size_bounds_the_extraction_too() {
     );
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["build", "stacks/s.yaml", "--build", "build"])
+        .args(["build", "stacks/s.yaml", "--build", "build"])
         .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
         .run()
         .code_flat();
@@ -153,7 +153,7 @@ fn max_size_bounds_the_extraction_too() {
     );
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["build", "stacks/s.yaml", "--build", "build"])
+        .args(["build", "stacks/s.yaml", "--build", "build"])
         .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
         .run()
         .code_flat();
@@ -172,7 +172,7 @@ fn check_rejects_a_bad_max_size_with_its_position() {
     );
     let (code, out) = Stack::new()
         .current_dir(t)
-        .args(&["check", "stacks/s.yaml"])
+        .args(["check", "stacks/s.yaml"])
         .args(["--cluster", "cluster-configs/local"])
         .run()
         .code_flat();

@@ -29,7 +29,7 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
     // The real plan of the demo stack, as a build records it.
     let out = Stack::new()
         .current_dir(root())
-        .args(&[
+        .args([
             "resolve".as_ref(),
             root().join("stacks/demo.yaml").as_os_str(),
             "--cluster".as_ref(),
@@ -68,7 +68,7 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
     let dry: Vec<_> = args(&["--dry-run"]);
     let out = Stack::new()
         .current_dir(root())
-        .args(&dry.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
+        .args(dry.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
         .output();
     let t = text(&out);
     assert!(out.status.success(), "{t}");
@@ -84,7 +84,7 @@ fn gc_removes_what_the_plan_does_not_use_and_reports_the_bytes() {
     let real = args(&[]);
     let out = Stack::new()
         .current_dir(root())
-        .args(&real.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
+        .args(real.iter().map(|s| s.as_os_str()).collect::<Vec<_>>())
         .output();
     let t = text(&out);
     assert!(out.status.success(), "{t}");
@@ -116,7 +116,7 @@ fn gc_of_a_directory_without_a_plan_is_an_input_error() {
     let tmp = tempfile::tempdir().unwrap();
     let out = Stack::new()
         .current_dir(root())
-        .args(&["gc".as_ref(), tmp.path().as_os_str()])
+        .args(["gc".as_ref(), tmp.path().as_os_str()])
         .output();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");

@@ -36,7 +36,7 @@ fn check_passes_with_a_summary_and_the_repositories_in_order() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["check", "stacks/stack.yaml"])
+        .args(["check", "stacks/stack.yaml"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -60,7 +60,7 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["check", recipe.to_str().unwrap()])
+        .args(["check", recipe.to_str().unwrap()])
         .run()
         .replace_dir(elsewhere.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -78,7 +78,7 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&[
+        .args([
             "check",
             recipe.to_str().unwrap(),
             "--cluster",
@@ -106,7 +106,7 @@ fn check_rejects_a_missing_repo_flag() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["check", "stacks/stack.yaml", "--repo", "nope"])
+        .args(["check", "stacks/stack.yaml", "--repo", "nope"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 2);
@@ -124,7 +124,7 @@ fn list_shows_one_sorted_line_per_package() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["list"])
+        .args(["list"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -146,7 +146,7 @@ fn list_marks_broken_recipes() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["list"])
+        .args(["list"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0);
@@ -166,7 +166,7 @@ fn info_describes_a_package() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["info", "libgreet"])
+        .args(["info", "libgreet"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -181,7 +181,7 @@ fn info_lists_the_providers_of_a_virtual() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["info", "mpi"])
+        .args(["info", "mpi"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -204,7 +204,7 @@ fn info_on_a_broken_recipe_shows_it_and_fails() {
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["info", "hello"])
+        .args(["info", "hello"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 2);
@@ -229,7 +229,7 @@ fn help_texts_have_examples() {
             // Hermetic: the shipped recipes stay out unless a test names a
             // built-in repository itself.
             .env("STACK_BUILTIN_REPO", "")
-            .args(&[cmd, "--help"])
+            .args([cmd, "--help"])
             .run()
             .replace_dir(p.path(), "[DIR]");
         assert_eq!(out.code, 0);

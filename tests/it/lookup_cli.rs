@@ -58,9 +58,9 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
     // Even named with --repo, the built-in repository stays last: the
     // stack's own `fabric` wins, `zlib` comes from the built-in one.
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&[
+        .args([
             "-v",
             "check",
             "stacks/s.yaml",
@@ -68,7 +68,7 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
             builtin.to_str().unwrap(),
         ])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let logged: Vec<&str> = out
         .stderr
@@ -87,11 +87,11 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         out.stderr
     );
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["info", "fabric"])
+        .args(["info", "fabric"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("Latest:        9.0"), "{}", out.stdout);
     assert!(
@@ -107,11 +107,11 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         "name: s\nenvironments: {e: {specs: [app, zlib+static]}}\n",
     );
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["check", "stacks/s.yaml"])
+        .args(["check", "stacks/s.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr
@@ -132,16 +132,16 @@ fn list_and_info_see_a_stacks_repos_with_dash_dash_stack() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["info", "app"])
+        .args(["info", "app"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["info", "app", "--stack", "elsewhere/s.yaml"])
+        .args(["info", "app", "--stack", "elsewhere/s.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout.starts_with("app: app from here"),
@@ -151,9 +151,9 @@ fn list_and_info_see_a_stacks_repos_with_dash_dash_stack() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["list", "--stack", "elsewhere/s.yaml"])
+        .args(["list", "--stack", "elsewhere/s.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let names: Vec<&str> = out
         .stdout
@@ -175,11 +175,11 @@ fn an_overlay_adds_a_version_to_a_builtin_recipe() {
         ),
     );
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["info", "zlib"])
+        .args(["info", "zlib"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout
@@ -194,11 +194,11 @@ fn an_overlay_adds_a_version_to_a_builtin_recipe() {
     );
     assert!(out.stdout.contains("Latest:        1.4"), "{}", out.stdout);
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["check", "stacks/s.yaml"])
+        .args(["check", "stacks/s.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
@@ -213,9 +213,9 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["check", "lonely/s.yaml"])
+        .args(["check", "lonely/s.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert!(
         out.stderr
             .contains("no cluster-configs/local in lonely or above it; using"),
@@ -225,11 +225,11 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
     // From the recipe's own directory the warning names it by its path
     // (issue 36: it used to print an empty one).
     let out = Stack::new()
-        .current_dir(&t.join("lonely"))
+        .current_dir(t.join("lonely"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["check", "s.yaml"])
+        .args(["check", "s.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert!(
         out.stderr
             .contains("no cluster-configs/local in [DIR]/lonely or above it; using"),
@@ -245,14 +245,14 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&[
+        .args([
             "check",
             "lonely/s.yaml",
             "--cluster",
             cluster.to_str().unwrap(),
         ])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
@@ -278,11 +278,11 @@ fn a_checksum_mismatch_names_the_package_and_the_recipe_line() {
     );
     let cache = t.join("cache");
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()])
+        .args(["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
     // One report (no extra log line), unwrapped from miette's 80 columns.
     let flat = out.stderr.replace("\n  | ", " ");
@@ -302,9 +302,9 @@ fn diff_compares_two_lock_files() {
         let out = Stack::new()
             .current_dir(&site)
             .env("STACK_BUILTIN_REPO", &builtin)
-            .args(&["resolve", "stacks/s.yaml", "--lock", "--lock-file", name])
+            .args(["resolve", "stacks/s.yaml", "--lock", "--lock-file", name])
             .run()
-            .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+            .replace_dir(builtin.parent().unwrap(), "[DIR]");
         assert_eq!(out.code, 0, "{}", out.stderr);
     };
     lock("a.lock");
@@ -312,9 +312,9 @@ fn diff_compares_two_lock_files() {
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["diff", "a.lock", "same.lock"])
+        .args(["diff", "a.lock", "same.lock"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!((out.code, out.stdout.as_str()), (0, "no differences\n"));
     // The built-in zlib's default changes: a variant and a hash differ.
     write(
@@ -325,9 +325,9 @@ fn diff_compares_two_lock_files() {
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["diff", "a.lock", "b.lock"])
+        .args(["diff", "a.lock", "b.lock"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stdout.starts_with("plan:\n  "), "{}", out.stdout);
     assert!(
@@ -338,9 +338,9 @@ fn diff_compares_two_lock_files() {
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["diff", "a.lock", "nothere"])
+        .args(["diff", "a.lock", "nothere"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2);
 }
 
@@ -352,7 +352,7 @@ fn find_queries_a_lock_file_by_spec() {
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&[
+        .args([
             "resolve",
             "stacks/s.yaml",
             "--lock",
@@ -360,7 +360,7 @@ fn find_queries_a_lock_file_by_spec() {
             "s.lock",
         ])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let names = |out: &Run| -> Vec<String> {
         out.stdout
@@ -371,42 +371,42 @@ fn find_queries_a_lock_file_by_spec() {
     let all = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["find", "s.lock"])
+        .args(["find", "s.lock"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(all.code, 0, "{}", all.stderr);
     assert_eq!(names(&all), ["app@1.0", "fabric@9.0", "zlib@1.3"]);
     assert!(all.stdout.contains("zlib@1.3 +shared"), "{}", all.stdout);
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["find", "s.lock", "zlib+shared", "--paths"])
+        .args(["find", "s.lock", "zlib+shared", "--paths"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(names(&out), ["zlib@1.3"]);
     assert!(out.stdout.contains("/user-environment/"), "{}", out.stdout);
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["find", "s.lock", "@9:"])
+        .args(["find", "s.lock", "@9:"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(names(&out), ["fabric@9.0"]);
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["find", "s.lock", "zlib~shared"])
+        .args(["find", "s.lock", "zlib~shared"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!((out.code, out.stdout.as_str()), (1, ""));
     // Nothing matched is said, not left to the exit status (issue 36).
     assert_eq!(out.stderr, "s.lock: no package matches `zlib~shared`\n");
     let out = Stack::new()
         .current_dir(&site)
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["find", "s.lock", "zlib@@"])
+        .args(["find", "s.lock", "zlib@@"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2);
 }
 
@@ -419,11 +419,11 @@ fn an_unsatisfiable_version_names_the_recipe_file() {
         "name: v\nenvironments: {e: {specs: [\"zlib@9\"]}}\n",
     );
     let out = Stack::new()
-        .current_dir(&t.join("site"))
+        .current_dir(t.join("site"))
         .env("STACK_BUILTIN_REPO", &builtin)
-        .args(&["resolve", "stacks/v.yaml"])
+        .args(["resolve", "stacks/v.yaml"])
         .run()
-        .replace_dir((&builtin).parent().unwrap(), "[DIR]");
+        .replace_dir(builtin.parent().unwrap(), "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
     let flat = out.stderr.replace("\n  | ", " ");
     assert!(

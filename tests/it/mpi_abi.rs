@@ -98,7 +98,7 @@ fn project(t: &Path, package: &str, version: &str, soname: &str, spec: &str) {
 fn build_and_run(t: &Path, mpiexec: &str) -> (Vec<String>, String) {
     let (code, out, err) = Stack::new()
         .current_dir(t)
-        .args(&[
+        .args([
             "build",
             "stacks/s.yaml",
             "--cluster",
@@ -121,7 +121,7 @@ fn build_and_run(t: &Path, mpiexec: &str) -> (Vec<String>, String) {
     );
     let (code, out, err) = Stack::new()
         .current_dir(t)
-        .args(&[
+        .args([
             "run", "build", "--view", "default", "--", "sh", "-c", &script,
         ])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")

@@ -27,8 +27,8 @@ fn an_image_rebuilt_from_its_own_metadata_is_identical() {
     let cache = tmp.path().join("cache");
     let b1 = tmp.path().join("build-1");
     let out = Stack::new()
-        .current_dir(&root())
-        .args(&[
+        .current_dir(root())
+        .args([
             "build".as_ref(),
             root().join("stacks/demo.yaml").as_os_str(),
             "--cluster".as_ref(),
@@ -52,7 +52,7 @@ fn an_image_rebuilt_from_its_own_metadata_is_identical() {
     let b2 = tmp.path().join("build-2");
     let out = Stack::new()
         .current_dir(&elsewhere)
-        .args(&[
+        .args([
             "build".as_ref(),
             image.as_os_str(),
             "--build".as_ref(),
@@ -97,7 +97,7 @@ fn a_squashfs_without_stack_metadata_is_an_input_error() {
     assert!(st.success());
     let out = Stack::new()
         .current_dir(tmp.path())
-        .args(&[
+        .args([
             "build".as_ref(),
             image.as_os_str(),
             "--build".as_ref(),

@@ -30,21 +30,21 @@ fn demo_json_is_deterministic_and_matches_the_snapshot() {
     let a = stdout(
         &Stack::new()
             .current_dir(root)
-            .args(&["resolve", "stacks/demo.yaml", "--format", "json"])
+            .args(["resolve", "stacks/demo.yaml", "--format", "json"])
             .output(),
     );
     let b = stdout(
         &Stack::new()
             .current_dir(root)
-            .args(&["resolve", "stacks/demo.yaml", "--format", "json"])
+            .args(["resolve", "stacks/demo.yaml", "--format", "json"])
             .output(),
     );
     assert_eq!(a, b, "same bytes twice");
     // also from another working directory
     let c = stdout(
         &Stack::new()
-            .current_dir(&root.join("stacks"))
-            .args(&["resolve", "demo.yaml", "--format", "json"])
+            .current_dir(root.join("stacks"))
+            .args(["resolve", "demo.yaml", "--format", "json"])
             .output(),
     );
     assert_eq!(a, c);
@@ -71,14 +71,14 @@ fn demo_tree_and_dot() {
     let tree = stdout(
         &Stack::new()
             .current_dir(root)
-            .args(&["resolve", "stacks/demo.yaml"])
+            .args(["resolve", "stacks/demo.yaml"])
             .output(),
     );
     insta::assert_snapshot!("demo_tree", tree);
     let dot = stdout(
         &Stack::new()
             .current_dir(root)
-            .args(&["resolve", "stacks/demo.yaml", "--format", "dot"])
+            .args(["resolve", "stacks/demo.yaml", "--format", "dot"])
             .output(),
     );
     assert!(dot.starts_with("digraph \"demo\" {"));
@@ -92,7 +92,7 @@ fn alps_like_tree_on_gh200() {
     let tree = stdout(
         &Stack::new()
             .current_dir(root)
-            .args(&[
+            .args([
                 "resolve",
                 "tests/fixtures/resolve/stacks/alps-like.yaml",
                 "--cluster",
@@ -126,7 +126,7 @@ fn lock_then_locked() {
     let f = file.to_str().unwrap();
     let out = Stack::new()
         .current_dir(dir.path())
-        .args(&["resolve", f, "--cluster", &cluster, "--lock"])
+        .args(["resolve", f, "--cluster", &cluster, "--lock"])
         .output();
     stdout(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrote"));
@@ -143,7 +143,7 @@ fn lock_then_locked() {
     stdout(
         &Stack::new()
             .current_dir(dir.path())
-            .args(&["resolve", f, "--cluster", &cluster, "--locked"])
+            .args(["resolve", f, "--cluster", &cluster, "--locked"])
             .output(),
     );
     // a changed variant: --locked refuses and says what changed
@@ -154,7 +154,7 @@ fn lock_then_locked() {
     std::fs::write(&file, text).unwrap();
     let out = Stack::new()
         .current_dir(dir.path())
-        .args(&["resolve", f, "--cluster", &cluster, "--locked"])
+        .args(["resolve", f, "--cluster", &cluster, "--locked"])
         .output();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr).replace(dir.path().to_str().unwrap(), "[TMP]");
@@ -165,7 +165,7 @@ fn lock_then_locked() {
     // (issue 36: found after building everything).
     let out = Stack::new()
         .current_dir(dir.path())
-        .args(&["resolve", f, "--cluster", &cluster])
+        .args(["resolve", f, "--cluster", &cluster])
         .output();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -183,7 +183,7 @@ fn lock_then_locked() {
     stdout(
         &Stack::new()
             .current_dir(dir.path())
-            .args(&["resolve", f, "--cluster", &cluster])
+            .args(["resolve", f, "--cluster", &cluster])
             .output(),
     );
 }
@@ -196,7 +196,7 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
     stdout(
         &Stack::new()
             .current_dir(dir.path())
-            .args(&["resolve", f, "--cluster", &cluster, "--lock"])
+            .args(["resolve", f, "--cluster", &cluster, "--lock"])
             .output(),
     );
     let other = dir.path().join("other.yaml");
@@ -212,7 +212,7 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
     let demo_lock = dir.path().join("demo.lock");
     let out = Stack::new()
         .current_dir(dir.path())
-        .args(&[
+        .args([
             "resolve",
             other.to_str().unwrap(),
             "--cluster",
@@ -228,7 +228,7 @@ fn lock_refuses_to_overwrite_another_recipes_lock() {
     stdout(
         &Stack::new()
             .current_dir(dir.path())
-            .args(&[
+            .args([
                 "resolve",
                 other.to_str().unwrap(),
                 "--cluster",
@@ -245,7 +245,7 @@ fn locked_without_a_lock_is_an_input_error() {
     let (dir, file) = demo_copy();
     let out = Stack::new()
         .current_dir(dir.path())
-        .args(&[
+        .args([
             "resolve",
             file.to_str().unwrap(),
             "--cluster",
@@ -261,7 +261,7 @@ fn locked_without_a_lock_is_an_input_error() {
 fn help_has_examples() {
     let out = Stack::new()
         .current_dir(Path::new(ROOT))
-        .args(&["resolve", "--help"])
+        .args(["resolve", "--help"])
         .output();
     let text = stdout(&out);
     assert!(text.contains("Examples:"));
@@ -289,7 +289,7 @@ fn each_recipe_of_a_directory_has_its_own_lock() {
     for recipe in ["demo.yaml", "other.yaml", "stack.yaml"] {
         let out = Stack::new()
             .current_dir(d)
-            .args(&["resolve", recipe, "--cluster", &cluster, "--lock"])
+            .args(["resolve", recipe, "--cluster", &cluster, "--lock"])
             .output();
         stdout(&out);
     }
@@ -305,7 +305,7 @@ fn each_recipe_of_a_directory_has_its_own_lock() {
     for recipe in ["demo.yaml", "other.yaml", "stack.yaml"] {
         let out = Stack::new()
             .current_dir(d)
-            .args(&["resolve", recipe, "--cluster", &cluster, "--locked"])
+            .args(["resolve", recipe, "--cluster", &cluster, "--locked"])
             .output();
         stdout(&out);
         assert!(
@@ -325,7 +325,7 @@ fn each_recipe_of_a_directory_has_its_own_lock() {
     .unwrap();
     let out = Stack::new()
         .current_dir(d)
-        .args(&["resolve", "demo.yaml", "--cluster", &cluster, "--locked"])
+        .args(["resolve", "demo.yaml", "--cluster", &cluster, "--locked"])
         .output();
     stdout(&out);
     assert!(!d.join("demo.lock").exists());

@@ -80,7 +80,7 @@ fn cuda_wheels_list_their_resources_in_resolve_json() {
     .unwrap();
     let c = cluster();
     let args = ["resolve", "gpu.yaml", "--cluster", &c, "--format", "json"];
-    let (code, out, err) = Stack::new().current_dir(t.path()).args(&args).run().parts();
+    let (code, out, err) = Stack::new().current_dir(t.path()).args(args).run().parts();
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let cuda = &v["nodes"][0];
@@ -97,7 +97,7 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
     let c = cluster();
     let (code, _, err) = Stack::new()
         .current_dir(dir)
-        .args(&["resolve", "s.yaml", "--cluster", &c, "--lock"])
+        .args(["resolve", "s.yaml", "--cluster", &c, "--lock"])
         .run()
         .parts();
     assert_eq!(code, 0, "{err}");
@@ -121,7 +121,7 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
     let fetch = |dir: &Path| {
         Stack::new()
             .current_dir(dir)
-            .args(&[
+            .args([
                 "fetch",
                 "s.yaml",
                 "--cluster",
@@ -148,7 +148,7 @@ fn lock_records_resources_and_fetch_locked_follows_them() {
     // Built under the lock: each resource in its destination.
     let (code, _, err) = Stack::new()
         .current_dir(dir)
-        .args(&[
+        .args([
             "build",
             "s.yaml",
             "--cluster",
@@ -195,7 +195,7 @@ fn a_destination_leaving_the_source_tree_is_refused_at_load() {
     let c = cluster();
     let (code, _, err) = Stack::new()
         .current_dir(t.path())
-        .args(&["check", &file.display().to_string(), "--cluster", &c])
+        .args(["check", &file.display().to_string(), "--cluster", &c])
         .run()
         .parts();
     assert_eq!(code, 2, "{err}");
@@ -226,7 +226,7 @@ fn a_moved_destination_changes_the_hash_and_is_named() {
     let c = cluster();
     let (code, _, err) = Stack::new()
         .current_dir(dir)
-        .args(&["resolve", "s.yaml", "--cluster", &c, "--lock"])
+        .args(["resolve", "s.yaml", "--cluster", &c, "--lock"])
         .run()
         .parts();
     assert_eq!(code, 0, "{err}");
@@ -239,7 +239,7 @@ fn a_moved_destination_changes_the_hash_and_is_named() {
     .unwrap();
     let (code, _, err) = Stack::new()
         .current_dir(dir)
-        .args(&["resolve", "s.yaml", "--cluster", &c, "--locked"])
+        .args(["resolve", "s.yaml", "--cluster", &c, "--locked"])
         .run()
         .parts();
     assert_eq!(code, 1, "{err}");

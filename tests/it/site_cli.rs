@@ -56,7 +56,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["checksum", "payload", "--cache", cache])
+        .args(["checksum", "payload", "--cache", cache])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -73,7 +73,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["checksum", "payload", "2.0", "--cache", cache])
+        .args(["checksum", "payload", "2.0", "--cache", cache])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -88,7 +88,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["checksum", "payload", "3.0", "--cache", cache])
+        .args(["checksum", "payload", "3.0", "--cache", cache])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -98,7 +98,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["checksum", "payload", "3.0", "2.0", "--cache", cache])
+        .args(["checksum", "payload", "3.0", "2.0", "--cache", cache])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -118,7 +118,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["checksum", "paylod", "--cache", cache])
+        .args(["checksum", "paylod", "--cache", cache])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 2);
@@ -136,7 +136,7 @@ fn dependents_lists_direct_entries_and_the_transitive_closure() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["dependents", "payload"])
+        .args(["dependents", "payload"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -147,14 +147,14 @@ fn dependents_lists_direct_entries_and_the_transitive_closure() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["dependents", "payload", "--transitive"])
+        .args(["dependents", "payload", "--transitive"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.stdout, "app  1\ntop  2\n");
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["dependents", "top"])
+        .args(["dependents", "top"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!((out.code, out.stdout.as_str()), (0, ""));
@@ -167,7 +167,7 @@ fn edit_opens_the_recipe_lookup_uses() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["edit", "app", "--print"])
+        .args(["edit", "app", "--print"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.stdout, "[DIR]/recipes/app.yaml\n");
@@ -175,8 +175,8 @@ fn edit_opens_the_recipe_lookup_uses() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .envs((&[("VISUAL", ""), ("EDITOR", "head -2")]).iter().copied())
-        .args(&["edit", "app"])
+        .envs([("VISUAL", ""), ("EDITOR", "head -2")].iter().copied())
+        .args(["edit", "app"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -184,15 +184,15 @@ fn edit_opens_the_recipe_lookup_uses() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .envs((&[("VISUAL", "false")]).iter().copied())
-        .args(&["edit", "app"])
+        .envs([("VISUAL", "false")].iter().copied())
+        .args(["edit", "app"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 1);
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["edit", "nope"])
+        .args(["edit", "nope"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 2);
@@ -204,8 +204,8 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
     let out = Stack::new()
         .current_dir(p.path())
         .env("STACK_BUILTIN_REPO", "")
-        .envs((&[("STACK_CACHE", "")]).iter().copied())
-        .args(&["build", "--help"])
+        .envs([("STACK_CACHE", "")].iter().copied())
+        .args(["build", "--help"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 0);
@@ -220,7 +220,7 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
         let out = Stack::new()
             .current_dir(p.path())
             .env("STACK_BUILTIN_REPO", "")
-            .args(&[cmd, "--help"])
+            .args([cmd, "--help"])
             .run()
             .replace_dir(p.path(), "[DIR]");
         for opt in [
@@ -235,7 +235,7 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
     let out = Stack::new()
         .current_dir(p.path())
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["build", "nothere.yaml", "--embedded-squashfs"])
+        .args(["build", "nothere.yaml", "--embedded-squashfs"])
         .run()
         .replace_dir(p.path(), "[DIR]");
     assert_eq!(out.code, 2);
@@ -261,7 +261,7 @@ fn check_list_and_info_speak_json() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["check", "stacks/s.yaml", "--format", "json"])
+        .args(["check", "stacks/s.yaml", "--format", "json"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -276,7 +276,7 @@ fn check_list_and_info_speak_json() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["check", "stacks/s.yaml", "--format", "json"])
+        .args(["check", "stacks/s.yaml", "--format", "json"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 2);
@@ -292,7 +292,7 @@ fn check_list_and_info_speak_json() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["list", "--format", "json"])
+        .args(["list", "--format", "json"])
         .run()
         .replace_dir(t, "[DIR]");
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
@@ -308,7 +308,7 @@ fn check_list_and_info_speak_json() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["info", "app", "--format", "json"])
+        .args(["info", "app", "--format", "json"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -338,7 +338,7 @@ fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["compiler", "find", "--path", bin.to_str().unwrap()])
+        .args(["compiler", "find", "--path", bin.to_str().unwrap()])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -352,7 +352,7 @@ fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&[
+        .args([
             "compiler",
             "find",
             "--path",
@@ -390,7 +390,7 @@ fn external_find_prints_externals_found_on_a_path() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&[
+        .args([
             "external",
             "find",
             "cmake",
@@ -410,7 +410,7 @@ fn external_find_prints_externals_found_on_a_path() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["external", "find", "not-installed-x", "--path", path])
+        .args(["external", "find", "not-installed-x", "--path", path])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 1);
@@ -432,7 +432,7 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
         let out = Stack::new()
             .current_dir(t)
             .env("STACK_BUILTIN_REPO", "")
-            .args(&[
+            .args([
                 "create",
                 url.to_str().unwrap(),
                 "--dir",
@@ -462,7 +462,7 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["info", "libcalc", "--repo", "site"])
+        .args(["info", "libcalc", "--repo", "site"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -472,7 +472,7 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&[
+        .args([
             "create",
             url.to_str().unwrap(),
             "--dir",
@@ -486,7 +486,7 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&[
+        .args([
             "create",
             "https://example.org/noversion.tar.gz",
             "--cache",
@@ -517,7 +517,7 @@ fn create_comments_are_valid_keys_when_uncommented() {
         let out = Stack::new()
             .current_dir(t)
             .env("STACK_BUILTIN_REPO", "")
-            .args(&[
+            .args([
                 "create",
                 url.to_str().unwrap(),
                 "--dir",
@@ -536,7 +536,7 @@ fn create_comments_are_valid_keys_when_uncommented() {
         let out = Stack::new()
             .current_dir(t)
             .env("STACK_BUILTIN_REPO", "")
-            .args(&["info", name, "--repo", "site"])
+            .args(["info", name, "--repo", "site"])
             .run()
             .replace_dir(t, "[DIR]");
         assert_eq!(out.code, 0, "{name}: {}", out.stderr);
@@ -548,7 +548,7 @@ fn create_comments_are_valid_keys_when_uncommented() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["info", "tally", "--repo", "site"])
+        .args(["info", "tally", "--repo", "site"])
         .run()
         .replace_dir(t, "[DIR]");
     assert_eq!(out.code, 2, "{}", out.stderr);
@@ -645,7 +645,7 @@ fn offline_fetches_fail_fast_with_a_hint() {
     let out = Stack::new()
         .current_dir(t)
         .env("STACK_BUILTIN_REPO", "")
-        .args(&["checksum", "remote", "--cache", cache])
+        .args(["checksum", "remote", "--cache", cache])
         .run()
         .replace_dir(t, "[DIR]");
     assert!(out.stderr.contains("error: remote 1.0:"), "{}", out.stderr);

@@ -168,7 +168,7 @@ fn convert_with_compilers(recipe: &str, compilers: &str) -> (String, String) {
     let o = Stack::new()
         .current_dir(tmp.path())
         .cache(tmp.path().join("cache"))
-        .args(&[
+        .args([
             "stackinator",
             "convert",
             fx.join(recipe).to_str().unwrap(),
@@ -182,7 +182,7 @@ fn convert_with_compilers(recipe: &str, compilers: &str) -> (String, String) {
     let o = Stack::new()
         .current_dir(tmp.path())
         .cache(tmp.path().join("cache"))
-        .args(&["resolve", out.to_str().unwrap(), "--cluster", "conv/local"])
+        .args(["resolve", out.to_str().unwrap(), "--cluster", "conv/local"])
         .output();
     let (plan, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
@@ -252,7 +252,7 @@ fn bad_stackinator_input_is_exit_2_with_file_and_line() {
     let o = Stack::new()
         .current_dir(tmp.path())
         .cache(tmp.path().join("cache"))
-        .args(&["check", fx.join("recipe-v2").to_str().unwrap()])
+        .args(["check", fx.join("recipe-v2").to_str().unwrap()])
         .output();
     assert_eq!(o.status.code(), Some(2));
     assert!(
@@ -776,7 +776,7 @@ fn convert_writes_a_directory_to_commit() {
     let o = Stack::new()
         .current_dir(tmp.path())
         .cache(tmp.path().join("cache"))
-        .args(&args)
+        .args(args)
         .output();
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
@@ -845,7 +845,7 @@ fn convert_writes_a_directory_to_commit() {
     let o = Stack::new()
         .current_dir(tmp.path())
         .cache(tmp.path().join("cache"))
-        .args(&[
+        .args([
             "stackinator",
             "convert",
             "fx/recipe-v2",
@@ -880,7 +880,7 @@ fn the_build_host_never_changes_a_plan_hash() {
     let o = Stack::new()
         .current_dir(tmp.path())
         .cache(tmp.path().join("cache"))
-        .args(&[
+        .args([
             "stackinator",
             "convert",
             "fx/recipe-v2",

@@ -30,23 +30,23 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     let (b, cache) = (tmp.path().join("build"), tmp.path().join("cache"));
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"])
-        .args(&[&b, Path::new("--cache"), &cache])
+        .args(["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"])
+        .args([&b, Path::new("--cache"), &cache])
         .output();
     assert!(out.status.success());
 
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["verify"])
-        .args(&[&b])
+        .args(["verify"])
+        .args([&b])
         .output();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains(": ok"), "{}", stdout(&out));
     let image = b.join("store.squashfs");
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["verify"])
-        .args(&[&image])
+        .args(["verify"])
+        .args([&image])
         .output();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains(": ok"), "{}", stdout(&out));
@@ -63,8 +63,8 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     fs_err::write(&lib, bytes).unwrap();
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["verify"])
-        .args(&[&b])
+        .args(["verify"])
+        .args([&b])
         .output();
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
@@ -77,8 +77,8 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     fs_err::remove_file(&image).unwrap();
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["image"])
-        .args(&[&b])
+        .args(["image"])
+        .args([&b])
         .output();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to pack"));
@@ -89,8 +89,8 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     let build = |b: &Path| {
         Stack::new()
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(&["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"])
-            .args(&[b, Path::new("--cache"), &cache])
+            .args(["build", "stacks/cxi-mini.yaml", "-j", "2", "--build"])
+            .args([b, Path::new("--cache"), &cache])
             .output()
     };
     let out = build(&b);
@@ -101,8 +101,8 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     assert_eq!(
         Stack::new()
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(&["verify"])
-            .args(&[&b])
+            .args(["verify"])
+            .args([&b])
             .output()
             .status
             .code(),
@@ -129,14 +129,14 @@ fn verify_finds_changed_prefixes_and_packing_refuses_them() {
     // Bad input.
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["verify"])
-        .args(&[&tmp.path().join("nope")])
+        .args(["verify"])
+        .args([&tmp.path().join("nope")])
         .output();
     assert_eq!(out.status.code(), Some(2));
     let out = Stack::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(&["verify"])
-        .args(&[&cache])
+        .args(["verify"])
+        .args([&cache])
         .output();
     assert_eq!(out.status.code(), Some(2));
 }

@@ -88,7 +88,7 @@ fn repack(t: &Path) -> (i32, String) {
     let _ = fs_err::remove_file(t.join("build/store.squashfs"));
     let (code, _, err) = Stack::new()
         .current_dir(t)
-        .args(&["image", "build"])
+        .args(["image", "build"])
         .run()
         .parts();
     (code, err)
@@ -109,7 +109,7 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     for what in ["build", "build/store.squashfs"] {
         let (code, out, err) = Stack::new()
             .current_dir(t)
-            .args(&["verify", what])
+            .args(["verify", what])
             .run()
             .parts();
         assert_eq!(code, 0, "{what}: {out}{err}");
@@ -127,7 +127,7 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
         fs_err::write(file, "payload").unwrap();
         let (code, out, _) = Stack::new()
             .current_dir(t)
-            .args(&["verify", "build"])
+            .args(["verify", "build"])
             .run()
             .parts();
         assert_eq!(code, 1, "{}: {out}", file.display());
@@ -147,7 +147,7 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     fs_err::write(store.join("config/site.txt"), "changed\n").unwrap();
     let (code, out, _) = Stack::new()
         .current_dir(t)
-        .args(&["verify", "build"])
+        .args(["verify", "build"])
         .run()
         .parts();
     assert_eq!(code, 1, "{out}");
@@ -160,7 +160,7 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     if ok {
         let (code, out, _) = Stack::new()
             .current_dir(t)
-            .args(&["verify", "build"])
+            .args(["verify", "build"])
             .run()
             .parts();
         assert_eq!(code, 1, "{out}");
@@ -178,7 +178,7 @@ fn files_no_manifest_records_are_reported_and_never_packed() {
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = Stack::new()
         .current_dir(t)
-        .args(&["verify", "build/store.squashfs"])
+        .args(["verify", "build/store.squashfs"])
         .run()
         .parts();
     assert_eq!(code, 0, "{out}{err}");
