@@ -2,11 +2,10 @@
 //! allow-lists, mount points, squashfs images (packed with the real
 //! mksquashfs), report formats and exit codes.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::audit::*;
 use serde_json::Value;
 use stack::audit::{AuditOptions, FindingKind, audit_tree};

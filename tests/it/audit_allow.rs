@@ -4,11 +4,10 @@
 //! and its externals, allowed by construction), and `dlopen-name` findings
 //! that honour the allow-list on every name of the library.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::audit::*;
 use serde_json::Value;
 

@@ -3,10 +3,10 @@
 //! of "No such file or directory" or "not a dynamic executable", exits 1,
 //! and never blocks on a FIFO.
 
-use crate::harness::Stack;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+
+use crate::harness::Stack;
 
 fn ldd(args: &[&str], cwd: &Path, as_nobody: bool) -> (i32, String) {
     let mut cmd = if as_nobody {

@@ -4,12 +4,11 @@
 //! error findings, counted in the summary; file names with control
 //! characters cannot forge lines of the text report.
 
-use crate::harness::Stack;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::audit::*;
 use serde_json::Value;
 

@@ -2,11 +2,11 @@
 //! package's stage with exactly its build environment (variables, PATH,
 //! wrapper, sandbox), and a fixed stage then builds by hand.
 
-use crate::harness::Stack;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
+
+use crate::harness::Stack;
 
 fn write(t: &Path, rel: &str, text: &str) {
     let p = t.join(rel);

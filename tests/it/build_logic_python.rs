@@ -6,11 +6,10 @@
 //! changed package file rebuilds (its sha256 is in the node hash), and no
 //! Python fails the build before anything is fetched.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::spack_project::Project;
 
 fn layer_dir() -> PathBuf {

@@ -6,11 +6,10 @@
 //! placeholders). Built for real through the package API layer, used by a
 //! dependent through `spec["mpi"].mpicc`, audited clean.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::spack_project::{Project, fixtures};
 
 fn sh(cmd: &str, cwd: &Path) {

@@ -2,9 +2,9 @@
 //! before any work: `-j 100000`, `--fetch-jobs 0`, a build directory that
 //! is the mount point.
 
-use crate::harness::Stack;
-
 use std::path::Path;
+
+use crate::harness::Stack;
 
 #[test]
 fn out_of_range_counts_and_a_build_dir_at_the_mount_point_are_bad_input() {

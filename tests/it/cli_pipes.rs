@@ -1,10 +1,10 @@
 //! A closed standard output or error (`stack check … 2>&1 | head -1`)
 //! never makes `stack` panic (exit 101): it exits with its own status.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Stdio;
+
+use crate::harness::Stack;
 
 /// Runs `stack ARGS` in `cwd` with stdout and stderr on a pipe whose read
 /// end is already closed (every write fails with EPIPE); returns the exit

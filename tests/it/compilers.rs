@@ -6,14 +6,10 @@
 //! stamp) and links its runtime library through an RPATH into its prefix;
 //! `add_compilers` puts it into the view.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/compilers").join(name)

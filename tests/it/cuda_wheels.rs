@@ -9,16 +9,12 @@
 //! libfabric-like library (cxi-mini's mini-libfabric as a libfabric
 //! version): RPATH to the CUDA prefix's lib64, audit clean.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 /// Where scripts/install-deps.sh put the wheels.
 fn wheels_dir() -> PathBuf {

@@ -2,9 +2,9 @@
 //! shared with files of others (issue 13, item 5): only what this build
 //! directory's record says it installed may be removed or replaced.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
+
+use crate::harness::Stack;
 
 fn build(b: &Path, cache: &Path, mount: &Path) -> std::process::Output {
     let out = Stack::bare()

@@ -3,10 +3,10 @@
 //! docs/*.md and README.md parses (run with `--help` appended: an unknown
 //! subcommand, flag or value fails).
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
+
+use crate::harness::Stack;
 
 /// The subcommands listed by `stack --help` (and their own subcommands).
 fn subcommands() -> Vec<Vec<String>> {

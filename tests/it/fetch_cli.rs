@@ -4,10 +4,10 @@
 //! bad input (with a warm cache it used to be ignored silently); progress
 //! lines name where a source came from in words.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
+
+use crate::harness::Stack;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")

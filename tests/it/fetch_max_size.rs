@@ -3,12 +3,11 @@
 //! the fetcher and the extractor enforce it with an error naming the source,
 //! its recipe limit and the key to change. Over the loopback HTTP server.
 
-use crate::harness::Stack;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::fetch::*;
 use crate::harness::http::{Behaviour, Body, Server};
 use stack::fetch::{NoopReporter, Source, fetch_all};

@@ -2,14 +2,10 @@
 //! BUILD/stack.lock does not use are removed (or listed, with --dry-run,
 //! with the bytes they hold); this plan's are kept.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)

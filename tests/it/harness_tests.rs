@@ -1,6 +1,6 @@
-//! The harness stays the only one: no test file defines its own
-//! `fn stack(`, starts the `stack` binary without it, or adds a
-//! `*_support`/`*_common` module; helpers go to `tests/it/harness/`.
+//! The harness stays the only one: no test file defines its own `stack`
+//! runner function, starts the `stack` binary without the harness, or adds
+//! a `*_support`/`*_common` module; helpers go to `tests/it/harness/`.
 
 use std::path::{Path, PathBuf};
 
@@ -24,9 +24,6 @@ fn offending(pattern: &str) -> Vec<String> {
     let it = root().join("tests/it");
     let mut hits = Vec::new();
     for f in test_files() {
-        if f == Path::new("harness_tests.rs") {
-            continue;
-        }
         let text = fs_err::read_to_string(it.join(&f)).unwrap();
         for (i, line) in text.lines().enumerate() {
             if line.contains(pattern) {
@@ -44,7 +41,13 @@ fn offending(pattern: &str) -> Vec<String> {
 
 #[test]
 fn no_test_file_defines_its_own_stack_runner() {
-    for pattern in ["fn stack(", "CARGO_BIN_EXE_stack\"", "cargo_bin(\"stack\")"] {
+    // Spelled in pieces so that this file does not match itself.
+    let patterns = [
+        concat!("fn ", "stack("),
+        concat!("CARGO_BIN_EXE_", "stack\""),
+        concat!("cargo_bin(", "\"stack\")"),
+    ];
+    for pattern in patterns {
         let hits = offending(pattern);
         assert!(
             hits.is_empty(),

@@ -3,13 +3,13 @@
 //! program runs through the view's activate.sh and through `module load`
 //! with Lmod.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use stack::image::{self, ImageOptions, Writer, WriterUsed};
 use stack::view::{self, HookContext, HookKind, ModuleFlavour};
+
+use crate::harness::Stack;
 
 /// A built stack: `root/mnt` is the mount point, `root/build/store` the store.
 struct Built {

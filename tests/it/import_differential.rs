@@ -7,11 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use stack::import::differential::{PackageCheck, Standing, check, package_names, sample};
+use crate::harness::root;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use stack::import::differential::{PackageCheck, Standing, check, package_names, sample};
 
 /// The oracle, or `None` (said on stderr) when the layer is not there.
 fn layer(test: &str) -> Option<PathBuf> {

@@ -5,13 +5,12 @@
 //! in its working directory. Fixtures: tests/fixtures/import/spack/packages
 //! (`resource_demo`, `refused_demo`).
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
+use crate::harness::Stack;
 use crate::import_spack::{build_stack, check_stack, import_fixture_with, installed, write_stack};
 
 fn sha256(path: &Path) -> String {
@@ -104,7 +103,7 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
         .args(["--color", "never", "resolve", "--format", "json"])
         .arg(&stack_yaml)
         .arg("--cluster")
-        .arg(crate::import_spack::root().join("cluster-configs/local"))
+        .arg(crate::harness::root().join("cluster-configs/local"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -146,7 +145,7 @@ fn resources_and_a_patch_in_a_subdirectory_are_imported_and_built() {
         .arg(&stack_yaml)
         .arg(&mirror)
         .arg("--cluster")
-        .arg(crate::import_spack::root().join("cluster-configs/local"))
+        .arg(crate::harness::root().join("cluster-configs/local"))
         .arg("--cache")
         .arg(tmp.path().join("cache"))
         .output()

@@ -4,16 +4,12 @@
 //! reported as untranslated (golden), the recipes read back by the loader,
 //! and one package imported, checked and built for real.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use stack::import::spack::{Origin, convert};
 
-pub(crate) fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 fn fixtures() -> PathBuf {
     root().join("tests/fixtures/import/spack")

@@ -1,10 +1,10 @@
 //! `stack ldd --strict`, `--mount` and `--format json` on programs built
 //! here with the real compiler.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
+
+use crate::harness::Stack;
 
 fn cc(args: &[&str], dir: &Path) {
     let st = Command::new("cc")

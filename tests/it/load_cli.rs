@@ -1,9 +1,10 @@
 //! `stack check`, `stack list` and `stack info` through the real binary, on
 //! a project assembled from `tests/fixtures/errors/_shared/`.
 
-use crate::harness::Stack;
-
 use std::path::Path;
+use std::process::Command;
+
+use crate::harness::{Run, Stack};
 
 fn project() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
@@ -28,17 +29,22 @@ fn project() -> tempfile::TempDir {
     tmp
 }
 
-#[test]
-fn check_passes_with_a_summary_and_the_repositories_in_order() {
-    let p = project();
-    let out = Stack::new()
-        .current_dir(p.path())
+/// `stack ARGS` in the project `dir`; `dir` in the output is `[DIR]`.
+fn in_project(dir: &Path, args: &[&str]) -> Run {
+    Stack::new()
+        .current_dir(dir)
         // Hermetic: the shipped recipes stay out unless a test names a
         // built-in repository itself.
         .env("STACK_BUILTIN_REPO", "")
-        .args(["check", "stacks/stack.yaml"])
+        .args(args)
         .run()
-        .replace_dir(p.path(), "[DIR]");
+        .replace_dir(dir, "[DIR]")
+}
+
+#[test]
+fn check_passes_with_a_summary_and_the_repositories_in_order() {
+    let p = project();
+    let out = in_project(p.path(), &["check", "stacks/stack.yaml"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
@@ -55,14 +61,7 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
     // Run from elsewhere: discovery starts at the recipe, not the cwd.
     let elsewhere = tempfile::tempdir().unwrap();
     let recipe = p.path().join("stacks/stack.yaml");
-    let out = Stack::new()
-        .current_dir(elsewhere.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["check", recipe.to_str().unwrap()])
-        .run()
-        .replace_dir(elsewhere.path(), "[DIR]");
+    let out = in_project(elsewhere.path(), &["check", recipe.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     // An explicit cluster and an extra repository.
     let extra = p.path().join("extra");
@@ -73,21 +72,17 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
     )
     .unwrap();
     let cluster = p.path().join("cluster-configs/local");
-    let out = Stack::new()
-        .current_dir(elsewhere.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args([
+    let out = in_project(
+        elsewhere.path(),
+        &[
             "check",
             recipe.to_str().unwrap(),
             "--cluster",
             cluster.to_str().unwrap(),
             "--repo",
             extra.to_str().unwrap(),
-        ])
-        .run()
-        .replace_dir(elsewhere.path(), "[DIR]");
+        ],
+    );
     // the override lacks `shared` and version 1.2: the stack says so
     assert_eq!(out.code, 2);
     assert!(
@@ -101,14 +96,7 @@ fn check_finds_the_cluster_and_repos_from_the_recipe_dir() {
 #[test]
 fn check_rejects_a_missing_repo_flag() {
     let p = project();
-    let out = Stack::new()
-        .current_dir(p.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["check", "stacks/stack.yaml", "--repo", "nope"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = in_project(p.path(), &["check", "stacks/stack.yaml", "--repo", "nope"]);
     assert_eq!(out.code, 2);
     insta::assert_snapshot!(out.stderr, @r"
       x bad package repository
@@ -119,14 +107,7 @@ fn check_rejects_a_missing_repo_flag() {
 #[test]
 fn list_shows_one_sorted_line_per_package() {
     let p = project();
-    let out = Stack::new()
-        .current_dir(p.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["list"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = in_project(p.path(), &["list"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout, @r"
     fakempi   8.1.30  A header-only stand-in for MPI (generic copy)
@@ -141,14 +122,7 @@ fn list_shows_one_sorted_line_per_package() {
 fn list_marks_broken_recipes() {
     let p = project();
     fs_err::write(p.path().join("recipes/zz.yaml"), "name: [\n").unwrap();
-    let out = Stack::new()
-        .current_dir(p.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["list"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = in_project(p.path(), &["list"]);
     assert_eq!(out.code, 0);
     assert!(
         out.stdout
@@ -161,14 +135,7 @@ fn list_marks_broken_recipes() {
 #[test]
 fn info_describes_a_package() {
     let p = project();
-    let out = Stack::new()
-        .current_dir(p.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["info", "libgreet"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = in_project(p.path(), &["info", "libgreet"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout);
 }
@@ -176,14 +143,7 @@ fn info_describes_a_package() {
 #[test]
 fn info_lists_the_providers_of_a_virtual() {
     let p = project();
-    let out = Stack::new()
-        .current_dir(p.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["info", "mpi"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = in_project(p.path(), &["info", "mpi"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     insta::assert_snapshot!(out.stdout, @r"
     mpi (virtual package)
@@ -199,14 +159,7 @@ fn info_on_a_broken_recipe_shows_it_and_fails() {
     let path = p.path().join("recipes/hello.yaml");
     let text = fs_err::read_to_string(&path).unwrap();
     fs_err::write(&path, text.replace("system: makefile", "system: make")).unwrap();
-    let out = Stack::new()
-        .current_dir(p.path())
-        // Hermetic: the shipped recipes stay out unless a test names a
-        // built-in repository itself.
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["info", "hello"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = in_project(p.path(), &["info", "hello"]);
     assert_eq!(out.code, 2);
     assert!(
         out.stdout.starts_with("hello: Prints a greeting"),
@@ -224,14 +177,7 @@ fn info_on_a_broken_recipe_shows_it_and_fails() {
 fn help_texts_have_examples() {
     let p = project();
     for cmd in ["check", "list", "info"] {
-        let out = Stack::new()
-            .current_dir(p.path())
-            // Hermetic: the shipped recipes stay out unless a test names a
-            // built-in repository itself.
-            .env("STACK_BUILTIN_REPO", "")
-            .args([cmd, "--help"])
-            .run()
-            .replace_dir(p.path(), "[DIR]");
+        let out = in_project(p.path(), &[cmd, "--help"]);
         assert_eq!(out.code, 0);
         assert!(out.stdout.contains("Examples:"), "{cmd}: {}", out.stdout);
     }

@@ -14,9 +14,9 @@
 //! The command is `stack --color never check stack.yaml`, or the words in the
 //! case's `args` file. Every case must exit with status 2.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
+
+use crate::harness::Stack;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/errors")

@@ -3,9 +3,10 @@
 //! `info` a stack's `repos:`, overlays, the cluster fallback warning, and
 //! a checksum mismatch that names its recipe line.
 
-use crate::harness::{Run, Stack};
-
 use std::path::Path;
+use std::process::Command;
+
+use crate::harness::{Run, Stack};
 
 fn write(path: &Path, text: &str) {
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();
@@ -51,24 +52,34 @@ fn project() -> tempfile::TempDir {
     tmp
 }
 
+/// `stack ARGS` in `dir` with `builtin` as the built-in repository; its
+/// parent directory in the output is `[DIR]`.
+fn lookup(dir: &Path, builtin: &Path, args: &[&str]) -> Run {
+    Stack::new()
+        .current_dir(dir)
+        .env("STACK_BUILTIN_REPO", builtin)
+        .args(args)
+        .run()
+        .replace_dir(builtin.parent().unwrap(), "[DIR]")
+}
+
 #[test]
 fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
     let p = project();
     let (t, builtin) = (p.path(), p.path().join("builtin"));
     // Even named with --repo, the built-in repository stays last: the
     // stack's own `fabric` wins, `zlib` comes from the built-in one.
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args([
+    let out = lookup(
+        &t.join("site"),
+        &builtin,
+        &[
             "-v",
             "check",
             "stacks/s.yaml",
             "--repo",
             builtin.to_str().unwrap(),
-        ])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+        ],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let logged: Vec<&str> = out
         .stderr
@@ -86,12 +97,7 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         "{}",
         out.stderr
     );
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["info", "fabric"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&t.join("site"), &builtin, &["info", "fabric"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("Latest:        9.0"), "{}", out.stdout);
     assert!(
@@ -106,12 +112,7 @@ fn the_builtin_repository_is_searched_last_and_the_lookup_is_logged() {
         &t.join("site/stacks/s.yaml"),
         "name: s\nenvironments: {e: {specs: [app, zlib+static]}}\n",
     );
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["check", "stacks/s.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&t.join("site"), &builtin, &["check", "stacks/s.yaml"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr
@@ -129,31 +130,16 @@ fn list_and_info_see_a_stacks_repos_with_dash_dash_stack() {
         &t.join("elsewhere/s.yaml"),
         "name: s\nrepos: [../site/recipes]\nenvironments: {e: {specs: [app]}}\n",
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["info", "app"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(t, &builtin, &["info", "app"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["info", "app", "--stack", "elsewhere/s.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(t, &builtin, &["info", "app", "--stack", "elsewhere/s.yaml"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout.starts_with("app: app from here"),
         "{}",
         out.stdout
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["list", "--stack", "elsewhere/s.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(t, &builtin, &["list", "--stack", "elsewhere/s.yaml"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let names: Vec<&str> = out
         .stdout
@@ -174,12 +160,7 @@ fn an_overlay_adds_a_version_to_a_builtin_recipe() {
             "b".repeat(40)
         ),
     );
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["info", "zlib"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&t.join("site"), &builtin, &["info", "zlib"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout
@@ -193,12 +174,7 @@ fn an_overlay_adds_a_version_to_a_builtin_recipe() {
         out.stdout
     );
     assert!(out.stdout.contains("Latest:        1.4"), "{}", out.stdout);
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["check", "stacks/s.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&t.join("site"), &builtin, &["check", "stacks/s.yaml"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
@@ -210,12 +186,7 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
         &t.join("lonely/s.yaml"),
         "name: s\nrepos: [../site/recipes]\nenvironments: {e: {specs: [app]}}\n",
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["check", "lonely/s.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(t, &builtin, &["check", "lonely/s.yaml"]);
     assert!(
         out.stderr
             .contains("no cluster-configs/local in lonely or above it; using"),
@@ -224,12 +195,7 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
     );
     // From the recipe's own directory the warning names it by its path
     // (issue 36: it used to print an empty one).
-    let out = Stack::new()
-        .current_dir(t.join("lonely"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["check", "s.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&t.join("lonely"), &builtin, &["check", "s.yaml"]);
     assert!(
         out.stderr
             .contains("no cluster-configs/local in [DIR]/lonely or above it; using"),
@@ -242,17 +208,16 @@ fn a_stack_outside_any_tree_is_warned_about_the_source_tree_cluster() {
         out.stderr
     );
     let cluster = t.join("site/cluster-configs/local");
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args([
+    let out = lookup(
+        t,
+        &builtin,
+        &[
             "check",
             "lonely/s.yaml",
             "--cluster",
             cluster.to_str().unwrap(),
-        ])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+        ],
+    );
     assert_eq!((out.code, out.stderr.as_str()), (0, ""));
 }
 
@@ -277,12 +242,11 @@ fn a_checksum_mismatch_names_the_package_and_the_recipe_line() {
         "name: f\nenvironments: {e: {specs: [payload]}}\n",
     );
     let cache = t.join("cache");
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(
+        &t.join("site"),
+        &builtin,
+        &["fetch", "stacks/f.yaml", "--cache", cache.to_str().unwrap()],
+    );
     assert_eq!(out.code, 1, "{}", out.stderr);
     // One report (no extra log line), unwrapped from miette's 80 columns.
     let flat = out.stderr.replace("\n  | ", " ");
@@ -299,22 +263,16 @@ fn diff_compares_two_lock_files() {
     let (t, builtin) = (p.path(), p.path().join("builtin"));
     let site = t.join("site");
     let lock = |name: &str| {
-        let out = Stack::new()
-            .current_dir(&site)
-            .env("STACK_BUILTIN_REPO", &builtin)
-            .args(["resolve", "stacks/s.yaml", "--lock", "--lock-file", name])
-            .run()
-            .replace_dir(builtin.parent().unwrap(), "[DIR]");
+        let out = lookup(
+            &site,
+            &builtin,
+            &["resolve", "stacks/s.yaml", "--lock", "--lock-file", name],
+        );
         assert_eq!(out.code, 0, "{}", out.stderr);
     };
     lock("a.lock");
     lock("same.lock");
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["diff", "a.lock", "same.lock"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&site, &builtin, &["diff", "a.lock", "same.lock"]);
     assert_eq!((out.code, out.stdout.as_str()), (0, "no differences\n"));
     // The built-in zlib's default changes: a variant and a hash differ.
     write(
@@ -322,12 +280,7 @@ fn diff_compares_two_lock_files() {
         &recipe("zlib", "1.3", "variants: {shared: {default: false}}\n"),
     );
     lock("b.lock");
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["diff", "a.lock", "b.lock"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&site, &builtin, &["diff", "a.lock", "b.lock"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stdout.starts_with("plan:\n  "), "{}", out.stdout);
     assert!(
@@ -335,12 +288,7 @@ fn diff_compares_two_lock_files() {
         "{}",
         out.stdout
     );
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["diff", "a.lock", "nothere"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&site, &builtin, &["diff", "a.lock", "nothere"]);
     assert_eq!(out.code, 2);
 }
 
@@ -349,64 +297,42 @@ fn find_queries_a_lock_file_by_spec() {
     let p = project();
     let (t, builtin) = (p.path(), p.path().join("builtin"));
     let site = t.join("site");
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args([
+    let out = lookup(
+        &site,
+        &builtin,
+        &[
             "resolve",
             "stacks/s.yaml",
             "--lock",
             "--lock-file",
             "s.lock",
-        ])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+        ],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let names = |out: &Run| -> Vec<String> {
+    let names = |out: &Out| -> Vec<String> {
         out.stdout
             .lines()
             .map(|l| l.split_whitespace().next().unwrap().to_string())
             .collect()
     };
-    let all = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["find", "s.lock"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let all = lookup(&site, &builtin, &["find", "s.lock"]);
     assert_eq!(all.code, 0, "{}", all.stderr);
     assert_eq!(names(&all), ["app@1.0", "fabric@9.0", "zlib@1.3"]);
     assert!(all.stdout.contains("zlib@1.3 +shared"), "{}", all.stdout);
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["find", "s.lock", "zlib+shared", "--paths"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(
+        &site,
+        &builtin,
+        &["find", "s.lock", "zlib+shared", "--paths"],
+    );
     assert_eq!(names(&out), ["zlib@1.3"]);
     assert!(out.stdout.contains("/user-environment/"), "{}", out.stdout);
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["find", "s.lock", "@9:"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&site, &builtin, &["find", "s.lock", "@9:"]);
     assert_eq!(names(&out), ["fabric@9.0"]);
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["find", "s.lock", "zlib~shared"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&site, &builtin, &["find", "s.lock", "zlib~shared"]);
     assert_eq!((out.code, out.stdout.as_str()), (1, ""));
     // Nothing matched is said, not left to the exit status (issue 36).
     assert_eq!(out.stderr, "s.lock: no package matches `zlib~shared`\n");
-    let out = Stack::new()
-        .current_dir(&site)
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["find", "s.lock", "zlib@@"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&site, &builtin, &["find", "s.lock", "zlib@@"]);
     assert_eq!(out.code, 2);
 }
 
@@ -418,12 +344,7 @@ fn an_unsatisfiable_version_names_the_recipe_file() {
         &t.join("site/stacks/v.yaml"),
         "name: v\nenvironments: {e: {specs: [\"zlib@9\"]}}\n",
     );
-    let out = Stack::new()
-        .current_dir(t.join("site"))
-        .env("STACK_BUILTIN_REPO", &builtin)
-        .args(["resolve", "stacks/v.yaml"])
-        .run()
-        .replace_dir(builtin.parent().unwrap(), "[DIR]");
+    let out = lookup(&t.join("site"), &builtin, &["resolve", "stacks/v.yaml"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     let flat = out.stderr.replace("\n  | ", " ");
     assert!(

@@ -8,12 +8,12 @@
 //! each implementation, in the built store (`stack run --view`), with the
 //! `MPI_LIB` the view exports.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
 
 use sha2::Digest;
+
+use crate::harness::Stack;
 
 fn fixture(rel: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

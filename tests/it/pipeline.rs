@@ -2,14 +2,10 @@
 //! the fixture sources, then the image, the audit, a no-op rebuild and the
 //! programs run through the view with the store mounted at the mount point.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 fn build(recipe: &str, build: &Path, cache: &Path) -> std::process::Output {
     build_with(recipe, build, cache, &[])

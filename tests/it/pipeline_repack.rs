@@ -3,13 +3,9 @@
 //! clean build; a temporary image left by a killed run is cleaned up; the
 //! applied patches are recorded (output, log, installed.json).
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 fn build(recipe: &Path, build: &Path, cache: &Path) -> String {
     let out = Stack::bare()

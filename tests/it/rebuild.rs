@@ -3,14 +3,10 @@
 //! recipes, patches, hooks) and meta/stack.lock, and gives the same image,
 //! byte for byte.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)

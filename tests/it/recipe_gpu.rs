@@ -3,12 +3,12 @@
 //! external at `/usr` writes `.release_version` before its bootstrap and
 //! never passes `/usr` as `--with-hwloc`; with a stack-built hwloc it does.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 
 use stack::pipeline::build_job;
 use stack::resolve::Plan;
+
+use crate::harness::Stack;
 
 /// The `local` cluster, plus `extra` lines under `packages:`.
 fn cluster(dir: &Path, extra: &str) -> PathBuf {

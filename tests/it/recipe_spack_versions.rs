@@ -16,11 +16,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use stack::import::spack::{Origin, convert};
+use crate::harness::root;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use stack::import::spack::{Origin, convert};
 
 fn list_path() -> PathBuf {
     root().join("tests/fixtures/recipe-spack-versions.txt")

@@ -1,10 +1,10 @@
 //! `stack resolve` as a process: the demo stack in every format (JSON
 //! deterministic and snapshot-tested), `--lock` and `--locked`.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Output;
+
+use crate::harness::Stack;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -3,10 +3,10 @@
 //! `--repo`, no network), and the plan is snapshot-tested (tree and the
 //! packages of the JSON plan).
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Output;
+
+use crate::harness::Stack;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -4,12 +4,12 @@
 //! exactly the locked ones and refuses a recipe whose resources differ; a
 //! build unpacks each into its `destination:`.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sha2::{Digest, Sha256};
+
+use crate::harness::Stack;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

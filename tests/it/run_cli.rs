@@ -1,10 +1,10 @@
 //! `stack run` on a build directory and on its image: the store appears at
 //! the mount point inside a user+mount namespace, the view is activated.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
+
+use crate::harness::Stack;
 
 fn write(path: &Path, text: &str) {
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1,10 +1,10 @@
 //! Site commands through the real binary: `checksum` (file URLs), `edit`,
 //! `dependents`, and help text consistency.
 
-use crate::harness::Stack;
-
 use std::path::Path;
 use std::process::Command;
+
+use crate::harness::{Run, Stack};
 
 fn write(path: &Path, text: &str) {
     fs_err::create_dir_all(path.parent().unwrap()).unwrap();
@@ -14,6 +14,18 @@ fn write(path: &Path, text: &str) {
 fn sha256_of(path: &Path) -> String {
     let out = Command::new("sha256sum").arg(path).output().unwrap();
     String::from_utf8(out.stdout).unwrap()[..64].to_string()
+}
+
+/// `stack ARGS` in the project `dir` with `env` added, no built-in
+/// repository; `dir` in the output is `[DIR]`.
+fn site(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    Stack::new()
+        .current_dir(dir)
+        .env("STACK_BUILTIN_REPO", "")
+        .envs(env.iter().copied())
+        .args(args)
+        .run()
+        .replace_dir(dir, "[DIR]")
 }
 
 /// recipes/payload.yaml with two archive versions served as files, one
@@ -53,12 +65,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
     let cache = t.join("cache");
     let cache = cache.to_str().unwrap();
     let sha = |v: &str| sha256_of(&t.join(format!("dist/payload-{v}.tar.gz")));
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["checksum", "payload", "--cache", cache])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["checksum", "payload", "--cache", cache], &[]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(
         out.stdout,
@@ -70,12 +77,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
         )
     );
     // A new version: the URL of the newest archive version, version replaced.
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["checksum", "payload", "2.0", "--cache", cache])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["checksum", "payload", "2.0", "--cache", cache], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
@@ -85,22 +87,16 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
         )
     );
     // A version with nothing to download fails with the URL tried.
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["checksum", "payload", "3.0", "--cache", cache])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["checksum", "payload", "3.0", "--cache", cache], &[]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("payload-3.0.tar.gz"), "{}", out.stderr);
     // Every version is tried: the one that fails is reported in its place,
     // the next one is still checksummed (issue 36).
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["checksum", "payload", "3.0", "2.0", "--cache", cache])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(
+        t,
+        &["checksum", "payload", "3.0", "2.0", "--cache", cache],
+        &[],
+    );
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("error: payload 3.0:"), "{}", out.stderr);
     assert!(
@@ -115,12 +111,7 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
         "{}",
         out.stdout
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["checksum", "paylod", "--cache", cache])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["checksum", "paylod", "--cache", cache], &[]);
     assert_eq!(out.code, 2);
     assert!(
         out.stderr.contains("did you mean `payload`?"),
@@ -133,30 +124,15 @@ fn checksum_prints_recipe_lines_and_flags_a_differing_sha256() {
 fn dependents_lists_direct_entries_and_the_transitive_closure() {
     let p = project();
     let t = p.path();
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["dependents", "payload"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["dependents", "payload"], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
         "app  payload@1:  when +extra  recipes/app.yaml:5\n"
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["dependents", "payload", "--transitive"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["dependents", "payload", "--transitive"], &[]);
     assert_eq!(out.stdout, "app  1\ntop  2\n");
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["dependents", "top"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["dependents", "top"], &[]);
     assert_eq!((out.code, out.stdout.as_str()), (0, ""));
 }
 
@@ -164,50 +140,26 @@ fn dependents_lists_direct_entries_and_the_transitive_closure() {
 fn edit_opens_the_recipe_lookup_uses() {
     let p = project();
     let t = p.path();
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["edit", "app", "--print"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["edit", "app", "--print"], &[]);
     assert_eq!(out.stdout, "[DIR]/recipes/app.yaml\n");
     // The editor gets the path (here `head -2` shows the file).
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .envs([("VISUAL", ""), ("EDITOR", "head -2")].iter().copied())
-        .args(["edit", "app"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(
+        t,
+        &["edit", "app"],
+        &[("VISUAL", ""), ("EDITOR", "head -2")],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout, "name: app\ndescription: d\n");
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .envs([("VISUAL", "false")].iter().copied())
-        .args(["edit", "app"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["edit", "app"], &[("VISUAL", "false")]);
     assert_eq!(out.code, 1);
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["edit", "nope"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["edit", "nope"], &[]);
     assert_eq!(out.code, 2);
 }
 
 #[test]
 fn help_keeps_global_options_apart_and_hides_empty_env_values() {
     let p = project();
-    let out = Stack::new()
-        .current_dir(p.path())
-        .env("STACK_BUILTIN_REPO", "")
-        .envs([("STACK_CACHE", "")].iter().copied())
-        .args(["build", "--help"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = site(p.path(), &["build", "--help"], &[("STACK_CACHE", "")]);
     assert_eq!(out.code, 0);
     assert!(!out.stdout.contains("[env: STACK_CACHE"), "{}", out.stdout);
     let options = out.stdout.find("\nOptions:").unwrap();
@@ -217,12 +169,7 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
     assert!(!out.stdout[options..global].contains("--verbose"));
     // `build` and `image` take the same image options.
     for cmd in ["build", "image"] {
-        let out = Stack::new()
-            .current_dir(p.path())
-            .env("STACK_BUILTIN_REPO", "")
-            .args([cmd, "--help"])
-            .run()
-            .replace_dir(p.path(), "[DIR]");
+        let out = site(p.path(), &[cmd, "--help"], &[]);
         for opt in [
             "--writer <WRITER>",
             "--compression <COMPRESSION>",
@@ -232,12 +179,11 @@ fn help_keeps_global_options_apart_and_hides_empty_env_values() {
         }
     }
     // The old spelling still parses (the build then fails on the recipe).
-    let out = Stack::new()
-        .current_dir(p.path())
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["build", "nothere.yaml", "--embedded-squashfs"])
-        .run()
-        .replace_dir(p.path(), "[DIR]");
+    let out = site(
+        p.path(),
+        &["build", "nothere.yaml", "--embedded-squashfs"],
+        &[],
+    );
     assert_eq!(out.code, 2);
     assert!(
         !out.stderr.contains("unexpected argument"),
@@ -258,12 +204,7 @@ fn check_list_and_info_speak_json() {
         &t.join("stacks/s.yaml"),
         "name: s\nenvironments: {e: {specs: [top]}}\n",
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["check", "stacks/s.yaml", "--format", "json"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["check", "stacks/s.yaml", "--format", "json"], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["ok"], true);
@@ -273,12 +214,7 @@ fn check_list_and_info_speak_json() {
         &t.join("stacks/s.yaml"),
         "name: s\nenvironments: {e: {specs: [tpo]}}\n",
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["check", "stacks/s.yaml", "--format", "json"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["check", "stacks/s.yaml", "--format", "json"], &[]);
     assert_eq!(out.code, 2);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["ok"], false);
@@ -289,12 +225,7 @@ fn check_list_and_info_speak_json() {
     );
     assert_eq!(d["file"], "[DIR]/stacks/s.yaml");
 
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["list", "--format", "json"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["list", "--format", "json"], &[]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let names: Vec<_> = v
         .as_array()
@@ -305,12 +236,7 @@ fn check_list_and_info_speak_json() {
     assert_eq!(names, ["app", "payload", "top"]);
     assert_eq!(v[1]["version"], "1.1");
 
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["info", "app", "--format", "json"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["info", "app", "--format", "json"], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["versions"][0]["tag"], "v1");
@@ -335,12 +261,11 @@ fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
         .output()
         .unwrap();
     let version = String::from_utf8(version.stdout).unwrap();
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["compiler", "find", "--path", bin.to_str().unwrap()])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(
+        t,
+        &["compiler", "find", "--path", bin.to_str().unwrap()],
+        &[],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
@@ -349,17 +274,16 @@ fn compiler_find_prints_cluster_lines_for_the_compilers_on_a_path() {
             version.trim()
         )
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args([
+    let out = site(
+        t,
+        &[
             "compiler",
             "find",
             "--path",
             t.join("dist").to_str().unwrap(),
-        ])
-        .run()
-        .replace_dir(t, "[DIR]");
+        ],
+        &[],
+    );
     assert_eq!(out.code, 1);
 }
 
@@ -387,19 +311,18 @@ fn external_find_prints_externals_found_on_a_path() {
         .unwrap()
         .to_string();
     let path = bin.to_str().unwrap();
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args([
+    let out = site(
+        t,
+        &[
             "external",
             "find",
             "cmake",
             "not-installed-x",
             "--path",
             path,
-        ])
-        .run()
-        .replace_dir(t, "[DIR]");
+        ],
+        &[],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
@@ -407,12 +330,11 @@ fn external_find_prints_externals_found_on_a_path() {
             "packages:\n  cmake: {{externals: [{{spec: cmake@{v}, prefix: [DIR]/tools}}]}}   # [DIR]/tools/bin/cmake\n"
         )
     );
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["external", "find", "not-installed-x", "--path", path])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(
+        t,
+        &["external", "find", "not-installed-x", "--path", path],
+        &[],
+    );
     assert_eq!(out.code, 1);
 }
 
@@ -429,19 +351,18 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
         ("hello-make-1.0.tar.gz", "makefile"),
     ] {
         let url = dist.join(file);
-        let out = Stack::new()
-            .current_dir(t)
-            .env("STACK_BUILTIN_REPO", "")
-            .args([
+        let out = site(
+            t,
+            &[
                 "create",
                 url.to_str().unwrap(),
                 "--dir",
                 "site",
                 "--cache",
                 cache,
-            ])
-            .run()
-            .replace_dir(t, "[DIR]");
+            ],
+            &[],
+        );
         assert_eq!(out.code, 0, "{}", out.stderr);
         assert!(
             out.stdout.ends_with(&format!("build system {system})\n")),
@@ -459,41 +380,34 @@ fn create_writes_a_recipe_skeleton_with_the_build_system_detected() {
         "{text}"
     );
     // The skeleton is a valid recipe.
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["info", "libcalc", "--repo", "site"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["info", "libcalc", "--repo", "site"], &[]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("Build system: cmake"), "{}", out.stdout);
     // Never over an existing recipe without --force.
     let url = dist.join("libcalc-1.2.tar.gz");
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args([
+    let out = site(
+        t,
+        &[
             "create",
             url.to_str().unwrap(),
             "--dir",
             "site",
             "--cache",
             cache,
-        ])
-        .run()
-        .replace_dir(t, "[DIR]");
+        ],
+        &[],
+    );
     assert_eq!(out.code, 2);
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args([
+    let out = site(
+        t,
+        &[
             "create",
             "https://example.org/noversion.tar.gz",
             "--cache",
             cache,
-        ])
-        .run()
-        .replace_dir(t, "[DIR]");
+        ],
+        &[],
+    );
     assert_eq!(out.code, 2);
 }
 
@@ -514,43 +428,32 @@ fn create_comments_are_valid_keys_when_uncommented() {
         ("tally-0.3.tar.gz", "tally", "meson_args"),
     ] {
         let url = dist.join(file);
-        let out = Stack::new()
-            .current_dir(t)
-            .env("STACK_BUILTIN_REPO", "")
-            .args([
+        let out = site(
+            t,
+            &[
                 "create",
                 url.to_str().unwrap(),
                 "--dir",
                 "site",
                 "--cache",
                 cache,
-            ])
-            .run()
-            .replace_dir(t, "[DIR]");
+            ],
+            &[],
+        );
         assert_eq!(out.code, 0, "{}", out.stderr);
         let path = t.join(format!("site/{name}.yaml"));
         let text = fs_err::read_to_string(&path).unwrap();
         let commented = format!("  # {key}: ");
         assert!(text.contains(&commented), "{text}");
         fs_err::write(&path, text.replace(&commented, &format!("  {key}: "))).unwrap();
-        let out = Stack::new()
-            .current_dir(t)
-            .env("STACK_BUILTIN_REPO", "")
-            .args(["info", name, "--repo", "site"])
-            .run()
-            .replace_dir(t, "[DIR]");
+        let out = site(t, &["info", name, "--repo", "site"], &[]);
         assert_eq!(out.code, 0, "{name}: {}", out.stderr);
     }
     // `args` (the old comment) in a meson recipe: an error suggesting its key.
     let path = t.join("site/tally.yaml");
     let text = fs_err::read_to_string(&path).unwrap();
     fs_err::write(&path, text.replace("  meson_args: ", "  args: ")).unwrap();
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["info", "tally", "--repo", "site"])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["info", "tally", "--repo", "site"], &[]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains("unknown key `args` in `build`"),
@@ -609,12 +512,7 @@ fn offline_fetches_fail_fast_with_a_hint() {
         ],
     ] {
         let started = std::time::Instant::now();
-        let out = Stack::new()
-            .current_dir(t)
-            .env("STACK_BUILTIN_REPO", "")
-            .args(&args)
-            .run()
-            .replace_dir(t, "[DIR]");
+        let out = site(t, &args, &[]);
         let took = started.elapsed();
         assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
         // miette wraps the message: compare without whitespace and margins.
@@ -642,12 +540,7 @@ fn offline_fetches_fail_fast_with_a_hint() {
         assert!(took.as_secs_f64() < 3.0, "{args:?} took {took:?}");
     }
     // checksum tried both versions.
-    let out = Stack::new()
-        .current_dir(t)
-        .env("STACK_BUILTIN_REPO", "")
-        .args(["checksum", "remote", "--cache", cache])
-        .run()
-        .replace_dir(t, "[DIR]");
+    let out = site(t, &["checksum", "remote", "--cache", cache], &[]);
     assert!(out.stderr.contains("error: remote 1.0:"), "{}", out.stderr);
     assert!(out.stderr.contains("error: remote 0.9:"), "{}", out.stderr);
 }

@@ -2,14 +2,10 @@
 //! fixtures in tests/fixtures/stackinator (written for these tests) checked,
 //! resolved, converted and built with the real tools, offline.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::{Stack, root};
 
 /// The fixtures copied into `tmp` (symlinks kept), `@DIST@` replaced by the
 /// demo source tarballs' directory.

@@ -2,9 +2,9 @@
 //! a prefix changed after it was recorded is found, in the store and in
 //! the image, and is never packed.
 
-use crate::harness::Stack;
-
 use std::path::Path;
+
+use crate::harness::Stack;
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

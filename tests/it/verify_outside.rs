@@ -4,11 +4,10 @@
 //! pack it; what the post-install hook added is recorded and accepted, in
 //! the store and in the image.
 
-use crate::harness::Stack;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::harness::Stack;
 use crate::harness::tiny_build::build;
 
 fn write(t: &Path, rel: &str, text: &str) {

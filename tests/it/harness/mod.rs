@@ -19,8 +19,8 @@
 //!   stacks), [`view`] (an installed store for views and images).
 //!
 //! `harness_tests.rs` keeps it the only one: no test file defines its own
-//! `fn stack(`, starts the binary itself or adds a `*_support`/`*_common`
-//! module. Some files are also compiled into the benchmarks (`#[path]` in
+//! `stack` runner function, starts the binary itself or adds a
+//! `*_support`/`*_common` module. Some files are also compiled into the benchmarks (`#[path]` in
 //! `benches/`), so they do not use the rest of the harness.
 
 #![allow(dead_code)]

@@ -9,6 +9,8 @@ use std::process::Command;
 
 use sha2::Digest;
 
+use super::Stack;
+
 /// `tests/fixtures/spack-py`.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spack-py")
@@ -154,20 +156,14 @@ impl Project {
 
     /// [`Self::build`] with `STACK_PYTHON` set to `python`.
     pub fn build_with_python(&self, python: &Path) -> (i32, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-            .args(["--color", "never", "build", "stacks/s.yaml"])
+        Stack::new()
+            .args(["build", "stacks/s.yaml"])
             .args(["--cluster", "cluster-configs/local", "--cache", "cache"])
             .args(["--build", "build", "-j", "2"])
-            .env_remove("STACK_REPOS")
             .env("STACK_PYTHON", python)
             .current_dir(self.path())
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
-        )
+            .run()
+            .code_text()
     }
 
     /// A recipe and a stack of `cmvariant` (a CMake package with a hook).
@@ -188,18 +184,11 @@ impl Project {
 
     /// `stack` with arguments in the project: exit code, output.
     pub fn stack_cmd(&self, args: &[&str]) -> (i32, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_stack"))
-            .args(["--color", "never"])
+        Stack::new()
             .args(args)
-            .env_remove("STACK_REPOS")
             .current_dir(self.path())
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
-        )
+            .run()
+            .code_text()
     }
 
     /// `stack check stacks/s.yaml`: exit code, output with the

@@ -4,14 +4,13 @@
 //! environment, as CI variables give them), and the assembled image
 //! compared with a local build of the same lock file.
 
-use crate::harness::STACK;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use base64::Engine;
 
 use super::{root, text, with_password};
+use crate::harness::STACK;
 use crate::harness::registry::stack_client;
 use crate::harness::registry::{PASSWORD, TestRegistry, USER};
 

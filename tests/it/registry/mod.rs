@@ -13,11 +13,9 @@ mod proxy;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::harness::registry::{PASSWORD, TestRegistry, USER, stack_client};
+use crate::harness::root;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::harness::registry::{PASSWORD, TestRegistry, USER, stack_client};
 
 /// Run with the password on stdin.
 fn with_password(cmd: &mut Command, password: &str) -> Output {

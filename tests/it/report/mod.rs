@@ -5,7 +5,7 @@
 //! built, no console message (script errors, blocked loads), the failures
 //! first; screenshots under `target/report-screenshots/`.
 
-use crate::harness::Stack;
+use crate::harness::{Stack, root};
 
 mod browser;
 mod synthetic;
@@ -14,10 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn json(p: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()

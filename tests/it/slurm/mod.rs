@@ -8,7 +8,7 @@
 //! cache; with a shared store the jobs build into the submitter's store
 //! (shared.rs).
 
-use crate::harness::Stack;
+use crate::harness::{Stack, root};
 
 mod faults;
 mod shared;
@@ -20,10 +20,6 @@ use std::time::Duration;
 use crate::harness::registry::{PASSWORD, TestRegistry, USER};
 use crate::harness::slurm::{TestSlurm, wait_for};
 use base64::Engine;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// stdout and stderr, with white space (and miette's wrapping) collapsed.
 fn text(o: &Output) -> String {

@@ -3,9 +3,9 @@
 //! as on a cluster whose build directory is on a shared file system. The
 //! jobs build into the submitter's store; no binary cache at all.
 
-use crate::harness::Stack;
-
 use super::*;
+
+use crate::harness::Stack;
 
 #[test]
 fn jobs_build_into_a_shared_store_without_a_binary_cache() {
