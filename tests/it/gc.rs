@@ -2,7 +2,7 @@
 //! BUILD/stack.lock does not use are removed (or listed, with --dry-run,
 //! with the bytes they hold); this plan's are kept.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use crate::harness::{Stack, root};

@@ -2,7 +2,6 @@
 //! a project assembled from `tests/fixtures/errors/_shared/`.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::harness::{Run, Stack};
 

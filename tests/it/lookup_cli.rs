@@ -4,7 +4,6 @@
 //! a checksum mismatch that names its recipe line.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::harness::{Run, Stack};
 
@@ -309,7 +308,7 @@ fn find_queries_a_lock_file_by_spec() {
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let names = |out: &Out| -> Vec<String> {
+    let names = |out: &Run| -> Vec<String> {
         out.stdout
             .lines()
             .map(|l| l.split_whitespace().next().unwrap().to_string())

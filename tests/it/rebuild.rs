@@ -3,7 +3,7 @@
 //! recipes, patches, hooks) and meta/stack.lock, and gives the same image,
 //! byte for byte.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::harness::{Stack, root};

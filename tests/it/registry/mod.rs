@@ -10,7 +10,7 @@ mod hostile;
 mod hostile_cache;
 mod proxy;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::harness::root;

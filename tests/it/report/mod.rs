@@ -10,7 +10,7 @@ use crate::harness::{Stack, root};
 mod browser;
 mod synthetic;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
