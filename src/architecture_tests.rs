@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 /// Which top-level modules each module may use. Stages use earlier stages
 /// (and `diag`, `spec`, `settings`); `pipeline` runs them all; `ops` sits
 /// on top.
-const ALLOWED: &[(&str, &[&str])] = &[
+pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("diag", &[]),
+    // Advisory file locks: the source cache's entries, the build directory.
+    ("lock", &[]),
     // Build logic at build time (the Python package API layer, the request,
     // the interpreter): read by the kinds, the recipe loader, the hash and
     // the build stage.
@@ -68,9 +70,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // `recipes`: `stack checksum` turns a recipe's versions into requests.
-    ("fetch", &["diag", "spec", "settings", "recipes", "tls"]),
+    (
+        "fetch",
+        &["diag", "spec", "settings", "recipes", "tls", "lock"],
+    ),
     ("patch", &["diag", "fetch"]),
-    ("store", &["diag"]),
+    ("store", &["diag", "lock"]),
     // The namespaces builds and hooks run in: nothing but libc.
     ("sandbox", &[]),
     (
@@ -80,6 +85,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "spec",
             "settings",
             "store",
+            "lock",
             "build_kinds",
             "build_logic",
             "file_filter",
@@ -148,6 +154,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "render",
             "diag",
+            "lock",
             "spec",
             "settings",
             "recipes",
@@ -287,6 +294,7 @@ fn modules_import_only_what_the_matrix_allows() {
             "cli",
             "bin",
             "architecture_tests",
+            "drawing_tests",
             "function_length_tests",
         ]
         .contains(&module.as_str())

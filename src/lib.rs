@@ -32,7 +32,9 @@
 //! rendered by [`template`]: no environment, files, time or randomness.
 //! Every HTTPS connection (registry, sources, mirrors, git remotes) trusts
 //! what [`tls`] says: the built-in roots, the system's store, `SSL_CERT_FILE`
-//! and `--ca-file`.
+//! and `--ca-file`. Every lock a process takes (a source cache entry, the
+//! build directory) is an advisory file lock of [`lock`]; `stack.lock` is
+//! not one of them but the resolved plan's lock file ([`resolve::lockfile`]).
 //! | remote builds | [`remote`] | packages still to build → Slurm jobs, GitLab CI pipelines (handed over through the binary cache) |
 //!
 //! Above the stages: [`pipeline`] runs them in order for `stack build` (a
@@ -72,6 +74,7 @@
 //! | `stack.lock` (beside the recipe) | [`resolve`] | the whole plan, git refs pinned |
 //! | `~/.cache/stack/sources-v1/` | [`fetch`] | content-addressed source cache |
 //! | `<build>/store/` | [`store`] | what is mounted at the mount point |
+//! | `<build>/build.lock`, `<cache>/.locks/` | [`lock`] | advisory file locks: the build directory, source cache entries |
 //! | `<build>/store.squashfs`, `<build>/meta/` | [`image`], [`view`] | the uenv image |
 //! | `<build>/run.json`, `<build>/report.html`, `meta/sizes.json` | [`report`] | what a run did (times, slots, routes, failures), its report, installed sizes |
 
@@ -114,6 +117,7 @@ pub mod fetch;
 pub mod file_filter;
 pub mod image;
 pub mod import;
+pub mod lock;
 pub mod oci;
 pub mod ops;
 pub mod patch;
@@ -138,5 +142,7 @@ pub mod view;
 
 #[cfg(test)]
 mod architecture_tests;
+#[cfg(test)]
+mod drawing_tests;
 #[cfg(test)]
 mod function_length_tests;

@@ -22,7 +22,7 @@
 //! `localflock`) honour per host only. An executor or cache that shares a
 //! build directory, a store or a source cache between machines must bring
 //! its own cross-machine lock (the registry's, the batch system's). The
-//! host-local ones say so in their docs (`store::BuildLock`, the source
+//! host-local ones say so in their docs (`lock::BuildLock`, the source
 //! cache's entry locks).
 
 use std::path::Path;

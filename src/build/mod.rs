@@ -7,7 +7,7 @@
 //! [`store`](crate::store).
 //!
 //! ```text
-//! run_plan ─ Workspace: lock <build>/build.lock (store::build_lock), mount mode:
+//! run_plan ─ Workspace: lock <build>/build.lock (lock::BuildLock), mount mode:
 //!            direct, or private user+mount namespace (crate::sandbox)
 //!          ─ reuse prefixes with a valid installed.json (store::prefix)
 //!          ─ schedule: critical path first (scheduler), -j N tokens (jobserver)

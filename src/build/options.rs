@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::store::LockWait;
+use crate::lock::LockWait;
 
 use super::wrapper::Dtags;
 

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use super::error::BuildError;
 use super::options::{BuildOptions, MountMode};
 use super::report::BuildReporter;
-use crate::store::{BuildLock, LockWait};
+use crate::lock::{BuildLock, LockWait};
+use crate::store::StoreError;
 
 /// The lock on a build directory, and (once the mount point is known) how
 /// builds reach it.
@@ -35,9 +36,10 @@ impl Workspace {
         reporter: &dyn BuildReporter,
     ) -> Result<BuildLock, BuildError> {
         let build_dir = std::path::absolute(build_dir)?;
-        Ok(BuildLock::acquire(&build_dir, wait, &|p| {
-            reporter.waiting_for_lock(p)
-        })?)
+        Ok(
+            BuildLock::acquire(&build_dir, wait, &|p| reporter.waiting_for_lock(p))
+                .map_err(StoreError::from)?,
+        )
     }
 
     /// Locks `opts.build_dir` and decides the mount mode.

@@ -7,7 +7,7 @@
 //!   archive/<sha[:2]>/<sha256>    verified files, named by the sha256 of their content
 //!   git/<name>-<urlhash>.git      bare repositories, one per URL (sha256 of the URL)
 //!   git-tarballs/<commit>         sha256 of a mirror's tarball of that commit (in archive/)
-//!   .locks/archive-<sha>.lock     per-entry lock files (see `lock.rs` for the protocol)
+//!   .locks/archive-<sha>.lock     per-entry lock files (protocol: `lock::EntryLock`)
 //!   .locks/git-<name>-<urlhash>.lock
 //! ```
 //!

@@ -6,7 +6,6 @@ use std::path::Path;
 use super::archive::extension_of;
 use super::cache::{remove_stale_temps, temp_sibling};
 use super::digest::{Sha256Hex, copy_hashing, hash_reader};
-use super::entry_lock::{EntryLock, LockMode};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
 use super::http::{Http, Observer};
@@ -14,6 +13,7 @@ use super::mirror;
 use super::options::FetchOptions;
 use super::reporter::FetchReporter;
 use super::source::{Location, SourceRequest, file_name_of};
+use crate::lock::{EntryLock, LockMode};
 
 /// What a fetch worker needs.
 pub(crate) struct Ctx<'a> {
@@ -32,6 +32,7 @@ impl Ctx<'_> {
         EntryLock::acquire(path, mode, self.opts.lock_timeout, || {
             self.reporter.waiting_for_lock(index, path)
         })
+        .map_err(FetchError::from)
     }
 
     /// Copy one location (URL or path) into `file`, hashing on the way.

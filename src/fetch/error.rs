@@ -202,6 +202,25 @@ pub enum FetchError {
     Multiple(Vec<FetchError>),
 }
 
+impl From<crate::lock::FileLockError> for FetchError {
+    /// A cache entry lock's errors: the lock file names the entry.
+    fn from(e: crate::lock::FileLockError) -> FetchError {
+        use crate::lock::FileLockError;
+        match e {
+            FileLockError::Timeout { path, waited } => FetchError::LockTimeout { path, waited },
+            FileLockError::Io(e) => FetchError::Io(e),
+            FileLockError::Lock { path, source } => FetchError::LocalFile { path, source },
+            FileLockError::Held { dir, holder } => FetchError::LocalFile {
+                path: dir,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::WouldBlock,
+                    holder.unwrap_or_else(|| "locked".into()),
+                ),
+            },
+        }
+    }
+}
+
 fn status_hint(status: u16) -> &'static str {
     match status {
         404 | 410 => " (not found: check the URL and version in the recipe, or add a mirror)",

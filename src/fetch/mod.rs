@@ -17,7 +17,7 @@
 //!
 //! Progress goes to a [`FetchReporter`]; logs go to `tracing`. Nothing here prints.
 //!
-//! Files: `cache.rs` (layout), `lock.rs` (lock protocol), `download.rs` (one file source:
+//! Files: `cache.rs` (layout), `cache.rs` (lock file names; the protocol is `lock::EntryLock`), `download.rs` (one file source:
 //! cache → mirrors → upstream), `http.rs` (streaming download, retries), `git/` (bare-repo cache,
 //! refs, submodules, tree export), `archive.rs` + `extract.rs` (formats, safe extraction),
 //! `stage.rs`, `mirror.rs` + `tarball.rs`, `digest.rs`.
@@ -28,7 +28,6 @@ pub mod checksum;
 pub mod create;
 mod digest;
 mod download;
-mod entry_lock;
 mod error;
 mod extract;
 mod fetched;

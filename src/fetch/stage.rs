@@ -5,11 +5,11 @@ use std::time::{Duration, SystemTime};
 
 use super::archive::{self, ArchiveFormat};
 use super::digest::copy_hashing;
-use super::entry_lock::{EntryLock, LockMode};
 use super::error::FetchError;
 use super::extract::SafeTree;
 use super::fetched::{Fetched, FetchedContent};
 use super::git::{self, Item};
+use crate::lock::{EntryLock, LockMode};
 
 /// A source tree ready for patching and building.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::build::{NoopReporter, Workspace};
+use crate::lock::LockWait;
 use crate::resolve::{LOCK_FILE, Lock};
-use crate::store::LockWait;
 
 use super::PipelineError;
 

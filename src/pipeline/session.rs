@@ -27,8 +27,9 @@ use crate::binary_cache::CachePrefixes;
 use crate::build::{self, BuildGraph, BuildOptions, BuildSummary, JobId, Workspace};
 use crate::fetch::{self, FetchOptions};
 use crate::image;
+use crate::lock::{BuildLock, LockWait};
 use crate::resolve::{self, Plan};
-use crate::store::{self, BuildLock, LockWait, PrefixState};
+use crate::store::{self, PrefixState};
 use crate::view;
 
 use super::fingerprint::ImageInputs;

@@ -36,7 +36,7 @@ mod error;
 mod explain;
 mod git_versions;
 pub mod hash;
-pub mod lock;
+pub mod lockfile;
 mod model;
 mod order;
 mod partial;
@@ -60,7 +60,7 @@ use crate::stacks::StackRecipe;
 pub use assemble::GitPins;
 pub use error::{ExplainLine, Explanation, LockChange, ResolveError, short_loc};
 pub use hash::HASH_FORMAT;
-pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, lock_path};
+pub use lockfile::{LOCK_FILE, LOCK_VERSION, Lock, lock_path};
 pub use model::{
     CompilerOrigin, Node, NodeCompiler, NodePatch, NodeResource, NodeSource, Plan, PlanEnvironment,
     PlanRoot, RootKind, UnpinnedGit,

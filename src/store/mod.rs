@@ -18,7 +18,8 @@
 //! paths, logs) is written into a prefix: the store, and so the image, is a
 //! function of the inputs.
 //!
-//! The build directory is guarded by one exclusive lock ([`build_lock`]).
+//! The build directory is guarded by one exclusive lock
+//! ([`crate::lock::BuildLock`]); a contended one is [`StoreError::Locked`].
 //!
 //! This module depends on nothing but `std`, serde and the filesystem: the
 //! build stage calls it as its final step, and later stages (views, image)
@@ -26,7 +27,6 @@
 
 pub mod atomic;
 pub mod beneath;
-pub mod build_lock;
 pub mod manifest;
 pub mod modes;
 pub mod owned;
@@ -38,7 +38,6 @@ pub mod xattrs;
 use std::path::{Path, PathBuf};
 
 pub use beneath::Beneath;
-pub use build_lock::{BuildLock, LockWait};
 pub use manifest::{EntryKind, ManifestEntry, manifest, manifest_of, walk_prefix};
 pub use modes::normalize_modes;
 pub use owned::Owned;
@@ -114,4 +113,28 @@ pub enum StoreError {
 
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+impl From<crate::lock::FileLockError> for StoreError {
+    /// The build directory lock's errors, as they were before the locks had
+    /// a module of their own.
+    fn from(e: crate::lock::FileLockError) -> StoreError {
+        use crate::lock::FileLockError;
+        match e {
+            FileLockError::Held { dir, holder } => StoreError::Locked { dir, holder },
+            FileLockError::Io(e) => StoreError::Io(e),
+            FileLockError::Lock { path, source } => StoreError::Io(std::io::Error::new(
+                source.kind(),
+                format!("locking {}: {source}", path.display()),
+            )),
+            FileLockError::Timeout { path, waited } => StoreError::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "{}: waited {} s for the lock",
+                    path.display(),
+                    waited.as_secs()
+                ),
+            )),
+        }
+    }
 }

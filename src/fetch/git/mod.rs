@@ -22,12 +22,12 @@ use self::repo::{
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
 use super::download::{Ctx, download_unverified, exhausted};
-use super::entry_lock::{EntryLock, LockMode};
 use super::error::FetchError;
 use super::fetched::{Fetched, FetchedContent, Origin, Verification};
 use super::mirror;
 use super::options::FetchOptions;
 use super::source::{GitRef, Source, SourceRequest, is_full_commit};
+use crate::lock::{EntryLock, LockMode};
 
 /// Resolve a branch, tag or (short) commit of `url` to a full commit id, fetching the
 /// repository into the cache. This is what `stack.lock` records for branches and tags.

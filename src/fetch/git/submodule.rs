@@ -10,9 +10,9 @@ use git2::Repository;
 use super::export::{gitlinks, gitmodules};
 use super::repo::{fetch_commit, git_err, has_commit, open_or_init};
 use crate::fetch::download::Ctx;
-use crate::fetch::entry_lock::LockMode;
 use crate::fetch::error::FetchError;
 use crate::fetch::fetched::FetchedSubmodule;
+use crate::lock::LockMode;
 
 /// Deepest nesting of submodules followed (guards against cycles).
 const MAX_DEPTH: usize = 8;

@@ -9,7 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stack::build::*;
-use stack::store::{LockWait, StoreError};
+use stack::lock::LockWait;
+use stack::store::StoreError;
 
 use crate::harness::build::*;
 

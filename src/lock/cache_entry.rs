@@ -1,4 +1,4 @@
-//! Per-entry file locks on the source cache, so several `stack` processes (and several threads
+//! Per-entry locks on the source cache, so several `stack` processes (and several threads
 //! of one process) can share a cache.
 //!
 //! # Lock protocol
@@ -14,69 +14,46 @@
 //! - A thread holds at most one entry lock at a time (submodules are fetched after the parent's
 //!   lock is released), so there is no lock order to get wrong.
 //! - Acquisition tries without blocking first; when contended it reports "waiting" once and
-//!   polls with backoff until [`FetchOptions::lock_timeout`](super::FetchOptions), then fails
+//!   polls with backoff until `FetchOptions::lock_timeout`, then fails
 //!   with an error naming the lock file. The guard unlocks on drop (and the kernel unlocks if the
 //!   process dies: `flock` locks die with their file descriptors).
 //! - **Host-local**: `flock` excludes processes of one host only on some shared file systems
 //!   (NFS without lock daemons, Lustre with `localflock`); a source cache shared by several
 //!   machines at once needs a cross-machine lock on top (see `build::executor`).
+//!
+//! The source cache (`fetch`) names the lock files and turns a
+//! [`FileLockError`] into its own error.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use fs4::fs_std::FileExt;
 
-use super::error::FetchError;
+use super::{FileLockError, LockMode, open, try_lock};
 
-/// Shared or exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LockMode {
-    Shared,
-    Exclusive,
-}
-
-/// A held lock; released on drop.
+/// A held lock on one cache entry; released on drop.
 #[must_use = "the lock is released when the guard is dropped"]
 #[derive(Debug)]
-pub(crate) struct EntryLock {
+pub struct EntryLock {
     file: std::fs::File,
     path: PathBuf,
 }
 
 impl EntryLock {
     /// Acquire `path` in `mode`, waiting up to `timeout`; `on_wait` runs once if the lock is busy.
-    pub(crate) fn acquire(
+    pub fn acquire(
         path: &Path,
         mode: LockMode,
         timeout: Duration,
         mut on_wait: impl FnMut(),
-    ) -> Result<EntryLock, FetchError> {
-        if let Some(parent) = path.parent() {
-            fs_err::create_dir_all(parent)?;
-        }
-        let file = fs_err::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)?
-            .into_parts()
-            .0;
-        let try_lock = |f: &std::fs::File| -> Result<bool, FetchError> {
-            let r = match mode {
-                LockMode::Shared => FileExt::try_lock_shared(f),
-                LockMode::Exclusive => FileExt::try_lock_exclusive(f),
-            };
-            r.map_err(|source| FetchError::LocalFile {
-                path: path.to_path_buf(),
-                source,
-            })
+    ) -> Result<EntryLock, FileLockError> {
+        let file = open(path)?;
+        let held = |file| EntryLock {
+            file,
+            path: path.to_path_buf(),
         };
-        if try_lock(&file)? {
-            return Ok(EntryLock {
-                file,
-                path: path.to_path_buf(),
-            });
+        if try_lock(&file, path, mode)? {
+            return Ok(held(file));
         }
         tracing::info!("waiting for lock on {}", path.display());
         on_wait();
@@ -84,19 +61,16 @@ impl EntryLock {
         let mut delay = Duration::from_millis(5);
         loop {
             std::thread::sleep(delay);
-            if try_lock(&file)? {
+            if try_lock(&file, path, mode)? {
                 tracing::debug!(
                     "acquired lock on {} after {:?}",
                     path.display(),
                     start.elapsed()
                 );
-                return Ok(EntryLock {
-                    file,
-                    path: path.to_path_buf(),
-                });
+                return Ok(held(file));
             }
             if start.elapsed() >= timeout {
-                return Err(FetchError::LockTimeout {
+                return Err(FileLockError::Timeout {
                     path: path.to_path_buf(),
                     waited: start.elapsed(),
                 });
@@ -105,8 +79,8 @@ impl EntryLock {
         }
     }
 
-    #[allow(dead_code)]
-    pub(crate) fn path(&self) -> &Path {
+    /// The lock file.
+    pub fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -132,7 +106,7 @@ mod tests {
         })
         .unwrap_err();
         assert!(waited);
-        assert!(matches!(err, FetchError::LockTimeout { .. }), "{err}");
+        assert!(matches!(err, FileLockError::Timeout { .. }), "{err}");
         drop(held);
         let a = EntryLock::acquire(&p, LockMode::Shared, Duration::ZERO, || {}).unwrap();
         let b = EntryLock::acquire(&p, LockMode::Shared, Duration::ZERO, || {}).unwrap();

@@ -9,17 +9,16 @@
 //! Upper layers acquire, lower layers assume: [`run_plan`](crate::build::run_plan)
 //! takes the lock before it inspects any prefix.
 //!
-//! **Host-local.** `flock` excludes processes of one host; on some shared
-//! file systems (NFS without lock daemons, Lustre mounted with `localflock`)
-//! processes on two hosts both get it. A build directory shared between
-//! machines (a remote executor) needs a cross-machine lock on top.
+//! **Host-local** (see [the module](super)): a build directory shared
+//! between machines (a remote executor) needs a cross-machine lock on top.
+//! The store turns a [`FileLockError::Held`] into its `Locked` error.
 
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use fs4::fs_std::FileExt;
 
-use super::StoreError;
+use super::{FileLockError, LockMode, open, try_lock};
 
 /// File name of the lock inside the build directory.
 pub const LOCK_FILE: &str = "build.lock";
@@ -30,7 +29,7 @@ pub enum LockWait {
     /// Report it and block until the other build ends.
     #[default]
     Wait,
-    /// Fail at once with [`StoreError::Locked`].
+    /// Fail at once with [`FileLockError::Held`].
     Fail,
 }
 
@@ -48,25 +47,14 @@ impl BuildLock {
         build_dir: &Path,
         wait: LockWait,
         on_wait: &dyn Fn(&Path),
-    ) -> Result<BuildLock, StoreError> {
-        fs_err::create_dir_all(build_dir)?;
+    ) -> Result<BuildLock, FileLockError> {
         let path = build_dir.join(LOCK_FILE);
-        let file = fs_err::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)?
-            .into_parts()
-            .0;
-        let got = file.try_lock_exclusive().map_err(|e| {
-            std::io::Error::new(e.kind(), format!("locking {}: {e}", path.display()))
-        })?;
-        if !got {
+        let file = open(&path)?;
+        if !try_lock(&file, &path, LockMode::Exclusive)? {
             let holder = read_holder(&path);
             match wait {
                 LockWait::Fail => {
-                    return Err(StoreError::Locked {
+                    return Err(FileLockError::Held {
                         dir: build_dir.to_path_buf(),
                         holder,
                     });
@@ -74,14 +62,16 @@ impl BuildLock {
                 LockWait::Wait => {
                     tracing::info!("waiting for the lock on {}", path.display());
                     on_wait(&path);
-                    file.lock_exclusive().map_err(|e| {
-                        std::io::Error::new(e.kind(), format!("locking {}: {e}", path.display()))
-                    })?;
+                    file.lock_exclusive()
+                        .map_err(|source| FileLockError::Lock {
+                            path: path.clone(),
+                            source,
+                        })?;
                 }
             }
         }
         let mut lock = BuildLock { file, path };
-        lock.write_holder()?;
+        lock.write_holder().map_err(FileLockError::Io)?;
         Ok(lock)
     }
 
@@ -123,15 +113,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let first = BuildLock::acquire(d.path(), LockWait::Fail, &|_| {}).unwrap();
         let err = BuildLock::acquire(d.path(), LockWait::Fail, &|_| {}).unwrap_err();
-        let msg = err.to_string();
-        assert!(
-            msg.contains("is locked by another `stack` process"),
-            "{msg}"
-        );
-        assert!(
-            msg.contains(&format!("pid {}", std::process::id())),
-            "{msg}"
-        );
+        let FileLockError::Held { dir, holder } = err else {
+            panic!("{err}");
+        };
+        assert_eq!(dir, d.path());
+        assert_eq!(holder, Some(format!("pid {}", std::process::id())));
 
         let dir = d.path().to_path_buf();
         let waited = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
