@@ -85,3 +85,111 @@ fn no_command_uses_another_command() {
         found.join("\n")
     );
 }
+
+/// The library modules `src/cli/` may name (`stack::<module>`). The goal
+/// is `ops` (one operation per command), `settings`, `diag` (the
+/// diagnostics the output module renders) and the modules of the types
+/// commands render; the others are the commands that still call a stage
+/// directly. The list only shrinks: a command that stops using a module
+/// removes it here (the test fails until it does), and no command starts
+/// using a new one.
+const LIBRARY_MODULES: &[&str] = &[
+    // the goal
+    "ops",
+    "settings",
+    "diag",
+    // still named by commands and shared argument groups
+    "audit",
+    "binary_cache",
+    "build",
+    "build_kinds",
+    "cluster",
+    "fetch",
+    "image",
+    "import",
+    "oci",
+    "pipeline",
+    "recipes",
+    "registry",
+    "remote",
+    "report",
+    "resolve",
+    "sign",
+    "stacks",
+    "verify",
+    "view",
+];
+
+/// `stack::<module>` paths in `code` (comments aside), also in groups
+/// (`stack::{a, b::C}`).
+fn library_modules(code: &str) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    for line in code.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        for part in code.split("stack::").skip(1) {
+            match part.strip_prefix('{') {
+                Some(group) => {
+                    let group = group.split('}').next().unwrap_or_default();
+                    out.extend(group.split(',').map(|g| ident(g.trim())));
+                }
+                None => {
+                    out.insert(ident(part));
+                }
+            }
+        }
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+#[test]
+fn commands_name_only_the_allowed_library_modules() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let mut unexpected = Vec::new();
+    let mut todo = vec![dir];
+    while let Some(d) = todo.pop() {
+        for entry in fs_err::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            if path.to_string_lossy().ends_with("_tests.rs") {
+                continue;
+            }
+            let text = fs_err::read_to_string(&path).unwrap();
+            for module in library_modules(&text) {
+                if !LIBRARY_MODULES.contains(&module.as_str()) {
+                    unexpected.push(format!("{}: stack::{module}", path.display()));
+                }
+                used.insert(module);
+            }
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "commands naming a library module beyond `ops` and the list (add an operation to `ops` instead):\n{}",
+        unexpected.join("\n")
+    );
+    let unused: Vec<_> = LIBRARY_MODULES
+        .iter()
+        .filter(|m| !used.contains(**m))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "no command names these any more: take them off LIBRARY_MODULES: {unused:?}"
+    );
+}
+
+#[test]
+fn library_modules_reads_paths_and_groups() {
+    let code = "use stack::ops::X;\nlet y = stack::fetch::f(); // stack::audit\nuse stack::{diag, settings::Env};\n";
+    let got: Vec<String> = library_modules(code).into_iter().collect();
+    assert_eq!(got, ["diag", "fetch", "ops", "settings"]);
+}

@@ -14,7 +14,7 @@
 //! | `stack mirror create` | [`mirror`] |
 //! | `stack ci generate` | [`ci_generate`] |
 //! | `stack gc` | [`gc`] |
-//! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first) |
+//! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first; `--executor slurm`: [`slurm_executor`]) |
 //! | `stack stackinator convert` | [`stackinator_convert`] |
 
 pub mod api_check;
@@ -22,6 +22,7 @@ mod api_check_cache;
 mod ci;
 mod error;
 mod rebuild;
+mod remote;
 mod sources;
 mod stackinator;
 
@@ -33,6 +34,7 @@ use crate::stacks::{InputOptions, Inputs};
 pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
 pub use rebuild::{RebuildInputs, rebuild_inputs};
+pub use remote::{RemoteExecutor, SlurmRequest, slurm_executor};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
 pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator};
 

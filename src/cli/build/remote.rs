@@ -1,12 +1,10 @@
 //! `stack build`'s distributed options: `--only PKG` (what a job of a
 //! distributed build runs) and `--executor slurm` (submit the jobs).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 use std::time::Duration;
 
-use stack::remote::slurm::{Slurm, SlurmOptions};
-use stack::remote::{JobCommand, RemoteBuilder};
+use stack::ops::{RemoteExecutor, SlurmRequest};
 use stack::settings::{Flags, Settings};
 
 use super::super::CliError;
@@ -78,27 +76,6 @@ pub enum Executor {
     Slurm,
 }
 
-/// Flags of the submitter's command line that a job does not repeat (it
-/// gets its own).
-const PER_JOB_FLAGS: &[&str] = &["--shared-store"];
-
-/// Options of the submitter that a job sharing its store does without.
-const CACHE_OPTIONS: &[&str] = &["--binary-cache"];
-
-/// Options taking a value that the submitter's command line has and a
-/// job's must not (each job gets its own).
-const PER_JOB: &[&str] = &[
-    "--build",
-    "--executor",
-    "--slurm-args",
-    "--slurm-poll",
-    "--group-seconds",
-    "--lock-file",
-    "--only",
-    "--jobs",
-    "-j",
-];
-
 impl RemoteArgs {
     /// The flags settings come from: `--executor`, `--shared-store`,
     /// `--group-seconds`.
@@ -115,7 +92,7 @@ impl RemoteArgs {
         build_dir: &Path,
         password_stdin: bool,
         settings: &Settings,
-    ) -> Result<Option<Arc<dyn RemoteBuilder>>, CliError> {
+    ) -> Result<Option<RemoteExecutor>, CliError> {
         if self.executor == Executor::Local {
             if self.group_seconds.is_some() {
                 return Err(CliError::input(miette::miette!(
@@ -150,15 +127,10 @@ impl RemoteArgs {
         }
         let build_dir = std::path::absolute(build_dir)?;
         let program = std::env::current_exe()?;
-        let program = program.to_string_lossy().into_owned();
-        let shared = settings.shared_store;
-        let mut args = job_args(std::env::args().skip(1), shared);
-        if shared {
-            args.extend(["--shared-store".into(), "--no-binary-cache".into()]);
-        }
-        Ok(Some(Arc::new(Slurm::new(SlurmOptions {
-            command: JobCommand { program, args },
-            job_dir: build_dir.join("slurm"),
+        Ok(Some(stack::ops::slurm_executor(SlurmRequest {
+            build_dir,
+            program: program.to_string_lossy().into_owned(),
+            argv: std::env::args().skip(1).collect(),
             sbatch_args: self
                 .slurm_args
                 .as_deref()
@@ -167,72 +139,8 @@ impl RemoteArgs {
                 .map(String::from)
                 .collect(),
             poll: Duration::from_secs_f64(self.slurm_poll),
-            lock_file: build_dir.join(stack::resolve::LOCK_FILE),
-            bin_dir: None::<PathBuf>,
             group_seconds: settings.group_seconds,
-            shared_store: shared.then(|| build_dir.join("store")),
-        }))))
-    }
-}
-
-/// The submitter's arguments without those each job sets itself (and,
-/// with a shared store, without the binary cache); relative paths stay
-/// relative to the submit directory (Slurm starts jobs there).
-fn job_args(argv: impl Iterator<Item = String>, shared: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut skip_value = false;
-    let mut dropped: Vec<&str> = PER_JOB.to_vec();
-    if shared {
-        dropped.extend(CACHE_OPTIONS);
-    }
-    for a in argv {
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        if PER_JOB_FLAGS.contains(&a.as_str()) || (shared && a == "--no-binary-cache") {
-            continue;
-        }
-        if dropped.contains(&a.as_str()) {
-            skip_value = true;
-            continue;
-        }
-        let joined = dropped.iter().any(|o| {
-            a.strip_prefix(o)
-                .is_some_and(|rest| rest.starts_with('=') || (*o == "-j" && !rest.is_empty()))
-        });
-        if !joined {
-            out.push(a);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn per_job_options_are_dropped_in_every_form() {
-        let argv = "build s.yaml --build b -j 4 --executor slurm --slurm-args=--time=1 --cluster c -j8 --binary-cache oci://r/c --jobs=2 --slurm-poll 0.5 --group-seconds 30";
-        assert_eq!(
-            job_args(argv.split(' ').map(String::from), false),
-            [
-                "build",
-                "s.yaml",
-                "--cluster",
-                "c",
-                "--binary-cache",
-                "oci://r/c"
-            ]
-        );
-    }
-
-    #[test]
-    fn jobs_sharing_the_store_drop_the_binary_cache() {
-        let argv = "build s.yaml --shared-store --binary-cache=oci://r/c --cluster c --binary-cache oci://r/d";
-        assert_eq!(
-            job_args(argv.split(' ').map(String::from), true),
-            ["build", "s.yaml", "--cluster", "c"]
-        );
+            shared_store: settings.shared_store,
+        })))
     }
 }
