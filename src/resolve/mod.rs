@@ -25,7 +25,7 @@
 //! 4. `assemble`: sources, patches, [`hash`]es and [`prefix`]es; nodes with
 //!    equal hashes are shared between environments.
 //!
-//! Then [`lock`] writes/reads/compares `stack.lock`, and [`render`] prints
+//! Then [`lockfile`] writes/reads/compares `stack.lock`, and [`render`] prints
 //! a plan as a tree, JSON or graphviz dot. User documentation:
 //! `docs/resolve.md`.
 
