@@ -11,13 +11,15 @@ use crate::import::spack::evaluator::collected::FilterItem;
 use crate::import::spack::evaluator::exprs::{Local, err, first_words};
 use crate::import::spack::evaluator::statements::Body;
 use crate::import::spack::evaluator::value::{Args, Evaluator, Unevaluable, Value, children};
+use crate::import::spack::evaluator::walk::Collector;
 
 type Eval<T> = crate::import::spack::evaluator::value::Eval<T>;
 
 impl Body<'_> {
     /// `filter_file(regex, repl, *files, string=, backup=False, ignore_absent=)`.
     pub(crate) fn filter_file(&mut self, call: Node) -> Eval<()> {
-        let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
+        let args =
+            Args::of_call(call, self.f.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
         let [regex, repl, files @ ..] = &args.positional[..] else {
             return err(call, "filter_file without a pattern and a replacement");
         };
@@ -40,7 +42,7 @@ impl Body<'_> {
         if !is_ff {
             return Ok(None);
         }
-        let args = Args::of_call(r, self.e.src).ok_or_else(|| Unevaluable::new(r, "call"))?;
+        let args = Args::of_call(r, self.f.e.src).ok_or_else(|| Unevaluable::new(r, "call"))?;
         if !args.keywords.is_empty() || args.positional.is_empty() {
             return err(r, "FileFilter arguments");
         }
@@ -55,14 +57,15 @@ impl Body<'_> {
     /// `x.filter(regex, repl, …)` for `x = FileFilter(…)`, and
     /// `FileFilter(…).filter(…)`; `None` when `obj` is not a file filter.
     pub(crate) fn filter_method(&mut self, call: Node, obj: Node) -> Eval<Option<()>> {
-        let files = match self.e.locals.get(&self.t(obj)) {
+        let files = match self.f.e.locals.get(&self.t(obj)) {
             Some(Local::Files(f)) => f.clone(),
             _ => match self.file_filter_object(obj)? {
                 Some(Local::Files(f)) => f,
                 _ => return Ok(None),
             },
         };
-        let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
+        let args =
+            Args::of_call(call, self.f.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
         let [regex, repl] = &args.positional[..] else {
             return err(call, "FileFilter.filter arguments");
         };
@@ -72,7 +75,7 @@ impl Body<'_> {
     }
 
     /// `with working_dir("dir"):` — paths inside are relative to `dir`.
-    pub(crate) fn with_statement(&mut self, stmt: Node) -> Eval<()> {
+    pub(crate) fn working_dir(&mut self, stmt: Node) -> Eval<()> {
         let clause = children(stmt)
             .into_iter()
             .find(|c| c.kind() == "with_clause")
@@ -83,7 +86,7 @@ impl Body<'_> {
         };
         let call = item.child_by_field_name("value").unwrap_or(*item);
         let func = call.child_by_field_name("function").map(|f| self.t(f));
-        let args = Args::of_call(call, self.e.src);
+        let args = Args::of_call(call, self.f.e.src);
         let (Some("working_dir"), Some(args)) = (func.as_deref(), args) else {
             return err(stmt, format!("with `{}`", first_words(&self.t(call))));
         };
@@ -110,7 +113,7 @@ impl Body<'_> {
 
     /// A relative literal path that stays inside the tree.
     fn filter_path(&self, node: Node) -> Eval<String> {
-        let p = self.e.tmpl(node)?;
+        let p = self.f.e.tmpl(node)?;
         let plain = !p.contains("{{") && !p.contains("{%");
         let rel = std::path::Path::new(&p);
         let inside = rel.components().all(|c| {
@@ -138,9 +141,9 @@ impl Body<'_> {
     ) -> Eval<()> {
         let mut string = false;
         let mut ignore_absent = false;
-        let scope = self.e.literal_scope();
+        let scope = self.f.e.literal_scope();
         for (k, v) in &args.keywords {
-            let value = Evaluator::new(self.e.src, &scope).eval(*v)?;
+            let value = Evaluator::new(self.f.e.src, &scope).eval(*v)?;
             let flag = matches!(value, Value::Bool(_)) && value.truthy();
             match (k.as_str(), matches!(value, Value::Bool(_))) {
                 ("string", true) => string = flag,
@@ -149,8 +152,8 @@ impl Body<'_> {
                 _ => return err(*v, format!("filter_file keyword `{k}`")),
             }
         }
-        let regex_t = self.e.tmpl(regex)?;
-        let replace = self.e.tmpl(repl)?;
+        let regex_t = self.f.e.tmpl(regex)?;
+        let replace = self.f.e.tmpl(repl)?;
         for file in files {
             let filter = FileFilter {
                 file: file.clone(),
@@ -161,7 +164,7 @@ impl Body<'_> {
             };
             check_pattern(call, &filter)?;
             self.out.filters.push(FilterItem {
-                cond: self.cond.clone(),
+                cond: self.f.cond.clone(),
                 filter,
             });
         }

@@ -23,3 +23,4 @@ pub(crate) mod url_method;
 pub(crate) mod value;
 pub(crate) mod variant_info;
 pub(crate) mod version_parts;
+pub(crate) mod walk;

@@ -10,11 +10,12 @@ use tree_sitter::Node;
 use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::collected::{EnvItem, InstallItem, Produced};
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::exprs::{Exprs, Local, bind_scope, first_words};
+use crate::import::spack::evaluator::exprs::{Exprs, Local, first_words};
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
+use crate::import::spack::evaluator::walk::{Collector, Frame};
 
 /// Run the method defined in `method_src` (a `def …` snippet).
 #[cfg(test)]
@@ -69,16 +70,13 @@ pub fn run_method_in(
     }
     let env_name = params.get(1).filter(|p| p.contains("env")).cloned();
     let mut body = Body {
-        e: Exprs {
+        f: Frame::new(Exprs {
             src: method_src,
             variants,
             locals,
-        },
-        cond: Cond::True,
+        }),
         env_name,
         out: Produced::default(),
-        done: false,
-        live: Cond::True,
         dir: String::new(),
     };
     let block = def
@@ -100,17 +98,49 @@ fn param_name(n: Node, src: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The collector of argument lists, environment changes, install steps
+/// and file filters.
 pub(crate) struct Body<'a> {
-    pub(crate) e: Exprs<'a>,
-    pub(crate) cond: Cond,
+    pub(crate) f: Frame<'a>,
     env_name: Option<String>,
     pub(crate) out: Produced,
-    done: bool,
-    /// The condition under which no `return` ran yet: after `if c: return
-    /// x`, the rest of the body runs under `not c`.
-    live: Cond,
     /// The `with working_dir(…)` directory, relative to the source tree.
     pub(crate) dir: String,
+}
+
+impl<'a> Collector<'a> for Body<'a> {
+    fn frame(&self) -> &Frame<'a> {
+        &self.f
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame<'a> {
+        &mut self.f
+    }
+
+    fn expression(&mut self, e: Node) -> Eval<()> {
+        match e.kind() {
+            "assignment" => self.assignment(e),
+            "augmented_assignment" => self.augmented(e),
+            _ => self.call_statement(e),
+        }
+    }
+
+    fn with_statement(&mut self, stmt: Node) -> Eval<()> {
+        self.working_dir(stmt)
+    }
+
+    /// The returned list's items hold under the return's condition.
+    fn ret(&mut self, stmt: Node, cond: Cond) -> Eval<()> {
+        let Some(e) = children(stmt).first().copied() else {
+            return Ok(());
+        };
+        let items = self.f.e.list(e)?.into_iter().map(|i| ArgItem {
+            cond: cond.clone().and(i.cond),
+            ..i
+        });
+        self.out.args.get_or_insert_with(Vec::new).extend(items);
+        Ok(())
+    }
 }
 
 fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
@@ -119,40 +149,7 @@ fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
 
 impl Body<'_> {
     pub(crate) fn t(&self, node: Node) -> String {
-        text(node, self.e.src).to_string()
-    }
-
-    pub(crate) fn block(&mut self, stmts: &[Node]) -> Eval<()> {
-        for stmt in stmts {
-            if self.done {
-                break;
-            }
-            self.statement(*stmt)?;
-        }
-        Ok(())
-    }
-
-    fn statement(&mut self, stmt: Node) -> Eval<()> {
-        match stmt.kind() {
-            "expression_statement" => {
-                let Some(e) = children(stmt).first().copied() else {
-                    return Ok(());
-                };
-                match e.kind() {
-                    "string" => Ok(()),
-                    "assignment" => self.assignment(e),
-                    "augmented_assignment" => self.augmented(e),
-                    "call" => self.call_statement(e),
-                    _ => err(e, format!("statement `{}`", first_words(&self.t(e)))),
-                }
-            }
-            "if_statement" => self.if_statement(stmt),
-            "with_statement" => self.with_statement(stmt),
-            "for_statement" => self.for_statement(stmt),
-            "return_statement" => self.return_statement(stmt),
-            "pass_statement" => Ok(()),
-            other => err(stmt, format!("`{other}`")),
-        }
+        self.f.t(node)
     }
 
     fn assignment(&mut self, a: Node) -> Eval<()> {
@@ -166,14 +163,14 @@ impl Body<'_> {
             return err(a, format!("assignment to `{}`", first_words(&self.t(l))));
         }
         let name = self.t(l);
-        if self.cond != self.live && self.e.locals.contains_key(&name) {
+        if self.f.cond != self.f.live && self.f.e.locals.contains_key(&name) {
             return err(a, format!("conditional assignment to `{name}`"));
         }
         let local = match self.file_filter_object(r)? {
             Some(files) => files,
             None => self.value_of(r)?,
         };
-        self.e.locals.insert(name, local);
+        self.f.e.locals.insert(name, local);
         Ok(())
     }
 
@@ -188,24 +185,24 @@ impl Body<'_> {
         }
         if r.kind() == "subscript"
             && r.child_by_field_name("value")
-                .is_some_and(|v| self.e.is_spec(v))
+                .is_some_and(|v| self.f.e.is_spec(v))
         {
             let scope = Scope::new();
             if let Some(Value::Str(d)) = r
                 .child_by_field_name("subscript")
-                .and_then(|s| Evaluator::new(self.e.src, &scope).eval(s).ok())
+                .and_then(|s| Evaluator::new(self.f.e.src, &scope).eval(s).ok())
             {
                 return Ok(Local::Dep(d));
             }
         }
-        if let Some(name) = self.e.multi_variant(r) {
+        if let Some(name) = self.f.e.multi_variant(r) {
             return Ok(Local::Multi(name));
         }
-        if let Some(name) = self.e.variant_subscript(r) {
+        if let Some(name) = self.f.e.variant_subscript(r) {
             return Ok(Local::Variant(name));
         }
-        let scope = self.e.literal_scope();
-        if let Ok(v) = Evaluator::new(self.e.src, &scope).eval(r) {
+        let scope = self.f.e.literal_scope();
+        if let Ok(v) = Evaluator::new(self.f.e.src, &scope).eval(r) {
             if !matches!(v, Value::List(_)) {
                 return Ok(Local::Value(v));
             }
@@ -221,24 +218,24 @@ impl Body<'_> {
             return Ok(Local::Func(format!("self.{h}")));
         }
         if matches!(r.kind(), "list" | "list_comprehension" | "binary_operator") {
-            if let Ok(items) = self.e.list(r) {
+            if let Ok(items) = self.f.e.list(r) {
                 return Ok(Local::List(items));
             }
             if r.kind() != "binary_operator" {
-                return self.e.list(r).map(Local::List);
+                return self.f.e.list(r).map(Local::List);
             }
-        } else if let Ok(items) = self.e.list(r) {
+        } else if let Ok(items) = self.f.e.list(r) {
             return Ok(Local::List(items));
         }
-        if let Ok(c) = self.e.cond(r) {
+        if let Ok(c) = self.f.e.cond(r) {
             return Ok(Local::Cond(c));
         }
-        self.e.tmpl(r).map(Local::Tmpl)
+        self.f.e.tmpl(r).map(Local::Tmpl)
     }
 
     fn push_items(&mut self, list: &str, node: Node, items: Vec<ArgItem>) -> Eval<()> {
-        let cond = self.cond.clone();
-        match self.e.locals.get_mut(list) {
+        let cond = self.f.cond.clone();
+        match self.f.e.locals.get_mut(list) {
             Some(Local::List(v)) => {
                 v.extend(items.into_iter().map(|i| ArgItem {
                     cond: cond.clone().and(i.cond),
@@ -257,7 +254,7 @@ impl Body<'_> {
         ) else {
             return err(a, "augmented assignment");
         };
-        let items = self.e.list(r)?;
+        let items = self.f.e.list(r)?;
         let name = self.t(l);
         self.push_items(&name, a, items)
     }
@@ -277,7 +274,8 @@ impl Body<'_> {
         }
         let obj = self.t(func.child_by_field_name("object").unwrap_or(func));
         let method = self.t(func.child_by_field_name("attribute").unwrap_or(func));
-        let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
+        let args =
+            Args::of_call(call, self.f.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
         if self.env_name.as_deref() == Some(obj.as_str()) {
             return self.env_call(call, &method, &args);
         }
@@ -293,7 +291,7 @@ impl Body<'_> {
                 _ => return err(call, "append"),
             },
             "extend" => match args.positional[..] {
-                [a] => self.e.list(a)?,
+                [a] => self.f.e.list(a)?,
                 _ => return err(call, "extend"),
             },
             _ => return err(call, format!("call of `{}`", first_words(&self.t(func)))),
@@ -304,22 +302,23 @@ impl Body<'_> {
     fn e_element(&self, a: Node) -> Eval<Vec<ArgItem>> {
         let helper = a
             .child_by_field_name("function")
-            .map(|f| self.e.func_name(f))
+            .map(|f| self.f.e.func_name(f))
             .unwrap_or_default();
         if a.kind() == "call" && helper.ends_with("define_from_variant") {
-            let args = Args::of_call(a, self.e.src).ok_or_else(|| Unevaluable::new(a, "call"))?;
-            return self.e.define_from_variant(a, &args);
+            let args = Args::of_call(a, self.f.e.src).ok_or_else(|| Unevaluable::new(a, "call"))?;
+            return self.f.e.define_from_variant(a, &args);
         }
         Ok(vec![ArgItem {
             cond: Cond::True,
-            template: self.e.tmpl(a)?,
+            template: self.f.e.tmpl(a)?,
         }])
     }
 
     /// `install_tree(src, prefix.x)`, `install(file, prefix.bin)`,
     /// `copy(…)`, `mkdirp(prefix.x)` in an `install()` body.
     fn install_call(&mut self, call: Node, name: &str) -> Eval<()> {
-        let args = Args::of_call(call, self.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
+        let args =
+            Args::of_call(call, self.f.e.src).ok_or_else(|| Unevaluable::new(call, "call"))?;
         if !args.keywords.is_empty() {
             return err(call, format!("{name} with keywords"));
         }
@@ -339,10 +338,10 @@ impl Body<'_> {
                 d => vec!["-C".to_string(), d.to_string()],
             };
             for a in &args.positional {
-                argv.push(self.e.tmpl(*a)?);
+                argv.push(self.f.e.tmpl(*a)?);
             }
             self.out.install.push(InstallItem {
-                cond: self.cond.clone(),
+                cond: self.f.cond.clone(),
                 op: "make",
                 from: None,
                 to: String::new(),
@@ -352,7 +351,7 @@ impl Body<'_> {
         }
         let (op, from, to) = match (name, &args.positional[..]) {
             ("install_tree" | "copy_tree" | "install" | "copy", [a, b]) => {
-                let from = self.e.tmpl(*a)?;
+                let from = self.f.e.tmpl(*a)?;
                 if from.contains("{{") || from.contains("{%") || from.starts_with('/') {
                     return err(
                         call,
@@ -360,13 +359,13 @@ impl Body<'_> {
                     );
                 }
                 // Relative to the `with working_dir(…)` directory.
-                ("copy", Some(self.in_dir(&from)), rel(self.e.tmpl(*b)?)?)
+                ("copy", Some(self.in_dir(&from)), rel(self.f.e.tmpl(*b)?)?)
             }
-            ("mkdirp" | "mkdir", [a]) => ("mkdir", None, rel(self.e.tmpl(*a)?)?),
+            ("mkdirp" | "mkdir", [a]) => ("mkdir", None, rel(self.f.e.tmpl(*a)?)?),
             _ => return err(call, format!("call of `{name}`")),
         };
         self.out.install.push(InstallItem {
-            cond: self.cond.clone(),
+            cond: self.f.cond.clone(),
             op,
             from,
             to,
@@ -388,13 +387,13 @@ impl Body<'_> {
             .positional
             .first()
             .ok_or_else(|| Unevaluable::new(call, "env"))?;
-        let scope = self.e.literal_scope();
-        let var = match Evaluator::new(self.e.src, &scope).eval(var_node)? {
+        let scope = self.f.e.literal_scope();
+        let var = match Evaluator::new(self.f.e.src, &scope).eval(var_node)? {
             Value::Str(s) => s,
             _ => return err(var_node, "variable name"),
         };
         let value = match args.positional.get(1) {
-            Some(v) => Some(self.e.tmpl(*v)?),
+            Some(v) => Some(self.f.e.tmpl(*v)?),
             None if op == "unset" => None,
             None => return err(call, "env value"),
         };
@@ -402,112 +401,11 @@ impl Body<'_> {
             return err(call, "env keywords");
         }
         self.out.env.push(EnvItem {
-            cond: self.cond.clone(),
+            cond: self.f.cond.clone(),
             op,
             var,
             value,
         });
-        Ok(())
-    }
-
-    fn if_statement(&mut self, stmt: Node) -> Eval<()> {
-        let c = self.e.cond(
-            stmt.child_by_field_name("condition")
-                .ok_or_else(|| Unevaluable::new(stmt, "if"))?,
-        )?;
-        let outer = self.cond.clone();
-        let mut rest = Cond::True;
-        let then = stmt
-            .child_by_field_name("consequence")
-            .ok_or_else(|| Unevaluable::new(stmt, "if"))?;
-        self.branch(outer.clone().and(c.clone()), then)?;
-        rest = rest.and(c.not());
-        let mut cursor = stmt.walk();
-        let alternatives: Vec<Node> = stmt
-            .children_by_field_name("alternative", &mut cursor)
-            .collect();
-        for alt in alternatives {
-            match alt.kind() {
-                "elif_clause" => {
-                    let c = self.e.cond(
-                        alt.child_by_field_name("condition")
-                            .ok_or_else(|| Unevaluable::new(alt, "elif"))?,
-                    )?;
-                    let body = alt
-                        .child_by_field_name("consequence")
-                        .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
-                    self.branch(outer.clone().and(rest.clone()).and(c.clone()), body)?;
-                    rest = rest.and(c.not());
-                }
-                "else_clause" => {
-                    let body = alt
-                        .child_by_field_name("body")
-                        .ok_or_else(|| Unevaluable::new(alt, "else"))?;
-                    self.branch(outer.clone().and(rest.clone()), body)?;
-                }
-                _ => {}
-            }
-        }
-        self.cond = outer.and(self.live.clone());
-        Ok(())
-    }
-
-    fn branch(&mut self, cond: Cond, body: Node) -> Eval<()> {
-        if cond == Cond::False {
-            return Ok(());
-        }
-        let saved = std::mem::replace(&mut self.cond, cond);
-        let r = self.block(&children(body));
-        if self.done && self.live != Cond::False {
-            // A conditional return: the statements after this block run
-            // where it did not return.
-            self.done = false;
-        }
-        self.cond = saved.and(self.live.clone());
-        r
-    }
-
-    fn for_statement(&mut self, stmt: Node) -> Eval<()> {
-        let (Some(left), Some(right), Some(body)) = (
-            stmt.child_by_field_name("left"),
-            stmt.child_by_field_name("right"),
-            stmt.child_by_field_name("body"),
-        ) else {
-            return err(stmt, "for");
-        };
-        let scope = self.e.literal_scope();
-        let items = Evaluator::new(self.e.src, &scope)
-            .eval(right)?
-            .iter_items()
-            .ok_or_else(|| Unevaluable::new(right, "loop over a non-list"))?;
-        for item in items {
-            let mut s = Scope::new();
-            crate::import::spack::evaluator::value::bind_target(left, self.e.src, item, &mut s)?;
-            let src = self.e.src;
-            bind_scope(&mut self.e, left, &s, src);
-            self.block(&children(body))?;
-        }
-        Ok(())
-    }
-
-    /// `return x`: under a condition (`if c: return x`), the returned
-    /// items hold under `c` and the rest of the body runs under `not c`.
-    fn return_statement(&mut self, stmt: Node) -> Eval<()> {
-        let cond = self.cond.clone();
-        self.done = true;
-        self.live = if cond == Cond::True {
-            Cond::False
-        } else {
-            self.live.clone().and(cond.clone().not())
-        };
-        let Some(e) = children(stmt).first().copied() else {
-            return Ok(());
-        };
-        let items = self.e.list(e)?.into_iter().map(|i| ArgItem {
-            cond: cond.clone().and(i.cond),
-            ..i
-        });
-        self.out.args.get_or_insert_with(Vec::new).extend(items);
         Ok(())
     }
 }

@@ -23,6 +23,7 @@ use crate::import::spack::evaluator::cond::{Cond, if_else};
 use crate::import::spack::evaluator::exprs::{Exprs, Local, first_words};
 use crate::import::spack::evaluator::value::{Eval, Unevaluable, children, text};
 use crate::import::spack::evaluator::variant_info::VariantInfo;
+use crate::import::spack::evaluator::walk::{Collector, Frame};
 
 const NAMES: [&str; 6] = [
     "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
@@ -56,20 +57,16 @@ pub struct FlagItem {
 }
 
 struct Run<'a> {
-    e: Exprs<'a>,
+    f: Frame<'a>,
     name: &'static str,
     name_param: String,
     /// List variables: the `flags` parameter and local lists.
     lists: Vec<String>,
-    cond: Cond,
     /// The condition under which a `return` was reached before.
     returned: Cond,
     added: Vec<Added>,
     rets: Vec<Ret>,
-    /// The branches being run, outermost first: (`if` statement, arm).
-    path: Vec<(usize, usize)>,
-    /// `if` statements and statement places numbered so far.
-    next_if: usize,
+    /// Statement places numbered so far.
     seq: usize,
 }
 
@@ -106,20 +103,17 @@ pub fn flag_handler(def: Node, method_src: &str, variants: &[VariantInfo]) -> Ev
     let mut out = Vec::new();
     for name in NAMES {
         let mut run = Run {
-            e: Exprs {
+            f: Frame::new(Exprs {
                 src: method_src,
                 variants,
                 locals: HashMap::new(),
-            },
+            }),
             name,
             name_param: name_param.clone(),
             lists: vec![flags_param.clone()],
-            cond: Cond::True,
             returned: Cond::False,
             added: Vec::new(),
             rets: Vec::new(),
-            path: Vec::new(),
-            next_if: 0,
             seq: 0,
         };
         run.block(&children(body))?;
@@ -128,58 +122,71 @@ pub fn flag_handler(def: Node, method_src: &str, variants: &[VariantInfo]) -> Ev
     Ok(out)
 }
 
+impl<'a> Collector<'a> for Run<'a> {
+    const IN: &'static str = " in flag_handler";
+
+    fn frame(&self) -> &Frame<'a> {
+        &self.f
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame<'a> {
+        &mut self.f
+    }
+
+    fn expression(&mut self, e: Node) -> Eval<()> {
+        match e.kind() {
+            "assignment" => self.assignment(e),
+            "augmented_assignment" => self.augmented(e),
+            _ => self.call(e),
+        }
+    }
+
+    fn ret(&mut self, stmt: Node, _cond: Cond) -> Eval<()> {
+        self.flags_return(stmt)
+    }
+
+    /// A condition: tests of `name` are decided, the rest are spec conditions.
+    fn condition(&self, node: Node) -> Eval<Cond> {
+        self.f.e.cond_with(node, &|n| self.name_test(n))
+    }
+
+    fn stopped(&self) -> bool {
+        self.live() == Cond::False
+    }
+
+    /// `for x in [literal, …]:` (no `else`) over anything but the flags.
+    fn check_loop(&self, stmt: Node, iterable: Node) -> Eval<()> {
+        if self.lists.contains(&self.t(iterable)) {
+            return err(stmt, "loop over the flags given");
+        }
+        if stmt.child_by_field_name("alternative").is_some() {
+            return err(stmt, "`for … else` in flag_handler");
+        }
+        Ok(())
+    }
+}
+
 impl Run<'_> {
     fn t(&self, node: Node) -> String {
-        text(node, self.e.src).to_string()
+        self.f.t(node)
     }
 
     /// The condition under which the current statement runs.
     fn live(&self) -> Cond {
-        self.cond.clone().and(self.returned.clone().not())
-    }
-
-    fn block(&mut self, stmts: &[Node]) -> Eval<()> {
-        for stmt in stmts {
-            if self.live() == Cond::False {
-                break;
-            }
-            self.statement(*stmt)?;
-        }
-        Ok(())
-    }
-
-    fn statement(&mut self, stmt: Node) -> Eval<()> {
-        match stmt.kind() {
-            "expression_statement" => {
-                let Some(e) = children(stmt).first().copied() else {
-                    return Ok(());
-                };
-                match e.kind() {
-                    "string" => Ok(()),
-                    "assignment" => self.assignment(e),
-                    "augmented_assignment" => self.augmented(e),
-                    "call" => self.call(e),
-                    _ => err(e, format!("statement `{}`", first_words(&self.t(e)))),
-                }
-            }
-            "if_statement" => self.if_statement(stmt),
-            "for_statement" => self.for_statement(stmt),
-            "return_statement" => self.return_statement(stmt),
-            "pass_statement" => Ok(()),
-            other => err(stmt, format!("`{other}` in flag_handler")),
-        }
+        self.f.arms.clone().and(self.returned.clone().not())
     }
 
     fn add(&mut self, var: &str, node: Node) -> Eval<()> {
         let cond = self.live();
         let items = if node.kind() == "list" || node.kind() == "tuple" {
-            self.e
+            self.f
+                .e
                 .list(node)?
                 .into_iter()
                 .map(|i| (cond.clone().and(i.cond), i.template))
                 .collect()
         } else {
-            vec![(cond, self.e.tmpl(node)?)]
+            vec![(cond, self.f.e.tmpl(node)?)]
         };
         for (cond, value) in items {
             self.seq += 1;
@@ -187,7 +194,7 @@ impl Run<'_> {
                 var: var.to_string(),
                 cond,
                 value,
-                path: self.path.clone(),
+                path: self.f.path.clone(),
                 seq: self.seq,
             });
         }
@@ -230,7 +237,7 @@ impl Run<'_> {
             return Ok(());
         }
         if rt == "self.spec" || rt == "self.pkg.spec" {
-            self.e.locals.insert(name, Local::Spec);
+            self.f.e.locals.insert(name, Local::Spec);
             return Ok(());
         }
         if r.kind() == "list" && !self.added.iter().any(|x| x.var == name) {
@@ -255,100 +262,6 @@ impl Run<'_> {
             return self.add(&var, r);
         }
         err(a, format!("statement `{}`", first_words(&self.t(a))))
-    }
-
-    fn if_statement(&mut self, stmt: Node) -> Eval<()> {
-        let c = self.cond_of(
-            stmt.child_by_field_name("condition")
-                .ok_or_else(|| Unevaluable::new(stmt, "if"))?,
-        )?;
-        let outer = self.cond.clone();
-        let then = stmt
-            .child_by_field_name("consequence")
-            .ok_or_else(|| Unevaluable::new(stmt, "if"))?;
-        self.next_if += 1;
-        let id = self.next_if;
-        self.branch((id, 0), outer.clone().and(c.clone()), then)?;
-        let mut rest = c.not();
-        let mut cursor = stmt.walk();
-        let alternatives: Vec<Node> = stmt
-            .children_by_field_name("alternative", &mut cursor)
-            .collect();
-        for (arm, alt) in alternatives.into_iter().enumerate() {
-            let arm = (id, arm + 1);
-            if rest == Cond::False {
-                break;
-            }
-            match alt.kind() {
-                "elif_clause" => {
-                    let c = self.cond_of(
-                        alt.child_by_field_name("condition")
-                            .ok_or_else(|| Unevaluable::new(alt, "elif"))?,
-                    )?;
-                    let body = alt
-                        .child_by_field_name("consequence")
-                        .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
-                    self.branch(arm, outer.clone().and(rest.clone()).and(c.clone()), body)?;
-                    rest = rest.and(c.not());
-                }
-                "else_clause" => {
-                    let body = alt
-                        .child_by_field_name("body")
-                        .ok_or_else(|| Unevaluable::new(alt, "else"))?;
-                    self.branch(arm, outer.clone().and(rest.clone()), body)?;
-                }
-                _ => {}
-            }
-        }
-        self.cond = outer;
-        Ok(())
-    }
-
-    /// `for x in [literal, …]:` (no `else`): the body once per item.
-    fn for_statement(&mut self, stmt: Node) -> Eval<()> {
-        let (Some(left), Some(right), Some(body)) = (
-            stmt.child_by_field_name("left"),
-            stmt.child_by_field_name("right"),
-            stmt.child_by_field_name("body"),
-        ) else {
-            return err(stmt, "for");
-        };
-        if self.lists.contains(&self.t(right)) {
-            return err(stmt, "loop over the flags given");
-        }
-        if stmt.child_by_field_name("alternative").is_some() {
-            return err(stmt, "`for … else` in flag_handler");
-        }
-        let scope = self.e.literal_scope();
-        let items = crate::import::spack::evaluator::value::Evaluator::new(self.e.src, &scope)
-            .eval(right)?
-            .iter_items()
-            .ok_or_else(|| Unevaluable::new(right, "loop over a non-list"))?;
-        for item in items {
-            let mut s = crate::import::spack::evaluator::value::Scope::new();
-            crate::import::spack::evaluator::value::bind_target(left, self.e.src, item, &mut s)?;
-            let src = self.e.src;
-            crate::import::spack::evaluator::exprs::bind_scope(&mut self.e, left, &s, src);
-            self.block(&children(body))?;
-        }
-        Ok(())
-    }
-
-    fn branch(&mut self, arm: (usize, usize), cond: Cond, body: Node) -> Eval<()> {
-        if cond == Cond::False {
-            return Ok(());
-        }
-        let outer = std::mem::replace(&mut self.cond, cond);
-        self.path.push(arm);
-        let r = self.block(&children(body));
-        self.path.pop();
-        self.cond = outer;
-        r
-    }
-
-    /// A condition: tests of `name` are decided, the rest are spec conditions.
-    fn cond_of(&self, node: Node) -> Eval<Cond> {
-        self.e.cond_with(node, &|n| self.name_test(n))
     }
 
     /// `name == "cflags"`, `name in [...]`, `name.lower() != …`, `flags is None`.
@@ -380,8 +293,8 @@ impl Run<'_> {
         if at != *p && at != format!("{p}.lower()") {
             return Ok(None);
         }
-        let scope = self.e.literal_scope();
-        let value = crate::import::spack::evaluator::value::Evaluator::new(self.e.src, &scope)
+        let scope = self.f.e.literal_scope();
+        let value = crate::import::spack::evaluator::value::Evaluator::new(self.f.e.src, &scope)
             .eval(b)
             .map_err(|_| Unevaluable::new(b, "flag name test"))?;
         let names: Vec<String> = match &value {

@@ -9,7 +9,7 @@ use crate::import::spack::evaluator::exprs::first_words;
 use crate::import::spack::evaluator::value::{Eval, children};
 
 impl Run<'_> {
-    pub(super) fn return_statement(&mut self, stmt: Node) -> Eval<()> {
+    pub(super) fn flags_return(&mut self, stmt: Node) -> Eval<()> {
         let cond = self.live();
         let Some(e) = children(stmt).first().copied() else {
             return err(stmt, "return without flags");
@@ -19,11 +19,11 @@ impl Run<'_> {
         self.rets.push(Ret {
             cond: cond.clone(),
             slots,
-            path: self.path.clone(),
+            path: self.f.path.clone(),
             seq: self.seq,
         });
         // A return outside any `if` ends every path still running.
-        self.returned = if self.cond == Cond::True {
+        self.returned = if self.f.arms == Cond::True {
             Cond::True
         } else {
             std::mem::replace(&mut self.returned, Cond::False).or(cond)

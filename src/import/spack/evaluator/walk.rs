@@ -1,0 +1,269 @@
+//! The one walker over the statements of a method body: blocks, `if`/
+//! `elif`/`else` under their conditions, `for` loops over literal lists and
+//! `return`s that end some paths. What a statement produces (argument
+//! lists, environment changes, install steps, filters, flags) is the
+//! collector's: each consumer implements [`Collector`] and gets the
+//! condition every statement runs under from the [`Frame`].
+
+use tree_sitter::Node;
+
+use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::exprs::{Exprs, bind_scope, first_words};
+use crate::import::spack::evaluator::value::{
+    Eval, Evaluator, Scope, Unevaluable, bind_target, children, text,
+};
+
+/// Where the walk is: the expressions in scope and the conditions of the
+/// current statement.
+pub(crate) struct Frame<'a> {
+    pub(crate) e: Exprs<'a>,
+    /// The condition the current statement runs under: the arms of the
+    /// enclosing `if`s, and no `return` reached before it.
+    pub(crate) cond: Cond,
+    /// The conditions of the enclosing `if` arms only.
+    pub(crate) arms: Cond,
+    /// The condition under which no `return` ran yet: after `if c: return
+    /// x`, the rest of the body runs under `not c`.
+    pub(crate) live: Cond,
+    /// A `return` ended the block being run.
+    pub(crate) done: bool,
+    /// The arms being run, outermost first: (`if` statement, arm).
+    pub(crate) path: Vec<(usize, usize)>,
+    /// `if` statements numbered so far.
+    next_if: usize,
+}
+
+impl<'a> Frame<'a> {
+    pub(crate) fn new(e: Exprs<'a>) -> Self {
+        Frame {
+            e,
+            cond: Cond::True,
+            arms: Cond::True,
+            live: Cond::True,
+            done: false,
+            path: Vec::new(),
+            next_if: 0,
+        }
+    }
+
+    pub(crate) fn t(&self, node: Node) -> String {
+        text(node, self.e.src).to_string()
+    }
+}
+
+pub(crate) fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
+    Err(Unevaluable::new(node, what))
+}
+
+/// What a consumer collects from the statements of a method body; the
+/// walk itself (blocks, branches, loops, returns) is the provided methods.
+pub(crate) trait Collector<'a> {
+    /// Appended to the name of a statement the walk does not take
+    /// (`" in flag_handler"`).
+    const IN: &'static str = "";
+
+    fn frame(&self) -> &Frame<'a>;
+    fn frame_mut(&mut self) -> &mut Frame<'a>;
+
+    /// An assignment, augmented assignment or call statement.
+    fn expression(&mut self, e: Node) -> Eval<()>;
+
+    /// A `return` statement (the frame's `live` and `done` already say
+    /// which paths it ends); `cond` is the condition it runs under.
+    fn ret(&mut self, stmt: Node, cond: Cond) -> Eval<()>;
+
+    /// The condition of an `if` or `elif`.
+    fn condition(&self, node: Node) -> Eval<Cond> {
+        self.frame().e.cond(node)
+    }
+
+    /// No statement of the current block runs any more.
+    fn stopped(&self) -> bool {
+        self.frame().done
+    }
+
+    /// A `with` statement.
+    fn with_statement(&mut self, stmt: Node) -> Eval<()> {
+        err(stmt, format!("`with_statement`{}", Self::IN))
+    }
+
+    /// A `for` statement the collector refuses (before its loop is run).
+    fn check_loop(&self, _stmt: Node, _iterable: Node) -> Eval<()> {
+        Ok(())
+    }
+
+    fn block(&mut self, stmts: &[Node]) -> Eval<()> {
+        for stmt in stmts {
+            if self.stopped() {
+                break;
+            }
+            self.statement(*stmt)?;
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, stmt: Node) -> Eval<()> {
+        match stmt.kind() {
+            "expression_statement" => {
+                let Some(e) = children(stmt).first().copied() else {
+                    return Ok(());
+                };
+                match e.kind() {
+                    "string" => Ok(()),
+                    "assignment" | "augmented_assignment" | "call" => self.expression(e),
+                    _ => err(
+                        e,
+                        format!("statement `{}`", first_words(&self.frame().t(e))),
+                    ),
+                }
+            }
+            "if_statement" => self.if_statement(stmt),
+            "with_statement" => self.with_statement(stmt),
+            "for_statement" => self.for_statement(stmt),
+            "return_statement" => self.return_statement(stmt),
+            "pass_statement" => Ok(()),
+            other => err(stmt, format!("`{other}`{}", Self::IN)),
+        }
+    }
+
+    /// Each arm under its condition and the negations of the arms before
+    /// it; arms that cannot hold any more are not read.
+    fn if_statement(&mut self, stmt: Node) -> Eval<()> {
+        let missing = |what: &str| Unevaluable::new(stmt, what);
+        let c = self.condition(
+            stmt.child_by_field_name("condition")
+                .ok_or_else(|| missing("if"))?,
+        )?;
+        let (outer, outer_arms) = {
+            let f = self.frame_mut();
+            f.next_if += 1;
+            (f.cond.clone(), f.arms.clone())
+        };
+        let id = self.frame().next_if;
+        let then = stmt
+            .child_by_field_name("consequence")
+            .ok_or_else(|| missing("if"))?;
+        let arm_cond =
+            |rest: &Cond, c: &Cond, outer: &Cond| outer.clone().and(rest.clone()).and(c.clone());
+        self.branch(
+            (id, 0),
+            (
+                arm_cond(&Cond::True, &c, &outer),
+                arm_cond(&Cond::True, &c, &outer_arms),
+            ),
+            then,
+        )?;
+        let mut rest = c.not();
+        let mut cursor = stmt.walk();
+        let alternatives: Vec<Node> = stmt
+            .children_by_field_name("alternative", &mut cursor)
+            .collect();
+        for (arm, alt) in alternatives.into_iter().enumerate() {
+            if rest == Cond::False {
+                break;
+            }
+            let arm = (id, arm + 1);
+            match alt.kind() {
+                "elif_clause" => {
+                    let c = self.condition(
+                        alt.child_by_field_name("condition")
+                            .ok_or_else(|| Unevaluable::new(alt, "elif"))?,
+                    )?;
+                    let body = alt
+                        .child_by_field_name("consequence")
+                        .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
+                    let conds = (
+                        arm_cond(&rest, &c, &outer),
+                        arm_cond(&rest, &c, &outer_arms),
+                    );
+                    self.branch(arm, conds, body)?;
+                    rest = rest.and(c.not());
+                }
+                "else_clause" => {
+                    let body = alt
+                        .child_by_field_name("body")
+                        .ok_or_else(|| Unevaluable::new(alt, "else"))?;
+                    let conds = (
+                        outer.clone().and(rest.clone()),
+                        outer_arms.clone().and(rest.clone()),
+                    );
+                    self.branch(arm, conds, body)?;
+                }
+                _ => {}
+            }
+        }
+        let f = self.frame_mut();
+        f.cond = outer.and(f.live.clone());
+        f.arms = outer_arms;
+        Ok(())
+    }
+
+    /// One arm: `conds` is (the condition it runs under, its arms only).
+    fn branch(&mut self, arm: (usize, usize), conds: (Cond, Cond), body: Node) -> Eval<()> {
+        if conds.0 == Cond::False || conds.1 == Cond::False {
+            return Ok(());
+        }
+        let (saved, saved_arms) = {
+            let f = self.frame_mut();
+            f.path.push(arm);
+            (
+                std::mem::replace(&mut f.cond, conds.0),
+                std::mem::replace(&mut f.arms, conds.1),
+            )
+        };
+        let r = self.block(&children(body));
+        let f = self.frame_mut();
+        f.path.pop();
+        if f.done && f.live != Cond::False {
+            // A conditional return: the statements after this block run
+            // where it did not return.
+            f.done = false;
+        }
+        f.cond = saved.and(f.live.clone());
+        f.arms = saved_arms;
+        r
+    }
+
+    /// `for x in <literal list>:`: the body once per item.
+    fn for_statement(&mut self, stmt: Node) -> Eval<()> {
+        let (Some(left), Some(right), Some(body)) = (
+            stmt.child_by_field_name("left"),
+            stmt.child_by_field_name("right"),
+            stmt.child_by_field_name("body"),
+        ) else {
+            return err(stmt, "for");
+        };
+        self.check_loop(stmt, right)?;
+        let items = {
+            let e = &self.frame().e;
+            let scope = e.literal_scope();
+            Evaluator::new(e.src, &scope)
+                .eval(right)?
+                .iter_items()
+                .ok_or_else(|| Unevaluable::new(right, "loop over a non-list"))?
+        };
+        for item in items {
+            let mut s = Scope::new();
+            let e = &mut self.frame_mut().e;
+            bind_target(left, e.src, item, &mut s)?;
+            let src = e.src;
+            bind_scope(e, left, &s, src);
+            self.block(&children(body))?;
+        }
+        Ok(())
+    }
+
+    /// `return x`: under a condition (`if c: return x`), the rest of the
+    /// body runs under `not c`.
+    fn return_statement(&mut self, stmt: Node) -> Eval<()> {
+        let f = self.frame_mut();
+        let cond = f.cond.clone();
+        f.done = true;
+        f.live = if cond == Cond::True {
+            Cond::False
+        } else {
+            f.live.clone().and(cond.clone().not())
+        };
+        self.ret(stmt, cond)
+    }
+}
