@@ -45,7 +45,7 @@ mod syntax_tests;
 pub use constraint::{VersionConstraint, VersionRange};
 pub use error::{SpecConflict, SpecError, SpecParseError};
 pub use ops::SingleValued;
-pub use spec::{CompilerSpec, FLAG_NAMES, FlagList, LANGUAGES, Spec};
+pub use spec::{CompilerSpec, FLAG_NAMES, FlagList, LANGUAGES, Spec, reserved_variant};
 pub use target::{
     TargetConstraint, TargetRange, is_known_target, known_targets, suggest_target,
     target_descends_from, target_family, target_parents,

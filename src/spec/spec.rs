@@ -32,6 +32,16 @@ pub const FLAG_NAMES: &[&str] = &[
     "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
 ];
 
+/// Names a variant cannot have: they clash with the spec syntax (`target=`,
+/// `%compiler`), as do the [`FLAG_NAMES`].
+pub const RESERVED_VARIANTS: &[&str] =
+    &["target", "platform", "os", "arch", "compiler", "dev_path"];
+
+/// Whether `name` cannot be a variant's name.
+pub fn reserved_variant(name: &str) -> bool {
+    RESERVED_VARIANTS.contains(&name) || FLAG_NAMES.contains(&name)
+}
+
 /// The flags of one flag name in a spec: `cflags="-O2 -g"` is `-O2`, `-g`
 /// (the value split on whitespace); `cflags==…` also asks for them on every
 /// link and run dependency (`propagate`).

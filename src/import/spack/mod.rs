@@ -24,6 +24,8 @@ mod fidelity_tests;
 pub mod hooks;
 #[cfg(test)]
 mod layer_tests;
+#[cfg(test)]
+mod loading_tests;
 pub mod reader;
 
 use std::path::Path;

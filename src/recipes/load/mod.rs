@@ -54,10 +54,6 @@ const VERSION_KEYS: &[&str] = &[
     "source",
 ];
 
-/// Variant names that clash with spec syntax (and the compiler flag names,
-/// [`crate::spec::FLAG_NAMES`]).
-const RESERVED_VARIANTS: &[&str] = &["target", "platform", "os", "arch", "compiler", "dev_path"];
-
 /// Read `path` (a recipe in the repository directory `repo_dir`). Returns the
 /// recipe when the file could be read far enough (it may still have errors:
 /// see the diagnostics).
@@ -552,9 +548,7 @@ fn variants(cx: &mut Cx, node: &Node) -> Vec<VariantDef> {
             );
             continue;
         }
-        if RESERVED_VARIANTS.contains(&name.as_str())
-            || crate::spec::FLAG_NAMES.contains(&name.as_str())
-        {
+        if crate::spec::reserved_variant(&name) {
             cx.error(
                 Code::InvalidValue,
                 &loc,

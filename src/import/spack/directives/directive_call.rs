@@ -77,7 +77,18 @@ impl ClassReader<'_> {
                         kwargs.push(("validator".into(), Value::Str(t)));
                     }
                 }
+                // `default=slingshot_network()`: a probe of the host Spack
+                // runs on; kept by its code, reported by the translator.
+                Err(_) if k == "default" && name == "variant" => {
+                    kwargs.push(("default_code".into(), Value::Str(first_line(*v, self.src))));
+                }
                 Err(e) => return Err(e),
+            }
+        }
+        // `variant(name="int64", …)`: the name given by keyword.
+        if name == "variant" && positional.is_empty() {
+            if let Some(pos) = kwargs.iter().position(|(k, _)| k == "name") {
+                positional.push(kwargs.remove(pos).1);
             }
         }
         self.apply_context(name, &mut kwargs);

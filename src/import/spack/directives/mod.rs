@@ -17,6 +17,7 @@ pub(crate) mod machine;
 pub mod model;
 pub(crate) mod module_loops;
 pub(crate) mod own_variants;
+pub(crate) mod repeated_atoms;
 pub(crate) mod resource;
 pub(crate) mod sections;
 pub(crate) mod sibling_bases;

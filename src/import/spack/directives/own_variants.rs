@@ -11,6 +11,7 @@
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::directives::model::{Kind, SpackPackage};
+use crate::import::spack::directives::repeated_atoms::merge_repeats;
 use crate::import::spack::directives::sections::Sections;
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 
@@ -44,7 +45,7 @@ pub(crate) fn apply(
         known,
         unsure,
     };
-    let mut notes = Vec::new();
+    let mut notes = Notes::default();
     for list in [
         &mut s.dependencies,
         &mut s.conflicts,
@@ -56,9 +57,32 @@ pub(crate) fn apply(
         list.retain_mut(|item| cx.entry(item, &mut notes));
     }
     cx.nested(build, &mut notes);
-    for n in notes {
+    // A variant defined per condition: a definition whose condition
+    // names a variant, platform or version twice.
+    for (_, def) in &mut s.variants {
+        if let Yaml::Seq(defs) = def {
+            defs.retain_mut(|d| cx.entry_with(d, &mut notes, |w| merge_repeats(&cx.info, w)));
+        }
+    }
+    // The spec-syntax notes of the conditions now read (or left out).
+    pkg.untranslated.retain(|u| {
+        u.construct != "spec syntax"
+            || !notes
+                .resolved
+                .iter()
+                .any(|w| u.detail.starts_with(&format!("condition `{w}`:")))
+    });
+    for n in notes.never {
         pkg.untranslated(0, Kind::Info, "condition never holds", n);
     }
+}
+
+/// What the rewriting found: why entries were left out, and the
+/// conditions the stack's spec parser did not read before.
+#[derive(Default)]
+struct Notes {
+    never: Vec<String>,
+    resolved: Vec<String>,
 }
 
 struct Cx {
@@ -69,27 +93,44 @@ struct Cx {
 
 impl Cx {
     /// Rewrite `item`'s `when`; `false` when it never holds.
-    fn entry(&self, item: &mut Yaml, notes: &mut Vec<String>) -> bool {
+    fn entry(&self, item: &mut Yaml, notes: &mut Notes) -> bool {
+        self.entry_with(item, notes, |w| self.condition(w))
+    }
+
+    /// Rewrite `item`'s `when` with `rewrite`; `false` when it never holds.
+    fn entry_with(
+        &self,
+        item: &mut Yaml,
+        notes: &mut Notes,
+        rewrite: impl Fn(&str) -> Result<String, String>,
+    ) -> bool {
         let Yaml::Map(entries) = item else {
             return true;
         };
         let Some((_, Yaml::Str(when))) = entries.iter_mut().find(|(k, _)| k == "when") else {
             return true;
         };
-        match self.condition(when) {
+        let unread = crate::spec::Spec::parse(when).is_err();
+        match rewrite(when) {
             Ok(w) => {
+                if unread && crate::spec::Spec::parse(&w).is_ok() {
+                    notes.resolved.push(when.clone());
+                }
                 *when = w;
                 true
             }
             Err(why) => {
-                notes.push(format!("`{when}`: {why}"));
+                if unread {
+                    notes.resolved.push(when.clone());
+                }
+                notes.never.push(format!("`{when}`: {why}"));
                 false
             }
         }
     }
 
     /// The entries with a `when` anywhere below the build section.
-    fn nested(&self, y: &mut Yaml, notes: &mut Vec<String>) {
+    fn nested(&self, y: &mut Yaml, notes: &mut Notes) {
         match y {
             Yaml::Seq(items) => {
                 items.retain_mut(|i| self.entry(i, notes));
@@ -108,6 +149,11 @@ impl Cx {
 
     /// The condition as Spack reads it, or why it never holds.
     fn condition(&self, when: &str) -> Result<String, String> {
+        merge_repeats(&self.info, &self.signs(when)?)
+    }
+
+    /// `+name`/`~name` atoms as Spack reads them, or why they never hold.
+    fn signs(&self, when: &str) -> Result<String, String> {
         let own_end = when.find(['^', '%']).unwrap_or(when.len());
         let (own, deps) = when.split_at(own_end);
         let mut out = String::with_capacity(when.len());

@@ -475,6 +475,17 @@ fn patch(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive, pkg_dir: &Path
             );
             return;
         };
+        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            // Spack picks the algorithm by the digest's length (py-xtb's
+            // `sha256=` of 40 digits is checked as sha1); a recipe patch
+            // has a sha256 only.
+            let detail = format!(
+                "{what}: `sha256=\"{sha}\"` is not a sha256 ({} characters)",
+                sha.len()
+            );
+            pkg.untranslated(d.line, Kind::Build, "patch without sha256", detail);
+            return;
+        }
         s.patches.push(Yaml::map([
             ("url", Some(Yaml::str(what))),
             ("sha256", Some(Yaml::str(sha))),

@@ -17,6 +17,13 @@ pub(crate) fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
         pkg.untranslated(d.line, Kind::Directive, "directive variant", "no name");
         return;
     };
+    if crate::spec::reserved_variant(&name) {
+        // athena's `cflags`, timemory's `compiler`: in a spec the name is
+        // a compiler flag or the compiler, never this variant.
+        let detail = format!("`{name}`: a name the stack's spec syntax reserves; not written");
+        pkg.untranslated(d.line, Kind::Directive, "variant name reserved", detail);
+        return;
+    }
     if let Some(defs) = conditional_values(pkg, d, &name) {
         for def in defs {
             variant(pkg, s, &def);
@@ -37,6 +44,27 @@ pub(crate) fn variant(pkg: &mut SpackPackage, s: &mut Sections, d: &Directive) {
             return;
         }
     };
+    let mut kind = kind;
+    if let Some(code) = d.kw_str("default_code") {
+        // Spack computes it on the host it runs on: a bool is written
+        // false, a valued variant its first value, and both are reported.
+        for (k, v) in &mut kind {
+            if k == "default" && *v == Yaml::Bool(true) {
+                *v = Yaml::Bool(false);
+            }
+        }
+        let written = kind
+            .iter()
+            .find(|(k, _)| k == "default")
+            .map(|(_, v)| v.to_document().trim().to_string())
+            .unwrap_or_default();
+        pkg.untranslated(
+            d.line,
+            Kind::Directive,
+            "variant default",
+            format!("{name}: `{code}` is computed on the host Spack runs on; written {written}"),
+        );
+    }
     if d.kw("validator").is_some() {
         pkg.untranslated(d.line, Kind::Directive, "variant validator", name.clone());
     }

@@ -33,9 +33,24 @@ pub fn runs_from_package(u: &Untranslated) -> bool {
     u.kind == Kind::Build && !NOT_RUN.contains(&u.construct.as_str())
 }
 
-/// Whether the package's build is not fully expressed in YAML.
+/// Whether the package's build is not fully expressed in YAML. An
+/// external-only package (`build: {system: external}`) that declares no
+/// version stays external: a `system: spack` recipe needs a version to
+/// build, an external names the cluster's (msvc, whose helper classes are
+/// build logic).
 pub fn needs_package_py(c: &Converted) -> bool {
-    c.untranslated.iter().any(runs_from_package)
+    let external_build = Yaml::Map(vec![("system".into(), Yaml::str("external"))]);
+    let Yaml::Map(entries) = &c.recipe else {
+        return false;
+    };
+    let has =
+        |key: &str, pred: &dyn Fn(&Yaml) -> bool| entries.iter().any(|(k, v)| k == key && pred(v));
+    let versionless_external = has("build", &|v| *v == external_build)
+        && !has(
+            "versions",
+            &|v| matches!(v, Yaml::Seq(vs) if !vs.is_empty()),
+        );
+    !versionless_external && c.untranslated.iter().any(runs_from_package)
 }
 
 /// Make `c` a `system: spack` recipe that runs `package` (with `imports`),
