@@ -164,7 +164,7 @@ fn a_fixed_set_of_constructs_is_reported_untranslated() {
         (47, "build", "method setup_dependent_build_environment"),
         (50, "info", "method libs"),
         (54, "info", "method test_run"),
-        (57, "directive", "conditional values"),
+        (57, "directive", "variant name reserved"),
         (72, "build", "extra class"),
     ];
     assert_eq!(got, expected, "{:#?}", c.untranslated);

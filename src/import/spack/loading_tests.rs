@@ -63,7 +63,10 @@ fn repeated_atoms_merge_or_are_left_out() {
     // what never holds is only in the notes, not in a condition
     assert!(!r.contains("when: \"mode=a mode=b"), "{r}");
     assert!(!r.contains("platform=windows platform=darwin"), "{r}");
-    assert!(!r.contains("when: \"platform=darwin platform=windows"), "{r}");
+    assert!(
+        !r.contains("when: \"platform=darwin platform=windows"),
+        "{r}"
+    );
     assert!(!r.contains("zlib"), "{r}");
     assert!(r.contains("condition never holds"), "{r}");
     assert!(!r.contains("spec syntax"), "{r}");
