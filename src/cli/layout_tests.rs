@@ -4,7 +4,25 @@
 //! shared file: `inputs.rs`, `lookup.rs`, `loader_args.rs`, `output.rs`).
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The files of `dir` and its folders, without the `*_tests.rs` files (the
+/// tables that parse every command line are tests of all commands).
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in fs_err::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if !path.to_string_lossy().ends_with("_tests.rs") {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
 
 /// The command modules of `src/cli/`: files and folders with a `pub fn run`.
 fn commands(dir: &Path) -> BTreeSet<String> {
@@ -33,48 +51,36 @@ fn no_command_uses_another_command() {
     let commands = commands(&dir);
     assert!(commands.contains("build") && commands.contains("check"));
     let mut found = Vec::new();
-    let mut todo = vec![dir.clone()];
-    while let Some(d) = todo.pop() {
-        for entry in fs_err::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-                continue;
-            }
-            // The tables that parse every command line are tests of all.
-            if path.to_string_lossy().ends_with("_tests.rs") {
-                continue;
-            }
-            let own = path
-                .strip_prefix(&dir)
-                .unwrap()
-                .components()
-                .next()
-                .map(|c| {
-                    c.as_os_str()
-                        .to_string_lossy()
-                        .trim_end_matches(".rs")
-                        .to_string()
-                })
-                .unwrap_or_default();
-            let text = fs_err::read_to_string(&path).unwrap();
-            for (i, line) in text.lines().enumerate() {
-                let code = line.split("//").next().unwrap_or_default();
-                for part in code.split("super::").skip(1) {
-                    let module: String = part
-                        .chars()
-                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        .collect();
-                    // `build::cache` is an argument group of `build`, not the
-                    // command itself.
-                    let rest = &part[module.len()..];
-                    let child = rest
-                        .strip_prefix("::")
-                        .map(|r| r.split("::").next().unwrap_or_default())
-                        .is_some_and(|c| dir.join(&module).join(format!("{c}.rs")).is_file());
-                    if module != own && commands.contains(&module) && !child {
-                        found.push(format!("{}:{}: {module}", path.display(), i + 1));
-                    }
+    for path in sources(&dir) {
+        let own = path
+            .strip_prefix(&dir)
+            .unwrap()
+            .components()
+            .next()
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let text = fs_err::read_to_string(&path).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            for part in code.split("super::").skip(1) {
+                let module: String = part
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                // `build::cache` is an argument group of `build`, not the
+                // command itself.
+                let rest = &part[module.len()..];
+                let child = rest
+                    .strip_prefix("::")
+                    .map(|r| r.split("::").next().unwrap_or_default())
+                    .is_some_and(|c| dir.join(&module).join(format!("{c}.rs")).is_file());
+                if module != own && commands.contains(&module) && !child {
+                    found.push(format!("{}:{}: {module}", path.display(), i + 1));
                 }
             }
         }
@@ -152,24 +158,13 @@ fn commands_name_only_the_allowed_library_modules() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut unexpected = Vec::new();
-    let mut todo = vec![dir];
-    while let Some(d) = todo.pop() {
-        for entry in fs_err::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-                continue;
+    for path in sources(&dir) {
+        let text = fs_err::read_to_string(&path).unwrap();
+        for module in library_modules(&text) {
+            if !LIBRARY_MODULES.contains(&module.as_str()) {
+                unexpected.push(format!("{}: stack::{module}", path.display()));
             }
-            if path.to_string_lossy().ends_with("_tests.rs") {
-                continue;
-            }
-            let text = fs_err::read_to_string(&path).unwrap();
-            for module in library_modules(&text) {
-                if !LIBRARY_MODULES.contains(&module.as_str()) {
-                    unexpected.push(format!("{}: stack::{module}", path.display()));
-                }
-                used.insert(module);
-            }
+            used.insert(module);
         }
     }
     assert!(
