@@ -131,23 +131,7 @@ fn site_binary_packages_install_relocate_and_serve_their_dependents() {
 
 /// `tar czf <dist>/<dir>.tar.gz <dir>` of `from/<dir>`; its sha256.
 fn tarball(from: &Path, dir: &str, dist: &Path) -> String {
-    use sha2::Digest;
-    let out = dist.join(format!("{dir}.tar.gz"));
-    let st = Command::new("tar")
-        .args([
-            "--sort=name",
-            "--mtime=@0",
-            "--owner=0",
-            "--group=0",
-            "-czf",
-        ])
-        .arg(&out)
-        .arg(dir)
-        .current_dir(from)
-        .status()
-        .unwrap();
-    assert!(st.success());
-    hex::encode(sha2::Sha256::digest(fs_err::read(&out).unwrap()))
+    crate::harness::tarball(from, dir, &dist.join(format!("{dir}.tar.gz")))
 }
 
 /// The stackinator way: a recipe whose network MPI is the cluster site

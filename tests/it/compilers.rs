@@ -28,23 +28,7 @@ fn tarball(dir: &Path, name: &str, version: &str) -> (PathBuf, String) {
         .unwrap();
     assert!(status.success());
     let out = dir.join(format!("{top}.tar.gz"));
-    let status = Command::new("tar")
-        .args([
-            "--sort=name",
-            "--mtime=@0",
-            "--owner=0",
-            "--group=0",
-            "-czf",
-        ])
-        .arg(&out)
-        .arg("-C")
-        .arg(&staging)
-        .arg(&top)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    use sha2::Digest;
-    let sha = hex::encode(sha2::Sha256::digest(std::fs::read(&out).unwrap()));
+    let sha = crate::harness::tarball(&staging, &top, &out);
     (out, sha)
 }
 

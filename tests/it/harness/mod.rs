@@ -72,3 +72,24 @@ pub fn copy_tree(from: &Path, to: &Path) {
         .unwrap();
     assert!(st.success(), "cp -a {} {}", from.display(), to.display());
 }
+
+/// `<from>/<dir>` packed as the reproducible archive `out` (sorted names,
+/// mtime 0, owner and group 0); its sha256.
+pub fn tarball(from: &Path, dir: &str, out: &Path) -> String {
+    use sha2::Digest;
+    let st = Command::new("tar")
+        .args([
+            "--sort=name",
+            "--mtime=@0",
+            "--owner=0",
+            "--group=0",
+            "-czf",
+        ])
+        .arg(out)
+        .arg(dir)
+        .current_dir(from)
+        .status()
+        .unwrap();
+    assert!(st.success(), "tar of {}/{dir}", from.display());
+    hex::encode(sha2::Sha256::digest(fs_err::read(out).unwrap()))
+}

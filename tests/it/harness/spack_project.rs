@@ -80,24 +80,11 @@ impl Project {
         let out = self.path().join("src");
         fs_err::create_dir_all(&out).unwrap();
         let tarball = out.join(format!("{dir}.tar.gz"));
-        let st = Command::new("tar")
-            .args([
-                "--sort=name",
-                "--mtime=@0",
-                "--owner=0",
-                "--group=0",
-                "-czf",
-            ])
-            .arg(&tarball)
-            .arg(dir)
-            .current_dir(from)
-            .status()
-            .unwrap();
-        assert!(st.success());
+        let sha = super::tarball(from, dir, &tarball);
         format!(
             "  - {{version: \"{version}\", url: {}, sha256: {}}}\n",
             tarball.display(),
-            sha256(&tarball)
+            sha
         )
     }
 
