@@ -10,17 +10,7 @@ use crate::harness::spack_project::{Project, run};
 #[test]
 fn cmake_args_follow_the_variants() {
     let p = Project::new();
-    p.spack_recipe(
-        "cmvariant",
-        "cmvariant",
-        &format!(
-            "versions:\n{}variants:\n  shout: {{default: false, description: capitals}}\n  \
-             greeting: {{default: hello, values: [hello, servus], description: the word}}\n\
-             dependencies:\n  - {{spec: cmake, type: build}}\n",
-            p.version("cmvariant-1.0", "1.0")
-        ),
-        &[],
-    );
+    p.cmvariant_recipe();
     p.write_stack(
         &[
             ("plain", &["cmvariant"]),

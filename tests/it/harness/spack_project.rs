@@ -155,6 +155,13 @@ impl Project {
 
     /// A recipe and a stack of `cmvariant` (a CMake package with a hook).
     pub fn cmvariant(&self) {
+        self.cmvariant_recipe();
+        self.write_stack(&[("e", &["cmvariant +shout"])], "");
+    }
+
+    /// The recipe of `cmvariant`: variants `shout` and `greeting`, cmake to
+    /// build.
+    pub fn cmvariant_recipe(&self) {
         self.spack_recipe(
             "cmvariant",
             "cmvariant",
@@ -166,7 +173,6 @@ impl Project {
             ),
             &[],
         );
-        self.write_stack(&[("e", &["cmvariant +shout"])], "");
     }
 
     /// `stack` with arguments in the project: exit code, output.
