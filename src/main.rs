@@ -19,7 +19,7 @@ fn main() -> std::process::ExitCode {
     if let Some(err) = stack::build::wrapper::dispatch() {
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "stack: {err}");
-        return std::process::ExitCode::from(127);
+        return std::process::ExitCode::from(err.exit_code());
     }
     cli::main()
 }

@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     match stack::build::wrapper::dispatch() {
         Some(err) => {
             eprintln!("stack: {err}");
-            ExitCode::from(127)
+            ExitCode::from(err.exit_code())
         }
         None => {
             eprintln!(

@@ -8,6 +8,7 @@
 //! | `CC`, `CXX`, `FC`, `F77` | the wrappers |
 //! | `NVCC`, `STACK_WRAP_REAL_NVCC` | with a dependency that has `bin/nvcc` (CUDA): the `nvcc` wrapper and the real program |
 //! | `PKG_CONFIG_PATH` | `lib{,64}/pkgconfig`, `share/pkgconfig` of build and link dependencies |
+//! | `PKG_CONFIG_LIBDIR` | empty (pkg-config does not read the host's `/usr/lib/<arch>/pkgconfig`), unless the job declares a host library (an external in `/usr`) |
 //! | `CMAKE_PREFIX_PATH` | build and link dependency prefixes |
 //! | `ACLOCAL_PATH` | `share/aclocal` of build and link dependencies |
 //! | `SOURCE_DATE_EPOCH`, `TZ=UTC`, `LC_ALL=C` | reproducibility |
@@ -115,6 +116,7 @@ pub fn dep_dirs(job: &BuildJob, map: &PathMap, dtags: Dtags) -> DepDirs {
         prefix_maps: Vec::new(),
         // Set by the job's `build_env` (a recipe's `flags:`, rendered).
         flags: wrapper::InjectedFlags::default(),
+        host_libs: Some(job.host_libraries.clone()),
     };
     let push = |v: &mut Vec<PathBuf>, p: PathBuf| {
         if !v.contains(&p) {
@@ -234,6 +236,12 @@ pub fn build_environment(inp: &EnvInputs<'_>) -> BTreeMap<OsString, OsString> {
     }
     if !inp.deps.pkg_config.is_empty() {
         set("PKG_CONFIG_PATH", join(&inp.deps.pkg_config));
+    }
+    // pkg-config's own search path is the host's: a `.pc` file there names
+    // a library the link guard refuses, so a configure check would pass and
+    // the link fail. Kept when the job declares an external in `/usr`.
+    if inp.job.host_libraries.is_empty() {
+        set("PKG_CONFIG_LIBDIR", OsString::new());
     }
     if !inp.deps.cmake_prefix.is_empty() {
         set("CMAKE_PREFIX_PATH", join(&inp.deps.cmake_prefix));
@@ -411,6 +419,7 @@ mod tests {
             filters: Vec::new(),
             relocate: None,
             deps,
+            host_libraries: Vec::new(),
             compiler: CompilerPaths::default(),
             cost: None,
             patches: Vec::new(),

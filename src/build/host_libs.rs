@@ -10,7 +10,11 @@
 //! directories of the dependencies that are externals in a system prefix
 //! (`/usr`), and glibc's own libraries ([`LIBC_LIBS`], symlinked into a
 //! directory of the stage) — the C library is part of every system and
-//! `find_library(m)` is common.
+//! `find_library(m)` is common. Headers: `find_path` searches the
+//! compiler's default include directories ([`default_include_dirs`], where
+//! glibc's headers are: Kokkos looks for `dlfcn.h`), since the compiler
+//! reads them anyway; a host library's header found there is of no use
+//! without the library, which stays out of reach.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +34,17 @@ pub fn system_libdirs(prefix: &Path) -> Vec<PathBuf> {
     [multiarch.as_str(), "lib64", "lib"]
         .iter()
         .map(|d| prefix.join(d))
+        .filter(|d| d.is_dir())
+        .collect()
+}
+
+/// The compiler's default include directories on this host that exist:
+/// `/usr/include/<multiarch>` (Debian's `sys/`, `bits/`), then `/usr/include`.
+pub fn default_include_dirs() -> Vec<PathBuf> {
+    let multiarch = format!("/usr/include/{}-linux-gnu", std::env::consts::ARCH);
+    [multiarch.as_str(), "/usr/include"]
+        .iter()
+        .map(PathBuf::from)
         .filter(|d| d.is_dir())
         .collect()
 }
@@ -74,10 +89,16 @@ pub fn external_dirs(job: &BuildJob) -> (Vec<PathBuf>, Vec<PathBuf>) {
 /// prefixes (`CMAKE_FIND_USE_CMAKE_SYSTEM_PATH`, CMake ≥ 3.16), `/usr` and
 /// `/usr/local` ignored as prefixes (`CMAKE_SYSTEM_IGNORE_PREFIX_PATH`,
 /// CMake ≥ 3.23, for what older modules add), and the directories that are
-/// allowed: `libc_dir` (populated with [`libc_libs`]) and the
-/// [`external_dirs`].
+/// allowed: `libc_dir` (populated with [`libc_libs`]), the
+/// [`default_include_dirs`] and the [`external_dirs`].
 pub fn cmake_args(job: &BuildJob, libc_dir: &Path) -> Vec<String> {
-    let (libs, incs) = external_dirs(job);
+    let (libs, ext_incs) = external_dirs(job);
+    let mut incs = default_include_dirs();
+    for d in ext_incs {
+        if !incs.contains(&d) {
+            incs.push(d);
+        }
+    }
     let list = |v: Vec<PathBuf>| {
         v.iter()
             .map(|p| p.to_string_lossy().into_owned())

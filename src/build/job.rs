@@ -52,6 +52,12 @@ pub struct BuildJob {
     /// direct build dependencies (their `bin` goes on `PATH`). A dependency that
     /// is both gets two entries or is listed once per kind; duplicates are merged.
     pub deps: Vec<DepPrefix>,
+    /// The libraries (`libz`) the build may link from the host's system
+    /// directories besides glibc's and the compiler runtime: the
+    /// `libraries:` of the externals in system prefixes it links. The
+    /// wrapper refuses any other ([`super::wrapper::host_link`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_libraries: Vec<String>,
     /// The real compilers the wrapper calls.
     pub compiler: CompilerPaths,
     /// Scheduling cost hint (e.g. seconds of the last build); default 1.
@@ -325,6 +331,7 @@ mod tests {
                 kind: DepKind::Link,
                 executables: Vec::new(),
             }],
+            host_libraries: vec!["libz".into()],
             compiler: CompilerPaths::default(),
             cost: Some(2.5),
             patches: vec![crate::store::RecordPatch {

@@ -334,6 +334,12 @@ fn describe_rest(out: &mut String, r: &PackageRecipe) {
             let _ = writeln!(out, "    {e}{}", when_suffix(e.when.as_ref()));
         }
     }
+    if !r.dependent_build_env.is_empty() {
+        let _ = writeln!(out, "\nIn the builds of its dependents:");
+        for e in &r.dependent_build_env {
+            let _ = writeln!(out, "    {e}{}", when_suffix(e.when.as_ref()));
+        }
+    }
 }
 
 fn describe_build(out: &mut String, b: &Build) {

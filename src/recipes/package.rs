@@ -37,6 +37,10 @@ pub struct PackageRecipe {
     pub build: Build,
     /// Run environment (views, modules), applied in order.
     pub env: Vec<EnvOp>,
+    /// What the package sets in the builds of the packages that depend on
+    /// it (`dependent_build_env:`, Spack's `setup_dependent_build_environment`):
+    /// applied in those builds after its `env:`, never in views or modules.
+    pub dependent_build_env: Vec<EnvOp>,
     /// Provenance of a recipe written by `stack import` (`imported:`).
     pub imported: Option<super::imported::Imported>,
     /// The programs the package provides (`executables:`; empty: the

@@ -24,6 +24,7 @@ pub(crate) fn conditions(r: &PackageRecipe) -> Vec<&When> {
     }
     out.extend(r.provides.iter().filter_map(|p| p.when.as_ref()));
     out.extend(r.env.iter().filter_map(|e| e.when.as_ref()));
+    out.extend(r.dependent_build_env.iter().filter_map(|e| e.when.as_ref()));
     out.extend(r.build.build_env.iter().filter_map(|e| e.when.as_ref()));
     out.extend(r.build.steps.iter().filter_map(|s| s.when.as_ref()));
     out.extend(r.build.install.iter().filter_map(|s| s.when.as_ref()));

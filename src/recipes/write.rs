@@ -70,6 +70,7 @@ impl PackageRecipe {
         top.push(("build_tool", some_if(self.build_tool, Yaml::Bool(true))));
         top.push(("build", Some(build(&self.build))));
         top.push(("env", env_ops(&self.env)));
+        top.push(("dependent_build_env", env_ops(&self.dependent_build_env)));
         top.push(("imported", self.imported.as_ref().map(imported)));
         Yaml::map(top).to_document()
     }

@@ -7,15 +7,20 @@
 //! environment its `setup_run_environment` recorded in its prefix
 //! (`.stack/run-env.json`, read when the dependent's build starts).
 //!
-//! The node hash does not change: a dependency's `env:` (and its package
-//! files) are part of that dependency's hash, which is part of the
-//! dependent's.
+//! A dependency's `dependent_build_env:` (Spack's
+//! `setup_dependent_build_environment`: CMake 4 setting
+//! `CMAKE_POLICY_VERSION_MINIMUM` for the projects it configures) follows its
+//! `env:` there, and reaches nothing else.
+//!
+//! The node hash does not change: a dependency's `env:`,
+//! `dependent_build_env:` (and its package files) are part of that
+//! dependency's hash, which is part of the dependent's.
 
 use std::collections::BTreeSet;
 
 use petgraph::graph::NodeIndex;
 
-use super::{RenderError, env_op, run_env};
+use super::{RenderError, dependent_build_env, env_op, run_env};
 use crate::build::EnvOp;
 use crate::recipes::DepTypes;
 use crate::resolve::Plan;
@@ -47,7 +52,8 @@ pub fn dependency_env(plan: &Plan, idx: NodeIndex, jobs: usize) -> Result<Vec<En
     }
     for dep in plan.topo_order() {
         if wanted.contains(&dep) {
-            for (kind, var, value) in run_env(plan, dep, jobs)? {
+            let own = run_env(plan, dep, jobs)?;
+            for (kind, var, value) in own.into_iter().chain(dependent_build_env(plan, dep, jobs)?) {
                 out.push(env_op(kind, &var, value));
             }
             let n = plan.node(dep);

@@ -227,6 +227,24 @@ fn is_system_prefix(prefix: &Path) -> bool {
     matches!(prefix.to_str(), Some("/" | "/usr" | "/usr/local"))
 }
 
+/// The libraries a job may link from the host: the `libraries:` of the
+/// externals in system prefixes in its link closure (sorted, once each). A
+/// build tool's libraries are not linked: an external pkgconf or python
+/// that a package only runs adds nothing.
+fn host_libraries(plan: &Plan, idx: NodeIndex) -> Vec<String> {
+    let mut out: Vec<String> = plan
+        .closure(idx, link_only())
+        .into_iter()
+        .filter(|&d| d != idx)
+        .map(|d| plan.node(d))
+        .filter(|n| n.is_external() && is_system_prefix(&n.prefix))
+        .flat_map(|n| n.recipe.library_names())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The dependency prefixes of a job: the transitive link closure (link), the
 /// direct build dependencies (build) and direct run dependencies (run).
 /// Externals in system prefixes are left out (they are found by default),
@@ -327,6 +345,7 @@ pub fn build_job_with(
         filters: file_filters(&mut r, &b.filters)?,
         relocate,
         deps: dep_prefixes(plan, idx),
+        host_libraries: host_libraries(plan, idx),
         compiler: compiler_paths(plan, idx),
         cost: None,
         patches: recorded_patches(node),
@@ -608,10 +627,28 @@ pub fn run_env(
     idx: NodeIndex,
     jobs: usize,
 ) -> Result<Vec<(EnvOpKind, String, String)>, RenderError> {
-    let node = plan.node(idx);
+    env_ops(plan, idx, jobs, &plan.node(idx).recipe.env)
+}
+
+/// What a node sets in its dependents' builds (`dependent_build_env:`),
+/// rendered with the node's own template context.
+pub fn dependent_build_env(
+    plan: &Plan,
+    idx: NodeIndex,
+    jobs: usize,
+) -> Result<Vec<(EnvOpKind, String, String)>, RenderError> {
+    env_ops(plan, idx, jobs, &plan.node(idx).recipe.dependent_build_env)
+}
+
+fn env_ops(
+    plan: &Plan,
+    idx: NodeIndex,
+    jobs: usize,
+    ops: &[crate::recipes::EnvOp],
+) -> Result<Vec<(EnvOpKind, String, String)>, RenderError> {
     let mut r = Renderer::new(plan, idx, jobs);
     let mut out = Vec::new();
-    for op in &node.recipe.env {
+    for op in ops {
         if r.holds(&op.when) {
             let value = r.render(&op.value, &op.loc)?;
             out.push((op.kind, op.var.clone(), value));

@@ -51,6 +51,7 @@ fn uses_dep_conditions(r: &PackageRecipe) -> bool {
             Source::Git(_) | Source::None => false,
         })
         || r.env.iter().any(|e| has(&e.when))
+        || r.dependent_build_env.iter().any(|e| has(&e.when))
         || b.build_env.iter().any(|e| has(&e.when))
         || b.steps.iter().any(|s| has(&s.when))
         || b.install.iter().any(|s| has(&s.when))

@@ -367,6 +367,12 @@ pub(crate) fn canonical(inputs: &HashInputs<'_>) -> String {
             .collect();
         value["flags"] = Value::Object(flags);
     }
+    // Only present when the recipe sets its dependents' build environment
+    // (`dependent_build_env:`): other hashes stay as they were.
+    let dependent = env_json(&inputs.recipe.dependent_build_env, inputs.spec);
+    if inputs.external.is_none() && dependent.as_array().is_some_and(|a| !a.is_empty()) {
+        value["dependent_build_env"] = dependent;
+    }
     let mut out = String::from(HASH_FORMAT);
     out.push('\n');
     out.push_str(&serde_json::to_string(&value).expect("JSON values serialise"));

@@ -54,7 +54,12 @@ fn templates(pkg: &PackageRecipe) -> Vec<(&str, &Loc)> {
     for f in &b.filters {
         out.extend([f.file.as_str(), f.regex.as_str(), f.replace.as_str()].map(|t| (t, &f.loc)));
     }
-    for e in b.build_env.iter().chain(&pkg.env) {
+    for e in b
+        .build_env
+        .iter()
+        .chain(&pkg.env)
+        .chain(&pkg.dependent_build_env)
+    {
         out.push((e.value.as_str(), &e.loc));
     }
     out

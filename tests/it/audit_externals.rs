@@ -5,7 +5,9 @@
 //! `/lib/x86_64-linux-gnu/libz.so.1` (`/lib` → `usr/lib` on a merged
 //! `/usr`); the same library linked without declaring zlib is a leak, even
 //! with an external (linked or merely declared) sitting in
-//! `/usr/lib/x86_64-linux-gnu` or `/lib/x86_64-linux-gnu`.
+//! `/usr/lib/x86_64-linux-gnu` or `/lib/x86_64-linux-gnu`. Built from
+//! source, such a library never links (the wrapper's link guard); the leaky
+//! libraries here are prebuilt binaries the stack installs as they are.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,8 +21,9 @@ fn write(t: &Path, rel: &str, text: &str) {
 }
 
 /// `<t>/src/<name>-1.0.tar.gz`: a shared library calling zlib, linked with
-/// `-lz`; returns the recipe's `versions:` block.
-fn source(t: &Path, name: &str) -> String {
+/// `-lz` (`prebuilt`: already built, by the host's compiler, in `lib/`);
+/// returns the recipe's `versions:` block.
+fn source(t: &Path, name: &str, prebuilt: bool) -> String {
     let dir = t.join("src").join(format!("{name}-1.0"));
     write(
         &dir,
@@ -35,6 +38,17 @@ fn source(t: &Path, name: &str) -> String {
              install:\n\tmkdir -p $(PREFIX)/lib\n\tcp lib{name}.so $(PREFIX)/lib/\n"
         ),
     );
+    if prebuilt {
+        fs_err::create_dir_all(dir.join("lib")).unwrap();
+        let st = Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(dir.join(format!("lib/lib{name}.so")))
+            .arg(dir.join("z.c"))
+            .arg("-lz")
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
     let tarball = t.join("src").join(format!("{name}-1.0.tar.gz"));
     let st = Command::new("tar")
         .arg("czf")
@@ -52,8 +66,10 @@ fn source(t: &Path, name: &str) -> String {
     )
 }
 
-fn recipe(t: &Path, name: &str, deps: &[&str]) {
-    let versions = source(t, name);
+/// A recipe for `name` built from source (makefile) or, `prebuilt`,
+/// installed as the binary it is.
+fn recipe(t: &Path, name: &str, deps: &[&str], prebuilt: bool) {
+    let versions = source(t, name, prebuilt);
     let deps: String = deps
         .iter()
         .map(|d| format!("  - {{spec: {d}, type: link}}\n"))
@@ -68,7 +84,12 @@ fn recipe(t: &Path, name: &str, deps: &[&str]) {
         &format!("recipes/{name}.yaml"),
         &format!(
             "name: {name}\ndescription: a library that calls zlib\n{versions}{deps}\
-             build:\n  system: makefile\n  make_args: [\"PREFIX={{{{ prefix }}}}\"]\n"
+             build:\n{}",
+            if prebuilt {
+                "  system: binary\n  install:\n    - {copy: lib/, to: lib}\n"
+            } else {
+                "  system: makefile\n  make_args: [\"PREFIX={{ prefix }}\"]\n"
+            }
         ),
     );
 }
@@ -97,9 +118,10 @@ fn project(t: &Path, specs: &str) {
             ),
         );
     }
-    recipe(t, "blosclike", &["zlib"]);
-    recipe(t, "leaky", &["hostlibs"]);
-    recipe(t, "leaky2", &[]);
+    recipe(t, "blosclike", &["zlib"], false);
+    recipe(t, "leaky", &["hostlibs"], true);
+    recipe(t, "leaky2", &[], true);
+    recipe(t, "leaky3", &["hostlibs"], false);
     write(
         t,
         "stacks/s.yaml",
@@ -175,4 +197,25 @@ fn a_host_library_is_a_leak_whatever_external_sits_beside_it() {
             "{spec}: {leaks:?}\n{text}"
         );
     }
+}
+
+/// Built from source, the same library does not link: the wrapper's link
+/// guard refuses the host's libz, which nothing the package depends on
+/// provides, and says so in the build's log.
+#[test]
+fn a_host_library_is_refused_at_the_link_when_built_from_source() {
+    if !host_has_multiarch_zlib() {
+        eprintln!("skipped: needs Debian's multiarch zlib (zlib1g-dev)");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    project(t.path(), "leaky3");
+    let (code, text) = build(t.path(), &[]);
+    assert_eq!(code, 1, "{text}");
+    // `/lib/…` or `/usr/lib/…`: the same file on a merged `/usr`.
+    assert!(text.contains("`-lz` would link the host's "), "{text}");
+    assert!(
+        text.contains("/x86_64-linux-gnu/libz.so, which no dependency provides"),
+        "{text}"
+    );
 }

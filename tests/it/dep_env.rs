@@ -65,7 +65,9 @@ fn project(t: &Path) {
              - {{copy: greeting.txt, to: share/envtool}}\n\
              env:\n  - {{set: {{ENVTOOL_HOME: \"{{{{ prefix }}}}\"}}}}\n  \
              - {{prepend_path: {{ENVTOOL_PATH: \"{{{{ prefix }}}}/share/envtool\"}}}}\n  \
-             - {{prepend_path: {{PATH: \"{{{{ prefix }}}}/libexec/envtool\"}}}}\n"
+             - {{prepend_path: {{PATH: \"{{{{ prefix }}}}/libexec/envtool\"}}}}\n\
+             dependent_build_env:\n  - {{set: {{ENVTOOL_POLICY: \"{{{{ version }}}}\"}}, when: \"@1:\"}}\n  \
+             - {{set: {{ENVTOOL_NEVER: \"x\"}}, when: \"@:0\"}}\n"
         ),
     );
     write(
@@ -141,6 +143,38 @@ fn a_dependency_env_reaches_the_dependent_build_before_its_own() {
         seen.trim_end(),
         format!("{}/own:{}/share/envtool", user.display(), tool.display())
     );
+}
+
+/// `dependent_build_env:` (Spack's `setup_dependent_build_environment`)
+/// reaches the builds of the dependents, with the dependency's own template
+/// context and its conditions, and nothing else: not the views' environment.
+#[test]
+fn a_dependent_build_env_reaches_only_the_builds_of_dependents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    project(t);
+    // envtool a root too, in a view: its `env:` is in the view's environment.
+    write(
+        t,
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    \
+         specs: [envuser, envtool]\n    views:\n      default: {link: roots}\n",
+    );
+    let (code, text) = crate::harness::tiny_build::build(t, &[]);
+    assert_eq!(code, 0, "{text}");
+    let (user_host, _) = prefix(t, "envuser");
+    let seen = fs_err::read_to_string(user_host.join("share/envuser/envtool-policy")).unwrap();
+    assert_eq!(
+        seen, "1.0\n",
+        "envtool's version, rendered in envtool's context"
+    );
+    let env = fs_err::read_to_string(t.join("build/store/meta/env.json")).unwrap();
+    assert!(
+        env.contains("ENVTOOL_HOME"),
+        "the run env is in the views: {env}"
+    );
+    assert!(!env.contains("ENVTOOL_POLICY"), "not for users: {env}");
+    assert!(!text.contains("ENVTOOL_NEVER"));
 }
 
 /// The prefixes of every node called `name` below `<t>/build/store`, by

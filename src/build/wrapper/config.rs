@@ -6,7 +6,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use super::{ENV_DTAGS, ENV_INCLUDES, ENV_LIBDIRS, ENV_PREFIX_MAPS, ENV_RPATHS};
+use super::{ENV_DTAGS, ENV_HOST_LIBS, ENV_INCLUDES, ENV_LIBDIRS, ENV_PREFIX_MAPS, ENV_RPATHS};
 
 /// How to mark RPATH entries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +30,10 @@ pub struct WrapConfig {
     pub prefix_maps: Vec<(PathBuf, PathBuf)>,
     /// Flags a recipe injects (`STACK_WRAP_CFLAGS`, …).
     pub flags: super::InjectedFlags,
+    /// The link guard ([`super::host_link`]): `None` is off; else the
+    /// library names (`libz`) a link may take from the host besides glibc's
+    /// and the compiler runtime.
+    pub host_libs: Option<Vec<String>>,
 }
 
 impl WrapConfig {
@@ -56,6 +60,13 @@ impl WrapConfig {
         };
         WrapConfig {
             flags: super::InjectedFlags::from_lookup(&get),
+            host_libs: get(ENV_HOST_LIBS).map(|v| {
+                v.to_string_lossy()
+                    .split(':')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }),
             includes: list(ENV_INCLUDES),
             libdirs: list(ENV_LIBDIRS),
             rpaths: list(ENV_RPATHS),
@@ -106,6 +117,9 @@ impl WrapConfig {
                 .into(),
             ),
         ];
+        if let Some(libs) = &self.host_libs {
+            out.push((ENV_HOST_LIBS, libs.join(":").into()));
+        }
         out.extend(self.flags.to_env());
         out
     }
@@ -124,6 +138,7 @@ mod tests {
             dtags: Dtags::Runpath,
             prefix_maps: vec![("/b/stage/x-1-ab".into(), "/stack-stage/x-1-ab".into())],
             flags: super::super::InjectedFlags::default(),
+            host_libs: Some(vec!["libz".into(), "libbz2".into()]),
         };
         let env = cfg.to_env();
         let get = |k: &str| env.iter().find(|(n, _)| *n == k).unwrap().1.clone();

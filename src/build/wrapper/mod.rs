@@ -18,6 +18,7 @@
 //! | `STACK_WRAP_FFLAGS` | the same for Fortran calls that preprocess, assemble, compile or link |
 //! | `STACK_WRAP_LDFLAGS` | the same for compiler calls that link |
 //! | `STACK_WRAP_LDLIBS` | added at the very end of compiler calls that link |
+//! | `STACK_WRAP_HOST_LIBS` | if set, the link guard ([`host_link`]) is on: `:`-separated library names (`libz`) the link may take from the host's system directories besides glibc's and the compiler runtime |
 //! | `STACK_WRAP_LOG` | if set, append one line per call (mode and final argv) to this file |
 //!
 //! Modes are detected from the arguments like Spack's `cc`: a version query
@@ -42,6 +43,7 @@ use std::path::{Path, PathBuf};
 
 mod config;
 mod flags;
+pub mod host_link;
 pub mod nvcc;
 mod system_dirs;
 pub use config::{Dtags, WrapConfig};
@@ -61,6 +63,7 @@ pub const ENV_DTAGS: &str = "STACK_WRAP_DTAGS";
 pub const ENV_LOG: &str = "STACK_WRAP_LOG";
 pub const ENV_PREFIX_MAPS: &str = "STACK_WRAP_PREFIX_MAPS";
 pub const ENV_ACTIVE: &str = "STACK_WRAP_ACTIVE";
+pub const ENV_HOST_LIBS: &str = "STACK_WRAP_HOST_LIBS";
 
 /// The names the wrapper answers to, with their language.
 pub const WRAPPER_NAMES: &[(&str, Lang)] = &[
@@ -351,6 +354,23 @@ pub enum WrapError {
         real: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "`{arg}` would link the host's {}, which no dependency provides; declare the package that provides it (a dependency, or an external in the cluster configuration)",
+        file.display()
+    )]
+    HostLibrary { arg: String, file: PathBuf },
+}
+
+impl WrapError {
+    /// The wrapper's exit status: 1 for a refused link (what a compiler
+    /// that cannot find a library returns, so configure checks treat it as
+    /// missing), 127 when no compiler could be run.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            WrapError::HostLibrary { .. } => 1,
+            WrapError::NotConfigured { .. } | WrapError::Exec { .. } => 127,
+        }
+    }
 }
 
 /// If this process was started under a wrapper name, become the wrapped
@@ -388,7 +408,24 @@ pub fn exec(lang: Lang, argv0: &OsStr, args: &[OsString]) -> WrapError {
 
     let cfg = WrapConfig::from_env();
     let (mode, new_args) = rewrite(lang, args, &cfg, nested);
-    if let Some(log) = crate::settings::wrapper_var(ENV_LOG) {
+    let log = crate::settings::wrapper_var(ENV_LOG);
+    if let (Mode::Link, Some(allowed)) = (mode, &cfg.host_libs) {
+        let dirs = host_link::system_lib_dirs();
+        let guard = host_link::Guard {
+            system_dirs: &dirs,
+            allowed,
+        };
+        if let Some(r) = guard.refused(&new_args) {
+            if let Some(log) = &log {
+                log_line(Path::new(log), "Refused", &real, &new_args);
+            }
+            return WrapError::HostLibrary {
+                arg: r.arg,
+                file: r.file,
+            };
+        }
+    }
+    if let Some(log) = log {
         log_call(Path::new(&log), mode, &real, &new_args);
     }
     let err = std::process::Command::new(&real)
@@ -460,6 +497,7 @@ mod tests {
             dtags: Dtags::Rpath,
             prefix_maps: vec![],
             flags: InjectedFlags::default(),
+            host_libs: None,
         }
     }
 

@@ -32,6 +32,7 @@ const TOP_KEYS: &[&str] = &[
     "provides",
     "build",
     "env",
+    "dependent_build_env",
     "imported",
     "executables",
     "libraries",
@@ -212,6 +213,10 @@ pub fn parse_package(
         .get("env")
         .map(|n| read::env_ops(&mut cx, n, "`env`"))
         .unwrap_or_default();
+    let dependent_build_env = m
+        .get("dependent_build_env")
+        .map(|n| read::env_ops(&mut cx, n, "`dependent_build_env`"))
+        .unwrap_or_default();
 
     let imported = m
         .get("imported")
@@ -235,6 +240,7 @@ pub fn parse_package(
         provides,
         build,
         env,
+        dependent_build_env,
         imported,
         executables,
         libraries,

@@ -20,6 +20,8 @@ fn relver(mount: &std::path::Path, pre_bootstrap: Vec<Vec<String>>) -> BuildJob 
     );
     j.steps.pre_bootstrap = pre_bootstrap;
     j.deps = autotools_deps();
+    // what the pipeline passes for the external hwloc (its `libraries:`)
+    j.host_libraries = vec!["libhwloc".into()];
     j
 }
 

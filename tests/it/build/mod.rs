@@ -5,6 +5,7 @@ mod bootstrap;
 mod build_paths;
 mod cmake_find;
 mod failure;
+mod host_link;
 mod jobserver;
 mod namespace;
 mod resume;

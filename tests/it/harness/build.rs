@@ -37,6 +37,7 @@ pub fn job(mount: &Path, name: &str, source: PathBuf, system: BuildSystem) -> Bu
         filters: Vec::new(),
         relocate: None,
         deps: Vec::new(),
+        host_libraries: Vec::new(),
         compiler: CompilerPaths::default(),
         cost: None,
         patches: Vec::new(),
