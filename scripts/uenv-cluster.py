@@ -66,6 +66,9 @@ class CrayMpich(AutotoolsPackage):
     depends_on("cxx", type="build")
     depends_on("fortran", type="build")
     depends_on("libfabric@1:", type="link")
+    # MPICH 4.0.2's configure (with these arguments) stops with "Python 3 is required but not
+    # found" when no python3 is on PATH; Spack's mpich declares python only for @5:.
+    depends_on("python@3:", type="build")
 
     def configure_args(self):
         return [
@@ -76,6 +79,13 @@ class CrayMpich(AutotoolsPackage):
             "--enable-romio",
             "--disable-doc",
         ]
+
+    def flag_handler(self, name, flags):
+        # As Spack's mpich: gfortran 10 and later refuse MPICH's Fortran sources (the same routine
+        # called with arguments of different types) without this flag; MPICH's configure stops.
+        if name == "fflags" and self.spec.satisfies("%gcc@10:"):
+            flags.append("-fallow-argument-mismatch")
+        return flags, None, None
 '''
 
 
