@@ -9,46 +9,70 @@
 
 use tree_sitter::Node;
 
+use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::loops::bind_target;
-use crate::import::spack::evaluator::value::{Evaluator, Scope, Value, children, text};
+use crate::import::spack::evaluator::value::{
+    Eval, Evaluator, Scope, Unevaluable, Value, children, text,
+};
+use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
 /// Run a module-level `for` statement; `false` when some part of it could
 /// not be evaluated.
 pub(crate) fn module_for(stmt: Node, src: &str, scope: &mut Scope) -> bool {
-    let (Some(left), Some(right), Some(body)) = (
-        stmt.child_by_field_name("left"),
-        stmt.child_by_field_name("right"),
-        stmt.child_by_field_name("body"),
-    ) else {
-        return false;
+    let mut run = ModuleRun {
+        f: Frame::new(src, &[]),
+        scope,
     };
-    let Some(items) = Evaluator::new(src, scope)
-        .eval(right)
-        .ok()
-        .and_then(|v| v.iter_items())
-    else {
-        return false;
-    };
-    for item in items {
-        scope.push();
-        let ok = bind_target(left, src, item, scope).is_ok()
-            && children(body).into_iter().all(|s| statement(s, src, scope));
-        scope.pop();
-        if !ok {
-            return false;
-        }
-    }
-    true
+    run.for_statement(stmt).is_ok()
 }
 
-fn statement(stmt: Node, src: &str, scope: &mut Scope) -> bool {
-    match stmt.kind() {
-        "for_statement" => module_for(stmt, src, scope),
-        "expression_statement" => match children(stmt).as_slice() {
-            [a] if a.kind() == "assignment" => assignment(*a, src, scope),
-            _ => false,
-        },
-        _ => false,
+/// The collector of a module-level loop: its items and targets are bound
+/// in the module's scope, its item assignments change that scope.
+struct ModuleRun<'a, 's> {
+    f: Frame<'a>,
+    scope: &'s mut Scope,
+}
+
+fn refused<T>(node: Node) -> Eval<T> {
+    Err(Unevaluable::new(node, "module-level loop"))
+}
+
+impl<'a> Collector<'a> for ModuleRun<'a, '_> {
+    frame_in!(f);
+
+    fn expression(&mut self, e: Node) -> Eval<()> {
+        match e.kind() == "assignment" && assignment(e, self.f.e.src, self.scope) {
+            true => Ok(()),
+            false => refused(e),
+        }
+    }
+
+    fn condition(&self, node: Node) -> Eval<Cond> {
+        refused(node)
+    }
+
+    fn ret(&mut self, stmt: Node, _cond: Cond) -> Eval<()> {
+        refused(stmt)
+    }
+
+    fn loop_items(&self, iterable: Node) -> Eval<Vec<Value>> {
+        Evaluator::new(self.f.e.src, self.scope)
+            .eval(iterable)?
+            .iter_items()
+            .ok_or_else(|| Unevaluable::new(iterable, "loop over a non-list"))
+    }
+
+    fn bind_item(&mut self, target: Node, item: Value) -> Eval<()> {
+        self.scope.push();
+        let bound = bind_target(target, self.f.e.src, item, self.scope);
+        if bound.is_err() {
+            self.scope.pop();
+        }
+        bound
+    }
+
+    fn item_done(&mut self) {
+        self.scope.pop();
     }
 }
 

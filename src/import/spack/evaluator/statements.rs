@@ -10,12 +10,12 @@ use tree_sitter::Node;
 use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::collected::{EnvItem, InstallItem, Produced};
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::exprs::{Exprs, Local, first_words};
+use crate::import::spack::evaluator::exprs::{Local, err, first_words};
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
-use crate::import::spack::evaluator::walk::{Collector, Frame};
+use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
 /// Run the method defined in `method_src` (a `def …` snippet).
 #[cfg(test)]
@@ -70,11 +70,7 @@ pub fn run_method_in(
     }
     let env_name = params.get(1).filter(|p| p.contains("env")).cloned();
     let mut body = Body {
-        f: Frame::new(Exprs {
-            src: method_src,
-            variants,
-            locals,
-        }),
+        f: Frame::new(method_src, variants),
         env_name,
         out: Produced::default(),
         dir: String::new(),
@@ -82,6 +78,7 @@ pub fn run_method_in(
     let block = def
         .child_by_field_name("body")
         .ok_or_else(|| Unevaluable::new(def, "method body"))?;
+    body.f.e.locals = locals;
     body.block(&children(block))?;
     Ok(body.out)
 }
@@ -109,13 +106,7 @@ pub(crate) struct Body<'a> {
 }
 
 impl<'a> Collector<'a> for Body<'a> {
-    fn frame(&self) -> &Frame<'a> {
-        &self.f
-    }
-
-    fn frame_mut(&mut self) -> &mut Frame<'a> {
-        &mut self.f
-    }
+    frame_in!(f);
 
     fn expression(&mut self, e: Node) -> Eval<()> {
         match e.kind() {
@@ -141,10 +132,6 @@ impl<'a> Collector<'a> for Body<'a> {
         self.out.args.get_or_insert_with(Vec::new).extend(items);
         Ok(())
     }
-}
-
-fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
-    Err(Unevaluable::new(node, what))
 }
 
 impl Body<'_> {

@@ -8,6 +8,9 @@ use tree_sitter::Node;
 
 use crate::spec::Spec;
 
+use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
+
 use crate::import::spack::evaluator::url::{self, restyle};
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
@@ -97,47 +100,81 @@ impl VersionCx {
     }
 }
 
+/// The collector of a `url_for_version` run for one version: conditions
+/// are decided (the version is known), so one branch of each `if` runs;
+/// assignments change `scope`; the first `return` reached is the URL.
+struct UrlRun<'a, 'c> {
+    f: Frame<'a>,
+    scope: &'c mut Scope,
+    cx: &'c VersionCx,
+    url: Option<String>,
+}
+
 /// Run statements until a `return`.
 fn run_block(stmts: &[Node], src: &str, scope: &mut Scope, cx: &VersionCx) -> Eval<Option<String>> {
-    for stmt in stmts {
-        match stmt.kind() {
-            "return_statement" => {
-                let e = children(*stmt)
-                    .first()
-                    .copied()
-                    .ok_or_else(|| Unevaluable::new(*stmt, "bare return"))?;
-                return match eval(e, src, scope, cx)? {
-                    Value::Str(s) => Ok(Some(s)),
-                    _ => Err(Unevaluable::new(e, "url_for_version returns a non-string")),
-                };
-            }
-            "expression_statement" => {
-                let Some(e) = children(*stmt).first().copied() else {
-                    continue;
-                };
-                match e.kind() {
-                    "string" => {}
-                    "assignment" | "augmented_assignment" => assign(e, src, scope, cx)?,
-                    _ => return Err(Unevaluable::new(e, "statement in url_for_version")),
-                }
-            }
-            "if_statement" => {
-                if let Some(r) = run_if(*stmt, src, scope, cx)? {
-                    return Ok(Some(r));
-                }
-            }
-            "comment" | "pass_statement" => {}
-            // Spack refuses this version: there is no URL to place.
-            "raise_statement" => return Err(Unevaluable::new(*stmt, "url_for_version raises")),
-            other => {
-                return Err(Unevaluable::new(
-                    *stmt,
-                    format!("`{other}` in url_for_version"),
-                ));
-            }
+    let mut run = UrlRun {
+        f: Frame::new(src, &[]),
+        scope,
+        cx,
+        url: None,
+    };
+    run.block(stmts)?;
+    Ok(run.url)
+}
+
+impl<'a> Collector<'a> for UrlRun<'a, '_> {
+    const IN: &'static str = " in url_for_version";
+
+    frame_in!(f);
+
+    fn expression(&mut self, e: Node) -> Eval<()> {
+        match e.kind() {
+            "assignment" | "augmented_assignment" => assign(e, self.f.e.src, self.scope, self.cx),
+            _ => self.other_expression(e),
         }
     }
-    Ok(None)
+
+    fn other_expression(&mut self, e: Node) -> Eval<()> {
+        Err(Unevaluable::new(e, "statement in url_for_version"))
+    }
+
+    // Spack refuses this version: there is no URL to place.
+    fn other_statement(&mut self, stmt: Node) -> Eval<()> {
+        match stmt.kind() {
+            "raise_statement" => Err(Unevaluable::new(stmt, "url_for_version raises")),
+            other => Err(Unevaluable::new(stmt, format!("`{other}`{}", Self::IN))),
+        }
+    }
+
+    fn check_loop(&self, stmt: Node, _iterable: Node) -> Eval<()> {
+        Err(Unevaluable::new(
+            stmt,
+            format!("`for_statement`{}", Self::IN),
+        ))
+    }
+
+    fn condition(&self, node: Node) -> Eval<Cond> {
+        Ok(
+            match eval(node, self.f.e.src, self.scope, self.cx)?.truthy() {
+                true => Cond::True,
+                false => Cond::False,
+            },
+        )
+    }
+
+    fn ret(&mut self, stmt: Node, _cond: Cond) -> Eval<()> {
+        let e = children(stmt)
+            .first()
+            .copied()
+            .ok_or_else(|| Unevaluable::new(stmt, "bare return"))?;
+        match eval(e, self.f.e.src, self.scope, self.cx)? {
+            Value::Str(s) => {
+                self.url = Some(s);
+                Ok(())
+            }
+            _ => Err(Unevaluable::new(e, "url_for_version returns a non-string")),
+        }
+    }
 }
 
 /// `name = …`, `self.attr = …` (`self.gnu_mirror_path`, read back by
@@ -182,45 +219,6 @@ fn assign(e: Node, src: &str, scope: &mut Scope, cx: &VersionCx) -> Eval<()> {
     }
     scope.set(target, v);
     Ok(())
-}
-
-fn run_if(stmt: Node, src: &str, scope: &mut Scope, cx: &VersionCx) -> Eval<Option<String>> {
-    let cond = stmt
-        .child_by_field_name("condition")
-        .ok_or_else(|| Unevaluable::new(stmt, "if"))?;
-    if eval(cond, src, scope, cx)?.truthy() {
-        let body = stmt
-            .child_by_field_name("consequence")
-            .ok_or_else(|| Unevaluable::new(stmt, "if"))?;
-        return run_block(&children(body), src, scope, cx);
-    }
-    let mut cursor = stmt.walk();
-    let alternatives: Vec<Node> = stmt
-        .children_by_field_name("alternative", &mut cursor)
-        .collect();
-    for alt in alternatives {
-        match alt.kind() {
-            "elif_clause" => {
-                let c = alt
-                    .child_by_field_name("condition")
-                    .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
-                if eval(c, src, scope, cx)?.truthy() {
-                    let body = alt
-                        .child_by_field_name("consequence")
-                        .ok_or_else(|| Unevaluable::new(alt, "elif"))?;
-                    return run_block(&children(body), src, scope, cx);
-                }
-            }
-            "else_clause" => {
-                let body = alt
-                    .child_by_field_name("body")
-                    .ok_or_else(|| Unevaluable::new(alt, "else"))?;
-                return run_block(&children(body), src, scope, cx);
-            }
-            _ => {}
-        }
-    }
-    Ok(None)
 }
 
 fn eval(node: Node, src: &str, scope: &Scope, cx: &VersionCx) -> Eval<Value> {

@@ -8,10 +8,11 @@
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::exprs::{Exprs, bind_scope, first_words};
+use crate::import::spack::evaluator::exprs::{Exprs, bind_scope, err, first_words};
 use crate::import::spack::evaluator::value::{
-    Eval, Evaluator, Scope, Unevaluable, bind_target, children, text,
+    Eval, Evaluator, Scope, Unevaluable, Value, bind_target, children, text,
 };
+use crate::import::spack::evaluator::variant_info::VariantInfo;
 
 /// Where the walk is: the expressions in scope and the conditions of the
 /// current statement.
@@ -34,9 +35,10 @@ pub(crate) struct Frame<'a> {
 }
 
 impl<'a> Frame<'a> {
-    pub(crate) fn new(e: Exprs<'a>) -> Self {
+    /// The frame of a body in `src`, before its first statement.
+    pub(crate) fn new(src: &'a str, variants: &'a [VariantInfo]) -> Self {
         Frame {
-            e,
+            e: Exprs::new(src, variants),
             cond: Cond::True,
             arms: Cond::True,
             live: Cond::True,
@@ -51,9 +53,20 @@ impl<'a> Frame<'a> {
     }
 }
 
-pub(crate) fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
-    Err(Unevaluable::new(node, what))
+/// The [`Collector::frame`] and [`Collector::frame_mut`] of a collector
+/// whose [`Frame`] is the field `$f`.
+macro_rules! frame_in {
+    ($f:ident) => {
+        fn frame(&self) -> &$crate::import::spack::evaluator::walk::Frame<'a> {
+            &self.$f
+        }
+
+        fn frame_mut(&mut self) -> &mut $crate::import::spack::evaluator::walk::Frame<'a> {
+            &mut self.$f
+        }
+    };
 }
+pub(crate) use frame_in;
 
 /// What a consumer collects from the statements of a method body; the
 /// walk itself (blocks, branches, loops, returns) is the provided methods.
@@ -111,10 +124,7 @@ pub(crate) trait Collector<'a> {
                 match e.kind() {
                     "string" => Ok(()),
                     "assignment" | "augmented_assignment" | "call" => self.expression(e),
-                    _ => err(
-                        e,
-                        format!("statement `{}`", first_words(&self.frame().t(e))),
-                    ),
+                    _ => self.other_expression(e),
                 }
             }
             "if_statement" => self.if_statement(stmt),
@@ -122,8 +132,21 @@ pub(crate) trait Collector<'a> {
             "for_statement" => self.for_statement(stmt),
             "return_statement" => self.return_statement(stmt),
             "pass_statement" => Ok(()),
-            other => err(stmt, format!("`{other}`{}", Self::IN)),
+            _ => self.other_statement(stmt),
         }
+    }
+
+    /// An expression statement that is no assignment, call or docstring.
+    fn other_expression(&mut self, e: Node) -> Eval<()> {
+        err(
+            e,
+            format!("statement `{}`", first_words(&self.frame().t(e))),
+        )
+    }
+
+    /// A statement the walk does not take (`raise`, `while`, `try`, …).
+    fn other_statement(&mut self, stmt: Node) -> Eval<()> {
+        err(stmt, format!("`{}`{}", stmt.kind(), Self::IN))
     }
 
     /// Each arm under its condition and the negations of the arms before
@@ -234,24 +257,37 @@ pub(crate) trait Collector<'a> {
             return err(stmt, "for");
         };
         self.check_loop(stmt, right)?;
-        let items = {
-            let e = &self.frame().e;
-            let scope = e.literal_scope();
-            Evaluator::new(e.src, &scope)
-                .eval(right)?
-                .iter_items()
-                .ok_or_else(|| Unevaluable::new(right, "loop over a non-list"))?
-        };
-        for item in items {
-            let mut s = Scope::new();
-            let e = &mut self.frame_mut().e;
-            bind_target(left, e.src, item, &mut s)?;
-            let src = e.src;
-            bind_scope(e, left, &s, src);
-            self.block(&children(body))?;
+        for item in self.loop_items(right)? {
+            self.bind_item(left, item)?;
+            let r = self.block(&children(body));
+            self.item_done();
+            r?;
         }
         Ok(())
     }
+
+    /// The items a `for` loops over: a literal list.
+    fn loop_items(&self, iterable: Node) -> Eval<Vec<Value>> {
+        let e = &self.frame().e;
+        let scope = e.literal_scope();
+        Evaluator::new(e.src, &scope)
+            .eval(iterable)?
+            .iter_items()
+            .ok_or_else(|| Unevaluable::new(iterable, "loop over a non-list"))
+    }
+
+    /// Bind one item to a loop's target (`x`, `a, b`).
+    fn bind_item(&mut self, target: Node, item: Value) -> Eval<()> {
+        let mut s = Scope::new();
+        let e = &mut self.frame_mut().e;
+        bind_target(target, e.src, item, &mut s)?;
+        let src = e.src;
+        bind_scope(e, target, &s, src);
+        Ok(())
+    }
+
+    /// After the body ran for one item.
+    fn item_done(&mut self) {}
 
     /// `return x`: under a condition (`if c: return x`), the rest of the
     /// body runs under `not c`.

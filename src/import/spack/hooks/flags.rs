@@ -13,17 +13,15 @@
 
 mod routes;
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
 use crate::import::yaml_out::Yaml;
 
 use crate::import::spack::evaluator::cond::{Cond, if_else};
-use crate::import::spack::evaluator::exprs::{Exprs, Local, first_words};
+use crate::import::spack::evaluator::exprs::{Local, err, first_words};
 use crate::import::spack::evaluator::value::{Eval, Unevaluable, children, text};
 use crate::import::spack::evaluator::variant_info::VariantInfo;
-use crate::import::spack::evaluator::walk::{Collector, Frame};
+use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
 const NAMES: [&str; 6] = [
     "cflags", "cxxflags", "fflags", "cppflags", "ldflags", "ldlibs",
@@ -70,10 +68,6 @@ struct Run<'a> {
     seq: usize,
 }
 
-fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
-    Err(Unevaluable::new(node, what))
-}
-
 /// The flags a `flag_handler` method (its `def`, a node of the tree of
 /// `method_src`) adds.
 pub fn flag_handler(def: Node, method_src: &str, variants: &[VariantInfo]) -> Eval<Vec<FlagItem>> {
@@ -103,11 +97,7 @@ pub fn flag_handler(def: Node, method_src: &str, variants: &[VariantInfo]) -> Ev
     let mut out = Vec::new();
     for name in NAMES {
         let mut run = Run {
-            f: Frame::new(Exprs {
-                src: method_src,
-                variants,
-                locals: HashMap::new(),
-            }),
+            f: Frame::new(method_src, variants),
             name,
             name_param: name_param.clone(),
             lists: vec![flags_param.clone()],
@@ -125,13 +115,7 @@ pub fn flag_handler(def: Node, method_src: &str, variants: &[VariantInfo]) -> Ev
 impl<'a> Collector<'a> for Run<'a> {
     const IN: &'static str = " in flag_handler";
 
-    fn frame(&self) -> &Frame<'a> {
-        &self.f
-    }
-
-    fn frame_mut(&mut self) -> &mut Frame<'a> {
-        &mut self.f
-    }
+    frame_in!(f);
 
     fn expression(&mut self, e: Node) -> Eval<()> {
         match e.kind() {

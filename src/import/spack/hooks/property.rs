@@ -4,8 +4,6 @@
 //! `source_subdir` template (`{% if spec is satisfies("@7.2:") %}projects/x{%
 //! else %}.{% endif %}`).
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::{Cond, if_else};
@@ -20,11 +18,7 @@ pub fn property_subdir(def: Node, method_src: &str, variants: &[VariantInfo]) ->
     let body = def
         .child_by_field_name("body")
         .ok_or_else(|| Unevaluable::new(def, "method body"))?;
-    let e = Exprs {
-        src: method_src,
-        variants,
-        locals: HashMap::new(),
-    };
+    let e = Exprs::new(method_src, variants);
     let mut out = Vec::new();
     returns(&e, &children(body), body, &mut out)?;
     // The last branch is the fallback; earlier ones take their condition.

@@ -3,6 +3,14 @@
 //! `"…".format(…)`, `join_path`, the CMake/Autotools helpers (`define`,
 //! `define_from_variant`, `enable_or_disable`, `with_or_without`,
 //! `activate_or_not`) and conditions (`satisfies`, `"+x" in spec`).
+//!
+//! [`Exprs`] is one type; its methods are split by what they give:
+//! templates here, conditions (`cond`), argument lists (`lists`) and the
+//! build-system helpers (`helpers`).
+
+mod cond;
+mod helpers;
+mod lists;
 
 use std::collections::HashMap;
 
@@ -50,6 +58,7 @@ pub enum Local {
 }
 
 /// What hook bodies can see.
+#[derive(Clone)]
 pub struct Exprs<'a> {
     pub src: &'a str,
     pub variants: &'a [VariantInfo],
@@ -58,6 +67,17 @@ pub struct Exprs<'a> {
 
 pub(crate) fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
     Err(Unevaluable::new(node, what))
+}
+
+impl<'a> Exprs<'a> {
+    /// Expressions of a body in `src`, nothing bound yet.
+    pub(crate) fn new(src: &'a str, variants: &'a [VariantInfo]) -> Self {
+        Exprs {
+            src,
+            variants,
+            locals: HashMap::new(),
+        }
+    }
 }
 
 impl Exprs<'_> {
@@ -423,11 +443,7 @@ impl Exprs<'_> {
     }
 
     pub(crate) fn call_tmpl(&self, node: Node) -> Eval<String> {
-        let func = node
-            .child_by_field_name("function")
-            .ok_or_else(|| Unevaluable::new(node, "call"))?;
-        let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
-        let fname = self.func_name(func);
+        let (func, args, fname) = self.call_parts(node)?;
         let fname = fname.as_str();
         let method = fname.rsplit('.').next().unwrap_or(fname);
         match method {
@@ -503,34 +519,13 @@ impl Exprs<'_> {
         }
     }
 
-    /// `",".join(spec.variants["x"].value)`.
-    pub(crate) fn join(&self, node: Node, func: Node, args: &Args) -> Eval<String> {
-        let sep_node = func.child_by_field_name("object").unwrap_or(func);
-        let scope = Scope::new();
-        let sep = match Evaluator::new(self.src, &scope).eval(sep_node) {
-            Ok(Value::Str(s)) => s,
-            _ => return err(node, "join"),
-        };
-        let arg = *args
-            .positional
-            .first()
-            .ok_or_else(|| Unevaluable::new(node, "join"))?;
-        if let Some(name) = self.multi_variant(arg).or_else(|| self.variant_of(arg)) {
-            return Ok(format!(
-                "{{{{ {} | join(sep={}) }}}}",
-                variant_ref(&name),
-                crate::import::spack::evaluator::cond::quote(&sep)
-            ));
-        }
-        let items = self.list(arg)?;
-        if items.iter().any(|i| i.cond != Cond::True) {
-            return err(node, "join of a conditional list");
-        }
-        Ok(items
-            .into_iter()
-            .map(|i| i.template)
-            .collect::<Vec<_>>()
-            .join(&sep))
+    /// A call's function, arguments and called name (a bound helper
+    /// resolved).
+    pub(crate) fn call_parts<'t>(&self, node: Node<'t>) -> Eval<(Node<'t>, Args<'t>, String)> {
+        let missing = || Unevaluable::new(node, "call");
+        let func = node.child_by_field_name("function").ok_or_else(missing)?;
+        let args = Args::of_call(node, self.src).ok_or_else(missing)?;
+        Ok((func, args, self.func_name(func)))
     }
 
     /// The called function's text, a bound helper resolved (`define` →

@@ -1,16 +1,48 @@
 //! List-valued expressions of hook bodies: literals, concatenation,
-//! comprehensions over literal lists, helper calls that yield arguments.
+//! comprehensions over literal lists, helper calls that yield arguments,
+//! and lists joined into one string.
 
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::collected::ArgItem;
-use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::cond::{Cond, quote};
 use crate::import::spack::evaluator::exprs::{Exprs, Local, bind_scope, err, first_words, literal};
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children,
 };
+use crate::import::spack::evaluator::variant_info::variant_ref;
 
 impl Exprs<'_> {
+    /// `",".join(spec.variants["x"].value)`.
+    pub(crate) fn join(&self, node: Node, func: Node, args: &Args) -> Eval<String> {
+        let sep_node = func.child_by_field_name("object").unwrap_or(func);
+        let scope = Scope::new();
+        let sep = match Evaluator::new(self.src, &scope).eval(sep_node) {
+            Ok(Value::Str(s)) => s,
+            _ => return err(node, "join"),
+        };
+        let arg = *args
+            .positional
+            .first()
+            .ok_or_else(|| Unevaluable::new(node, "join"))?;
+        if let Some(name) = self.multi_variant(arg).or_else(|| self.variant_of(arg)) {
+            return Ok(format!(
+                "{{{{ {} | join(sep={}) }}}}",
+                variant_ref(&name),
+                quote(&sep)
+            ));
+        }
+        let items = self.list(arg)?;
+        if items.iter().any(|i| i.cond != Cond::True) {
+            return err(node, "join of a conditional list");
+        }
+        Ok(items
+            .into_iter()
+            .map(|i| i.template)
+            .collect::<Vec<_>>()
+            .join(&sep))
+    }
+
     /// A list-valued expression.
     pub fn list(&self, node: Node) -> Eval<Vec<ArgItem>> {
         match node.kind() {
@@ -107,11 +139,7 @@ impl Exprs<'_> {
     }
 
     pub(crate) fn list_call(&self, node: Node) -> Eval<Vec<ArgItem>> {
-        let func = node
-            .child_by_field_name("function")
-            .ok_or_else(|| Unevaluable::new(node, "call"))?;
-        let args = Args::of_call(node, self.src).ok_or_else(|| Unevaluable::new(node, "call"))?;
-        let fname = self.func_name(func);
+        let (func, args, fname) = self.call_parts(node)?;
         let fname = fname.as_str();
         let method = fname.rsplit('.').next().unwrap_or(fname);
         match method {
@@ -162,11 +190,7 @@ impl Exprs<'_> {
             .ok_or_else(|| Unevaluable::new(right, "iteration over a non-list"))?;
         let mut out = Vec::new();
         for item in items {
-            let mut inner = Exprs {
-                src: self.src,
-                variants: self.variants,
-                locals: self.locals.clone(),
-            };
+            let mut inner = self.clone();
             let mut s = Scope::new();
             crate::import::spack::evaluator::value::bind_target(left, self.src, item, &mut s)?;
             bind_scope(&mut inner, left, &s, self.src);
