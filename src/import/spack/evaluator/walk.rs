@@ -4,6 +4,11 @@
 //! lists, environment changes, install steps, filters, flags) is the
 //! collector's: each consumer implements [`Collector`] and gets the
 //! condition every statement runs under from the [`Frame`].
+//!
+//! The collectors: hook bodies (`statements::Body`), `flag_handler`
+//! (`hooks::flags`), `url_for_version` for one version (`url_method`: its
+//! conditions decide, so one arm runs) and module-level loops
+//! (`directives::module_loops`: items bound in the module's scope).
 
 use tree_sitter::Node;
 
