@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::import::{ImportOptions, import_spack};
+use stack::ops::{ImportOptions, ImportRequest, import_spack};
 
 use super::{CliError, Global};
 
@@ -67,24 +67,20 @@ pub struct SpackArgs {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let Source::Spack(a) = args.source;
-    let opts = ImportOptions {
-        from: a.from,
-        packages: if a.all { Vec::new() } else { a.packages },
-        out: a.out,
-        with_repos: a.with_repos,
-        dry_run: false,
+    let req = ImportRequest {
+        options: ImportOptions {
+            from: a.from,
+            packages: if a.all { Vec::new() } else { a.packages },
+            out: a.out,
+            with_repos: a.with_repos,
+            dry_run: false,
+        },
+        report: a.report,
     };
-    let summary = import_spack(&opts)?;
+    let summary = import_spack(&req)?;
+    let opts = &req.options;
     let failed = &summary.report.failed;
     let r = &summary.report;
-    if let Some(path) = &a.report {
-        let json = path.with_extension("json");
-        fs_err::write(path, r.to_markdown())
-            .and_then(|()| fs_err::write(&json, r.to_json()))
-            .map_err(|e| {
-                CliError::failure(miette::miette!("cannot write {}: {e}", path.display()))
-            })?;
-    }
     let mut out = super::output::stdout();
     let _ = writeln!(
         out,

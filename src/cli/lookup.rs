@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use std::path::Path;
 
-use stack::recipes::{GitRef, PackageRecipe, PackageRepo, RepoSearch, Source, VersionEntry};
+use stack::recipes::{GitRef, PackageRecipe, PackageRepo, Source, VersionEntry};
 
 use super::CliError;
 
@@ -59,21 +59,12 @@ pub fn recipe(repo: &PackageRepo, name: &str) -> Result<Arc<PackageRecipe>, CliE
 /// recipe `stack`) plus `flags`; the search order is logged (`-v`).
 pub fn load_repo(flags: Vec<PathBuf>, stack: Option<&Path>) -> Result<PackageRepo, CliError> {
     super::inputs::check_repo_flags(&flags)?;
-    let mut search = match stack {
-        None => RepoSearch::new(super::inputs::cwd()),
-        Some(recipe) => stack::stacks::lookup::stack_repo_search(recipe).map_err(|d| {
-            super::output::diagnostics(&d);
-            CliError::input(miette::miette!(
-                "{}: cannot read the stack recipe's `repos:`",
-                recipe.display()
-            ))
-        })?,
-    };
-    search.flags = flags;
-    let dirs = search.dirs();
-    stack::stacks::lookup::log_repositories(&dirs);
-    let index_cache = Some(stack::settings::cache_base().join("recipe-index"));
-    Ok(PackageRepo::load_cached(dirs, index_cache.as_deref()))
+    Ok(stack::ops::package_repo(
+        flags,
+        stack,
+        super::inputs::cwd(),
+        &stack::settings::cache_base(),
+    )?)
 }
 
 /// The version `stack list` shows: preferred, else newest non-branch, else newest.

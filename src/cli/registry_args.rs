@@ -1,11 +1,10 @@
 //! Flags shared by the commands that talk to a registry (push, pull,
 //! images, build --binary-cache): credentials, TLS, trust.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 
-use stack::registry::auth::docker_config_credentials;
-use stack::registry::{ClientOptions, Credentials, Registry};
+use stack::ops::RegistryAccess;
+use stack::registry::{ClientOptions, Registry};
 use stack::settings::{Flags, RegistrySettings, Settings};
 use stack::sign::{PublicKey, SecretKey};
 
@@ -66,45 +65,25 @@ impl RegistryArgs {
         }
     }
 
-    /// Client options for `host`; credentials from the flags, else docker's
-    /// config ([`RegistrySettings::docker_config`]); CA files and plain
-    /// HTTP from `registry`.
+    /// How to reach a registry, as the operations take it.
+    pub fn access(&self) -> RegistryAccess {
+        RegistryAccess {
+            username: self.username.clone(),
+            password_stdin: self.password_stdin,
+            token_file: self.token_file.clone(),
+            retries: self.retries,
+            chunk_size: self.chunk_size,
+            timeout: self.timeout,
+        }
+    }
+
+    /// Client options for `host` ([`RegistryAccess::client_options`]).
     pub fn options(
         &self,
         host: &str,
         registry: &RegistrySettings,
     ) -> Result<ClientOptions, CliError> {
-        let credentials = if let Some(path) = &self.token_file {
-            Credentials::from_token_file(path, self.username.as_deref())?
-        } else if let Some(user) = &self.username {
-            if !self.password_stdin {
-                return Err(CliError::input(miette::miette!(
-                    "--username needs --password-stdin or --token-file\n  hint: echo \"$TOKEN\" | stack ... --username {user} --password-stdin"
-                )));
-            }
-            let mut line = String::new();
-            std::io::stdin().lock().read_line(&mut line).map_err(|e| {
-                CliError::failure(miette::miette!("reading the password from stdin: {e}"))
-            })?;
-            Credentials::Basic {
-                username: user.clone(),
-                password: line.trim_end_matches(['\n', '\r']).to_string(),
-            }
-        } else {
-            match &registry.docker_config {
-                Some(p) => docker_config_credentials(p, host)?.unwrap_or_default(),
-                None => Credentials::Anonymous,
-            }
-        };
-        Ok(ClientOptions {
-            credentials,
-            ca_files: registry.ca_files.clone(),
-            plain_http: registry.plain_http,
-            attempts: self.retries.max(1),
-            chunk_size: self.chunk_size.max(1),
-            idle_timeout: std::time::Duration::from_secs(self.timeout.max(1)),
-            ..ClientOptions::default()
-        })
+        Ok(self.access().client_options(host, registry)?)
     }
 
     /// The flags that give another `stack` process (a CI job) these
@@ -177,33 +156,13 @@ impl TrustArgs {
     pub fn keys(&self) -> Result<Vec<PublicKey>, CliError> {
         self.trusted_keys
             .iter()
-            .map(|k| parse_public_key(k))
+            .map(|k| Ok(stack::ops::public_key(k)?))
             .collect()
     }
-}
-
-/// A public key given inline or as a file.
-pub fn parse_public_key(text: &str) -> Result<PublicKey, CliError> {
-    let (content, what) = if text.starts_with("ed25519:") {
-        (text.to_string(), "--trusted-key".to_string())
-    } else {
-        let c = fs_err::read_to_string(text)
-            .map_err(|e| CliError::input(miette::miette!("--trusted-key {text}: {e}")))?;
-        (c, text.to_string())
-    };
-    Ok(PublicKey::parse(&content, &what)?)
 }
 
 /// The signing key of `settings` (`--sign-key FILE`, else
 /// `$STACK_SIGNING_KEY`, else none).
 pub fn signing_key(settings: &Settings) -> Result<Option<SecretKey>, CliError> {
-    match &settings.sign_key {
-        Some(p) => read_secret_key(p).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// The signing key at `path`.
-pub fn read_secret_key(path: &std::path::Path) -> Result<SecretKey, CliError> {
-    Ok(SecretKey::read(path)?)
+    Ok(stack::ops::signing_key(settings)?)
 }

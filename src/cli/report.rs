@@ -36,7 +36,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    match stack::report::write(&args.dir, args.out.as_deref()) {
+    match stack::ops::report(&args.dir, args.out.as_deref()) {
         Ok(path) => {
             outln!("{}", path.display());
             Ok(ExitCode::SUCCESS)

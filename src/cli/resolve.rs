@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use stack::fetch::SourceCache;
-use stack::pipeline::{LockRules, SourceSettings, lock_file};
+use stack::ops::LockRules;
 use stack::resolve::render::{render_choices, render_dot, render_json, render_tree};
 use stack::settings::Flags;
 
@@ -108,20 +107,14 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         mount: args.mount.clone(),
         review: false,
     };
-    let resolved = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
-    let settings = SourceSettings {
-        cache: SourceCache::new(resolved.source_cache),
-        mirrors: Vec::new(),
-        fetch_jobs: stack::fetch::DEFAULT_JOBS,
-        allow_unverified: false,
-        ca_files: resolved.registry.ca_files,
-    };
-    let plan = stack::ops::resolve(&inputs, &rules, &settings)?;
+    let settings = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
+    let resolved = stack::ops::resolve(&inputs, &rules, &settings)?;
+    let plan = resolved.plan;
     if args.lock {
         let _ = writeln!(
             super::output::stderr(),
             "wrote {} ({} package{})",
-            stack::diag::display_path(&lock_file(&inputs, &rules)),
+            stack::diag::display_path(&resolved.lock_file),
             plan.graph.node_count(),
             if plan.graph.node_count() == 1 {
                 ""

@@ -2,15 +2,15 @@
 //! a GitLab child pipeline (see [`crate::remote::gitlab`]).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use crate::binary_cache::{BinaryCache, CacheEntry, add_cached_costs};
+use crate::binary_cache::{CacheEntry, add_cached_costs};
 use crate::pipeline::{self, LockRules, PipelineError, SourceSettings};
 use crate::remote::gitlab::{self, PipelineOptions};
 use crate::remote::{DistributedError, JobCommand, Work};
+use crate::settings::Settings;
 use crate::stacks::Inputs;
 
-use super::OpError;
+use super::{OpError, RegistryAccess};
 
 /// What to generate.
 pub struct CiRequest {
@@ -19,21 +19,28 @@ pub struct CiRequest {
     /// The lock file [default: stack.lock beside the recipe]; required, so
     /// that every job builds the same plan (`--locked`).
     pub lock_file: Option<PathBuf>,
-    pub binary_cache: Option<Arc<BinaryCache>>,
-    /// `stack build RECIPE --cluster C …` as the jobs run it.
-    pub command: JobCommand,
+    /// The command's settings: the binary cache and its trust, the
+    /// grouping threshold ([`Settings::group_seconds`]: `--group-seconds`,
+    /// else the cluster's `ci: {group_seconds}`).
+    pub settings: Settings,
+    /// How to reach the binary cache's registry.
+    pub access: RegistryAccess,
+    /// The arguments of `stack build RECIPE --cluster C …` as the jobs run
+    /// it (the program is the cluster's `ci: {stack}`, else `stack`).
+    pub job_args: Vec<String>,
     /// Push the assembled image here.
     pub image_label: Option<String>,
     /// Options of that `stack push` (registry, TLS, signing key).
     pub push_args: Vec<String>,
-    /// The grouping threshold ([`crate::settings::Settings::group_seconds`]:
-    /// `--group-seconds`, else the cluster's `ci: {group_seconds}`).
-    pub group_seconds: f64,
 }
 
 /// The pipeline and what went into it.
 pub struct CiOutcome {
     pub pipeline: serde_json::Value,
+    /// The pipeline as YAML.
+    pub yaml: String,
+    /// Build jobs (besides `assemble`).
+    pub jobs: usize,
     /// Packages of the plan that are built (externals aside).
     pub buildable: usize,
     /// Of those, already in the binary cache (no job).
@@ -42,13 +49,14 @@ pub struct CiOutcome {
 
 /// Resolve under the lock, ask the cache what it has, write the pipeline.
 pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
+    let binary_cache = super::open_binary_cache(&req.settings, &req.access)?;
     let rules = LockRules {
         file: req.lock_file.clone(),
         locked: true,
         ..LockRules::default()
     };
-    let plan = super::resolve(&req.inputs, &rules, &req.sources)?;
-    let Some(cache) = &req.binary_cache else {
+    let plan = super::resolve_plan(&req.inputs, &rules, &req.sources)?;
+    let Some(cache) = &binary_cache else {
         return Err(PipelineError::from(DistributedError::NoCache {
             what: "stack ci generate".into(),
         })
@@ -84,16 +92,26 @@ pub fn ci_generate(req: &CiRequest) -> Result<CiOutcome, OpError> {
     add_cached_costs(cache, &plan, &missing, &mut costs);
     let work = Work::from_plan(&plan, &missing, &costs);
     let ci = req.inputs.cluster.ci.clone().unwrap_or_default();
+    let program = ci.stack.clone().unwrap_or_else(|| "stack".into());
     let opts = PipelineOptions {
-        command: req.command.clone(),
+        command: JobCommand {
+            program,
+            args: req.job_args.clone(),
+        },
         image_label: req.image_label.clone(),
         push_args: req.push_args.clone(),
-        group_seconds: req.group_seconds,
+        group_seconds: req.settings.group_seconds,
         ci,
         stack_name: req.inputs.recipe.name.value.clone(),
     };
+    let pipeline = gitlab::pipeline(&work, &opts);
+    let jobs = pipeline
+        .as_object()
+        .map_or(0, |m| m.keys().filter(|k| k.starts_with("build:")).count());
     Ok(CiOutcome {
-        pipeline: gitlab::pipeline(&work, &opts),
+        yaml: crate::remote::to_yaml(&pipeline),
+        jobs,
+        pipeline,
         buildable: buildable.len(),
         cached: buildable.len() - missing.len(),
     })

@@ -14,6 +14,46 @@ pub enum OpError {
     /// A stage failed or refused its input.
     #[error(transparent)]
     Stage(#[from] PipelineError),
+    /// `stack report`: the build records could not be read or the page
+    /// written.
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
+    /// `stack import spack`.
+    #[error(transparent)]
+    Import(#[from] crate::import::ImportError),
+    /// The binary cache's address or registry.
+    #[error(transparent)]
+    Cache(#[from] crate::oci::DistributeError),
+    /// A key (`--trusted-key`, the cluster's `keys:`, `--sign-key`).
+    #[error(transparent)]
+    Key(#[from] crate::sign::SignError),
+    /// Credentials: a token file, docker's configuration.
+    #[error(transparent)]
+    Registry(#[from] crate::registry::RegistryError),
+    /// The password could not be read from stdin (`--password-stdin`).
+    #[error("reading the password from stdin: {0}")]
+    Stdin(std::io::Error),
+    /// A value the command was given is wrong (a file it names cannot be
+    /// read): bad input.
+    #[error("{0}")]
+    BadValue(String),
+    /// The command's options contradict each other or the recipe (the
+    /// mount point, the build directory): bad input, with what to do.
+    #[error("{message}")]
+    Refused { message: String, help: String },
+    /// `--stack RECIPE`: the recipe's `repos:` cannot be read (the
+    /// problems, with file and line).
+    #[error("{}: cannot read the stack recipe's `repos:`", .recipe.display())]
+    StackRepos {
+        recipe: std::path::PathBuf,
+        problems: Diagnostics,
+    },
+    /// A file the operation writes could not be written.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl From<crate::fetch::FetchError> for OpError {
@@ -26,8 +66,31 @@ impl OpError {
     /// Bad input (exit 2) or a failed operation (exit 1).
     pub fn class(&self) -> ErrorClass {
         match self {
-            OpError::Inputs(_) => ErrorClass::Input,
+            OpError::Inputs(_)
+            | OpError::BadValue(_)
+            | OpError::Refused { .. }
+            | OpError::StackRepos { .. } => ErrorClass::Input,
+            OpError::Write { .. } | OpError::Stdin(_) => ErrorClass::Failure,
             OpError::Stage(e) => e.class(),
+            _ => self.inner().map_or(ErrorClass::Failure, |e| e.class()),
+        }
+    }
+
+    /// The error of another room this one carries, classified there.
+    fn inner(&self) -> Option<&dyn crate::diag::Classify> {
+        match self {
+            OpError::Stage(e) => Some(e),
+            OpError::Report(e) => Some(e),
+            OpError::Import(e) => Some(e),
+            OpError::Cache(e) => Some(e),
+            OpError::Key(e) => Some(e),
+            OpError::Registry(e) => Some(e),
+            OpError::Inputs(_)
+            | OpError::BadValue(_)
+            | OpError::Refused { .. }
+            | OpError::StackRepos { .. }
+            | OpError::Write { .. }
+            | OpError::Stdin(_) => None,
         }
     }
 
@@ -72,19 +135,22 @@ impl crate::diag::Classify for OpError {
     fn hint(&self) -> Option<String> {
         match self {
             OpError::Stage(e) if self.diagnostics().is_none() => crate::diag::Classify::hint(e),
-            _ => None,
+            OpError::Stage(_) => None,
+            OpError::Refused { help, .. } => Some(help.clone()),
+            _ => self.inner().and_then(|e| e.hint()),
         }
     }
 
     fn diagnostics(&self) -> Option<Diagnostics> {
-        OpError::diagnostics(self)
+        match self {
+            OpError::Inputs(_) | OpError::Stage(_) => OpError::diagnostics(self),
+            OpError::StackRepos { problems, .. } => Some(problems.clone()),
+            _ => self.inner().and_then(|e| e.diagnostics()),
+        }
     }
 
     fn lays_itself_out(&self) -> bool {
-        match self {
-            OpError::Stage(e) => crate::diag::Classify::lays_itself_out(e),
-            OpError::Inputs(_) => false,
-        }
+        self.inner().is_some_and(|e| e.lays_itself_out())
     }
 }
 

@@ -16,26 +16,39 @@
 //! | `stack gc` | [`gc`] |
 //! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first; `--executor slurm`: [`slurm_executor`]) |
 //! | `stack stackinator convert` | [`stackinator_convert`] |
+//! | `stack import spack` | [`import_spack`] |
+//! | `stack report` | [`report`] |
 
 pub mod api_check;
 mod api_check_cache;
+mod build;
 mod ci;
 mod error;
+mod lookup;
 mod rebuild;
+mod registry_access;
 mod remote;
 mod sources;
+mod spack_import;
 mod stackinator;
 
 use crate::diag::Diagnostics;
-use crate::pipeline::{self, BuildOutcome, BuildRequest, LockRules, PipelineReporter};
+use crate::pipeline;
 use crate::resolve::Plan;
+use crate::settings::Settings;
 use crate::stacks::{InputOptions, Inputs};
 
+pub use crate::import::{ImportOptions, ImportSummary};
+pub use crate::pipeline::LockRules;
+pub use build::{BuildOptions, SlurmOptions, build};
 pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
+pub use lookup::package_repo;
 pub use rebuild::{RebuildInputs, rebuild_inputs};
+pub use registry_access::{RegistryAccess, open_binary_cache, public_key, secret_key, signing_key};
 pub use remote::{RemoteExecutor, SlurmRequest, slurm_executor};
 pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
+pub use spack_import::{ImportRequest, import_spack};
 pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator};
 
 /// Load and check a stack recipe, its cluster configuration and every
@@ -58,19 +71,42 @@ pub fn check(opts: &InputOptions) -> Result<Inputs, OpError> {
     Ok(inputs)
 }
 
-/// Resolve a loaded stack under the lock file rules (`stack resolve`).
+/// A resolved stack and the lock file its rules name.
+pub struct Resolved {
+    pub plan: Plan,
+    /// The lock file read (and with [`LockRules::write`] written).
+    pub lock_file: std::path::PathBuf,
+}
+
+/// Resolve a loaded stack under the lock file rules (`stack resolve`): git
+/// branches and tags are pinned through the command's source cache and CA
+/// files (no mirrors: a branch is asked of its repository).
 pub fn resolve(
+    inputs: &Inputs,
+    rules: &LockRules,
+    settings: &Settings,
+) -> Result<Resolved, OpError> {
+    let sources = pipeline::SourceSettings {
+        cache: crate::fetch::SourceCache::new(settings.source_cache.clone()),
+        mirrors: Vec::new(),
+        fetch_jobs: crate::fetch::DEFAULT_JOBS,
+        allow_unverified: false,
+        ca_files: settings.registry.ca_files.clone(),
+    };
+    Ok(Resolved {
+        plan: resolve_plan(inputs, rules, &sources)?,
+        lock_file: pipeline::lock_file(inputs, rules),
+    })
+}
+
+/// Resolve under the lock file rules with these source settings.
+fn resolve_plan(
     inputs: &Inputs,
     rules: &LockRules,
     sources: &pipeline::SourceSettings,
 ) -> Result<Plan, OpError> {
     let opts = pipeline::fetch_options(inputs, sources);
     Ok(pipeline::resolve_plan(inputs, rules, &opts, None)?)
-}
-
-/// Build a stack: every step of [`pipeline::build_stack`] (`stack build`).
-pub fn build(req: &BuildRequest, reporter: &dyn PipelineReporter) -> Result<BuildOutcome, OpError> {
-    Ok(pipeline::build_stack(req, reporter)?)
 }
 
 /// Remove the source trees and stages `BUILD/stack.lock` does not use
@@ -82,4 +118,13 @@ pub fn gc(build_dir: &std::path::Path, dry_run: bool) -> Result<pipeline::GcRepo
 /// The warnings of a successful load, for the caller to show.
 pub fn warnings(inputs: &Inputs) -> &Diagnostics {
     &inputs.warnings
+}
+
+/// Write the HTML report of a build directory or an image's `meta/` again
+/// (`stack report`); the page's path.
+pub fn report(
+    dir: &std::path::Path,
+    out: Option<&std::path::Path>,
+) -> Result<std::path::PathBuf, OpError> {
+    Ok(crate::report::write(dir, out)?)
 }

@@ -1,17 +1,13 @@
 //! `stack build`'s binary cache flags: `--binary-cache oci://…` (or the
-//! cluster's `binary_cache:`), keys, credentials.
+//! cluster's `binary_cache:`), keys, credentials; the operations open it
+//! ([`stack::ops::open_binary_cache`]).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use stack::binary_cache::BinaryCache;
-use stack::oci::Trust;
-use stack::settings::{Flags, Settings};
-use stack::sign::PublicKey;
+use stack::settings::Flags;
 
-use super::super::CliError;
 use super::super::inputs::TlsArgs;
-use super::super::registry_args::{RegistryArgs, TrustArgs, signing_key};
+use super::super::registry_args::{RegistryArgs, TrustArgs};
 
 /// Binary cache options of `stack build`.
 #[derive(Debug, Clone, clap::Args)]
@@ -48,35 +44,5 @@ impl CacheArgs {
         flags.docker_config = registry.docker_config;
         flags.plain_http = registry.plain_http;
         self.trust.add_flags(flags);
-    }
-
-    /// The binary cache `settings` name, if any, opened with its trust
-    /// and signing key.
-    pub fn open(&self, settings: &Settings) -> Result<Option<Arc<BinaryCache>>, CliError> {
-        let Some(config) = &settings.binary_cache else {
-            return Ok(None);
-        };
-        let mut keys = self.trust.keys()?;
-        for k in &config.cluster_keys {
-            let key = PublicKey::parse(k, "binary_cache.keys")?;
-            keys.push(key);
-        }
-        let key = match config.push {
-            true => signing_key(settings)?,
-            false => None,
-        };
-        let host = config
-            .url
-            .strip_prefix("oci://")
-            .and_then(|r| r.split('/').next())
-            .unwrap_or_default()
-            .to_string();
-        let opts = self.registry.options(&host, &settings.registry)?;
-        let trust = Trust {
-            keys,
-            allow_unsigned: config.allow_unsigned,
-        };
-        let cache = BinaryCache::open(&config.url, opts, trust, key)?;
-        Ok(Some(Arc::new(cache.with_push(config.push))))
     }
 }

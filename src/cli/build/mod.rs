@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
-use stack::pipeline::{BuildOutcome, BuildRequest};
+use stack::ops::BuildOptions;
+use stack::pipeline::BuildOutcome;
 
 pub mod cache;
 pub mod remote;
@@ -128,18 +129,19 @@ impl Args {
 }
 
 pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
-    let req = request(&args)?;
+    let opts = options(&args)?;
     let progress = Progress::new(false);
     let _ = global;
-    let outcome = stack::ops::build(&req, &progress);
+    let outcome = stack::ops::build(opts, &progress);
     progress.finish();
     Ok(render_outcome(&outcome?))
 }
 
-/// The arguments as a library request.
-fn request(args: &Args) -> Result<BuildRequest, CliError> {
+/// The arguments, the inputs they name and the settings, as the
+/// operation's options.
+fn options(args: &Args) -> Result<BuildOptions, CliError> {
     let from_image = is_image(&args.input.recipe);
-    let (mut inputs, rebuild_dir) = if from_image {
+    let (inputs, build_dir) = if from_image {
         let build_dir = args.build_dir.clone().unwrap_or_else(|| {
             let stem = args.input.recipe.file_stem().unwrap_or_default();
             PathBuf::from("build").join(format!("{}-rebuild", stem.to_string_lossy()))
@@ -153,24 +155,8 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
         let work = stack::ops::rebuild_inputs(&args.input.recipe, &build_dir.join("rebuild"))?;
         (super::inputs::load_options(&work.options)?, Some(build_dir))
     } else {
-        (args.input.load()?, None)
+        (args.input.load()?, args.build_dir.clone())
     };
-    if let Some(mount) = &args.mount {
-        if !mount.is_absolute() || mount == std::path::Path::new("/") {
-            return Err(CliError::input(miette::miette!(
-                help = "for example --mount /user-environment",
-                "--mount: expected an absolute path below /, found `{}`",
-                mount.display()
-            )));
-        }
-        inputs.recipe.mount = mount.clone();
-    }
-    let build_dir = rebuild_dir.unwrap_or_else(|| {
-        args.build_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("build").join(&inputs.recipe.name.value))
-    });
-    check_mount_and_build(&inputs.recipe.mount, &build_dir)?;
     let settings = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
     let sources = args.sources.sources(&settings)?;
     let mut image = ImageOptions::default();
@@ -178,28 +164,18 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
     if args.embedded_squashfs {
         image.writer = stack::image::Writer::Embedded;
     }
-    let binary_cache = args.cache.open(&settings)?;
-    let remote = args
-        .remote
-        .executor(&build_dir, args.cache.registry.password_stdin, &settings)?;
-    Ok(BuildRequest {
-        only: args.remote.only.clone(),
-        shared_store: settings.shared_store,
-        remote,
-        lock_file: args.lock_file.clone(),
-        binary_cache,
+    Ok(BuildOptions {
         inputs,
-        build_dir: build_dir.clone(),
-        jobs: args.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        }),
+        settings,
+        from_image,
+        build_dir,
+        mount: args.mount.clone(),
+        jobs: args.jobs,
         fail_fast: args.fail_fast,
         partial: args.partial,
         keep_stage: args.keep_stage,
-        // An image is rebuilt from its own lock, exactly.
-        locked: args.locked || from_image,
+        locked: args.locked,
+        lock_file: args.lock_file.clone(),
         sources,
         mount_mode: match args.mount_mode {
             Mode::Namespace => MountMode::Namespace,
@@ -207,6 +183,9 @@ fn request(args: &Args) -> Result<BuildRequest, CliError> {
             Mode::Auto => MountMode::Auto,
         },
         image,
+        only: args.remote.only.clone(),
+        access: args.cache.registry.access(),
+        slurm: args.remote.slurm(args.cache.registry.password_stdin)?,
         args: std::env::args().collect(),
     })
 }
@@ -338,26 +317,4 @@ fn render_result(outcome: &BuildOutcome) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
-}
-
-/// The build directory must not be the mount point or below it: the store
-/// lives in the build directory and is mounted at the mount point (this
-/// used to fail late, inside a package's configure).
-fn check_mount_and_build(
-    mount: &std::path::Path,
-    build_dir: &std::path::Path,
-) -> Result<(), CliError> {
-    let build = std::path::absolute(build_dir).unwrap_or_else(|_| build_dir.to_path_buf());
-    let build = stack::audit::fs::clean(&build);
-    let mount = stack::audit::fs::clean(mount);
-    if build.starts_with(&mount) {
-        return Err(CliError::input(miette::miette!(
-            help =
-                "build somewhere else (--build DIR) or choose another mount point (--mount PATH)",
-            "the build directory {} is the mount point {} or below it: the store is built in the one and mounted at the other",
-            build.display(),
-            mount.display()
-        )));
-    }
-    Ok(())
 }

@@ -1,11 +1,10 @@
 //! `stack build`'s distributed options: `--only PKG` (what a job of a
 //! distributed build runs) and `--executor slurm` (submit the jobs).
 
-use std::path::Path;
 use std::time::Duration;
 
-use stack::ops::{RemoteExecutor, SlurmRequest};
-use stack::settings::{Flags, Settings};
+use stack::ops::SlurmOptions;
+use stack::settings::Flags;
 
 use super::super::CliError;
 
@@ -85,14 +84,9 @@ impl RemoteArgs {
         flags.group_seconds = self.group_seconds;
     }
 
-    /// The remote executor, if one was asked for; the shared store and the
-    /// grouping from `settings`.
-    pub fn executor(
-        &self,
-        build_dir: &Path,
-        password_stdin: bool,
-        settings: &Settings,
-    ) -> Result<Option<RemoteExecutor>, CliError> {
+    /// The Slurm executor's options, if one was asked for (the operation
+    /// adds the build directory, the shared store and the grouping).
+    pub fn slurm(&self, password_stdin: bool) -> Result<Option<SlurmOptions>, CliError> {
         if self.executor == Executor::Local {
             if self.group_seconds.is_some() {
                 return Err(CliError::input(miette::miette!(
@@ -125,10 +119,8 @@ impl RemoteArgs {
                 self.slurm_poll
             )));
         }
-        let build_dir = std::path::absolute(build_dir)?;
         let program = std::env::current_exe()?;
-        Ok(Some(stack::ops::slurm_executor(SlurmRequest {
-            build_dir,
+        Ok(Some(SlurmOptions {
             program: program.to_string_lossy().into_owned(),
             argv: std::env::args().skip(1).collect(),
             sbatch_args: self
@@ -139,8 +131,6 @@ impl RemoteArgs {
                 .map(String::from)
                 .collect(),
             poll: Duration::from_secs_f64(self.slurm_poll),
-            group_seconds: settings.group_seconds,
-            shared_store: settings.shared_store,
-        })))
+        }))
     }
 }
