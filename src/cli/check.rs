@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use stack::stacks::InputOptions;
+use stack::ops::InputOptions;
 
 use super::inputs::InputArgs;
 use super::output::{Format, print_json};

@@ -3,11 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use stack::fetch::SourceCache;
-use stack::ops::OpError;
-use stack::pipeline::SourceSettings;
+use stack::ops::{InputOptions, Inputs, OpError, SourceFlags, SourceSettings};
 use stack::settings::{Flags, Settings};
-use stack::stacks::{InputOptions, Inputs};
 
 use super::CliError;
 
@@ -75,7 +72,7 @@ pub struct SourceArgs {
     #[arg(long = "mirror", value_name = "URL")]
     pub mirrors: Vec<String>,
     /// Sources downloaded at once (1 to 256).
-    #[arg(long, default_value_t = stack::fetch::DEFAULT_JOBS, value_name = "N",
+    #[arg(long, default_value_t = stack::ops::DEFAULT_FETCH_JOBS, value_name = "N",
           value_parser = count_in(1, 256))]
     pub fetch_jobs: usize,
     /// Accept sources without sha256 and unpinned git refs (recorded as unverified).
@@ -118,7 +115,7 @@ impl SourceArgs {
         if self.allow_unverified {
             v.push("--allow-unverified".into());
         }
-        if self.fetch_jobs != stack::fetch::DEFAULT_JOBS {
+        if self.fetch_jobs != stack::ops::DEFAULT_FETCH_JOBS {
             v.extend(["--fetch-jobs".into(), self.fetch_jobs.to_string()]);
         }
         v
@@ -139,13 +136,12 @@ impl SourceArgs {
         for m in &self.mirrors {
             check_local_mirror(m)?;
         }
-        Ok(SourceSettings {
-            cache: SourceCache::new(settings.source_cache.clone()),
+        let flags = SourceFlags {
             mirrors: self.mirrors.clone(),
             fetch_jobs: self.fetch_jobs,
             allow_unverified: self.allow_unverified,
-            ca_files: self.tls.ca_files.clone(),
-        })
+        };
+        Ok(stack::ops::source_settings(settings, flags))
     }
 }
 

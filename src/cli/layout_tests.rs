@@ -112,13 +112,11 @@ const LIBRARY_MODULES: &[&str] = &[
     "fetch",
     "image",
     "oci",
-    "pipeline",
     "recipes",
     "registry",
     "remote",
     "resolve",
     "sign",
-    "stacks",
     "verify",
     "view",
 ];

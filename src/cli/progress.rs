@@ -10,7 +10,7 @@ use super::output::errln;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stack::build::{BuildReporter, JobId, PackageReport, PackageStatus, Phase};
 use stack::fetch::{FetchError, FetchReporter, Fetched, SourceRequest};
-use stack::pipeline::{PipelineReporter, Stage};
+use stack::ops::{PipelineReporter, Stage};
 
 /// Renders every reporter of the pipeline.
 pub struct Progress {

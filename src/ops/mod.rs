@@ -36,10 +36,11 @@ use crate::diag::Diagnostics;
 use crate::pipeline;
 use crate::resolve::Plan;
 use crate::settings::Settings;
-use crate::stacks::{InputOptions, Inputs};
 
 pub use crate::import::{ImportOptions, ImportSummary};
-pub use crate::pipeline::LockRules;
+pub use crate::pipeline::partial::LEFT_OUT_FILE;
+pub use crate::pipeline::{BuildOutcome, LockRules, PipelineReporter, SourceSettings, Stage};
+pub use crate::stacks::{InputOptions, Inputs};
 pub use build::{BuildOptions, SlurmOptions, build};
 pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
@@ -86,24 +87,53 @@ pub fn resolve(
     rules: &LockRules,
     settings: &Settings,
 ) -> Result<Resolved, OpError> {
-    let sources = pipeline::SourceSettings {
-        cache: crate::fetch::SourceCache::new(settings.source_cache.clone()),
-        mirrors: Vec::new(),
-        fetch_jobs: crate::fetch::DEFAULT_JOBS,
-        allow_unverified: false,
-        ca_files: settings.registry.ca_files.clone(),
-    };
+    let sources = source_settings(settings, SourceFlags::default());
     Ok(Resolved {
         plan: resolve_plan(inputs, rules, &sources)?,
         lock_file: pipeline::lock_file(inputs, rules),
     })
 }
 
+/// Where sources come from, as a command's flags say (`--mirror`,
+/// `--fetch-jobs`, `--allow-unverified`; the source cache and `--ca-file`
+/// are settings).
+#[derive(Clone, Debug)]
+pub struct SourceFlags {
+    pub mirrors: Vec<String>,
+    pub fetch_jobs: usize,
+    pub allow_unverified: bool,
+}
+
+impl Default for SourceFlags {
+    fn default() -> Self {
+        SourceFlags {
+            mirrors: Vec::new(),
+            fetch_jobs: DEFAULT_FETCH_JOBS,
+            allow_unverified: false,
+        }
+    }
+}
+
+/// Sources downloaded at once unless `--fetch-jobs` says otherwise.
+pub const DEFAULT_FETCH_JOBS: usize = crate::fetch::DEFAULT_JOBS;
+
+/// The source settings of a command: its source cache and CA files
+/// ([`Settings::source_cache`], [`Settings::registry`]) and its flags.
+pub fn source_settings(settings: &Settings, flags: SourceFlags) -> SourceSettings {
+    SourceSettings {
+        cache: crate::fetch::SourceCache::new(settings.source_cache.clone()),
+        mirrors: flags.mirrors,
+        fetch_jobs: flags.fetch_jobs,
+        allow_unverified: flags.allow_unverified,
+        ca_files: settings.registry.ca_files.clone(),
+    }
+}
+
 /// Resolve under the lock file rules with these source settings.
 fn resolve_plan(
     inputs: &Inputs,
     rules: &LockRules,
-    sources: &pipeline::SourceSettings,
+    sources: &SourceSettings,
 ) -> Result<Plan, OpError> {
     let opts = pipeline::fetch_options(inputs, sources);
     Ok(pipeline::resolve_plan(inputs, rules, &opts, None)?)

@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use stack::build::{MountMode, PackageStatus};
 use stack::image::ImageOptions;
-use stack::ops::BuildOptions;
-use stack::pipeline::BuildOutcome;
+use stack::ops::{BuildOptions, BuildOutcome};
 
 pub mod cache;
 pub mod remote;
@@ -279,7 +278,7 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
             errln!(
                 "partial image: {} package(s) left out, listed in meta/{}",
                 outcome.left_out.len(),
-                stack::pipeline::partial::LEFT_OUT_FILE
+                stack::ops::LEFT_OUT_FILE
             );
             render_result(outcome);
         }
