@@ -22,7 +22,7 @@ pub struct BuildOptions {
     /// The inputs are an image's own (`stack build IMAGE.squashfs`): it is
     /// rebuilt from its own lock, exactly.
     pub from_image: bool,
-    /// `--build` [default: `build/<recipe name>`].
+    /// `--build` (default: `build/<recipe name>`).
     pub build_dir: Option<PathBuf>,
     /// `--mount`: instead of the recipe's `mount:`.
     pub mount: Option<PathBuf>,

@@ -14,10 +14,11 @@
 //! | `stack mirror create` | [`mirror`] |
 //! | `stack ci generate` | [`ci_generate`] |
 //! | `stack gc` | [`gc`] |
-//! | `stack build` | [`build`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first; `--executor slurm`: [`slurm_executor`]) |
+//! | `stack build` | [`build()`] (`stack build IMAGE.squashfs`: [`rebuild_inputs`] first; the binary cache: [`open_binary_cache`]; `--executor slurm`: [`slurm_executor`]) |
 //! | `stack stackinator convert` | [`stackinator_convert`] |
 //! | `stack import spack` | [`import_spack`] |
 //! | `stack report` | [`report`] |
+//! | `stack info`, `list`, `checksum`, `edit`, `dependents` | [`package_repo`] |
 
 pub mod api_check;
 mod api_check_cache;
