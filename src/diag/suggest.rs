@@ -11,30 +11,40 @@ where
     S: AsRef<str> + ?Sized + 'a,
 {
     let lower = word.to_lowercase();
+    let (suffix, prefix) = (format!("_{lower}"), format!("{lower}_"));
+    let short = word.chars().count().max(3);
     let mut best: Option<(f64, &'a str)> = None;
+    let mut cand_lower = String::new();
     for cand in candidates {
         let cand = cand.as_ref();
         if cand == word {
             continue;
         }
-        let cand_lower = cand.to_lowercase();
+        // One lowercase copy per candidate, its buffer reused: thousands of
+        // package names are compared for one misspelt word.
+        cand_lower.clear();
+        if cand.is_ascii() {
+            cand_lower.push_str(cand);
+            cand_lower.make_ascii_lowercase();
+        } else {
+            cand_lower.push_str(&cand.to_lowercase());
+        }
+        let cand_lower = cand_lower.as_str();
         let score = if cand_lower == lower {
             2.0
         } else if lower.len() >= 3
-            && (cand_lower.starts_with(&lower) || lower.starts_with(&cand_lower))
+            && (cand_lower.starts_with(&lower) || lower.starts_with(cand_lower))
         {
             // `make` → `makefile`, `libfabrics` → `libfabric`
             1.5 - (cand_lower.len().abs_diff(lower.len()) as f64) / 100.0
         } else if lower.len() >= 3
-            && (cand_lower.ends_with(&format!("_{lower}"))
-                || cand_lower.starts_with(&format!("{lower}_")))
+            && (cand_lower.ends_with(&suffix) || cand_lower.starts_with(&prefix))
         {
             // `args` → `cmake_args`: the word is a part of the name
             1.2 - (cand_lower.len().abs_diff(lower.len()) as f64) / 100.0
         } else {
-            let jw = strsim::jaro_winkler(&lower, &cand.to_lowercase());
-            let lev = strsim::levenshtein(&lower, &cand.to_lowercase());
-            if jw >= 0.8 || lev * 3 <= word.chars().count().max(3) {
+            let jw = strsim::jaro_winkler(&lower, cand_lower);
+            if jw >= 0.8 || strsim::levenshtein(&lower, cand_lower) * 3 <= short {
                 jw
             } else {
                 continue;

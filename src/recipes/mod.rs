@@ -96,6 +96,28 @@ pub struct PackageRepo {
     layers: Vec<Layer>,
     virtuals: OnceLock<BTreeMap<String, VirtualEntry>>,
     problems: Diagnostics,
+    /// [`PackageRepo::suggest`]'s candidates (every package name, then
+    /// every virtual name) and the answers given so far (an index into
+    /// them): checking a stack's recipes asks for the same unknown names
+    /// again and again.
+    suggestions: OnceLock<Suggestions>,
+}
+
+#[derive(Debug, Default)]
+struct Suggestions {
+    candidates: Vec<String>,
+    answers: std::sync::Mutex<std::collections::HashMap<String, Option<usize>>>,
+}
+
+impl Clone for Suggestions {
+    fn clone(&self) -> Self {
+        Suggestions {
+            candidates: self.candidates.clone(),
+            answers: std::sync::Mutex::new(
+                self.answers.lock().map(|a| a.clone()).unwrap_or_default(),
+            ),
+        }
+    }
 }
 
 /// One recipe file: the `pos`th recipe of `layers[layer]`.
@@ -460,7 +482,26 @@ impl PackageRepo {
 
     /// The known package or virtual name closest to `name`.
     pub fn suggest(&self, name: &str) -> Option<&str> {
-        nearest(name, self.names().chain(self.virtual_names()))
+        let s = self.suggestions.get_or_init(|| Suggestions {
+            candidates: self
+                .names()
+                .chain(self.virtual_names())
+                .map(str::to_string)
+                .collect(),
+            answers: Default::default(),
+        });
+        let known = s.answers.lock().ok().and_then(|a| a.get(name).copied());
+        let at = known.unwrap_or_else(|| {
+            let found = nearest(name, s.candidates.iter().map(String::as_str));
+            // The candidates are distinct except where a virtual is also a
+            // package: the first one is the one `nearest` keeps.
+            let at = found.and_then(|f| s.candidates.iter().position(|c| c == f));
+            if let Ok(mut a) = s.answers.lock() {
+                a.insert(name.to_string(), at);
+            }
+            at
+        });
+        at.map(|i| s.candidates[i].as_str())
     }
 
     /// The overlay files applied to `name`'s recipe, first-searched first

@@ -136,7 +136,10 @@ pub fn arg_list(cx: &mut Cx, node: &Node, what: &str) -> ArgList {
 /// Report template strings that tera cannot parse.
 pub fn check_templates(cx: &mut Cx, items: &[Spanned<String>]) {
     for s in items {
-        if !(s.contains("{{") || s.contains("{%") || s.contains("{#")) || plain_interpolation(s) {
+        if !(s.contains("{{") || s.contains("{%") || s.contains("{#"))
+            || plain_interpolation(s)
+            || plain_conditionals(s)
+        {
             continue;
         }
         // The template alone (no `Tera` with every built-in registered,
@@ -208,6 +211,50 @@ fn plain_interpolation(text: &str) -> bool {
         }
     }
     true
+}
+
+/// Whether `text` is plain text with only `{{ name }}` / `{{ a.b }}`
+/// interpolations and `{% if [not] a.b %}` … `{% elif [not] a.b %}` …
+/// `{% else %}` … `{% endif %}` blocks, properly nested: always valid
+/// tera, and nothing it refuses (no function, filter or test), so tera's
+/// (slow) parser is not needed. Anything else returns false.
+fn plain_conditionals(text: &str) -> bool {
+    // Per open `if`: whether its `else` has been seen.
+    let mut open: Vec<bool> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("{%") {
+        // Each stretch of text between tags on its own (a `{{` … `}}`
+        // split by a tag is no interpolation).
+        if rest[..at].ends_with('{') || !plain_interpolation(&rest[..at]) {
+            return false;
+        }
+        let Some(close) = rest[at + 2..].find("%}") else {
+            return false;
+        };
+        let tag: Vec<&str> = rest[at + 2..at + 2 + close]
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let condition = |words: &[&str]| {
+            let words = match words {
+                ["not", rest @ ..] => rest,
+                _ => words,
+            };
+            matches!(words, [w] if plain_interpolation(&format!("{{{{ {w} }}}}")))
+        };
+        match tag.as_slice() {
+            ["if", cond @ ..] if condition(cond) => open.push(false),
+            ["elif", cond @ ..] if condition(cond) && open.last() == Some(&false) => {}
+            ["else"] if open.last() == Some(&false) => {
+                open.pop();
+                open.push(true);
+            }
+            ["endif"] if open.pop().is_some() => {}
+            _ => return false,
+        }
+        rest = &rest[at + 2 + close + 2..];
+    }
+    open.is_empty() && plain_interpolation(rest)
 }
 
 /// A local path relative to `cx`'s file.
@@ -355,7 +402,7 @@ pub fn sha256(cx: &mut Cx, node: &Node, what: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_interpolation;
+    use super::{plain_conditionals, plain_interpolation};
 
     fn tera_accepts(s: &str) -> bool {
         tera::Tera::default().add_raw_template("t", s).is_ok()
@@ -392,6 +439,45 @@ mod tests {
         ];
         for s in slow {
             assert!(!plain_interpolation(s), "{s}");
+        }
+    }
+
+    /// The same for `{% if %}` blocks: what the fast path takes, tera
+    /// parses (and finds nothing refused in).
+    #[test]
+    fn plain_conditionals_are_a_subset_of_tera() {
+        let fast = [
+            "{% if variants.shared %}--enable-shared{% else %}--disable-shared{% endif %}",
+            "{%if x%}{% endif %}",
+            "a{% if not deps.mpi.system %}{{ deps.mpi.prefix }}{% elif y %}b{% elif z %}{% endif %}c",
+            "{% if a %}{% if b %}x{% else %}y{% endif %}{% endif %} } %}",
+            "{{ prefix }}/{% if x %}lib64{% else %}lib{% endif %}",
+        ];
+        for s in fast {
+            assert!(plain_conditionals(s), "{s}");
+            assert!(tera_accepts(s), "{s}");
+            let t = tera::Template::new("t", None, s).unwrap();
+            assert!(crate::template::refused_in(s, &t).is_none(), "{s}");
+        }
+        let slow = [
+            "{% if x %}",
+            "{% endif %}",
+            "{% if x %}{% else %}{% else %}{% endif %}",
+            "{% if x %}{% else %}{% elif y %}{% endif %}",
+            "{% if x == 1 %}{% endif %}",
+            "{% if spec is satisfies('@1:') %}a{% endif %}",
+            "{% if not %}{% endif %}",
+            "{% if and %}{% endif %}",
+            "{%- if x -%}{% endif %}",
+            "{% for a in b %}{% endfor %}",
+            "{{ a {% if x %} }}{% endif %}",
+            "{{% if x %}{% endif %}",
+            "{% if x %}{{ a | upper }}{% endif %}",
+            "{% if get_env(name='HOME') %}{% endif %}",
+            "{% if\tx %}{% endif %}",
+        ];
+        for s in slow {
+            assert!(!plain_conditionals(s), "{s}");
         }
     }
 }
