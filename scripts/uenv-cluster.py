@@ -69,6 +69,9 @@ class CrayMpich(AutotoolsPackage):
     # MPICH 4.0.2's configure (with these arguments) stops with "Python 3 is required but not
     # found" when no python3 is on PATH; Spack's mpich declares python only for @5:.
     depends_on("python@3:", type="build")
+    # src/mpl's config.status writes include/mplconfig.h with perl; without perl it only warns
+    # ("perl: command not found") and make stops later on the missing header.
+    depends_on("perl", type="build")
 
     def configure_args(self):
         return [
