@@ -92,18 +92,9 @@ pub enum PackageError {
         source: std::io::Error,
     },
 
-    #[error(
-        "{package}: `{tool}` is not on the build PATH (`{argv}` failed){}{}\n  hint: declare it: a dependency `{{spec: <package with {tool}>, type: build}}` in the recipe (an external of the cluster configuration will do); only the base tools of docs/build.md are there undeclared",
-        recipe.as_ref().map(|r| format!("; recipe {}", r.display())).unwrap_or_default(),
-        host.as_ref().map(|h| format!("; the host has {}, which builds do not see", h.display())).unwrap_or_default()
-    )]
-    UndeclaredTool {
-        package: String,
-        recipe: Option<PathBuf>,
-        tool: String,
-        argv: String,
-        host: Option<PathBuf>,
-    },
+    /// A program the build ran that it does not declare.
+    #[error(transparent)]
+    UndeclaredTool(Box<UndeclaredTool>),
 
     #[error("install step `copy {from}` matched nothing in {}", dir.display())]
     NothingToCopy { from: String, dir: PathBuf },
@@ -138,4 +129,23 @@ pub enum PackageError {
 pub(crate) struct PhaseError {
     pub phase: Phase,
     pub error: PackageError,
+}
+
+/// A program a build ran without declaring it ([`PackageError::UndeclaredTool`]).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{package}: `{tool}` is not on the build PATH (`{argv}` failed{}){}{}\n  hint: declare it: a dependency `{{spec: <package with {tool}>, type: build}}` in the recipe (an external of the cluster configuration will do); only the base tools of docs/build.md are there undeclared",
+    line.map(|n| format!("; the log says `{tool}` was not found at line {n}, before the failure")).unwrap_or_default(),
+    recipe.as_ref().map(|r| format!("; recipe {}", r.display())).unwrap_or_default(),
+    host.as_ref().map(|h| format!("; the host has {}, which builds do not see", h.display())).unwrap_or_default()
+)]
+pub struct UndeclaredTool {
+    pub package: String,
+    pub recipe: Option<PathBuf>,
+    pub tool: String,
+    pub argv: String,
+    pub host: Option<PathBuf>,
+    /// The log's line that says so, when it is not at the end of the log
+    /// (the tool's absence only warned).
+    pub line: Option<usize>,
 }

@@ -242,6 +242,16 @@ pub fn undeclared_tool(text: &str) -> Option<String> {
     text.lines().rev().find_map(missing_in_line)
 }
 
+/// The last program a whole log says was not found, with its line (from
+/// 1): for a tool whose absence only warned (`config.status: perl: command
+/// not found`) and made the build fail much later.
+pub fn undeclared_tool_in_log(text: &str) -> Option<(String, usize)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| missing_in_line(l).map(|t| (t, i + 1)))
+        .last()
+}
+
 fn missing_in_line(line: &str) -> Option<String> {
     let line = line.trim_end();
     // meson: `Did not find pkg-config by name 'pkg-config'`
@@ -297,6 +307,13 @@ mod tests {
             Some("pkg-config")
         );
         assert_eq!(undeclared_tool("sh: 1: ./configure: not found"), None);
+        let log = "checking for perl... \n./config.status: line 2061: perl: command not found\n\
+                   noise\nmake: *** [all] Error 1\n";
+        assert_eq!(
+            undeclared_tool_in_log(log),
+            Some(("perl".to_string(), 2)),
+            "the last missing tool of the whole log, with its line"
+        );
         assert_eq!(
             undeclared_tool("cc: error: x.c: No such file or directory"),
             None

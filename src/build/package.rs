@@ -201,30 +201,41 @@ fn record_build_env(shared: &Shared<'_>, ctx: &PkgCtx<'_>) -> std::io::Result<()
 }
 
 /// A command that failed because a program was not found (in its output,
-/// or the program itself): the error names the tool and the recipe.
+/// or the program itself): the error names the tool and the recipe. The
+/// end of the log first; else anywhere in it, with the line (a configure
+/// script that only warns, `config.status: perl: command not found`, and a
+/// make that fails hundreds of lines later).
 fn name_missing_tool(job: &BuildJob, log: &Path, error: PackageError) -> PackageError {
-    let (tool, argv) = match &error {
+    let (tool, argv, line) = match &error {
         PackageError::Command { argv, .. } => {
             let tail = super::log::tail(log, 40).join("\n");
+            let whole = || {
+                let text = std::fs::read(log).ok()?;
+                host_tools::undeclared_tool_in_log(&String::from_utf8_lossy(&text))
+            };
             match host_tools::undeclared_tool(&tail) {
-                Some(t) => (t, argv.clone()),
-                None => return error,
+                Some(t) => (t, argv.clone(), None),
+                None => match whole() {
+                    Some((t, n)) => (t, argv.clone(), Some(n)),
+                    None => return error,
+                },
             }
         }
         PackageError::Spawn { program, source }
             if source.kind() == std::io::ErrorKind::NotFound && !program.contains('/') =>
         {
-            (program.clone(), program.clone())
+            (program.clone(), program.clone(), None)
         }
         _ => return error,
     };
-    PackageError::UndeclaredTool {
+    PackageError::UndeclaredTool(Box::new(super::error::UndeclaredTool {
         package: job.name.clone(),
         recipe: job.recipe.clone(),
         host: host_tools::on_host(&tool),
         tool,
         argv,
-    }
+        line,
+    }))
 }
 
 pub(crate) fn is_executable(p: &Path) -> bool {

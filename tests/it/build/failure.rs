@@ -332,3 +332,44 @@ fn an_undeclared_host_tool_is_an_error_naming_it_and_a_declared_one_works() {
         .unwrap();
     assert!(log.lines().any(|l| l == "1"), "m4 ran: {log}");
 }
+
+/// A configure script that only warns about a missing program, and a make
+/// that fails 60 lines later (MPICH's `src/mpl`: `config.status: perl:
+/// command not found`, then no `mplconfig.h`): the error names the tool and
+/// the log's line, not only the last command.
+#[test]
+fn a_missing_tool_far_above_the_failure_is_named_with_its_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let src = tmp.path().join("warnsperl");
+    fs_err::create_dir_all(&src).unwrap();
+    let script = "#!/bin/sh\nperl -e 1 || echo 'perl missing, going on'\n\
+                  i=0; while [ $i -lt 60 ]; do echo noise $i; i=$((i+1)); done\n\
+                  printf 'all:\\n\\ttest -f mplconfig.h\\ninstall:\\n\\ttrue\\n' > Makefile\n";
+    fs_err::write(src.join("configure"), script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs_err::set_permissions(
+        src.join("configure"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let j = job(&mount, "warnsperl", src, BuildSystem::new("autotools"));
+    let mut g = BuildGraph::new();
+    g.add(j);
+    let summary = run_plan(
+        &g,
+        &options(&build, &mount, MountMode::Direct),
+        &Recorder::default(),
+    )
+    .unwrap();
+    let failed: Vec<_> = summary.failed().collect();
+    let PackageStatus::Failed { phase, message, .. } = &failed[0].status else {
+        panic!("{:?}", summary.packages)
+    };
+    assert_eq!(*phase, Phase::Build);
+    assert!(
+        message.starts_with("warnsperl: `perl` is not on the build PATH (`make` failed; the log says `perl` was not found at line "),
+        "{message}"
+    );
+}
