@@ -147,6 +147,23 @@ pub struct Steps {
     pub post_install: Vec<Vec<String>>,
 }
 
+impl Steps {
+    /// Whether the recipe gives no step at all.
+    pub fn is_empty(&self) -> bool {
+        [
+            &self.pre_bootstrap,
+            &self.pre_configure,
+            &self.post_configure,
+            &self.pre_build,
+            &self.post_build,
+            &self.pre_install,
+            &self.post_install,
+        ]
+        .iter()
+        .all(|s| s.is_empty())
+    }
+}
+
 /// What to fix in the installed tree.
 #[derive(Clone, serde::Serialize, serde::Deserialize, Debug, Default)]
 pub struct Relocation {

@@ -326,12 +326,20 @@ pub(crate) fn build_one(
         error: name_missing_tool(job, &log_path, error),
     });
     // On success the stage is removed later, after the token is returned
-    // (`cleanup_stage`); on failure it stays for inspection.
+    // (`cleanup_stage`); on failure it stays for inspection, and whatever
+    // the failed install wrote into the prefix goes: nothing half-installed
+    // reaches a partial image or a later run.
     if let Err(e) = &result {
         log.line(&format!(
             "==> {} failed in phase {}: {}",
             job.name, e.phase, e.error
         ));
+        if let Err(w) = store::wipe(&ctx.host_prefix) {
+            log.line(&format!(
+                "==> could not remove the partial prefix {}: {w}",
+                ctx.host_prefix.display()
+            ));
+        }
     }
     let phases = ctx.finished_phases();
     Outcome {

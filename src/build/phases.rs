@@ -11,8 +11,8 @@
 //!
 //! `<install>` is the kind's own install (`make install`, `cmake
 //! --install`, `meson install`) followed by the recipe's explicit
-//! `install:` steps (`generic` and `binary`: without steps, the whole tree
-//! is copied). The kinds reach the stage through [`Phases`], implemented
+//! `install:` steps (`generic` and `binary`: when the recipe has neither
+//! `install:` nor `steps:`, the whole tree is copied). The kinds reach the stage through [`Phases`], implemented
 //! here for the package context.
 
 use std::path::{Path, PathBuf};
@@ -153,7 +153,10 @@ fn install(kind: &dyn BuildKind, cx: &mut KindCx<'_, '_>) -> Result<(), PackageE
     let system = &job.system;
     kind.install(&system.settings, cx).map_err(unbox)?;
     let ctx = &cx.ctx;
-    if kind.copies_tree() && system.install.is_empty() {
+    // The whole tree is the install only of a recipe that says nothing
+    // else: a step of its own (a `pip install --prefix`, a vendor installer)
+    // is its install, and copying the sources beside it would ship them.
+    if kind.copies_tree() && system.install.is_empty() && job.steps.is_empty() {
         let all = [InstallStep::Copy {
             from: ".".into(),
             to: "".into(),

@@ -1,6 +1,7 @@
 //! `generic`: copy trees into the prefix (header-only packages such as
-//! cassini-headers): the `install:` steps, or without steps the whole
-//! source tree.
+//! cassini-headers): the `install:` steps; a recipe with `steps:` of its
+//! own (`pip install --prefix`, a vendor installer) installs through them;
+//! a recipe with neither gets the whole source tree.
 
 use super::BuildKind;
 

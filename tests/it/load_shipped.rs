@@ -83,3 +83,40 @@ fn every_shipped_stack_checks_against_the_local_cluster() {
         }
     }
 }
+
+/// A shipped recipe that `pip install`s into its prefix is a python
+/// extension: its `env:` puts its site-packages on `PYTHONPATH`, or views and
+/// modules offer a command whose modules python does not find (meson's
+/// `import mesonbuild` from the prgenv-gnu view).
+#[test]
+fn every_shipped_pip_recipe_puts_its_site_packages_on_pythonpath() {
+    let repo = PackageRepo::load(vec![RepoDir {
+        path: root().join("recipes"),
+        origin: RepoOrigin::BuiltIn,
+    }]);
+    let mut pip = 0;
+    let mut missing = Vec::new();
+    for name in repo.names() {
+        let recipe = repo.get(name).unwrap();
+        let installs_with_pip = recipe.build.steps.iter().any(|s| {
+            s.argv.iter().any(|a| a == "pip" || a.contains(" -m pip"))
+                && s.argv.iter().any(|a| a.contains("install"))
+        });
+        if !installs_with_pip {
+            continue;
+        }
+        pip += 1;
+        let on_path = recipe
+            .env
+            .iter()
+            .any(|op| op.var == "PYTHONPATH" && op.value.contains("site-packages"));
+        if !on_path {
+            missing.push(name.to_string());
+        }
+    }
+    assert!(
+        pip >= 5,
+        "only {pip} pip recipes found: the check lost its subject"
+    );
+    assert!(missing.is_empty(), "no PYTHONPATH in `env:`: {missing:?}");
+}

@@ -373,3 +373,53 @@ fn a_missing_tool_far_above_the_failure_is_named_with_its_line() {
         "{message}"
     );
 }
+
+/// A package that fails half-way through its install (lua 5.4.4 in the real
+/// prgenv-gnu: `bin/`, `include/` and `lib/` written, then an error) leaves
+/// no prefix behind: a partial image or a later run finds nothing
+/// half-installed. The stage and the log stay for inspection.
+#[test]
+fn a_package_failing_during_its_install_leaves_no_prefix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let build = tmp.path().join("build");
+    let mut half = generic_headers(&mount);
+    half.name = "half".into();
+    half.hash = hash_of("half", "1", "x");
+    half.prefix = mount.join("half-1-x");
+    half.steps.pre_install = vec![vec![
+        "sh".into(),
+        "-c".into(),
+        r#"mkdir -p "$STACK_PREFIX/bin" && echo tool > "$STACK_PREFIX/bin/tool" && exit 3"#.into(),
+    ]];
+    let prefix = half.prefix.clone();
+    let slug = half.slug();
+    let mut g = BuildGraph::new();
+    g.add(half);
+    let summary = run_plan(
+        &g,
+        &options(&build, &mount, MountMode::Direct),
+        &Recorder::default(),
+    )
+    .unwrap();
+    assert!(!summary.success());
+    let failed: Vec<_> = summary.failed().collect();
+    assert!(
+        matches!(
+            failed[0].status,
+            PackageStatus::Failed {
+                phase: Phase::Install,
+                ..
+            }
+        ),
+        "{:?}",
+        failed[0].status
+    );
+    assert!(
+        !prefix.exists(),
+        "a half-installed prefix is left: {}",
+        prefix.display()
+    );
+    assert!(build.join("stage").join(&slug).join("src").is_dir());
+    assert!(failed[0].log.as_ref().unwrap().is_file());
+}

@@ -294,3 +294,42 @@ fn cmake_configures_the_source_subdir() {
     assert_success(&summary);
     assert_eq!(run_clean(&prefix.join("bin/sub")), "sub\n");
 }
+
+/// A `generic` recipe whose own step installs (as an imported
+/// `pip install --prefix` does) gets nothing else: its source tree is not
+/// copied beside it. Without any step the whole tree is the install.
+#[test]
+fn a_generic_step_that_installs_is_the_whole_install() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(src.join("tests")).unwrap();
+    std::fs::write(src.join("tool.py"), "print('tool')\n").unwrap();
+    std::fs::write(src.join("tests/test_tool.py"), "\n").unwrap();
+    let mount = tmp.path().join("ue");
+    let mut stepped = job(&mount, "stepped", src.clone(), BuildSystem::new("generic"));
+    stepped.steps.pre_install = vec![vec![
+        "sh".into(),
+        "-c".into(),
+        r#"mkdir -p "$STACK_PREFIX/lib/site" && cp tool.py "$STACK_PREFIX/lib/site/""#.into(),
+    ]];
+    let plain = job(&mount, "plain", src, BuildSystem::new("generic"));
+    let (stepped_p, plain_p) = (stepped.prefix.clone(), plain.prefix.clone());
+    let mut g = BuildGraph::new();
+    g.add(stepped);
+    g.add(plain);
+    let opts = options(&tmp.path().join("build"), &mount, MountMode::Direct);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    let names = |p: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ".stack")
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&stepped_p), ["lib"]);
+    assert!(stepped_p.join("lib/site/tool.py").is_file());
+    assert_eq!(names(&plain_p), ["tests", "tool.py"]);
+}
