@@ -305,7 +305,7 @@ impl Lock {
                     (Some(o), Some(n)) if o == n => continue,
                     (Some(o), Some(n)) => (
                         (name.clone(), o.clone(), n.clone()),
-                        describe(old_nodes[o.as_str()], new_nodes[n.as_str()], &old_nodes),
+                        describe(old_nodes[o.as_str()], new_nodes[n.as_str()]),
                     ),
                     (Some(o), None) => (
                         (name.clone(), o.clone(), String::new()),
@@ -381,8 +381,28 @@ fn resource_text(list: &[JsonResource]) -> String {
 }
 
 /// What changed between two versions of one package.
-fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode>) -> String {
+fn describe(old: &JsonNode, new: &JsonNode) -> String {
     let mut parts: Vec<String> = Vec::new();
+    describe_spec(old, new, &mut parts);
+    describe_sources(old, new, &mut parts);
+    describe_deps(old, new, &mut parts);
+    if parts.is_empty() {
+        parts.push(
+            "build inputs changed (the recipe's build section or environment, or the mount point)"
+                .into(),
+        );
+    }
+    format!(
+        "`{}` {} → {}: {}",
+        new.name,
+        short(&old.hash),
+        short(&new.hash),
+        parts.join("; ")
+    )
+}
+
+/// Version, variants, built or external.
+fn describe_spec(old: &JsonNode, new: &JsonNode, parts: &mut Vec<String>) {
     if old.version != new.version {
         parts.push(format!("version {} → {}", old.version, new.version));
     }
@@ -398,20 +418,19 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
         }
     }
     if old.external != new.external || (old.external && old.prefix != new.prefix) {
-        parts.push(format!(
-            "{} → {}",
-            if old.external {
-                format!("external at {}", old.prefix)
+        let how = |n: &JsonNode| {
+            if n.external {
+                format!("external at {}", n.prefix)
             } else {
                 "built".into()
-            },
-            if new.external {
-                format!("external at {}", new.prefix)
-            } else {
-                "built".into()
-            },
-        ));
+            }
+        };
+        parts.push(format!("{} → {}", how(old), how(new)));
     }
+}
+
+/// Source, resources, patches.
+fn describe_sources(old: &JsonNode, new: &JsonNode, parts: &mut Vec<String>) {
     if old.source != new.source && !(old.external && new.external) {
         let (a, b) = (source_text(&old.source), source_text(&new.source));
         if a != b {
@@ -422,14 +441,13 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
         Some(JsonSource::Archive { resources: a, .. } | JsonSource::Git { resources: a, .. }),
         Some(JsonSource::Archive { resources: b, .. } | JsonSource::Git { resources: b, .. }),
     ) = (&old.source, &new.source)
+        && a != b
     {
-        if a != b {
-            parts.push(format!(
-                "resources [{}] → [{}]",
-                resource_text(a),
-                resource_text(b)
-            ));
-        }
+        parts.push(format!(
+            "resources [{}] → [{}]",
+            resource_text(a),
+            resource_text(b)
+        ));
     }
     if old.patches != new.patches {
         let sums = |n: &JsonNode| {
@@ -441,6 +459,10 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
         };
         parts.push(format!("patches [{}] → [{}]", sums(old), sums(new)));
     }
+}
+
+/// Dependencies added, dropped or changed.
+fn describe_deps(old: &JsonNode, new: &JsonNode, parts: &mut Vec<String>) {
     let dep_names = |n: &JsonNode| {
         n.deps
             .iter()
@@ -467,18 +489,4 @@ fn describe(old: &JsonNode, new: &JsonNode, old_nodes: &BTreeMap<&str, &JsonNode
     if !changed_deps.is_empty() {
         parts.push(format!("dependencies changed: {}", changed_deps.join(", ")));
     }
-    let _ = old_nodes;
-    if parts.is_empty() {
-        parts.push(
-            "build inputs changed (the recipe's build section or environment, or the mount point)"
-                .into(),
-        );
-    }
-    format!(
-        "`{}` {} → {}: {}",
-        new.name,
-        short(&old.hash),
-        short(&new.hash),
-        parts.join("; ")
-    )
 }

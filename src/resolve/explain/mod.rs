@@ -318,122 +318,138 @@ impl<'a> Solver<'a> {
 
     /// Why `slot` could not even get candidates.
     pub(crate) fn explain_open(&self, slot: usize, failure: &OpenFailure) -> Explanation {
-        let name = &self.slots[slot].name;
-        let reqs = &self.reqs[slot];
-        let mut lines = Vec::new();
         match failure {
-            OpenFailure::Missing => {
-                self.requirements_block(slot, |r| r.presence, &mut lines);
-                let mut e = self.explanation(format!("no package recipe defines `{name}`"), lines);
-                let elsewhere = reqs
-                    .iter()
-                    .any(|r| matches!(r.origin, Origin::Dependency { dep, .. } if dep.elsewhere));
-                let by_recipe = reqs.iter().all(|r| {
-                    matches!(
-                        r.origin,
-                        Origin::Dependency { .. } | Origin::DependencyDep { .. }
-                    )
-                });
-                e.hint =
-                    Some(self.missing_hint(name, elsewhere, by_recipe)).filter(|h| !h.is_empty());
-                e
-            }
+            OpenFailure::Missing => self.explain_missing(slot),
             OpenFailure::NoProvider => self.no_provider(slot),
             OpenFailure::NoProviderVersion(versions) => {
                 self.no_provider_version(slot, versions.as_ref())
             }
-            OpenFailure::Clash(clash) => {
-                let second = &reqs[clash.second];
-                let (t2, l2) = self.phrase(slot, second);
-                let conflict = clash.conflict.to_string();
-                match clash.first {
-                    Some(i) => {
-                        let first = &reqs[i];
-                        let (t1, l1) = self.phrase(slot, first);
-                        let problem = format!(
-                            "{}, but {}",
-                            with_loc(t2, l2.as_ref()),
-                            with_loc(t1, l1.as_ref())
-                        );
-                        lines.push(ExplainLine {
-                            indent: 0,
-                            text: self.conflict_note(slot, &conflict, &clash.conflict),
-                            loc: None,
-                        });
-                        lines.push(ExplainLine {
-                            indent: 0,
-                            text: "where these requirements come from:".into(),
-                            loc: None,
-                        });
-                        self.req_with_chain(slot, second, 1, &mut lines);
-                        self.req_with_chain(slot, first, 1, &mut lines);
-                        self.explanation(problem, lines)
-                    }
-                    None => {
-                        lines.push(ExplainLine {
-                            indent: 0,
-                            text: "the requirements, in the order they were met:".into(),
-                            loc: None,
-                        });
-                        for r in &reqs[..=clash.second] {
-                            self.req_with_chain(slot, r, 1, &mut lines);
-                        }
-                        self.explanation(
-                            format!(
-                                "no configuration of `{name}` meets all its requirements together: {}",
-                                self.conflict_note(slot, &conflict, &clash.conflict)
-                            ),
-                            lines,
-                        )
-                    }
-                }
-            }
-            OpenFailure::Target(i) => {
-                let (t, l) = self.phrase(slot, &reqs[*i]);
-                if let Some(p) = reqs[*i].origin.decided_by() {
-                    self.why(p, 1, &mut lines);
-                }
-                self.explanation(
-                    format!(
-                        "{}, but the cluster's target is `{}` ({})",
-                        with_loc(t, l.as_ref()),
-                        self.setup.target,
-                        short_loc(self.setup.target_loc)
-                    ),
-                    lines,
-                )
-            }
-            OpenFailure::Compiler(i) => {
-                let (t, l) = self.phrase(slot, &reqs[*i]);
-                if let Some(p) = reqs[*i].origin.decided_by() {
-                    self.why(p, 1, &mut lines);
-                }
-                let offered: Vec<String> = std::iter::once(self.setup.compiler)
-                    .chain(&self.setup.others)
-                    .map(|c| c.to_string())
-                    .collect();
-                let mut e = self.explanation(
-                    format!(
-                        "{}, but the stack builds with `{}` ({})",
-                        with_loc(t, l.as_ref()),
-                        offered.join("`, `"),
-                        short_loc(self.setup.compiler_loc)
-                    ),
-                    lines,
-                );
-                e.hint = Some(format!(
-                    "environment `{}` offers {}; list another in its `compiler: [{}, …]`",
-                    self.setup.name,
-                    offered.join(", "),
-                    offered[0]
-                ));
-                e
-            }
+            OpenFailure::Clash(clash) => self.explain_clash(slot, clash),
+            OpenFailure::Target(i) => self.explain_target(slot, *i),
+            OpenFailure::Compiler(i) => self.explain_compiler(slot, *i),
             OpenFailure::NoCandidate {
                 wanted,
                 external_only,
             } => self.explain_no_candidate(slot, wanted, *external_only),
         }
+    }
+
+    /// No recipe defines the package.
+    fn explain_missing(&self, slot: usize) -> Explanation {
+        let name = &self.slots[slot].name;
+        let reqs = &self.reqs[slot];
+        let mut lines = Vec::new();
+        self.requirements_block(slot, |r| r.presence, &mut lines);
+        let mut e = self.explanation(format!("no package recipe defines `{name}`"), lines);
+        let elsewhere = reqs
+            .iter()
+            .any(|r| matches!(r.origin, Origin::Dependency { dep, .. } if dep.elsewhere));
+        let by_recipe = reqs.iter().all(|r| {
+            matches!(
+                r.origin,
+                Origin::Dependency { .. } | Origin::DependencyDep { .. }
+            )
+        });
+        e.hint = Some(self.missing_hint(name, elsewhere, by_recipe)).filter(|h| !h.is_empty());
+        e
+    }
+
+    /// Two requirements (or one with the recipe's own rules) cannot hold
+    /// together.
+    fn explain_clash(
+        &self,
+        slot: usize,
+        clash: &crate::resolve::requirement::Clash,
+    ) -> Explanation {
+        let name = &self.slots[slot].name;
+        let reqs = &self.reqs[slot];
+        let mut lines = Vec::new();
+        let second = &reqs[clash.second];
+        let (t2, l2) = self.phrase(slot, second);
+        let conflict = clash.conflict.to_string();
+        let note = |text: String| ExplainLine {
+            indent: 0,
+            text,
+            loc: None,
+        };
+        match clash.first {
+            Some(i) => {
+                let first = &reqs[i];
+                let (t1, l1) = self.phrase(slot, first);
+                let problem = format!(
+                    "{}, but {}",
+                    with_loc(t2, l2.as_ref()),
+                    with_loc(t1, l1.as_ref())
+                );
+                lines.push(note(self.conflict_note(slot, &conflict, &clash.conflict)));
+                lines.push(note("where these requirements come from:".into()));
+                self.req_with_chain(slot, second, 1, &mut lines);
+                self.req_with_chain(slot, first, 1, &mut lines);
+                self.explanation(problem, lines)
+            }
+            None => {
+                lines.push(note("the requirements, in the order they were met:".into()));
+                for r in &reqs[..=clash.second] {
+                    self.req_with_chain(slot, r, 1, &mut lines);
+                }
+                self.explanation(
+                    format!(
+                        "no configuration of `{name}` meets all its requirements together: {}",
+                        self.conflict_note(slot, &conflict, &clash.conflict)
+                    ),
+                    lines,
+                )
+            }
+        }
+    }
+
+    /// A requirement names another target than the cluster's.
+    fn explain_target(&self, slot: usize, i: usize) -> Explanation {
+        let reqs = &self.reqs[slot];
+        let mut lines = Vec::new();
+        let (t, l) = self.phrase(slot, &reqs[i]);
+        if let Some(p) = reqs[i].origin.decided_by() {
+            self.why(p, 1, &mut lines);
+        }
+        self.explanation(
+            format!(
+                "{}, but the cluster's target is `{}` ({})",
+                with_loc(t, l.as_ref()),
+                self.setup.target,
+                short_loc(self.setup.target_loc)
+            ),
+            lines,
+        )
+    }
+
+    /// A requirement names a compiler the environment does not offer.
+    fn explain_compiler(&self, slot: usize, i: usize) -> Explanation {
+        let reqs = &self.reqs[slot];
+        let mut lines = Vec::new();
+        let (t, l) = self.phrase(slot, &reqs[i]);
+        if let Some(p) = reqs[i].origin.decided_by() {
+            self.why(p, 1, &mut lines);
+        }
+        let offered: Vec<String> = std::iter::once(self.setup.compiler)
+            .chain(&self.setup.others)
+            .map(|c| c.to_string())
+            .collect();
+        let mut e = self.explanation(
+            format!(
+                "{}, but the stack builds with `{}` ({})",
+                with_loc(t, l.as_ref()),
+                offered.join("`, `"),
+                short_loc(self.setup.compiler_loc)
+            ),
+            lines,
+        );
+        e.hint = Some(format!(
+            "environment `{}` offers {}; list another in its `compiler: [{}, …]`",
+            self.setup.name,
+            offered.join(", "),
+            offered[0]
+        ));
+        e
     }
 
     fn conflict_note(

@@ -74,27 +74,8 @@ fn entry(d: &Directive, when: &Option<String>) -> Result<Yaml, String> {
     if !d.args.is_empty() {
         return Err("positional arguments are not translated".into());
     }
-    let text = |key: &str| -> Result<Option<String>, String> {
-        match d.kw(key) {
-            None => Ok(None),
-            Some(v) => v
-                .as_str()
-                .map(|s| Some(s.to_string()))
-                .ok_or_else(|| format!("`{key}` is not a string ({})", v.to_py_string())),
-        }
-    };
-    let flag = |key: &str, default: bool| -> Result<bool, String> {
-        match d.kw(key) {
-            None => Ok(default),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(format!(
-                "`{key}` is not True or False ({})",
-                v.to_py_string()
-            )),
-        }
-    };
-    let expand = flag("expand", true)?;
-    let destination = match text("destination")? {
+    let expand = flag(d, "expand", true)?;
+    let destination = match text(d, "destination")? {
         None => None,
         Some(dir) => {
             relative(&dir).ok_or_else(|| format!("destination `{dir}` leaves the source tree"))?
@@ -113,57 +94,14 @@ fn entry(d: &Directive, when: &Option<String>) -> Result<Yaml, String> {
             ));
         }
     };
-    let mut m: Vec<(&str, Option<Yaml>)> = vec![("name", text("name")?.map(Yaml::str))];
-    match (text("url")?, text("git")?) {
-        (Some(url), None) => {
-            let sha = text("sha256")?
-                .filter(|s| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()))
-                .ok_or("no sha256: stack fetches only what it can check")?;
-            for key in ["tag", "branch", "commit", "submodules"] {
-                if d.kw(key).is_some() {
-                    return Err(format!("`{key}` beside `url`"));
-                }
-            }
-            m.push(("url", Some(Yaml::str(url))));
-            m.push(("sha256", Some(Yaml::str(sha.to_ascii_lowercase()))));
-            m.push(("expand", (!expand).then_some(Yaml::Bool(false))));
-            // Without a placement Spack keeps the unpacked directory's name.
-            let keep_top = placement.is_none() && expand;
-            m.push(("strip", keep_top.then_some(Yaml::Bool(false))));
-        }
+    let mut m: Vec<(&str, Option<Yaml>)> = vec![("name", text(d, "name")?.map(Yaml::str))];
+    match (text(d, "url")?, text(d, "git")?) {
+        (Some(url), None) => url_fields(d, url, expand, placement.is_none(), &mut m)?,
         (None, Some(git)) => {
             if placement.is_none() {
                 return Err("a git resource without `placement` (where Spack leaves its checkout is not a directory of the source tree)".into());
             }
-            if d.kw("sha256").is_some() || d.kw("expand").is_some() {
-                return Err("`sha256` or `expand` beside `git`".into());
-            }
-            m.push(("git", Some(Yaml::str(git))));
-            let commit = text("commit")?;
-            if let Some(c) = &commit
-                && !(c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-            {
-                return Err(format!("commit `{c}` is not a full commit id"));
-            }
-            match (text("tag")?, text("branch")?, commit) {
-                (Some(t), None, c) => {
-                    m.push(("tag", Some(Yaml::str(t))));
-                    m.push(("commit", c.map(Yaml::str)));
-                }
-                (None, Some(b), c) => {
-                    m.push(("branch", Some(Yaml::str(b))));
-                    m.push(("commit", c.map(Yaml::str)));
-                }
-                (None, None, Some(c)) => m.push(("commit", Some(Yaml::str(c)))),
-                (None, None, None) => {
-                    return Err("a git resource without tag, branch or commit".into());
-                }
-                (Some(_), Some(_), _) => return Err("both `tag` and `branch`".into()),
-            }
-            m.push((
-                "submodules",
-                flag("submodules", false)?.then_some(Yaml::Bool(true)),
-            ));
+            git_fields(d, git, &mut m)?;
         }
         (Some(_), Some(_)) => return Err("both `url` and `git`".into()),
         (None, None) => return Err("no `url` or `git`".into()),
@@ -172,6 +110,86 @@ fn entry(d: &Directive, when: &Option<String>) -> Result<Yaml, String> {
     m.push(("placement", placement));
     m.push(("when", when.as_deref().map(Yaml::str)));
     Ok(Yaml::map(m))
+}
+
+/// A string keyword of the directive, if given.
+fn text(d: &Directive, key: &str) -> Result<Option<String>, String> {
+    match d.kw(key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_str()
+            .map(|s| Some(s.to_string()))
+            .ok_or_else(|| format!("`{key}` is not a string ({})", v.to_py_string())),
+    }
+}
+
+/// A boolean keyword of the directive, `default` when not given.
+fn flag(d: &Directive, key: &str, default: bool) -> Result<bool, String> {
+    match d.kw(key) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(format!(
+            "`{key}` is not True or False ({})",
+            v.to_py_string()
+        )),
+    }
+}
+
+/// The fields of an archive resource (`url` with its `sha256`).
+fn url_fields(
+    d: &Directive,
+    url: String,
+    expand: bool,
+    no_placement: bool,
+    m: &mut Vec<(&str, Option<Yaml>)>,
+) -> Result<(), String> {
+    let sha = text(d, "sha256")?
+        .filter(|s| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+        .ok_or("no sha256: stack fetches only what it can check")?;
+    for key in ["tag", "branch", "commit", "submodules"] {
+        if d.kw(key).is_some() {
+            return Err(format!("`{key}` beside `url`"));
+        }
+    }
+    m.push(("url", Some(Yaml::str(url))));
+    m.push(("sha256", Some(Yaml::str(sha.to_ascii_lowercase()))));
+    m.push(("expand", (!expand).then_some(Yaml::Bool(false))));
+    // Without a placement Spack keeps the unpacked directory's name.
+    let keep_top = no_placement && expand;
+    m.push(("strip", keep_top.then_some(Yaml::Bool(false))));
+    Ok(())
+}
+
+/// The fields of a git resource (`git` with a tag, branch or commit).
+fn git_fields(d: &Directive, git: String, m: &mut Vec<(&str, Option<Yaml>)>) -> Result<(), String> {
+    if d.kw("sha256").is_some() || d.kw("expand").is_some() {
+        return Err("`sha256` or `expand` beside `git`".into());
+    }
+    m.push(("git", Some(Yaml::str(git))));
+    let commit = text(d, "commit")?;
+    if let Some(c) = &commit
+        && !(c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return Err(format!("commit `{c}` is not a full commit id"));
+    }
+    match (text(d, "tag")?, text(d, "branch")?, commit) {
+        (Some(t), None, c) => {
+            m.push(("tag", Some(Yaml::str(t))));
+            m.push(("commit", c.map(Yaml::str)));
+        }
+        (None, Some(b), c) => {
+            m.push(("branch", Some(Yaml::str(b))));
+            m.push(("commit", c.map(Yaml::str)));
+        }
+        (None, None, Some(c)) => m.push(("commit", Some(Yaml::str(c)))),
+        (None, None, None) => return Err("a git resource without tag, branch or commit".into()),
+        (Some(_), Some(_), _) => return Err("both `tag` and `branch`".into()),
+    }
+    m.push((
+        "submodules",
+        flag(d, "submodules", false)?.then_some(Yaml::Bool(true)),
+    ));
+    Ok(())
 }
 
 /// `placement={"file": "dir/file"}`: each key a path of the unpacked

@@ -358,114 +358,11 @@ impl Evaluator<'_> {
 
     /// Methods of strings.
     fn str_method(&self, node: Node, s: String, attr: &str, args: Vec<Value>) -> Eval<Value> {
-        let fail = || Unevaluable::new(node, format!("method `.{attr}()`"));
-        match (Value::Str(s), attr) {
-            (Value::Str(s), "format") => {
-                format_braces(&s, &args).ok_or_else(|| Unevaluable::new(node, "str.format"))
-            }
-            (Value::Str(s), "join") => match args.as_slice() {
-                [v] => Ok(Value::Str(
-                    v.iter_items()
-                        .ok_or_else(fail)?
-                        .iter()
-                        .map(Value::to_py_string)
-                        .collect::<Vec<_>>()
-                        .join(&s),
-                )),
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "up_to") => match args.as_slice() {
-                [Value::Int(n)] if *n > 0 => Ok(Value::Str(
-                    crate::import::spack::evaluator::version_parts::up_to(&s, *n),
-                )),
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "upper") => Ok(Value::Str(s.to_uppercase())),
-            (Value::Str(s), "rsplit" | "split") if args.len() == 2 => match (&args[0], &args[1]) {
-                (Value::Str(sep), Value::Int(n)) => {
-                    let n = (*n).max(0) as usize + 1;
-                    let parts: Vec<Value> = if attr == "rsplit" {
-                        let mut p: Vec<Value> = s
-                            .rsplitn(n, sep.as_str())
-                            .map(|p| Value::Str(p.into()))
-                            .collect();
-                        p.reverse();
-                        p
-                    } else {
-                        s.splitn(n, sep.as_str())
-                            .map(|p| Value::Str(p.into()))
-                            .collect()
-                    };
-                    Ok(Value::List(parts))
-                }
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "rstrip" | "lstrip" | "strip") => match args.as_slice() {
-                [Value::Str(chars)] => {
-                    let set: Vec<char> = chars.chars().collect();
-                    Ok(Value::Str(match attr {
-                        "rstrip" => s.trim_end_matches(set.as_slice()).to_string(),
-                        "lstrip" => s.trim_start_matches(set.as_slice()).to_string(),
-                        _ => s.trim_matches(set.as_slice()).to_string(),
-                    }))
-                }
-                [] => Ok(Value::Str(match attr {
-                    "rstrip" => s.trim_end().to_string(),
-                    "lstrip" => s.trim_start().to_string(),
-                    _ => s.trim().to_string(),
-                })),
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "startswith" | "endswith") => match args.as_slice() {
-                [Value::Str(x)] => Ok(Value::Bool(if attr == "startswith" {
-                    s.starts_with(x.as_str())
-                } else {
-                    s.ends_with(x.as_str())
-                })),
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "lower") => Ok(Value::Str(s.to_lowercase())),
-            (Value::Str(s), "find" | "rfind") => match args.as_slice() {
-                [Value::Str(x)] => {
-                    let at = if attr == "find" {
-                        s.find(x.as_str())
-                    } else {
-                        s.rfind(x.as_str())
-                    };
-                    // Python counts characters, not bytes.
-                    Ok(Value::Int(at.map_or(-1, |i| s[..i].chars().count() as i64)))
-                }
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "zfill") => match args.as_slice() {
-                [Value::Int(w)] => {
-                    let width = usize::try_from(*w).unwrap_or(0);
-                    let len = s.chars().count();
-                    let pad = "0".repeat(width.saturating_sub(len));
-                    Ok(Value::Str(match s.strip_prefix(['-', '+']) {
-                        Some(rest) => format!("{}{pad}{rest}", &s[..1]),
-                        None => format!("{pad}{s}"),
-                    }))
-                }
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "replace") => match args.as_slice() {
-                [Value::Str(a), Value::Str(b)] => Ok(Value::Str(s.replace(a.as_str(), b))),
-                _ => Err(fail()),
-            },
-            (Value::Str(s), "split") => match args.as_slice() {
-                [] => Ok(Value::List(
-                    s.split_whitespace().map(|p| Value::Str(p.into())).collect(),
-                )),
-                [Value::Str(sep)] => Ok(Value::List(
-                    s.split(sep.as_str())
-                        .map(|p| Value::Str(p.into()))
-                        .collect(),
-                )),
-                _ => Err(fail()),
-            },
-            _ => Err(fail()),
+        if attr == "format" {
+            return format_braces(&s, &args).ok_or_else(|| Unevaluable::new(node, "str.format"));
         }
+        super::str_methods::call(&s, attr, &args)
+            .ok_or_else(|| Unevaluable::new(node, format!("method `.{attr}()`")))
     }
 }
 

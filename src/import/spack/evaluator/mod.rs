@@ -15,6 +15,7 @@ pub(crate) mod pystr;
 pub(crate) mod regex;
 pub(crate) mod spec_spelling;
 pub(crate) mod statements;
+pub(crate) mod str_methods;
 pub(crate) mod url;
 pub(crate) mod url_method;
 pub(crate) mod value;
