@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::recipes::{DepTypes, Dependency, PackageRecipe, When};
+use crate::recipes::{DepTypes, Dependency, PackageRecipe, Provider, When};
 use crate::spec::{Spec, VersionConstraint};
 
 use super::super::candidates::{Candidate, candidates, external_version};
@@ -19,119 +19,151 @@ impl<'a> Solver<'a> {
     /// Prepare the alternatives of `slot` and push a level for it.
     #[allow(clippy::result_large_err)] // built once per failure
     pub(super) fn open(&mut self, slot: usize) -> Result<usize, (OpenFailure, BTreeSet<usize>)> {
-        let all = || self.creators(&self.reqs[slot]);
-        let mut flip_conflicts = false;
-        let (alts, wanted) = match self.slots[slot].kind {
+        let (alts, wanted, flip_conflicts) = match self.slots[slot].kind {
             SlotKind::Missing => {
-                let cs = all();
+                let cs = self.creators(&self.reqs[slot]);
                 self.note_dependents(slot);
                 return Err((OpenFailure::Missing, cs));
             }
             SlotKind::Virtual(providers) => {
-                let Some(versions) = self.virtual_versions(slot) else {
-                    return Err((OpenFailure::NoProviderVersion(None), all()));
-                };
-                let alts = self.provider_alts(slot, providers, &versions);
-                if alts.is_empty() {
-                    let by_version = providers.iter().any(|p| !p.versions.intersects(&versions));
-                    let failure = if by_version {
-                        OpenFailure::NoProviderVersion(Some(versions))
-                    } else {
-                        OpenFailure::NoProvider
-                    };
-                    return Err((failure, all()));
-                }
-                let mut wanted = Spec::named(self.slots[slot].name.clone());
-                wanted.versions = versions;
-                (alts, wanted)
+                let (alts, wanted) = self.open_virtual(slot, providers)?;
+                (alts, wanted, false)
             }
-            SlotKind::Package(recipe) => {
-                let reqs = &self.reqs[slot];
-                let wanted = match merge(&recipe.name, Some(recipe), reqs) {
-                    Ok(w) => w,
-                    Err(clash) => {
-                        let cs = match clash.first {
-                            Some(i) => self.creators([&reqs[i], &reqs[clash.second]]),
-                            None => self.creators(&reqs[..=clash.second]),
-                        };
-                        self.note_clash(slot, &clash);
-                        // A version the stack pins that no recipe has (`hip@5.4`)
-                        // is the failure, not the clash met first.
-                        if let Some(failure) = self.fixed_no_candidate(slot, recipe) {
-                            return Err((failure, BTreeSet::new()));
-                        }
-                        return Err((OpenFailure::Clash(clash), cs));
-                    }
-                };
-                if let Some(t) = &wanted.target {
-                    if !t.satisfied_by(self.setup.target) {
-                        let i = reqs
-                            .iter()
-                            .position(|r| {
-                                r.spec
-                                    .target
-                                    .as_ref()
-                                    .is_some_and(|t| !t.satisfied_by(self.setup.target))
-                            })
-                            .unwrap_or(0);
-                        let cs = self.creators([&reqs[i]]);
-                        return Err((OpenFailure::Target(i), cs));
-                    }
-                }
-                let bad_compiler = |s: &Spec| {
-                    s.compiler
-                        .iter()
-                        .chain(s.languages.values())
-                        .any(|c| self.setup.pick_compiler(c).is_none())
-                };
-                if bad_compiler(&wanted) {
-                    let i = reqs.iter().position(|r| bad_compiler(&r.spec)).unwrap_or(0);
-                    let cs = self.creators([&reqs[i]]);
-                    return Err((OpenFailure::Compiler(i), cs));
-                }
-                let external_only = reqs.iter().any(|r| r.external_only);
-                let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
-                if c.list.is_empty() {
-                    let blame = self.no_candidate_blame(slot, recipe);
-                    // No version meets the requirements: as when none of
-                    // its candidates works, the dependents flip the
-                    // variant that asks for it (`p3 +x` asks `p7@2`).
-                    self.note_dependents(slot);
-                    return Err((
-                        OpenFailure::NoCandidate {
-                            wanted,
-                            external_only,
-                        },
-                        blame,
-                    ));
-                }
-                let mut alts: Vec<Alt<'a>> = c.list.iter().copied().map(Alt::Cand).collect();
-                let free = |w: &When| {
-                    w.spec
-                        .variants
-                        .keys()
-                        .any(|v| !wanted.variants.contains_key(v))
-                };
-                flip_conflicts = recipe.conflicts.iter().any(|k| free(&k.when));
-                let may_flip = flip_conflicts
-                    || recipe
-                        .dependencies
-                        .iter()
-                        .any(|d| d.when.as_ref().is_some_and(free));
-                if may_flip {
-                    alts.extend(
-                        c.list
-                            .into_iter()
-                            .filter(|c| matches!(c, Candidate::Build(_)))
-                            .map(Alt::Flipped),
-                    );
-                }
-                (alts, wanted)
-            }
+            SlotKind::Package(recipe) => self.open_package(slot, recipe)?,
         };
         let level = Level::new(slot, self.trail.len(), alts, wanted, flip_conflicts);
         self.levels.push(level);
         Ok(self.levels.len() - 1)
+    }
+
+    /// A virtual's alternatives: its providers that offer the versions asked.
+    #[allow(clippy::result_large_err)]
+    fn open_virtual(
+        &self,
+        slot: usize,
+        providers: &'a [Provider],
+    ) -> Result<(Vec<Alt<'a>>, Spec), (OpenFailure, BTreeSet<usize>)> {
+        let all = || self.creators(&self.reqs[slot]);
+        let Some(versions) = self.virtual_versions(slot) else {
+            return Err((OpenFailure::NoProviderVersion(None), all()));
+        };
+        let alts = self.provider_alts(slot, providers, &versions);
+        if alts.is_empty() {
+            let by_version = providers.iter().any(|p| !p.versions.intersects(&versions));
+            let failure = if by_version {
+                OpenFailure::NoProviderVersion(Some(versions))
+            } else {
+                OpenFailure::NoProvider
+            };
+            return Err((failure, all()));
+        }
+        let mut wanted = Spec::named(self.slots[slot].name.clone());
+        wanted.versions = versions;
+        Ok((alts, wanted))
+    }
+
+    /// A package's alternatives: its candidates, then (when a conflict or a
+    /// dependency depends on a variant nobody asked for) the built ones
+    /// again with that variant flipped. The flag: whether conflicts may flip.
+    #[allow(clippy::result_large_err, clippy::type_complexity)]
+    fn open_package(
+        &mut self,
+        slot: usize,
+        recipe: &'a PackageRecipe,
+    ) -> Result<(Vec<Alt<'a>>, Spec, bool), (OpenFailure, BTreeSet<usize>)> {
+        let reqs = &self.reqs[slot];
+        let wanted = match merge(&recipe.name, Some(recipe), reqs) {
+            Ok(w) => w,
+            Err(clash) => {
+                let cs = match clash.first {
+                    Some(i) => self.creators([&reqs[i], &reqs[clash.second]]),
+                    None => self.creators(&reqs[..=clash.second]),
+                };
+                self.note_clash(slot, &clash);
+                // A version the stack pins that no recipe has (`hip@5.4`)
+                // is the failure, not the clash met first.
+                if let Some(failure) = self.fixed_no_candidate(slot, recipe) {
+                    return Err((failure, BTreeSet::new()));
+                }
+                return Err((OpenFailure::Clash(clash), cs));
+            }
+        };
+        self.check_target_and_compiler(slot, &wanted)?;
+        let reqs = &self.reqs[slot];
+        let external_only = reqs.iter().any(|r| r.external_only);
+        let c = candidates(recipe, &wanted, &self.slots[slot].policy, external_only);
+        if c.list.is_empty() {
+            let blame = self.no_candidate_blame(slot, recipe);
+            // No version meets the requirements: as when none of
+            // its candidates works, the dependents flip the
+            // variant that asks for it (`p3 +x` asks `p7@2`).
+            self.note_dependents(slot);
+            return Err((
+                OpenFailure::NoCandidate {
+                    wanted,
+                    external_only,
+                },
+                blame,
+            ));
+        }
+        let mut alts: Vec<Alt<'a>> = c.list.iter().copied().map(Alt::Cand).collect();
+        let free = |w: &When| {
+            w.spec
+                .variants
+                .keys()
+                .any(|v| !wanted.variants.contains_key(v))
+        };
+        let flip_conflicts = recipe.conflicts.iter().any(|k| free(&k.when));
+        let may_flip = flip_conflicts
+            || recipe
+                .dependencies
+                .iter()
+                .any(|d| d.when.as_ref().is_some_and(free));
+        if may_flip {
+            alts.extend(
+                c.list
+                    .into_iter()
+                    .filter(|c| matches!(c, Candidate::Build(_)))
+                    .map(Alt::Flipped),
+            );
+        }
+        Ok((alts, wanted, flip_conflicts))
+    }
+
+    /// The merged requirements ask for another target than the cluster's,
+    /// or for a compiler the environment does not offer.
+    #[allow(clippy::result_large_err)]
+    fn check_target_and_compiler(
+        &self,
+        slot: usize,
+        wanted: &Spec,
+    ) -> Result<(), (OpenFailure, BTreeSet<usize>)> {
+        let reqs = &self.reqs[slot];
+        if let Some(t) = &wanted.target
+            && !t.satisfied_by(self.setup.target)
+        {
+            let i = reqs
+                .iter()
+                .position(|r| {
+                    r.spec
+                        .target
+                        .as_ref()
+                        .is_some_and(|t| !t.satisfied_by(self.setup.target))
+                })
+                .unwrap_or(0);
+            return Err((OpenFailure::Target(i), self.creators([&reqs[i]])));
+        }
+        let bad_compiler = |s: &Spec| {
+            s.compiler
+                .iter()
+                .chain(s.languages.values())
+                .any(|c| self.setup.pick_compiler(c).is_none())
+        };
+        if bad_compiler(wanted) {
+            let i = reqs.iter().position(|r| bad_compiler(&r.spec)).unwrap_or(0);
+            return Err((OpenFailure::Compiler(i), self.creators([&reqs[i]])));
+        }
+        Ok(())
     }
 
     /// The levels to blame when package `slot` has no candidate. None when
@@ -167,6 +199,60 @@ impl<'a> Solver<'a> {
         })
     }
 
+    /// What a chosen configuration of `slot` asks of its dependencies: one
+    /// requirement per dependency whose condition holds (with the variants
+    /// it propagates), and one per package its dependency spec names inside
+    /// (`^zlib` in `hdf5 ^zlib@1.3`), which does not make that package present.
+    fn dependency_reqs(&self, slot: usize, concrete: &Concrete<'a>) -> Vec<(usize, Req<'a>)> {
+        let mut pushes: Vec<(usize, Req<'a>)> = Vec::new();
+        if concrete.external.is_some() {
+            return pushes;
+        }
+        let recipe = concrete.recipe;
+        for (i, dep) in recipe.dependencies.iter().enumerate() {
+            if dep
+                .when
+                .as_ref()
+                .is_some_and(|w| !concrete.spec.satisfies(&w.spec))
+            {
+                continue;
+            }
+            if concrete.separate.iter().any(|d| std::ptr::eq(*d, dep)) {
+                continue;
+            }
+            let t = self.dep_slots[slot][i];
+            pushes.push((
+                t,
+                Req {
+                    spec: with_propagated(
+                        Req::node_part(&dep.spec.spec),
+                        &concrete.spec,
+                        dep,
+                        matches!(self.slots[t].kind, SlotKind::Package(_)),
+                    ),
+                    presence: true,
+                    external_only: false,
+                    origin: Origin::Dependency { parent: slot, dep },
+                },
+            ));
+            let mut nested = Vec::new();
+            flat_deps(&dep.spec.spec, &mut nested);
+            for d in nested {
+                let t = self.index[d.name.as_deref().unwrap_or_default()];
+                pushes.push((
+                    t,
+                    Req {
+                        spec: Req::node_part(d),
+                        presence: false,
+                        external_only: false,
+                        origin: Origin::DependencyDep { parent: slot, dep },
+                    },
+                ));
+            }
+        }
+        pushes
+    }
+
     pub(super) fn apply_candidate(
         &mut self,
         level: usize,
@@ -188,51 +274,7 @@ impl<'a> Solver<'a> {
             }
         };
         let label = concrete.label();
-        let mut pushes: Vec<(usize, Req<'a>)> = Vec::new();
-        if concrete.external.is_none() {
-            let recipe = concrete.recipe;
-            for (i, dep) in recipe.dependencies.iter().enumerate() {
-                if dep
-                    .when
-                    .as_ref()
-                    .is_some_and(|w| !concrete.spec.satisfies(&w.spec))
-                {
-                    continue;
-                }
-                if concrete.separate.iter().any(|d| std::ptr::eq(*d, dep)) {
-                    continue;
-                }
-                let t = self.dep_slots[slot][i];
-                pushes.push((
-                    t,
-                    Req {
-                        spec: with_propagated(
-                            Req::node_part(&dep.spec.spec),
-                            &concrete.spec,
-                            dep,
-                            matches!(self.slots[t].kind, SlotKind::Package(_)),
-                        ),
-                        presence: true,
-                        external_only: false,
-                        origin: Origin::Dependency { parent: slot, dep },
-                    },
-                ));
-                let mut nested = Vec::new();
-                flat_deps(&dep.spec.spec, &mut nested);
-                for d in nested {
-                    let t = self.index[d.name.as_deref().unwrap_or_default()];
-                    pushes.push((
-                        t,
-                        Req {
-                            spec: Req::node_part(d),
-                            presence: false,
-                            external_only: false,
-                            origin: Origin::DependencyDep { parent: slot, dep },
-                        },
-                    ));
-                }
-            }
-        }
+        let pushes = self.dependency_reqs(slot, &concrete);
         self.decided[slot] = Some(Decision::Node(Box::new(concrete)));
         self.level_of[slot] = Some(level);
         let mut rest = pushes.into_iter();
