@@ -18,6 +18,7 @@
 mod cluster;
 mod coverage;
 mod environment;
+mod git_refs;
 mod modules;
 mod packages;
 mod pinned;

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_refs;
 use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile};
 
 /// Written into an exported tree: the commit it holds (read by
@@ -143,55 +144,36 @@ fn warn_shadowed(
     true
 }
 
-/// The export of a commit pinned by its full sha, when it was made before
-/// and the checkout's HEAD is another commit, told without libgit2 (whose
-/// start-up reads the system's CA certificates: ~240 million instructions,
-/// more than the rest of a small stack's resolve): the files under `.git`
-/// and the cached answer of [`warn_shadowed`] settle it. `None`: libgit2
-/// decides (a tag, a branch or a short sha, no export yet, a HEAD these
-/// files do not tell).
+/// The tree of a pin told without libgit2 (whose start-up reads the
+/// system's CA certificates: ~240 million instructions, more than the rest
+/// of a small stack's resolve): the pin (a full sha, or a tag or branch
+/// [`git_refs::resolve`] finds in the refs' files) is the checkout's HEAD,
+/// or an export of it was made before and the cached answer of
+/// [`warn_shadowed`] settles the warning. `None`: libgit2 decides (an
+/// abbreviated sha, a ref these files do not settle, no export yet).
 fn exported_already(
     checkout: &Path,
     pin: &Pin,
     exports: &Path,
     diags: &mut Diagnostics,
 ) -> Option<PathBuf> {
-    let sha = pin.commit.to_ascii_lowercase();
-    let out = exports.join(&sha);
-    if !is_sha(&sha) || !out.join(COMMIT_MARKER).is_file() {
-        return None;
+    let git_dir = git_refs::git_dir(checkout)?;
+    let sha = if git_refs::is_sha(&pin.commit) {
+        pin.commit.to_ascii_lowercase()
+    } else {
+        git_refs::resolve(&git_dir, &pin.commit)?
+    };
+    if git_refs::head(&git_dir)? == sha {
+        // libgit2 finds the same commit checked out: the checkout is read.
+        return Some(checkout.to_path_buf());
     }
-    if head_commit(checkout)? == sha {
+    // An export is named by its commit's id: a ref naming anything else
+    // (a loose annotated tag names the tag object) finds none.
+    let out = exports.join(&sha);
+    if !out.join(COMMIT_MARKER).is_file() {
         return None;
     }
     warn_shadowed(None, &sha, pin, exports, diags).then_some(out)
-}
-
-fn is_sha(s: &str) -> bool {
-    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// The commit `checkout`'s HEAD names, read from `checkout/.git` (a
-/// detached HEAD, a loose ref or a packed one); `None` when these files do
-/// not tell (no `.git` directory there, a symbolic ref to a symbolic ref).
-fn head_commit(checkout: &Path) -> Option<String> {
-    let git = checkout.join(".git");
-    let head = fs_err::read_to_string(git.join("HEAD")).ok()?;
-    let head = head.trim();
-    let Some(name) = head.strip_prefix("ref: ") else {
-        return is_sha(head).then(|| head.to_ascii_lowercase());
-    };
-    let sha = match fs_err::read_to_string(git.join(name)) {
-        Ok(text) => text.trim().to_string(),
-        Err(_) => {
-            let packed = fs_err::read_to_string(git.join("packed-refs")).ok()?;
-            let line = packed
-                .lines()
-                .find(|l| l.split_once(' ').is_some_and(|(_, r)| r == name))?;
-            line.split_once(' ')?.0.to_string()
-        }
-    };
-    is_sha(&sha).then(|| sha.to_ascii_lowercase())
 }
 
 /// The sha256 (16 hex digits) of the recipe files' names, sizes and
@@ -395,13 +377,14 @@ mod tests {
     }
 
     #[test]
-    fn an_exported_sha_is_found_again_without_libgit2() {
+    fn an_exported_pin_is_found_again_without_libgit2() {
         let t = tempfile::tempdir().unwrap();
         let co = t.path().join("checkout");
         fs_err::create_dir_all(&co).unwrap();
         git(&co, &["init", "-q"]);
         package(&co, "old");
         git(&co, &["tag", "v1"]);
+        git(&co, &["tag", "-a", "-m", "annotated", "v1-annotated"]);
         package(&co, "new");
         let rev = |r: &str| {
             let out = std::process::Command::new("git")
@@ -412,34 +395,50 @@ mod tests {
                 .unwrap();
             String::from_utf8(out.stdout).unwrap().trim().to_string()
         };
-        // HEAD read from the files: a loose ref, a packed one, detached.
-        assert_eq!(head_commit(&co), Some(rev("HEAD")));
-        git(&co, &["pack-refs", "--all"]);
-        assert_eq!(head_commit(&co), Some(rev("HEAD")));
-        git(&co, &["checkout", "-q", "--detach", "HEAD"]);
-        assert_eq!(head_commit(&co), Some(rev("HEAD")));
         let cache = t.path().join("cache");
         let sha = rev("v1^{commit}");
         let mut d = Diagnostics::new();
         // Not exported yet: libgit2 decides.
         assert_eq!(exported_already(&co, &pin(&sha), &cache, &mut d), None);
-        let out = tree(&co, Some(&pin(&sha)), &cache, &mut d);
+        assert_eq!(exported_already(&co, &pin("v1"), &cache, &mut d), None);
+        let out = tree(&co, Some(&pin("v1")), &cache, &mut d);
         assert_ne!(out, co);
         // Exported: the same tree, even with the git objects gone (libgit2
-        // could not find the commit now); a tag still asks libgit2.
-        fs_err::rename(co.join(".git/objects"), t.path().join("objects")).unwrap();
+        // could not find the commit now), pinned by its sha or a tag.
+        let objects = t.path().join("objects");
+        fs_err::rename(co.join(".git/objects"), &objects).unwrap();
+        for p in [sha.to_uppercase(), "v1".to_string()] {
+            assert_eq!(
+                exported_already(&co, &pin(&p), &cache, &mut d),
+                Some(out.clone()),
+                "{p}"
+            );
+            assert_eq!(tree(&co, Some(&pin(&p)), &cache, &mut d), out, "{p}");
+        }
+        // A loose annotated tag names its tag object, not the commit:
+        // libgit2 peels it. Packed, its peeled commit is read.
         assert_eq!(
-            exported_already(&co, &pin(&sha.to_uppercase()), &cache, &mut d),
+            exported_already(&co, &pin("v1-annotated"), &cache, &mut d),
+            None
+        );
+        git(&co, &["pack-refs", "--all"]);
+        assert_eq!(
+            exported_already(&co, &pin("v1-annotated"), &cache, &mut d),
             Some(out.clone())
         );
-        assert_eq!(tree(&co, Some(&pin(&sha)), &cache, &mut d), out);
-        assert_eq!(exported_already(&co, &pin("v1"), &cache, &mut d), None);
         assert!(d.is_empty(), "{d}");
-        // The pinned commit checked out: the checkout itself is read.
-        fs_err::rename(t.path().join("objects"), co.join(".git/objects")).unwrap();
-        git(&co, &["checkout", "-q", &sha]);
-        assert_eq!(exported_already(&co, &pin(&sha), &cache, &mut d), None);
-        assert_eq!(tree(&co, Some(&pin(&sha)), &cache, &mut d), co);
+        // The pinned commit checked out: the checkout itself is read, by
+        // the files as by libgit2.
+        fs_err::rename(&objects, co.join(".git/objects")).unwrap();
+        git(&co, &["checkout", "-q", "v1"]);
+        for p in [&*sha, "v1", "v1-annotated"] {
+            assert_eq!(
+                exported_already(&co, &pin(p), &cache, &mut d),
+                Some(co.clone())
+            );
+            assert_eq!(tree(&co, Some(&pin(p)), &cache, &mut d), co);
+        }
+        assert!(d.is_empty(), "{d}");
     }
 
     #[test]
