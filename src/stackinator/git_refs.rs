@@ -91,7 +91,7 @@ fn reference(git_dir: &Path, packed: &Packed, name: &str) -> Option<Ref> {
     for _ in 0..MAX_SYMBOLIC {
         let loose = git_dir.join(&name);
         let text = if loose.is_file() {
-            std::fs::read_to_string(&loose).ok()?
+            fs_err::read_to_string(&loose).ok()?
         } else {
             return packed.find(&name);
         };
@@ -115,7 +115,7 @@ struct Packed(String);
 
 impl Packed {
     fn read(git_dir: &Path) -> Packed {
-        Packed(std::fs::read_to_string(git_dir.join("packed-refs")).unwrap_or_default())
+        Packed(fs_err::read_to_string(git_dir.join("packed-refs")).unwrap_or_default())
     }
 
     fn find(&self, name: &str) -> Option<Ref> {
