@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use std::io::Write;
 
-use stack::audit::{AuditOptions, audit_paths};
+use stack::ops::AuditOptions;
 
 use super::loader_args::LoaderArgs;
 use super::{CliError, Global};
@@ -95,25 +95,11 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     } else {
         None
     };
-    let mut allow = args.allow.clone();
-    if let Some(dir) = &args.cluster {
-        let cluster = match stack::cluster::load_cluster(dir) {
-            Ok((cluster, _warnings)) => cluster,
-            Err(diags) => {
-                super::output::diagnostics(&diags);
-                return Err(CliError::input(miette::miette!(
-                    "--cluster {}: invalid cluster configuration",
-                    dir.display()
-                )));
-            }
-        };
-        allow.extend(cluster.audit_allow());
-    }
     let options = AuditOptions {
         mount: args.mount.clone(),
         sysroot: args.loader.sysroot.clone(),
         loader,
-        allow,
+        allow: args.allow.clone(),
         default_allow: !args.no_default_allow,
         ld_library_path: args.loader.ld_library_path.clone(),
         dlopen_scan: !args.no_dlopen_scan,
@@ -121,7 +107,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         recorded_allow: !args.no_recorded_allow,
         external_lib_dirs: args.external_lib_dir.clone(),
     };
-    let report = audit_paths(&args.paths, &options)?;
+    let report = stack::ops::audit(&args.paths, args.cluster.as_deref(), options)?;
     let text = match args.format {
         Format::Text => report.to_text(),
         Format::Json => report.to_json(),

@@ -4,8 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::build::build_env::{self, BuildEnvError, BuildEnvRecord};
-
 use super::{CliError, Global};
 
 /// Run a command (default: a shell) in a failed or kept package's stage,
@@ -39,48 +37,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let rec = find(&args)?;
     let argv = if args.command.is_empty() {
         vec![stack::settings::user_var("SHELL").unwrap_or_else(|| "sh".into())]
     } else {
         args.command
     };
-    let status = build_env::command(&rec, &argv)?
-        .status()
-        .map_err(|e| {
-            CliError::failure(miette::miette!(
-                help = "the program must be on the build PATH: a base tool or a declared build dependency (docs/build.md)",
-                "cannot run `{}` in the build environment of {}: {e}",
-                argv[0],
-                rec.package
-            ))
-        })?;
+    let status = stack::ops::run_in_build_env(args.build.as_deref(), &args.package, &argv)?;
     Ok(ExitCode::from(
         status.code().map_or(1, |c| u8::try_from(c).unwrap_or(1)),
     ))
-}
-
-/// The record in `--build`, else in the one directory of `./build/` that has it.
-fn find(args: &Args) -> Result<BuildEnvRecord, BuildEnvError> {
-    if let Some(dir) = &args.build {
-        return build_env::find(dir, &args.package);
-    }
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir("build")
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
-    dirs.sort();
-    let mut first_err = None;
-    for dir in dirs {
-        match build_env::find(&dir, &args.package) {
-            Ok(rec) => return Ok(rec),
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_err.unwrap_or_else(|| BuildEnvError::NoStage {
-        package: args.package.clone(),
-        stage_dir: PathBuf::from("build/*/stage"),
-        others: Vec::new(),
-    }))
 }

@@ -3,8 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use stack::fetch::checksum::{ChecksumError, Recorded, checksum};
-use stack::fetch::{FetchOptions, NoopReporter};
+use stack::ops::{ChecksumError, Recorded};
 
 use super::inputs::SourceArgs;
 use super::lookup::{RepoArgs, recipe};
@@ -46,10 +45,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let r = recipe(&repo, &args.package)?;
     let resolved = super::settings::resolve(&args.sources.flags(), None);
     let settings = args.sources.sources(&resolved)?;
-    let mut opts = FetchOptions::new(settings.cache);
-    opts.mirrors = settings.mirrors;
-    opts.ca_files = settings.ca_files;
-    let results = checksum(&r, &args.versions, &opts, &NoopReporter);
+    let results = stack::ops::checksum(&r, &args.versions, settings);
     let mut out = super::output::stdout();
     let mut err = super::output::stderr();
     let (mut differs, mut failed, mut bad_input) = (false, 0, false);

@@ -5,8 +5,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::cluster::detect::{find_compilers, path_dirs};
-
 use super::{CliError, Global};
 
 /// Compilers for a cluster configuration.
@@ -43,12 +41,7 @@ pub struct FindArgs {
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let CompilerCommand::Find(f) = args.command;
-    let dirs = if f.dirs.is_empty() {
-        path_dirs()
-    } else {
-        f.dirs
-    };
-    let found = find_compilers(&dirs);
+    let (found, dirs) = stack::ops::find_compilers(f.dirs);
     if found.is_empty() {
         return Err(CliError::failure(miette::miette!(
             help = "install gcc or clang, or pass --path DIR",

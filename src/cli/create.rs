@@ -3,9 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::fetch::create::create;
-use stack::fetch::{FetchOptions, NoopReporter};
-
 use super::inputs::SourceArgs;
 use super::output::outln;
 use super::{CliError, Global};
@@ -46,9 +43,6 @@ pub struct Args {
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     let resolved = super::settings::resolve(&args.sources.flags(), None);
     let settings = args.sources.sources(&resolved)?;
-    let mut opts = FetchOptions::new(settings.cache);
-    opts.mirrors = settings.mirrors;
-    opts.ca_files = settings.ca_files;
     let url = match args.url.strip_prefix("file://") {
         Some(_) => args.url.clone(),
         None if !args.url.contains("://") => std::path::absolute(&args.url)
@@ -56,9 +50,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
             .unwrap_or_else(|_| args.url.clone()),
         None => args.url.clone(),
     };
-    let scratch = tempfile::tempdir()
-        .map_err(|e| CliError::failure(miette::miette!("temporary directory: {e}")))?;
-    let skeleton = create(&url, scratch.path(), &opts, &NoopReporter)
+    let skeleton = stack::ops::create_recipe(&url, settings)
         .map_err(|e| CliError::failure(miette::miette!("{e}")))?
         .ok_or_else(|| {
             CliError::input(miette::miette!(

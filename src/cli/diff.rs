@@ -4,8 +4,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::view::diff::{diff, locate};
-
 use super::{CliError, Global};
 
 /// Compare two lock files, builds or images: versions, variants, hashes
@@ -33,8 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let (a, b) = (locate(&args.a)?, locate(&args.b)?);
-    let d = diff(&a, &b)?;
+    let d = stack::ops::diff(&args.a, &args.b)?;
     let mut out = super::output::stdout();
     for (title, lines) in [
         ("plan", &d.plan),

@@ -5,9 +5,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::cluster::detect::path_dirs;
-use stack::cluster::detect_external::find_external;
-
 use super::lookup::RepoArgs;
 use super::{CliError, Global};
 
@@ -59,15 +56,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     } else {
         f.packages.clone()
     };
-    let dirs = if f.dirs.is_empty() {
-        path_dirs()
-    } else {
-        f.dirs
-    };
-    let found: Vec<_> = names
-        .iter()
-        .filter_map(|n| find_external(n, &dirs))
-        .collect();
+    let found = stack::ops::find_externals(&names, f.dirs);
     if found.is_empty() {
         return Err(CliError::failure(miette::miette!(
             "none of {} package(s) found with pkg-config or on the search path",

@@ -4,8 +4,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::view::query::find_installed;
-
 use super::{CliError, Global};
 
 /// List the packages a build or image holds (from its lock file), or those
@@ -36,7 +34,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let found = find_installed(&args.path, args.spec.as_deref())?;
+    let found = stack::ops::find(&args.path, args.spec.as_deref())?;
     let mut out = super::output::stdout();
     let width = found.iter().map(|f| f.spec.len()).max().unwrap_or(0);
     for f in &found {

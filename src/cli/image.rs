@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::image_args::ImageArgs;
 use super::output::{errln, outln};
 use super::{CliError, Global};
-use stack::image::{self, ImageError, ImageOptions};
+use stack::ops::{ImageOptions, MetaCopy};
 
 /// Pack a build directory's store into a reproducible store.squashfs
 /// (without rebuilding anything).
@@ -58,21 +58,18 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
     };
     args.image.apply(&mut opts);
 
-    // Never pack a prefix whose files differ from its own manifest.
-    if store.is_dir() {
-        stack::verify::check_store(&store)?;
-    }
     let spinner = super::output::stderr_is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new_spinner();
         pb.set_message(format!("packing {}", store.display()));
         pb.enable_steady_tick(Duration::from_millis(120));
         pb
     });
-    let result = image::pack(&store, &output, &opts);
+    let result = stack::ops::pack_image(&args.build_dir, &output, &opts, !args.no_meta);
     if let Some(pb) = spinner {
         pb.finish_and_clear();
     }
-    let info = result?;
+    let packed = result?;
+    let info = packed.image;
 
     let bold = |s: &str| {
         if global.use_color(super::output::stdout_is_terminal()) {
@@ -90,15 +87,14 @@ pub fn run(args: Args, global: &Global) -> Result<ExitCode, CliError> {
         info.duration.as_secs_f64()
     );
     outln!("{} {}", bold("sha256"), info.sha256);
-    if !args.no_meta {
-        match image::export_meta(&store, &args.build_dir) {
-            Ok(meta) => outln!("{} {}", bold("meta  "), meta.display()),
-            Err(ImageError::MetaMissing { path }) => errln!(
-                "warning: {} has no env.json; nothing copied beside the image",
-                path.display()
-            ),
-            Err(e) => return Err(CliError::failure(miette::miette!("{e}"))),
-        }
+    match packed.meta {
+        MetaCopy::Skipped => {}
+        MetaCopy::Copied(meta) => outln!("{} {}", bold("meta  "), meta.display()),
+        MetaCopy::Missing(path) => errln!(
+            "warning: {} has no env.json; nothing copied beside the image",
+            path.display()
+        ),
+        MetaCopy::Failed(e) => return Err(CliError::failure(miette::miette!("{e}"))),
     }
     Ok(ExitCode::SUCCESS)
 }

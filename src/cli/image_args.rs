@@ -1,7 +1,7 @@
 //! --writer, --compression, --level: shared by `stack image` and
 //! `stack build` (which packs the image as its last step).
 
-use stack::image::{Compression, ImageOptions, Writer};
+use stack::ops::{Compression, ImageOptions, Writer};
 
 /// How the squashfs image is written.
 #[derive(Debug, Clone, clap::Args)]

@@ -2,8 +2,6 @@
 
 use std::process::ExitCode;
 
-use stack::oci;
-
 use super::output::{Format, outln};
 use super::registry_args::RegistryArgs;
 use super::{CliError, Global};
@@ -42,8 +40,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     })?;
     let namespace = namespace.trim_end_matches('/');
     let settings = super::settings::resolve(&args.registry.flags(&args.tls), None);
-    let registry = args.registry.connect(host, &settings.registry)?;
-    let images = oci::list_images(&registry, namespace)?;
+    let images = stack::ops::list_images(host, namespace, &args.registry.access(), &settings)?;
     match args.format {
         Format::Json => {
             let text = serde_json::to_string_pretty(&images)

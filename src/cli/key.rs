@@ -30,10 +30,7 @@ pub enum KeyCommand {
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     match args.command {
         KeyCommand::Generate { stem } => {
-            if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
-                fs_err::create_dir_all(dir)?;
-            }
-            let public = stack::sign::generate_files(&stem)?;
+            let public = stack::ops::generate_key(&stem)?;
             outln!("secret {}", stem.with_extension("key").display());
             outln!("public {}", stem.with_extension("pub").display());
             outln!("{public}  (id {})", public.id());

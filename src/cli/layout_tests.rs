@@ -104,21 +104,15 @@ const LIBRARY_MODULES: &[&str] = &[
     "ops",
     "settings",
     "diag",
-    // still named by commands and shared argument groups
-    "audit",
+    // the types commands render or implement (reporters), and the
+    // cluster configuration settings are resolved with
     "build",
     "build_kinds",
     "cluster",
     "fetch",
-    "image",
-    "oci",
     "recipes",
-    "registry",
     "remote",
     "resolve",
-    "sign",
-    "verify",
-    "view",
 ];
 
 /// `stack::<module>` paths in `code` (comments aside), also in groups

@@ -4,10 +4,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::audit::fs::{HostDir, Vfs, clean};
-use stack::audit::ldd;
-use stack::audit::session::{Env, Session};
-
 use super::loader_args::LoaderArgs;
 use super::output::Format;
 use super::{CliError, Global};
@@ -66,60 +62,36 @@ fn parse_mount(s: &str) -> Result<(PathBuf, PathBuf), String> {
             mount.display()
         ));
     }
-    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    Ok((clean(&cwd.join(dir)), mount))
+    Ok((PathBuf::from(dir), mount))
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let model = args.loader.model()?;
-    let cwd = std::env::current_dir()
-        .map_err(|e| CliError::failure(miette::miette!("working directory: {e}")))?;
-    let root = args
-        .loader
-        .sysroot
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/"));
-    let mut vfs = Vfs::new(Box::new(HostDir::new(root)));
-    for (dir, at) in &args.mount {
-        if !dir.is_dir() {
-            return Err(CliError::input(miette::miette!(
-                "--mount {}:{}: {} is not a directory",
-                dir.display(),
-                at.display(),
-                dir.display()
-            )));
-        }
-        vfs = vfs.mount(at, Box::new(HostDir::new(dir)));
-    }
-    let env = Env {
+    let request = stack::ops::LddRequest {
+        files: &args.files,
+        mounts: &args.mount,
+        sysroot: args.loader.sysroot.clone(),
+        loader: args.loader.model()?,
         ld_library_path: args.loader.ld_library_path.clone(),
-        cwd: Some(cwd.clone()),
+        why: args.why,
     };
-    let session = Session::new(vfs, model, env);
+    let results = stack::ops::ldd(&request)?;
     let mut failed = false;
     let mut missing = 0;
     let many = args.files.len() > 1;
     let mut json = Vec::new();
     let mut out = super::output::stdout();
-    for f in &args.files {
-        let host = clean(&if f.is_absolute() {
-            f.clone()
-        } else {
-            cwd.join(f)
-        });
-        // A file inside a mounted DIR is looked at where it runs.
-        let abs = args
-            .mount
-            .iter()
-            .find_map(|(dir, at)| host.strip_prefix(dir).ok().map(|rest| at.join(rest)))
-            .unwrap_or(host);
-        let r = ldd::ldd(&session, &abs, &f.to_string_lossy(), args.why);
+    for stack::ops::LddFile {
+        file: f,
+        path,
+        result: r,
+    } in results
+    {
         failed |= r.failed;
         missing += r.missing;
         match args.format {
             Format::Json => json.push(serde_json::json!({
                 "file": f,
-                "path": abs,
+                "path": path,
                 "failed": r.failed,
                 "missing": r.missing,
                 "lines": r.text.lines().map(str::trim).collect::<Vec<_>>(),

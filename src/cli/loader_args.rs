@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use stack::audit::loader::LoaderModel;
+use stack::ops::LoaderModel;
 
 use super::CliError;
 

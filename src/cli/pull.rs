@@ -3,8 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::oci::{self, Address, Trust};
-
 use super::output::{errln, outln};
 use super::registry_args::{RegistryArgs, TrustArgs};
 use super::transfer::TransferProgress;
@@ -39,20 +37,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let address = Address::parse(&args.address)?;
-    let trust = Trust {
-        keys: args.trust.keys()?,
-        allow_unsigned: args.trust.allow_unsigned,
-    };
     let settings = super::settings::resolve(&args.registry.flags(&args.tls), None);
-    let registry = args
-        .registry
-        .connect(&address.registry, &settings.registry)?;
+    let request = stack::ops::PullRequest {
+        address: &args.address,
+        to: &args.to,
+        trusted_keys: &args.trust.trusted_keys,
+        allow_unsigned: args.trust.allow_unsigned,
+        access: args.registry.access(),
+    };
     let progress = TransferProgress::new("pull", args.quiet);
-    let result = oci::pull_image(&registry, &address, &args.to, &trust, &progress);
+    let result = stack::ops::pull(&request, &settings, &progress);
     progress.finish();
-    let outcome = result?;
-    outln!("pulled {} ({})", address, address.label());
+    let pulled = result?;
+    let outcome = &pulled.outcome;
+    outln!("pulled {} ({})", pulled.address, pulled.label);
     outln!("digest {}", outcome.digest);
     outln!("image  {}", outcome.squashfs.display());
     match &outcome.meta {

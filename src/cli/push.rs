@@ -1,15 +1,13 @@
 //! `stack push BUILD_DIR|IMAGE.squashfs ADDRESS`: upload a uenv image.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-
-use stack::oci::{self, Address};
 
 use stack::settings::Flags;
 
 use super::inputs::TlsArgs;
 use super::output::{errln, outln};
-use super::registry_args::{RegistryArgs, signing_key};
+use super::registry_args::RegistryArgs;
 use super::transfer::TransferProgress;
 use super::{CliError, Global};
 
@@ -61,86 +59,24 @@ impl Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let address = Address::parse(&args.address)?;
-    let (squashfs, meta, _extracted) = locate(&args.source)?;
     let settings = super::settings::resolve(&args.flags(), None);
-    let key = signing_key(&settings)?;
-    let registry = args
-        .registry
-        .connect(&address.registry, &settings.registry)?;
+    let request = stack::ops::PushRequest {
+        source: &args.source,
+        address: &args.address,
+        force: args.force,
+        access: args.registry.access(),
+    };
     let progress = TransferProgress::new("push", args.quiet);
-    let result = oci::push_image(
-        &registry,
-        &address,
-        &squashfs,
-        meta.as_deref(),
-        args.force,
-        key.as_ref(),
-        &progress,
-    );
+    let result = stack::ops::push(&request, &settings, &progress);
     progress.finish();
-    let outcome = result?;
-    outln!("pushed {} ({})", address, address.label());
-    outln!("digest {}", outcome.digest);
-    if !outcome.meta {
+    let pushed = result?;
+    outln!("pushed {} ({})", pushed.address, pushed.label);
+    outln!("digest {}", pushed.digest);
+    if !pushed.meta {
         errln!("warning: no meta/ found; the image has no uenv/meta referrer");
     }
-    if outcome.signed {
+    if pushed.signed {
         outln!("signed");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The squashfs and meta/ to push, and a temporary directory holding meta/
-/// when it had to be extracted from the image.
-fn locate(
-    source: &Path,
-) -> Result<(PathBuf, Option<PathBuf>, Option<tempfile::TempDir>), CliError> {
-    let missing = |p: &Path, hint: &str| {
-        CliError::input(miette::miette!(
-            "{}: no such file\n  hint: {hint}",
-            p.display()
-        ))
-    };
-    if source.is_dir() {
-        let squashfs = source.join("store.squashfs");
-        if !squashfs.is_file() {
-            return Err(missing(
-                &squashfs,
-                "build the stack first (`stack build`) or pack it (`stack image`)",
-            ));
-        }
-        let meta = source.join("meta");
-        return Ok((squashfs, meta.is_dir().then_some(meta), None));
-    }
-    if !source.is_file() {
-        return Err(missing(
-            source,
-            "give a build directory or a .squashfs file",
-        ));
-    }
-    if let Some(meta) = source
-        .parent()
-        .map(|d| d.join("meta"))
-        .filter(|m| m.join("env.json").is_file())
-    {
-        return Ok((source.to_path_buf(), Some(meta), None));
-    }
-    // uenv keeps meta/ inside the image: extract it with unsquashfs.
-    let tmp = tempfile::tempdir()?;
-    let out = tmp.path().join("x");
-    let status = std::process::Command::new("unsquashfs")
-        .arg("-q")
-        .arg("-no-xattrs")
-        .arg("-d")
-        .arg(&out)
-        .arg(source)
-        .arg("meta")
-        .stdout(std::process::Stdio::null())
-        .status();
-    let meta = out.join("meta");
-    match status {
-        Ok(s) if s.success() && meta.is_dir() => Ok((source.to_path_buf(), Some(meta), Some(tmp))),
-        _ => Ok((source.to_path_buf(), None, None)),
-    }
 }

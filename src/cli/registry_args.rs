@@ -4,11 +4,8 @@
 use std::path::PathBuf;
 
 use stack::ops::RegistryAccess;
-use stack::registry::{ClientOptions, Registry};
-use stack::settings::{Flags, RegistrySettings, Settings};
-use stack::sign::{PublicKey, SecretKey};
+use stack::settings::Flags;
 
-use super::CliError;
 use super::inputs::TlsArgs;
 
 /// How to reach and authenticate to the registry.
@@ -77,15 +74,6 @@ impl RegistryArgs {
         }
     }
 
-    /// Client options for `host` ([`RegistryAccess::client_options`]).
-    pub fn options(
-        &self,
-        host: &str,
-        registry: &RegistrySettings,
-    ) -> Result<ClientOptions, CliError> {
-        Ok(self.access().client_options(host, registry)?)
-    }
-
     /// The flags that give another `stack` process (a CI job) these
     /// options: TLS, plain HTTP, credential files, retries and timeouts.
     /// Credentials given on stdin cannot be passed on: such jobs read them
@@ -104,22 +92,17 @@ impl RegistryArgs {
             }
             v.extend(["--token-file".into(), f.to_string_lossy().into_owned()]);
         }
-        let defaults = ClientOptions::default();
-        if self.retries != defaults.attempts {
+        let defaults = RegistryAccess::default();
+        if self.retries != defaults.retries {
             v.extend(["--retries".into(), self.retries.to_string()]);
         }
-        if self.timeout != defaults.idle_timeout.as_secs() {
+        if self.timeout != defaults.timeout {
             v.extend(["--timeout".into(), self.timeout.to_string()]);
         }
         if self.chunk_size != defaults.chunk_size {
             v.extend(["--chunk-size".into(), self.chunk_size.to_string()]);
         }
         v
-    }
-
-    /// A connection to `host`.
-    pub fn connect(&self, host: &str, registry: &RegistrySettings) -> Result<Registry, CliError> {
-        Ok(Registry::new(host, self.options(host, registry)?)?)
     }
 }
 
@@ -152,17 +135,4 @@ impl TrustArgs {
         }
         v
     }
-
-    pub fn keys(&self) -> Result<Vec<PublicKey>, CliError> {
-        self.trusted_keys
-            .iter()
-            .map(|k| Ok(stack::ops::public_key(k)?))
-            .collect()
-    }
-}
-
-/// The signing key of `settings` (`--sign-key FILE`, else
-/// `$STACK_SIGNING_KEY`, else none).
-pub fn signing_key(settings: &Settings) -> Result<Option<SecretKey>, CliError> {
-    Ok(stack::ops::signing_key(settings)?)
 }

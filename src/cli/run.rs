@@ -4,8 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::image::run::{RunError, command, locate, views};
-
 use super::{CliError, Global};
 
 /// Run a command with an image (or a build's store) mounted at its mount
@@ -75,23 +73,7 @@ fn exec(
     view: Option<&str>,
     argv: &[String],
 ) -> Result<ExitCode, CliError> {
-    let t = locate(target)?;
-    if let Some(v) = view {
-        let known = views(target);
-        if !known.is_empty() && !known.iter().any(|k| k == v) {
-            return Err(RunError::UnknownView {
-                view: v.to_string(),
-                known: known.join(", "),
-            }
-            .into());
-        }
-    }
-    let status = command(&t, view, argv)?.status().map_err(|e| {
-        CliError::failure(miette::miette!(
-            help = "install util-linux (unshare)",
-            "cannot start unshare: {e}"
-        ))
-    })?;
+    let status = stack::ops::run_in_image(target, view, argv)?;
     Ok(ExitCode::from(
         status.code().map_or(1, |c| u8::try_from(c).unwrap_or(1)),
     ))

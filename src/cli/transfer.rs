@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use super::output::errln;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use stack::registry::{RegistryError, TransferReporter};
+use stack::ops::{RegistryError, TransferReporter};
 
 /// One bar per blob on a terminal; one line per finished blob otherwise.
 pub struct TransferProgress {

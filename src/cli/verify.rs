@@ -4,8 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use stack::verify::{verify_dir, verify_image};
-
 use super::{CliError, Global};
 
 /// Check that installed prefixes still hold what their manifests record.
@@ -39,15 +37,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
-    let path = &args.path;
-    let md = fs_err::metadata(path).map_err(CliError::bad_input)?;
-    let result = if md.is_dir() {
-        let store = path.join("store");
-        verify_dir(if store.is_dir() { &store } else { path })
-    } else {
-        verify_image(path)
-    };
-    let report = result?;
+    let report = stack::ops::verify(&args.path)?;
     let mut out = String::new();
     for f in &report.findings {
         out.push_str(&f.to_string());

@@ -48,6 +48,41 @@ pub enum OpError {
         recipe: std::path::PathBuf,
         problems: Diagnostics,
     },
+    /// `stack audit`.
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
+    /// `stack verify`, and the check of a store before it is packed.
+    #[error(transparent)]
+    Verify(#[from] crate::verify::VerifyError),
+    /// `stack image`.
+    #[error(transparent)]
+    Image(#[from] crate::image::ImageError),
+    /// `stack find`.
+    #[error(transparent)]
+    Find(#[from] crate::view::query::FindError),
+    /// `stack diff`.
+    #[error(transparent)]
+    Diff(#[from] crate::view::diff::DiffError),
+    /// `stack run`, `stack shell`: the image, build or view is not there.
+    #[error(transparent)]
+    Run(#[from] crate::image::run::RunError),
+    /// A program could not be started (`unshare` for `stack run`, the
+    /// command of `stack build-env`), with what to do.
+    #[error("{message}")]
+    Spawn { message: String, help: String },
+    /// `stack build-env`: no such build environment.
+    #[error(transparent)]
+    BuildEnv(#[from] crate::build::build_env::BuildEnvError),
+    /// `--cluster DIR` is not a valid cluster configuration (the problems,
+    /// with file and line).
+    #[error("--cluster {}: invalid cluster configuration", .dir.display())]
+    Cluster {
+        dir: std::path::PathBuf,
+        problems: Diagnostics,
+    },
+    /// Reading or writing a file the command was not given failed.
+    #[error(transparent)]
+    Io(std::io::Error),
     /// A file the operation writes could not be written.
     #[error("cannot write {}: {source}", .path.display())]
     Write {
@@ -69,8 +104,11 @@ impl OpError {
             OpError::Inputs(_)
             | OpError::BadValue(_)
             | OpError::Refused { .. }
-            | OpError::StackRepos { .. } => ErrorClass::Input,
-            OpError::Write { .. } | OpError::Stdin(_) => ErrorClass::Failure,
+            | OpError::StackRepos { .. }
+            | OpError::Cluster { .. } => ErrorClass::Input,
+            OpError::Write { .. } | OpError::Stdin(_) | OpError::Spawn { .. } => {
+                ErrorClass::Failure
+            }
             OpError::Stage(e) => e.class(),
             _ => self.inner().map_or(ErrorClass::Failure, |e| e.class()),
         }
@@ -85,12 +123,22 @@ impl OpError {
             OpError::Cache(e) => Some(e),
             OpError::Key(e) => Some(e),
             OpError::Registry(e) => Some(e),
+            OpError::Audit(e) => Some(e),
+            OpError::Verify(e) => Some(e),
+            OpError::Image(e) => Some(e),
+            OpError::Run(e) => Some(e),
+            OpError::Find(e) => Some(e),
+            OpError::Diff(e) => Some(e),
+            OpError::BuildEnv(e) => Some(e),
+            OpError::Io(e) => Some(e),
             OpError::Inputs(_)
             | OpError::BadValue(_)
             | OpError::Refused { .. }
             | OpError::StackRepos { .. }
+            | OpError::Cluster { .. }
             | OpError::Write { .. }
-            | OpError::Stdin(_) => None,
+            | OpError::Stdin(_)
+            | OpError::Spawn { .. } => None,
         }
     }
 
@@ -136,7 +184,7 @@ impl crate::diag::Classify for OpError {
         match self {
             OpError::Stage(e) if self.diagnostics().is_none() => crate::diag::Classify::hint(e),
             OpError::Stage(_) => None,
-            OpError::Refused { help, .. } => Some(help.clone()),
+            OpError::Refused { help, .. } | OpError::Spawn { help, .. } => Some(help.clone()),
             _ => self.inner().and_then(|e| e.hint()),
         }
     }
@@ -144,7 +192,9 @@ impl crate::diag::Classify for OpError {
     fn diagnostics(&self) -> Option<Diagnostics> {
         match self {
             OpError::Inputs(_) | OpError::Stage(_) => OpError::diagnostics(self),
-            OpError::StackRepos { problems, .. } => Some(problems.clone()),
+            OpError::StackRepos { problems, .. } | OpError::Cluster { problems, .. } => {
+                Some(problems.clone())
+            }
             _ => self.inner().and_then(|e| e.diagnostics()),
         }
     }

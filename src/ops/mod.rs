@@ -19,12 +19,26 @@
 //! | `stack import spack` | [`import_spack`] |
 //! | `stack report` | [`report`] |
 //! | `stack info`, `list`, `checksum`, `edit`, `dependents` | [`package_repo`] |
+//! | `stack build-env` | [`run_in_build_env`] |
+//! | `stack audit`, `stack ldd` | [`audit()`], [`ldd()`] |
+//! | `stack image` | [`pack_image`] |
+//! | `stack verify` | [`verify`] |
+//! | `stack run`, `stack shell` | [`run_in_image`] |
+//! | `stack push`, `stack pull`, `stack images` | [`push`], [`pull`], [`list_images`] |
+//! | `stack key generate` | [`generate_key`] |
+//! | `stack checksum`, `stack create` | [`checksum()`], [`create_recipe`] |
+//! | `stack find`, `stack diff` | [`find`], [`diff()`] |
+//! | `stack compiler find`, `stack external find` | [`find_compilers`], [`find_externals`] |
 
 pub mod api_check;
 mod api_check_cache;
+mod audit;
 mod build;
+mod build_env;
 mod ci;
 mod error;
+mod image;
+mod installed;
 mod lookup;
 mod rebuild;
 mod registry_access;
@@ -32,26 +46,38 @@ mod remote;
 mod sources;
 mod spack_import;
 mod stackinator;
+mod transfer;
 
 use crate::diag::Diagnostics;
 use crate::pipeline;
 use crate::resolve::Plan;
 use crate::settings::Settings;
 
+pub use crate::audit::{AuditOptions, LoaderModel};
+pub use crate::fetch::checksum::{ChecksumError, ChecksumLine, Recorded};
+pub use crate::image::{Compression, ImageOptions, Writer};
 pub use crate::import::{ImportOptions, ImportSummary};
 pub use crate::pipeline::partial::LEFT_OUT_FILE;
 pub use crate::pipeline::{BuildOutcome, LockRules, PipelineReporter, SourceSettings, Stage};
+pub use crate::registry::{RegistryError, TransferReporter};
 pub use crate::stacks::{InputOptions, Inputs};
+pub use audit::{LddFile, LddRequest, audit, ldd};
 pub use build::{BuildOptions, SlurmOptions, build};
+pub use build_env::run_in_build_env;
 pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
+pub use image::{MetaCopy, Packed, pack_image, run_in_image, verify};
+pub use installed::{diff, find, find_compilers, find_externals};
 pub use lookup::package_repo;
 pub use rebuild::{RebuildInputs, rebuild_inputs};
-pub use registry_access::{RegistryAccess, open_binary_cache, public_key, secret_key, signing_key};
+pub use registry_access::{
+    RegistryAccess, generate_key, open_binary_cache, public_key, secret_key, signing_key,
+};
 pub use remote::{RemoteExecutor, SlurmRequest, slurm_executor};
-pub use sources::{FetchOutcome, FetchPlan, fetch, fetch_plan, mirror};
+pub use sources::{FetchOutcome, FetchPlan, checksum, create_recipe, fetch, fetch_plan, mirror};
 pub use spack_import::{ImportRequest, import_spack};
 pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator};
+pub use transfer::{PullRequest, Pulled, PushRequest, Pushed, list_images, pull, push};
 
 /// Load and check a stack recipe, its cluster configuration and every
 /// package recipe it can reach (`stack check`, and the first step of every

@@ -30,6 +30,21 @@ pub struct RegistryAccess {
     pub timeout: u64,
 }
 
+/// No credentials given; the client's retries, chunk size and timeout.
+impl Default for RegistryAccess {
+    fn default() -> Self {
+        let client = ClientOptions::default();
+        RegistryAccess {
+            username: None,
+            password_stdin: false,
+            token_file: None,
+            retries: client.attempts,
+            chunk_size: client.chunk_size,
+            timeout: client.idle_timeout.as_secs(),
+        }
+    }
+}
+
 impl RegistryAccess {
     /// Client options for `host`; credentials from the flags, else docker's
     /// config ([`RegistrySettings::docker_config`]); CA files and plain
@@ -90,6 +105,15 @@ pub fn public_key(text: &str) -> Result<PublicKey, OpError> {
 /// The secret key at `path` (`--sign-key`, `$STACK_SIGNING_KEY`).
 pub fn secret_key(path: &Path) -> Result<SecretKey, OpError> {
     Ok(SecretKey::read(path)?)
+}
+
+/// A new signing key: `STEM.key` (secret, mode 0600) and `STEM.pub`, and
+/// the public key (`stack key generate`).
+pub fn generate_key(stem: &Path) -> Result<PublicKey, OpError> {
+    if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs_err::create_dir_all(dir).map_err(OpError::Io)?;
+    }
+    Ok(crate::sign::generate_files(stem)?)
 }
 
 /// The signing key of `settings` (`--sign-key FILE`, else

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::fetch::checksum::{ChecksumError, ChecksumLine};
+use crate::fetch::create::Skeleton;
 use crate::fetch::mirror::MirrorReport;
 use crate::fetch::{self, FetchOptions, FetchReporter, Fetched, PlannedSource};
 use crate::pipeline::{self, LockRules, SourceSettings};
@@ -88,4 +90,44 @@ pub fn mirror(
 ) -> Result<MirrorReport, OpError> {
     let (requests, opts) = sources(inputs, false, settings)?;
     Ok(fetch::mirror::create(&requests, dir, &opts, reporter)?)
+}
+
+/// The fetch options of a command that fetches without a stack (`stack
+/// checksum`, `stack create`): its source cache, mirrors and CA files.
+fn standalone_options(settings: SourceSettings) -> FetchOptions {
+    let mut opts = FetchOptions::new(settings.cache);
+    opts.mirrors = settings.mirrors;
+    opts.ca_files = settings.ca_files;
+    opts
+}
+
+/// The sha256 (archives) or commit (git) of `versions` of `recipe` (every
+/// version without), downloaded (`stack checksum`): one result per
+/// version, each failure in its place.
+pub fn checksum(
+    recipe: &crate::recipes::PackageRecipe,
+    versions: &[String],
+    settings: SourceSettings,
+) -> Vec<Result<ChecksumLine, (String, ChecksumError)>> {
+    let opts = standalone_options(settings);
+    crate::fetch::checksum::checksum(recipe, versions, &opts, &fetch::NoopReporter)
+}
+
+/// A package recipe for the archive at `url` (a URL, or a local path),
+/// downloaded and looked at (`stack create`); `None` when the file name
+/// names no package and version.
+pub fn create_recipe(url: &str, settings: SourceSettings) -> Result<Option<Skeleton>, OpError> {
+    let opts = standalone_options(settings);
+    let scratch = tempfile::tempdir().map_err(|e| {
+        OpError::Io(std::io::Error::new(
+            e.kind(),
+            format!("temporary directory: {e}"),
+        ))
+    })?;
+    Ok(crate::fetch::create::create(
+        url,
+        scratch.path(),
+        &opts,
+        &fetch::NoopReporter,
+    )?)
 }

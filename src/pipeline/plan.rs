@@ -179,8 +179,8 @@ pub fn resolve_plan(
         // Pins change commits, never which recipes the plan uses.
         super::review::check_reviewed(&plan, inputs)?;
     }
-    if rules.pin_git && pin_git(&plan, &mut opts, fetch_opts)? {
-        plan = resolve::resolve(&inputs.recipe, &inputs.cluster, &inputs.repo, &opts)?;
+    if rules.pin_git {
+        plan = pin_git(plan, &opts, fetch_opts)?;
     }
     super::views::check_module_names(&inputs.recipe, &plan)?;
     let lock = Lock::from_plan(&plan);
@@ -200,22 +200,44 @@ pub fn resolve_plan(
 }
 
 /// Ask the repositories for the commits of the plan's unpinned branches and
-/// tags; true when there were any.
+/// tags (each once) and give them to the plan: its nodes are hashed again,
+/// not searched again. Under `--locked` the pinned plan must still equal
+/// the lock.
 fn pin_git(
-    plan: &Plan,
-    opts: &mut ResolveOptions,
+    plan: Plan,
+    opts: &ResolveOptions,
     fetch_opts: &FetchOptions,
-) -> Result<bool, PipelineError> {
-    let unpinned = plan.unpinned_git_sources();
-    for u in &unpinned {
+) -> Result<Plan, PipelineError> {
+    let mut pins = resolve::GitPins::new();
+    for u in plan.unpinned_git_sources() {
+        let key = (u.repo, u.reference);
+        if pins.contains_key(&key) {
+            continue;
+        }
         let Some(req) = sources::source_request(plan.node(u.node)) else {
             continue;
         };
         if let fetch::Source::Git { url, reference, .. } = &req.source {
             let commit = fetch::resolve_git_ref(url, reference, fetch_opts)?;
-            opts.git_pins
-                .insert((u.repo.clone(), u.reference.clone()), commit);
+            pins.insert(key, commit);
         }
     }
-    Ok(!unpinned.is_empty())
+    if pins.is_empty() {
+        return Ok(plan);
+    }
+    let plan = plan.with_git_pins(&pins);
+    if let Some(lock) = &opts.locked {
+        let changes = lock.compare(&plan);
+        if !changes.is_empty() {
+            return Err(resolve::ResolveError::LockMismatch {
+                path: lock
+                    .path
+                    .clone()
+                    .unwrap_or_else(|| resolve::lock_path(&plan.recipe_file)),
+                changes,
+            }
+            .into());
+        }
+    }
+    Ok(plan)
 }

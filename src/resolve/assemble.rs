@@ -13,9 +13,8 @@ use crate::spec::Spec;
 use crate::stacks::Environment;
 
 use super::error::{ExplainLine, Explanation, ResolveError};
-use super::hash::{HashInputs, node_hash};
 use super::model::{Node, NodePatch, NodeResource, NodeSource, Plan, PlanEnvironment, PlanRoot};
-use super::prefix::install_prefix;
+use super::pins::{HashBasis, hash_and_prefix};
 use super::separate::SeparateBuilds;
 use super::solve::{Concrete, Decision, RootInput, Solver};
 
@@ -351,50 +350,12 @@ fn add_node(
         .entry
         .map(|e| e.text.clone())
         .unwrap_or_else(|| c.version.to_string());
-    // Test-only dependencies do not change what is installed.
-    let dep_refs: Vec<(&str, &str, DepTypes)> = dep_nodes
-        .iter()
-        .filter(|(_, ty)| !ty.test_only())
-        .map(|(i, ty)| {
-            let d = &plan.graph[*i];
-            (d.name.as_str(), d.hash.as_str(), *ty)
-        })
-        .collect();
-    let external = c.external.map(|e| e.prefix.as_path());
+    let external = c.external.map(|e| e.prefix.clone());
     let (compiler, languages) = match external {
         Some(_) => (solver.setup.compiler.clone(), BTreeMap::new()),
         None => solver.setup.node_compilers(&c.spec),
     };
-    let hash = node_hash(&HashInputs {
-        recipe: c.recipe,
-        spec: &spec,
-        version_text: &version_text,
-        variants: &c.spec.variants,
-        compiler: &compiler,
-        languages: &languages,
-        target: solver.setup.target,
-        os: plan.os.as_deref(),
-        libc: plan.libc.as_deref(),
-        source: source.as_ref(),
-        patches: &patches,
-        deps: dep_refs,
-        mount: &plan.mount,
-        external,
-    });
-    if let Some(i) = by_hash.get(&hash) {
-        return *i;
-    }
-    let prefix = match external {
-        Some(p) => p.to_path_buf(),
-        None => install_prefix(
-            &plan.mount,
-            solver.setup.target,
-            &c.recipe.name,
-            &version_text,
-            &hash,
-        ),
-    };
-    let node = Node {
+    let mut node = Node {
         name: c.recipe.name.clone(),
         version: c.version.clone(),
         variants: c.spec.variants.clone(),
@@ -403,13 +364,28 @@ fn add_node(
         target: solver.setup.target.to_string(),
         source,
         patches,
-        external: external.map(|p| p.to_path_buf()),
-        hash: hash.clone(),
-        prefix,
+        external,
+        hash: String::new(),
+        prefix: Default::default(),
         recipe: c.recipe.clone(),
         spec,
         virtuals: node_virtuals(solver, c),
+        // Test-only dependencies do not change what is installed.
+        hash_basis: HashBasis {
+            version_text,
+            deps: dep_nodes
+                .iter()
+                .filter(|(_, ty)| !ty.test_only())
+                .copied()
+                .collect(),
+        },
     };
+    let (hash, prefix) = hash_and_prefix(plan, &node);
+    if let Some(i) = by_hash.get(&hash) {
+        return *i;
+    }
+    node.hash = hash.clone();
+    node.prefix = prefix;
     let i = plan.graph.add_node(node);
     for (d, ty) in dep_nodes {
         plan.graph.add_edge(i, *d, *ty);

@@ -40,6 +40,7 @@ pub mod lockfile;
 mod model;
 mod order;
 mod partial;
+mod pins;
 mod policy;
 pub mod prefix;
 mod provider_defaults;

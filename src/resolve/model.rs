@@ -197,6 +197,9 @@ pub struct Node {
     /// each (`mpi` → `cray-mpich`): what `deps.mpi.prefix` in a template
     /// refers to.
     pub virtuals: BTreeMap<String, String>,
+    /// What [`Node::hash`] is computed from besides these fields (for
+    /// [`Plan::with_git_pins`]).
+    pub(crate) hash_basis: super::pins::HashBasis,
 }
 
 impl Node {

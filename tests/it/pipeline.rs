@@ -546,8 +546,12 @@ fn resolve_lock_pins_branches_and_locked_without_a_lock_exits_2() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("tiny.lock"), "{cmd}: {stderr}");
     }
-    let out = t.run("resolve", &["--lock"]);
+    // One search: the branch is pinned in the plan, not resolved again.
+    let out = t.run("resolve", &["--lock", "-vv"]);
     assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let searches = stderr.lines().filter(|l| l.contains(" searched")).count();
+    assert_eq!(searches, 1, "one environment, searched once: {stderr}");
     let lock: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(t.path("tiny.lock")).unwrap()).unwrap();
     let text = lock.to_string();

@@ -118,3 +118,75 @@ fn lock_round_trips_and_pins_git_branches() {
     let read = Lock::parse(&v2, std::path::Path::new("stack.lock")).unwrap();
     assert_eq!(read.nodes, lock.nodes);
 }
+
+/// The plan as every output shows it, and as it is in memory.
+fn every_rendering(plan: &stack::resolve::Plan) -> [String; 4] {
+    use stack::resolve::render::{render_json, render_tree};
+    [
+        render_tree(plan),
+        render_json(plan),
+        stack::resolve::Lock::from_plan(plan).to_json(),
+        format!("{plan:#?}"),
+    ]
+}
+
+/// Pinning a resolved plan (`Plan::with_git_pins`: no second search) gives
+/// the plan resolving with the pins gives, byte for byte: the pinned
+/// nodes' hashes, their dependents' and those of the packages built with a
+/// stack-built compiler whose source is a pinned branch.
+#[test]
+fn pinning_a_plan_equals_resolving_with_the_pins() {
+    use stack::resolve::ResolveOptions;
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    for (name, version) in [("gcc", "99.1"), ("stamp-app", "1.0"), ("stamp-lib", "1.0")] {
+        let deps = if name == "stamp-app" {
+            "dependencies:\n  - {spec: stamp-lib}\n"
+        } else {
+            ""
+        };
+        std::fs::write(
+            repo.join(format!("{name}.yaml")),
+            format!(
+                "name: {name}\ndescription: d\nversions:\n  \
+                 - {{version: \"{version}\", git: 'file:///nowhere/{name}', branch: main}}\n\
+                 {deps}build:\n  system: makefile\n"
+            ),
+        )
+        .unwrap();
+    }
+    let stamped = t.path().join("stamped.yaml");
+    std::fs::write(
+        &stamped,
+        "name: stamped\nmount: /user-environment\nrepos: [repo]\ncompilers: [gcc@99.1]\n\
+         environments:\n  stamped:\n    compiler: gcc@99.1\n    specs: [stamp-app]\n  \
+         plain:\n    specs: [stamp-app]\n",
+    )
+    .unwrap();
+    let cluster = crate::harness::root().join("cluster-configs/local");
+    let libcxi =
+        temp_stack("environments:\n  e:\n    specs: [\"libcxi@main\", \"cassini-headers\"]\n");
+    for inputs in [
+        load_with(&stamped, Some(cluster)),
+        load(&libcxi.file, "local"),
+    ] {
+        let plan = ok(resolve_inputs(&inputs, &ResolveOptions::default()));
+        let mut opts = ResolveOptions::default();
+        for (i, u) in plan.unpinned_git_sources().into_iter().enumerate() {
+            opts.git_pins
+                .insert((u.repo, u.reference), format!("{i:0>40}"));
+        }
+        assert!(!opts.git_pins.is_empty());
+        let resolved = ok(resolve_inputs(&inputs, &opts));
+        let pinned = plan.clone().with_git_pins(&opts.git_pins);
+        assert!(pinned.unpinned_git_sources().is_empty());
+        assert_ne!(every_rendering(&plan)[1], every_rendering(&pinned)[1]);
+        for (a, b) in every_rendering(&pinned)
+            .iter()
+            .zip(every_rendering(&resolved).iter())
+        {
+            assert!(a == b, "pinned:\n{a}\nresolved again:\n{b}");
+        }
+    }
+}

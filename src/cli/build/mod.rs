@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use stack::build::{MountMode, PackageStatus};
-use stack::image::ImageOptions;
+use stack::ops::ImageOptions;
 use stack::ops::{BuildOptions, BuildOutcome};
 
 pub mod cache;
@@ -161,7 +161,7 @@ fn options(args: &Args) -> Result<BuildOptions, CliError> {
     let mut image = ImageOptions::default();
     args.image.apply(&mut image);
     if args.embedded_squashfs {
-        image.writer = stack::image::Writer::Embedded;
+        image.writer = stack::ops::Writer::Embedded;
     }
     Ok(BuildOptions {
         inputs,
