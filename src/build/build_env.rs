@@ -120,6 +120,11 @@ pub fn command(rec: &BuildEnvRecord, argv: &[String]) -> Result<Command, BuildEn
         .env_clear()
         .envs(&rec.env);
     if let Some(s) = &rec.sandbox {
+        // A failed build leaves no prefix; the sandbox mounts it writable,
+        // so it is made again (empty) for the build by hand to install into.
+        if let Ok(rel) = rec.prefix.strip_prefix(&s.mount) {
+            fs_err::create_dir_all(s.store.join(rel)).map_err(BuildEnvError::Sandbox)?;
+        }
         let ns = Namespace::new(&s.build_dir, &s.store, &s.mount)
             .and_then(|ns| ns.keeping(&s.keep))
             .map_err(BuildEnvError::Sandbox)?

@@ -120,3 +120,50 @@ fn every_shipped_pip_recipe_puts_its_site_packages_on_pythonpath() {
     );
     assert!(missing.is_empty(), "no PYTHONPATH in `env:`: {missing:?}");
 }
+
+/// Every MPI of the built-in repository installs MPICH-style compiler wrappers
+/// (`bin/mpicc`, cray-mpich too, as alps-cluster-config's does), and no shipped
+/// recipe hands a dependent the plain compiler as cray-mpich's MPI compiler
+/// (Spack's external-only cray-mpich does; with this repository's, hdf5's
+/// CMake stopped on `Could NOT find MPI_C (missing: MPI_C_WORKS)` in the real
+/// prgenv-gnu build).
+#[test]
+fn mpi_compilers_are_the_providers_wrappers() {
+    let repo = PackageRepo::load(vec![RepoDir {
+        path: root().join("recipes"),
+        origin: RepoOrigin::BuiltIn,
+    }]);
+    for mpi in ["mpich", "openmpi", "cray-mpich"] {
+        let recipe = repo.get(mpi).unwrap();
+        let mpicc = recipe.env.iter().find(|op| op.var == "MPICC");
+        assert_eq!(
+            mpicc.map(|op| op.value.as_str()),
+            Some("{{ prefix }}/bin/mpicc"),
+            "{mpi}"
+        );
+    }
+    let mut special = Vec::new();
+    for name in repo.names() {
+        let text = fs_err::read_to_string(repo.file(name).unwrap()).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let names_compiler = [
+                "MPI_C_COMPILER",
+                "MPI_CXX_COMPILER",
+                "MPI_Fortran_COMPILER",
+                "MPICXX",
+                "MPICC",
+            ]
+            .iter()
+            .any(|k| line.contains(k));
+            if names_compiler && line.contains("cray-mpich") && !line.trim_start().starts_with('#')
+            {
+                special.push(format!("{name}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        special.is_empty(),
+        "cray-mpich's MPI compiler special-cased:\n{}",
+        special.join("\n")
+    );
+}
