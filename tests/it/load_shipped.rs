@@ -25,6 +25,14 @@ fn repo_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// The built-in repository alone.
+fn builtin_repo() -> PackageRepo {
+    PackageRepo::load(vec![RepoDir {
+        path: root().join("recipes"),
+        origin: RepoOrigin::BuiltIn,
+    }])
+}
+
 #[test]
 fn every_shipped_package_recipe_is_valid() {
     let mut failures = Vec::new();
@@ -90,10 +98,7 @@ fn every_shipped_stack_checks_against_the_local_cluster() {
 /// `import mesonbuild` from the prgenv-gnu view).
 #[test]
 fn every_shipped_pip_recipe_puts_its_site_packages_on_pythonpath() {
-    let repo = PackageRepo::load(vec![RepoDir {
-        path: root().join("recipes"),
-        origin: RepoOrigin::BuiltIn,
-    }]);
+    let repo = builtin_repo();
     let mut pip = 0;
     let mut missing = Vec::new();
     for name in repo.names() {
@@ -129,10 +134,7 @@ fn every_shipped_pip_recipe_puts_its_site_packages_on_pythonpath() {
 /// prgenv-gnu build).
 #[test]
 fn mpi_compilers_are_the_providers_wrappers() {
-    let repo = PackageRepo::load(vec![RepoDir {
-        path: root().join("recipes"),
-        origin: RepoOrigin::BuiltIn,
-    }]);
+    let repo = builtin_repo();
     for mpi in ["mpich", "openmpi", "cray-mpich"] {
         let recipe = repo.get(mpi).unwrap();
         let mpicc = recipe.env.iter().find(|op| op.var == "MPICC");

@@ -403,18 +403,24 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// A requirement names another target than the cluster's.
-    fn explain_target(&self, slot: usize, i: usize) -> Explanation {
-        let reqs = &self.reqs[slot];
+    /// Requirement `i` on `slot` as a phrase with its location, and the
+    /// decision that made it, explained.
+    fn requirement_and_why(&self, slot: usize, i: usize) -> (String, Vec<ExplainLine>) {
+        let req = &self.reqs[slot][i];
         let mut lines = Vec::new();
-        let (t, l) = self.phrase(slot, &reqs[i]);
-        if let Some(p) = reqs[i].origin.decided_by() {
+        let (t, l) = self.phrase(slot, req);
+        if let Some(p) = req.origin.decided_by() {
             self.why(p, 1, &mut lines);
         }
+        (with_loc(t, l.as_ref()), lines)
+    }
+
+    /// A requirement names another target than the cluster's.
+    fn explain_target(&self, slot: usize, i: usize) -> Explanation {
+        let (req, lines) = self.requirement_and_why(slot, i);
         self.explanation(
             format!(
-                "{}, but the cluster's target is `{}` ({})",
-                with_loc(t, l.as_ref()),
+                "{req}, but the cluster's target is `{}` ({})",
                 self.setup.target,
                 short_loc(self.setup.target_loc)
             ),
@@ -424,20 +430,14 @@ impl<'a> Solver<'a> {
 
     /// A requirement names a compiler the environment does not offer.
     fn explain_compiler(&self, slot: usize, i: usize) -> Explanation {
-        let reqs = &self.reqs[slot];
-        let mut lines = Vec::new();
-        let (t, l) = self.phrase(slot, &reqs[i]);
-        if let Some(p) = reqs[i].origin.decided_by() {
-            self.why(p, 1, &mut lines);
-        }
+        let (req, lines) = self.requirement_and_why(slot, i);
         let offered: Vec<String> = std::iter::once(self.setup.compiler)
             .chain(&self.setup.others)
             .map(|c| c.to_string())
             .collect();
         let mut e = self.explanation(
             format!(
-                "{}, but the stack builds with `{}` ({})",
-                with_loc(t, l.as_ref()),
+                "{req}, but the stack builds with `{}` ({})",
                 offered.join("`, `"),
                 short_loc(self.setup.compiler_loc)
             ),
