@@ -17,7 +17,7 @@ SUBSTITUTES = {
     "libtool": [{"debian": "libtool", "orig": "libtool_{v}.orig.tar.xz"}],
     "xz": [{"debian": "xz-utils", "orig": "xz-utils_{v}.orig.tar.xz"}],
     "bison": [{"debian": "bison", "orig": "bison_{v}+dfsg.orig.tar.xz", "fix": "bison-dfsg"}],
-    "boost": [{"debian": "boost1.90", "orig": "boost1.90_{v}.orig.tar.xz"}],
+    "boost": [{"debian": "boost1.90", "orig": "boost1.90_{v}.orig.tar.xz", "fix": "boost-jamgram"}],
     "hdf5": [{"debian": "hdf5", "orig": "hdf5_{v}+repack.orig.tar.gz"}],
     "gsl": [{"debian": "gsl", "orig": "gsl_{v}+dfsg.orig.tar.gz", "fix": "doc-stub"}],
     "texinfo": [{"debian": "texinfo", "other": ["6.8"], "orig": "texinfo_{v}.orig.tar.xz",
@@ -147,5 +147,14 @@ def fix_no_perfetto(t):
     return add_step(t, "pre_configure", json.dumps(["sed", "-i", "/perfetto-connector/d", "CMakeLists.txt"]))
 
 
+def fix_boost_jamgram(t):
+    """Debian's boost orig tarball is repacked without b2's generated parser (its rules remove
+    tools/build/src/engine/jamgram.{cpp,hpp} and make them again with bison, as here before the
+    bootstrap); upstream's release archive has them. bison becomes a build dependency."""
+    script = "cd tools/build && bison -y -d -o src/engine/jamgram.cpp src/engine/jamgram.y"
+    t = add_step(t, "pre_configure", json.dumps(["sh", "-c", script]))
+    return re.sub(r"(?m)^dependencies:\n", lambda m: m.group(0) + "  - {spec: bison, type: build}\n", t, count=1)
+
+
 FIXES = {"gcc-dfsg": fix_gcc_dfsg, "doc-stub": fix_doc_stub, "bison-dfsg": fix_bison_dfsg,
-         "autogen": fix_autogen, "no-perfetto": fix_no_perfetto}
+         "autogen": fix_autogen, "no-perfetto": fix_no_perfetto, "boost-jamgram": fix_boost_jamgram}
