@@ -236,3 +236,39 @@ fn a_partial_image_keeps_the_source_trees_of_what_failed() {
         "the failed package's source tree was pruned: {trees:?}\n{text}"
     );
 }
+
+/// A partial build whose audit fails makes no image and says why: the
+/// audit's findings are printed although packages failed too (they were
+/// not, and the run looked like an image was simply not written).
+#[test]
+fn a_partial_build_whose_audit_fails_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    project(t.path());
+    write(
+        t.path(),
+        "recipes/leaky.yaml",
+        "name: leaky\ndescription: links with an RPATH outside the stack\n\
+         versions:\n  - {version: \"1.0\", source: none}\n\
+         build:\n  system: generic\n  steps:\n    post_install:\n      - [sh, -c, \
+         \"printf 'int main(void){return 0;}\\\\n' > m.c && mkdir -p {{ prefix }}/bin && \
+         cc m.c -o {{ prefix }}/bin/m -Wl,--disable-new-dtags -Wl,-rpath,/home/nobody/lib\"]\n",
+    );
+    write(
+        t.path(),
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [good, leaky, user]\n",
+    );
+    let (code, text) = build(t.path(), &["--partial"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("2 built, 0 reused, 1 failed, 1 skipped"),
+        "{text}"
+    );
+    assert!(text.contains("/home/nobody/lib"), "{text}");
+    assert!(
+        text.contains("error: the linkage audit found problems"),
+        "{text}"
+    );
+    assert!(!text.contains("partial image:"), "{text}");
+    assert!(!t.path().join("build/store.squashfs").exists(), "{text}");
+}

@@ -274,12 +274,16 @@ fn render_outcome(outcome: &BuildOutcome) -> ExitCode {
         errln!("report: {}", page.display());
     }
     if !failed.is_empty() || skipped > 0 {
-        if !outcome.left_out.is_empty() && (outcome.image.is_some() || outcome.up_to_date) {
-            errln!(
-                "partial image: {} package(s) left out, listed in meta/{}",
-                outcome.left_out.len(),
-                stack::ops::LEFT_OUT_FILE
-            );
+        if !outcome.left_out.is_empty() {
+            if outcome.image.is_some() || outcome.up_to_date {
+                errln!(
+                    "partial image: {} package(s) left out, listed in meta/{}",
+                    outcome.left_out.len(),
+                    stack::ops::LEFT_OUT_FILE
+                );
+            }
+            // The audit's verdict too: a failed audit is why no partial
+            // image was made.
             render_result(outcome);
         }
         return ExitCode::from(1);
