@@ -91,7 +91,15 @@ pub fn external_dirs(job: &BuildJob) -> (Vec<PathBuf>, Vec<PathBuf>) {
 /// CMake ≥ 3.23, for what older modules add), and the directories that are
 /// allowed: `libc_dir` (populated with [`libc_libs`]), the
 /// [`default_include_dirs`] and the [`external_dirs`].
-pub fn cmake_args(job: &BuildJob, libc_dir: &Path) -> Vec<String> {
+///
+/// The dependencies' prefixes (`prefixes`, the build environment's
+/// `CMAKE_PREFIX_PATH`, `:`-separated) are given as the cache variable too:
+/// CMake searches the variables `CMAKE_PREFIX_PATH` then
+/// `CMAKE_INCLUDE_PATH` before the environment's `CMAKE_PREFIX_PATH`, so
+/// without it a header the host also has (`/usr/include/bzlib.h`) was found
+/// there first, and a find module that looks for the library beside its
+/// header (netcdf-c's `FindBz2`) took the host's library.
+pub fn cmake_args(job: &BuildJob, libc_dir: &Path, prefixes: Option<&str>) -> Vec<String> {
     let (libs, ext_incs) = external_dirs(job);
     let mut incs = default_include_dirs();
     for d in ext_incs {
@@ -107,10 +115,16 @@ pub fn cmake_args(job: &BuildJob, libc_dir: &Path) -> Vec<String> {
     };
     let mut libs_all = vec![libc_dir.to_path_buf()];
     libs_all.extend(libs);
-    vec![
-        "-DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=OFF".into(),
-        "-DCMAKE_SYSTEM_IGNORE_PREFIX_PATH=/usr;/usr/local".into(),
-        format!("-DCMAKE_LIBRARY_PATH={}", list(libs_all)),
-        format!("-DCMAKE_INCLUDE_PATH={}", list(incs)),
-    ]
+    let prefixes = prefixes
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("-DCMAKE_PREFIX_PATH={}", p.replace(':', ";")));
+    prefixes
+        .into_iter()
+        .chain([
+            "-DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=OFF".into(),
+            "-DCMAKE_SYSTEM_IGNORE_PREFIX_PATH=/usr;/usr/local".into(),
+            format!("-DCMAKE_LIBRARY_PATH={}", list(libs_all)),
+            format!("-DCMAKE_INCLUDE_PATH={}", list(incs)),
+        ])
+        .collect()
 }

@@ -104,7 +104,17 @@ impl Phases for KindCx<'_, '_> {
     fn cmake_host_args(&mut self) -> Result<Vec<String>, PhaseError> {
         let libc = self.ctx.stage.root.join("host-libc");
         host_tools::populate(&libc, &host_libs::libc_libs()).map_err(PackageError::from)?;
-        Ok(host_libs::cmake_args(self.ctx.job, &libc))
+        let prefixes = self
+            .ctx
+            .runner
+            .env
+            .get(std::ffi::OsStr::new("CMAKE_PREFIX_PATH"))
+            .map(|v| v.to_string_lossy().into_owned());
+        Ok(host_libs::cmake_args(
+            self.ctx.job,
+            &libc,
+            prefixes.as_deref(),
+        ))
     }
     fn package_name(&self) -> &str {
         &self.ctx.job.name

@@ -64,3 +64,39 @@ fn cmake_finds_the_usr_externals_a_recipe_declares() {
     assert!(value(&f, "z").ends_with("/libz.so"), "{f}");
     assert_eq!(value(&f, "zlib.h"), "/usr/include", "{f}");
 }
+
+#[test]
+fn a_dependencys_header_is_found_before_the_hosts() {
+    // A dependency that installs zlib.h and libz.so, as the host does: its
+    // prefix is searched before the compiler's default include directories
+    // (netcdf-c's FindBz2 found the host's bzlib.h first and took the
+    // library beside it).
+    let dep_root = tempfile::tempdir().unwrap();
+    let prefix = dep_root.path().join("zlib-1.0-abc");
+    fs_err::create_dir_all(prefix.join("include")).unwrap();
+    fs_err::create_dir_all(prefix.join("lib")).unwrap();
+    fs_err::write(
+        prefix.join("include/zlib.h"),
+        "/* a dependency's zlib.h */\n",
+    )
+    .unwrap();
+    fs_err::write(prefix.join("lib/libz.so"), "").unwrap();
+    let zlib = DepPrefix {
+        name: "zlib".into(),
+        hash: "abc".into(),
+        prefix: prefix.clone(),
+        kind: DepKind::Link,
+        executables: Vec::new(),
+    };
+    let f = found(vec![zlib]);
+    assert_eq!(
+        value(&f, "zlib.h"),
+        prefix.join("include").to_str().unwrap(),
+        "{f}"
+    );
+    assert_eq!(
+        value(&f, "z"),
+        prefix.join("lib/libz.so").to_str().unwrap(),
+        "{f}"
+    );
+}
