@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use stack::recipes::dependents::{dependents, dependents_transitive};
+use stack::ops::{dependents, dependents_transitive};
 
 use super::lookup::{RepoArgs, recipe};
 use super::{CliError, Global};

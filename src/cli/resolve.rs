@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use stack::ops::LockRules;
-use stack::resolve::render::{render_choices, render_dot, render_json, render_tree};
 use stack::settings::Flags;
 
 use super::inputs::InputArgs;
@@ -109,7 +108,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     };
     let settings = super::settings::resolve(&args.flags(), Some(&inputs.cluster));
     let resolved = stack::ops::resolve(&inputs, &rules, &settings)?;
-    let plan = resolved.plan;
+    let plan = &resolved.plan;
     if args.lock {
         let _ = writeln!(
             super::output::stderr(),
@@ -124,12 +123,12 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
         );
     }
     let mut text = match args.format {
-        Format::Tree => render_tree(&plan),
-        Format::Json => render_json(&plan),
-        Format::Dot => render_dot(&plan),
+        Format::Tree => resolved.tree(),
+        Format::Json => resolved.json(),
+        Format::Dot => resolved.dot(),
     };
     if args.explain {
-        let choices = render_choices(&plan);
+        let choices = resolved.choices();
         if args.format == Format::Tree {
             text.push_str(&choices);
         } else {
@@ -138,7 +137,7 @@ pub fn run(args: Args, _global: &Global) -> Result<ExitCode, CliError> {
     }
     // The process ends here: leave the plan and the parsed recipes to the
     // OS instead of freeing thousands of small objects one by one.
-    std::mem::forget(plan);
+    std::mem::forget(resolved);
     std::mem::forget(inputs);
     // A closed pipe (`| head`) is not an error worth reporting.
     super::output::out_bytes(text.as_bytes());

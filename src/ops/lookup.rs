@@ -9,6 +9,9 @@ use crate::recipes::{PackageRepo, RepoSearch};
 
 use super::OpError;
 
+/// The recipes that depend on a package (`stack dependents`).
+pub use crate::recipes::dependents::{Dependent, dependents, dependents_transitive};
+
 /// The repositories seen from `cwd` (or by the stack recipe `stack`) plus
 /// `flags`, searched in that order (logged); their index is cached below
 /// `cache_base` ([`crate::settings::Settings::cache_base`]).

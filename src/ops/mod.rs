@@ -43,6 +43,7 @@ mod lookup;
 mod rebuild;
 mod registry_access;
 mod remote;
+mod settings;
 mod sources;
 mod spack_import;
 mod stackinator;
@@ -68,12 +69,13 @@ pub use ci::{CiOutcome, CiRequest, ci_generate, ci_lock_file};
 pub use error::OpError;
 pub use image::{MetaCopy, Packed, pack_image, run_in_image, verify};
 pub use installed::{diff, find, find_compilers, find_externals};
-pub use lookup::package_repo;
+pub use lookup::{Dependent, dependents, dependents_transitive, package_repo};
 pub use rebuild::{RebuildInputs, rebuild_inputs};
 pub use registry_access::{
     RegistryAccess, generate_key, open_binary_cache, public_key, secret_key, signing_key,
 };
 pub use remote::{RemoteExecutor, SlurmRequest, slurm_executor};
+pub use settings::command_settings;
 pub use sources::{FetchOutcome, FetchPlan, checksum, create_recipe, fetch, fetch_plan, mirror};
 pub use spack_import::{ImportRequest, import_spack};
 pub use stackinator::{Converted, convert as stackinator_convert, is_stackinator};
@@ -104,6 +106,28 @@ pub struct Resolved {
     pub plan: Plan,
     /// The lock file read (and with [`LockRules::write`] written).
     pub lock_file: std::path::PathBuf,
+}
+
+impl Resolved {
+    /// Indented trees per environment (`stack resolve`'s default output).
+    pub fn tree(&self) -> String {
+        crate::resolve::render::render_tree(&self.plan)
+    }
+
+    /// The plan as JSON (`--format json`).
+    pub fn json(&self) -> String {
+        crate::resolve::render::render_json(&self.plan)
+    }
+
+    /// The plan as a graphviz digraph (`--format dot`).
+    pub fn dot(&self) -> String {
+        crate::resolve::render::render_dot(&self.plan)
+    }
+
+    /// Each choice the resolver made and why (`--explain`).
+    pub fn choices(&self) -> String {
+        crate::resolve::render::render_choices(&self.plan)
+    }
 }
 
 /// Resolve a loaded stack under the lock file rules (`stack resolve`): git
