@@ -169,3 +169,17 @@ fn mpi_compilers_are_the_providers_wrappers() {
         special.join("\n")
     );
 }
+
+/// Tools a shipped recipe's build runs that Spack finds on the host, found
+/// missing by a real build (issue 35), are declared build dependencies.
+#[test]
+fn tools_the_real_builds_needed_are_declared() {
+    let repo = builtin_repo();
+    for (package, tool) in [("netcdf-fortran", "m4")] {
+        let recipe = repo.get(package).unwrap();
+        let declared = recipe.dependencies.iter().any(|d| {
+            d.spec.text == tool && d.types.build && !d.types.link && d.when.is_none()
+        });
+        assert!(declared, "{package} does not declare {tool} as a build dependency");
+    }
+}
