@@ -430,10 +430,16 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
         // Some installers rewrite RPATHs (meson drops entries equal to its own
         // build RPATHs, which include dependency dirs): put the wrapper's back.
         ctx.enter(Phase::Relocate);
-        let r = relocate::ensure_rpaths(&ctx.rpaths, &ctx.host_prefix, &shared.map, &ctx.runner)?;
+        let r = relocate::ensure_rpaths(
+            &ctx.rpaths,
+            &ctx.host_prefix,
+            &shared.build_dir,
+            &shared.map,
+            &ctx.runner,
+        )?;
         if r.rpath_set > 0 {
             ctx.runner.log.line(&format!(
-                "==> RPATH fixed on {} files (entries the installer dropped restored, absent directories removed)",
+                "==> RPATH fixed on {} files (entries the installer dropped restored, absent directories and the build directory's removed)",
                 r.rpath_set
             ));
         }

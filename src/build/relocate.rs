@@ -117,17 +117,25 @@ pub fn relocate(
 /// Make sure every dynamic ELF file with `NEEDED` entries below
 /// `host_prefix` has all of `rpaths` (those that exist) in its RPATH, and
 /// no entry below the mount point that names no directory (the wrapper
-/// adds `<prefix>/lib64` before knowing whether the install creates it).
+/// adds `<prefix>/lib64` before knowing whether the install creates it),
+/// nor any entry in `build_dir` outside the mount point: the stage, its
+/// build tree and its `host-libc` links are gone once the build ends, yet
+/// CMake's `CMAKE_INSTALL_RPATH_USE_LINK_PATH` puts the directory of every
+/// library linked by path there (`find_library(m)` answers from the
+/// stage's `host-libc`).
 pub fn ensure_rpaths(
     rpaths: &[PathBuf],
     host_prefix: &Path,
+    build_dir: &Path,
     map: &PathMap,
     runner: &Runner<'_>,
 ) -> Result<Relocated, PackageError> {
     let dirs = existing_dirs(rpaths.iter().cloned(), map);
     let absent = |entry: &str| {
         let p = Path::new(entry);
-        p.is_absolute() && p.starts_with(&map.mount) && !map.to_host(p).is_dir()
+        let in_mount = p.starts_with(&map.mount);
+        p.is_absolute()
+            && ((in_mount && !map.to_host(p).is_dir()) || (!in_mount && p.starts_with(build_dir)))
     };
     fix_tree(
         &Relocation::default(),

@@ -100,3 +100,29 @@ fn a_dependencys_header_is_found_before_the_hosts() {
         "{f}"
     );
 }
+
+#[test]
+fn no_installed_rpath_names_the_build_directory() {
+    // find_library(m) gives the stage's glibc link (host-libc/libm.so);
+    // CMake's install RPATH then named that directory, which is gone with
+    // the stage (netcdf-c's programs had it, and their build tree's).
+    let tmp = tempfile::tempdir().unwrap();
+    let mount = tmp.path().join("ue");
+    let j = job(&mount, "linkm", fixture("linkm"), BuildSystem::new("cmake"));
+    let prefix = j.prefix.clone();
+    let mut g = BuildGraph::new();
+    g.add(j);
+    let build = tmp.path().join("build");
+    let opts = options(&build, &mount, MountMode::Direct);
+    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
+    assert_success(&summary);
+    let program = prefix.join("bin/usem");
+    let d = readelf(&program).unwrap();
+    let entries: Vec<&String> = d.rpath.iter().chain(&d.runpath).collect();
+    assert!(
+        entries.iter().all(|e| !Path::new(e).starts_with(&build)),
+        "an RPATH entry names the build directory {}: {entries:?}",
+        build.display()
+    );
+    assert_eq!(run_clean(&program).trim(), "4.0");
+}
