@@ -137,10 +137,16 @@ if [ "$mode" = modules ]; then
   . /usr/share/lmod/lmod/init/bash
   module use /user-environment/modules
   check "module avail" bash -c 'module -t avail 2>&1 | grep -c /'
-  check "module load" module load gcc hdf5 netcdf-c netcdf-fortran fftw openblas kokkos cmake ninja python cray-mpich
+  # In this shell, not in check's subshell: the loads must change this environment.
+  if module load gcc hdf5 netcdf-c netcdf-fortran fftw openblas kokkos cmake ninja python meson cray-mpich 2>load.err; then
+    echo "ok      module load: $(module -t list 2>&1 | tr '\n' ' ')"
+  else
+    echo "FAILED  module load"; tail -15 load.err | sed 's/^/        /'; fails=$((fails+1))
+  fi
   prefix_of() { dirname "$(dirname "$(command -v "$1")")"; }
   inc="" lib=""
-  for t in h5cc nc-config nf-config; do p=$(prefix_of $t); inc="$inc -I$p/include"; lib="$lib -L$p/lib -Wl,-rpath,$p/lib"; done
+  # hdf5 is built with MPI: its headers include mpi.h (the view has it in its one include/).
+  for t in h5cc nc-config nf-config mpicc; do p=$(prefix_of $t); inc="$inc -I$p/include"; lib="$lib -L$p/lib -Wl,-rpath,$p/lib"; done
   for pc in fftw3 openblas; do inc="$inc $(pkg-config --cflags $pc)"; lib="$lib $(pkg-config --libs-only-L $pc | sed 's/-L\([^ ]*\)/-L\1 -Wl,-rpath,\1/g')"; done
 else
   inc="-I/user-environment/env/default/include" lib="-L/user-environment/env/default/lib -Wl,-rpath,/user-environment/env/default/lib -L/user-environment/env/default/lib64 -Wl,-rpath,/user-environment/env/default/lib64"
