@@ -47,15 +47,44 @@ pub fn left_out(summary: &BuildSummary) -> Vec<LeftOut> {
         .collect()
 }
 
+/// `text` with each path that is `dir` or below it written as `BUILD…`
+/// (`/b` in `/b/stage` and `/b` alone, not in `/bad` or `/b-2`).
+fn without_dir(text: &str, dir: &str) -> String {
+    if dir.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(dir) {
+        let after = &rest[i + dir.len()..];
+        let whole = after
+            .chars()
+            .next()
+            .is_none_or(|c| c == '/' || !(c.is_alphanumeric() || "-_.+@~".contains(c)));
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { "BUILD" } else { dir });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The hashes of `left`.
 pub fn hashes(left: &[LeftOut]) -> BTreeSet<String> {
     left.iter().map(|l| l.hash.clone()).collect()
 }
 
 /// Writes `meta/left-out.json` (a JSON list, sorted by name) into `meta`.
-pub fn write(meta: &Path, left: &[LeftOut]) -> std::io::Result<()> {
+/// Paths in `build_dir` are written as `BUILD/…` (a failed command names
+/// its stage): the image does not depend on where it was built, so a
+/// rebuild elsewhere from the binary cache gives the same bytes.
+pub fn write(meta: &Path, left: &[LeftOut], build_dir: &Path) -> std::io::Result<()> {
     let mut sorted = left.to_vec();
     sorted.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.hash.cmp(&b.hash)));
+    let build = build_dir.to_string_lossy();
+    for l in &mut sorted {
+        l.why = without_dir(&l.why, &build);
+    }
     let mut text = serde_json::to_string_pretty(&sorted).map_err(std::io::Error::other)?;
     text.push('\n');
     crate::store::atomic::write_atomic(&meta.join(LEFT_OUT_FILE), text.as_bytes())
@@ -91,7 +120,9 @@ mod tests {
                     "bad",
                     PackageStatus::Failed {
                         phase: Phase::Build,
-                        message: "make failed".into(),
+                        message:
+                            "`make -C /b/stage/bad-1.0-x/build` failed in /b/stage/bad-1.0-x/build"
+                                .into(),
                         log_tail: Vec::new(),
                     },
                 ),
@@ -113,17 +144,31 @@ mod tests {
         let left = left_out(&summary);
         let names: Vec<&str> = left.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["bad", "user"]);
-        assert_eq!(left[0].why, "failed in build: make failed");
+        assert!(
+            left[0]
+                .why
+                .starts_with("failed in build: `make -C /b/stage/")
+        );
         assert_eq!(left[1].why, "dependency `bad` failed");
         assert_eq!(
             hashes(&left),
             BTreeSet::from(["badhash".to_string(), "userhash".to_string()])
         );
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), &left).unwrap();
+        write(dir.path(), &left, Path::new("/b")).unwrap();
         let text = fs_err::read_to_string(dir.path().join(LEFT_OUT_FILE)).unwrap();
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back[0]["name"], "bad");
+        assert_eq!(
+            without_dir("/b /bad /b-2 `/b`", "/b"),
+            "BUILD /bad /b-2 `BUILD`"
+        );
+        // The build directory is not in the image: a rebuild elsewhere
+        // writes the same file.
+        assert_eq!(
+            back[0]["why"],
+            "failed in build: `make -C BUILD/stage/bad-1.0-x/build` failed in BUILD/stage/bad-1.0-x/build"
+        );
         assert_eq!(back[1]["why"], "dependency `bad` failed");
     }
 }

@@ -590,7 +590,7 @@ impl<'a> Session<'a> {
                 store::Beneath::open(&outcome.store_dir)?.ensure_real_dir(Path::new("meta"))?;
             view::generate(&contents, &specs, modules.as_ref(), &meta, &store_meta)?;
             if !outcome.left_out.is_empty() {
-                partial::write(&store_meta, &outcome.left_out)?;
+                partial::write(&store_meta, &outcome.left_out, &s.build_dir)?;
             }
             if let Some(o) = s.owned.as_mut() {
                 o.record_generated()?;
