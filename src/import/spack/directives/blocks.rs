@@ -1,14 +1,149 @@
-//! Class-level blocks: `with when(…)` / `with default_args(…)`, `for`
-//! loops over literal lists, `if sys.platform …`.
+//! The class body on the statement walker: `with when(…)` / `with
+//! default_args(…)`, `for` loops over evaluable lists, `if sys.platform …`
+//! decided on Linux. A statement that cannot be read is recorded where it
+//! is and the walk carries on.
 
 use tree_sitter::Node;
 
 use crate::import::spack::directives::class_body::{ClassReader, Context, first_line};
 use crate::import::spack::directives::model::Kind;
-use crate::import::spack::evaluator::value::{Args, Evaluator, bind_target, children, text};
+use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::value::{
+    Args, Eval, Evaluator, Unevaluable, Value, bind_target, children, text,
+};
+use crate::import::spack::evaluator::walk::{Collector, frame_in};
+
+impl<'a> Collector<'a> for ClassReader<'a> {
+    frame_in!(f);
+
+    fn expression(&mut self, e: Node) -> Eval<()> {
+        match e.kind() {
+            "call" => self.call(e),
+            "assignment" => self.assignment(e),
+            "augmented_assignment" if self.augmented_assignment(e) => {}
+            _ => return self.other_expression(e),
+        }
+        Ok(())
+    }
+
+    /// Strings are docstrings and comments; anything else is recorded.
+    fn other_expression(&mut self, e: Node) -> Eval<()> {
+        if e.kind() != "concatenated_string" {
+            let line = e.start_position().row + 1;
+            let stmt = e.parent().unwrap_or(e);
+            self.pkg.untranslated(
+                line,
+                Kind::Directive,
+                format!("class-level {}", e.kind()),
+                first_line(stmt, self.src),
+            );
+        }
+        Ok(())
+    }
+
+    fn with_statement(&mut self, stmt: Node) -> Eval<()> {
+        self.with_block(stmt);
+        Ok(())
+    }
+
+    fn other_statement(&mut self, stmt: Node) -> Eval<()> {
+        match stmt.kind() {
+            "function_definition" => self.method(stmt, stmt),
+            "decorated_definition" => {
+                if let Some(def) = stmt.child_by_field_name("definition") {
+                    self.method(stmt, def);
+                }
+            }
+            "import_statement" | "import_from_statement" => {}
+            other => self.pkg.untranslated(
+                stmt.start_position().row + 1,
+                Kind::Directive,
+                format!("class-level {other}"),
+                first_line(stmt, self.src),
+            ),
+        }
+        Ok(())
+    }
+
+    /// No `return` ends a class body: it is recorded like any statement
+    /// that cannot be read.
+    fn return_statement(&mut self, stmt: Node) -> Eval<()> {
+        self.other_statement(stmt)
+    }
+
+    fn ret(&mut self, _stmt: Node, _cond: Cond) -> Eval<()> {
+        Ok(())
+    }
+
+    /// `if sys.platform == "darwin":` and the like, with `elif`/`else`:
+    /// each condition is evaluated when it can be (on Linux; `Version(v) >=
+    /// Version("4.2")` over loop variables), else the `if` is recorded.
+    fn condition(&self, node: Node) -> Eval<Cond> {
+        let platform = text(node, self.src);
+        let holds = if platform.contains("sys.platform") || platform.contains("platform.system") {
+            platform_holds_on_linux(platform)
+        } else {
+            Evaluator::new(self.src, &self.scope).eval(node)?.truthy()
+        };
+        Ok(if holds { Cond::True } else { Cond::False })
+    }
+
+    fn loop_items(&self, iterable: Node) -> Eval<Vec<Value>> {
+        let items = match Evaluator::new(self.src, &self.scope).eval(iterable) {
+            Ok(v) => v.iter_items(),
+            Err(_) => None,
+        };
+        items.ok_or_else(|| {
+            Unevaluable::new(iterable, format!("loop over {}", text(iterable, self.src)))
+        })
+    }
+
+    fn bind_item(&mut self, target: Node, item: Value) -> Eval<()> {
+        self.scope.push();
+        let bound = bind_target(target, self.src, item, &mut self.scope);
+        if bound.is_err() {
+            self.scope.pop();
+        }
+        bound
+    }
+
+    fn item_done(&mut self) {
+        self.scope.pop();
+    }
+
+    /// An `if` none of whose conditions could be decided, a loop over what
+    /// does not evaluate to a list or whose items do not bind.
+    fn failed(&mut self, stmt: Node, e: Unevaluable) -> Eval<()> {
+        let line = stmt.start_position().row + 1;
+        match stmt.kind() {
+            "if_statement" => self.pkg.untranslated(
+                line,
+                Kind::Directive,
+                "class-level if",
+                first_line(stmt, self.src),
+            ),
+            // A `for` without its parts (a syntax error, reported as such).
+            "for_statement"
+                if ["left", "right", "body"]
+                    .iter()
+                    .any(|f| stmt.child_by_field_name(f).is_none()) => {}
+            "for_statement" => {
+                self.pkg
+                    .untranslated(line, Kind::Directive, "class-level loop", e.what)
+            }
+            other => self.pkg.untranslated(
+                e.line,
+                Kind::Directive,
+                format!("class-level {other}"),
+                e.what,
+            ),
+        }
+        Ok(())
+    }
+}
 
 impl ClassReader<'_> {
-    pub(crate) fn with_block(&mut self, stmt: Node, builder: Option<&str>) {
+    pub(crate) fn with_block(&mut self, stmt: Node) {
         let line = stmt.start_position().row + 1;
         let body = stmt.child_by_field_name("body");
         let clause = children(stmt)
@@ -34,7 +169,8 @@ impl ClassReader<'_> {
             }
         }
         if let Some(body) = body {
-            self.block(&children(body), builder);
+            // Every statement's failure is recorded where it is (`failed`).
+            let _ = self.block(&children(body));
         }
         for _ in 0..pushed {
             self.context.pop();
@@ -76,102 +212,6 @@ impl ClassReader<'_> {
             }
             _ => Err(format!("with {}", first_line(value, self.src))),
         }
-    }
-
-    pub(crate) fn for_loop(&mut self, stmt: Node, builder: Option<&str>) {
-        let line = stmt.start_position().row + 1;
-        let (Some(left), Some(right), Some(body)) = (
-            stmt.child_by_field_name("left"),
-            stmt.child_by_field_name("right"),
-            stmt.child_by_field_name("body"),
-        ) else {
-            return;
-        };
-        let items = match Evaluator::new(self.src, &self.scope).eval(right) {
-            Ok(v) => v.iter_items(),
-            Err(_) => None,
-        };
-        let Some(items) = items else {
-            self.pkg.untranslated(
-                line,
-                Kind::Directive,
-                "class-level loop",
-                format!("loop over {}", text(right, self.src)),
-            );
-            return;
-        };
-        let stmts = children(body);
-        for item in items {
-            self.scope.push();
-            if let Err(e) = bind_target(left, self.src, item, &mut self.scope) {
-                self.scope.pop();
-                self.pkg
-                    .untranslated(line, Kind::Directive, "class-level loop", e.what);
-                return;
-            }
-            self.block(&stmts, builder);
-            self.scope.pop();
-        }
-    }
-
-    /// `if sys.platform == "darwin":` and the like at class level, with
-    /// `elif`/`else`: each condition is evaluated when it can be (on Linux;
-    /// `Version(v) >= Version("4.2")` over loop variables), else the `if` is
-    /// recorded.
-    pub(crate) fn class_if(&mut self, stmt: Node, builder: Option<&str>) {
-        let line = stmt.start_position().row + 1;
-        let mut cursor = stmt.walk();
-        let alternatives: Vec<Node> = stmt
-            .children_by_field_name("alternative", &mut cursor)
-            .collect();
-        let mut clauses = vec![(
-            stmt.child_by_field_name("condition"),
-            stmt.child_by_field_name("consequence"),
-        )];
-        for alt in alternatives {
-            match alt.kind() {
-                "elif_clause" => clauses.push((
-                    alt.child_by_field_name("condition"),
-                    alt.child_by_field_name("consequence"),
-                )),
-                _ => clauses.push((None, alt.child_by_field_name("body"))),
-            }
-        }
-        for (cond, body) in clauses {
-            let taken = match cond {
-                None => Some(true),
-                Some(c) => self.condition_value(c),
-            };
-            match taken {
-                None => {
-                    self.pkg.untranslated(
-                        line,
-                        Kind::Directive,
-                        "class-level if",
-                        first_line(stmt, self.src),
-                    );
-                    return;
-                }
-                Some(false) => {}
-                Some(true) => {
-                    if let Some(body) = body {
-                        self.block(&children(body), builder);
-                    }
-                    return;
-                }
-            }
-        }
-    }
-
-    fn condition_value(&self, cond: Node) -> Option<bool> {
-        let platform = text(cond, self.src);
-        if platform.contains("sys.platform") || platform.contains("platform.system") {
-            return Some(platform_holds_on_linux(platform));
-        }
-        Evaluator::new(self.src, &self.scope)
-            .eval(cond)
-            .ok()
-            .map(|v| v.truthy())
     }
 }
 

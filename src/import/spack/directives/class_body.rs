@@ -9,6 +9,7 @@ use tree_sitter::Node;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
 use crate::import::spack::evaluator::value::{Evaluator, Scope, Value, children, text};
+use crate::import::spack::evaluator::walk::{Collector, Frame};
 use crate::import::spack::reader::parsed::{ParseError, Parsed};
 
 /// Directive functions of Spack's package API.
@@ -108,10 +109,12 @@ fn read(
         return pkg;
     };
     let mut reader = ClassReader {
+        f: Frame::new(src, &[]),
         src,
         pkg: &mut pkg,
         scope: module_scope,
         context: Vec::new(),
+        builder: None,
     };
     // Base classes defined in this file first: their directives and hooks
     // apply, the package's own come after (and replace same-named methods).
@@ -265,11 +268,18 @@ pub(crate) struct Context {
     pub(crate) defaults: Vec<(String, Value)>,
 }
 
+/// The collector of a class body on the statement walker
+/// (`directives::blocks`): directives, attributes and methods, under the
+/// `with` contexts open.
 pub(crate) struct ClassReader<'a> {
+    pub(crate) f: Frame<'a>,
     pub(crate) src: &'a str,
     pub(crate) pkg: &'a mut SpackPackage,
     pub(crate) scope: Scope,
     pub(crate) context: Vec<Context>,
+    /// The build system of the builder class being read (`None`: the
+    /// package class).
+    pub(crate) builder: Option<String>,
 }
 
 impl ClassReader<'_> {
@@ -306,59 +316,13 @@ impl ClassReader<'_> {
                 self.pkg.docstring = Some(doc);
             }
         }
-        self.block(&stmts, builder.as_deref());
+        self.builder = builder;
+        // Every statement's failure is recorded where it is (`failed`).
+        let _ = self.block(&stmts);
         self.scope.pop();
     }
 
-    pub(crate) fn block(&mut self, stmts: &[Node], builder: Option<&str>) {
-        for stmt in stmts {
-            self.statement(*stmt, builder);
-        }
-    }
-
-    fn statement(&mut self, stmt: Node, builder: Option<&str>) {
-        let line = stmt.start_position().row + 1;
-        match stmt.kind() {
-            "expression_statement" => self.expression_statement(stmt, builder),
-            "with_statement" => self.with_block(stmt, builder),
-            "for_statement" => self.for_loop(stmt, builder),
-            "function_definition" => self.method(stmt, stmt, builder),
-            "decorated_definition" => {
-                if let Some(def) = stmt.child_by_field_name("definition") {
-                    self.method(stmt, def, builder);
-                }
-            }
-            "pass_statement" | "import_statement" | "import_from_statement" => {}
-            "if_statement" => self.class_if(stmt, builder),
-            other => self.pkg.untranslated(
-                line,
-                Kind::Directive,
-                format!("class-level {other}"),
-                first_line(stmt, self.src),
-            ),
-        }
-    }
-
-    fn expression_statement(&mut self, stmt: Node, builder: Option<&str>) {
-        let line = stmt.start_position().row + 1;
-        let Some(expr) = children(stmt).first().copied() else {
-            return;
-        };
-        match expr.kind() {
-            "string" | "concatenated_string" => {} // docstrings and comments-as-strings
-            "call" => self.call(expr),
-            "assignment" => self.assignment(expr, builder),
-            "augmented_assignment" if self.augmented_assignment(expr, builder) => {}
-            _ => self.pkg.untranslated(
-                line,
-                Kind::Directive,
-                format!("class-level {}", expr.kind()),
-                first_line(stmt, self.src),
-            ),
-        }
-    }
-
-    fn assignment(&mut self, assign: Node, builder: Option<&str>) {
+    pub(crate) fn assignment(&mut self, assign: Node) {
         let line = assign.start_position().row + 1;
         let (Some(left), Some(right)) = (
             assign.child_by_field_name("left"),
@@ -388,7 +352,7 @@ impl ClassReader<'_> {
                         &mut self.scope,
                     );
                 }
-                let key = match builder {
+                let key = match &self.builder {
                     Some(b) => format!("{b}:{name}"),
                     None => name,
                 };
@@ -408,7 +372,7 @@ impl ClassReader<'_> {
 
     /// `pypi += "name-1.0.tar.gz"` on a string (or list) attribute of the
     /// class body: the attribute as built. `false`: not such a statement.
-    fn augmented_assignment(&mut self, assign: Node, builder: Option<&str>) -> bool {
+    pub(crate) fn augmented_assignment(&mut self, assign: Node) -> bool {
         let line = assign.start_position().row + 1;
         let (Some(left), Some(right), Some(op)) = (
             assign.child_by_field_name("left"),
@@ -433,7 +397,7 @@ impl ClassReader<'_> {
             _ => return false,
         };
         self.scope.set(&name, value.clone());
-        let key = match builder {
+        let key = match &self.builder {
             Some(b) => format!("{b}:{name}"),
             None => name,
         };
@@ -441,7 +405,7 @@ impl ClassReader<'_> {
         true
     }
 
-    fn call(&mut self, call: Node) {
+    pub(crate) fn call(&mut self, call: Node) {
         let line = call.start_position().row + 1;
         let func = call
             .child_by_field_name("function")
@@ -470,7 +434,7 @@ impl ClassReader<'_> {
         }
     }
 
-    fn method(&mut self, outer: Node, def: Node, builder: Option<&str>) {
+    pub(crate) fn method(&mut self, outer: Node, def: Node) {
         if def.kind() != "function_definition" {
             return;
         }
@@ -484,7 +448,7 @@ impl ClassReader<'_> {
             .map(|d| text(d, self.src).trim_start_matches('@').to_string())
             .collect();
         // A static method class attributes may call (`QtPackage.get_url`).
-        if builder.is_none() && decorators.iter().any(|d| d == "staticmethod") {
+        if self.builder.is_none() && decorators.iter().any(|d| d == "staticmethod") {
             if let Some(Value::Str(class)) = self.scope.get("__qualname__").cloned() {
                 let source = self.src[outer.byte_range()].to_string();
                 self.scope
@@ -495,7 +459,7 @@ impl ClassReader<'_> {
             name,
             line: outer.start_position().row + 1,
             decorators,
-            builder: builder.map(str::to_string),
+            builder: self.builder.clone(),
             range: outer.byte_range(),
         });
     }

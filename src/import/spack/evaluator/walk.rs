@@ -7,8 +7,12 @@
 //!
 //! The collectors: hook bodies (`statements::Body`), `flag_handler`
 //! (`hooks::flags`), `url_for_version` for one version (`url_method`: its
-//! conditions decide, so one arm runs) and module-level loops
-//! (`directives::module_loops`: items bound in the module's scope).
+//! conditions decide, so one arm runs), module-level loops
+//! (`directives::module_loops`: items bound in the module's scope),
+//! directory properties (`hooks::property`: each `return` under its arm's
+//! condition) and class bodies (`directives::class_body`: conditions
+//! decided on Linux, loops over evaluable lists, `with` contexts; what
+//! cannot be read is recorded and the walk carries on).
 
 use tree_sitter::Node;
 
@@ -28,6 +32,9 @@ pub(crate) struct Frame<'a> {
     pub(crate) cond: Cond,
     /// The conditions of the enclosing `if` arms only.
     pub(crate) arms: Cond,
+    /// The condition of the innermost arm as written (`True`: an `else`,
+    /// or no arm).
+    pub(crate) arm: Cond,
     /// The condition under which no `return` ran yet: after `if c: return
     /// x`, the rest of the body runs under `not c`.
     pub(crate) live: Cond,
@@ -46,6 +53,7 @@ impl<'a> Frame<'a> {
             e: Exprs::new(src, variants),
             cond: Cond::True,
             arms: Cond::True,
+            arm: Cond::True,
             live: Cond::True,
             done: false,
             path: Vec::new(),
@@ -115,9 +123,17 @@ pub(crate) trait Collector<'a> {
             if self.stopped() {
                 break;
             }
-            self.statement(*stmt)?;
+            if let Err(e) = self.statement(*stmt) {
+                self.failed(*stmt, e)?;
+            }
         }
         Ok(())
+    }
+
+    /// A statement of a block could not be walked: its error ends the walk
+    /// unless the collector records it and carries on (the class body).
+    fn failed(&mut self, _stmt: Node, e: Unevaluable) -> Eval<()> {
+        Err(e)
     }
 
     fn statement(&mut self, stmt: Node) -> Eval<()> {
@@ -173,14 +189,12 @@ pub(crate) trait Collector<'a> {
             .ok_or_else(|| missing("if"))?;
         let arm_cond =
             |rest: &Cond, c: &Cond, outer: &Cond| outer.clone().and(rest.clone()).and(c.clone());
-        self.branch(
-            (id, 0),
-            (
-                arm_cond(&Cond::True, &c, &outer),
-                arm_cond(&Cond::True, &c, &outer_arms),
-            ),
-            then,
-        )?;
+        let conds = (
+            arm_cond(&Cond::True, &c, &outer),
+            arm_cond(&Cond::True, &c, &outer_arms),
+            c.clone(),
+        );
+        self.branch((id, 0), conds, then)?;
         let mut rest = c.not();
         let mut cursor = stmt.walk();
         let alternatives: Vec<Node> = stmt
@@ -203,6 +217,7 @@ pub(crate) trait Collector<'a> {
                     let conds = (
                         arm_cond(&rest, &c, &outer),
                         arm_cond(&rest, &c, &outer_arms),
+                        c.clone(),
                     );
                     self.branch(arm, conds, body)?;
                     rest = rest.and(c.not());
@@ -214,6 +229,7 @@ pub(crate) trait Collector<'a> {
                     let conds = (
                         outer.clone().and(rest.clone()),
                         outer_arms.clone().and(rest.clone()),
+                        Cond::True,
                     );
                     self.branch(arm, conds, body)?;
                 }
@@ -226,21 +242,24 @@ pub(crate) trait Collector<'a> {
         Ok(())
     }
 
-    /// One arm: `conds` is (the condition it runs under, its arms only).
-    fn branch(&mut self, arm: (usize, usize), conds: (Cond, Cond), body: Node) -> Eval<()> {
+    /// One arm: `conds` is (the condition it runs under, its arms only,
+    /// its own as written).
+    fn branch(&mut self, arm: (usize, usize), conds: (Cond, Cond, Cond), body: Node) -> Eval<()> {
         if conds.0 == Cond::False || conds.1 == Cond::False {
             return Ok(());
         }
-        let (saved, saved_arms) = {
+        let (saved, saved_arms, saved_arm) = {
             let f = self.frame_mut();
             f.path.push(arm);
             (
                 std::mem::replace(&mut f.cond, conds.0),
                 std::mem::replace(&mut f.arms, conds.1),
+                std::mem::replace(&mut f.arm, conds.2),
             )
         };
         let r = self.block(&children(body));
         let f = self.frame_mut();
+        let returned = f.done;
         f.path.pop();
         if f.done && f.live != Cond::False {
             // A conditional return: the statements after this block run
@@ -249,7 +268,15 @@ pub(crate) trait Collector<'a> {
         }
         f.cond = saved.and(f.live.clone());
         f.arms = saved_arms;
-        r
+        f.arm = saved_arm;
+        r?;
+        self.arm_end(body, returned)
+    }
+
+    /// After an arm that ran (`body`, the block of its statements);
+    /// `returned`: a `return` ended it.
+    fn arm_end(&mut self, _body: Node, _returned: bool) -> Eval<()> {
+        Ok(())
     }
 
     /// `for x in <literal list>:`: the body once per item.

@@ -7,9 +7,10 @@
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::{Cond, if_else};
-use crate::import::spack::evaluator::exprs::{Exprs, first_words};
+use crate::import::spack::evaluator::exprs::{Exprs, err, first_words};
 use crate::import::spack::evaluator::value::{Eval, Unevaluable, children};
 use crate::import::spack::evaluator::variant_info::VariantInfo;
+use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
 /// The source subdirectory a directory property returns, as a template;
 /// `.` is the source tree itself.
@@ -18,13 +19,21 @@ pub fn property_subdir(def: Node, method_src: &str, variants: &[VariantInfo]) ->
     let body = def
         .child_by_field_name("body")
         .ok_or_else(|| Unevaluable::new(def, "method body"))?;
-    let e = Exprs::new(method_src, variants);
-    let mut out = Vec::new();
-    returns(&e, &children(body), body, &mut out)?;
-    // The last branch is the fallback; earlier ones take their condition.
+    let mut run = Returns {
+        f: Frame::new(method_src, variants),
+        out: Vec::new(),
+    };
+    let stmts = children(body);
+    run.block(&stmts)?;
+    let mut out = run.out;
+    // The last return is the fallback; earlier ones take their condition.
     let mut template = match out.pop() {
-        Some((_, t)) => t,
-        None => return Err(Unevaluable::new(body, "property without a return")),
+        Some((Cond::True, t)) => t,
+        Some(_) => {
+            let at = stmts.last().copied().unwrap_or(body);
+            return err(at, "if without else in a property");
+        }
+        None => return err(body, "property without a return"),
     };
     while let Some((c, t)) = out.pop() {
         template = if_else(&c, &t, &template);
@@ -32,92 +41,60 @@ pub fn property_subdir(def: Node, method_src: &str, variants: &[VariantInfo]) ->
     Ok(template)
 }
 
-/// Collect `(condition, directory)` of each return, in order; every path
-/// of the block must end in a return (the last one is unconditional).
-fn returns(e: &Exprs, stmts: &[Node], at: Node, out: &mut Vec<(Cond, String)>) -> Eval<()> {
-    let Some((last, first)) = stmts.split_last() else {
-        return Err(Unevaluable::new(at, "block without a return"));
-    };
-    for s in first {
-        match s.kind() {
-            _ if is_docstring(e, *s) => {}
-            // `if c: return a` followed by more statements.
-            "if_statement" => if_returns(e, *s, false, out)?,
-            _ => {
-                return Err(Unevaluable::new(
-                    *s,
-                    format!("statement `{}`", first_words(e.t(*s))),
-                ));
-            }
-        }
+/// The collector of a directory property: each `return`, in order, with
+/// the condition of the one arm it sits in (an `if`/`elif` arm ends in its
+/// return, so reaching a later one means the earlier ones did not hold).
+struct Returns<'a> {
+    f: Frame<'a>,
+    out: Vec<(Cond, String)>,
+}
+
+impl<'a> Collector<'a> for Returns<'a> {
+    frame_in!(f);
+
+    fn expression(&mut self, e: Node) -> Eval<()> {
+        self.refused(e)
     }
-    match last.kind() {
-        "return_statement" => {
-            let value = children(*last)
-                .first()
-                .copied()
-                .ok_or_else(|| Unevaluable::new(*last, "return without a value"))?;
-            out.push((Cond::True, directory(e, value)?));
-            Ok(())
+
+    fn other_statement(&mut self, stmt: Node) -> Eval<()> {
+        self.refused(stmt)
+    }
+
+    fn with_statement(&mut self, stmt: Node) -> Eval<()> {
+        self.refused(stmt)
+    }
+
+    fn check_loop(&self, stmt: Node, _iterable: Node) -> Eval<()> {
+        self.refused(stmt)
+    }
+
+    fn ret(&mut self, stmt: Node, _cond: Cond) -> Eval<()> {
+        if self.f.path.len() > 1 {
+            return err(stmt, "nested conditions in a property");
         }
-        "if_statement" => if_returns(e, *last, true, out),
-        _ => Err(Unevaluable::new(
-            *last,
-            format!("statement `{}`", first_words(e.t(*last))),
-        )),
+        let value = children(stmt)
+            .first()
+            .copied()
+            .ok_or_else(|| Unevaluable::new(stmt, "return without a value"))?;
+        let dir = directory(&self.f.e, value)?;
+        self.out.push((self.f.arm.clone(), dir));
+        Ok(())
+    }
+
+    fn arm_end(&mut self, body: Node, returned: bool) -> Eval<()> {
+        let else_arm = body.parent().is_some_and(|p| p.kind() == "else_clause");
+        match returned || else_arm {
+            true => Ok(()),
+            false => err(body, "block without a return"),
+        }
     }
 }
 
-fn is_docstring(e: &Exprs, s: Node) -> bool {
-    s.kind() == "expression_statement"
-        && children(s).first().is_some_and(|c| c.kind() == "string")
-        && !e.t(s).is_empty()
-}
-
-/// `if c: return a` / `elif d: return b` / `else: return c` (the `else`
-/// required when nothing follows).
-fn if_returns(e: &Exprs, stmt: Node, needs_else: bool, out: &mut Vec<(Cond, String)>) -> Eval<()> {
-    let missing = || Unevaluable::new(stmt, "if");
-    let c = e.cond(stmt.child_by_field_name("condition").ok_or_else(missing)?)?;
-    let then = stmt
-        .child_by_field_name("consequence")
-        .ok_or_else(missing)?;
-    branch(e, c, then, out)?;
-    let mut cursor = stmt.walk();
-    let alternatives: Vec<Node> = stmt
-        .children_by_field_name("alternative", &mut cursor)
-        .collect();
-    for alt in alternatives {
-        match alt.kind() {
-            "elif_clause" => {
-                let c = e.cond(alt.child_by_field_name("condition").ok_or_else(missing)?)?;
-                let body = alt.child_by_field_name("consequence").ok_or_else(missing)?;
-                branch(e, c, body, out)?;
-            }
-            "else_clause" if needs_else => {
-                let body = alt.child_by_field_name("body").ok_or_else(missing)?;
-                return returns(e, &children(body), body, out);
-            }
-            "else_clause" => return Err(Unevaluable::new(alt, "else before more statements")),
-            _ => {}
-        }
-    }
-    if needs_else {
-        return Err(Unevaluable::new(stmt, "if without else in a property"));
-    }
-    Ok(())
-}
-
-/// A branch must be a single return (nested conditions are not combined).
-fn branch(e: &Exprs, c: Cond, body: Node, out: &mut Vec<(Cond, String)>) -> Eval<()> {
-    let mut inner = Vec::new();
-    returns(e, &children(body), body, &mut inner)?;
-    match inner.as_slice() {
-        [(Cond::True, t)] => {
-            out.push((c, t.clone()));
-            Ok(())
-        }
-        _ => Err(Unevaluable::new(body, "nested conditions in a property")),
+impl Returns<'_> {
+    /// A statement a property may not have: only `if`s and `return`s.
+    fn refused<T>(&self, stmt: Node) -> Eval<T> {
+        let words = first_words(self.f.e.t(stmt));
+        err(stmt, format!("statement `{words}`"))
     }
 }
 
@@ -182,5 +159,21 @@ def root_cmakelists_dir(self):
         );
         let prefix = "def configure_directory(self):\n    return self.prefix\n";
         assert!(property_subdir(prefix, &[]).is_err());
+        let nested = "def configure_directory(self):\n    if self.spec.satisfies(\"@2:\"):\n        if self.spec.satisfies(\"+x\"):\n            return \"x\"\n    return \"y\"\n";
+        let e = property_subdir(nested, &[]).unwrap_err();
+        assert_eq!(
+            (e.line, e.what.as_str()),
+            (4, "nested conditions in a property")
+        );
+        let empty_arm = "def configure_directory(self):\n    if self.spec.satisfies(\"@2:\"):\n        pass\n    return \"y\"\n";
+        assert_eq!(
+            property_subdir(empty_arm, &[]).unwrap_err().what,
+            "block without a return"
+        );
+        let assign = "def configure_directory(self):\n    d = \"x\"\n    return d\n";
+        assert_eq!(
+            property_subdir(assign, &[]).unwrap_err().what,
+            "statement `d = \"x\"`"
+        );
     }
 }
