@@ -390,32 +390,11 @@ fn stage_and_dep_dirs(shared: &Shared<'_>, job: &BuildJob) -> (StageDirs, env::D
     (stage, dep_dirs)
 }
 
-fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+/// After the install: a `binary` package's tree relocated; a compiled
+/// package's RPATHs checked (see [`relocate::ensure_rpaths`]) and its build
+/// IDs recomputed from the installed bytes.
+fn relocate_installed(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
     let job = ctx.job;
-    // Stage: a leftover prefix of an interrupted build goes first.
-    store::wipe(&ctx.host_prefix)?;
-    remove_tree(&ctx.stage.root)?;
-    copy_tree(&job.source_dir, &ctx.stage.src)?;
-    for f in &job.filters {
-        let n = crate::file_filter::apply(&ctx.stage.src, f)?;
-        ctx.runner.log.line(&format!(
-            "==> filtered {} ({n} lines changed): {} → {}",
-            f.file, f.regex, f.replace
-        ));
-    }
-    for d in [&ctx.stage.build, &ctx.stage.home, &ctx.stage.tmp] {
-        fs_err::create_dir_all(d)?;
-    }
-    host_tools::populate(&ctx.stage.tools, &job_host_tools(job))?;
-    record_build_env(shared, ctx)?;
-    fs_err::create_dir_all(&ctx.host_prefix)?;
-
-    phases::run(ctx)?;
-    if job.system.logic.is_some() {
-        keep_run_env(ctx)?;
-    }
-    scrub_build_paths(shared, ctx)?;
-
     if let Some(rel) = &job.relocate {
         ctx.enter(Phase::Relocate);
         ctx.runner
@@ -450,6 +429,36 @@ fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageEr
             ));
         }
     }
+    Ok(())
+}
+
+fn run_phases(shared: &Shared<'_>, ctx: &mut PkgCtx<'_>) -> Result<(), PackageError> {
+    let job = ctx.job;
+    // Stage: a leftover prefix of an interrupted build goes first.
+    store::wipe(&ctx.host_prefix)?;
+    remove_tree(&ctx.stage.root)?;
+    copy_tree(&job.source_dir, &ctx.stage.src)?;
+    for f in &job.filters {
+        let n = crate::file_filter::apply(&ctx.stage.src, f)?;
+        ctx.runner.log.line(&format!(
+            "==> filtered {} ({n} lines changed): {} → {}",
+            f.file, f.regex, f.replace
+        ));
+    }
+    for d in [&ctx.stage.build, &ctx.stage.home, &ctx.stage.tmp] {
+        fs_err::create_dir_all(d)?;
+    }
+    host_tools::populate(&ctx.stage.tools, &job_host_tools(job))?;
+    record_build_env(shared, ctx)?;
+    fs_err::create_dir_all(&ctx.host_prefix)?;
+
+    phases::run(ctx)?;
+    if job.system.logic.is_some() {
+        keep_run_env(ctx)?;
+    }
+    scrub_build_paths(shared, ctx)?;
+
+    relocate_installed(shared, ctx)?;
 
     ctx.enter(Phase::Register);
     store::normalize_modes(&ctx.host_prefix)?;
