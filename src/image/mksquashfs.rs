@@ -7,7 +7,10 @@
 //! stackinator uses the current time), `-no-xattrs`, and
 //! `-action 'chmod(a+rX)@true'` (stackinator runs `chmod -R a+rX` on the store
 //! instead; the action leaves the store untouched). `-exit-on-error` (4.5+)
-//! turns unreadable files into failures instead of silent omissions.
+//! turns unreadable files into failures instead of silent omissions;
+//! `-no-hardlinks` (4.5+) stores hard links as files, so a prefix built in
+//! place and the same prefix installed from the binary cache (copies) give
+//! the same image, as the embedded writer does.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -119,6 +122,11 @@ pub fn args(
     push(&["-action", "chmod(a+rX)@true"]);
     if tool.release >= (4, 5) {
         push(&["-exit-on-error"]);
+        // Hard links stored as files (their bytes once, by duplicate
+        // detection): a prefix built in place has hard links (ncurses'
+        // terminfo) where the same prefix installed from the binary cache
+        // has copies, and the image must not tell them apart.
+        push(&["-no-hardlinks"]);
     }
     if let Some(n) = opts.processors {
         push(&["-processors", &n.to_string()]);
@@ -202,7 +210,7 @@ mod tests {
             "/b/store /b/store.squashfs -noappend -no-recovery -quiet -no-progress \
              -comp gzip -Xcompression-level 3 -b 131072 -reproducible \
              -force-uid 65534 -force-gid 65534 -all-time 315576060 -mkfs-time 315576060 \
-             -no-xattrs -action chmod(a+rX)@true -exit-on-error"
+             -no-xattrs -action chmod(a+rX)@true -exit-on-error -no-hardlinks"
         );
     }
 }
