@@ -22,12 +22,20 @@ fn found(deps: Vec<DepPrefix>) -> String {
     );
     j.deps = deps;
     let prefix = j.prefix.clone();
+    build_alone(tmp.path(), &mount, j);
+    fs_err::read_to_string(prefix.join("share/found.txt")).unwrap()
+}
+
+/// Builds `j` alone into `mount` (direct), in the build directory
+/// `<tmp>/build`, which is returned.
+fn build_alone(tmp: &Path, mount: &Path, j: BuildJob) -> std::path::PathBuf {
     let mut g = BuildGraph::new();
     g.add(j);
-    let opts = options(&tmp.path().join("build"), &mount, MountMode::Direct);
+    let build = tmp.join("build");
+    let opts = options(&build, mount, MountMode::Direct);
     let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
     assert_success(&summary);
-    fs_err::read_to_string(prefix.join("share/found.txt")).unwrap()
+    build
 }
 
 fn value<'a>(found: &'a str, key: &str) -> &'a str {
@@ -110,12 +118,7 @@ fn no_installed_rpath_names_the_build_directory() {
     let mount = tmp.path().join("ue");
     let j = job(&mount, "linkm", fixture("linkm"), BuildSystem::new("cmake"));
     let prefix = j.prefix.clone();
-    let mut g = BuildGraph::new();
-    g.add(j);
-    let build = tmp.path().join("build");
-    let opts = options(&build, &mount, MountMode::Direct);
-    let summary = run_plan(&g, &opts, &Recorder::default()).unwrap();
-    assert_success(&summary);
+    let build = build_alone(tmp.path(), &mount, j);
     let program = prefix.join("bin/usem");
     let d = readelf(&program).unwrap();
     let entries: Vec<&String> = d.rpath.iter().chain(&d.runpath).collect();
