@@ -189,3 +189,22 @@ fn tools_the_real_builds_needed_are_declared() {
         );
     }
 }
+
+/// metis 5.1.0's programs/CMakeLists.txt adds `/home/karypis/local/lib` as a
+/// link directory, which became an RPATH element of every metis program
+/// (the real build's audit error); the shipped recipe deletes that line
+/// before configuring, for the version that has it.
+#[test]
+fn metis_drops_its_authors_link_directory() {
+    let repo = builtin_repo();
+    let text = fs_err::read_to_string(repo.file("metis").unwrap()).unwrap();
+    let step = text
+        .lines()
+        .find(|l| l.contains("programs/CMakeLists.txt") && !l.trim_start().starts_with('#'))
+        .expect("a step editing programs/CMakeLists.txt");
+    assert!(step.contains("when: \"@5.1.0\""), "{step}");
+    assert!(
+        step.contains("/link_directories(\\\\/home\\\\/karypis/d"),
+        "{step}"
+    );
+}
