@@ -156,7 +156,7 @@ check "C: hdf5, fftw, openblas" bash -c "gcc $src/libs.c $inc $lib -lhdf5 -lfftw
 check "Fortran: netcdf-fortran" bash -c "gfortran $src/nc.f90 $inc $lib -lnetcdff -lnetcdf -o nc && ./nc"
 check "C++: kokkos (cmake + ninja)" bash -c "cmake -G Ninja -S $src/cmk -B kk -DCMAKE_CXX_COMPILER=g++ >cmake.log && ninja -C kk >ninja.log && OMP_NUM_THREADS=2 ./kk/kk"
 check "libstdc++/libgfortran from the stack's gcc" bash -c "test -x ./kk/kk && test -x ./nc && ldd ./kk/kk ./nc | grep -E 'libstdc|libgfortran' | awk '{print \$3}' | sort -u | tee /dev/stderr | grep -v '^/user-environment/' && exit 1 || test -x ./kk/kk -a -x ./nc"
-check "MPI hello on 2 ranks" bash -c "mpicc $src/hello.c -o hello && mpiexec -n 2 ./hello"
+check "MPI hello on 2 ranks" bash -c "mpicc $src/hello.c -o hello && mpiexec -n 2 ./hello | tr '\\n' ' ' | grep 'MPI: 2 ranks, allreduce 2'"
 check "cmake, ninja are the stack's" bash -c 'for t in cmake ninja; do command -v $t | grep -q "^/user-environment/" || { echo "$t: $(command -v $t || echo missing)"; exit 1; }; done; echo "$(cmake --version | head -1), ninja $(ninja --version)"'
 check "python3 imports" python3 -c 'import ssl, zlib, bz2, lzma, ctypes, readline, curses, xml.parsers.expat, mesonbuild; import sys; print(sys.version.split()[0], ssl.OPENSSL_VERSION)'
 check "python3 is the stack's" bash -c 'command -v python3 | grep "^/user-environment/"'
