@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from uenv_routes import (Debian, Mirror, Repos, ext_of, git_tree_tarball, route_debian,  # noqa: E402
                          route_git, route_github, route_patch, route_pypi, run, sha256_file)
-from uenv_sources import FIXES, RESOURCE_SUBSTITUTES, SUBSTITUTES, bootstrap_deps  # noqa: E402
+from uenv_sources import FIXES, RESOURCE_SUBSTITUTES, SUBSTITUTES, add_build_deps, bootstrap_deps  # noqa: E402
 
 
 def builtin_recipe(name):
@@ -80,21 +80,7 @@ def write_overlay(overlay, name, versions, note, extra_deps=(), fix=None, drop_p
         new, n = re.subn(r"(?ms)^versions:\n(  - .*?\n)+(?=\S)", lambda _: block, text, count=1)
         if n != 1:
             return f"{src}: no `versions:` block found"
-    if extra_deps:
-        # only an unconditional dependency counts (libfabric has the autotools `when: "@main"`)
-        have = set()
-        for line in new.splitlines():
-            m = re.match(r"  - \{?spec: \"?([a-z0-9-]+)|  - ([a-z0-9-]+)\s*$", line)
-            if m and "when:" not in line:
-                have.add(m.group(1) or m.group(2))
-        add = "".join(f"  - {{spec: {d}, type: build}}\n" for d in extra_deps if d not in have)
-        if add:
-            if re.search(r"(?m)^dependencies:\s*\[\]\s*$", new):
-                new = re.sub(r"(?m)^dependencies:\s*\[\]\s*$", "dependencies:\n" + add.rstrip("\n"), new)
-            elif re.search(r"(?m)^dependencies:\s*$", new):
-                new = re.sub(r"(?m)^dependencies:\s*\n", lambda _: "dependencies:\n" + add, new, count=1)
-            else:
-                new = new.replace("\nbuild:\n", "\ndependencies:\n" + add + "build:\n", 1)
+    new = add_build_deps(new, extra_deps)
     if fix:
         new = FIXES[fix](new)
     for old_sha, (url, sha) in RESOURCE_SWAPS.items():

@@ -90,6 +90,24 @@ def bootstrap_deps(entries):
     return BOOTSTRAP_DEPS + extra
 
 
+def add_build_deps(t, deps):
+    """Recipe text T with DEPS added as unconditional build dependencies, those it does not have
+    unconditionally already (libfabric has the autotools only `when: "@main"`)."""
+    have = set()
+    for line in t.splitlines():
+        m = re.match(r"  - \{?spec: \"?([a-z0-9-]+)|  - ([a-z0-9-]+)\s*$", line)
+        if m and "when:" not in line:
+            have.add(m.group(1) or m.group(2))
+    add = "".join(f"  - {{spec: {d}, type: build}}\n" for d in deps if d not in have)
+    if not add:
+        return t
+    if re.search(r"(?m)^dependencies:\s*\[\]\s*$", t):
+        return re.sub(r"(?m)^dependencies:\s*\[\]\s*$", "dependencies:\n" + add.rstrip("\n"), t)
+    if re.search(r"(?m)^dependencies:\s*$", t):
+        return re.sub(r"(?m)^dependencies:\s*\n", lambda _: "dependencies:\n" + add, t, count=1)
+    return t.replace("\nbuild:\n", "\ndependencies:\n" + add + "build:\n", 1)
+
+
 def fix_gcc_dfsg(t):
     """Debian's -dfsg gcc lacks the GFDL hook documentation: the s-tm-texi check that compares
     it (in `all-gcc` from gcc 13 on, and again at install) is made a plain stamp."""
@@ -152,8 +170,7 @@ def fix_boost_jamgram(t):
     tools/build/src/engine/jamgram.{cpp,hpp} and make them again with bison, as here before the
     bootstrap); upstream's release archive has them. bison becomes a build dependency."""
     script = "cd tools/build && bison -y -d -o src/engine/jamgram.cpp src/engine/jamgram.y"
-    t = add_step(t, "pre_configure", json.dumps(["sh", "-c", script]))
-    return re.sub(r"(?m)^dependencies:\n", lambda m: m.group(0) + "  - {spec: bison, type: build}\n", t, count=1)
+    return add_build_deps(add_step(t, "pre_configure", json.dumps(["sh", "-c", script])), ["bison"])
 
 
 FIXES = {"gcc-dfsg": fix_gcc_dfsg, "doc-stub": fix_doc_stub, "bison-dfsg": fix_bison_dfsg,
