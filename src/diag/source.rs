@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use miette::NamedSource;
 
+use super::lined::Lined;
+
 use super::Loc;
 
 /// The text of one input file, cheap to clone, with helpers to turn the
@@ -17,7 +19,7 @@ use super::Loc;
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     path: Arc<PathBuf>,
-    named: Arc<NamedSource<String>>,
+    named: Arc<NamedSource<Lined>>,
     /// Byte offset of every character when the text is not pure ASCII.
     char_offsets: Option<Arc<[usize]>>,
     /// Byte offset of the start of every line.
@@ -80,14 +82,14 @@ impl SourceFile {
                     .collect::<Arc<[usize]>>(),
             )
         };
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let lined = Lined::new(text);
+        let line_starts = lined.starts();
         let name = display_name(&path);
         SourceFile {
             path: Arc::new(path),
-            named: Arc::new(NamedSource::new(name, text)),
+            named: Arc::new(NamedSource::new(name, lined)),
             char_offsets,
-            line_starts: line_starts.into(),
+            line_starts,
             origins: None,
         }
     }
@@ -146,16 +148,11 @@ impl SourceFile {
     }
 
     pub fn text(&self) -> &str {
-        self.named.inner()
-    }
-
-    /// The source in the form miette renders.
-    pub fn named(&self) -> Arc<NamedSource<String>> {
-        self.named.clone()
+        self.named.inner().text()
     }
 
     /// The source in the form miette renders, borrowed.
-    pub fn named_ref(&self) -> &NamedSource<String> {
+    pub fn named_ref(&self) -> &NamedSource<Lined> {
         &self.named
     }
 
