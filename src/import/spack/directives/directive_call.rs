@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use crate::import::spack::directives::class_body::{ClassReader, first_line};
 use crate::import::spack::directives::model::Directive;
-use crate::import::spack::evaluator::value::{Args, Evaluator, Value, children};
+use crate::import::spack::evaluator::value::{Args, Value, children};
 
 impl ClassReader<'_> {
     pub(crate) fn directive(
@@ -14,7 +14,7 @@ impl ClassReader<'_> {
         call: Node,
         name: &str,
     ) -> crate::import::spack::evaluator::value::Eval<Directive> {
-        let ev = Evaluator::new(self.src, &self.scope);
+        let ev = self.f.e.ev();
         let args = Args::of_call(call, self.src).ok_or_else(|| {
             crate::import::spack::evaluator::value::Unevaluable::new(call, "arguments")
         })?;

@@ -6,8 +6,6 @@
 //! lambdas) is [`Unevaluable`]: the caller records the construct as
 //! untranslated instead of guessing.
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
 pub use crate::import::spack::reader::parsed::{children, text};
@@ -16,6 +14,7 @@ pub use crate::import::spack::evaluator::loops::bind_target;
 pub use crate::import::spack::evaluator::pystr::{
     format_braces, percent_format, string_prefix, unescape,
 };
+pub use crate::import::spack::evaluator::scope::Scope;
 
 /// A Python value the importer can hold.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,52 +119,6 @@ impl Unevaluable {
 }
 
 pub type Eval<T> = Result<T, Unevaluable>;
-
-/// Names bound in the scopes the evaluator can see (module constants, class
-/// attributes, loop variables), innermost last.
-#[derive(Clone, Debug, Default)]
-pub struct Scope {
-    frames: Vec<HashMap<String, Value>>,
-}
-
-impl Scope {
-    pub fn new() -> Self {
-        Scope {
-            frames: vec![HashMap::new()],
-        }
-    }
-
-    pub fn push(&mut self) {
-        self.frames.push(HashMap::new());
-    }
-
-    pub fn pop(&mut self) {
-        self.frames.pop();
-    }
-
-    pub fn set(&mut self, name: &str, value: Value) {
-        if let Some(f) = self.frames.last_mut() {
-            f.insert(name.to_string(), value);
-        }
-    }
-
-    /// Bind `name` in the outermost frame (the module's).
-    pub fn set_global(&mut self, name: &str, value: Value) {
-        if let Some(f) = self.frames.first_mut() {
-            f.insert(name.to_string(), value);
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Value> {
-        self.frames.iter().rev().find_map(|f| f.get(name))
-    }
-
-    /// The binding `name` refers to, in the innermost frame that has it
-    /// (a class-level list that a loop's body appends to).
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
-        self.frames.iter_mut().rev().find_map(|f| f.get_mut(name))
-    }
-}
 
 /// The arguments of a call: positional values and keyword arguments, each
 /// still a node.

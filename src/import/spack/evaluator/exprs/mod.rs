@@ -12,12 +12,11 @@ mod cond;
 mod helpers;
 mod lists;
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
-use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::{Cond, if_else};
+use crate::import::spack::evaluator::scope::EMPTY;
+pub use crate::import::spack::evaluator::scope::Local;
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
     string_prefix, text, unescape,
@@ -29,40 +28,14 @@ use crate::import::spack::evaluator::variant_info::variant_ref;
 pub(crate) const SITE_PACKAGES: &str =
     "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
 
-/// A name bound in a hook body.
-#[derive(Clone, Debug)]
-pub enum Local {
-    /// A literal value.
-    Value(Value),
-    /// A template.
-    Tmpl(String),
-    /// A condition (`shared = self.spec.satisfies("+shared")`).
-    Cond(Cond),
-    /// The spec (`spec = self.spec`).
-    Spec,
-    /// The install prefix, possibly a subdirectory (`prefix.lib`).
-    Prefix(String),
-    /// A dependency (`mpi = spec["mpi"]`).
-    Dep(String),
-    /// An argument list being built.
-    List(Vec<ArgItem>),
-    /// A helper bound to a name (`define = self.define`).
-    Func(String),
-    /// A `FileFilter(…)` of these source files.
-    Files(Vec<String>),
-    /// The value of a multi-valued variant (`spec.variants["x"].value`, a
-    /// sorted tuple in Spack): the variant's name.
-    Multi(String),
-    /// A variant object (`tgt = spec.variants["x"]`): the variant's name.
-    Variant(String),
-}
-
 /// What hook bodies can see.
 #[derive(Clone)]
 pub struct Exprs<'a> {
     pub src: &'a str,
     pub variants: &'a [VariantInfo],
-    pub locals: HashMap<String, Local>,
+    /// The names bound: values, which the evaluator computes with, and
+    /// what only templates know (the spec, prefixes, argument lists).
+    pub scope: Scope,
 }
 
 pub(crate) fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
@@ -75,7 +48,7 @@ impl<'a> Exprs<'a> {
         Exprs {
             src,
             variants,
-            locals: HashMap::new(),
+            scope: Scope::new(),
         }
     }
 }
@@ -89,14 +62,14 @@ impl Exprs<'_> {
     pub fn is_spec(&self, node: Node) -> bool {
         match self.t(node) {
             "self.spec" | "self.pkg.spec" => true,
-            name => matches!(self.locals.get(name), Some(Local::Spec)),
+            name => matches!(self.scope.local(name), Some(Local::Spec)),
         }
     }
 
     /// `spec["dep"]` → `dep`.
     pub(crate) fn dep_of(&self, node: Node) -> Option<String> {
         if node.kind() == "identifier" {
-            if let Some(Local::Dep(d)) = self.locals.get(self.t(node)) {
+            if let Some(Local::Dep(d)) = self.scope.local(self.t(node)) {
                 return Some(d.clone());
             }
         }
@@ -107,9 +80,7 @@ impl Exprs<'_> {
         if !self.is_spec(obj) {
             return None;
         }
-        let key = node.child_by_field_name("subscript")?;
-        let scope = Scope::new();
-        let dep = Evaluator::new(self.src, &scope).eval(key).ok()?;
+        let dep = self.constant(node.child_by_field_name("subscript")?)?;
         dep.as_str().map(|d| {
             d.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
                 .next()
@@ -121,7 +92,7 @@ impl Exprs<'_> {
     /// A path template: `self.prefix`, `prefix.lib`, `spec["x"].prefix.include`.
     pub(crate) fn path(&self, node: Node) -> Option<String> {
         match node.kind() {
-            "identifier" => match self.locals.get(self.t(node))? {
+            "identifier" => match self.scope.local(self.t(node))? {
                 Local::Prefix(p) => Some(p.clone()),
                 _ => None,
             },
@@ -168,7 +139,7 @@ impl Exprs<'_> {
                 Some(inner) => self.tmpl(*inner),
                 None => err(node, "()"),
             },
-            "identifier" => match self.locals.get(self.t(node)) {
+            "identifier" => match self.scope.local(self.t(node)) {
                 Some(Local::Tmpl(t)) => Ok(t.clone()),
                 Some(Local::Value(v)) => literal(node, &v.to_py_string()),
                 Some(Local::Cond(c)) => Ok(if_else(c, "True", "False")),
@@ -240,7 +211,7 @@ impl Exprs<'_> {
             .ok_or_else(|| Unevaluable::new(node, "attribute"))?;
         let attr = self.t(node.child_by_field_name("attribute").unwrap_or(node));
         // A class attribute (`self.build_directory`).
-        if let Some(Local::Tmpl(t)) = self.locals.get(self.t(node)) {
+        if let Some(Local::Tmpl(t)) = self.scope.local(self.t(node)) {
             return Ok(t.clone());
         }
         if attr == "version" && (self.is_spec(obj) || self.t(obj) == "self") {
@@ -344,10 +315,7 @@ impl Exprs<'_> {
         if !self.is_spec(vars.child_by_field_name("object")?) {
             return None;
         }
-        let scope = Scope::new();
-        Evaluator::new(self.src, &scope)
-            .eval(sub.child_by_field_name("subscript")?)
-            .ok()?
+        self.constant(sub.child_by_field_name("subscript")?)?
             .as_str()
             .map(str::to_string)
     }
@@ -391,7 +359,7 @@ impl Exprs<'_> {
     /// bound to it → `x`.
     pub(crate) fn multi_variant(&self, node: Node) -> Option<String> {
         if node.kind() == "identifier" {
-            return match self.locals.get(self.t(node)) {
+            return match self.scope.local(self.t(node)) {
                 Some(Local::Multi(v)) => Some(v.clone()),
                 _ => None,
             };
@@ -418,16 +386,13 @@ impl Exprs<'_> {
             return None;
         }
         let dep = self.dep_of(vars.child_by_field_name("object")?)?;
-        let scope = Scope::new();
-        let var = Evaluator::new(self.src, &scope)
-            .eval(sub.child_by_field_name("subscript")?)
-            .ok()?;
+        let var = self.constant(sub.child_by_field_name("subscript")?)?;
         Some((dep, var.as_str()?.to_string()))
     }
 
     /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
     pub(crate) fn variant_object(&self, node: Node) -> Option<String> {
-        match self.locals.get(self.t(node)) {
+        match self.scope.local(self.t(node)) {
             Some(Local::Variant(v)) if node.kind() == "identifier" => Some(v.clone()),
             _ => None,
         }
@@ -531,40 +496,25 @@ impl Exprs<'_> {
     /// The called function's text, a bound helper resolved (`define` →
     /// `self.define`).
     pub fn func_name(&self, func: Node) -> String {
-        match self.locals.get(self.t(func)) {
+        match self.scope.local(self.t(func)) {
             Some(Local::Func(f)) => f.clone(),
             _ => self.t(func).to_string(),
         }
     }
 
-    pub fn literal_scope(&self) -> Scope {
-        let mut scope = Scope::new();
-        for (k, v) in &self.locals {
-            if let Local::Value(v) = v {
-                scope.set(k, v.clone());
-            }
-        }
-        scope
+    /// The evaluator of values over the names bound.
+    pub fn ev(&self) -> Evaluator<'_> {
+        Evaluator::new(self.src, &self.scope)
     }
-}
 
-/// Copy names bound in `s` (by a loop target) into the body's locals.
-pub fn bind_scope(e: &mut Exprs, target: Node, s: &Scope, src: &str) {
-    let mut names = Vec::new();
-    collect_names(target, src, &mut names);
-    for n in names {
-        if let Some(v) = s.get(&n) {
-            e.locals.insert(n, Local::Value(v.clone()));
-        }
+    /// The value of `node` over the names bound.
+    pub fn value(&self, node: Node) -> Eval<Value> {
+        self.ev().eval(node)
     }
-}
 
-fn collect_names(node: Node, src: &str, out: &mut Vec<String>) {
-    if node.kind() == "identifier" {
-        out.push(text(node, src).to_string());
-    }
-    for c in children(node) {
-        collect_names(c, src, out);
+    /// The value of `node` as a literal (no names).
+    pub fn constant(&self, node: Node) -> Option<Value> {
+        Evaluator::new(self.src, &EMPTY).eval(node).ok()
     }
 }
 
