@@ -262,12 +262,7 @@ impl Evaluator<'_> {
             let mut scope = self.scope.clone();
             scope.push();
             scope.set(text(*param, self.src), item.clone());
-            let ev = Evaluator {
-                src: self.src,
-                scope: &scope,
-                hook: self.hook,
-            };
-            if ev.eval(body)?.truthy() {
+            if self.over(&scope).eval(body)?.truthy() {
                 kept.push(item);
             }
         }

@@ -12,7 +12,7 @@ pub use crate::import::spack::reader::parsed::{children, text};
 
 pub use crate::import::spack::evaluator::loops::bind_target;
 pub use crate::import::spack::evaluator::pystr::{
-    format_braces, percent_format, string_prefix, unescape,
+    format_braces, format_spec, percent_format, string_with,
 };
 pub use crate::import::spack::evaluator::scope::Scope;
 
@@ -178,6 +178,18 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// This evaluator over another scope (a comprehension's, a lambda's).
+    pub(crate) fn over<'b>(&self, scope: &'b Scope) -> Evaluator<'b>
+    where
+        'a: 'b,
+    {
+        Evaluator {
+            src: self.src,
+            scope,
+            hook: self.hook,
+        }
+    }
+
     pub fn eval(&self, node: Node) -> Eval<Value> {
         if let Some(hook) = self.hook {
             if let Some(v) = hook(node, self) {
@@ -185,14 +197,7 @@ impl<'a> Evaluator<'a> {
             }
         }
         match node.kind() {
-            "string" => self.string(node).map(Value::Str),
-            "concatenated_string" => {
-                let mut out = String::new();
-                for part in children(node) {
-                    out.push_str(&self.string(part)?);
-                }
-                Ok(Value::Str(out))
-            }
+            "string" | "concatenated_string" => self.string(node).map(Value::Str),
             "integer" => text(node, self.src)
                 .replace('_', "")
                 .parse()
@@ -295,50 +300,17 @@ impl<'a> Evaluator<'a> {
 
     /// A string literal; f-strings are evaluated when every interpolation is.
     pub fn string(&self, node: Node) -> Eval<String> {
-        if node.kind() == "concatenated_string" {
-            let mut out = String::new();
-            for part in children(node) {
-                out.push_str(&self.string(part)?);
-            }
-            return Ok(out);
-        }
-        if node.kind() != "string" {
+        if !matches!(node.kind(), "string" | "concatenated_string") {
             return match self.eval(node)? {
                 Value::Str(s) => Ok(s),
                 _ => Err(Unevaluable::new(node, "not a string")),
             };
         }
-        let prefix = string_prefix(node, self.src);
-        let raw = prefix.contains('r') || prefix.contains('R');
-        let mut out = String::new();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            match child.kind() {
-                "string_content" => {
-                    let t = text(child, self.src);
-                    if raw {
-                        out.push_str(t);
-                    } else {
-                        out.push_str(&unescape(t));
-                    }
-                }
-                "interpolation" => {
-                    let expr = child
-                        .child_by_field_name("expression")
-                        .ok_or_else(|| Unevaluable::new(child, "f-string interpolation"))?;
-                    let spec = match child.child_by_field_name("format_specifier") {
-                        Some(f) => text(f, self.src).trim_start_matches(':').to_string(),
-                        None => String::new(),
-                    };
-                    let v = self.eval(expr)?;
-                    let formatted = crate::import::spack::evaluator::pystr::format_spec(&v, &spec)
-                        .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))?;
-                    out.push_str(&formatted);
-                }
-                _ => {}
-            }
-        }
-        Ok(out)
+        string_with(node, self.src, &|_, s| Ok(s), &|child, expr, spec| {
+            let v = self.eval(expr)?;
+            format_spec(&v, spec.unwrap_or(""))
+                .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))
+        })
     }
 
     fn sequence(&self, node: Node) -> Eval<Value> {

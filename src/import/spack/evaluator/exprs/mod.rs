@@ -19,7 +19,7 @@ use crate::import::spack::evaluator::scope::EMPTY;
 pub use crate::import::spack::evaluator::scope::Local;
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
-    string_prefix, text, unescape,
+    string_with, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 use crate::import::spack::evaluator::variant_info::variant_ref;
@@ -127,14 +127,7 @@ impl Exprs<'_> {
             return Ok(p);
         }
         match node.kind() {
-            "string" => self.fstring(node),
-            "concatenated_string" => {
-                let mut out = String::new();
-                for part in children(node) {
-                    out.push_str(&self.fstring(part)?);
-                }
-                Ok(out)
-            }
+            "string" | "concatenated_string" => self.fstring(node),
             "parenthesized_expression" => match children(node).first() {
                 Some(inner) => self.tmpl(*inner),
                 None => err(node, "()"),
@@ -177,32 +170,18 @@ impl Exprs<'_> {
         }
     }
 
+    /// A string literal as a template: f-string interpolations are
+    /// templates, without format specifiers.
     pub(crate) fn fstring(&self, node: Node) -> Eval<String> {
-        let raw = string_prefix(node, self.src).contains('r');
-        let mut out = String::new();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            match child.kind() {
-                "string_content" => {
-                    let t = self.t(child);
-                    out.push_str(&literal(
-                        child,
-                        &if raw { t.to_string() } else { unescape(t) },
-                    )?);
-                }
-                "interpolation" => {
-                    if child.child_by_field_name("format_specifier").is_some() {
-                        return err(child, "f-string format specifier");
-                    }
-                    let e = child
-                        .child_by_field_name("expression")
-                        .ok_or_else(|| Unevaluable::new(child, "interpolation"))?;
-                    out.push_str(&self.tmpl(e)?);
-                }
-                _ => {}
-            }
-        }
-        Ok(out)
+        string_with(
+            node,
+            self.src,
+            &|child, s| literal(child, &s),
+            &|child, expr, spec| match spec {
+                Some(_) => err(child, "f-string format specifier"),
+                None => self.tmpl(expr),
+            },
+        )
     }
 
     pub(crate) fn attribute(&self, node: Node) -> Eval<String> {
