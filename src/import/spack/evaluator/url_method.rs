@@ -13,7 +13,7 @@ use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
 use crate::import::spack::evaluator::url::{self, restyle};
 use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
+    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, operators, text,
 };
 use crate::import::spack::evaluator::version_parts::{
     component_value, component_values, components, up_to,
@@ -522,30 +522,19 @@ fn version_comparison(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Va
     let src = ev.src;
     let parts = children(n);
     // `"@:2.3.6" in self.spec`: the version satisfies the condition.
+    let ops = operators(n, src);
     if parts.len() == 2 && matches!(text(parts[1], src), "self.spec" | "spec") {
-        let mut cursor = n.walk();
-        let op: Vec<&str> = n
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| text(c, src))
-            .collect();
         let cond = match ev.eval(parts[0]) {
             Ok(Value::Str(c)) if c.trim_start().starts_with('@') => c,
             _ => return Some(Err(Unevaluable::new(n, "condition on the spec"))),
         };
         let holds = satisfies(&cx.version, &cond);
-        return Some(match (op.as_slice(), holds) {
+        return Some(match (ops.as_slice(), holds) {
             (["in"], Some(h)) => Ok(Value::Bool(h)),
             (["not", "in"], Some(h)) => Ok(Value::Bool(!h)),
             _ => Err(Unevaluable::new(n, "condition on the spec")),
         });
     }
-    let mut cursor = n.walk();
-    let ops: Vec<String> = n
-        .children(&mut cursor)
-        .filter(|c| !c.is_named())
-        .map(|c| text(c, src).to_string())
-        .collect();
     if ops.len() + 1 != parts.len() || !parts.iter().any(|p| version_valued(*p, src, cx)) {
         return None;
     }
@@ -559,20 +548,9 @@ fn version_comparison(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Va
             Err(e) => return Some(Err(e)),
         }
     }
-    let mut all = true;
-    for (op, pair) in ops.iter().zip(versions.windows(2)) {
-        let (a, b) = (&pair[0], &pair[1]);
-        all &= match op.as_str() {
-            "<" => a < b,
-            "<=" => a <= b,
-            ">" => a > b,
-            ">=" => a >= b,
-            "==" => a == b,
-            "!=" => a != b,
-            _ => return Some(Err(Unevaluable::new(n, format!("comparison `{op}`")))),
-        };
-    }
-    Some(Ok(Value::Bool(all)))
+    Some(crate::import::spack::evaluator::calls::compare_chained(
+        n, &ops, &versions,
+    ))
 }
 
 /// Whether the concrete version satisfies a `@…` condition.

@@ -8,7 +8,7 @@
 
 use tree_sitter::Node;
 
-pub use crate::import::spack::reader::parsed::{children, text};
+pub use crate::import::spack::reader::parsed::{children, operators, text};
 
 pub use crate::import::spack::evaluator::loops::bind_target;
 pub use crate::import::spack::evaluator::pystr::{
@@ -390,12 +390,7 @@ impl<'a> Evaluator<'a> {
 
     fn comparison(&self, node: Node) -> Eval<Value> {
         let parts = children(node);
-        let mut cursor = node.walk();
-        let ops: Vec<String> = node
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| text(c, self.src).to_string())
-            .collect();
+        let ops = operators(node, self.src);
         if parts.iter().any(|p| self.is_version_call(*p)) {
             return self.version_comparison(node, &parts, &ops);
         }

@@ -251,13 +251,7 @@ impl Run<'_> {
     /// `name == "cflags"`, `name in [...]`, `name.lower() != …`, `flags is None`.
     fn name_test(&self, node: Node) -> Eval<Option<Cond>> {
         let parts = children(node);
-        let mut cursor = node.walk();
-        let op: Vec<String> = node
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| self.t(c))
-            .collect();
-        let op = op.join(" ");
+        let op = crate::import::spack::evaluator::value::operators(node, self.f.e.src).join(" ");
         let [a, b] = parts[..] else {
             return Ok(None);
         };

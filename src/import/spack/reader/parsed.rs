@@ -69,6 +69,15 @@ pub fn children(node: Node) -> Vec<Node> {
         .collect()
 }
 
+/// The operators of a comparison (`<`, `not`, `in`, …), in order.
+pub fn operators<'s>(node: Node, src: &'s str) -> Vec<&'s str> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .filter(|c| !c.is_named())
+        .map(|c| text(c, src))
+        .collect()
+}
+
 /// How deeply a package.py's syntax tree may nest. Real files stay below
 /// 100 (gptune, the deepest of spack-packages, is about 60); every walker
 /// over the tree recurses once per level or so, and a file nested

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::exprs::{Exprs, Local, err, first_words};
-use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children};
+use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children, operators};
 
 impl Exprs<'_> {
     /// A condition on the spec.
@@ -102,13 +102,7 @@ impl Exprs<'_> {
 
     pub(crate) fn comparison(&self, node: Node) -> Eval<Cond> {
         let parts = children(node);
-        let mut cursor = node.walk();
-        let op: Vec<String> = node
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| self.t(c).to_string())
-            .collect();
-        let op = op.join(" ");
+        let op = operators(node, self.src).join(" ");
         if parts.len() != 2 {
             return err(node, "chained comparison");
         }
