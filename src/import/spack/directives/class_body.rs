@@ -452,17 +452,8 @@ fn docstring(stmt: Node, src: &str) -> Option<String> {
 
 /// The first line of a node's text, for messages.
 pub fn first_line(node: Node, src: &str) -> String {
-    let t = text(node, src);
-    let line = t.lines().next().unwrap_or("").trim();
-    if line.len() > 100 {
-        let mut end = 100;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &line[..end])
-    } else {
-        line.to_string()
-    }
+    let line = text(node, src).lines().next().unwrap_or("");
+    crate::import::spack::reader::parsed::clip(line.trim(), 100)
 }
 
 #[cfg(test)]

@@ -69,6 +69,19 @@ pub fn children(node: Node) -> Vec<Node> {
         .collect()
 }
 
+/// `line` cut to at most `max` bytes (at a character boundary), `…` marking
+/// a cut.
+pub fn clip(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_string();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
 /// The operators of a comparison (`<`, `not`, `in`, …), in order.
 pub fn operators<'s>(node: Node, src: &'s str) -> Vec<&'s str> {
     let mut cursor = node.walk();

@@ -507,14 +507,5 @@ pub(crate) fn literal(node: Node, s: &str) -> Eval<String> {
 
 /// The first words of an expression, for messages.
 pub fn first_words(t: &str) -> String {
-    let line = t.lines().next().unwrap_or("");
-    if line.len() > 60 {
-        let mut end = 60;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &line[..end])
-    } else {
-        line.to_string()
-    }
+    crate::import::spack::reader::parsed::clip(t.lines().next().unwrap_or(""), 60)
 }
