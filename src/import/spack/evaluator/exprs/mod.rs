@@ -274,29 +274,37 @@ impl Exprs<'_> {
     }
 
     pub(crate) fn variant_of(&self, node: Node) -> Option<String> {
+        self.variant_subscript(self.value_attr(node)?)
+    }
+
+    /// `X.value` → `X`.
+    fn value_attr<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
             return None;
         }
-        self.variant_subscript(node.child_by_field_name("object")?)
+        node.child_by_field_name("object")
     }
 
-    /// `spec.variants["x"]` → `x`.
-    pub(crate) fn variant_subscript(&self, sub: Node) -> Option<String> {
-        if sub.kind() != "subscript" {
-            return None;
-        }
+    /// `X.variants["x"]` → (`X`, `x`).
+    fn variants_key<'t>(&self, sub: Node<'t>) -> Option<(Node<'t>, String)> {
         let vars = sub.child_by_field_name("value")?;
-        if vars.kind() != "attribute"
+        if sub.kind() != "subscript"
+            || vars.kind() != "attribute"
             || self.t(vars.child_by_field_name("attribute")?) != "variants"
         {
             return None;
         }
-        if !self.is_spec(vars.child_by_field_name("object")?) {
-            return None;
-        }
-        self.constant(sub.child_by_field_name("subscript")?)?
-            .as_str()
-            .map(str::to_string)
+        let key = self.constant(sub.child_by_field_name("subscript")?)?;
+        Some((
+            vars.child_by_field_name("object")?,
+            key.as_str()?.to_string(),
+        ))
+    }
+
+    /// `spec.variants["x"]` → `x`.
+    pub(crate) fn variant_subscript(&self, sub: Node) -> Option<String> {
+        let (obj, name) = self.variants_key(sub)?;
+        self.is_spec(obj).then_some(name)
     }
 
     pub(crate) fn binary(&self, node: Node) -> Eval<String> {
@@ -353,20 +361,8 @@ impl Exprs<'_> {
     /// `spec["dep"].variants["x"].value` → (`dep`, `x`): the dependency's
     /// variant, as its node has it at build time.
     pub(crate) fn dep_variant(&self, node: Node) -> Option<(String, String)> {
-        if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
-            return None;
-        }
-        let sub = node.child_by_field_name("object")?;
-        let vars = sub.child_by_field_name("value")?;
-        if sub.kind() != "subscript"
-            || vars.kind() != "attribute"
-            || self.t(vars.child_by_field_name("attribute")?) != "variants"
-        {
-            return None;
-        }
-        let dep = self.dep_of(vars.child_by_field_name("object")?)?;
-        let var = self.constant(sub.child_by_field_name("subscript")?)?;
-        Some((dep, var.as_str()?.to_string()))
+        let (obj, var) = self.variants_key(self.value_attr(node)?)?;
+        Some((self.dep_of(obj)?, var))
     }
 
     /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
