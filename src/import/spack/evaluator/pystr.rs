@@ -20,6 +20,10 @@ pub fn string_prefix(node: Node, src: &str) -> String {
         .to_lowercase()
 }
 
+/// An f-string interpolation's reading: (the interpolation, its
+/// expression, its format specifier) → its text.
+pub type Interp<'a> = dyn Fn(Node, Node, Option<&str>) -> Eval<String> + 'a;
+
 /// A string literal's text (a `concatenated_string`'s parts joined): each
 /// run of characters (escapes applied unless the string is raw) through
 /// `content`, each f-string interpolation (its node, its expression and its
@@ -28,7 +32,7 @@ pub fn string_with(
     node: Node,
     src: &str,
     content: &dyn Fn(Node, String) -> Eval<String>,
-    interp: &dyn Fn(Node, Node, Option<&str>) -> Eval<String>,
+    interp: &Interp,
 ) -> Eval<String> {
     if node.kind() == "concatenated_string" {
         let mut out = String::new();
