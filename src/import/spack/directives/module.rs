@@ -184,4 +184,21 @@ mod tests {
         ]);
         assert_eq!(scope.get("table"), Some(&want));
     }
+
+    #[test]
+    fn a_failing_statement_stops_its_loop_and_is_passed_over_outside() {
+        let src = "import os\nA = 1\nif os.x:\n    A = 2\nB, C = 3, 4\nD = unknown()\nT = {}\nfor x in [1, 2]:\n    T[x] = x\n    F = unknown()\n    T[x + 10] = x\nH = A + 1\n";
+        let tree = crate::import::spack::reader::parsed::parse(src).unwrap();
+        let scope = module_scope(tree.root_node(), src, Scope::new());
+        assert_eq!(scope.get("A"), Some(&Value::Int(1)));
+        // Outside loops only names are constants.
+        assert_eq!(scope.get("B"), None);
+        assert_eq!(scope.get("D"), None);
+        assert_eq!(
+            scope.get("T"),
+            Some(&Value::Dict(vec![(Value::Int(1), Value::Int(1))]))
+        );
+        assert_eq!(scope.get("x"), None);
+        assert_eq!(scope.get("H"), Some(&Value::Int(2)));
+    }
 }

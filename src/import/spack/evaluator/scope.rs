@@ -112,3 +112,24 @@ impl Scope {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_binding_of_another_kind_replaces_a_value_and_frames_shadow() {
+        let mut s = Scope::new();
+        s.set("x", Value::Int(1));
+        s.bind("x".into(), Local::Spec);
+        assert_eq!(s.get("x"), None);
+        assert!(matches!(s.local("x"), Some(Local::Spec)));
+        s.push();
+        s.set("x", Value::Int(2));
+        assert_eq!(s.get("x"), Some(&Value::Int(2)));
+        assert_eq!(s.depth(), 2);
+        s.pop();
+        assert!(matches!(s.local("x"), Some(Local::Spec)));
+        assert_eq!(EMPTY.get("x"), None);
+    }
+}
