@@ -14,7 +14,8 @@ mod lists;
 
 use tree_sitter::Node;
 
-use crate::import::spack::evaluator::cond::{Cond, if_else};
+use crate::import::spack::evaluator::compiler_flags::compiler_flag;
+use crate::import::spack::evaluator::cond::{Cond, if_else, quote};
 use crate::import::spack::evaluator::scope::EMPTY;
 pub use crate::import::spack::evaluator::scope::Local;
 use crate::import::spack::evaluator::value::{
@@ -104,10 +105,7 @@ impl Exprs<'_> {
                         return Some("{{ prefix }}".into());
                     }
                     if let Some(dep) = self.dep_of(obj) {
-                        return Some(format!(
-                            "{{{{ deps[{}].prefix }}}}",
-                            crate::import::spack::evaluator::cond::quote(&dep)
-                        ));
+                        return Some(format!("{{{{ deps[{}].prefix }}}}", quote(&dep)));
                     }
                     return None;
                 }
@@ -198,18 +196,12 @@ impl Exprs<'_> {
         }
         if let Some(dep) = self.dep_of(obj) {
             if attr == "version" {
-                return Ok(format!(
-                    "{{{{ deps[{}].version }}}}",
-                    crate::import::spack::evaluator::cond::quote(&dep)
-                ));
+                return Ok(format!("{{{{ deps[{}].version }}}}", quote(&dep)));
             }
             // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`
             // (hip is its only provider).
             if attr == "hipcc" {
-                return Ok(format!(
-                    "{{{{ deps[{}].prefix }}}}/bin/{attr}",
-                    crate::import::spack::evaluator::cond::quote(&dep)
-                ));
+                return Ok(format!("{{{{ deps[{}].prefix }}}}/bin/{attr}", quote(&dep)));
             }
             // An MPI provider's wrappers are whatever its
             // `setup_dependent_package` sets: mpich's `mpifc` is
@@ -238,15 +230,15 @@ impl Exprs<'_> {
         if let Some((dep, var)) = self.dep_variant(node) {
             return Ok(format!(
                 "{{{{ deps[{}].variants[{}] }}}}",
-                crate::import::spack::evaluator::cond::quote(&dep),
-                crate::import::spack::evaluator::cond::quote(&var)
+                quote(&dep),
+                quote(&var)
             ));
         }
         match self.t(node) {
             "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
             "self.compiler.cxx" => Ok("{{ compiler.cxx }}".into()),
             "self.compiler.fc" | "self.compiler.f77" => Ok("{{ compiler.fc }}".into()),
-            t => match crate::import::spack::evaluator::compiler_flags::compiler_flag(t) {
+            t => match compiler_flag(t) {
                 Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
                 None => err(node, format!("attribute `{}`", first_words(t))),
             },
@@ -433,9 +425,7 @@ impl Exprs<'_> {
                     )),
                     (false, Some(Ok(n))) if dep_version.is_some() => Ok(format!(
                         "{{{{ deps[{}].version | up_to(n={n}) }}}}",
-                        crate::import::spack::evaluator::cond::quote(
-                            &dep_version.unwrap_or_default()
-                        )
+                        quote(&dep_version.unwrap_or_default())
                     )),
                     _ => err(node, "up_to"),
                 }
@@ -451,8 +441,7 @@ impl Exprs<'_> {
                     _ => err(node, "define_from_variant of a conditional variant"),
                 }
             }
-            _ => match crate::import::spack::evaluator::compiler_flags::compiler_flag(self.t(node))
-            {
+            _ => match compiler_flag(self.t(node)) {
                 Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
                 None => err(node, format!("call of `{}`", first_words(fname))),
             },
