@@ -7,7 +7,7 @@
 //! | folder | step |
 //! |--------|------|
 //! | [`reader`] | the parse: text and syntax tree (`reader::parsed::Parsed`), which every later step walks by node |
-//! | [`evaluator`] | Python evaluated: literal values (`value`, `calls`, `loops`), spec conditions (`cond`), hook expressions → templates (`exprs`), statements of method bodies and module-level loops walked by one walker (`walk`) with a collector per consumer (`statements`, `filters`, `url_method`, `hooks::flags`, `directives::module_loops`) |
+//! | [`evaluator`] | Python evaluated: literal values (`value`, `calls`, `loops`), spec conditions (`cond`), hook expressions → templates (`exprs`), statements of method bodies and module-level statements walked by one walker (`walk`) with a collector per consumer (`statements`, `filters`, `url_method`, `hooks::flags`, `directives::module`, `directives::class_body`) |
 //! | [`directives`] | the class body → directives, attributes, methods (`class_body`, `blocks`, `lists`, `bases`, `imports`, `sibling_bases`) → versions, variants, dependencies, … (`translate`, `versions`, `resource`) |
 //! | [`hooks`] | methods → the `build:` section and `env:` (`build_section`, `flags`, `install`, `patch`, `property`) |
 //! | [`emit`] | the recipe assembled (`recipe`, `converted`), readings per architecture merged (`per_arch`), build logic left to package.py (`build_logic`, `package_files`) |

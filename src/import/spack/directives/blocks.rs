@@ -8,12 +8,12 @@ use tree_sitter::Node;
 use crate::import::spack::directives::class_body::{ClassReader, Context, first_line};
 use crate::import::spack::directives::model::Kind;
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Unevaluable, Value, bind_target, children, text,
-};
+use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children, text};
 use crate::import::spack::evaluator::walk::{Collector, frame_in};
 
 impl<'a> Collector<'a> for ClassReader<'a> {
+    const LOOP_FRAME: bool = true;
+
     frame_in!(f);
 
     fn expression(&mut self, e: Node) -> Eval<()> {
@@ -83,32 +83,19 @@ impl<'a> Collector<'a> for ClassReader<'a> {
         let holds = if platform.contains("sys.platform") || platform.contains("platform.system") {
             platform_holds_on_linux(platform)
         } else {
-            Evaluator::new(self.src, &self.scope).eval(node)?.truthy()
+            self.f.e.value(node)?.truthy()
         };
         Ok(if holds { Cond::True } else { Cond::False })
     }
 
     fn loop_items(&self, iterable: Node) -> Eval<Vec<Value>> {
-        let items = match Evaluator::new(self.src, &self.scope).eval(iterable) {
+        let items = match self.f.e.value(iterable) {
             Ok(v) => v.iter_items(),
             Err(_) => None,
         };
         items.ok_or_else(|| {
             Unevaluable::new(iterable, format!("loop over {}", text(iterable, self.src)))
         })
-    }
-
-    fn bind_item(&mut self, target: Node, item: Value) -> Eval<()> {
-        self.scope.push();
-        let bound = bind_target(target, self.src, item, &mut self.scope);
-        if bound.is_err() {
-            self.scope.pop();
-        }
-        bound
-    }
-
-    fn item_done(&mut self) {
-        self.scope.pop();
     }
 
     /// An `if` none of whose conditions could be decided, a loop over what
@@ -186,7 +173,7 @@ impl ClassReader<'_> {
             .map(|f| text(f, self.src))
             .unwrap_or("");
         let args = Args::of_call(value, self.src).ok_or("arguments")?;
-        let ev = Evaluator::new(self.src, &self.scope);
+        let ev = self.f.e.ev();
         match func {
             "when" => {
                 let mut parts = Vec::new();

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tree_sitter::Node;
 
 use crate::import::spack::directives::model::{Kind, Method, SpackPackage};
+use crate::import::spack::evaluator::scope::EMPTY;
 use crate::import::spack::evaluator::value::{Evaluator, Scope, Value, children, text};
 use crate::import::spack::evaluator::walk::{Collector, Frame};
 use crate::import::spack::reader::parsed::{ParseError, Parsed};
@@ -103,16 +104,17 @@ fn read(
     if with_constants {
         crate::import::spack::directives::bases::base_constants(&mut module_scope);
     }
-    let classes = module_statements(root, src, &mut module_scope);
+    let classes = classes(root);
     let Some(main) = pick_package_class(&classes, src, name) else {
         pkg.untranslated(1, Kind::Directive, "no package class", "no class found");
         return pkg;
     };
+    let mut f = Frame::new(src, &[]);
+    f.e.scope = crate::import::spack::directives::module::module_scope(root, src, module_scope);
     let mut reader = ClassReader {
-        f: Frame::new(src, &[]),
+        f,
         src,
         pkg: &mut pkg,
-        scope: module_scope,
         context: Vec::new(),
         builder: None,
     };
@@ -166,45 +168,16 @@ fn first_error_line(node: Node) -> usize {
     node.start_position().row + 1
 }
 
-/// Module-level statements: constants go into `scope`, classes are returned.
-fn module_statements<'t>(root: Node<'t>, src: &str, scope: &mut Scope) -> Vec<Node<'t>> {
-    let mut classes = Vec::new();
-    for stmt in children(root) {
-        match stmt.kind() {
-            "class_definition" => classes.push(stmt),
-            "decorated_definition" => {
-                if let Some(def) = stmt.child_by_field_name("definition") {
-                    if def.kind() == "class_definition" {
-                        classes.push(def);
-                    }
-                }
-            }
-            "for_statement" => {
-                crate::import::spack::directives::module_loops::module_for(stmt, src, scope);
-            }
-            "expression_statement" => {
-                if let Some(assign) = children(stmt).first() {
-                    if assign.kind() == "assignment" {
-                        assign_constant(*assign, src, scope);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    classes
-}
-
-fn assign_constant(assign: Node, src: &str, scope: &mut Scope) -> Option<(String, Value)> {
-    let left = assign.child_by_field_name("left")?;
-    let right = assign.child_by_field_name("right")?;
-    if left.kind() != "identifier" {
-        return None;
-    }
-    let value = Evaluator::new(src, scope).eval(right).ok()?;
-    let name = text(left, src).to_string();
-    scope.set(&name, value.clone());
-    Some((name, value))
+/// The classes the module defines (decorated ones too).
+fn classes(root: Node) -> Vec<Node> {
+    children(root)
+        .into_iter()
+        .filter_map(|stmt| match stmt.kind() {
+            "decorated_definition" => stmt.child_by_field_name("definition"),
+            _ => Some(stmt),
+        })
+        .filter(|def| def.kind() == "class_definition")
+        .collect()
 }
 
 /// The class that defines the package: the one named like Spack names it
@@ -275,7 +248,6 @@ pub(crate) struct ClassReader<'a> {
     pub(crate) f: Frame<'a>,
     pub(crate) src: &'a str,
     pub(crate) pkg: &'a mut SpackPackage,
-    pub(crate) scope: Scope,
     pub(crate) context: Vec<Context>,
     /// The build system of the builder class being read (`None`: the
     /// package class).
@@ -305,10 +277,10 @@ impl ClassReader<'_> {
         let Some(body) = class.child_by_field_name("body") else {
             return;
         };
-        self.scope.push();
+        let scope = &mut self.f.e.scope;
+        scope.push();
         if let Some(n) = class.child_by_field_name("name") {
-            let name = text(n, self.src);
-            self.scope.set("__qualname__", Value::Str(name.to_string()));
+            scope.set("__qualname__", Value::Str(text(n, self.src).to_string()));
         }
         let stmts = children(body);
         if builder.is_none() {
@@ -319,7 +291,7 @@ impl ClassReader<'_> {
         self.builder = builder;
         // Every statement's failure is recorded where it is (`failed`).
         let _ = self.block(&stmts);
-        self.scope.pop();
+        self.f.e.scope.pop();
     }
 
     pub(crate) fn assignment(&mut self, assign: Node) {
@@ -336,12 +308,12 @@ impl ClassReader<'_> {
         };
         let ev = Evaluator {
             hook: Some(&statics),
-            ..Evaluator::new(self.src, &self.scope)
+            ..self.f.e.ev()
         };
         match ev.eval(right) {
             Ok(value) => {
                 if left.kind() == "identifier" {
-                    self.scope.set(&name, value.clone());
+                    self.f.e.scope.set(&name, value.clone());
                 } else {
                     // `a, b = v.split("-")`: each name bound (a class-level
                     // loop body reads them).
@@ -349,7 +321,7 @@ impl ClassReader<'_> {
                         left,
                         self.src,
                         value.clone(),
-                        &mut self.scope,
+                        &mut self.f.e.scope,
                     );
                 }
                 let key = match &self.builder {
@@ -385,10 +357,10 @@ impl ClassReader<'_> {
             return false;
         }
         let name = text(left, self.src).to_string();
-        let Ok(more) = Evaluator::new(self.src, &self.scope).eval(right) else {
+        let Ok(more) = self.f.e.value(right) else {
             return false;
         };
-        let value = match (self.scope.get(&name).cloned(), more) {
+        let value = match (self.f.e.scope.get(&name).cloned(), more) {
             (Some(Value::Str(a)), Value::Str(b)) => Value::Str(a + &b),
             (Some(Value::List(mut a)), Value::List(b)) => {
                 a.extend(b);
@@ -396,7 +368,7 @@ impl ClassReader<'_> {
             }
             _ => return false,
         };
-        self.scope.set(&name, value.clone());
+        self.f.e.scope.set(&name, value.clone());
         let key = match &self.builder {
             Some(b) => format!("{b}:{name}"),
             None => name,
@@ -449,9 +421,11 @@ impl ClassReader<'_> {
             .collect();
         // A static method class attributes may call (`QtPackage.get_url`).
         if self.builder.is_none() && decorators.iter().any(|d| d == "staticmethod") {
-            if let Some(Value::Str(class)) = self.scope.get("__qualname__").cloned() {
+            if let Some(Value::Str(class)) = self.f.e.scope.get("__qualname__").cloned() {
                 let source = self.src[outer.byte_range()].to_string();
-                self.scope
+                self.f
+                    .e
+                    .scope
                     .set_global(&format!("{class}.{name}()"), Value::Str(source));
             }
         }
@@ -473,23 +447,13 @@ fn docstring(stmt: Node, src: &str) -> Option<String> {
     if s.kind() != "string" {
         return None;
     }
-    let scope = Scope::new();
-    Evaluator::new(src, &scope).string(s).ok()
+    Evaluator::new(src, &EMPTY).string(s).ok()
 }
 
 /// The first line of a node's text, for messages.
 pub fn first_line(node: Node, src: &str) -> String {
-    let t = text(node, src);
-    let line = t.lines().next().unwrap_or("").trim();
-    if line.len() > 100 {
-        let mut end = 100;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &line[..end])
-    } else {
-        line.to_string()
-    }
+    let line = text(node, src).lines().next().unwrap_or("");
+    crate::import::spack::reader::parsed::clip(line.trim(), 100)
 }
 
 #[cfg(test)]

@@ -6,49 +6,41 @@ use tree_sitter::Node;
 
 use crate::import::spack::directives::class_body::{ClassReader, first_line};
 use crate::import::spack::directives::model::Directive;
-use crate::import::spack::evaluator::value::{Args, Evaluator, Value, children};
+use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children};
 
 impl ClassReader<'_> {
-    pub(crate) fn directive(
-        &self,
-        call: Node,
-        name: &str,
-    ) -> crate::import::spack::evaluator::value::Eval<Directive> {
-        let ev = Evaluator::new(self.src, &self.scope);
-        let args = Args::of_call(call, self.src).ok_or_else(|| {
-            crate::import::spack::evaluator::value::Unevaluable::new(call, "arguments")
-        })?;
+    pub(crate) fn directive(&self, call: Node, name: &str) -> Eval<Directive> {
+        let ev = self.f.e.ev();
+        let args =
+            Args::of_call(call, self.src).ok_or_else(|| Unevaluable::new(call, "arguments"))?;
         let mut positional = Vec::new();
         let mut splat_kwargs = Vec::new();
         for a in &args.positional {
             if a.kind() == "dictionary_splat" {
                 // `**Pdi.versions[v]`: a literal dict's entries as keywords.
-                let inner = children(*a).first().copied().ok_or_else(|| {
-                    crate::import::spack::evaluator::value::Unevaluable::new(*a, "splat")
-                })?;
+                let inner = children(*a)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| Unevaluable::new(*a, "splat"))?;
                 let Value::Dict(entries) = ev.eval(inner)? else {
-                    return Err(crate::import::spack::evaluator::value::Unevaluable::new(
-                        *a,
-                        "** of a non-dict",
-                    ));
+                    return Err(Unevaluable::new(*a, "** of a non-dict"));
                 };
                 for (k, v) in entries {
                     let Value::Str(k) = k else {
-                        return Err(crate::import::spack::evaluator::value::Unevaluable::new(
-                            *a,
-                            "** with a non-string key",
-                        ));
+                        return Err(Unevaluable::new(*a, "** with a non-string key"));
                     };
                     splat_kwargs.push((k, v));
                 }
             } else if a.kind() == "list_splat" {
-                let inner = children(*a).first().copied().ok_or_else(|| {
-                    crate::import::spack::evaluator::value::Unevaluable::new(*a, "splat")
-                })?;
+                let inner = children(*a)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| Unevaluable::new(*a, "splat"))?;
                 let v = ev.eval(inner)?;
-                positional.extend(v.iter_items().ok_or_else(|| {
-                    crate::import::spack::evaluator::value::Unevaluable::new(*a, "splat")
-                })?);
+                positional.extend(
+                    v.iter_items()
+                        .ok_or_else(|| Unevaluable::new(*a, "splat"))?,
+                );
             } else {
                 positional.push(ev.eval(*a)?);
             }

@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use crate::import::spack::directives::class_body::ClassReader;
-use crate::import::spack::evaluator::value::{Args, Evaluator, Value};
+use crate::import::spack::evaluator::value::{Args, Value};
 
 impl ClassReader<'_> {
     /// Applies `NAME.append(x)` / `NAME.extend(xs)` / `NAME.insert(i, x)`
@@ -16,7 +16,7 @@ impl ClassReader<'_> {
         let Some((name, method)) = func.split_once('.') else {
             return false;
         };
-        if !matches!(self.scope.get(name), Some(Value::List(_))) {
+        if !matches!(self.f.e.scope.get(name), Some(Value::List(_))) {
             return false;
         }
         let Some(args) = Args::of_call(call, self.src) else {
@@ -25,7 +25,7 @@ impl ClassReader<'_> {
         if !args.keywords.is_empty() {
             return false;
         }
-        let ev = Evaluator::new(self.src, &self.scope);
+        let ev = self.f.e.ev();
         let Ok(values) = args
             .positional
             .iter()
@@ -34,7 +34,7 @@ impl ClassReader<'_> {
         else {
             return false;
         };
-        let Some(Value::List(list)) = self.scope.get_mut(name) else {
+        let Some(Value::List(list)) = self.f.e.scope.get_mut(name) else {
             return false;
         };
         match (method, values.as_slice()) {

@@ -15,7 +15,7 @@ pub(crate) mod lists;
 pub(crate) mod local_bases;
 pub(crate) mod machine;
 pub mod model;
-pub(crate) mod module_loops;
+pub(crate) mod module;
 pub(crate) mod own_variants;
 pub(crate) mod repeated_atoms;
 pub(crate) mod resource;

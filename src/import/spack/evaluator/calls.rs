@@ -8,6 +8,27 @@ use crate::import::spack::evaluator::value::{
     Args, CallValue, Eval, Evaluator, Unevaluable, Value, format_braces, text,
 };
 
+/// `a < b <= c` over versions, chained as Python chains comparisons.
+pub(crate) fn compare_chained(
+    node: Node,
+    ops: &[&str],
+    versions: &[crate::spec::Version],
+) -> Eval<Value> {
+    let mut all = true;
+    for (op, pair) in ops.iter().zip(versions.windows(2)) {
+        all &= match *op {
+            "<" => pair[0] < pair[1],
+            "<=" => pair[0] <= pair[1],
+            ">" => pair[0] > pair[1],
+            ">=" => pair[0] >= pair[1],
+            "==" => pair[0] == pair[1],
+            "!=" => pair[0] != pair[1],
+            _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
+        };
+    }
+    Ok(Value::Bool(all))
+}
+
 impl Evaluator<'_> {
     pub(crate) fn call(&self, node: Node) -> Eval<Value> {
         let func = node
@@ -174,7 +195,7 @@ impl Evaluator<'_> {
         &self,
         node: Node,
         parts: &[Node],
-        ops: &[String],
+        ops: &[&str],
     ) -> Eval<Value> {
         if ops.len() + 1 != parts.len() {
             return Err(Unevaluable::new(node, "comparison"));
@@ -196,19 +217,7 @@ impl Evaluator<'_> {
                 crate::spec::Version::parse(&s).map_err(|_| Unevaluable::new(*p, "version"))?,
             );
         }
-        let mut all = true;
-        for (op, pair) in ops.iter().zip(versions.windows(2)) {
-            all &= match op.as_str() {
-                "<" => pair[0] < pair[1],
-                "<=" => pair[0] <= pair[1],
-                ">" => pair[0] > pair[1],
-                ">=" => pair[0] >= pair[1],
-                "==" => pair[0] == pair[1],
-                "!=" => pair[0] != pair[1],
-                _ => return Err(Unevaluable::new(node, format!("comparison `{op}`"))),
-            };
-        }
-        Ok(Value::Bool(all))
+        compare_chained(node, ops, &versions)
     }
 
     /// `itertools.chain(a, b, …)` and `itertools.product(a, b, …)` over
@@ -262,12 +271,7 @@ impl Evaluator<'_> {
             let mut scope = self.scope.clone();
             scope.push();
             scope.set(text(*param, self.src), item.clone());
-            let ev = Evaluator {
-                src: self.src,
-                scope: &scope,
-                hook: self.hook,
-            };
-            if ev.eval(body)?.truthy() {
+            if self.over(&scope).eval(body)?.truthy() {
                 kept.push(item);
             }
         }

@@ -10,7 +10,7 @@ use crate::file_filter::{FileFilter, compile};
 use crate::import::spack::evaluator::collected::FilterItem;
 use crate::import::spack::evaluator::exprs::{Local, err, first_words};
 use crate::import::spack::evaluator::statements::Body;
-use crate::import::spack::evaluator::value::{Args, Evaluator, Unevaluable, Value, children};
+use crate::import::spack::evaluator::value::{Args, Unevaluable, Value, children};
 use crate::import::spack::evaluator::walk::Collector;
 
 type Eval<T> = crate::import::spack::evaluator::value::Eval<T>;
@@ -57,7 +57,7 @@ impl Body<'_> {
     /// `x.filter(regex, repl, …)` for `x = FileFilter(…)`, and
     /// `FileFilter(…).filter(…)`; `None` when `obj` is not a file filter.
     pub(crate) fn filter_method(&mut self, call: Node, obj: Node) -> Eval<Option<()>> {
-        let files = match self.f.e.locals.get(&self.t(obj)) {
+        let files = match self.f.e.scope.local(&self.t(obj)) {
             Some(Local::Files(f)) => f.clone(),
             _ => match self.file_filter_object(obj)? {
                 Some(Local::Files(f)) => f,
@@ -141,9 +141,8 @@ impl Body<'_> {
     ) -> Eval<()> {
         let mut string = false;
         let mut ignore_absent = false;
-        let scope = self.f.e.literal_scope();
         for (k, v) in &args.keywords {
-            let value = Evaluator::new(self.f.e.src, &scope).eval(*v)?;
+            let value = self.f.e.value(*v)?;
             let flag = matches!(value, Value::Bool(_)) && value.truthy();
             match (k.as_str(), matches!(value, Value::Bool(_))) {
                 ("string", true) => string = flag,

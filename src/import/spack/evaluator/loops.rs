@@ -84,11 +84,7 @@ impl Evaluator<'_> {
         out: &mut Vec<Value>,
     ) -> Eval<()> {
         let Some((clause, rest)) = clauses.split_first() else {
-            let ev = Evaluator {
-                src: self.src,
-                scope,
-                hook: self.hook,
-            };
+            let ev = self.over(scope);
             if body.kind() == "pair" {
                 let (Some(k), Some(v)) = (
                     body.child_by_field_name("key"),
@@ -110,14 +106,11 @@ impl Evaluator<'_> {
                 let right = clause
                     .child_by_field_name("right")
                     .ok_or_else(|| Unevaluable::new(*clause, "for clause"))?;
-                let items = Evaluator {
-                    src: self.src,
-                    scope,
-                    hook: self.hook,
-                }
-                .eval(right)?
-                .iter_items()
-                .ok_or_else(|| Unevaluable::new(right, "iteration over a non-list"))?;
+                let items = self
+                    .over(scope)
+                    .eval(right)?
+                    .iter_items()
+                    .ok_or_else(|| Unevaluable::new(right, "iteration over a non-list"))?;
                 for item in items {
                     scope.push();
                     bind_target(left, self.src, item, scope)?;
@@ -132,13 +125,7 @@ impl Evaluator<'_> {
                     .first()
                     .copied()
                     .ok_or_else(|| Unevaluable::new(*clause, "if clause"))?;
-                let keep = Evaluator {
-                    src: self.src,
-                    scope,
-                    hook: self.hook,
-                }
-                .eval(cond)?
-                .truthy();
+                let keep = self.over(scope).eval(cond)?.truthy();
                 if keep {
                     self.comprehend(rest, body, scope, out)?;
                 }

@@ -13,6 +13,7 @@ pub(crate) mod filters;
 pub(crate) mod loops;
 pub(crate) mod pystr;
 pub(crate) mod regex;
+pub(crate) mod scope;
 pub(crate) mod spec_spelling;
 pub(crate) mod statements;
 pub(crate) mod str_methods;

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use crate::import::spack::evaluator::value::{Value, text};
+use crate::import::spack::evaluator::value::{Eval, Unevaluable, Value, children, text};
 
 /// The prefix of a string literal (`f`, `r`, `rb`, …), lower-case.
 pub fn string_prefix(node: Node, src: &str) -> String {
@@ -18,6 +18,51 @@ pub fn string_prefix(node: Node, src: &str) -> String {
         .take_while(|c| c.is_ascii_alphabetic())
         .collect::<String>()
         .to_lowercase()
+}
+
+/// An f-string interpolation's reading: (the interpolation, its
+/// expression, its format specifier) → its text.
+pub type Interp<'a> = dyn Fn(Node, Node, Option<&str>) -> Eval<String> + 'a;
+
+/// A string literal's text (a `concatenated_string`'s parts joined): each
+/// run of characters (escapes applied unless the string is raw) through
+/// `content`, each f-string interpolation (its node, its expression and its
+/// format specifier) through `interp`.
+pub fn string_with(
+    node: Node,
+    src: &str,
+    content: &dyn Fn(Node, String) -> Eval<String>,
+    interp: &Interp,
+) -> Eval<String> {
+    if node.kind() == "concatenated_string" {
+        let mut out = String::new();
+        for part in children(node) {
+            out.push_str(&string_with(part, src, content, interp)?);
+        }
+        return Ok(out);
+    }
+    let raw = string_prefix(node, src).contains('r');
+    let mut out = String::new();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "string_content" => {
+                let t = text(child, src);
+                out.push_str(&content(child, if raw { t.into() } else { unescape(t) })?);
+            }
+            "interpolation" => {
+                let expr = child
+                    .child_by_field_name("expression")
+                    .ok_or_else(|| Unevaluable::new(child, "f-string interpolation"))?;
+                let spec = child
+                    .child_by_field_name("format_specifier")
+                    .map(|f| text(f, src).trim_start_matches(':'));
+                out.push_str(&interp(child, expr, spec)?);
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// Python's backslash escapes in a non-raw string.

@@ -3,17 +3,13 @@
 //! literal lists, `return args`) and environment changes (`env.set(…)`,
 //! `env.prepend_path(…)`), each under the condition of its `if` blocks.
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::collected::{EnvItem, InstallItem, Produced};
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::exprs::{Local, err, first_words};
-use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
-};
+use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children, text};
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
@@ -53,21 +49,6 @@ pub fn run_method_in(
                 .collect()
         })
         .unwrap_or_default();
-    let mut locals = HashMap::new();
-    if let Some(spec) = params.get(1) {
-        // Old-style hooks: (self, spec, prefix); environment hooks: (self, env).
-        if spec == "spec" {
-            locals.insert(spec.clone(), Local::Spec);
-        }
-    }
-    if let Some(p) = params.get(2) {
-        if p == "prefix" {
-            locals.insert(p.clone(), Local::Prefix("{{ prefix }}".into()));
-        }
-    }
-    for (name, t) in class_attrs {
-        locals.insert(format!("self.{name}"), Local::Tmpl(t.clone()));
-    }
     let env_name = params.get(1).filter(|p| p.contains("env")).cloned();
     let mut body = Body {
         f: Frame::new(method_src, variants),
@@ -75,10 +56,24 @@ pub fn run_method_in(
         out: Produced::default(),
         dir: String::new(),
     };
+    let locals = &mut body.f.e.scope;
+    if let Some(spec) = params.get(1) {
+        // Old-style hooks: (self, spec, prefix); environment hooks: (self, env).
+        if spec == "spec" {
+            locals.bind(spec.clone(), Local::Spec);
+        }
+    }
+    if let Some(p) = params.get(2) {
+        if p == "prefix" {
+            locals.bind(p.clone(), Local::Prefix("{{ prefix }}".into()));
+        }
+    }
+    for (name, t) in class_attrs {
+        locals.bind(format!("self.{name}"), Local::Tmpl(t.clone()));
+    }
     let block = def
         .child_by_field_name("body")
         .ok_or_else(|| Unevaluable::new(def, "method body"))?;
-    body.f.e.locals = locals;
     body.block(&children(block))?;
     Ok(body.out)
 }
@@ -150,14 +145,14 @@ impl Body<'_> {
             return err(a, format!("assignment to `{}`", first_words(&self.t(l))));
         }
         let name = self.t(l);
-        if self.f.cond != self.f.live && self.f.e.locals.contains_key(&name) {
+        if self.f.cond != self.f.live && self.f.e.scope.local(&name).is_some() {
             return err(a, format!("conditional assignment to `{name}`"));
         }
         let local = match self.file_filter_object(r)? {
             Some(files) => files,
             None => self.value_of(r)?,
         };
-        self.f.e.locals.insert(name, local);
+        self.f.e.scope.bind(name, local);
         Ok(())
     }
 
@@ -174,10 +169,9 @@ impl Body<'_> {
             && r.child_by_field_name("value")
                 .is_some_and(|v| self.f.e.is_spec(v))
         {
-            let scope = Scope::new();
             if let Some(Value::Str(d)) = r
                 .child_by_field_name("subscript")
-                .and_then(|s| Evaluator::new(self.f.e.src, &scope).eval(s).ok())
+                .and_then(|s| self.f.e.constant(s))
             {
                 return Ok(Local::Dep(d));
             }
@@ -188,8 +182,7 @@ impl Body<'_> {
         if let Some(name) = self.f.e.variant_subscript(r) {
             return Ok(Local::Variant(name));
         }
-        let scope = self.f.e.literal_scope();
-        if let Ok(v) = Evaluator::new(self.f.e.src, &scope).eval(r) {
+        if let Ok(v) = self.f.e.value(r) {
             if !matches!(v, Value::List(_)) {
                 return Ok(Local::Value(v));
             }
@@ -222,7 +215,7 @@ impl Body<'_> {
 
     fn push_items(&mut self, list: &str, node: Node, items: Vec<ArgItem>) -> Eval<()> {
         let cond = self.f.cond.clone();
-        match self.f.e.locals.get_mut(list) {
+        match self.f.e.scope.local_mut(list) {
             Some(Local::List(v)) => {
                 v.extend(items.into_iter().map(|i| ArgItem {
                     cond: cond.clone().and(i.cond),
@@ -374,8 +367,7 @@ impl Body<'_> {
             .positional
             .first()
             .ok_or_else(|| Unevaluable::new(call, "env"))?;
-        let scope = self.f.e.literal_scope();
-        let var = match Evaluator::new(self.f.e.src, &scope).eval(var_node)? {
+        let var = match self.f.e.value(var_node)? {
             Value::Str(s) => s,
             _ => return err(var_node, "variable name"),
         };

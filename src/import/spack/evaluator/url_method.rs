@@ -13,7 +13,7 @@ use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
 use crate::import::spack::evaluator::url::{self, restyle};
 use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, text,
+    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, operators, text,
 };
 use crate::import::spack::evaluator::version_parts::{
     component_value, component_values, components, up_to,
@@ -71,7 +71,7 @@ fn run_method(
         known: known.iter().map(|k| k.to_string()).collect(),
         line_base,
     };
-    match run_block(&children(body), method_src, &mut scope, &cx)? {
+    match run_block(&children(body), method_src, scope, &cx)? {
         Some(url) => Ok(url),
         None => Err(Unevaluable::new(body, "url_for_version returned nothing")),
     }
@@ -102,22 +102,22 @@ impl VersionCx {
 
 /// The collector of a `url_for_version` run for one version: conditions
 /// are decided (the version is known), so one branch of each `if` runs;
-/// assignments change `scope`; the first `return` reached is the URL.
+/// assignments change the frame's scope; the first `return` reached is the
+/// URL.
 struct UrlRun<'a, 'c> {
     f: Frame<'a>,
-    scope: &'c mut Scope,
     cx: &'c VersionCx,
     url: Option<String>,
 }
 
-/// Run statements until a `return`.
-fn run_block(stmts: &[Node], src: &str, scope: &mut Scope, cx: &VersionCx) -> Eval<Option<String>> {
+/// Run statements over `scope` until a `return`.
+fn run_block(stmts: &[Node], src: &str, scope: Scope, cx: &VersionCx) -> Eval<Option<String>> {
     let mut run = UrlRun {
         f: Frame::new(src, &[]),
-        scope,
         cx,
         url: None,
     };
+    run.f.e.scope = scope;
     run.block(stmts)?;
     Ok(run.url)
 }
@@ -129,7 +129,9 @@ impl<'a> Collector<'a> for UrlRun<'a, '_> {
 
     fn expression(&mut self, e: Node) -> Eval<()> {
         match e.kind() {
-            "assignment" | "augmented_assignment" => assign(e, self.f.e.src, self.scope, self.cx),
+            "assignment" | "augmented_assignment" => {
+                assign(e, self.f.e.src, &mut self.f.e.scope, self.cx)
+            }
             _ => self.other_expression(e),
         }
     }
@@ -155,7 +157,7 @@ impl<'a> Collector<'a> for UrlRun<'a, '_> {
 
     fn condition(&self, node: Node) -> Eval<Cond> {
         Ok(
-            match eval(node, self.f.e.src, self.scope, self.cx)?.truthy() {
+            match eval(node, self.f.e.src, &self.f.e.scope, self.cx)?.truthy() {
                 true => Cond::True,
                 false => Cond::False,
             },
@@ -167,7 +169,7 @@ impl<'a> Collector<'a> for UrlRun<'a, '_> {
             .first()
             .copied()
             .ok_or_else(|| Unevaluable::new(stmt, "bare return"))?;
-        match eval(e, self.f.e.src, self.scope, self.cx)? {
+        match eval(e, self.f.e.src, &self.f.e.scope, self.cx)? {
             Value::Str(s) => {
                 self.url = Some(s);
                 Ok(())
@@ -485,7 +487,7 @@ fn call_helper(n: Node, helper: &str, args: &Args, ev: &Evaluator, cx: &VersionC
     let body = def.child_by_field_name("body").ok_or_else(fail)?;
     // The helper's lines are its own: kept as they are where the caller
     // counts lines from its method's first.
-    let ran = run_block(&children(body), helper, &mut scope, &inner).map_err(|mut e| {
+    let ran = run_block(&children(body), helper, scope, &inner).map_err(|mut e| {
         e.line += cx.line_base;
         e
     });
@@ -522,30 +524,19 @@ fn version_comparison(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Va
     let src = ev.src;
     let parts = children(n);
     // `"@:2.3.6" in self.spec`: the version satisfies the condition.
+    let ops = operators(n, src);
     if parts.len() == 2 && matches!(text(parts[1], src), "self.spec" | "spec") {
-        let mut cursor = n.walk();
-        let op: Vec<&str> = n
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| text(c, src))
-            .collect();
         let cond = match ev.eval(parts[0]) {
             Ok(Value::Str(c)) if c.trim_start().starts_with('@') => c,
             _ => return Some(Err(Unevaluable::new(n, "condition on the spec"))),
         };
         let holds = satisfies(&cx.version, &cond);
-        return Some(match (op.as_slice(), holds) {
+        return Some(match (ops.as_slice(), holds) {
             (["in"], Some(h)) => Ok(Value::Bool(h)),
             (["not", "in"], Some(h)) => Ok(Value::Bool(!h)),
             _ => Err(Unevaluable::new(n, "condition on the spec")),
         });
     }
-    let mut cursor = n.walk();
-    let ops: Vec<String> = n
-        .children(&mut cursor)
-        .filter(|c| !c.is_named())
-        .map(|c| text(c, src).to_string())
-        .collect();
     if ops.len() + 1 != parts.len() || !parts.iter().any(|p| version_valued(*p, src, cx)) {
         return None;
     }
@@ -559,20 +550,9 @@ fn version_comparison(n: Node, ev: &Evaluator, cx: &VersionCx) -> Option<Eval<Va
             Err(e) => return Some(Err(e)),
         }
     }
-    let mut all = true;
-    for (op, pair) in ops.iter().zip(versions.windows(2)) {
-        let (a, b) = (&pair[0], &pair[1]);
-        all &= match op.as_str() {
-            "<" => a < b,
-            "<=" => a <= b,
-            ">" => a > b,
-            ">=" => a >= b,
-            "==" => a == b,
-            "!=" => a != b,
-            _ => return Some(Err(Unevaluable::new(n, format!("comparison `{op}`")))),
-        };
-    }
-    Some(Ok(Value::Bool(all)))
+    Some(crate::import::spack::evaluator::calls::compare_chained(
+        n, &ops, &versions,
+    ))
 }
 
 /// Whether the concrete version satisfies a `@…` condition.

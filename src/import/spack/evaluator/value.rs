@@ -6,16 +6,15 @@
 //! lambdas) is [`Unevaluable`]: the caller records the construct as
 //! untranslated instead of guessing.
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
-pub use crate::import::spack::reader::parsed::{children, text};
+pub use crate::import::spack::reader::parsed::{children, operators, text};
 
 pub use crate::import::spack::evaluator::loops::bind_target;
 pub use crate::import::spack::evaluator::pystr::{
-    format_braces, percent_format, string_prefix, unescape,
+    format_braces, format_spec, percent_format, string_with,
 };
+pub use crate::import::spack::evaluator::scope::Scope;
 
 /// A Python value the importer can hold.
 #[derive(Clone, Debug, PartialEq)]
@@ -121,52 +120,6 @@ impl Unevaluable {
 
 pub type Eval<T> = Result<T, Unevaluable>;
 
-/// Names bound in the scopes the evaluator can see (module constants, class
-/// attributes, loop variables), innermost last.
-#[derive(Clone, Debug, Default)]
-pub struct Scope {
-    frames: Vec<HashMap<String, Value>>,
-}
-
-impl Scope {
-    pub fn new() -> Self {
-        Scope {
-            frames: vec![HashMap::new()],
-        }
-    }
-
-    pub fn push(&mut self) {
-        self.frames.push(HashMap::new());
-    }
-
-    pub fn pop(&mut self) {
-        self.frames.pop();
-    }
-
-    pub fn set(&mut self, name: &str, value: Value) {
-        if let Some(f) = self.frames.last_mut() {
-            f.insert(name.to_string(), value);
-        }
-    }
-
-    /// Bind `name` in the outermost frame (the module's).
-    pub fn set_global(&mut self, name: &str, value: Value) {
-        if let Some(f) = self.frames.first_mut() {
-            f.insert(name.to_string(), value);
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&Value> {
-        self.frames.iter().rev().find_map(|f| f.get(name))
-    }
-
-    /// The binding `name` refers to, in the innermost frame that has it
-    /// (a class-level list that a loop's body appends to).
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
-        self.frames.iter_mut().rev().find_map(|f| f.get_mut(name))
-    }
-}
-
 /// The arguments of a call: positional values and keyword arguments, each
 /// still a node.
 pub struct Args<'t> {
@@ -225,6 +178,18 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// This evaluator over another scope (a comprehension's, a lambda's).
+    pub(crate) fn over<'b>(&self, scope: &'b Scope) -> Evaluator<'b>
+    where
+        'a: 'b,
+    {
+        Evaluator {
+            src: self.src,
+            scope,
+            hook: self.hook,
+        }
+    }
+
     pub fn eval(&self, node: Node) -> Eval<Value> {
         if let Some(hook) = self.hook {
             if let Some(v) = hook(node, self) {
@@ -232,14 +197,7 @@ impl<'a> Evaluator<'a> {
             }
         }
         match node.kind() {
-            "string" => self.string(node).map(Value::Str),
-            "concatenated_string" => {
-                let mut out = String::new();
-                for part in children(node) {
-                    out.push_str(&self.string(part)?);
-                }
-                Ok(Value::Str(out))
-            }
+            "string" | "concatenated_string" => self.string(node).map(Value::Str),
             "integer" => text(node, self.src)
                 .replace('_', "")
                 .parse()
@@ -342,50 +300,17 @@ impl<'a> Evaluator<'a> {
 
     /// A string literal; f-strings are evaluated when every interpolation is.
     pub fn string(&self, node: Node) -> Eval<String> {
-        if node.kind() == "concatenated_string" {
-            let mut out = String::new();
-            for part in children(node) {
-                out.push_str(&self.string(part)?);
-            }
-            return Ok(out);
-        }
-        if node.kind() != "string" {
+        if !matches!(node.kind(), "string" | "concatenated_string") {
             return match self.eval(node)? {
                 Value::Str(s) => Ok(s),
                 _ => Err(Unevaluable::new(node, "not a string")),
             };
         }
-        let prefix = string_prefix(node, self.src);
-        let raw = prefix.contains('r') || prefix.contains('R');
-        let mut out = String::new();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            match child.kind() {
-                "string_content" => {
-                    let t = text(child, self.src);
-                    if raw {
-                        out.push_str(t);
-                    } else {
-                        out.push_str(&unescape(t));
-                    }
-                }
-                "interpolation" => {
-                    let expr = child
-                        .child_by_field_name("expression")
-                        .ok_or_else(|| Unevaluable::new(child, "f-string interpolation"))?;
-                    let spec = match child.child_by_field_name("format_specifier") {
-                        Some(f) => text(f, self.src).trim_start_matches(':').to_string(),
-                        None => String::new(),
-                    };
-                    let v = self.eval(expr)?;
-                    let formatted = crate::import::spack::evaluator::pystr::format_spec(&v, &spec)
-                        .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))?;
-                    out.push_str(&formatted);
-                }
-                _ => {}
-            }
-        }
-        Ok(out)
+        string_with(node, self.src, &|_, s| Ok(s), &|child, expr, spec| {
+            let v = self.eval(expr)?;
+            format_spec(&v, spec.unwrap_or(""))
+                .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))
+        })
     }
 
     fn sequence(&self, node: Node) -> Eval<Value> {
@@ -465,12 +390,7 @@ impl<'a> Evaluator<'a> {
 
     fn comparison(&self, node: Node) -> Eval<Value> {
         let parts = children(node);
-        let mut cursor = node.walk();
-        let ops: Vec<String> = node
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| text(c, self.src).to_string())
-            .collect();
+        let ops = operators(node, self.src);
         if parts.iter().any(|p| self.is_version_call(*p)) {
             return self.version_comparison(node, &parts, &ops);
         }

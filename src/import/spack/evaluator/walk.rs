@@ -8,7 +8,8 @@
 //! The collectors: hook bodies (`statements::Body`), `flag_handler`
 //! (`hooks::flags`), `url_for_version` for one version (`url_method`: its
 //! conditions decide, so one arm runs), module-level loops
-//! (`directives::module_loops`: items bound in the module's scope),
+//! (`directives::module`: constants, and loops whose items are bound in the
+//! module's scope),
 //! directory properties (`hooks::property`: each `return` under its arm's
 //! condition) and class bodies (`directives::class_body`: conditions
 //! decided on Linux, loops over evaluable lists, `with` contexts; what
@@ -17,9 +18,9 @@
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::Cond;
-use crate::import::spack::evaluator::exprs::{Exprs, bind_scope, err, first_words};
+use crate::import::spack::evaluator::exprs::{Exprs, err, first_words};
 use crate::import::spack::evaluator::value::{
-    Eval, Evaluator, Scope, Unevaluable, Value, bind_target, children, text,
+    Eval, Unevaluable, Value, bind_target, children, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 
@@ -87,6 +88,11 @@ pub(crate) trait Collector<'a> {
     /// Appended to the name of a statement the walk does not take
     /// (`" in flag_handler"`).
     const IN: &'static str = "";
+
+    /// A loop's variables are bound in a frame of their own, dropped after
+    /// each item (class bodies, module-level loops); a method body's stay
+    /// bound after the loop, as Python's do.
+    const LOOP_FRAME: bool = false;
 
     fn frame(&self) -> &Frame<'a>;
     fn frame_mut(&mut self) -> &mut Frame<'a>;
@@ -300,26 +306,32 @@ pub(crate) trait Collector<'a> {
 
     /// The items a `for` loops over: a literal list.
     fn loop_items(&self, iterable: Node) -> Eval<Vec<Value>> {
-        let e = &self.frame().e;
-        let scope = e.literal_scope();
-        Evaluator::new(e.src, &scope)
-            .eval(iterable)?
+        self.frame()
+            .e
+            .value(iterable)?
             .iter_items()
             .ok_or_else(|| Unevaluable::new(iterable, "loop over a non-list"))
     }
 
     /// Bind one item to a loop's target (`x`, `a, b`).
     fn bind_item(&mut self, target: Node, item: Value) -> Eval<()> {
-        let mut s = Scope::new();
         let e = &mut self.frame_mut().e;
-        bind_target(target, e.src, item, &mut s)?;
-        let src = e.src;
-        bind_scope(e, target, &s, src);
-        Ok(())
+        if Self::LOOP_FRAME {
+            e.scope.push();
+        }
+        let bound = bind_target(target, e.src, item, &mut e.scope);
+        if bound.is_err() && Self::LOOP_FRAME {
+            e.scope.pop();
+        }
+        bound
     }
 
     /// After the body ran for one item.
-    fn item_done(&mut self) {}
+    fn item_done(&mut self) {
+        if Self::LOOP_FRAME {
+            self.frame_mut().e.scope.pop();
+        }
+    }
 
     /// `return x`: under a condition (`if c: return x`), the rest of the
     /// body runs under `not c`.

@@ -221,7 +221,7 @@ impl Run<'_> {
             return Ok(());
         }
         if rt == "self.spec" || rt == "self.pkg.spec" {
-            self.f.e.locals.insert(name, Local::Spec);
+            self.f.e.scope.bind(name, Local::Spec);
             return Ok(());
         }
         if r.kind() == "list" && !self.added.iter().any(|x| x.var == name) {
@@ -251,13 +251,7 @@ impl Run<'_> {
     /// `name == "cflags"`, `name in [...]`, `name.lower() != …`, `flags is None`.
     fn name_test(&self, node: Node) -> Eval<Option<Cond>> {
         let parts = children(node);
-        let mut cursor = node.walk();
-        let op: Vec<String> = node
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| self.t(c))
-            .collect();
-        let op = op.join(" ");
+        let op = crate::import::spack::evaluator::value::operators(node, self.f.e.src).join(" ");
         let [a, b] = parts[..] else {
             return Ok(None);
         };
@@ -277,9 +271,10 @@ impl Run<'_> {
         if at != *p && at != format!("{p}.lower()") {
             return Ok(None);
         }
-        let scope = self.f.e.literal_scope();
-        let value = crate::import::spack::evaluator::value::Evaluator::new(self.f.e.src, &scope)
-            .eval(b)
+        let value = self
+            .f
+            .e
+            .value(b)
             .map_err(|_| Unevaluable::new(b, "flag name test"))?;
         let names: Vec<String> = match &value {
             crate::import::spack::evaluator::value::Value::Str(s) => vec![s.clone()],

@@ -69,6 +69,28 @@ pub fn children(node: Node) -> Vec<Node> {
         .collect()
 }
 
+/// `line` cut to at most `max` bytes (at a character boundary), `…` marking
+/// a cut.
+pub fn clip(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_string();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
+/// The operators of a comparison (`<`, `not`, `in`, …), in order.
+pub fn operators<'s>(node: Node, src: &'s str) -> Vec<&'s str> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .filter(|c| !c.is_named())
+        .map(|c| text(c, src))
+        .collect()
+}
+
 /// How deeply a package.py's syntax tree may nest. Real files stay below
 /// 100 (gptune, the deepest of spack-packages, is about 60); every walker
 /// over the tree recurses once per level or so, and a file nested

@@ -5,9 +5,7 @@ use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::exprs::{Exprs, Local, err, first_words};
-use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Scope, Unevaluable, Value, children,
-};
+use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children, operators};
 
 impl Exprs<'_> {
     /// A condition on the spec.
@@ -56,7 +54,7 @@ impl Exprs<'_> {
                 Some(c) => Ok(c),
                 None => self.comparison(node),
             },
-            "identifier" => match self.locals.get(self.t(node)) {
+            "identifier" => match self.scope.local(self.t(node)) {
                 Some(Local::Cond(c)) => Ok(c.clone()),
                 Some(Local::Value(v)) => Ok(if v.truthy() { Cond::True } else { Cond::False }),
                 _ => err(node, format!("condition `{}`", self.t(node))),
@@ -104,13 +102,7 @@ impl Exprs<'_> {
 
     pub(crate) fn comparison(&self, node: Node) -> Eval<Cond> {
         let parts = children(node);
-        let mut cursor = node.walk();
-        let op: Vec<String> = node
-            .children(&mut cursor)
-            .filter(|c| !c.is_named())
-            .map(|c| self.t(c).to_string())
-            .collect();
-        let op = op.join(" ");
+        let op = operators(node, self.src).join(" ");
         if parts.len() != 2 {
             return err(node, "chained comparison");
         }
@@ -177,12 +169,11 @@ impl Exprs<'_> {
             };
         }
         if self.is_version(a) {
-            let scope = Scope::new();
             let v = match b.kind() {
                 "call" => Args::of_call(b, self.src)
                     .and_then(|x| x.positional.first().copied())
-                    .and_then(|x| Evaluator::new(self.src, &scope).eval(x).ok()),
-                _ => Evaluator::new(self.src, &scope).eval(b).ok(),
+                    .and_then(|x| self.constant(x)),
+                _ => self.constant(b),
             };
             let Some(Value::Str(v)) = v else {
                 return err(node, "version comparison");

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::{Cond, if_else, quote};
 use crate::import::spack::evaluator::exprs::{Exprs, err};
-use crate::import::spack::evaluator::value::{Args, Eval, Evaluator, Unevaluable, Value};
+use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable};
 use crate::import::spack::evaluator::variant_info::{VariantInfo, variant_ref};
 
 impl Exprs<'_> {
@@ -96,11 +96,7 @@ impl Exprs<'_> {
     }
 
     pub(crate) fn str_arg(&self, node: Node) -> Eval<String> {
-        let scope = self.literal_scope();
-        match Evaluator::new(self.src, &scope).eval(node)? {
-            Value::Str(s) => Ok(s),
-            _ => err(node, "not a string"),
-        }
+        self.ev().string(node)
     }
 
     /// `define_from_variant("NAME", "variant")`.

@@ -6,9 +6,9 @@ use tree_sitter::Node;
 
 use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::{Cond, quote};
-use crate::import::spack::evaluator::exprs::{Exprs, Local, bind_scope, err, first_words, literal};
+use crate::import::spack::evaluator::exprs::{Exprs, Local, err, first_words, literal};
 use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Scope, Unevaluable, Value, children,
+    Args, Eval, Unevaluable, Value, bind_target, children,
 };
 use crate::import::spack::evaluator::variant_info::variant_ref;
 
@@ -16,9 +16,8 @@ impl Exprs<'_> {
     /// `",".join(spec.variants["x"].value)`.
     pub(crate) fn join(&self, node: Node, func: Node, args: &Args) -> Eval<String> {
         let sep_node = func.child_by_field_name("object").unwrap_or(func);
-        let scope = Scope::new();
-        let sep = match Evaluator::new(self.src, &scope).eval(sep_node) {
-            Ok(Value::Str(s)) => s,
+        let sep = match self.constant(sep_node) {
+            Some(Value::Str(s)) => s,
             _ => return err(node, "join"),
         };
         let arg = *args
@@ -65,7 +64,7 @@ impl Exprs<'_> {
                 Some(inner) => self.list(*inner),
                 None => Ok(Vec::new()),
             },
-            "identifier" => match self.locals.get(self.t(node)) {
+            "identifier" => match self.scope.local(self.t(node)) {
                 Some(Local::List(items)) => Ok(items.clone()),
                 Some(Local::Value(Value::List(vals))) => vals
                     .iter()
@@ -183,17 +182,14 @@ impl Exprs<'_> {
         let right = clause
             .child_by_field_name("right")
             .ok_or_else(|| Unevaluable::new(node, "comprehension"))?;
-        let scope = self.literal_scope();
-        let items = Evaluator::new(self.src, &scope)
-            .eval(right)?
+        let items = self
+            .value(right)?
             .iter_items()
             .ok_or_else(|| Unevaluable::new(right, "iteration over a non-list"))?;
         let mut out = Vec::new();
         for item in items {
             let mut inner = self.clone();
-            let mut s = Scope::new();
-            crate::import::spack::evaluator::value::bind_target(left, self.src, item, &mut s)?;
-            bind_scope(&mut inner, left, &s, self.src);
+            bind_target(left, self.src, item, &mut inner.scope)?;
             out.extend(inner.element(body)?);
         }
         Ok(out)

@@ -12,15 +12,15 @@ mod cond;
 mod helpers;
 mod lists;
 
-use std::collections::HashMap;
-
 use tree_sitter::Node;
 
-use crate::import::spack::evaluator::collected::ArgItem;
-use crate::import::spack::evaluator::cond::{Cond, if_else};
+use crate::import::spack::evaluator::compiler_flags::compiler_flag;
+use crate::import::spack::evaluator::cond::{Cond, if_else, quote};
+use crate::import::spack::evaluator::scope::EMPTY;
+pub use crate::import::spack::evaluator::scope::Local;
 use crate::import::spack::evaluator::value::{
     Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
-    string_prefix, text, unescape,
+    string_with, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 use crate::import::spack::evaluator::variant_info::variant_ref;
@@ -29,40 +29,14 @@ use crate::import::spack::evaluator::variant_info::variant_ref;
 pub(crate) const SITE_PACKAGES: &str =
     "{{ prefix }}/lib/python{{ deps.python.version | up_to(n=2) }}/site-packages";
 
-/// A name bound in a hook body.
-#[derive(Clone, Debug)]
-pub enum Local {
-    /// A literal value.
-    Value(Value),
-    /// A template.
-    Tmpl(String),
-    /// A condition (`shared = self.spec.satisfies("+shared")`).
-    Cond(Cond),
-    /// The spec (`spec = self.spec`).
-    Spec,
-    /// The install prefix, possibly a subdirectory (`prefix.lib`).
-    Prefix(String),
-    /// A dependency (`mpi = spec["mpi"]`).
-    Dep(String),
-    /// An argument list being built.
-    List(Vec<ArgItem>),
-    /// A helper bound to a name (`define = self.define`).
-    Func(String),
-    /// A `FileFilter(…)` of these source files.
-    Files(Vec<String>),
-    /// The value of a multi-valued variant (`spec.variants["x"].value`, a
-    /// sorted tuple in Spack): the variant's name.
-    Multi(String),
-    /// A variant object (`tgt = spec.variants["x"]`): the variant's name.
-    Variant(String),
-}
-
 /// What hook bodies can see.
 #[derive(Clone)]
 pub struct Exprs<'a> {
     pub src: &'a str,
     pub variants: &'a [VariantInfo],
-    pub locals: HashMap<String, Local>,
+    /// The names bound: values, which the evaluator computes with, and
+    /// what only templates know (the spec, prefixes, argument lists).
+    pub scope: Scope,
 }
 
 pub(crate) fn err<T>(node: Node, what: impl Into<String>) -> Eval<T> {
@@ -75,7 +49,7 @@ impl<'a> Exprs<'a> {
         Exprs {
             src,
             variants,
-            locals: HashMap::new(),
+            scope: Scope::new(),
         }
     }
 }
@@ -89,14 +63,14 @@ impl Exprs<'_> {
     pub fn is_spec(&self, node: Node) -> bool {
         match self.t(node) {
             "self.spec" | "self.pkg.spec" => true,
-            name => matches!(self.locals.get(name), Some(Local::Spec)),
+            name => matches!(self.scope.local(name), Some(Local::Spec)),
         }
     }
 
     /// `spec["dep"]` → `dep`.
     pub(crate) fn dep_of(&self, node: Node) -> Option<String> {
         if node.kind() == "identifier" {
-            if let Some(Local::Dep(d)) = self.locals.get(self.t(node)) {
+            if let Some(Local::Dep(d)) = self.scope.local(self.t(node)) {
                 return Some(d.clone());
             }
         }
@@ -107,9 +81,7 @@ impl Exprs<'_> {
         if !self.is_spec(obj) {
             return None;
         }
-        let key = node.child_by_field_name("subscript")?;
-        let scope = Scope::new();
-        let dep = Evaluator::new(self.src, &scope).eval(key).ok()?;
+        let dep = self.constant(node.child_by_field_name("subscript")?)?;
         dep.as_str().map(|d| {
             d.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
                 .next()
@@ -121,7 +93,7 @@ impl Exprs<'_> {
     /// A path template: `self.prefix`, `prefix.lib`, `spec["x"].prefix.include`.
     pub(crate) fn path(&self, node: Node) -> Option<String> {
         match node.kind() {
-            "identifier" => match self.locals.get(self.t(node))? {
+            "identifier" => match self.scope.local(self.t(node))? {
                 Local::Prefix(p) => Some(p.clone()),
                 _ => None,
             },
@@ -133,10 +105,7 @@ impl Exprs<'_> {
                         return Some("{{ prefix }}".into());
                     }
                     if let Some(dep) = self.dep_of(obj) {
-                        return Some(format!(
-                            "{{{{ deps[{}].prefix }}}}",
-                            crate::import::spack::evaluator::cond::quote(&dep)
-                        ));
+                        return Some(format!("{{{{ deps[{}].prefix }}}}", quote(&dep)));
                     }
                     return None;
                 }
@@ -156,19 +125,12 @@ impl Exprs<'_> {
             return Ok(p);
         }
         match node.kind() {
-            "string" => self.fstring(node),
-            "concatenated_string" => {
-                let mut out = String::new();
-                for part in children(node) {
-                    out.push_str(&self.fstring(part)?);
-                }
-                Ok(out)
-            }
+            "string" | "concatenated_string" => self.fstring(node),
             "parenthesized_expression" => match children(node).first() {
                 Some(inner) => self.tmpl(*inner),
                 None => err(node, "()"),
             },
-            "identifier" => match self.locals.get(self.t(node)) {
+            "identifier" => match self.scope.local(self.t(node)) {
                 Some(Local::Tmpl(t)) => Ok(t.clone()),
                 Some(Local::Value(v)) => literal(node, &v.to_py_string()),
                 Some(Local::Cond(c)) => Ok(if_else(c, "True", "False")),
@@ -206,32 +168,18 @@ impl Exprs<'_> {
         }
     }
 
+    /// A string literal as a template: f-string interpolations are
+    /// templates, without format specifiers.
     pub(crate) fn fstring(&self, node: Node) -> Eval<String> {
-        let raw = string_prefix(node, self.src).contains('r');
-        let mut out = String::new();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            match child.kind() {
-                "string_content" => {
-                    let t = self.t(child);
-                    out.push_str(&literal(
-                        child,
-                        &if raw { t.to_string() } else { unescape(t) },
-                    )?);
-                }
-                "interpolation" => {
-                    if child.child_by_field_name("format_specifier").is_some() {
-                        return err(child, "f-string format specifier");
-                    }
-                    let e = child
-                        .child_by_field_name("expression")
-                        .ok_or_else(|| Unevaluable::new(child, "interpolation"))?;
-                    out.push_str(&self.tmpl(e)?);
-                }
-                _ => {}
-            }
-        }
-        Ok(out)
+        string_with(
+            node,
+            self.src,
+            &|child, s| literal(child, &s),
+            &|child, expr, spec| match spec {
+                Some(_) => err(child, "f-string format specifier"),
+                None => self.tmpl(expr),
+            },
+        )
     }
 
     pub(crate) fn attribute(&self, node: Node) -> Eval<String> {
@@ -240,7 +188,7 @@ impl Exprs<'_> {
             .ok_or_else(|| Unevaluable::new(node, "attribute"))?;
         let attr = self.t(node.child_by_field_name("attribute").unwrap_or(node));
         // A class attribute (`self.build_directory`).
-        if let Some(Local::Tmpl(t)) = self.locals.get(self.t(node)) {
+        if let Some(Local::Tmpl(t)) = self.scope.local(self.t(node)) {
             return Ok(t.clone());
         }
         if attr == "version" && (self.is_spec(obj) || self.t(obj) == "self") {
@@ -248,18 +196,12 @@ impl Exprs<'_> {
         }
         if let Some(dep) = self.dep_of(obj) {
             if attr == "version" {
-                return Ok(format!(
-                    "{{{{ deps[{}].version }}}}",
-                    crate::import::spack::evaluator::cond::quote(&dep)
-                ));
+                return Ok(format!("{{{{ deps[{}].version }}}}", quote(&dep)));
             }
             // hip's `setup_dependent_package`: `hipcc` is `prefix.bin.hipcc`
             // (hip is its only provider).
             if attr == "hipcc" {
-                return Ok(format!(
-                    "{{{{ deps[{}].prefix }}}}/bin/{attr}",
-                    crate::import::spack::evaluator::cond::quote(&dep)
-                ));
+                return Ok(format!("{{{{ deps[{}].prefix }}}}/bin/{attr}", quote(&dep)));
             }
             // An MPI provider's wrappers are whatever its
             // `setup_dependent_package` sets: mpich's `mpifc` is
@@ -288,15 +230,15 @@ impl Exprs<'_> {
         if let Some((dep, var)) = self.dep_variant(node) {
             return Ok(format!(
                 "{{{{ deps[{}].variants[{}] }}}}",
-                crate::import::spack::evaluator::cond::quote(&dep),
-                crate::import::spack::evaluator::cond::quote(&var)
+                quote(&dep),
+                quote(&var)
             ));
         }
         match self.t(node) {
             "self.compiler.cc" => Ok("{{ compiler.cc }}".into()),
             "self.compiler.cxx" => Ok("{{ compiler.cxx }}".into()),
             "self.compiler.fc" | "self.compiler.f77" => Ok("{{ compiler.fc }}".into()),
-            t => match crate::import::spack::evaluator::compiler_flags::compiler_flag(t) {
+            t => match compiler_flag(t) {
                 Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
                 None => err(node, format!("attribute `{}`", first_words(t))),
             },
@@ -324,32 +266,37 @@ impl Exprs<'_> {
     }
 
     pub(crate) fn variant_of(&self, node: Node) -> Option<String> {
+        self.variant_subscript(self.value_attr(node)?)
+    }
+
+    /// `X.value` → `X`.
+    fn value_attr<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
         if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
             return None;
         }
-        self.variant_subscript(node.child_by_field_name("object")?)
+        node.child_by_field_name("object")
     }
 
-    /// `spec.variants["x"]` → `x`.
-    pub(crate) fn variant_subscript(&self, sub: Node) -> Option<String> {
-        if sub.kind() != "subscript" {
-            return None;
-        }
+    /// `X.variants["x"]` → (`X`, `x`).
+    fn variants_key<'t>(&self, sub: Node<'t>) -> Option<(Node<'t>, String)> {
         let vars = sub.child_by_field_name("value")?;
-        if vars.kind() != "attribute"
+        if sub.kind() != "subscript"
+            || vars.kind() != "attribute"
             || self.t(vars.child_by_field_name("attribute")?) != "variants"
         {
             return None;
         }
-        if !self.is_spec(vars.child_by_field_name("object")?) {
-            return None;
-        }
-        let scope = Scope::new();
-        Evaluator::new(self.src, &scope)
-            .eval(sub.child_by_field_name("subscript")?)
-            .ok()?
-            .as_str()
-            .map(str::to_string)
+        let key = self.constant(sub.child_by_field_name("subscript")?)?;
+        Some((
+            vars.child_by_field_name("object")?,
+            key.as_str()?.to_string(),
+        ))
+    }
+
+    /// `spec.variants["x"]` → `x`.
+    pub(crate) fn variant_subscript(&self, sub: Node) -> Option<String> {
+        let (obj, name) = self.variants_key(sub)?;
+        self.is_spec(obj).then_some(name)
     }
 
     pub(crate) fn binary(&self, node: Node) -> Eval<String> {
@@ -391,7 +338,7 @@ impl Exprs<'_> {
     /// bound to it → `x`.
     pub(crate) fn multi_variant(&self, node: Node) -> Option<String> {
         if node.kind() == "identifier" {
-            return match self.locals.get(self.t(node)) {
+            return match self.scope.local(self.t(node)) {
                 Some(Local::Multi(v)) => Some(v.clone()),
                 _ => None,
             };
@@ -406,28 +353,13 @@ impl Exprs<'_> {
     /// `spec["dep"].variants["x"].value` → (`dep`, `x`): the dependency's
     /// variant, as its node has it at build time.
     pub(crate) fn dep_variant(&self, node: Node) -> Option<(String, String)> {
-        if node.kind() != "attribute" || self.t(node.child_by_field_name("attribute")?) != "value" {
-            return None;
-        }
-        let sub = node.child_by_field_name("object")?;
-        let vars = sub.child_by_field_name("value")?;
-        if sub.kind() != "subscript"
-            || vars.kind() != "attribute"
-            || self.t(vars.child_by_field_name("attribute")?) != "variants"
-        {
-            return None;
-        }
-        let dep = self.dep_of(vars.child_by_field_name("object")?)?;
-        let scope = Scope::new();
-        let var = Evaluator::new(self.src, &scope)
-            .eval(sub.child_by_field_name("subscript")?)
-            .ok()?;
-        Some((dep, var.as_str()?.to_string()))
+        let (obj, var) = self.variants_key(self.value_attr(node)?)?;
+        Some((self.dep_of(obj)?, var))
     }
 
     /// A name bound to a variant object (`tgt = spec.variants["x"]`) → `x`.
     pub(crate) fn variant_object(&self, node: Node) -> Option<String> {
-        match self.locals.get(self.t(node)) {
+        match self.scope.local(self.t(node)) {
             Some(Local::Variant(v)) if node.kind() == "identifier" => Some(v.clone()),
             _ => None,
         }
@@ -493,9 +425,7 @@ impl Exprs<'_> {
                     )),
                     (false, Some(Ok(n))) if dep_version.is_some() => Ok(format!(
                         "{{{{ deps[{}].version | up_to(n={n}) }}}}",
-                        crate::import::spack::evaluator::cond::quote(
-                            &dep_version.unwrap_or_default()
-                        )
+                        quote(&dep_version.unwrap_or_default())
                     )),
                     _ => err(node, "up_to"),
                 }
@@ -511,8 +441,7 @@ impl Exprs<'_> {
                     _ => err(node, "define_from_variant of a conditional variant"),
                 }
             }
-            _ => match crate::import::spack::evaluator::compiler_flags::compiler_flag(self.t(node))
-            {
+            _ => match compiler_flag(self.t(node)) {
                 Some(p) => Ok(format!("{{{{ compiler.{p} }}}}")),
                 None => err(node, format!("call of `{}`", first_words(fname))),
             },
@@ -531,40 +460,25 @@ impl Exprs<'_> {
     /// The called function's text, a bound helper resolved (`define` →
     /// `self.define`).
     pub fn func_name(&self, func: Node) -> String {
-        match self.locals.get(self.t(func)) {
+        match self.scope.local(self.t(func)) {
             Some(Local::Func(f)) => f.clone(),
             _ => self.t(func).to_string(),
         }
     }
 
-    pub fn literal_scope(&self) -> Scope {
-        let mut scope = Scope::new();
-        for (k, v) in &self.locals {
-            if let Local::Value(v) = v {
-                scope.set(k, v.clone());
-            }
-        }
-        scope
+    /// The evaluator of values over the names bound.
+    pub fn ev(&self) -> Evaluator<'_> {
+        Evaluator::new(self.src, &self.scope)
     }
-}
 
-/// Copy names bound in `s` (by a loop target) into the body's locals.
-pub fn bind_scope(e: &mut Exprs, target: Node, s: &Scope, src: &str) {
-    let mut names = Vec::new();
-    collect_names(target, src, &mut names);
-    for n in names {
-        if let Some(v) = s.get(&n) {
-            e.locals.insert(n, Local::Value(v.clone()));
-        }
+    /// The value of `node` over the names bound.
+    pub fn value(&self, node: Node) -> Eval<Value> {
+        self.ev().eval(node)
     }
-}
 
-fn collect_names(node: Node, src: &str, out: &mut Vec<String>) {
-    if node.kind() == "identifier" {
-        out.push(text(node, src).to_string());
-    }
-    for c in children(node) {
-        collect_names(c, src, out);
+    /// The value of `node` as a literal (no names).
+    pub fn constant(&self, node: Node) -> Option<Value> {
+        Evaluator::new(self.src, &EMPTY).eval(node).ok()
     }
 }
 
@@ -578,14 +492,5 @@ pub(crate) fn literal(node: Node, s: &str) -> Eval<String> {
 
 /// The first words of an expression, for messages.
 pub fn first_words(t: &str) -> String {
-    let line = t.lines().next().unwrap_or("");
-    if line.len() > 60 {
-        let mut end = 60;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &line[..end])
-    } else {
-        line.to_string()
-    }
+    crate::import::spack::reader::parsed::clip(t.lines().next().unwrap_or(""), 60)
 }

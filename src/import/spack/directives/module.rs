@@ -1,11 +1,13 @@
-//! Module-level loops that fill a table the class then reads
+//! The module-level statements of a package.py on the statement walker:
+//! constants (`NAME = …`), and loops that fill a table the class then reads
 //! (rocm-openmp-extras: `for i, item in enumerate(versions): for j, c in
 //! enumerate(component_hashes): versions_dict.setdefault(item, {})[components[j]]
-//! = component_hashes[j][i]`). The loop runs over evaluable values; item
+//! = component_hashes[j][i]`). A loop runs over evaluable values; item
 //! assignments (`d[k] = v`, `d.setdefault(k, {})[k2] = v`) change the
 //! module's binding. A statement it cannot evaluate stops the loop: the
 //! names it would have filled stay as they were, and the directives that
-//! read them are reported where they are.
+//! read them are reported where they are. Outside loops such a statement
+//! (an import, a function, an `if`) is passed over; classes are read after.
 
 use tree_sitter::Node;
 
@@ -16,32 +18,41 @@ use crate::import::spack::evaluator::value::{
 };
 use crate::import::spack::evaluator::walk::{Collector, Frame, frame_in};
 
-/// Run a module-level `for` statement; `false` when some part of it could
-/// not be evaluated.
-pub(crate) fn module_for(stmt: Node, src: &str, scope: &mut Scope) -> bool {
+/// The module's scope (`scope`, one frame) after its statements ran.
+pub(crate) fn module_scope(root: Node, src: &str, scope: Scope) -> Scope {
     let mut run = ModuleRun {
         f: Frame::new(src, &[]),
-        scope,
     };
-    run.for_statement(stmt).is_ok()
+    run.f.e.scope = scope;
+    // What fails is passed over (`failed`).
+    let _ = run.block(&children(root));
+    run.f.e.scope
 }
 
-/// The collector of a module-level loop: its items and targets are bound
-/// in the module's scope, its item assignments change that scope.
-struct ModuleRun<'a, 's> {
+/// The collector of module-level statements: constants and loop items are
+/// bound in the module's scope, item assignments change that scope.
+struct ModuleRun<'a> {
     f: Frame<'a>,
-    scope: &'s mut Scope,
 }
 
 fn refused<T>(node: Node) -> Eval<T> {
-    Err(Unevaluable::new(node, "module-level loop"))
+    Err(Unevaluable::new(node, "module-level statement"))
 }
 
-impl<'a> Collector<'a> for ModuleRun<'a, '_> {
+impl<'a> Collector<'a> for ModuleRun<'a> {
+    const LOOP_FRAME: bool = true;
+
     frame_in!(f);
 
+    /// An assignment; outside loops only to a name (a constant).
     fn expression(&mut self, e: Node) -> Eval<()> {
-        match e.kind() == "assignment" && assignment(e, self.f.e.src, self.scope) {
+        let constant = e
+            .child_by_field_name("left")
+            .is_some_and(|l| l.kind() == "identifier");
+        let ok = e.kind() == "assignment"
+            && (constant || self.f.e.scope.depth() > 1)
+            && assignment(e, self.f.e.src, &mut self.f.e.scope);
+        match ok {
             true => Ok(()),
             false => refused(e),
         }
@@ -51,28 +62,21 @@ impl<'a> Collector<'a> for ModuleRun<'a, '_> {
         refused(node)
     }
 
+    fn return_statement(&mut self, stmt: Node) -> Eval<()> {
+        refused(stmt)
+    }
+
     fn ret(&mut self, stmt: Node, _cond: Cond) -> Eval<()> {
         refused(stmt)
     }
 
-    fn loop_items(&self, iterable: Node) -> Eval<Vec<Value>> {
-        Evaluator::new(self.f.e.src, self.scope)
-            .eval(iterable)?
-            .iter_items()
-            .ok_or_else(|| Unevaluable::new(iterable, "loop over a non-list"))
-    }
-
-    fn bind_item(&mut self, target: Node, item: Value) -> Eval<()> {
-        self.scope.push();
-        let bound = bind_target(target, self.f.e.src, item, self.scope);
-        if bound.is_err() {
-            self.scope.pop();
+    /// A statement that fails stops the loop it is in; outside loops (the
+    /// module's frame only) it is passed over.
+    fn failed(&mut self, _stmt: Node, e: Unevaluable) -> Eval<()> {
+        match self.f.e.scope.depth() {
+            1 => Ok(()),
+            _ => Err(e),
         }
-        bound
-    }
-
-    fn item_done(&mut self) {
-        self.scope.pop();
     }
 }
 
@@ -166,19 +170,7 @@ mod tests {
     fn a_module_loop_fills_a_table_by_setdefault() {
         let src = "versions = [\"1.0\", \"2.0\"]\nnames = [\"a\", \"b\"]\nhashes = [[\"a1\", \"a2\"], [\"b1\", \"b2\"]]\ntable = dict()\nfor i, item in enumerate(versions):\n    for j, h in enumerate(hashes):\n        table.setdefault(item, {})[names[j]] = hashes[j][i]\n";
         let tree = crate::import::spack::reader::parsed::parse(src).unwrap();
-        let mut scope = Scope::new();
-        for stmt in children(tree.root_node()) {
-            if stmt.kind() == "for_statement" {
-                assert!(module_for(stmt, src, &mut scope));
-                continue;
-            }
-            let a = children(stmt)[0];
-            let name = text(a.child_by_field_name("left").unwrap(), src).to_string();
-            let v = Evaluator::new(src, &scope)
-                .eval(a.child_by_field_name("right").unwrap())
-                .unwrap();
-            scope.set(&name, v);
-        }
+        let scope = module_scope(tree.root_node(), src, Scope::new());
         let s = |x: &str| Value::Str(x.into());
         let want = Value::Dict(vec![
             (
@@ -191,5 +183,22 @@ mod tests {
             ),
         ]);
         assert_eq!(scope.get("table"), Some(&want));
+    }
+
+    #[test]
+    fn a_failing_statement_stops_its_loop_and_is_passed_over_outside() {
+        let src = "import os\nA = 1\nif os.x:\n    A = 2\nB, C = 3, 4\nD = unknown()\nT = {}\nfor x in [1, 2]:\n    T[x] = x\n    F = unknown()\n    T[x + 10] = x\nH = A + 1\n";
+        let tree = crate::import::spack::reader::parsed::parse(src).unwrap();
+        let scope = module_scope(tree.root_node(), src, Scope::new());
+        assert_eq!(scope.get("A"), Some(&Value::Int(1)));
+        // Outside loops only names are constants.
+        assert_eq!(scope.get("B"), None);
+        assert_eq!(scope.get("D"), None);
+        assert_eq!(
+            scope.get("T"),
+            Some(&Value::Dict(vec![(Value::Int(1), Value::Int(1))]))
+        );
+        assert_eq!(scope.get("x"), None);
+        assert_eq!(scope.get("H"), Some(&Value::Int(2)));
     }
 }
