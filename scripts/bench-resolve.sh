@@ -20,7 +20,8 @@
 # $BENCH_CACHE, default target/bench/cache):
 #   alps/FAMILY-VERSION-ARCH      `stack resolve` of each newest alps-uenv recipe that resolves
 #                                 (as scripts/stackinator-alps.sh chooses them), translations cached
-#   alps-table                    all of scripts/stackinator-alps.sh (check + resolve per row), cached
+#   alps-table                    all of scripts/stackinator-alps.sh with PREFLIGHT=0 (check +
+#                                 resolve per row, no build preflight), cached
 #   alps-first-translation        `stack check` of prgenv-gnu (gh200) on an empty cache: exports
 #                                 the spack-packages commit its config.yaml pins and translates it
 #
@@ -191,7 +192,7 @@ if [ $alps = 1 ]; then
                 "$stack" resolve "$d" --cluster "$cluster"
         done
     done
-    WARM=0 figure alps-table 15000 "${TABLE_RUNS:-3}" bash scripts/stackinator-alps.sh "$ALPS_UENV" "$ALPS_CLUSTERS" "$stack"
+    WARM=0 PREFLIGHT=0 figure alps-table 15000 "${TABLE_RUNS:-3}" bash scripts/stackinator-alps.sh "$ALPS_UENV" "$ALPS_CLUSTERS" "$stack"
     # `stack check` translates as `stack resolve` does (whose plan this recipe may not have).
     first=$(ls -d "$ALPS_UENV"/recipes/prgenv-gnu/*/gh200 | sort -V | tail -1)
     fresh=$tmp/fresh-cache

@@ -8,6 +8,10 @@
 #
 #   STACK_SPACK_PACKAGES=~/src/spack-packages bash scripts/stackinator-alps.sh \
 #       ~/src/alps-uenv ~/src/alps-cluster-config [path/to/stack] [--write docs/stackinator.md]
+#
+# PREFLIGHT=0 leaves the build preflight out (its column reads `-`): what remains is the check
+# and the resolve of every row, the figure scripts/bench-resolve.sh times as `alps-table` (the
+# preflight tries to fetch every source, which offline waits on each remote).
 set -u
 uenv=${1:?alps-uenv checkout}
 clusters=${2:?alps-cluster-config checkout}
@@ -66,7 +70,7 @@ row() {
     local t0; t0=$(date +%s.%N)
     if "$stack" --color never resolve "$dir" --cluster "$clusters/$cluster" >"$log" 2>&1; then
       resolve=resolves
-      build=$(preflight "$dir" "$clusters/$cluster")
+      [ "${PREFLIGHT:-1}" = 0 ] || build=$(preflight "$dir" "$clusters/$cluster")
     else
       resolve="fails: $(first_error "$log")"
     fi

@@ -10,7 +10,7 @@
 //! same snippet, line and column, for the cost of the snippet.
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A text and the byte offset where each of its lines starts.
 #[derive(Debug)]
@@ -19,19 +19,19 @@ pub struct Lined {
     /// `0` and the offset after every `\n`.
     starts: Arc<[usize]>,
     /// Whether the text has a `\r`, which miette also counts as a line end:
-    /// such a text is read whole, as miette reads it.
-    has_cr: bool,
+    /// such a text is read whole, as miette reads it. Looked up when a
+    /// snippet is first read (most texts never are).
+    has_cr: OnceLock<bool>,
 }
 
 impl Lined {
     pub fn new(text: String) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        let has_cr = text.contains('\r');
         Lined {
             text,
             starts: starts.into(),
-            has_cr,
+            has_cr: OnceLock::new(),
         }
     }
 
@@ -56,7 +56,8 @@ impl SourceCode for Lined {
             self.text
                 .read_span(span, context_lines_before, context_lines_after)
         };
-        if self.has_cr || span.offset() > self.text.len() {
+        let has_cr = *self.has_cr.get_or_init(|| self.text.contains('\r'));
+        if has_cr || span.offset() > self.text.len() {
             return whole();
         }
         // The line of the span's start (0-based), and a line more than the

@@ -175,7 +175,7 @@ impl VersionRange {
 
     /// A total order used to print constraints canonically: by lower end,
     /// exact before ranges, then by upper end.
-    fn canonical_cmp(&self, other: &VersionRange) -> Ordering {
+    pub(super) fn canonical_cmp(&self, other: &VersionRange) -> Ordering {
         let by_lo = self.lowest().cmp(&other.lowest());
         by_lo.then_with(|| match (self, other) {
             (VersionRange::Exact(a), VersionRange::Exact(b)) => a.as_str().cmp(b.as_str()),
@@ -275,17 +275,9 @@ impl VersionConstraint {
     fn normalized(mut ranges: Vec<VersionRange>) -> VersionConstraint {
         ranges.sort_by(|a, b| a.canonical_cmp(b));
         ranges.dedup();
-        let mut kept: Vec<VersionRange> = Vec::with_capacity(ranges.len());
-        for (i, r) in ranges.iter().enumerate() {
-            let covered = ranges
-                .iter()
-                .enumerate()
-                .any(|(j, o)| j != i && r.is_within(o) && (!o.is_within(r) || j < i));
-            if !covered {
-                kept.push(r.clone());
-            }
+        VersionConstraint {
+            ranges: super::covered::uncovered(ranges),
         }
-        VersionConstraint { ranges: kept }
     }
 
     /// Parses `1.2`, `=1.2`, `1.2:1.4`, `:2`, `2.2:`, `:` and comma lists.

@@ -28,6 +28,7 @@
 //! User documentation: `docs/spec-syntax.md`.
 
 mod constraint;
+mod covered;
 mod error;
 mod ops;
 mod parse;
