@@ -24,6 +24,8 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("file_filter", &[]),
     ("spec", &["diag"]),
     ("settings", &[]),
+    // Opening below a directory without links, with or without `openat2`.
+    ("beneath", &[]),
     // The trust roots of every HTTPS client (registry, sources, git).
     ("tls", &["settings"]),
     // Tera without the environment, files, time or randomness: recipes,
@@ -31,7 +33,10 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
     ("template", &["diag"]),
     // `stack import spack`: package.py in, recipe files out (nothing
     // downstream sees it).
-    ("import", &["diag", "spec", "settings", "file_filter"]),
+    (
+        "import",
+        &["diag", "spec", "settings", "file_filter", "beneath"],
+    ),
     // Stackinator recipe and cluster directories → our recipe files (Spack
     // repositories through `import`).
     (
@@ -75,7 +80,7 @@ pub(crate) const ALLOWED: &[(&str, &[&str])] = &[
         &["diag", "spec", "settings", "recipes", "tls", "lock"],
     ),
     ("patch", &["diag", "fetch"]),
-    ("store", &["diag", "lock"]),
+    ("store", &["diag", "lock", "beneath"]),
     // The namespaces builds and hooks run in: nothing but libc.
     ("sandbox", &[]),
     (

@@ -107,6 +107,7 @@
 )]
 
 pub mod audit;
+pub mod beneath;
 pub mod binary_cache;
 pub mod build;
 pub mod build_kinds;

@@ -13,7 +13,8 @@
 //! resolved by the kernel (`openat2` with `RESOLVE_BENEATH |
 //! RESOLVE_NO_SYMLINKS`) relative to a descriptor of the root, so a
 //! component swapped for a link between a check and the open changes
-//! nothing.
+//! nothing ([`crate::beneath`], which also works on kernels without
+//! `openat2`).
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use nix::errno::Errno;
-use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
+use nix::fcntl::OFlag;
 use nix::sys::stat::Mode;
 
 /// Why a relative name was not read or written.
@@ -89,12 +90,6 @@ fn refusal(e: Errno) -> Refusal {
     }
 }
 
-fn beneath(flags: OFlag) -> OpenHow {
-    OpenHow::new()
-        .flags(flags | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW)
-        .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_SYMLINKS)
-}
-
 fn open_dir(path: &Path) -> Result<OwnedFd, Refusal> {
     let raw = nix::fcntl::open(
         path,
@@ -107,9 +102,8 @@ fn open_dir(path: &Path) -> Result<OwnedFd, Refusal> {
 }
 
 fn open_beneath(dir: &OwnedFd, rel: &str, flags: OFlag) -> Result<OwnedFd, Refusal> {
-    let raw = openat2(dir.as_raw_fd(), rel, beneath(flags)).map_err(refusal)?;
-    // SAFETY: openat2 returned a fresh descriptor that we now own.
-    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+    let flags = flags | OFlag::O_NOFOLLOW;
+    crate::beneath::open(dir.as_raw_fd(), Path::new(rel), flags, Mode::empty()).map_err(refusal)
 }
 
 /// Read the regular file `rel` below `root` (itself given by the user and
@@ -176,12 +170,11 @@ impl Destination {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
         let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL;
-        let how = beneath(flags).mode(Mode::from_bits_truncate(0o644));
+        let mode = Mode::from_bits_truncate(0o644);
         let path = self.root.join(rel);
-        let raw =
-            openat2(dir.as_raw_fd(), tmp.as_str(), how).map_err(|e| refused(&path, &refusal(e)))?;
-        // SAFETY: openat2 returned a fresh descriptor that we now own.
-        let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(raw) });
+        let fd = crate::beneath::open(dir.as_raw_fd(), Path::new(&tmp), flags, mode)
+            .map_err(|e| refused(&path, &refusal(e)))?;
+        let mut file = std::fs::File::from(fd);
         let written = file.write_all(bytes).and_then(|()| file.flush());
         let renamed = written.and_then(|()| {
             let fd = Some(dir.as_raw_fd());
@@ -255,6 +248,15 @@ mod tests {
         assert!(plain_name("zlib_ng"));
         assert!(!plain_name("a/b"));
         assert!(!plain_name(".."));
+    }
+
+    /// The same refusals without `openat2` (one component at a time).
+    #[test]
+    fn without_openat2_reads_and_writes_refuse_the_same() {
+        crate::beneath::without_openat2(|| {
+            reads_stay_below_and_never_follow_links();
+            writes_stay_below_and_never_follow_links();
+        });
     }
 
     #[test]

@@ -69,6 +69,11 @@ pub fn translated(
         dry_run: false,
     };
     let index = match import_spack(&opts) {
+        Ok(summary) if nothing_written(&summary) => {
+            let _ = fs_err::remove_dir_all(&tmp);
+            diags.push(nothing_translated(dir, &summary.report));
+            return None;
+        }
         Ok(summary) => {
             not_written(&summary.report, &tmp);
             let (rejected, index) = reject_broken(&summary.written, &tmp);
@@ -105,6 +110,31 @@ pub fn translated(
     }
     let _ = fs_err::remove_dir_all(&tmp);
     Some(recipes)
+}
+
+/// Whether a translation wrote no recipe of a repository that has
+/// packages: every package failed the same way (a system that refuses
+/// the importer's reads, a repository of another layout), which must not
+/// be kept as the repository's translation.
+fn nothing_written(summary: &crate::import::ImportSummary) -> bool {
+    summary.written.is_empty() && summary.report.packages > 0
+}
+
+fn nothing_translated(dir: &Path, report: &crate::import::CoverageReport) -> Diagnostic {
+    let why = report
+        .failed
+        .first()
+        .map(|(name, why)| format!("; the first, `{name}`: {why}"))
+        .unwrap_or_default();
+    Diagnostic::error(
+        Code::Io,
+        format!(
+            "the translation of the Spack repository {} wrote none of its {} packages{why}",
+            dir.display(),
+            report.packages
+        ),
+    )
+    .with_help("nothing was cached; `stack -v import spack --from DIR --all --out OUT` shows each package's outcome")
 }
 
 /// Move translated recipes that do not load (an untranslated construct
@@ -249,5 +279,43 @@ mod tests {
         assert!(text.contains("p.yaml:3:"), "{text}");
         assert!(text.contains("`versions` is empty"), "{text}");
         assert!(text.ends_with('\n'), "{text}");
+    }
+
+    /// A repository none of whose packages could be translated (here every
+    /// package.py is a link, which the importer never follows) is an error,
+    /// and nothing is cached: the next command tries again.
+    #[test]
+    fn a_translation_that_writes_nothing_is_an_error_and_not_cached() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("spack");
+        let elsewhere = tmp.path().join("elsewhere.py");
+        fs_err::write(&elsewhere, "class Zlib(Package):\n    pass\n").unwrap();
+        for name in ["zlib", "bzip2"] {
+            fs_err::create_dir_all(repo.join("packages").join(name)).unwrap();
+            std::os::unix::fs::symlink(
+                &elsewhere,
+                repo.join("packages").join(name).join("package.py"),
+            )
+            .unwrap();
+        }
+        let cache = tmp.path().join("cache");
+        let mut diags = Diagnostics::new();
+        assert_eq!(translated(&repo, &[], &cache, &mut diags), None);
+        let text = diags
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(diags.has_errors(), "{text}");
+        assert!(text.contains("wrote none of its 2 packages"), "{text}");
+        assert!(text.contains("symbolic link"), "{text}");
+        let cached: Vec<_> = fs_err::read_dir(&cache)
+            .map(|d| d.count())
+            .into_iter()
+            .collect();
+        assert!(
+            cached.iter().all(|&n| n == 0),
+            "something was cached: {cached:?}"
+        );
     }
 }

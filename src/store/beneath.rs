@@ -6,7 +6,8 @@
 //! would make a plain `create_dir_all` + `copy` write wherever it points.
 //! Every host-side destination below a prefix or the store is therefore
 //! resolved with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` relative
-//! to an fd of the root (itself opened with `O_NOFOLLOW`), and directories
+//! to an fd of the root (itself opened with `O_NOFOLLOW`; without `openat2`,
+//! one component at a time: [`crate::beneath`]), and directories
 //! are created one component at a time with `mkdirat` on those fds. Anything
 //! that would leave the root is refused with a clear error.
 //!
@@ -19,7 +20,7 @@ use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
 use nix::errno::Errno;
-use nix::fcntl::{OFlag, OpenHow, ResolveFlag, openat2};
+use nix::fcntl::OFlag;
 use nix::sys::stat::Mode;
 
 /// An open directory that destinations are resolved beneath.
@@ -109,12 +110,7 @@ impl Beneath {
         } else {
             rel
         };
-        let how = OpenHow::new()
-            .flags(flags | OFlag::O_CLOEXEC)
-            .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_SYMLINKS);
-        let raw = openat2(self.fd.as_raw_fd(), rel, how)?;
-        // SAFETY: openat2 returned a fresh descriptor that we now own.
-        Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+        crate::beneath::open(self.fd.as_raw_fd(), rel, flags, Mode::empty())
     }
 
     /// The directory `rel` (relative to the root), which must exist and be
@@ -186,6 +182,12 @@ impl Beneath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same answers on a kernel without `openat2`.
+    #[test]
+    fn without_openat2_the_same_is_created_and_refused() {
+        crate::beneath::without_openat2(creates_below_and_refuses_links_and_escapes);
+    }
 
     #[test]
     fn creates_below_and_refuses_links_and_escapes() {
