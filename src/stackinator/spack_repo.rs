@@ -68,13 +68,20 @@ pub fn translated(
         with_repos: with.to_vec(),
         dry_run: false,
     };
+    let started = std::time::Instant::now();
     let index = match import_spack(&opts) {
         Ok(summary) => {
+            let imported = started.elapsed();
             not_written(&summary.report, &tmp);
             let (rejected, index) = reject_broken(&summary.written, &tmp);
             tracing::info!(
                 "{} packages translated, {rejected} set aside (their recipes do not load)",
                 summary.written.len()
+            );
+            tracing::debug!(
+                "translation {:.2?}, loading its recipes {:.2?}",
+                imported,
+                started.elapsed() - imported
             );
             index
         }
