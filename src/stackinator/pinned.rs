@@ -208,10 +208,8 @@ fn differing_recipes(
     dir: &Path,
 ) -> Vec<String> {
     let pinned_tree = pinned.tree().ok();
-    let blob = |tree: Option<&git2::Tree>, file: &str| {
-        tree.and_then(|t| t.get_path(Path::new(file)).ok())
-            .map(|e| e.id())
-    };
+    let mut commits = std::collections::HashMap::new();
+    let mut dirs = TreeDirs::default();
     let mut differ = Vec::new();
     for f in files {
         let (Some(recipe), _) = crate::recipes::load_package(f, dir) else {
@@ -223,16 +221,58 @@ fn differing_recipes(
         let (Some(file), Some(from)) = (&imp.file, &imp.commit) else {
             continue;
         };
-        let theirs = find(repo, from).and_then(|c| c.tree().ok());
+        let theirs = commits
+            .entry(from.clone())
+            .or_insert_with(|| find(repo, from).and_then(|c| c.tree().ok()));
         let (a, b) = (
-            blob(theirs.as_ref(), file),
-            blob(pinned_tree.as_ref(), file),
+            dirs.blob(repo, theirs.as_ref(), file),
+            dirs.blob(repo, pinned_tree.as_ref(), file),
         );
         if a.is_some() && b.is_some() && a != b {
             differ.push(recipe.name.clone());
         }
     }
     differ
+}
+
+/// The trees holding the package directories (`repos/…/packages`), kept
+/// once read: libgit2 caches no tree object above 4 KiB, so each path
+/// lookup through a tree of ~9,000 packages would inflate and parse it
+/// again.
+#[derive(Default)]
+struct TreeDirs<'r> {
+    trees: std::collections::HashMap<(git2::Oid, PathBuf), Option<git2::Tree<'r>>>,
+}
+
+impl<'r> TreeDirs<'r> {
+    /// The blob id of `file` (`<dir>/<package>/package.py`) in `tree`.
+    fn blob(
+        &mut self,
+        repo: &'r git2::Repository,
+        tree: Option<&git2::Tree<'r>>,
+        file: &str,
+    ) -> Option<git2::Oid> {
+        let tree = tree?;
+        let path = Path::new(file);
+        let parent = path
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new(""));
+        let rest = path.strip_prefix(parent).ok()?;
+        if parent.as_os_str().is_empty() {
+            return tree.get_path(rest).ok().map(|e| e.id());
+        }
+        let sub = self
+            .trees
+            .entry((tree.id(), parent.to_path_buf()))
+            .or_insert_with(|| {
+                tree.get_path(parent)
+                    .and_then(|e| e.to_object(repo))
+                    .and_then(|o| o.peel_to_tree())
+                    .ok()
+            });
+        sub.as_ref()?.get_path(rest).ok().map(|e| e.id())
+    }
 }
 
 /// `5ece166d…`, `v2026.03.0`, `releases/v2025.07` (a local or remote branch).
