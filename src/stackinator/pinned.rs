@@ -512,6 +512,54 @@ mod tests {
         assert!(d.is_empty(), "{d}");
     }
 
+    fn recipe(dir: &Path, name: &str, commit: &str) -> PathBuf {
+        let f = dir.join(format!("{name}.yaml"));
+        let text = format!(
+            "name: {name}\ndescription: d\nversions:\n  - version: \"1.0\"\n    url: \"https://example.org/{name}-1.0.tar.gz\"\n    sha256: {}\nbuild: {{system: autotools}}\nimported:\n  from: spack\n  file: repos/spack_repo/builtin/packages/{name}/package.py\n  commit: \"{commit}\"\n",
+            "a".repeat(64)
+        );
+        fs_err::write(&f, text).unwrap();
+        f
+    }
+
+    #[test]
+    fn recipes_whose_package_py_changed_since_their_import_are_named() {
+        let t = tempfile::tempdir().unwrap();
+        let co = t.path().join("checkout");
+        fs_err::create_dir_all(&co).unwrap();
+        git(&co, &["init", "-q"]);
+        let add = |name: &str, body: &str| {
+            let p = co.join(format!("repos/spack_repo/builtin/packages/{name}"));
+            fs_err::create_dir_all(&p).unwrap();
+            fs_err::write(p.join("package.py"), body).unwrap();
+        };
+        add("zlib", "old");
+        add("bzip2", "same");
+        git(&co, &["add", "-A"]);
+        git(&co, &["commit", "-qm", "first"]);
+        add("zlib", "new");
+        git(&co, &["add", "-A"]);
+        git(&co, &["commit", "-qm", "second"]);
+        let repo = git2::Repository::open(&co).unwrap();
+        let first = find(&repo, "HEAD~1").unwrap().id().to_string();
+        let recipes = t.path().join("recipes");
+        fs_err::create_dir_all(&recipes).unwrap();
+        // Both imported from the first commit; `absent` has no package.py.
+        let files: Vec<PathBuf> = ["bzip2", "zlib", "absent"]
+            .iter()
+            .map(|n| recipe(&recipes, n, &first))
+            .collect();
+        let (loaded, d) = crate::recipes::load_package(&files[1], &recipes);
+        assert!(loaded.is_some_and(|r| r.imported.is_some()), "{d}");
+        let head = find(&repo, "HEAD").unwrap();
+        assert_eq!(
+            differing_recipes(&repo, &head, &files, &recipes),
+            vec!["zlib".to_string()]
+        );
+        let first = find(&repo, "HEAD~1").unwrap();
+        assert!(differing_recipes(&repo, &first, &files, &recipes).is_empty());
+    }
+
     #[test]
     fn an_unknown_commit_is_a_warning_and_reads_the_checkout() {
         let t = tempfile::tempdir().unwrap();
