@@ -68,6 +68,7 @@ pub fn translated(
         with_repos: with.to_vec(),
         dry_run: false,
     };
+    let started = std::time::Instant::now();
     let index = match import_spack(&opts) {
         Ok(summary) if nothing_written(&summary) => {
             let _ = fs_err::remove_dir_all(&tmp);
@@ -75,11 +76,17 @@ pub fn translated(
             return None;
         }
         Ok(summary) => {
+            let imported = started.elapsed();
             not_written(&summary.report, &tmp);
             let (rejected, index) = reject_broken(&summary.written, &tmp);
             tracing::info!(
                 "{} packages translated, {rejected} set aside (their recipes do not load)",
                 summary.written.len()
+            );
+            tracing::debug!(
+                "translation {:.2?}, loading its recipes {:.2?}",
+                imported,
+                started.elapsed() - imported
             );
             index
         }
