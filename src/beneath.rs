@@ -101,8 +101,9 @@ fn walk(dir: RawFd, rel: &Path, flags: OFlag, mode: Mode) -> Result<RawFd, Errno
         // SAFETY: openat returned a fresh descriptor that we now own.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         if last {
-            // `O_PATH | O_NOFOLLOW` opens a link itself: refused as well.
-            if is_link(at, name) {
+            // `O_PATH | O_NOFOLLOW` opens a link itself: refused as well
+            // (asked of the descriptor opened, not of the name again).
+            if flags.contains(OFlag::O_PATH) && is_link_fd(&fd) {
                 return Err(Errno::ELOOP);
             }
             return Ok(std::os::fd::IntoRawFd::into_raw_fd(fd));
@@ -112,10 +113,15 @@ fn walk(dir: RawFd, rel: &Path, flags: OFlag, mode: Mode) -> Result<RawFd, Errno
     Err(Errno::ENOENT)
 }
 
-fn is_link(dir: RawFd, name: &OsStr) -> bool {
+/// Whether the entry `name` of the directory `dir` is a symbolic link.
+pub(crate) fn is_link(dir: RawFd, name: &OsStr) -> bool {
     let flags = nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW;
     nix::sys::stat::fstatat(Some(dir), name, flags)
         .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
+}
+
+fn is_link_fd(fd: &OwnedFd) -> bool {
+    nix::sys::stat::fstat(fd.as_raw_fd()).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK)
 }
 
 #[cfg(test)]

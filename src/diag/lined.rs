@@ -10,14 +10,14 @@
 //! same snippet, line and column, for the cost of the snippet.
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// A text and the byte offset where each of its lines starts.
 #[derive(Debug)]
 pub struct Lined {
     text: String,
     /// `0` and the offset after every `\n`.
-    starts: Arc<[usize]>,
+    starts: Box<[usize]>,
     /// Whether the text has a `\r`, which miette also counts as a line end:
     /// such a text is read whole, as miette reads it. Looked up when a
     /// snippet is first read (most texts never are).
@@ -40,8 +40,8 @@ impl Lined {
     }
 
     /// The offset where each line starts (the first is `0`).
-    pub fn starts(&self) -> Arc<[usize]> {
-        self.starts.clone()
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
     }
 }
 

@@ -22,8 +22,6 @@ pub struct SourceFile {
     named: Arc<NamedSource<Lined>>,
     /// Byte offset of every character when the text is not pure ASCII.
     char_offsets: Option<Arc<[usize]>>,
-    /// Byte offset of the start of every line.
-    line_starts: Arc<[usize]>,
     origins: Option<Arc<Origins>>,
 }
 
@@ -82,14 +80,11 @@ impl SourceFile {
                     .collect::<Arc<[usize]>>(),
             )
         };
-        let lined = Lined::new(text);
-        let line_starts = lined.starts();
         let name = display_name(&path);
         SourceFile {
             path: Arc::new(path),
-            named: Arc::new(NamedSource::new(name, lined)),
+            named: Arc::new(NamedSource::new(name, Lined::new(text))),
             char_offsets,
-            line_starts,
             origins: None,
         }
     }
@@ -167,8 +162,9 @@ impl SourceFile {
     /// The 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text().len());
-        let line = self.line_starts.partition_point(|&s| s <= offset);
-        let start = self.line_starts[line - 1];
+        let starts = self.named.inner().starts();
+        let line = starts.partition_point(|&s| s <= offset);
+        let start = starts[line - 1];
         let col = self.text()[start..]
             .char_indices()
             .take_while(|(i, _)| start + i < offset)

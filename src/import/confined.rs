@@ -214,10 +214,9 @@ impl Destination {
 /// (opened as a directory without following it, a link reads as "not a
 /// directory").
 fn link_or(dir: &OwnedFd, name: &str, why: Refusal) -> Refusal {
-    let flags = nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW;
-    match nix::sys::stat::fstatat(Some(dir.as_raw_fd()), name, flags) {
-        Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => Refusal::Link,
-        _ => why,
+    match crate::beneath::is_link(dir.as_raw_fd(), name.as_ref()) {
+        true => Refusal::Link,
+        false => why,
     }
 }
 

@@ -303,17 +303,17 @@ impl Version {
     /// prefix of `1.2`, `1.2.0` and `1.2-dev`, not of `1.20`. Only ordinary
     /// releases act as prefixes (not pre-releases or git versions). This is
     /// what makes the constraint `@1.2` match `1.2.5`.
+    pub fn is_prefix_of(&self, other: &Version) -> bool {
+        self.pre.0 == PreKind::Final
+            && self.git.is_none()
+            && other.release.starts_with(&self.release)
+    }
+
     /// The release components of an ordinary release (not a pre-release,
     /// git or branch version): what [`Self::is_prefix_of`] compares.
     pub(crate) fn plain_release(&self) -> Option<&[Component]> {
         let plain = self.pre == (PreKind::Final, None) && self.git.is_none() && !self.branch;
         plain.then_some(self.release.as_slice())
-    }
-
-    pub fn is_prefix_of(&self, other: &Version) -> bool {
-        self.pre.0 == PreKind::Final
-            && self.git.is_none()
-            && other.release.starts_with(&self.release)
     }
 }
 
