@@ -26,6 +26,7 @@ pub mod build_env;
 mod build_id;
 mod build_paths;
 mod command;
+mod compiler_tools;
 mod costs;
 mod env;
 mod error;
@@ -50,6 +51,7 @@ mod workspace;
 pub mod wrapper;
 
 pub use crate::build_kinds::{JobSettings, JobValue};
+pub use compiler_tools::WRAPPER_PROGRAM;
 pub use costs::recorded_costs;
 pub use env::apply_ops;
 pub use error::{BuildError, PackageError};
@@ -64,7 +66,7 @@ pub use options::{BuildOptions, MountMode};
 pub use report::{
     BuildReporter, BuildSummary, NoopReporter, PackageReport, PackageStatus, Phase, Timing,
 };
-pub use run::{WRAPPER_PROGRAM, run_in, run_plan};
+pub use run::{run_in, run_plan};
 pub use scheduler::{NodeState, Schedule};
 pub use workspace::Workspace;
 pub use wrapper::Dtags;

@@ -176,7 +176,7 @@ fn record_build_env(shared: &Shared<'_>, ctx: &PkgCtx<'_>) -> std::io::Result<()
             store: shared.map.host_root.clone(),
             mount: shared.map.mount.clone(),
             keep: fs_err::read_link(ctx.stage.wrap.join("cc"))
-                .map(|exe| super::run::wrapper_dirs(&exe))
+                .map(|exe| super::compiler_tools::wrapper_dirs(&exe))
                 .unwrap_or_default(),
         });
     build_env::write(&build_env::BuildEnvRecord {
