@@ -13,6 +13,7 @@ mod inputs;
 mod load;
 pub mod lookup;
 mod model;
+mod policy_checks;
 mod template_refs;
 mod unreviewed;
 mod write;
