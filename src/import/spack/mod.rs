@@ -13,7 +13,7 @@
 //! | [`emit`] | the recipe assembled (`recipe`, `converted`), readings per architecture merged (`per_arch`), build logic left to package.py (`build_logic`, `package_files`) |
 //!
 //! `api_check` reads package.py files for `stack check` (the calls the
-//! package API layer lacks).
+//! package API layer lacks; Python's own names in `python_builtins`).
 
 pub mod api_check;
 pub mod directives;
@@ -26,6 +26,7 @@ pub mod hooks;
 mod layer_tests;
 #[cfg(test)]
 mod loading_tests;
+mod python_builtins;
 pub mod reader;
 
 use std::path::Path;
