@@ -34,5 +34,6 @@ pub fn package_repo(
     let dirs = search.dirs();
     crate::stacks::lookup::log_repositories(&dirs);
     let index_cache = cache_base.join("recipe-index");
-    Ok(PackageRepo::load_cached(dirs, Some(&index_cache)))
+    Ok(PackageRepo::load_cached(dirs, Some(&index_cache))
+        .with_parsed_cache(cache_base.join(crate::recipes::parsed_cache::CACHE_DIR)))
 }

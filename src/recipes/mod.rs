@@ -39,6 +39,7 @@ pub mod located;
 pub mod max_size;
 pub mod overlay;
 pub mod package;
+pub mod parsed_cache;
 pub mod placeholders;
 pub mod read;
 mod validate;
@@ -51,6 +52,7 @@ use std::sync::{Arc, OnceLock};
 use crate::diag::{Code, Diagnostic, Diagnostics, nearest};
 
 use layer::{Entry, Layer, LayerIndex, Names, Parsed};
+use parsed_cache::ParsedCache;
 
 pub use build::{
     Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, PackageFileRef, Phase,
@@ -101,6 +103,8 @@ pub struct PackageRepo {
     /// them): checking a stack's recipes asks for the same unknown names
     /// again and again.
     suggestions: OnceLock<Suggestions>,
+    /// Where loaded recipes are kept between commands ([`parsed_cache`]).
+    parsed_cache: Option<ParsedCache>,
 }
 
 #[derive(Debug, Default)]
@@ -175,6 +179,14 @@ impl PackageRepo {
         repo
     }
 
+    /// Read recipes through the cache of loaded recipes in `dir` (see
+    /// [`parsed_cache`]): a recipe loaded without a diagnostic by an
+    /// earlier command is decoded instead of parsed.
+    pub fn with_parsed_cache(mut self, dir: impl Into<PathBuf>) -> PackageRepo {
+        self.parsed_cache = Some(ParsedCache::new(dir));
+        self
+    }
+
     /// The first recipe file named `name` in the layers from `from` on.
     fn find_from(&self, from: usize, name: &str) -> Option<At> {
         self.layers
@@ -227,7 +239,9 @@ impl PackageRepo {
         }
         layer
             .entry(at.pos)
-            .parse_whole(&layer.dir, |recipe| self.check_index(at, recipe))
+            .parse_whole(&layer.dir, self.parsed_cache.as_ref(), |recipe| {
+                self.check_index(at, recipe)
+            })
     }
 
     /// The overlay `at` applied to its base.
@@ -688,7 +702,7 @@ fn index_of(layer: &Layer) -> index::RepoIndex {
         .filter(|&i| layer.may_provide(i))
         .collect();
     in_parallel(&may, |&i| {
-        layer.entry(i).parse_whole(&layer.dir, |_| {});
+        layer.entry(i).parse_whole(&layer.dir, None, |_| {});
     });
     for i in 0..layer.names.len() {
         let name = layer.names.get(i);

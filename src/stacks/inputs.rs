@@ -127,8 +127,10 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
     };
     let dirs = search.dirs();
     super::lookup::log_lookup(choice.as_ref(), &dirs);
-    let index_cache = Some(crate::settings::cache_base().join("recipe-index"));
-    let repo = PackageRepo::load_cached(dirs, index_cache.as_deref());
+    let cache_base = crate::settings::cache_base();
+    let index_cache = cache_base.join("recipe-index");
+    let repo = PackageRepo::load_cached(dirs, Some(&index_cache))
+        .with_parsed_cache(cache_base.join(crate::recipes::parsed_cache::CACHE_DIR));
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
         diags.push(
