@@ -206,11 +206,11 @@ fn a_changed_recipe_or_patch_file_is_a_miss() {
 }
 
 fn repo(dir: &Path, cache: &Path) -> PackageRepo {
-    PackageRepo::load(vec![RepoDir {
+    let dirs = vec![RepoDir {
         path: dir.to_path_buf(),
         origin: RepoOrigin::Flag,
-    }])
-    .with_parsed_cache(cache)
+    }];
+    PackageRepo::load_with_caches(dirs, None, Some(cache))
 }
 
 /// A repository keeps the recipes it loads without a diagnostic; one with

@@ -129,8 +129,8 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
     super::lookup::log_lookup(choice.as_ref(), &dirs);
     let cache_base = crate::settings::cache_base();
     let index_cache = cache_base.join("recipe-index");
-    let repo = PackageRepo::load_cached(dirs, Some(&index_cache))
-        .with_parsed_cache(cache_base.join(crate::recipes::parsed_cache::CACHE_DIR));
+    let parsed_cache = cache_base.join(crate::recipes::parsed_cache::CACHE_DIR);
+    let repo = PackageRepo::load_with_caches(dirs, Some(&index_cache), Some(&parsed_cache));
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
         diags.push(
