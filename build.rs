@@ -5,6 +5,11 @@
 //!   (src/import, src/recipes, src/spec). The stackinator glue keys its
 //!   cache of translated Spack repositories with it, so a changed importer
 //!   re-translates instead of serving recipes translated by an older one.
+//! * `STACK_SOURCE_HASH`, a fingerprint of every source file (`src/`),
+//!   `build.rs` and `Cargo.lock`: the cache of loaded recipes
+//!   (`src/recipes/parsed_cache.rs`) reads only entries written by a
+//!   binary built from the same sources, so a changed model, loader or
+//!   dependency never reads an older layout.
 //! * `$OUT_DIR/build_logic_files.rs`: every file of the Python package API
 //!   layer (`src/build_logic/python/`, its `tests/` directories and Python
 //!   caches left out) as an `include_bytes!` entry, and `API_VERSION`, the
@@ -104,4 +109,21 @@ fn main() {
         h.write(&std::fs::read(f).unwrap_or_default());
     }
     println!("cargo:rustc-env=STACK_TRANSLATOR_HASH={:016x}", h.finish());
+    source_hash();
+}
+
+/// `STACK_SOURCE_HASH`: every `.rs` file below `src/`, `build.rs` and
+/// `Cargo.lock` (paths and contents).
+fn source_hash() {
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    let mut files = vec![PathBuf::from("build.rs"), PathBuf::from("Cargo.lock")];
+    rust_files(Path::new("src"), &mut files);
+    files.sort();
+    let mut h = DefaultHasher::new();
+    for f in &files {
+        h.write(f.as_os_str().as_encoded_bytes());
+        h.write(&std::fs::read(f).unwrap_or_default());
+    }
+    println!("cargo:rustc-env=STACK_SOURCE_HASH={:016x}", h.finish());
 }

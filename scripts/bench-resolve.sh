@@ -124,12 +124,14 @@ if [ "${SYNTHETIC:-1}" = 1 ]; then
 fi
 
 # The demo with built-in repositories of 100, 1,000 and 5,000 recipes: the built-in recipes it
-# reads (as `stack -vvv` logs them), then generated ones (a third with a dependency, one in 50
-# providing a virtual of its own). The demo and its cluster are copied beside the generated
-# repository, so that the `recipes/` found above the stack is the built-in one.
+# reads (as `stack -vvv` logs them: parsed, or decoded from the recipe cache), then generated
+# ones (a third with a dependency, one in 50 providing a virtual of its own). The demo and its
+# cluster are copied beside the generated repository, so that the `recipes/` found above the
+# stack is the built-in one.
 "$stack" resolve stacks/demo.yaml --cluster cluster-configs/local >/dev/null 2>&1
 "$stack" -vvv resolve stacks/demo.yaml --cluster cluster-configs/local 2>&1 >/dev/null \
-    | sed -n "s|.*parsing $root/recipes/\([^/]*\)\.yaml.*|\1|p" | sort -u >"$tmp/used"
+    | sed -n -e "s|.*parsing $root/recipes/\([^/]*\)\.yaml.*|\1|p" \
+        -e "s|.*$root/recipes/\([^/]*\)\.yaml from the recipe cache.*|\1|p" | sort -u >"$tmp/used"
 "$stack" resolve stacks/demo.yaml --cluster cluster-configs/local --format json \
     | jq -c '[.nodes[] | [.name, .version, .hash]]' >"$tmp/plan"
 for n in 100 1000 5000; do

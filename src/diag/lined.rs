@@ -12,12 +12,16 @@
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 use std::sync::OnceLock;
 
-/// A text and the byte offset where each of its lines starts.
+/// A text and the byte offset where each of its lines starts, and of each
+/// of its characters when it is not ASCII (both worked out on first use: a
+/// recipe decoded from the cache of loaded recipes never needs them).
 #[derive(Debug)]
 pub struct Lined {
     text: String,
     /// `0` and the offset after every `\n`.
-    starts: Box<[usize]>,
+    starts: OnceLock<Box<[usize]>>,
+    /// The offset of every character (`None`: an ASCII text).
+    char_offsets: OnceLock<Option<Box<[usize]>>>,
     /// Whether the text has a `\r`, which miette also counts as a line end:
     /// such a text is read whole, as miette reads it. Looked up when a
     /// snippet is first read (most texts never are).
@@ -26,11 +30,10 @@ pub struct Lined {
 
 impl Lined {
     pub fn new(text: String) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Lined {
             text,
-            starts: starts.into(),
+            starts: OnceLock::new(),
+            char_offsets: OnceLock::new(),
             has_cr: OnceLock::new(),
         }
     }
@@ -41,7 +44,21 @@ impl Lined {
 
     /// The offset where each line starts (the first is `0`).
     pub fn starts(&self) -> &[usize] {
-        &self.starts
+        self.starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
+            starts.into()
+        })
+    }
+
+    /// The byte offset of every character, `None` for an ASCII text (where
+    /// characters are bytes).
+    pub fn char_offsets(&self) -> Option<&[usize]> {
+        self.char_offsets
+            .get_or_init(|| {
+                (!self.text.is_ascii()).then(|| self.text.char_indices().map(|(i, _)| i).collect())
+            })
+            .as_deref()
     }
 }
 
@@ -63,12 +80,13 @@ impl SourceCode for Lined {
         // The line of the span's start (0-based), and a line more than the
         // context before it: from there, miette's scan keeps the same
         // context lines it keeps from the start of the file.
-        let line = self.starts.partition_point(|&s| s <= span.offset()) - 1;
+        let starts = self.starts();
+        let line = starts.partition_point(|&s| s <= span.offset()) - 1;
         let base_line = line.saturating_sub(context_lines_before + 1);
         if base_line == 0 {
             return whole();
         }
-        let base = self.starts[base_line];
+        let base = starts[base_line];
         let shifted = SourceSpan::new((span.offset() - base).into(), span.len());
         let part =
             self.text[base..].read_span(&shifted, context_lines_before, context_lines_after)?;

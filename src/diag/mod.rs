@@ -12,7 +12,9 @@
 //! - [`yaml`]: the spanned YAML reader the loaders are built on;
 //!   [`yaml_out`]: the writer recipes are written back out with.
 //! - [`did_you_mean`]: nearest-name suggestions.
+//! - [`binary_form`]: models (and their locations) in binary form, for caches.
 
+pub mod binary_form;
 mod chain;
 mod class;
 mod diagnostic;
@@ -108,7 +110,7 @@ impl fmt::Display for Loc {
 }
 
 /// A value together with where it was written.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Spanned<T> {
     pub value: T,
     pub loc: Loc,

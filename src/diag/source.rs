@@ -20,8 +20,6 @@ use super::Loc;
 pub struct SourceFile {
     path: Arc<PathBuf>,
     named: Arc<NamedSource<Lined>>,
-    /// Byte offset of every character when the text is not pure ASCII.
-    char_offsets: Option<Arc<[usize]>>,
     origins: Option<Arc<Origins>>,
 }
 
@@ -71,20 +69,10 @@ impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         let path = path.into();
         let text = text.into();
-        let char_offsets = if text.is_ascii() {
-            None
-        } else {
-            Some(
-                text.char_indices()
-                    .map(|(i, _)| i)
-                    .collect::<Arc<[usize]>>(),
-            )
-        };
         let name = display_name(&path);
         SourceFile {
             path: Arc::new(path),
             named: Arc::new(NamedSource::new(name, Lined::new(text))),
-            char_offsets,
             origins: None,
         }
     }
@@ -153,7 +141,7 @@ impl SourceFile {
 
     /// Byte offset of the `n`th character (clamped to the end of the text).
     pub fn byte_of_char(&self, n: usize) -> usize {
-        match &self.char_offsets {
+        match self.named.inner().char_offsets() {
             None => n.min(self.text().len()),
             Some(offsets) => offsets.get(n).copied().unwrap_or(self.text().len()),
         }

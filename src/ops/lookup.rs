@@ -34,5 +34,10 @@ pub fn package_repo(
     let dirs = search.dirs();
     crate::stacks::lookup::log_repositories(&dirs);
     let index_cache = cache_base.join("recipe-index");
-    Ok(PackageRepo::load_cached(dirs, Some(&index_cache)))
+    let parsed_cache = cache_base.join(crate::recipes::parsed_cache::CACHE_DIR);
+    Ok(PackageRepo::load_with_caches(
+        dirs,
+        Some(&index_cache),
+        Some(&parsed_cache),
+    ))
 }

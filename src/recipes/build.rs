@@ -16,7 +16,7 @@ use super::env::EnvOp;
 use super::located::{ArgList, Conditional, When};
 
 /// How to build and install a package.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Build {
     pub system: BuildSystem,
     /// Explicit install actions, run after the build system's own install
@@ -46,7 +46,7 @@ pub struct BuildSystem {
 }
 
 /// The value of one `build:` key of a kind, by its [`KeyType`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[allow(clippy::large_enum_variant)] // a few per recipe; direct access is worth more
 pub enum Setting {
     Toggle(Toggle),
@@ -66,7 +66,7 @@ pub enum Setting {
 
 /// A package file below the repository's `spack/` directory, with its
 /// sha256 (`package: {file: builtin/libpng/package.py, sha256: …}`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PackageFileRef {
     /// As written: relative to `spack/`.
     pub file: String,
@@ -161,6 +161,50 @@ impl BuildSystem {
     }
 }
 
+/// A build system in serde form: the kind and each key by name (looked
+/// up again when read: an unknown kind or key does not read).
+#[derive(serde::Serialize)]
+struct BuildSystemOut<'a> {
+    kind: &'static str,
+    settings: Vec<(&'static str, &'a Setting)>,
+}
+
+#[derive(serde::Deserialize)]
+struct BuildSystemIn {
+    kind: String,
+    settings: Vec<(String, Setting)>,
+}
+
+impl serde::Serialize for BuildSystem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        BuildSystemOut {
+            kind: self.name(),
+            settings: self.settings.iter().map(|(k, v)| (*k, v)).collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for BuildSystem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let b = BuildSystemIn::deserialize(d)?;
+        let kind = crate::build_kinds::get(&b.kind)
+            .ok_or_else(|| D::Error::custom(format!("unknown build system `{}`", b.kind)))?;
+        let settings =
+            b.settings
+                .into_iter()
+                .map(|(name, setting)| {
+                    let key = kind.keys().iter().find(|k| k.name == name).ok_or_else(|| {
+                        D::Error::custom(format!("`{}` has no key `{name}`", b.kind))
+                    })?;
+                    Ok((key.name, setting))
+                })
+                .collect::<Result<_, D::Error>>()?;
+        Ok(BuildSystem { kind, settings })
+    }
+}
+
 impl fmt::Display for BuildSystem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -168,7 +212,7 @@ impl fmt::Display for BuildSystem {
 }
 
 /// A bool setting that may hold only under a condition (`autoreconf: {when: "@main"}`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[allow(clippy::large_enum_variant)]
 pub enum Toggle {
     #[default]
@@ -178,7 +222,7 @@ pub enum Toggle {
 }
 
 /// What to fix in an unpacked binary tree.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Relocate {
     /// Dependencies whose lib dirs go into every ELF file's RPATH.
     pub rpath: Vec<Spanned<String>>,
@@ -191,7 +235,7 @@ pub struct Relocate {
 
 /// Add `add` (a soname) to the NEEDED list of files matching `file` (a glob
 /// relative to the prefix), when `when` holds.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct NeededEntry {
     pub file: String,
     pub add: String,
@@ -201,7 +245,7 @@ pub struct NeededEntry {
 
 /// One `filter:` entry: Spack's `filter_file` (see [`crate::file_filter`]).
 /// `file`, `regex` and `replace` are templates.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Filter {
     /// The file, relative to the source tree.
     pub file: String,
@@ -217,7 +261,7 @@ pub struct Filter {
 }
 
 /// One explicit install action.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct InstallStep {
     pub action: InstallAction,
     pub when: Option<When>,
@@ -225,7 +269,7 @@ pub struct InstallStep {
 }
 
 /// Install actions; paths are templates.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum InstallAction {
     /// Copy files matching `from` (a glob relative to the build dir; a
     /// directory copies its contents) into the prefix-relative dir `to`.
@@ -237,7 +281,9 @@ pub enum InstallAction {
 }
 
 /// When an extra step runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Phase {
     /// Before autotools' `autoreconf`/`autogen.sh` (other systems: before
     /// configure), e.g. to write a `.release_version` a checkout lacks.
@@ -281,7 +327,7 @@ impl Phase {
 
 /// An extra command: an argument vector (never a shell string), run in the
 /// source/build dir at `phase`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     pub phase: Phase,
     /// Templates, one per argv element.

@@ -7,7 +7,7 @@ use crate::diag::Loc;
 use super::located::When;
 
 /// What an [`EnvOp`] does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum EnvOpKind {
     /// `VAR=value`.
     Set,
@@ -60,7 +60,7 @@ impl EnvOpKind {
 
 /// One environment change, applied in file order. `value` is a template
 /// (empty for `unset`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EnvOp {
     pub kind: EnvOpKind,
     pub var: String,

@@ -15,7 +15,9 @@ use super::located::When;
 use super::read;
 
 /// A flag variable, as Spack names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum FlagName {
     Cflags,
     Cxxflags,
@@ -65,7 +67,19 @@ impl FlagName {
 }
 
 /// Where flags go (Spack's `flag_handler` return slots).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum FlagVia {
     /// Added by the compiler wrapper to every matching call (Spack's
     /// `inject_flags`, the first slot).
@@ -96,7 +110,7 @@ impl FlagVia {
 }
 
 /// One `flags:` entry.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlagEntry {
     pub name: FlagName,
     /// Templates, one flag each (a flag may contain spaces: `-O3 -g` stays

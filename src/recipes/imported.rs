@@ -26,7 +26,7 @@ const ITEM_KEYS: &[&str] = &["line", "kind", "construct", "detail"];
 pub const KINDS: &[&str] = &["directive", "build", "info"];
 
 /// Provenance and review state of an imported recipe.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Imported {
     /// The package manager (`spack`).
     pub from: String,
@@ -46,14 +46,14 @@ pub struct Imported {
 
 /// A language of `imported.languages`: `cxx`, or `{language: cxx, when:
 /// "@1.3.4:1.3.5"}` when Spack's `depends_on("cxx")` has a condition.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Language {
     pub name: String,
     pub when: Option<String>,
 }
 
 /// One construct the importer did not translate.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct UntranslatedItem {
     /// Line in the source file.
     pub line: u32,

@@ -11,6 +11,7 @@ use crate::diag::{Diagnostics, SourceFile};
 
 use super::PackageRecipe;
 use super::index::RepoIndex;
+use super::parsed_cache::ParsedCache;
 use super::{overlay, parse_package};
 
 /// Sorted, distinct names held as one text (one allocation however many
@@ -168,17 +169,19 @@ impl Entry {
     }
 
     /// The recipe parsed as a whole recipe (not an overlay), with the
-    /// patches of repository `repo_dir`; `check` sees it before it is kept.
+    /// patches of repository `repo_dir` (from `cache` when it has it, and
+    /// kept there when it loads without a diagnostic); `check` sees it
+    /// before it is kept.
     pub fn parse_whole(
         &self,
         repo_dir: &Path,
+        cache: Option<&ParsedCache>,
         check: impl FnOnce(Option<&PackageRecipe>),
     ) -> &Parsed {
         self.parsed.get_or_init(|| {
-            tracing::trace!("parsing {}", self.file.display());
             let mut diagnostics = Diagnostics::new();
             let recipe = match self.source() {
-                Ok(src) => parse_package(src, repo_dir, &mut diagnostics).map(Arc::new),
+                Ok(src) => parse_cached(src, repo_dir, cache, &mut diagnostics).map(Arc::new),
                 Err(e) => {
                     diagnostics.push(crate::diag::Diagnostic::error(
                         crate::diag::Code::Io,
@@ -194,6 +197,25 @@ impl Entry {
             }
         })
     }
+}
+
+/// `src` parsed, or decoded from `cache`.
+fn parse_cached(
+    src: &SourceFile,
+    repo_dir: &Path,
+    cache: Option<&ParsedCache>,
+    diagnostics: &mut Diagnostics,
+) -> Option<PackageRecipe> {
+    if let Some(recipe) = cache.and_then(|c| c.load(src, repo_dir)) {
+        tracing::trace!("{} from the recipe cache", src.path().display());
+        return Some(recipe);
+    }
+    tracing::trace!("parsing {}", src.path().display());
+    let recipe = parse_package(src, repo_dir, diagnostics)?;
+    if let Some(c) = cache.filter(|_| diagnostics.is_empty()) {
+        c.store(src, repo_dir, &recipe);
+    }
+    Some(recipe)
 }
 
 /// What a repository's index says of its recipes.

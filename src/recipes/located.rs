@@ -10,7 +10,7 @@ use crate::diag::Loc;
 use crate::spec::Spec;
 
 /// A spec as written in a file: parsed, with its original text and location.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SpecRef {
     pub spec: Spec,
     /// The text as written (for display and error messages).
@@ -37,7 +37,7 @@ pub type When = SpecRef;
 
 /// A value that applies only when its condition holds (always, when `when`
 /// is `None`). Used for conditional argument lists, install steps, env ops …
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Conditional<T> {
     pub when: Option<When>,
     pub value: T,
@@ -61,7 +61,7 @@ pub type ArgList = Vec<Conditional<Vec<String>>>;
 
 /// A local path as written in a file, resolved against that file's
 /// directory (`path` is absolute).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PathRef {
     /// As written.
     pub text: String,
@@ -77,7 +77,7 @@ impl fmt::Display for PathRef {
 }
 
 /// Where something is fetched from: a remote URL, or a local path.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Resource {
     /// `http(s)://`, `ftp://`, `ssh://`, `git@host:path` … kept verbatim.
     Remote(String),

@@ -7,7 +7,7 @@ use crate::diag::Code;
 use crate::diag::yaml::{Cx, Node};
 
 /// A size limit as written and in bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MaxSize {
     pub bytes: u64,
     /// As written (the YAML writers write it back unchanged).

@@ -39,6 +39,7 @@ pub mod located;
 pub mod max_size;
 pub mod overlay;
 pub mod package;
+pub mod parsed_cache;
 pub mod placeholders;
 pub mod read;
 mod validate;
@@ -51,6 +52,7 @@ use std::sync::{Arc, OnceLock};
 use crate::diag::{Code, Diagnostic, Diagnostics, nearest};
 
 use layer::{Entry, Layer, LayerIndex, Names, Parsed};
+use parsed_cache::ParsedCache;
 
 pub use build::{
     Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, PackageFileRef, Phase,
@@ -101,6 +103,8 @@ pub struct PackageRepo {
     /// them): checking a stack's recipes asks for the same unknown names
     /// again and again.
     suggestions: OnceLock<Suggestions>,
+    /// Where loaded recipes are kept between commands ([`parsed_cache`]).
+    parsed_cache: Option<ParsedCache>,
 }
 
 #[derive(Debug, Default)]
@@ -142,15 +146,28 @@ impl PackageRepo {
     /// and makes none of their entries (a recipe's entry is made when it is
     /// first asked for).
     pub fn load_cached(dirs: Vec<RepoDir>, index_cache: Option<&Path>) -> PackageRepo {
+        PackageRepo::load_with_caches(dirs, index_cache, None)
+    }
+
+    /// [`PackageRepo::load_cached`], with every recipe read through the
+    /// cache of loaded recipes in `parsed_cache` (see [`parsed_cache`]): a
+    /// recipe an earlier command loaded without a diagnostic is decoded
+    /// instead of parsed.
+    pub fn load_with_caches(
+        dirs: Vec<RepoDir>,
+        index_cache: Option<&Path>,
+        parsed_cache: Option<&Path>,
+    ) -> PackageRepo {
         let mut repo = PackageRepo {
             dirs,
+            parsed_cache: parsed_cache.map(ParsedCache::new),
             ..PackageRepo::default()
         };
         for dir in &repo.dirs {
             let cache_file = index_cache
                 .filter(|_| dir.origin == RepoOrigin::BuiltIn)
                 .map(|c| index::cache_file(c, &dir.path));
-            let layer = match dir_layer(&dir.path, cache_file) {
+            let layer = match dir_layer(&dir.path, cache_file, repo.parsed_cache.as_ref()) {
                 Ok(layer) => layer,
                 Err(e) => {
                     let mut d = Diagnostic::warning(
@@ -227,7 +244,9 @@ impl PackageRepo {
         }
         layer
             .entry(at.pos)
-            .parse_whole(&layer.dir, |recipe| self.check_index(at, recipe))
+            .parse_whole(&layer.dir, self.parsed_cache.as_ref(), |recipe| {
+                self.check_index(at, recipe)
+            })
     }
 
     /// The overlay `at` applied to its base.
@@ -630,7 +649,11 @@ fn in_parallel<T: Sync>(items: &[T], work: impl Fn(&T) + Sync) {
 /// `cache_file` when that is valid (nothing listed or read), else listed
 /// (and with a `.stack-index`, nothing read either), else read, and then
 /// indexed into `cache_file` (see [`index`]).
-fn dir_layer(dir: &Path, cache_file: Option<PathBuf>) -> std::io::Result<Layer> {
+fn dir_layer(
+    dir: &Path,
+    cache_file: Option<PathBuf>,
+    parsed_cache: Option<&ParsedCache>,
+) -> std::io::Result<Layer> {
     let repo_dir: Arc<Path> = Arc::from(dir);
     if let Some(cache_file) = &cache_file {
         if let Some(mut index) = index::read_cached(cache_file, dir) {
@@ -665,7 +688,7 @@ fn dir_layer(dir: &Path, cache_file: Option<PathBuf>) -> std::io::Result<Layer> 
         .collect();
     let layer = Layer::read(repo_dir, entries);
     if let (Some(cache_file), Some(mtime)) = (cache_file, mtime) {
-        let index = index_of(&layer);
+        let index = index_of(&layer, parsed_cache);
         let names: Vec<&str> = layer.names.iter().collect();
         match index::write_cached(&cache_file, dir, mtime, &index, &names) {
             Ok(()) => tracing::debug!("{} indexed into {}", dir.display(), cache_file.display()),
@@ -677,7 +700,7 @@ fn dir_layer(dir: &Path, cache_file: Option<PathBuf>) -> std::io::Result<Layer> 
 
 /// The index of one directory's recipes, just read: its overlays, and what
 /// the others provide (the recipes whose text can declare it are parsed).
-fn index_of(layer: &Layer) -> index::RepoIndex {
+fn index_of(layer: &Layer, parsed_cache: Option<&ParsedCache>) -> index::RepoIndex {
     let mut index = index::RepoIndex::default();
     let whole: Vec<usize> = (0..layer.names.len())
         .filter(|&i| !layer.is_overlay(i))
@@ -688,7 +711,7 @@ fn index_of(layer: &Layer) -> index::RepoIndex {
         .filter(|&i| layer.may_provide(i))
         .collect();
     in_parallel(&may, |&i| {
-        layer.entry(i).parse_whole(&layer.dir, |_| {});
+        layer.entry(i).parse_whole(&layer.dir, parsed_cache, |_| {});
     });
     for i in 0..layer.names.len() {
         let name = layer.names.get(i);

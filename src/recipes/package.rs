@@ -11,7 +11,7 @@ use super::env::EnvOp;
 use super::located::{PathRef, Resource, SpecRef, When};
 
 /// One package recipe, fully parsed (specs parsed, paths absolute).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PackageRecipe {
     pub name: String,
     /// The recipe file (absolute).
@@ -113,7 +113,7 @@ impl PackageRecipe {
 }
 
 /// One entry of `versions:`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct VersionEntry {
     pub version: Version,
     /// As written.
@@ -126,7 +126,7 @@ pub struct VersionEntry {
 }
 
 /// Where a version's sources come from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Source {
     Archive(ArchiveSource),
     Git(GitSource),
@@ -137,7 +137,7 @@ pub enum Source {
 }
 
 /// A downloadable file (`url:`), usually an archive.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ArchiveSource {
     pub url: Resource,
     /// The URL as written.
@@ -156,7 +156,7 @@ pub struct ArchiveSource {
 /// One entry of `resources:`: a file fetched and checksummed like the main
 /// source and unpacked (or with `expand: false` copied) into its tree, or a
 /// git repository checked out into it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ExtraFile {
     /// `name:` (Spack's resource name): names it in messages and in the
     /// mirror (`<package>/<name>-<version>.<ext>`).
@@ -186,7 +186,7 @@ pub struct ExtraFile {
 }
 
 /// The revision of a `git:` resource.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResourceGit {
     pub reference: GitRef,
     /// A commit pinned next to a tag or branch.
@@ -205,7 +205,7 @@ impl ResourceGit {
 }
 
 /// How a resource's unpacked tree is laid out in its `destination`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Placement {
     /// Its content merges into the destination (an archive's single
     /// top-level directory stripped, as for the main source).
@@ -220,7 +220,7 @@ pub enum Placement {
 }
 
 /// A git repository (`git:`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GitSource {
     pub repo: Resource,
     /// The repository as written.
@@ -233,7 +233,7 @@ pub struct GitSource {
 }
 
 /// Which git object a version checks out.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GitRef {
     Tag(String),
     /// Resolved to a commit at fetch time and pinned in `stack.lock`.
@@ -243,7 +243,7 @@ pub enum GitRef {
 }
 
 /// A variant declaration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct VariantDef {
     pub name: String,
     /// Location of the variant's name.
@@ -255,7 +255,7 @@ pub struct VariantDef {
 }
 
 /// A variant's type, default and allowed values.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum VariantKind {
     /// `+name` / `~name`.
     Bool { default: bool },
@@ -353,7 +353,9 @@ pub enum VariantValueError {
 }
 
 /// How a dependency is used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct DepTypes {
     /// Needed while building (tools, headers).
     pub build: bool,
@@ -415,7 +417,7 @@ impl Default for DepTypes {
 }
 
 /// One entry of `dependencies:`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Dependency {
     /// Always has a name (a package or a virtual).
     pub spec: SpecRef,
@@ -438,7 +440,7 @@ impl Dependency {
 }
 
 /// One entry of `conflicts:`: the package cannot be configured this way.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Conflict {
     pub when: When,
     pub message: Option<String>,
@@ -446,7 +448,7 @@ pub struct Conflict {
 }
 
 /// One entry of `patches:`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Patch {
     pub source: PatchSource,
     /// Lower-case hex.
@@ -461,7 +463,7 @@ pub struct Patch {
 }
 
 /// Where a patch comes from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum PatchSource {
     /// A file below `<repo>/../patches/` (`path` absolute, `text` as written).
     File(PathRef),
@@ -471,7 +473,7 @@ pub enum PatchSource {
 
 /// One entry of `provides:`: this package implements a virtual (`mpi`),
 /// in the versions `versions` (`mpi@:3`; any version when not given).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Provide {
     pub name: String,
     /// The versions of the virtual it implements.

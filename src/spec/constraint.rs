@@ -22,7 +22,7 @@ use super::error::SpecError;
 use super::version::Version;
 
 /// One element of a [`VersionConstraint`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum VersionRange {
     /// `=1.2`: exactly this version.
     Exact(Version),
@@ -463,14 +463,22 @@ impl FromStr for VersionConstraint {
     }
 }
 
+/// Its text (its ranges in [`crate::diag::binary_form`]).
 impl serde::Serialize for VersionConstraint {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if crate::diag::binary_form::active() {
+            return self.ranges.serialize(s);
+        }
         s.collect_str(self)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for VersionConstraint {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if crate::diag::binary_form::active() {
+            let ranges = Vec::<VersionRange>::deserialize(d)?;
+            return Ok(VersionConstraint { ranges });
+        }
         let s = String::deserialize(d)?;
         VersionConstraint::parse(&s).map_err(serde::de::Error::custom)
     }

@@ -10,7 +10,7 @@ use super::target::TargetConstraint;
 use super::variant::VariantValue;
 
 /// `%gcc@12:`: a compiler name and the versions allowed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CompilerSpec {
     pub name: String,
     pub versions: VersionConstraint,
@@ -45,7 +45,7 @@ pub fn reserved_variant(name: &str) -> bool {
 /// The flags of one flag name in a spec: `cflags="-O2 -g"` is `-O2`, `-g`
 /// (the value split on whitespace); `cflags==…` also asks for them on every
 /// link and run dependency (`propagate`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FlagList {
     pub flags: Vec<String>,
     pub propagate: bool,
@@ -246,14 +246,79 @@ impl FromStr for Spec {
     }
 }
 
+/// A spec's fields, as [`crate::diag::binary_form`] writes them.
+#[derive(serde::Serialize)]
+struct SpecOut<'a> {
+    name: &'a Option<String>,
+    versions: &'a VersionConstraint,
+    variants: &'a BTreeMap<String, VariantValue>,
+    flags: &'a BTreeMap<String, FlagList>,
+    compiler: &'a Option<CompilerSpec>,
+    languages: &'a BTreeMap<String, CompilerSpec>,
+    target: &'a Option<TargetConstraint>,
+    platform: &'a Option<String>,
+    os: &'a Option<String>,
+    deps: &'a [Spec],
+    virtuals: &'a BTreeSet<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct SpecIn {
+    name: Option<String>,
+    versions: VersionConstraint,
+    variants: BTreeMap<String, VariantValue>,
+    flags: BTreeMap<String, FlagList>,
+    compiler: Option<CompilerSpec>,
+    languages: BTreeMap<String, CompilerSpec>,
+    target: Option<TargetConstraint>,
+    platform: Option<String>,
+    os: Option<String>,
+    deps: Vec<Spec>,
+    virtuals: BTreeSet<String>,
+}
+
+/// Its text (its fields in binary form: not every spec's text reads back
+/// as the same spec).
 impl serde::Serialize for Spec {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if crate::diag::binary_form::active() {
+            return SpecOut {
+                name: &self.name,
+                versions: &self.versions,
+                variants: &self.variants,
+                flags: &self.flags,
+                compiler: &self.compiler,
+                languages: &self.languages,
+                target: &self.target,
+                platform: &self.platform,
+                os: &self.os,
+                deps: &self.deps,
+                virtuals: &self.virtuals,
+            }
+            .serialize(s);
+        }
         s.collect_str(self)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Spec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if crate::diag::binary_form::active() {
+            let s = SpecIn::deserialize(d)?;
+            return Ok(Spec {
+                name: s.name,
+                versions: s.versions,
+                variants: s.variants,
+                flags: s.flags,
+                compiler: s.compiler,
+                languages: s.languages,
+                target: s.target,
+                platform: s.platform,
+                os: s.os,
+                deps: s.deps,
+                virtuals: s.virtuals,
+            });
+        }
         let s = String::deserialize(d)?;
         Spec::parse(&s).map_err(serde::de::Error::custom)
     }

@@ -138,7 +138,9 @@ pub fn suggest_target(name: &str) -> Option<&'static str> {
 }
 
 /// One element of a [`TargetConstraint`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum TargetRange {
     /// `target=zen3`: exactly this target (may be outside the table when
     /// built with [`TargetConstraint::exact`]).
@@ -183,7 +185,7 @@ impl fmt::Display for TargetRange {
 
 /// A `target=` constraint: a union of [`TargetRange`]s, sorted and without
 /// duplicates so that `parse(display(t)) == t`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TargetConstraint {
     ranges: Vec<TargetRange>,
 }

@@ -14,7 +14,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// The value of one variant in a spec.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum VariantValue {
     /// `+name` (true) or `~name` / `-name` (false).
     Bool(bool),

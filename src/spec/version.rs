@@ -35,7 +35,7 @@ const INFINITY_WORDS: [&str; 6] = ["stable", "trunk", "head", "master", "main", 
 
 /// A non-negative integer of any length, kept as its digits without leading
 /// zeros (`007` is `7`), so huge date-like components never overflow.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Num(String);
 
 impl Num {
@@ -61,7 +61,7 @@ impl PartialOrd for Num {
 }
 
 /// One component of a version: a number or a run of letters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Component {
     Num(Num),
     Str(String),
@@ -101,7 +101,9 @@ impl PartialOrd for Component {
 }
 
 /// Pre-release kind; `Final` is an ordinary release.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub(crate) enum PreKind {
     Alpha,
     Beta,
@@ -363,14 +365,64 @@ impl FromStr for Version {
     }
 }
 
+/// A version's fields, as [`crate::diag::binary_form`] writes them.
+#[derive(serde::Serialize)]
+struct VersionOut<'a> {
+    text: &'a str,
+    ends: &'a [usize],
+    release: &'a [Component],
+    pre: &'a (PreKind, Option<Num>),
+    git: &'a Option<String>,
+    branch: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct VersionIn {
+    text: String,
+    ends: Vec<usize>,
+    release: Vec<Component>,
+    pre: (PreKind, Option<Num>),
+    git: Option<String>,
+    branch: bool,
+}
+
+/// Its text (its fields in binary form).
 impl serde::Serialize for Version {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if crate::diag::binary_form::active() {
+            return VersionOut {
+                text: &self.text,
+                ends: &self.ends,
+                release: &self.release,
+                pre: &self.pre,
+                git: &self.git,
+                branch: self.branch,
+            }
+            .serialize(s);
+        }
         s.serialize_str(&self.text)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Version {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if crate::diag::binary_form::active() {
+            let v = VersionIn::deserialize(d)?;
+            // The component ends index the text.
+            if !v.ends.iter().all(|&e| v.text.is_char_boundary(e)) {
+                return Err(serde::de::Error::custom(
+                    "a version's components overrun its text",
+                ));
+            }
+            return Ok(Version {
+                text: v.text,
+                ends: v.ends,
+                release: v.release,
+                pre: v.pre,
+                git: v.git,
+                branch: v.branch,
+            });
+        }
         let s = String::deserialize(d)?;
         Version::parse(&s).map_err(serde::de::Error::custom)
     }

@@ -128,8 +128,10 @@ pub fn load_inputs_from(opts: &InputOptions, given: &[SourceFile]) -> Result<Inp
     };
     let dirs = search.dirs();
     super::lookup::log_lookup(choice.as_ref(), &dirs);
-    let index_cache = Some(crate::settings::cache_base().join("recipe-index"));
-    let repo = PackageRepo::load_cached(dirs, index_cache.as_deref());
+    let cache_base = crate::settings::cache_base();
+    let index_cache = cache_base.join("recipe-index");
+    let parsed_cache = cache_base.join(crate::recipes::parsed_cache::CACHE_DIR);
+    let repo = PackageRepo::load_with_caches(dirs, Some(&index_cache), Some(&parsed_cache));
     diags.extend(repo.problems().clone());
     if repo.is_empty() {
         diags.push(

@@ -68,6 +68,7 @@ mod recipe_variants;
 mod registry;
 mod report;
 mod resolve;
+mod resolve_cache;
 mod resolve_choices;
 mod resolve_cli;
 mod resolve_deep;
