@@ -10,6 +10,7 @@ pub(crate) mod cond;
 pub(crate) mod dates;
 pub(crate) mod exprs;
 pub(crate) mod filters;
+pub(crate) mod hook;
 pub(crate) mod loops;
 pub(crate) mod pystr;
 pub(crate) mod regex;

@@ -16,6 +16,8 @@ pub use crate::import::spack::evaluator::pystr::{
 };
 pub use crate::import::spack::evaluator::scope::Scope;
 
+use crate::import::spack::evaluator::hook::{Hook, Values};
+
 /// A Python value the importer can hold.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -157,16 +159,12 @@ impl<'t> Args<'t> {
     }
 }
 
-/// A callback consulted before the built-in rules: it evaluates the nodes
-/// it knows (`version.up_to(2)` in `url_for_version`) and returns `None`
-/// for the others.
-pub type Hook<'a> = dyn Fn(Node, &Evaluator) -> Option<Eval<Value>> + 'a;
-
 /// Evaluates expressions against a [`Scope`].
 pub struct Evaluator<'a> {
     pub src: &'a str,
     pub scope: &'a Scope,
-    pub hook: Option<&'a Hook<'a>>,
+    /// The consumer's part in the walk ([`Hook`]); none: values alone.
+    pub hook: Option<&'a dyn Hook>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -190,11 +188,14 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// The consumer's part in the walk.
+    fn hook(&self) -> &dyn Hook {
+        self.hook.unwrap_or(&Values)
+    }
+
     pub fn eval(&self, node: Node) -> Eval<Value> {
-        if let Some(hook) = self.hook {
-            if let Some(v) = hook(node, self) {
-                return v;
-            }
+        if let Some(v) = self.hook().node(node, self) {
+            return v;
         }
         match node.kind() {
             "string" | "concatenated_string" => self.string(node).map(Value::Str),
@@ -270,6 +271,12 @@ impl<'a> Evaluator<'a> {
                 if parts.len() != 3 {
                     return Err(Unevaluable::new(node, "conditional expression"));
                 }
+                let decided = self
+                    .hook()
+                    .conditional(node, [parts[0], parts[1], parts[2]], self);
+                if let Some(v) = decided {
+                    return v;
+                }
                 if self.eval(parts[1])?.truthy() {
                     self.eval(parts[0])
                 } else {
@@ -306,11 +313,13 @@ impl<'a> Evaluator<'a> {
                 _ => Err(Unevaluable::new(node, "not a string")),
             };
         }
-        string_with(node, self.src, &|_, s| Ok(s), &|child, expr, spec| {
-            let v = self.eval(expr)?;
-            format_spec(&v, spec.unwrap_or(""))
-                .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))
-        })
+        let hook = self.hook();
+        string_with(
+            node,
+            self.src,
+            &|part, s| hook.literal(part, s),
+            &|child, expr, spec| hook.interpolation(child, expr, spec, self),
+        )
     }
 
     fn sequence(&self, node: Node) -> Eval<Value> {
@@ -359,7 +368,14 @@ impl<'a> Evaluator<'a> {
             return Err(Unevaluable::new(node, "binary operator"));
         };
         let op = text(op, self.src);
-        let (lv, rv) = (self.eval(l)?, self.eval(r)?);
+        self.hook().operator(node, op)?;
+        // A tuple on the right of `%` is its arguments, whatever a hook
+        // makes of tuples elsewhere.
+        let rv = |r: Node| match (op, r.kind()) {
+            ("%", "tuple") => self.sequence(r),
+            _ => self.eval(r),
+        };
+        let (lv, rv) = (self.eval(l)?, rv(r)?);
         match (op, lv, rv) {
             ("+", Value::Str(a), Value::Str(b)) => Ok(Value::Str(a + &b)),
             ("+", Value::List(mut a), Value::List(b)) => {
