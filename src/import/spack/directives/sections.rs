@@ -91,5 +91,7 @@ pub fn value_yaml(v: &Value) -> Yaml {
             }
             Yaml::Map(e)
         }
+        // Only a hook body's conditions are symbolic; no directive holds one.
+        Value::Cond(c) => Yaml::str(c.as_tera()),
     }
 }

@@ -16,6 +16,7 @@ pub use crate::import::spack::evaluator::pystr::{
 };
 pub use crate::import::spack::evaluator::scope::Scope;
 
+use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::hook::{Hook, Values};
 
 /// A Python value the importer can hold.
@@ -32,6 +33,11 @@ pub enum Value {
     /// A call of a value-set helper (`any_combination_of("a", "b")`,
     /// `disjoint_sets(…)`, `conditional(…)`): its name and arguments.
     Call(Box<CallValue>),
+    /// A condition on the spec being built, which only the build decides
+    /// (what the condition collector gives: `self.spec.satisfies("+x")`).
+    /// `not`, `and` and `or` over it are conditions again, and do not
+    /// short-circuit.
+    Cond(Cond),
 }
 
 /// A call kept as data.
@@ -61,6 +67,7 @@ impl Value {
             Value::List(v) => !v.is_empty(),
             Value::Dict(v) => !v.is_empty(),
             Value::Call(_) => true,
+            Value::Cond(c) => *c != Cond::False,
         }
     }
 
@@ -80,7 +87,7 @@ impl Value {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Value::Dict(_) | Value::Call(_) => "<object>".into(),
+            Value::Dict(_) | Value::Call(_) | Value::Cond(_) => "<object>".into(),
         }
     }
 
@@ -264,7 +271,10 @@ impl<'a> Evaluator<'a> {
                 let arg = node
                     .child_by_field_name("argument")
                     .ok_or_else(|| Unevaluable::new(node, "not"))?;
-                Ok(Value::Bool(!self.eval(arg)?.truthy()))
+                Ok(match self.eval(arg)? {
+                    Value::Cond(c) => Value::Cond(c.not()),
+                    v => Value::Bool(!v.truthy()),
+                })
             }
             "conditional_expression" => {
                 let parts = children(node);
@@ -289,20 +299,28 @@ impl<'a> Evaluator<'a> {
                 let op = node
                     .child_by_field_name("operator")
                     .map(|o| text(o, self.src));
-                match (l, r, op) {
-                    (Some(l), Some(r), Some("and")) => {
-                        let l = self.eval(l)?;
-                        if l.truthy() { self.eval(r) } else { Ok(l) }
-                    }
-                    (Some(l), Some(r), Some("or")) => {
-                        let l = self.eval(l)?;
-                        if l.truthy() { Ok(l) } else { self.eval(r) }
-                    }
-                    _ => Err(Unevaluable::new(node, "boolean operator")),
+                let (Some(l), Some(r), Some(op @ ("and" | "or"))) = (l, r, op) else {
+                    return Err(Unevaluable::new(node, "boolean operator"));
+                };
+                match (op, self.eval(l)?) {
+                    (op, Value::Cond(a)) => self.symbolic_logic(a, r, op),
+                    ("and", l) if l.truthy() => self.eval(r),
+                    ("or", l) if !l.truthy() => self.eval(r),
+                    (_, l) => Ok(l),
                 }
             }
             other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
         }
+    }
+
+    /// `a and b`, `a or b` over a condition: both sides are read.
+    fn symbolic_logic(&self, a: Cond, r: Node, op: &str) -> Eval<Value> {
+        let b = match self.eval(r)? {
+            Value::Cond(c) => c,
+            v if v.truthy() => Cond::True,
+            _ => Cond::False,
+        };
+        Ok(Value::Cond(if op == "and" { a.and(b) } else { a.or(b) }))
     }
 
     /// A string literal; f-strings are evaluated when every interpolation is.

@@ -1,4 +1,5 @@
-//! Expressions of hook bodies as recipe templates: `self.prefix`,
+//! Expressions of hook bodies as recipe templates and conditions, two
+//! collectors of the one evaluator: `self.prefix`,
 //! `spec["dep"].prefix.include`, `self.spec.version`, f-strings,
 //! `"…".format(…)`, `join_path`, the CMake/Autotools helpers (`define`,
 //! `define_from_variant`, `enable_or_disable`, `with_or_without`,
