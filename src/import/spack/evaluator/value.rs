@@ -16,6 +16,7 @@ pub use crate::import::spack::evaluator::pystr::{
 };
 pub use crate::import::spack::evaluator::scope::Scope;
 
+use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::hook::{Hook, Values};
 
@@ -38,6 +39,9 @@ pub enum Value {
     /// `not`, `and` and `or` over it are conditions again, and do not
     /// short-circuit.
     Cond(Cond),
+    /// An argument list the build decides: each item a template under its
+    /// condition (what the argument-list collector gives).
+    Args(Vec<ArgItem>),
 }
 
 /// A call kept as data.
@@ -68,6 +72,7 @@ impl Value {
             Value::Dict(v) => !v.is_empty(),
             Value::Call(_) => true,
             Value::Cond(c) => *c != Cond::False,
+            Value::Args(items) => !items.is_empty(),
         }
     }
 
@@ -87,7 +92,7 @@ impl Value {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Value::Dict(_) | Value::Call(_) | Value::Cond(_) => "<object>".into(),
+            Value::Dict(_) | Value::Call(_) | Value::Cond(_) | Value::Args(_) => "<object>".into(),
         }
     }
 
@@ -396,6 +401,10 @@ impl<'a> Evaluator<'a> {
         let (lv, rv) = (self.eval(l)?, rv(r)?);
         match (op, lv, rv) {
             ("+", Value::Str(a), Value::Str(b)) => Ok(Value::Str(a + &b)),
+            ("+", Value::Args(mut a), Value::Args(b)) => {
+                a.extend(b);
+                Ok(Value::Args(a))
+            }
             ("+", Value::List(mut a), Value::List(b)) => {
                 a.extend(b);
                 Ok(Value::List(a))
