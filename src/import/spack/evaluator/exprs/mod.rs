@@ -1,5 +1,5 @@
-//! Expressions of hook bodies as recipe templates and conditions, two
-//! collectors of the one evaluator: `self.prefix`,
+//! Expressions of hook bodies as recipe templates, conditions and
+//! argument lists, three collectors of the one evaluator: `self.prefix`,
 //! `spec["dep"].prefix.include`, `self.spec.version`, f-strings,
 //! `"…".format(…)`, `join_path`, the CMake/Autotools helpers (`define`,
 //! `define_from_variant`, `enable_or_disable`, `with_or_without`,
@@ -7,8 +7,8 @@
 //!
 //! [`Exprs`] is one type; its methods are split by what they give: what a
 //! template reads from the spec here, the template collector on the one
-//! evaluator (`template`), conditions (`cond`), argument lists (`lists`)
-//! and the build-system helpers (`helpers`).
+//! evaluator (`template`), the collectors of conditions (`cond`) and of
+//! argument lists (`lists`), and the build-system helpers (`helpers`).
 
 mod cond;
 mod helpers;
