@@ -91,5 +91,9 @@ pub fn value_yaml(v: &Value) -> Yaml {
             }
             Yaml::Map(e)
         }
+        // Only a hook body's conditions and argument lists are symbolic; no
+        // directive holds one.
+        Value::Cond(c) => Yaml::str(c.as_tera()),
+        Value::Args(items) => Yaml::Seq(items.iter().map(|i| Yaml::str(&i.template)).collect()),
     }
 }

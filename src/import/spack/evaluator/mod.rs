@@ -2,6 +2,11 @@
 //! comprehensions, calls the importer knows), spec conditions, and the
 //! statements of method bodies (argument lists, environment changes, file
 //! filters, `url_for_version`), each feeding what its consumer collects.
+//!
+//! One evaluator walks expressions (`value::Evaluator`); a consumer takes
+//! part through its [`hook::Hook`]: the version in `url_for_version`,
+//! class-level calls, templates and conditions on the spec
+//! (`exprs`). One walker runs statements (`walk::Collector`).
 
 pub(crate) mod calls;
 pub(crate) mod collected;
@@ -10,6 +15,7 @@ pub(crate) mod cond;
 pub(crate) mod dates;
 pub(crate) mod exprs;
 pub(crate) mod filters;
+pub(crate) mod hook;
 pub(crate) mod loops;
 pub(crate) mod pystr;
 pub(crate) mod regex;

@@ -159,7 +159,7 @@ impl Body<'_> {
     /// What the right side of an assignment is.
     fn value_of(&self, r: Node) -> Eval<Local> {
         let rt = self.t(r);
-        if rt == "self.spec" || rt == "self.pkg.spec" {
+        if self.f.e.is_spec(r) {
             return Ok(Local::Spec);
         }
         if rt == "self.prefix" || rt == "self.spec.prefix" {

@@ -16,6 +16,10 @@ pub use crate::import::spack::evaluator::pystr::{
 };
 pub use crate::import::spack::evaluator::scope::Scope;
 
+use crate::import::spack::evaluator::collected::ArgItem;
+use crate::import::spack::evaluator::cond::Cond;
+use crate::import::spack::evaluator::hook::{Hook, Values};
+
 /// A Python value the importer can hold.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -30,6 +34,14 @@ pub enum Value {
     /// A call of a value-set helper (`any_combination_of("a", "b")`,
     /// `disjoint_sets(…)`, `conditional(…)`): its name and arguments.
     Call(Box<CallValue>),
+    /// A condition on the spec being built, which only the build decides
+    /// (what the condition collector gives: `self.spec.satisfies("+x")`).
+    /// `not`, `and` and `or` over it are conditions again, and do not
+    /// short-circuit.
+    Cond(Cond),
+    /// An argument list the build decides: each item a template under its
+    /// condition (what the argument-list collector gives).
+    Args(Vec<ArgItem>),
 }
 
 /// A call kept as data.
@@ -59,6 +71,8 @@ impl Value {
             Value::List(v) => !v.is_empty(),
             Value::Dict(v) => !v.is_empty(),
             Value::Call(_) => true,
+            Value::Cond(c) => *c != Cond::False,
+            Value::Args(items) => !items.is_empty(),
         }
     }
 
@@ -78,7 +92,7 @@ impl Value {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Value::Dict(_) | Value::Call(_) => "<object>".into(),
+            Value::Dict(_) | Value::Call(_) | Value::Cond(_) | Value::Args(_) => "<object>".into(),
         }
     }
 
@@ -157,16 +171,12 @@ impl<'t> Args<'t> {
     }
 }
 
-/// A callback consulted before the built-in rules: it evaluates the nodes
-/// it knows (`version.up_to(2)` in `url_for_version`) and returns `None`
-/// for the others.
-pub type Hook<'a> = dyn Fn(Node, &Evaluator) -> Option<Eval<Value>> + 'a;
-
 /// Evaluates expressions against a [`Scope`].
 pub struct Evaluator<'a> {
     pub src: &'a str,
     pub scope: &'a Scope,
-    pub hook: Option<&'a Hook<'a>>,
+    /// The consumer's part in the walk ([`Hook`]); none: values alone.
+    pub hook: Option<&'a dyn Hook>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -190,11 +200,14 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// The consumer's part in the walk.
+    fn hook(&self) -> &dyn Hook {
+        self.hook.unwrap_or(&Values)
+    }
+
     pub fn eval(&self, node: Node) -> Eval<Value> {
-        if let Some(hook) = self.hook {
-            if let Some(v) = hook(node, self) {
-                return v;
-            }
+        if let Some(v) = self.hook().node(node, self) {
+            return v;
         }
         match node.kind() {
             "string" | "concatenated_string" => self.string(node).map(Value::Str),
@@ -263,12 +276,21 @@ impl<'a> Evaluator<'a> {
                 let arg = node
                     .child_by_field_name("argument")
                     .ok_or_else(|| Unevaluable::new(node, "not"))?;
-                Ok(Value::Bool(!self.eval(arg)?.truthy()))
+                Ok(match self.eval(arg)? {
+                    Value::Cond(c) => Value::Cond(c.not()),
+                    v => Value::Bool(!v.truthy()),
+                })
             }
             "conditional_expression" => {
                 let parts = children(node);
                 if parts.len() != 3 {
                     return Err(Unevaluable::new(node, "conditional expression"));
+                }
+                let decided = self
+                    .hook()
+                    .conditional(node, [parts[0], parts[1], parts[2]], self);
+                if let Some(v) = decided {
+                    return v;
                 }
                 if self.eval(parts[1])?.truthy() {
                     self.eval(parts[0])
@@ -282,20 +304,28 @@ impl<'a> Evaluator<'a> {
                 let op = node
                     .child_by_field_name("operator")
                     .map(|o| text(o, self.src));
-                match (l, r, op) {
-                    (Some(l), Some(r), Some("and")) => {
-                        let l = self.eval(l)?;
-                        if l.truthy() { self.eval(r) } else { Ok(l) }
-                    }
-                    (Some(l), Some(r), Some("or")) => {
-                        let l = self.eval(l)?;
-                        if l.truthy() { Ok(l) } else { self.eval(r) }
-                    }
-                    _ => Err(Unevaluable::new(node, "boolean operator")),
+                let (Some(l), Some(r), Some(op @ ("and" | "or"))) = (l, r, op) else {
+                    return Err(Unevaluable::new(node, "boolean operator"));
+                };
+                match (op, self.eval(l)?) {
+                    (op, Value::Cond(a)) => self.symbolic_logic(a, r, op),
+                    ("and", l) if l.truthy() => self.eval(r),
+                    ("or", l) if !l.truthy() => self.eval(r),
+                    (_, l) => Ok(l),
                 }
             }
             other => Err(Unevaluable::new(node, format!("expression `{other}`"))),
         }
+    }
+
+    /// `a and b`, `a or b` over a condition: both sides are read.
+    fn symbolic_logic(&self, a: Cond, r: Node, op: &str) -> Eval<Value> {
+        let b = match self.eval(r)? {
+            Value::Cond(c) => c,
+            v if v.truthy() => Cond::True,
+            _ => Cond::False,
+        };
+        Ok(Value::Cond(if op == "and" { a.and(b) } else { a.or(b) }))
     }
 
     /// A string literal; f-strings are evaluated when every interpolation is.
@@ -306,11 +336,13 @@ impl<'a> Evaluator<'a> {
                 _ => Err(Unevaluable::new(node, "not a string")),
             };
         }
-        string_with(node, self.src, &|_, s| Ok(s), &|child, expr, spec| {
-            let v = self.eval(expr)?;
-            format_spec(&v, spec.unwrap_or(""))
-                .ok_or_else(|| Unevaluable::new(child, "f-string format specifier"))
-        })
+        let hook = self.hook();
+        string_with(
+            node,
+            self.src,
+            &|part, s| hook.literal(part, s),
+            &|child, expr, spec| hook.interpolation(child, expr, spec, self),
+        )
     }
 
     fn sequence(&self, node: Node) -> Eval<Value> {
@@ -359,9 +391,20 @@ impl<'a> Evaluator<'a> {
             return Err(Unevaluable::new(node, "binary operator"));
         };
         let op = text(op, self.src);
-        let (lv, rv) = (self.eval(l)?, self.eval(r)?);
+        self.hook().operator(node, op)?;
+        // A tuple on the right of `%` is its arguments, whatever a hook
+        // makes of tuples elsewhere.
+        let rv = |r: Node| match (op, r.kind()) {
+            ("%", "tuple") => self.sequence(r),
+            _ => self.eval(r),
+        };
+        let (lv, rv) = (self.eval(l)?, rv(r)?);
         match (op, lv, rv) {
             ("+", Value::Str(a), Value::Str(b)) => Ok(Value::Str(a + &b)),
+            ("+", Value::Args(mut a), Value::Args(b)) => {
+                a.extend(b);
+                Ok(Value::Args(a))
+            }
             ("+", Value::List(mut a), Value::List(b)) => {
                 a.extend(b);
                 Ok(Value::List(a))

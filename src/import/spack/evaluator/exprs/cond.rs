@@ -1,11 +1,34 @@
 //! Conditions of hook bodies: `self.spec.satisfies(…)`, `"+x" in spec`,
-//! variant and version comparisons, `not`/`and`/`or`.
+//! variant and version comparisons, `not`/`and`/`or`, as a collector of
+//! the one evaluator.
 
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::cond::Cond;
 use crate::import::spack::evaluator::exprs::{Exprs, Local, err, first_words};
-use crate::import::spack::evaluator::value::{Args, Eval, Unevaluable, Value, children, operators};
+use crate::import::spack::evaluator::hook::Hook;
+use crate::import::spack::evaluator::value::{
+    Args, Eval, Evaluator, Unevaluable, Value, children, operators,
+};
+
+/// The condition collector of the one evaluator: its leaves are
+/// conditions on the spec (`Value::Cond`), which `not`, `and` and `or`
+/// combine without short-circuiting.
+struct Conditions<'e, 'a> {
+    e: &'e Exprs<'a>,
+    /// A reading of comparisons that comes first (`flag_handler`'s `name`).
+    leaf: &'e dyn Fn(Node) -> Eval<Option<Cond>>,
+}
+
+impl Hook for Conditions<'_, '_> {
+    fn node(&self, node: Node, _ev: &Evaluator) -> Option<Eval<Value>> {
+        match node.kind() {
+            // The evaluator walks these.
+            "parenthesized_expression" | "not_operator" | "boolean_operator" => None,
+            _ => Some(self.e.cond_leaf(node, self.leaf).map(Value::Cond)),
+        }
+    }
+}
 
 impl Exprs<'_> {
     /// A condition on the spec.
@@ -14,42 +37,30 @@ impl Exprs<'_> {
     }
 
     /// A condition on the spec where `leaf` may decide a comparison first
-    /// (`flag_handler`'s tests of `name`); `not`, `and`, `or` and
-    /// parentheses are walked here.
+    /// (`flag_handler`'s tests of `name`): the one evaluator walks `not`,
+    /// `and`, `or` and parentheses, with [`Conditions`] as its hook.
     pub(crate) fn cond_with(
         &self,
         node: Node,
         leaf: &dyn Fn(Node) -> Eval<Option<Cond>>,
     ) -> Eval<Cond> {
+        let conditions = Conditions { e: self, leaf };
+        let ev = Evaluator {
+            hook: Some(&conditions),
+            ..self.ev()
+        };
+        match ev.eval(node)? {
+            Value::Cond(c) => Ok(c),
+            _ => err(node, format!("condition `{}`", first_words(self.t(node)))),
+        }
+    }
+
+    /// A leaf of a condition: a comparison, a name, an attribute, a call,
+    /// `True`/`False`; anything else is refused.
+    fn cond_leaf(&self, node: Node, leaf: &dyn Fn(Node) -> Eval<Option<Cond>>) -> Eval<Cond> {
         match node.kind() {
             "true" => Ok(Cond::True),
             "false" => Ok(Cond::False),
-            "parenthesized_expression" => match children(node).first() {
-                Some(inner) => self.cond_with(*inner, leaf),
-                None => err(node, "()"),
-            },
-            "not_operator" => Ok(self
-                .cond_with(
-                    node.child_by_field_name("argument")
-                        .ok_or_else(|| Unevaluable::new(node, "not"))?,
-                    leaf,
-                )?
-                .not()),
-            "boolean_operator" => {
-                let (Some(l), Some(r), Some(op)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                    node.child_by_field_name("operator"),
-                ) else {
-                    return err(node, "boolean operator");
-                };
-                let (a, b) = (self.cond_with(l, leaf)?, self.cond_with(r, leaf)?);
-                Ok(if self.t(op) == "and" {
-                    a.and(b)
-                } else {
-                    a.or(b)
-                })
-            }
             "comparison_operator" => match leaf(node)? {
                 Some(c) => Ok(c),
                 None => self.comparison(node),
@@ -254,4 +265,49 @@ fn names_package(s: &str) -> bool {
             .next()
             .unwrap_or("")
             .contains('=')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::spack::evaluator::variant_info::VariantInfo;
+
+    /// The condition of the expression `expr` (one line), with `spec`
+    /// bound to the spec and `on` to `True`.
+    fn cond(expr: &str) -> Eval<Cond> {
+        let tree = crate::import::spack::reader::parsed::parse(expr).expect("parses");
+        let node = tree
+            .root_node()
+            .named_child(0)
+            .unwrap()
+            .named_child(0)
+            .unwrap();
+        let variants: Vec<VariantInfo> = Vec::new();
+        let mut e = Exprs::new(expr, &variants);
+        e.scope.bind("spec".into(), Local::Spec);
+        e.scope.set("on", Value::Bool(true));
+        e.cond(node)
+    }
+
+    #[test]
+    fn conditions_are_collected_through_the_evaluator_without_short_circuits() {
+        let spec = |s: &str| Cond::Spec(s.into());
+        assert_eq!(
+            cond(r#"not (spec.satisfies("+mpi") and "^cuda" in spec) or on"#),
+            Ok(spec("+mpi").and(spec("^cuda")).not().or(Cond::True))
+        );
+        assert_eq!(cond("self.run_tests or False"), Ok(Cond::False));
+        // Both sides are read: Python would stop at `self.run_tests`.
+        assert_eq!(
+            cond("self.run_tests and spec.frobnicate()"),
+            Err(Unevaluable {
+                line: 1,
+                what: "condition `spec.frobnicate()`".into()
+            })
+        );
+        assert_eq!(
+            cond("spec.version if on else 1").unwrap_err().what,
+            "condition `spec.version if on else 1`"
+        );
+    }
 }

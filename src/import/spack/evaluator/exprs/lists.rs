@@ -1,14 +1,17 @@
 //! List-valued expressions of hook bodies: literals, concatenation,
 //! comprehensions over literal lists, helper calls that yield arguments,
-//! and lists joined into one string.
+//! and lists joined into one string. Argument lists are a collector of the
+//! one evaluator ([`Lists`]): it walks parentheses, `+` and `a if c else
+//! b`, the collector reads the rest.
 
 use tree_sitter::Node;
 
 use crate::import::spack::evaluator::collected::ArgItem;
 use crate::import::spack::evaluator::cond::{Cond, quote};
 use crate::import::spack::evaluator::exprs::{Exprs, Local, err, first_words, literal};
+use crate::import::spack::evaluator::hook::Hook;
 use crate::import::spack::evaluator::value::{
-    Args, Eval, Unevaluable, Value, bind_target, children,
+    Args, Eval, Evaluator, Unevaluable, Value, bind_target, children,
 };
 use crate::import::spack::evaluator::variant_info::variant_ref;
 
@@ -42,8 +45,27 @@ impl Exprs<'_> {
             .join(&sep))
     }
 
-    /// A list-valued expression.
+    /// A list-valued expression: an argument list, each item under its
+    /// condition, collected through the one evaluator with [`Lists`] as its
+    /// hook.
     pub fn list(&self, node: Node) -> Eval<Vec<ArgItem>> {
+        let ev = Evaluator {
+            hook: Some(&Lists(self)),
+            ..self.ev()
+        };
+        match ev.eval(node)? {
+            Value::Args(items) => Ok(items),
+            _ => err(
+                node,
+                format!("list expression `{}`", first_words(self.t(node))),
+            ),
+        }
+    }
+
+    /// A node the list collector reads itself: a list or tuple of
+    /// templates, a name bound to a list, a comprehension, a call that
+    /// gives arguments; anything else is refused.
+    fn list_leaf(&self, node: Node, ev: &Evaluator) -> Eval<Vec<ArgItem>> {
         match node.kind() {
             "list" | "tuple" => {
                 let mut out = Vec::new();
@@ -53,17 +75,13 @@ impl Exprs<'_> {
                             .first()
                             .copied()
                             .ok_or_else(|| Unevaluable::new(item, "splat"))?;
-                        out.extend(self.list(inner)?);
+                        out.extend(args_of(inner, ev.eval(inner)?)?);
                     } else {
                         out.extend(self.element(item)?);
                     }
                 }
                 Ok(out)
             }
-            "parenthesized_expression" => match children(node).first() {
-                Some(inner) => self.list(*inner),
-                None => Ok(Vec::new()),
-            },
             "identifier" => match self.scope.local(self.t(node)) {
                 Some(Local::List(items)) => Ok(items.clone()),
                 Some(Local::Value(Value::List(vals))) => vals
@@ -77,39 +95,8 @@ impl Exprs<'_> {
                     .collect(),
                 _ => err(node, format!("list `{}`", self.t(node))),
             },
-            "binary_operator" => {
-                let (Some(l), Some(r)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                ) else {
-                    return err(node, "operator");
-                };
-                let mut a = self.list(l)?;
-                a.extend(self.list(r)?);
-                Ok(a)
-            }
             "list_comprehension" => self.comprehension(node),
             "call" => self.list_call(node),
-            "conditional_expression" => {
-                let parts = children(node);
-                if parts.len() != 3 {
-                    return err(node, "conditional expression");
-                }
-                let c = self.cond(parts[1])?;
-                let mut out: Vec<ArgItem> = self
-                    .list(parts[0])?
-                    .into_iter()
-                    .map(|i| ArgItem {
-                        cond: c.clone().and(i.cond),
-                        ..i
-                    })
-                    .collect();
-                out.extend(self.list(parts[2])?.into_iter().map(|i| ArgItem {
-                    cond: c.clone().not().and(i.cond),
-                    ..i
-                }));
-                Ok(out)
-            }
             _ => err(
                 node,
                 format!("list expression `{}`", first_words(self.t(node))),
@@ -193,5 +180,108 @@ impl Exprs<'_> {
             out.extend(inner.element(body)?);
         }
         Ok(out)
+    }
+}
+
+/// The argument-list collector of the one evaluator: a list is
+/// `Value::Args` (arguments, each under its condition); `+` joins two,
+/// `a if c else b` puts each side's items under `c` or `not c`.
+struct Lists<'e, 'a>(&'e Exprs<'a>);
+
+impl Hook for Lists<'_, '_> {
+    fn node(&self, node: Node, ev: &Evaluator) -> Option<Eval<Value>> {
+        match node.kind() {
+            // The evaluator walks these.
+            "parenthesized_expression" | "binary_operator" | "conditional_expression" => None,
+            _ => Some(self.0.list_leaf(node, ev).map(Value::Args)),
+        }
+    }
+
+    fn operator(&self, node: Node, op: &str) -> Eval<()> {
+        match op {
+            "+" => Ok(()),
+            o => err(node, format!("operator `{o}`")),
+        }
+    }
+
+    fn conditional(&self, _node: Node, parts: [Node; 3], ev: &Evaluator) -> Option<Eval<Value>> {
+        let [a, c, b] = parts;
+        let items = || {
+            let c = self.0.cond(c)?;
+            let under = |n: Node, c: Cond| -> Eval<Vec<ArgItem>> {
+                Ok(args_of(n, ev.eval(n)?)?
+                    .into_iter()
+                    .map(|i| ArgItem {
+                        cond: c.clone().and(i.cond),
+                        ..i
+                    })
+                    .collect())
+            };
+            let mut out = under(a, c.clone())?;
+            out.extend(under(b, c.not())?);
+            Ok(Value::Args(out))
+        };
+        Some(items())
+    }
+}
+
+/// The items of an argument list: every value the list collector gives is
+/// one.
+fn args_of(node: Node, v: Value) -> Eval<Vec<ArgItem>> {
+    match v {
+        Value::Args(items) => Ok(items),
+        _ => err(node, "argument list of a non-list value"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::spack::evaluator::variant_info::VariantInfo;
+
+    /// The argument list of the expression `expr` (one line), with `spec`
+    /// bound to the spec and `base` to a list of one argument.
+    fn list(expr: &str) -> Eval<Vec<(Cond, String)>> {
+        let tree = crate::import::spack::reader::parsed::parse(expr).expect("parses");
+        let node = tree
+            .root_node()
+            .named_child(0)
+            .unwrap()
+            .named_child(0)
+            .unwrap();
+        let variants: Vec<VariantInfo> = Vec::new();
+        let mut e = Exprs::new(expr, &variants);
+        e.scope.bind("spec".into(), Local::Spec);
+        let base = vec![ArgItem {
+            cond: Cond::True,
+            template: "--base".into(),
+        }];
+        e.scope.bind("base".into(), Local::List(base));
+        let items = e.list(node)?;
+        Ok(items.into_iter().map(|i| (i.cond, i.template)).collect())
+    }
+
+    #[test]
+    fn argument_lists_are_collected_through_the_evaluator() {
+        let on = Cond::Spec("+shared".into());
+        let t = |c: &Cond, s: &str| (c.clone(), s.to_string());
+        assert_eq!(
+            list(
+                r#"[*base, f"-p={self.prefix}"] + (["-s"] if spec.satisfies("+shared") else ["-t"])"#
+            ),
+            Ok(vec![
+                t(&Cond::True, "--base"),
+                t(&Cond::True, "-p={{ prefix }}"),
+                t(&on, "-s"),
+                t(&on.clone().not(), "-t"),
+            ])
+        );
+        assert_eq!(list(r#"(base)"#), Ok(vec![t(&Cond::True, "--base")]));
+        // Python has no `-` of lists; only `+` joins two.
+        assert_eq!(list("base - base").unwrap_err().what, "operator `-`");
+        assert_eq!(
+            list(r#""-a""#).unwrap_err().what,
+            "list expression `\"-a\"`"
+        );
     }
 }

@@ -1,16 +1,19 @@
-//! Expressions of hook bodies as recipe templates: `self.prefix`,
+//! Expressions of hook bodies as recipe templates, conditions and
+//! argument lists, three collectors of the one evaluator: `self.prefix`,
 //! `spec["dep"].prefix.include`, `self.spec.version`, f-strings,
 //! `"…".format(…)`, `join_path`, the CMake/Autotools helpers (`define`,
 //! `define_from_variant`, `enable_or_disable`, `with_or_without`,
 //! `activate_or_not`) and conditions (`satisfies`, `"+x" in spec`).
 //!
-//! [`Exprs`] is one type; its methods are split by what they give:
-//! templates here, conditions (`cond`), argument lists (`lists`) and the
-//! build-system helpers (`helpers`).
+//! [`Exprs`] is one type; its methods are split by what they give: what a
+//! template reads from the spec here, the template collector on the one
+//! evaluator (`template`), the collectors of conditions (`cond`) and of
+//! argument lists (`lists`), and the build-system helpers (`helpers`).
 
 mod cond;
 mod helpers;
 mod lists;
+mod template;
 
 use tree_sitter::Node;
 
@@ -19,8 +22,7 @@ use crate::import::spack::evaluator::cond::{Cond, if_else, quote};
 use crate::import::spack::evaluator::scope::EMPTY;
 pub use crate::import::spack::evaluator::scope::Local;
 use crate::import::spack::evaluator::value::{
-    Args, Eval, Evaluator, Scope, Unevaluable, Value, children, format_braces, percent_format,
-    string_with, text,
+    Args, Eval, Evaluator, Scope, Unevaluable, Value, format_braces, text,
 };
 use crate::import::spack::evaluator::variant_info::VariantInfo;
 use crate::import::spack::evaluator::variant_info::variant_ref;
@@ -117,69 +119,6 @@ impl Exprs<'_> {
             }
             _ => None,
         }
-    }
-
-    /// A template for one argument.
-    pub fn tmpl(&self, node: Node) -> Eval<String> {
-        if let Some(p) = self.path(node) {
-            return Ok(p);
-        }
-        match node.kind() {
-            "string" | "concatenated_string" => self.fstring(node),
-            "parenthesized_expression" => match children(node).first() {
-                Some(inner) => self.tmpl(*inner),
-                None => err(node, "()"),
-            },
-            "identifier" => match self.scope.local(self.t(node)) {
-                Some(Local::Tmpl(t)) => Ok(t.clone()),
-                Some(Local::Value(v)) => literal(node, &v.to_py_string()),
-                Some(Local::Cond(c)) => Ok(if_else(c, "True", "False")),
-                _ => match self.t(node) {
-                    // Spack's `spack_cc` is its compiler wrapper; ours is first on the
-                    // build PATH under these names (`self.compiler.cc` is the real one).
-                    "spack_cc" => Ok("cc".into()),
-                    "spack_cxx" => Ok("c++".into()),
-                    "spack_fc" | "spack_f77" => Ok("gfortran".into()),
-                    "make_jobs" => Ok("{{ jobs }}".into()),
-                    // Spack's python sets both for its extensions to
-                    // `<prefix>/lib/pythonX.Y/site-packages` (its platlib/purelib).
-                    "python_platlib" | "python_purelib" => Ok(SITE_PACKAGES.into()),
-                    name => err(node, format!("name `{name}`")),
-                },
-            },
-            "integer" | "float" => Ok(self.t(node).to_string()),
-            "attribute" => self.attribute(node),
-            "binary_operator" => self.binary(node),
-            "conditional_expression" => {
-                let parts = children(node);
-                if parts.len() != 3 {
-                    return err(node, "conditional expression");
-                }
-                let (a, c, b) = (
-                    self.tmpl(parts[0])?,
-                    self.cond(parts[1])?,
-                    self.tmpl(parts[2])?,
-                );
-                Ok(if_else(&c, &a, &b))
-            }
-            "call" => self.call_tmpl(node),
-            "subscript" => self.subscript(node),
-            _ => err(node, format!("expression `{}`", first_words(self.t(node)))),
-        }
-    }
-
-    /// A string literal as a template: f-string interpolations are
-    /// templates, without format specifiers.
-    pub(crate) fn fstring(&self, node: Node) -> Eval<String> {
-        string_with(
-            node,
-            self.src,
-            &|child, s| literal(child, &s),
-            &|child, expr, spec| match spec {
-                Some(_) => err(child, "f-string format specifier"),
-                None => self.tmpl(expr),
-            },
-        )
     }
 
     pub(crate) fn attribute(&self, node: Node) -> Eval<String> {
@@ -297,34 +236,6 @@ impl Exprs<'_> {
     pub(crate) fn variant_subscript(&self, sub: Node) -> Option<String> {
         let (obj, name) = self.variants_key(sub)?;
         self.is_spec(obj).then_some(name)
-    }
-
-    pub(crate) fn binary(&self, node: Node) -> Eval<String> {
-        let (Some(l), Some(r), Some(op)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-            node.child_by_field_name("operator"),
-        ) else {
-            return err(node, "operator");
-        };
-        match self.t(op) {
-            "+" => Ok(self.tmpl(l)? + &self.tmpl(r)?),
-            "%" => {
-                let fmt = self.tmpl(l)?;
-                let args = match r.kind() {
-                    "tuple" | "parenthesized_expression" if r.kind() == "tuple" => children(r)
-                        .into_iter()
-                        .map(|a| self.tmpl(a).map(Value::Str))
-                        .collect::<Eval<Vec<_>>>()?,
-                    _ => vec![Value::Str(self.tmpl(r)?)],
-                };
-                match percent_format(&fmt, &args) {
-                    Some(Value::Str(s)) => Ok(s),
-                    _ => err(node, "% formatting"),
-                }
-            }
-            o => err(node, format!("operator `{o}`")),
-        }
     }
 
     pub(crate) fn subscript(&self, node: Node) -> Eval<String> {

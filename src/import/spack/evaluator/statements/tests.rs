@@ -161,3 +161,21 @@ def edit(self, spec, prefix):
     let out = run_snippet_in(src, &variants(), &attrs).unwrap();
     assert_eq!(out.filters[0].filter.file, "src/config.mk");
 }
+
+#[test]
+fn a_name_bound_to_the_spec_is_the_spec_when_bound_again() {
+    let src = r#"
+def configure_args(self):
+    spec = self.spec
+    s = spec
+    return [f"--with-zlib={s['zlib'].prefix}", f"--v={s.version}"]
+"#;
+    let out = run_method(src, &variants()).unwrap();
+    assert_eq!(
+        templates(&out.args.unwrap()),
+        vec![
+            (None, "--with-zlib={{ deps[\"zlib\"].prefix }}".into()),
+            (None, "--v={{ version }}".into()),
+        ]
+    );
+}
