@@ -162,7 +162,7 @@ impl Body<'_> {
         if self.f.e.is_spec(r) {
             return Ok(Local::Spec);
         }
-        if rt == "self.prefix" || rt == "self.spec.prefix" {
+        if self.f.e.is_prefix(r) {
             return Ok(Local::Prefix("{{ prefix }}".into()));
         }
         if r.kind() == "subscript"

@@ -69,6 +69,20 @@ impl Exprs<'_> {
         }
     }
 
+    /// The install prefix itself: `prefix` of `self` or of the spec
+    /// (`self.spec.prefix`, `spec.prefix` with `spec` bound to it).
+    pub(crate) fn is_prefix(&self, node: Node) -> bool {
+        let (Some(obj), Some(attr)) = (
+            node.child_by_field_name("object"),
+            node.child_by_field_name("attribute"),
+        ) else {
+            return false;
+        };
+        node.kind() == "attribute"
+            && self.t(attr) == "prefix"
+            && (self.t(obj) == "self" || self.is_spec(obj))
+    }
+
     /// `spec["dep"]` → `dep`.
     pub(crate) fn dep_of(&self, node: Node) -> Option<String> {
         if node.kind() == "identifier" {

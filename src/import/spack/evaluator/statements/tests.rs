@@ -179,3 +179,24 @@ def configure_args(self):
         ]
     );
 }
+
+#[test]
+fn the_prefix_is_known_through_the_spec_bound_to_a_name() {
+    let src = r#"
+def configure_args(self):
+    s = self.spec
+    p = s.prefix
+    q = self.prefix
+    d = s["zlib"].prefix
+    return [f"--libdir={p.lib}", f"--datadir={q.share}", f"--z={d}"]
+"#;
+    let out = run_method(src, &variants()).unwrap();
+    assert_eq!(
+        templates(&out.args.unwrap()),
+        vec![
+            (None, "--libdir={{ prefix }}/lib".into()),
+            (None, "--datadir={{ prefix }}/share".into()),
+            (None, "--z={{ deps[\"zlib\"].prefix }}".into()),
+        ]
+    );
+}
