@@ -356,4 +356,34 @@ mod tests {
         assert_eq!(fs_err::read_dir(&home).unwrap().count(), 0);
         assert_eq!(fs_err::read(repo.join("r.yaml")).unwrap(), b"r");
     }
+
+    /// A new destination writes files in place; a name that exists (the
+    /// same imported package.py copied twice, a link) is replaced
+    /// atomically as in any destination, never written through.
+    #[test]
+    fn a_new_destination_writes_in_place_and_replaces_what_exists() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("repo");
+        let home = d.path().join("home");
+        fs_err::create_dir_all(&home).unwrap();
+        let dest = Destination::create_new(&repo).unwrap();
+        let p = dest.write("spack/builtin/x/package.py", b"x").unwrap();
+        assert_eq!(fs_err::read(&p).unwrap(), b"x");
+        dest.write("spack/builtin/x/package.py", b"y").unwrap();
+        assert_eq!(fs_err::read(&p).unwrap(), b"y");
+        std::os::unix::fs::symlink(home.join("victim"), repo.join("r.yaml")).unwrap();
+        dest.write("r.yaml", b"r").unwrap();
+        assert_eq!(fs_err::read_dir(&home).unwrap().count(), 0);
+        assert_eq!(fs_err::read(repo.join("r.yaml")).unwrap(), b"r");
+        std::os::unix::fs::symlink(&home, repo.join("patches")).unwrap();
+        let e = dest.write("patches/p/fix.patch", b"z").unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        // No temporary file is left behind.
+        let names: Vec<_> = fs_err::read_dir(repo.join("spack/builtin/x"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["package.py"]);
+    }
 }

@@ -47,9 +47,11 @@ pub struct GitTree {
     nodes: OnceLock<Result<HashMap<String, Node>, String>>,
 }
 
-/// The registered roots, newest last.
-fn registry() -> &'static RwLock<Vec<(PathBuf, Arc<GitTree>)>> {
-    static TREES: OnceLock<RwLock<Vec<(PathBuf, Arc<GitTree>)>>> = OnceLock::new();
+/// The registered roots and their trees, newest last.
+type Registry = RwLock<Vec<(PathBuf, Arc<GitTree>)>>;
+
+fn registry() -> &'static Registry {
+    static TREES: OnceLock<Registry> = OnceLock::new();
     TREES.get_or_init(Default::default)
 }
 
