@@ -188,7 +188,10 @@ fn import(opts: &ImportOptions, new: bool) -> Result<ImportSummary, ImportError>
         true => None,
         false => Some(Output::create(&opts.out, new)?),
     };
-    let results = convert_all(&names, &repos, &root, commit.as_deref(), out.as_ref());
+    let results: Vec<Result<(PackageOutcome, Option<PathBuf>), ImportError>> = names
+        .par_iter()
+        .map(|name| import_one(name, &repos, &root, commit.as_deref(), out.as_ref()))
+        .collect();
     let mut outcomes = Vec::new();
     let mut written = Vec::new();
     for r in results {
@@ -233,75 +236,22 @@ fn select(dir: &Path, wanted: &[String]) -> Result<Vec<String>, ImportError> {
         .collect()
 }
 
-/// What importing one package gave: its outcome and the recipe written.
-type Imported = Result<(PackageOutcome, Option<PathBuf>), ImportError>;
-
-/// Convert `names` in parallel (rayon's workers) and write the recipes
-/// from one thread, in `names`' order of results. Written from every
-/// worker, the files of a repository's thousands of packages went into
-/// the same directories at once: on a disk file system each creation
-/// takes the directory's lock, and the workers spun on it (two workers
-/// spent 4 times the system time of one).
-fn convert_all(
-    names: &[String],
+fn import_one(
+    name: &str,
     repos: &Repos,
     root: &Path,
     commit: Option<&str>,
     out: Option<&Output>,
-) -> Vec<Imported> {
-    let convert = |name: &String| convert_one(name, repos, root, commit);
-    let Some(out) = out else {
-        return names
-            .par_iter()
-            .map(|name| Ok((outcome_of(name, convert(name)).0, None)))
-            .collect();
+) -> Result<(PackageOutcome, Option<PathBuf>), ImportError> {
+    let converted = match convert_one(name, repos, root, commit) {
+        Ok(c) => c,
+        Err(why) => return Ok((PackageOutcome::failed(name, why), None)),
     };
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, spack::Converted)>(64);
-    std::thread::scope(|scope| {
-        let writer = scope.spawn(move || {
-            let mut written = std::collections::HashMap::new();
-            for (i, c) in rx {
-                written.insert(i, out.write(&c));
-            }
-            written
-        });
-        let outcomes: Vec<(PackageOutcome, bool)> = names
-            .par_iter()
-            .enumerate()
-            .map_with(tx, |tx, (i, name)| {
-                let (outcome, converted) = outcome_of(name, convert(name));
-                // A closed channel: the writer panicked, which `join` raises.
-                let sent = converted.is_some_and(|c| tx.send((i, c)).is_ok());
-                (outcome, sent)
-            })
-            .collect();
-        let mut written = writer
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        outcomes
-            .into_iter()
-            .enumerate()
-            .map(|(i, (o, sent))| match (sent, written.remove(&i)) {
-                (true, Some(w)) => w.map(|path| (o, Some(path))),
-                _ => Ok((o, None)),
-            })
-            .collect()
-    })
-}
-
-/// The outcome of converting `name`, and the conversion when it is to be
-/// written.
-fn outcome_of(
-    name: &str,
-    converted: Result<spack::Converted, String>,
-) -> (PackageOutcome, Option<spack::Converted>) {
-    match converted {
-        Err(why) => (PackageOutcome::failed(name, why), None),
-        Ok(c) => {
-            let outcome = PackageOutcome::of(&c);
-            (outcome, c.not_written.is_none().then_some(c))
-        }
+    let mut written = None;
+    if let (Some(out), None) = (out, &converted.not_written) {
+        written = Some(out.write(&converted)?);
     }
+    Ok((PackageOutcome::of(&converted), written))
 }
 
 /// Read and convert package `name` of `repos.own` as `stack import spack`
