@@ -108,8 +108,13 @@ fn open_beneath(dir: &OwnedFd, rel: &str, flags: OFlag) -> Result<OwnedFd, Refus
 
 /// Read the regular file `rel` below `root` (itself given by the user and
 /// followed as it is), never through a link or out of `root`.
+/// Below a root registered in [`super::git_tree`] (a pinned commit read
+/// from git objects), the blob is read instead, with the same refusals.
 pub fn read_below(root: &Path, rel: &str) -> Result<Vec<u8>, Refusal> {
     plain(rel)?;
+    if let Some((tree, base)) = super::git_tree::find(root) {
+        return tree.read(&joined(&base, rel));
+    }
     let dir = open_dir(root)?;
     let fd = open_beneath(&dir, rel, OFlag::O_RDONLY)?;
     let stat = nix::sys::stat::fstat(fd.as_raw_fd()).map_err(refusal)?;
@@ -125,10 +130,21 @@ pub fn read_below(root: &Path, rel: &str) -> Result<Vec<u8>, Refusal> {
 
 /// Whether the directory `rel` exists below `root`, reached without links.
 pub fn is_dir_below(root: &Path, rel: &str) -> bool {
+    if let (Ok(()), Some(_)) = (plain(rel), super::git_tree::find(root)) {
+        return super::git_tree::is_dir(&root.join(rel));
+    }
     plain(rel).is_ok()
         && open_dir(root)
             .and_then(|dir| open_beneath(&dir, rel, OFlag::O_PATH | OFlag::O_DIRECTORY))
             .is_ok()
+}
+
+/// `base/rel`, or `rel` when `base` is the root (`""`).
+fn joined(base: &str, rel: &str) -> String {
+    match base.is_empty() {
+        true => rel.to_string(),
+        false => format!("{base}/{rel}"),
+    }
 }
 
 /// A directory the importer writes below (`--out`'s repository).
@@ -136,6 +152,9 @@ pub fn is_dir_below(root: &Path, rel: &str) -> bool {
 pub struct Destination {
     root: PathBuf,
     fd: OwnedFd,
+    /// Made by [`Destination::create_new`]: nothing else writes or reads
+    /// below it until it is complete.
+    new: bool,
 }
 
 impl Destination {
@@ -146,7 +165,20 @@ impl Destination {
         Ok(Destination {
             root: root.to_path_buf(),
             fd,
+            new: false,
         })
+    }
+
+    /// Like [`Destination::create`], for a directory this process makes
+    /// and nothing reads before it is complete (the on-the-fly translation,
+    /// which renames its whole directory into place once): a file that
+    /// does not exist yet is written in place, without the temporary name
+    /// and the rename (two directory operations per file, each taking the
+    /// directory's lock that the other writers wait on).
+    pub fn create_new(root: &Path) -> io::Result<Destination> {
+        let mut dest = Destination::create(root)?;
+        dest.new = true;
+        Ok(dest)
     }
 
     /// The root's path.
@@ -163,6 +195,10 @@ impl Destination {
         plain(rel).map_err(|r| refused(&self.root.join(rel), &r))?;
         let (dir_rel, name) = rel.rsplit_once('/').unwrap_or(("", rel));
         let dir = self.create_dirs(dir_rel)?;
+        let path = self.root.join(rel);
+        if self.new && self.write_new(&dir, name, bytes, &path)? {
+            return Ok(path);
+        }
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let tmp = format!(
             ".{name}.tmp-{}-{}",
@@ -171,7 +207,6 @@ impl Destination {
         );
         let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL;
         let mode = Mode::from_bits_truncate(0o644);
-        let path = self.root.join(rel);
         let fd = crate::beneath::open(dir.as_raw_fd(), Path::new(&tmp), flags, mode)
             .map_err(|e| refused(&path, &refusal(e)))?;
         let mut file = std::fs::File::from(fd);
@@ -189,6 +224,24 @@ impl Destination {
             return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display())));
         }
         Ok(path)
+    }
+
+    /// Write `bytes` to the new file `name` of `dir`; `false` when it
+    /// exists (another package wrote the same imported package.py: it is
+    /// then replaced atomically, as in any destination).
+    fn write_new(&self, dir: &OwnedFd, name: &str, bytes: &[u8], path: &Path) -> io::Result<bool> {
+        let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL;
+        let mode = Mode::from_bits_truncate(0o644);
+        let fd = match crate::beneath::open(dir.as_raw_fd(), Path::new(name), flags, mode) {
+            Ok(fd) => fd,
+            Err(Errno::EEXIST) => return Ok(false),
+            Err(e) => return Err(refused(path, &refusal(e))),
+        };
+        let mut file = std::fs::File::from(fd);
+        file.write_all(bytes)
+            .and_then(|()| file.flush())
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        Ok(true)
     }
 
     /// The directory `rel` below the root, created one component at a time.
@@ -302,5 +355,35 @@ mod tests {
         dest.write("r.yaml", b"r").unwrap();
         assert_eq!(fs_err::read_dir(&home).unwrap().count(), 0);
         assert_eq!(fs_err::read(repo.join("r.yaml")).unwrap(), b"r");
+    }
+
+    /// A new destination writes files in place; a name that exists (the
+    /// same imported package.py copied twice, a link) is replaced
+    /// atomically as in any destination, never written through.
+    #[test]
+    fn a_new_destination_writes_in_place_and_replaces_what_exists() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("repo");
+        let home = d.path().join("home");
+        fs_err::create_dir_all(&home).unwrap();
+        let dest = Destination::create_new(&repo).unwrap();
+        let p = dest.write("spack/builtin/x/package.py", b"x").unwrap();
+        assert_eq!(fs_err::read(&p).unwrap(), b"x");
+        dest.write("spack/builtin/x/package.py", b"y").unwrap();
+        assert_eq!(fs_err::read(&p).unwrap(), b"y");
+        std::os::unix::fs::symlink(home.join("victim"), repo.join("r.yaml")).unwrap();
+        dest.write("r.yaml", b"r").unwrap();
+        assert_eq!(fs_err::read_dir(&home).unwrap().count(), 0);
+        assert_eq!(fs_err::read(repo.join("r.yaml")).unwrap(), b"r");
+        std::os::unix::fs::symlink(&home, repo.join("patches")).unwrap();
+        let e = dest.write("patches/p/fix.patch", b"z").unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        // No temporary file is left behind.
+        let names: Vec<_> = fs_err::read_dir(repo.join("spack/builtin/x"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["package.py"]);
     }
 }

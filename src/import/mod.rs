@@ -12,6 +12,7 @@
 
 pub mod confined;
 pub mod differential;
+pub mod git_tree;
 pub mod report;
 pub mod repos;
 pub mod spack;
@@ -86,7 +87,7 @@ pub fn packages_dir(from: &Path) -> Result<PathBuf, ImportError> {
         from.join("packages"),
         from.to_path_buf(),
     ] {
-        if candidate.is_dir() && has_package(&candidate) {
+        if git_tree::is_dir(&candidate) && has_package(&candidate) {
             return Ok(candidate);
         }
     }
@@ -94,10 +95,11 @@ pub fn packages_dir(from: &Path) -> Result<PathBuf, ImportError> {
 }
 
 fn has_package(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|rd| {
-        rd.flatten()
+    git_tree::names(dir).is_ok_and(|names| {
+        names
+            .iter()
             .take(64)
-            .any(|e| e.path().join("package.py").is_file())
+            .any(|n| git_tree::is_file(&dir.join(n).join("package.py")))
     })
 }
 
@@ -154,6 +156,18 @@ pub fn checkout_commit(dir: &Path) -> Option<String> {
 
 /// Import packages from a spack-packages checkout.
 pub fn import_spack(opts: &ImportOptions) -> Result<ImportSummary, ImportError> {
+    import(opts, false)
+}
+
+/// [`import_spack`] into a `--out` repository that does not exist yet and
+/// that nothing reads before the import ends (the on-the-fly translation,
+/// whose directory is renamed into place once): its files are written in
+/// place ([`confined::Destination::create_new`]).
+pub fn import_spack_new(opts: &ImportOptions) -> Result<ImportSummary, ImportError> {
+    import(opts, true)
+}
+
+fn import(opts: &ImportOptions, new: bool) -> Result<ImportSummary, ImportError> {
     let started = Instant::now();
     let dir = packages_dir(&opts.from)?;
     let repos = Repos {
@@ -172,7 +186,7 @@ pub fn import_spack(opts: &ImportOptions) -> Result<ImportSummary, ImportError> 
         .unwrap_or_else(|| opts.from.clone());
     let out = match opts.dry_run {
         true => None,
-        false => Some(Output::create(&opts.out)?),
+        false => Some(Output::create(&opts.out, new)?),
     };
     let results: Vec<Result<(PackageOutcome, Option<PathBuf>), ImportError>> = names
         .par_iter()
@@ -190,14 +204,14 @@ pub fn import_spack(opts: &ImportOptions) -> Result<ImportSummary, ImportError> 
 }
 
 fn select(dir: &Path, wanted: &[String]) -> Result<Vec<String>, ImportError> {
-    let mut all: Vec<String> = std::fs::read_dir(dir)
+    let mut all: Vec<String> = git_tree::names(dir)
         .map_err(|source| ImportError::Read {
             path: dir.to_path_buf(),
             source,
         })?
-        .flatten()
-        .filter(|e| e.path().join("package.py").is_file())
-        .map(|e| package_name(&e.file_name().to_string_lossy()))
+        .iter()
+        .filter(|n| git_tree::is_file(&dir.join(n).join("package.py")))
+        .map(|n| package_name(&n.to_string_lossy()))
         .collect();
     all.sort();
     if wanted.is_empty() {
@@ -285,13 +299,17 @@ struct Output {
 }
 
 impl Output {
-    fn create(out: &Path) -> Result<Output, ImportError> {
+    fn create(out: &Path, new: bool) -> Result<Output, ImportError> {
         let repo = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
         let dest = |path: &Path| {
-            confined::Destination::create(path).map_err(|source| ImportError::Write {
+            let made = match new {
+                true => confined::Destination::create_new(path),
+                false => confined::Destination::create(path),
+            };
+            made.map_err(|source| ImportError::Write {
                 path: path.to_path_buf(),
                 source,
             })

@@ -48,7 +48,8 @@ fn namespace_of(packages: &Path) -> String {
     let yaml = packages
         .parent()
         .map(|p| p.join("repo.yaml"))
-        .and_then(|f| fs_err::read_to_string(f).ok());
+        .and_then(|f| super::git_tree::read(&f).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
     yaml.as_deref()
         .and_then(namespace_in)
         .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string())

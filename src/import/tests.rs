@@ -371,3 +371,56 @@ fn a_deeply_nested_package_is_an_error_of_its_own() {
     );
     assert_eq!(files(&out), ["fine.yaml"]);
 }
+
+/// Each package's recipe lands, `written` follows the packages' order
+/// (the index is built in that order), and a write that fails is the
+/// import's error naming the file.
+#[test]
+fn written_recipes_keep_their_order_and_a_failed_write_is_the_error() {
+    let t = tempfile::tempdir().unwrap();
+    let packages = t.path().join("spack/packages");
+    let names = ["alpha", "beta", "gamma", "delta", "epsilon"];
+    for name in names {
+        let class = format!("{}{}", name[..1].to_uppercase(), &name[1..]);
+        write(
+            &packages.join(name).join("package.py"),
+            &format!(
+                "{HEADER}class {class}(Package):\n    url = \"https://example.org/{name}-1.0.tgz\"\n    version(\"1.0\", sha256=\"{}\")\n",
+                "0".repeat(64)
+            ),
+        );
+    }
+    let out = t.path().join("out/recipes");
+    let summary = import_spack(&options(&t.path().join("spack"), &out, &[])).unwrap();
+    let mut sorted = names.to_vec();
+    sorted.sort();
+    let expected: Vec<PathBuf> = sorted
+        .iter()
+        .map(|n| out.join(format!("{n}.yaml")))
+        .collect();
+    assert_eq!(summary.written, expected);
+    for f in &expected {
+        assert!(
+            fs_err::read_to_string(f)
+                .unwrap()
+                .contains("version: \"1.0\""),
+            "{}",
+            f.display()
+        );
+    }
+    // A directory where gamma's recipe goes: its write fails, and the
+    // import says so (into a new destination as into an existing one).
+    let blocked = t.path().join("blocked/recipes");
+    fs_err::create_dir_all(blocked.join("gamma.yaml/x")).unwrap();
+    for new in [false, true] {
+        let opts = options(&t.path().join("spack"), &blocked, &[]);
+        let e = match new {
+            true => import_spack_new(&opts).unwrap_err(),
+            false => import_spack(&opts).unwrap_err(),
+        };
+        assert!(
+            matches!(&e, ImportError::Write { path, .. } if path.ends_with("gamma.yaml")),
+            "{e}"
+        );
+    }
+}

@@ -1,16 +1,21 @@
 //! spack-packages at the commit a recipe pins: `config.yaml`'s
 //! `spack: {packages: {commit: …}}`. Stackinator clones spack-packages at
 //! that commit; stack is offline, so it reads the commit from the local
-//! checkout's git history (a sha, a tag or a branch) and exports its
-//! `repos/` tree once into the cache. A commit the checkout does not have
-//! is a warning at the `commit:` line, and the checkout is read as it is.
+//! checkout's git history (a sha, a tag or a branch) and translates its
+//! `repos/` tree, read straight from the git objects
+//! ([`crate::import::git_tree`]): the cache gets a directory named by the
+//! commit that holds only the commit marker, and reads below it are
+//! answered from the tree (writing out its ~10,900 files first cost more
+//! than the translation on a disk file system). A commit the checkout does
+//! not have is a warning at the `commit:` line, and the checkout is read
+//! as it is.
 
 use std::path::{Path, PathBuf};
 
 use super::git_refs;
 use crate::diag::{Code, Diagnostic, Diagnostics, Loc, SourceFile};
 
-/// Written into an exported tree: the commit it holds (read by
+/// Written into an export's directory: the commit it holds (read by
 /// [`crate::import::checkout_commit`], so translated recipes name it).
 pub const COMMIT_MARKER: &str = crate::import::EXPORTED_COMMIT_FILE;
 
@@ -25,8 +30,8 @@ pub struct Pin {
 
 /// The spack-packages tree to translate for `pin`: `checkout` itself when
 /// its HEAD is the pinned commit (or nothing is pinned, or the commit is
-/// unknown there: then a warning), else the pinned commit's `repos/` tree
-/// exported under `exports/<sha>/`.
+/// unknown there: then a warning), else `exports/<sha>/`, whose `repos/`
+/// tree is read from the checkout's git objects.
 pub fn tree(
     checkout: &Path,
     pin: Option<&Pin>,
@@ -62,17 +67,18 @@ pub fn tree(
     warn_shadowed(Some((&repo, &commit)), &sha, pin, exports, diags);
     let out = exports.join(&sha);
     if out.join(COMMIT_MARKER).is_file() {
+        read_from_git(&out, repo.path(), &sha);
         return out;
     }
-    let started = std::time::Instant::now();
-    match export(&repo, &commit, &out) {
+    match export(&commit, &out) {
         Ok(()) => {
             tracing::info!(
-                "spack-packages {} exported into {} in {:.2?}",
+                "spack-packages {} read from the git objects of {} as {}",
                 pin.commit,
-                out.display(),
-                started.elapsed()
+                repo.path().display(),
+                out.display()
             );
+            read_from_git(&out, repo.path(), &sha);
             out
         }
         Err(e) => {
@@ -175,7 +181,19 @@ fn exported_already(
     if !out.join(COMMIT_MARKER).is_file() {
         return None;
     }
-    warn_shadowed(None, &sha, pin, exports, diags).then_some(out)
+    let found = warn_shadowed(None, &sha, pin, exports, diags).then_some(out)?;
+    read_from_git(&found, &git_dir, &sha);
+    Some(found)
+}
+
+/// Answer the reads below the export `out` of `sha` from the git objects
+/// of `git_dir` (nothing is read before the first use: a command whose
+/// translations are cached reads nothing), unless it holds the files
+/// themselves (an export written by an earlier version of stack).
+fn read_from_git(out: &Path, git_dir: &Path, sha: &str) {
+    if !out.join("repos").is_dir() {
+        crate::import::git_tree::register(out, git_dir, sha);
+    }
 }
 
 /// The sha256 (16 hex digits) of the recipe files' names, sizes and
@@ -308,83 +326,24 @@ fn not_found(checkout: &Path, pin: &Pin, why: &str) -> Diagnostic {
     d
 }
 
-/// Write the commit's `repos/` tree (the package repositories; the rest
-/// of spack-packages is CI and docs) to `out`, atomically.
-fn export(repo: &git2::Repository, commit: &git2::Commit, out: &Path) -> Result<(), String> {
+/// Make the export's directory `out` of `commit`, atomically: the commit
+/// marker alone (its `repos/` tree, the package repositories, is read from
+/// the git objects; the rest of spack-packages is CI and docs). A commit
+/// without `repos/` is refused here.
+fn export(commit: &git2::Commit, out: &Path) -> Result<(), String> {
     let tree = commit.tree().map_err(|e| e.to_string())?;
-    let repos = tree
-        .get_path(Path::new("repos"))
-        .and_then(|e| e.to_object(repo))
-        .and_then(|o| o.peel_to_tree())
-        .map_err(|_| "the commit has no `repos/` directory".to_string())?;
+    tree.get_path(Path::new("repos"))
+        .ok()
+        .filter(|e| e.kind() == Some(git2::ObjectType::Tree))
+        .ok_or_else(|| "the commit has no `repos/` directory".to_string())?;
     let tmp = out.with_extension(format!("tmp-{}", std::process::id()));
     let _ = fs_err::remove_dir_all(&tmp);
-    write_tree(repo, &repos, &tmp.join("repos"))?;
+    fs_err::create_dir_all(&tmp).map_err(|e| e.to_string())?;
     fs_err::write(tmp.join(COMMIT_MARKER), commit.id().to_string()).map_err(|e| e.to_string())?;
-    if let Some(parent) = out.parent() {
-        fs_err::create_dir_all(parent).map_err(|e| e.to_string())?;
-    }
     if fs_err::rename(&tmp, out).is_err() && !out.join(COMMIT_MARKER).is_file() {
         return Err(format!("cannot move {} into place", tmp.display()));
     }
     let _ = fs_err::remove_dir_all(&tmp);
-    Ok(())
-}
-
-/// Write `tree` under `dir`: the directories (a cheap serial walk of the
-/// tree objects), then the blobs, inflated and written by rayon's workers
-/// with a repository handle each (libgit2's handles are not shared across
-/// threads). Inflating ~10,000 blobs on one core was the serial part of a
-/// first translation.
-fn write_tree(repo: &git2::Repository, tree: &git2::Tree, dir: &Path) -> Result<(), String> {
-    use rayon::prelude::*;
-    let mut blobs = Vec::new();
-    list_tree(repo, tree, dir, &mut blobs)?;
-    let git_dir = repo.path().to_path_buf();
-    blobs
-        .par_iter()
-        .map_init(
-            || git2::Repository::open(&git_dir).map_err(|e| e.to_string()),
-            |handle, (path, id)| {
-                let repo = handle.as_ref().map_err(Clone::clone)?;
-                let blob = repo.find_blob(*id).map_err(|e| e.to_string())?;
-                fs_err::write(path, blob.content()).map_err(|e| e.to_string())
-            },
-        )
-        .collect()
-}
-
-/// Create `dir` and the directories of `tree` below it; push each regular
-/// file's path and blob id onto `blobs`.
-fn list_tree(
-    repo: &git2::Repository,
-    tree: &git2::Tree,
-    dir: &Path,
-    blobs: &mut Vec<(PathBuf, git2::Oid)>,
-) -> Result<(), String> {
-    fs_err::create_dir_all(dir).map_err(|e| e.to_string())?;
-    for entry in tree.iter() {
-        let Some(name) = entry.name() else { continue };
-        // Names come from git: no `..`, no `/`; refuse anything else.
-        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
-            return Err(format!("refusing the tree entry `{name}`"));
-        }
-        let path = dir.join(name);
-        match entry.kind() {
-            Some(git2::ObjectType::Tree) => {
-                let sub = entry
-                    .to_object(repo)
-                    .and_then(|o| o.peel_to_tree())
-                    .map_err(|e| e.to_string())?;
-                list_tree(repo, &sub, &path, blobs)?;
-            }
-            Some(git2::ObjectType::Blob) if entry.filemode() != 0o120000 => {
-                blobs.push((path, entry.id()));
-            }
-            // Symlinks and submodules: not part of package repositories.
-            _ => {}
-        }
-    }
     Ok(())
 }
 
@@ -420,7 +379,7 @@ mod tests {
     }
 
     #[test]
-    fn exports_the_pinned_commit_and_reuses_it() {
+    fn reads_the_pinned_commit_from_git_objects_and_reuses_it() {
         let t = tempfile::tempdir().unwrap();
         let co = t.path().join("checkout");
         fs_err::create_dir_all(&co).unwrap();
@@ -433,8 +392,12 @@ mod tests {
         let out = tree(&co, Some(&pin("v1")), &cache, &mut d);
         assert!(d.is_empty(), "{d}");
         assert_ne!(out, co);
+        // The tree is read from the git objects: only the marker is written.
         let body = out.join("repos/spack_repo/builtin/packages/zlib/package.py");
-        assert_eq!(fs_err::read_to_string(&body).unwrap(), "old");
+        assert!(!body.exists());
+        assert_eq!(crate::import::git_tree::read(&body).unwrap(), b"old");
+        let names: Vec<_> = fs_err::read_dir(&out).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1, "{names:?}");
         let sha = fs_err::read_to_string(out.join(COMMIT_MARKER)).unwrap();
         assert_eq!(crate::import::checkout_commit(&out).as_deref(), Some(&*sha));
         // Again: the export is reused; HEAD itself is read in place.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::import::{ImportOptions, import_spack, packages_dir};
+use crate::import::{ImportOptions, import_spack_new, packages_dir};
 use crate::recipes::PackageRecipe;
 use crate::recipes::index::RepoIndex;
 
@@ -30,8 +30,8 @@ pub fn translated(
     cache: &Path,
     diags: &mut Diagnostics,
 ) -> Option<PathBuf> {
-    let pkgs = match packages_dir(dir) {
-        Ok(p) => p,
+    let mut key = match key_of(dir) {
+        Ok(k) => k,
         Err(e) => {
             diags.push(
                 Diagnostic::error(Code::BadPath, format!("Spack repository: {e}"))
@@ -40,13 +40,9 @@ pub fn translated(
             return None;
         }
     };
-    let mut key = key(dir, &pkgs);
     for other in with {
-        if let Ok(p) = packages_dir(other) {
-            key = format!(
-                "{:x}",
-                Sha256::digest(format!("{key}\0{}", self::key(other, &p)))
-            );
+        if let Ok(k) = key_of(other) {
+            key = format!("{:x}", Sha256::digest(format!("{key}\0{k}")));
         }
     }
     let out = cache.join(&key[..16]);
@@ -69,7 +65,7 @@ pub fn translated(
         dry_run: false,
     };
     let started = std::time::Instant::now();
-    let index = match import_spack(&opts) {
+    let index = match import_spack_new(&opts) {
         Ok(summary) if nothing_written(&summary) => {
             let _ = fs_err::remove_dir_all(&tmp);
             diags.push(nothing_translated(dir, &summary.report));
@@ -218,18 +214,35 @@ fn rejection_text(diags: &crate::diag::Diagnostics) -> String {
     out
 }
 
-fn key(dir: &Path, pkgs: &Path) -> String {
+/// The cache key of the repository at `dir`. A pinned commit's tree
+/// (`pinned.rs`: its directory holds the commit marker, and its files are
+/// read from git objects) is keyed by the commit before its packages are
+/// listed, so that a cached translation needs neither libgit2 nor the
+/// listing.
+fn key_of(dir: &Path) -> Result<String, crate::import::ImportError> {
+    if dir.join(crate::import::EXPORTED_COMMIT_FILE).is_file() {
+        if let Some(c) = crate::import::checkout_commit(dir) {
+            return Ok(key(dir, None, Some(c)));
+        }
+    }
+    let pkgs = packages_dir(dir)?;
+    // A checkout of many packages is keyed by its commit: counting the
+    // directory entries needs no stat of each package.py.
+    let entries = std::fs::read_dir(&pkgs).map_or(0, |rd| rd.count());
+    let commit = (entries > 500)
+        .then(|| crate::import::checkout_commit(dir))
+        .flatten();
+    Ok(key(dir, Some(&pkgs), commit))
+}
+
+/// The key of `dir` by its `commit`, else by the files below `pkgs`.
+fn key(dir: &Path, pkgs: Option<&Path>, commit: Option<String>) -> String {
     let mut h = Sha256::new();
     h.update(b"stackinator-spack-repo-v4\0");
     // The translator's own sources (build.rs): a changed importer or
     // recipe loader translates again.
     h.update(env!("STACK_TRANSLATOR_HASH").as_bytes());
-    // A checkout of many packages is keyed by its commit: counting the
-    // directory entries needs no stat of each package.py.
-    let entries = std::fs::read_dir(pkgs).map_or(0, |rd| rd.count());
-    let commit = (entries > 500)
-        .then(|| crate::import::checkout_commit(dir))
-        .flatten();
+    let pkgs = pkgs.unwrap_or(dir);
     let files = || {
         let mut files: Vec<PathBuf> = std::fs::read_dir(pkgs)
             .map(|rd| {
