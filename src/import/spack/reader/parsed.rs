@@ -157,6 +157,16 @@ pub fn parse(src: &str) -> Option<tree_sitter::Tree> {
     parse_checked(src).ok()
 }
 
+/// The expression of a one-line source `expr` parsed by [`parse`] (the
+/// first statement's first child): what the evaluator's tests evaluate.
+#[cfg(test)]
+pub fn expression_of(tree: &tree_sitter::Tree) -> Node<'_> {
+    tree.root_node()
+        .named_child(0)
+        .and_then(|statement| statement.named_child(0))
+        .expect("one expression statement")
+}
+
 /// Parse Python source with this thread's parser.
 fn parse_unchecked(src: &str) -> Option<tree_sitter::Tree> {
     thread_local! {

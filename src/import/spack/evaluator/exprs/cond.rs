@@ -271,17 +271,13 @@ fn names_package(s: &str) -> bool {
 mod tests {
     use super::*;
     use crate::import::spack::evaluator::variant_info::VariantInfo;
+    use crate::import::spack::reader::parsed;
 
     /// The condition of the expression `expr` (one line), with `spec`
     /// bound to the spec and `on` to `True`.
     fn cond(expr: &str) -> Eval<Cond> {
-        let tree = crate::import::spack::reader::parsed::parse(expr).expect("parses");
-        let node = tree
-            .root_node()
-            .named_child(0)
-            .unwrap()
-            .named_child(0)
-            .unwrap();
+        let tree = parsed::parse(expr).expect("parses");
+        let node = parsed::expression_of(&tree);
         let variants: Vec<VariantInfo> = Vec::new();
         let mut e = Exprs::new(expr, &variants);
         e.scope.bind("spec".into(), Local::Spec);

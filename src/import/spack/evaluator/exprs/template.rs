@@ -131,6 +131,7 @@ mod tests {
     use crate::import::spack::evaluator::cond::Cond;
     use crate::import::spack::evaluator::value::Unevaluable;
     use crate::import::spack::evaluator::variant_info::VariantInfo;
+    use crate::import::spack::reader::parsed;
 
     fn shared() -> Vec<VariantInfo> {
         vec![VariantInfo {
@@ -146,13 +147,8 @@ mod tests {
     /// The template of the expression `expr` (one line), with `spec` bound
     /// to the spec and `n` to the value 3; and its value with `n` alone.
     fn read(expr: &str) -> (Eval<String>, Eval<Value>) {
-        let tree = crate::import::spack::reader::parsed::parse(expr).expect("parses");
-        let node = tree
-            .root_node()
-            .named_child(0)
-            .unwrap()
-            .named_child(0)
-            .unwrap();
+        let tree = parsed::parse(expr).expect("parses");
+        let node = parsed::expression_of(&tree);
         let variants = shared();
         let mut e = Exprs::new(expr, &variants);
         e.scope.bind("spec".into(), Local::Spec);
