@@ -4,7 +4,7 @@
 //! filters, `url_for_version`), each feeding what its consumer collects.
 //!
 //! One evaluator walks expressions (`value::Evaluator`); a consumer takes
-//! part through its [`hook::Hook`]: the version in `url_for_version`,
+//! part through its `hook::Hook`: the version in `url_for_version`,
 //! class-level calls, templates and conditions on the spec
 //! (`exprs`). One walker runs statements (`walk::Collector`).
 
