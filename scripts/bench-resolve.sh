@@ -22,8 +22,9 @@
 #                                 (as scripts/stackinator-alps.sh chooses them), translations cached
 #   alps-table                    all of scripts/stackinator-alps.sh with PREFLIGHT=0 (check +
 #                                 resolve per row, no build preflight), cached
-#   alps-first-translation        `stack check` of prgenv-gnu (gh200) on an empty cache: exports
-#                                 the spack-packages commit its config.yaml pins and translates it
+#   alps-first-translation        `stack check` of prgenv-gnu (gh200) on an empty cache: reads the
+#                                 spack-packages commit its config.yaml pins from its git objects
+#                                 and translates it
 #
 # Output: a table on stdout, and every figure with its command, the machine's load and the
 # commit in $BENCH_OUT (default target/bench/resolve.json), and the same as lines of the
