@@ -37,7 +37,7 @@ pub use lined::Lined;
 pub use retry::Retry;
 pub use source::display_path;
 pub use source::{OriginSpan, Origins, SourceFile};
-pub use suggest::{did_you_mean, nearest};
+pub use suggest::{backticked, did_you_mean, nearest};
 
 /// A position in a source file: 1-based line and column (in characters), and
 /// the byte range (`offset`, `len`) of the item in the file's text.

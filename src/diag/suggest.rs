@@ -96,6 +96,20 @@ fn could_be_close(word: &str, counts: &Option<[u16; 128]>, cand: &str, short: us
     jaro_bound > 0.7 || edits_at_least * 3 <= short
 }
 
+/// The names of `items`, each in backticks, separated by commas: the list
+/// a diagnostic's help offers (`` `a`, `b`, `c` ``).
+pub fn backticked<I>(items: I) -> String
+where
+    I: IntoIterator,
+    I::Item: std::fmt::Display,
+{
+    items
+        .into_iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A help text "did you mean `x`?" for the nearest candidate, if any.
 pub fn did_you_mean<'a, I, S>(word: &str, candidates: I) -> Option<String>
 where

@@ -23,7 +23,7 @@ pub use marked_yaml::Node;
 use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
 use marked_yaml::{LoadError, LoaderOptions};
 
-use super::{Code, Diagnostic, Diagnostics, Loc, SourceFile, did_you_mean};
+use super::{Code, Diagnostic, Diagnostics, Loc, SourceFile, backticked, did_you_mean};
 
 mod scalars;
 
@@ -447,16 +447,8 @@ impl<'a> Cx<'a> {
         for key in m.keys() {
             if !allowed.contains(&key.as_str()) {
                 let loc = self.scalar_loc(key);
-                let help = did_you_mean(key.as_str(), allowed).or_else(|| {
-                    Some(format!(
-                        "allowed keys here: {}",
-                        allowed
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                });
+                let help = did_you_mean(key.as_str(), allowed)
+                    .or_else(|| Some(format!("allowed keys here: {}", backticked(allowed))));
                 self.error(
                     Code::UnknownKey,
                     &loc,

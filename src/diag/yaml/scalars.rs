@@ -3,7 +3,7 @@
 
 use marked_yaml::Node;
 
-use super::super::{Code, Spanned, did_you_mean};
+use super::super::{Code, Spanned, backticked, did_you_mean};
 use super::{Cx, is_null};
 
 impl Cx<'_> {
@@ -104,28 +104,13 @@ impl Cx<'_> {
         if allowed.contains(&s.as_str()) {
             return Some(s);
         }
-        let help = did_you_mean(&s, allowed).unwrap_or_else(|| {
-            format!(
-                "one of: {}",
-                allowed
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        });
+        let help =
+            did_you_mean(&s, allowed).unwrap_or_else(|| format!("one of: {}", backticked(allowed)));
         self.error(
             Code::InvalidValue,
             &s.loc,
             format!("{what}: `{}` is not one of the allowed values", s.value),
-            format!(
-                "expected one of {}",
-                allowed
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            format!("expected one of {}", backticked(allowed)),
             Some(help),
         );
         None

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::build_kinds::{self, BuildKind};
 use crate::diag::yaml::{Cx, Map, Node};
-use crate::diag::{Code, Spanned, did_you_mean};
+use crate::diag::{Code, Spanned, backticked, did_you_mean};
 
 use super::super::build::*;
 use super::super::read;
@@ -147,13 +147,7 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
                 &loc,
                 format!("`{key}` is not used by the `{system}` build system"),
                 format!("only for {}", users.join(", ")),
-                Some(format!(
-                    "keys for `{system}`: {}",
-                    own.iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                Some(format!("keys for `{system}`: {}", backticked(&own))),
             );
         } else {
             cx.error(
@@ -164,17 +158,7 @@ fn check_keys(cx: &mut Cx, m: &Map, system: Option<&str>) {
                 // This build system's keys first (`args` → `meson_args`).
                 did_you_mean(key, &own)
                     .or_else(|| did_you_mean(key, &all))
-                    .or_else(|| {
-                        system.map(|s| {
-                            format!(
-                                "keys for `{s}`: {}",
-                                own.iter()
-                                    .map(|k| format!("`{k}`"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )
-                        })
-                    }),
+                    .or_else(|| system.map(|s| format!("keys for `{s}`: {}", backticked(&own)))),
             );
         }
     }
