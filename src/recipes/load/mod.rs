@@ -14,6 +14,7 @@ use super::located::{PathRef, absolutize};
 use super::package::*;
 use super::read::{self, Named};
 
+mod below;
 mod build;
 mod filter;
 mod package_files;
@@ -934,11 +935,7 @@ fn check_patch_file(
 ) {
     // Below patches/, also after following links: a recipe must not make
     // `stack check` read (and print the checksum of) any file it likes.
-    let inside = path.starts_with(patch_dir)
-        && match (path.canonicalize(), patch_dir.canonicalize()) {
-            (Ok(real), Ok(dir)) => real.starts_with(dir),
-            _ => true, // missing: reported below
-        };
+    let inside = path.starts_with(patch_dir) && below::stays_below(path, patch_dir);
     if !inside {
         cx.error(
             Code::InvalidValue,

@@ -75,10 +75,7 @@ fn check(cx: &mut Cx, file: &Spanned<String>, path: &Path, dir: &Path, sha: Opti
     }
     // Below spack/, also after following links: a recipe must not make
     // `stack check` read (or a build run) any file it likes.
-    let inside = match (path.canonicalize(), dir.canonicalize()) {
-        (Ok(real), Ok(d)) => real.starts_with(d),
-        _ => true, // missing: reported below
-    };
+    let inside = super::below::stays_below(path, dir);
     if !inside {
         cx.error(
             Code::InvalidValue,
