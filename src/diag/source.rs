@@ -235,12 +235,19 @@ pub fn display_path(path: &Path) -> String {
     display_name(path)
 }
 
+/// The working directory, asked once: `stack` never changes it, and a
+/// command names a hundred files.
+fn working_dir() -> Option<&'static Path> {
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| std::env::current_dir().ok()).as_deref()
+}
+
 fn display_name(path: &Path) -> String {
     if path.as_os_str().is_empty() {
         return ".".into();
     }
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Ok(rel) = path.strip_prefix(&cwd) {
+    if let Some(cwd) = working_dir() {
+        if let Ok(rel) = path.strip_prefix(cwd) {
             if rel.as_os_str().is_empty() {
                 return ".".into();
             }

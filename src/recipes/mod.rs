@@ -628,9 +628,10 @@ impl PackageRepo {
 /// (scoped threads that take items off a shared counter: no pool to
 /// start, nothing spinning once the work is done).
 fn in_parallel<T: Sync>(items: &[T], work: impl Fn(&T) + Sync) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len());
+    // Asked once: each answer reads three cgroup files.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let threads = cores.min(items.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let run = || {
         while let Some(item) = items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {

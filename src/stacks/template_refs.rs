@@ -114,7 +114,8 @@ fn references(template: &str) -> Vec<(String, bool)> {
 
 /// Problems with what the templates of `pkg` refer to.
 pub fn check_package(pkg: &PackageRecipe, repo: &PackageRepo, diags: &mut Diagnostics) {
-    let source = SourceFile::read(&pkg.file).ok();
+    // The recipe's text only shows a problem's place: read when one is found.
+    let source = std::cell::OnceCell::new();
     for (template, loc) in templates(pkg) {
         // Loops and `set` bind names of their own: only `deps.`/`variants.`
         // are checked in such templates.
@@ -153,7 +154,7 @@ pub fn check_package(pkg: &PackageRecipe, repo: &PackageRepo, diags: &mut Diagno
                 let mut d = Diagnostic::error(Code::BadTemplate, message)
                     .at(loc, "in this template")
                     .with_help(help);
-                if let Some(src) = &source {
+                if let Some(src) = source.get_or_init(|| SourceFile::read(&pkg.file).ok()) {
                     d.attach_source(src);
                 }
                 diags.push(d);
