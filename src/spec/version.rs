@@ -33,24 +33,55 @@ use super::error::SpecError;
 /// Words that compare above every number, weakest first (Spack's list).
 const INFINITY_WORDS: [&str; 6] = ["stable", "trunk", "head", "master", "main", "develop"];
 
-/// A non-negative integer of any length, kept as its digits without leading
-/// zeros (`007` is `7`), so huge date-like components never overflow.
+/// A non-negative integer of any length, without its leading zeros (`007`
+/// is `7`): a machine word when it fits (every component of every real
+/// version: decoding a cached recipe allocates nothing for it), its digits
+/// otherwise, so that huge date-like components never overflow. A number
+/// is a `Word` whenever it fits, so equal numbers have equal forms.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Num(String);
+#[serde(from = "NumForm")]
+pub(crate) enum Num {
+    Word(u64),
+    Digits(String),
+}
+
+/// [`Num`] as written: read back through [`Num::new`], which keeps the
+/// one-form-per-number rule whatever the bytes say.
+#[derive(serde::Deserialize)]
+enum NumForm {
+    Word(u64),
+    Digits(String),
+}
+
+impl From<NumForm> for Num {
+    fn from(n: NumForm) -> Num {
+        match n {
+            NumForm::Word(w) => Num::Word(w),
+            NumForm::Digits(d) => Num::new(&d),
+        }
+    }
+}
 
 impl Num {
     fn new(digits: &str) -> Num {
         let trimmed = digits.trim_start_matches('0');
-        Num(if trimmed.is_empty() { "0" } else { trimmed }.to_string())
+        match trimmed.parse() {
+            Ok(w) => Num::Word(w),
+            Err(_) if trimmed.is_empty() => Num::Word(0),
+            Err(_) => Num::Digits(trimmed.to_string()),
+        }
     }
 }
 
 impl Ord for Num {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.cmp(&other.0))
+        match (self, other) {
+            (Num::Word(a), Num::Word(b)) => a.cmp(b),
+            // Digits are only kept for what does not fit a word.
+            (Num::Word(_), Num::Digits(_)) => Ordering::Less,
+            (Num::Digits(_), Num::Word(_)) => Ordering::Greater,
+            (Num::Digits(a), Num::Digits(b)) => a.len().cmp(&b.len()).then_with(|| a.cmp(b)),
+        }
     }
 }
 
@@ -514,6 +545,22 @@ mod tests {
         assert_lt("20230101", "20240101");
         assert_lt("99999999999999999999999", "100000000000000000000000");
         assert_eq!(v("1.02"), v("1.2"));
+        // Across the machine word: u64::MAX, then one more, then with zeros.
+        assert_lt("18446744073709551615", "18446744073709551616");
+        assert_lt("9.18446744073709551615", "9.18446744073709551616");
+        assert_eq!(v("0018446744073709551616"), v("18446744073709551616"));
+        assert_eq!(v("000"), v("0"));
+    }
+
+    /// A number decoded in its long form but short enough for a word is a
+    /// word, so that it still equals the same number parsed.
+    #[test]
+    fn numbers_have_one_form_whatever_the_bytes_say() {
+        let decoded: Num = serde_json::from_str(r#"{"Digits":"0042"}"#).unwrap();
+        assert_eq!(decoded, Num::Word(42));
+        let big: Num = serde_json::from_str(r#"{"Digits":"18446744073709551616"}"#).unwrap();
+        assert_eq!(big, Num::new("18446744073709551616"));
+        assert!(matches!(big, Num::Digits(_)));
     }
 
     #[test]
