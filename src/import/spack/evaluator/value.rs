@@ -517,11 +517,7 @@ pub(crate) mod tests {
 
     /// Evaluate the Python expression `expr` in `scope`.
     pub(in crate::import::spack) fn eval(expr: &str, scope: &Scope) -> Eval<Value> {
-        let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&tree_sitter_python::LANGUAGE.into())
-            .unwrap();
-        let tree = parser.parse(expr, None).unwrap();
+        let tree = crate::import::spack::reader::parsed::parse(expr).unwrap();
         let stmt = tree.root_node().named_child(0).unwrap();
         let e = stmt.named_child(0).unwrap();
         Evaluator::new(expr, scope).eval(e)
