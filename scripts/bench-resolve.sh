@@ -198,8 +198,14 @@ if [ $alps = 1 ]; then
     WARM=0 PREFLIGHT=0 figure alps-table 15000 "${TABLE_RUNS:-3}" bash scripts/stackinator-alps.sh "$ALPS_UENV" "$ALPS_CLUSTERS" "$stack"
     # `stack check` translates as `stack resolve` does (whose plan this recipe may not have).
     first=$(ls -d "$ALPS_UENV"/recipes/prgenv-gnu/*/gh200 | sort -V | tail -1)
-    fresh=$tmp/fresh-cache
-    WARM=0 STACK_CACHE=$fresh PREPARE="rm -rf $fresh" figure alps-first-translation 5000 "${TABLE_RUNS:-3}" \
+    # Each run translates into a cache directory of its own, made by `mktemp` beside the others
+    # and deleted with them at the end: a run right after deleting the previous run's 14,000
+    # files is not a first translation as a user meets it (ext4 skips the inodes freed in the
+    # last minutes when it allocates, the kernel's `recently_deleted`, which made the system
+    # time of such a loop 10 s instead of 1.5 s).
+    mkdir -p "$tmp/fresh"
+    WARM=0 figure alps-first-translation 5000 "${TABLE_RUNS:-3}" \
+        bash -c 'STACK_CACHE=$(mktemp -d -p "$1") exec "${@:2}"' first-translation "$tmp/fresh" \
         "$stack" check "$first" --cluster "$ALPS_CLUSTERS/daint"
 fi
 
