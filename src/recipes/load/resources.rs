@@ -81,7 +81,7 @@ fn entry(cx: &mut Cx, item: &Node) -> Option<ExtraFile> {
             }
             let (url, text) = read::resource(cx, git, "`git`")?;
             let (reference, commit, submodules) =
-                super::super::load::git_revision(cx, &r, &text.loc, "a git resource")?;
+                super::versions::git_revision(cx, &r, &text.loc, "a git resource")?;
             let git = ResourceGit {
                 reference,
                 commit,
