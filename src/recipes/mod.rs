@@ -27,6 +27,7 @@
 pub mod build;
 mod cycles;
 pub mod dependents;
+mod dir_layer;
 pub mod discover;
 pub mod env;
 pub mod flags;
@@ -43,16 +44,20 @@ pub mod parsed_cache;
 pub mod placeholders;
 pub mod read;
 mod validate;
+mod virtuals;
 mod write;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use crate::diag::{Code, Diagnostic, Diagnostics, nearest};
 
+pub use dir_layer::recipe_files;
+use dir_layer::{dir_layer, empty_repository};
 use layer::{Entry, Layer, LayerIndex, Names, Parsed};
 use parsed_cache::ParsedCache;
+use virtuals::VirtualEntry;
 
 pub use build::{
     Build, BuildSystem, Filter, InstallAction, InstallStep, NeededEntry, PackageFileRef, Phase,
@@ -79,15 +84,6 @@ pub struct Provider {
     /// The versions of the virtual it provides (`provides: [mpi@:3]`).
     pub versions: crate::spec::VersionConstraint,
     pub when: Option<When>,
-}
-
-/// The providers of one virtual: the packages that may provide it (by an
-/// index, or by their parsed recipe), and the providers found among them
-/// on first use.
-#[derive(Clone, Debug, Default)]
-struct VirtualEntry {
-    candidates: Vec<String>,
-    providers: OnceLock<Vec<Provider>>,
 }
 
 /// An ordered set of package repositories with every recipe loaded.
@@ -317,78 +313,6 @@ impl PackageRepo {
         }
     }
 
-    /// Which packages may provide which virtuals, found on first use: the
-    /// providers an index names, and the recipes of the other repositories
-    /// whose text can declare `provides` (parsed now, in parallel). A
-    /// recipe counts when it is the one that says what its package
-    /// provides ([`Self::whole`] of the package's first file).
-    fn virtuals(&self) -> &BTreeMap<String, VirtualEntry> {
-        self.virtuals.get_or_init(|| {
-            let mut virtuals: BTreeMap<String, VirtualEntry> = BTreeMap::new();
-            let mut unindexed = Vec::new();
-            let says = |at: At| self.top(self.name(at)).map(|t| self.whole(t)) == Some(at);
-            for (li, layer) in self.layers.iter().enumerate() {
-                match &layer.index {
-                    Some(ix) => {
-                        for (package, provides) in &ix.index.provides {
-                            let Some(pos) = layer.names.find(package) else {
-                                continue;
-                            };
-                            if !says(At { layer: li, pos }) {
-                                continue;
-                            }
-                            for v in provides {
-                                let c = &mut virtuals.entry(v.clone()).or_default().candidates;
-                                c.push(package.clone());
-                            }
-                        }
-                    }
-                    None => unindexed.extend(
-                        (0..layer.names.len())
-                            .filter(|&pos| layer.may_provide(pos))
-                            .map(|pos| At { layer: li, pos })
-                            .filter(|&at| says(at)),
-                    ),
-                }
-            }
-            self.parse_parallel(unindexed.iter().copied());
-            for at in unindexed {
-                let name = self.name(at);
-                for p in self.parsed(at).recipe.iter().flat_map(|r| &r.provides) {
-                    let c = &mut virtuals.entry(p.name.clone()).or_default().candidates;
-                    if c.last().map(String::as_str) != Some(name) {
-                        c.push(name.to_string());
-                    }
-                }
-            }
-            for v in virtuals.values_mut() {
-                v.candidates.sort_unstable();
-                v.candidates.dedup();
-            }
-            virtuals
-        })
-    }
-
-    /// The providers of virtual `name` among its candidates, parsed on
-    /// first use (in parallel).
-    fn virtual_providers<'a>(&'a self, name: &str, v: &'a VirtualEntry) -> &'a [Provider] {
-        v.providers.get_or_init(|| {
-            self.prefetch(v.candidates.iter().map(String::as_str));
-            let mut out = Vec::new();
-            for package in &v.candidates {
-                let provides = self.get(package).into_iter().flat_map(|r| &r.provides);
-                for p in provides.filter(|p| p.name == name) {
-                    out.push(Provider {
-                        package: package.clone(),
-                        versions: p.versions.clone(),
-                        when: p.when.clone(),
-                    });
-                }
-            }
-            out
-        })
-    }
-
     /// Parse the recipe files `ats` not parsed yet, on as many threads as
     /// there are cores.
     fn parse_parallel(&self, ats: impl IntoIterator<Item = At>) {
@@ -461,37 +385,6 @@ impl PackageRepo {
 
     pub fn is_empty(&self) -> bool {
         self.layers.iter().all(|l| l.names.is_empty())
-    }
-
-    /// Whether `name` is a virtual (some package provides it).
-    /// (By the indexes: the providers themselves are not parsed.)
-    pub fn is_virtual(&self, name: &str) -> bool {
-        self.virtuals().contains_key(name)
-    }
-
-    /// The packages providing virtual `name`, sorted by package name.
-    pub fn providers(&self, name: &str) -> &[Provider] {
-        match self.virtuals().get(name) {
-            Some(v) => self.virtual_providers(name, v),
-            None => &[],
-        }
-    }
-
-    /// The packages that may provide virtual `name`, sorted: those its
-    /// repository's index names (not parsed: unlike
-    /// [`PackageRepo::providers`], this reads no recipe of an indexed
-    /// repository), and those of the other repositories whose recipe
-    /// declares it.
-    pub fn provider_names(&self, name: &str) -> &[String] {
-        self.virtuals()
-            .get(name)
-            .map(|v| v.candidates.as_slice())
-            .unwrap_or_default()
-    }
-
-    /// All virtual names, sorted.
-    pub fn virtual_names(&self) -> impl Iterator<Item = &str> {
-        self.virtuals().keys().map(String::as_str)
     }
 
     /// Whether `name` is a package or a virtual.
@@ -644,142 +537,6 @@ fn in_parallel<T: Sync>(items: &[T], work: impl Fn(&T) + Sync) {
         }
         run();
     });
-}
-
-/// The recipes of the repository directory `dir`: from its cached index
-/// `cache_file` when that is valid (nothing listed or read), else listed
-/// (and with a `.stack-index`, nothing read either), else read, and then
-/// indexed into `cache_file` (see [`index`]).
-fn dir_layer(
-    dir: &Path,
-    cache_file: Option<PathBuf>,
-    parsed_cache: Option<&ParsedCache>,
-) -> std::io::Result<Layer> {
-    let repo_dir: Arc<Path> = Arc::from(dir);
-    if let Some(cache_file) = &cache_file {
-        if let Some(mut index) = index::read_cached(cache_file, dir) {
-            let names = index.names.take().unwrap_or_default();
-            let cache_file = Some(Arc::from(cache_file.as_path()));
-            return Ok(Layer::indexed(
-                repo_dir,
-                names,
-                LayerIndex { index, cache_file },
-            ));
-        }
-    }
-    let mtime = cache_file.as_ref().and_then(|_| index::dir_mtime(dir));
-    let files = recipe_files(dir)?;
-    let stem = |file: &Path| {
-        file.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    if let Some(index) = index::read_index(dir, &files) {
-        let names = Names::from_unsorted(files.iter().map(|f| stem(f)));
-        let cache_file = None;
-        return Ok(Layer::indexed(
-            repo_dir,
-            names,
-            LayerIndex { index, cache_file },
-        ));
-    }
-    let entries: Vec<(String, Entry)> = files
-        .into_iter()
-        .map(|f| (stem(&f), Entry::read(f)))
-        .collect();
-    let layer = Layer::read(repo_dir, entries);
-    if let (Some(cache_file), Some(mtime)) = (cache_file, mtime) {
-        let index = index_of(&layer, parsed_cache);
-        let names: Vec<&str> = layer.names.iter().collect();
-        match index::write_cached(&cache_file, dir, mtime, &index, &names) {
-            Ok(()) => tracing::debug!("{} indexed into {}", dir.display(), cache_file.display()),
-            Err(e) => tracing::debug!("no index for {}: {e}", dir.display()),
-        }
-    }
-    Ok(layer)
-}
-
-/// The index of one directory's recipes, just read: its overlays, and what
-/// the others provide (the recipes whose text can declare it are parsed).
-fn index_of(layer: &Layer, parsed_cache: Option<&ParsedCache>) -> index::RepoIndex {
-    let mut index = index::RepoIndex::default();
-    let whole: Vec<usize> = (0..layer.names.len())
-        .filter(|&i| !layer.is_overlay(i))
-        .collect();
-    let may: Vec<usize> = whole
-        .iter()
-        .copied()
-        .filter(|&i| layer.may_provide(i))
-        .collect();
-    in_parallel(&may, |&i| {
-        layer.entry(i).parse_whole(&layer.dir, parsed_cache, |_| {});
-    });
-    for i in 0..layer.names.len() {
-        let name = layer.names.get(i);
-        if layer.is_overlay(i) {
-            index.overlays.insert(name.to_string());
-        } else if let Some(recipe) = layer.entry(i).parsed.get().and_then(|p| p.recipe.as_ref()) {
-            for p in &recipe.provides {
-                index
-                    .provides
-                    .entry(name.to_string())
-                    .or_default()
-                    .insert(p.name.clone());
-            }
-        }
-    }
-    index
-}
-
-/// The recipe files of repository directory `dir` (`*.yaml`, symlinks
-/// followed), sorted by file name: what [`PackageRepo::load`] reads.
-pub fn recipe_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for entry in fs_err::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "yaml") {
-            continue;
-        }
-        // The directory entry's type spares a stat per file; a symlink is
-        // followed.
-        let file = match entry.file_type() {
-            Ok(t) if t.is_file() => true,
-            Ok(t) if t.is_symlink() => path.is_file(),
-            _ => false,
-        };
-        if file {
-            files.push(path);
-        }
-    }
-    // By name: the paths share `dir/`, so their bytes order as the names
-    // do (comparing `file_name()`s would split each path on every
-    // comparison: most of the listing's time for 8,000 recipes).
-    files.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    Ok(files)
-}
-
-/// The warning for a repository named by `--repo` or `STACK_REPOS` without a
-/// single recipe: usually the directory above one (`--repo site` for
-/// `site/recipes/*.yaml`), which would otherwise be searched silently and
-/// change nothing.
-fn empty_repository(dir: &RepoDir) -> Diagnostic {
-    let shown = crate::diag::display_path(&dir.path);
-    let mut d = Diagnostic::warning(
-        Code::BadPath,
-        format!(
-            "package repository {shown} ({}) holds no recipe (`<name>.yaml`)",
-            dir.origin.describe()
-        ),
-    );
-    let nested = dir.path.join("recipes");
-    if nested.is_dir() {
-        d = d.with_help(format!(
-            "a repository is the directory of the recipe files: did you mean {}?",
-            crate::diag::display_path(&nested)
-        ));
-    }
-    d
 }
 
 #[cfg(test)]
