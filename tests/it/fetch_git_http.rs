@@ -124,6 +124,10 @@ fn tags_branches_and_commits_over_http() {
         requests.contains(&"POST /up.git/git-upload-pack".to_string()),
         "{requests:?}"
     );
+    // stack's agent behind the `git/` prefix hosting services expect.
+    let agent = concat!("git/2.0 (stack/", env!("CARGO_PKG_VERSION"), ")");
+    let agents = server.user_agents();
+    assert!(agents.iter().all(|a| a == agent), "{agents:?}");
 }
 
 #[test]

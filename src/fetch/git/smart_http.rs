@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, PRAGMA, USER_AGENT};
 
 use super::transport::Session;
 use crate::fetch::error::FetchError;
@@ -26,6 +26,12 @@ use crate::fetch::http::{Http, classify};
 pub(super) const ADVERTISEMENT: &str = "application/x-git-upload-pack-advertisement";
 pub(super) const REQUEST: &str = "application/x-git-upload-pack-request";
 pub(super) const RESULT: &str = "application/x-git-upload-pack-result";
+
+/// The `User-Agent` of git requests: stack's own (`stack/<version>`, as on its other requests)
+/// behind a `git/` prefix. Hosting services (GitHub, Bitbucket, git.freebsd.org among them)
+/// speak the smart protocol only to agents that start with `git/`; libgit2's own transport
+/// sends `git/2.0 (libgit2 …)` for the same reason.
+pub(super) const GIT_USER_AGENT: &str = concat!("git/2.0 (stack/", env!("CARGO_PKG_VERSION"), ")");
 
 /// The repository URL the requests of one connection go to, once the ref advertisement has
 /// said it (after redirects).
@@ -165,7 +171,7 @@ impl Stream {
         let (url, request, expected) = match &self.ask {
             Ask::Refs { url, .. } => {
                 let url = refs_url(url);
-                (url.clone(), client.get(url), ADVERTISEMENT)
+                (url.clone(), client.get(&url), ADVERTISEMENT)
             }
             Ask::UploadPack { base, body } => {
                 let url = upload_pack_url(base);
@@ -177,6 +183,10 @@ impl Stream {
                 (url, request, RESULT)
             }
         };
+        // `Pragma: no-cache`, as git sends: refs must not come from a proxy's cache.
+        let request = request
+            .header(USER_AGENT, GIT_USER_AGENT)
+            .header(PRAGMA, "no-cache");
         tracing::debug!("git over http: {url}");
         let idle = self.http.idle_timeout();
         let response = self

@@ -40,6 +40,15 @@ fn request_urls_follow_git() {
 }
 
 #[test]
+fn the_user_agent_is_stacks_behind_a_git_prefix() {
+    assert!(GIT_USER_AGENT.starts_with("git/"), "{GIT_USER_AGENT}");
+    assert!(
+        GIT_USER_AGENT.contains(concat!("stack/", env!("CARGO_PKG_VERSION"))),
+        "{GIT_USER_AGENT}"
+    );
+}
+
+#[test]
 fn the_redirected_advertisement_sets_the_base() {
     let asked = "http://h.test/old/info/refs?service=git-upload-pack";
     let answered =

@@ -1,6 +1,6 @@
 //! git remotes over `http://` and `https://`: libgit2's smart protocol on top of stack's own
-//! HTTP client (reqwest and rustls, [`crate::tls`]'s trust roots, the proxy environment, stack's
-//! user agent), instead of libgit2's built-in transport and OpenSSL.
+//! HTTP client (reqwest and rustls, [`crate::tls`]'s trust roots, the proxy environment), instead
+//! of libgit2's built-in transport and OpenSSL.
 //!
 //! libgit2 speaks the protocol (ref advertisement, negotiation, pack); the subtransport here
 //! only carries its bytes: the ref advertisement is `GET <url>/info/refs?service=git-upload-pack`,

@@ -23,6 +23,7 @@ pub enum Twist {
 struct State {
     twists: Mutex<Vec<(String, Twist)>>,
     requests: Mutex<Vec<String>>,
+    agents: Mutex<Vec<String>>,
 }
 
 /// A running server; it lives as long as the test process (threads are detached).
@@ -85,6 +86,11 @@ impl GitHttp {
             .push((prefix.to_string(), twist));
     }
 
+    /// The `User-Agent` of every request so far.
+    pub fn user_agents(&self) -> Vec<String> {
+        self.state.agents.lock().unwrap().clone()
+    }
+
     /// The requests so far, as `METHOD /path?query`.
     pub fn requests(&self) -> Vec<String> {
         self.state.requests.lock().unwrap().clone()
@@ -137,6 +143,10 @@ fn handle<S: Read + Write>(stream: S, root: &Path, st: &State) -> std::io::Resul
         .lock()
         .unwrap()
         .push(format!("{method} {target}"));
+    st.agents
+        .lock()
+        .unwrap()
+        .push(headers.get("user-agent").cloned().unwrap_or_default());
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
     let twist = st
         .twists
