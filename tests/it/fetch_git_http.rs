@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::harness::Stack;
 use crate::harness::fetch::*;
 use crate::harness::git_http::{GitHttp, Twist, publish};
 use stack::fetch::{
@@ -165,6 +166,63 @@ fn https_remotes_trust_the_ca_files_and_refuse_an_unknown_ca() {
     assert_eq!(readme(&f, &up.root.join("stage")), "v1\n");
 }
 
+/// The command line: `stack fetch` of a stack whose package comes from the https remote,
+/// refused until `--ca-file` or `SSL_CERT_FILE` names the test CA.
+#[test]
+fn stack_fetch_trusts_ca_file_and_ssl_cert_file_for_git_remotes() {
+    let up = upstream();
+    let certs = up.root.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    crate::harness::registry::make_ca_and_cert(&certs);
+    let server = GitHttp::start_tls(&up.srv, &certs);
+    let url = server.url("/up.git");
+    let p = up.root.join("project");
+    let write = |rel: &str, text: String| {
+        let f = p.join(rel);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text).unwrap();
+    };
+    write(
+        "cluster-configs/local/cluster.yaml",
+        "name: local\ntarget: x86_64\ncompilers:\n  - {spec: gcc@12.2.0, cc: /usr/bin/gcc}\n"
+            .into(),
+    );
+    write(
+        "recipes/gitpkg.yaml",
+        format!(
+            "name: gitpkg\ndescription: over https\nversions:\n  - {{version: \"1.0\", git: {url}, tag: v1, commit: {}}}\n\
+             build:\n  system: generic\n  install:\n    - {{copy: README, to: share}}\n",
+            up.c1
+        ),
+    );
+    write(
+        "stacks/s.yaml",
+        "name: s\nversion: \"1\"\ncompiler: gcc\nrepos: [../recipes]\nenvironments:\n  e:\n    specs: [gitpkg@1.0]\n".into(),
+    );
+    let ca = certs.join("ca.pem");
+    let fetch = |cache: &str| {
+        Stack::new()
+            .args([
+                "fetch",
+                "stacks/s.yaml",
+                "--cluster",
+                "cluster-configs/local",
+            ])
+            .args(["--cache", cache])
+            .env_remove("STACK_REPOS")
+            .current_dir(&p)
+    };
+    let (code, text) = fetch("c1").run().code_flat();
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("{url}/info/refs?service=git-upload-pack")),
+        "{text}"
+    );
+    assert!(text.to_lowercase().contains("certificate"), "{text}");
+    fetch("c2").arg("--ca-file").arg(&ca).run().assert_success();
+    fetch("c3").env("SSL_CERT_FILE", &ca).run().assert_success();
+}
+
 fn options_with_ca(cache: &Path, certs: &Path) -> FetchOptions {
     let mut o = options(cache);
     o.ca_files = vec![certs.join("ca.pem")];
@@ -238,6 +296,50 @@ fn a_server_that_does_not_speak_git_is_refused() {
     assert!(
         msg.contains("not a git smart-HTTP answer: Content-Type `text/html; charset=utf-8`"),
         "{msg}"
+    );
+}
+
+#[test]
+fn submodules_come_over_http_too() {
+    let up = upstream();
+    // The superproject names its submodule by a relative URL: over http it resolves to the
+    // server's `sub.git`.
+    let w = up.root.join("w");
+    let (sub, main) = (w.join("sub.git"), w.join("withsub"));
+    for d in [&sub, &main] {
+        std::fs::create_dir_all(d).unwrap();
+        git(d, &["init", "-q"]);
+    }
+    commit(&sub, &[("lib.c", "int lib;\n")], "lib");
+    commit(&main, &[("main.c", "int main;\n")], "main");
+    git(&main, &["submodule", "add", "-q", "../sub.git", "ext/sub"]);
+    git(&main, &["commit", "-q", "-m", "add submodule"]);
+    let head = git(&main, &["rev-parse", "HEAD"]);
+    publish(&sub, &up.srv, "sub.git");
+    publish(&main, &up.srv, "withsub.git");
+
+    let server = GitHttp::start(&up.srv);
+    let mut req = git_req(&server.url("/withsub.git"), GitRef::Commit(head), None);
+    if let Source::Git { submodules, .. } = &mut req.source {
+        *submodules = true;
+    }
+    let opts = options(&up.root.join("cache"));
+    let f = fetch_with(req, &opts, &Recorder::default()).unwrap();
+    let stack::fetch::FetchedContent::Git { submodules, .. } = &f.content else {
+        panic!("{f:?}")
+    };
+    assert_eq!(submodules.len(), 1);
+    assert_eq!(submodules[0].url, server.url("/sub.git"));
+    let dir = up.root.join("stage");
+    stage(&f, &dir).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ext/sub/lib.c")).unwrap(),
+        "int lib;\n"
+    );
+    let requests = server.requests();
+    assert!(
+        requests.contains(&"POST /sub.git/git-upload-pack".to_string()),
+        "{requests:?}"
     );
 }
 

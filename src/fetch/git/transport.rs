@@ -167,3 +167,70 @@ fn no_client(url: &str) -> git2::Error {
          within a fetch run)"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fetch::SourceCache;
+    use crate::fetch::options::FetchOptions;
+
+    fn refused(t: &SmartHttp, action: Service) -> String {
+        match t.action("http://127.0.0.1:9/r.git", action) {
+            Ok(_) => panic!("{action:?} was accepted"),
+            Err(e) => e.message().to_string(),
+        }
+    }
+
+    #[test]
+    fn pushing_is_refused_and_fetching_needs_a_client() {
+        let d = tempfile::tempdir().unwrap();
+        let http = Http::new(&FetchOptions::new(SourceCache::new(d.path()))).unwrap();
+        let with_client = SmartHttp {
+            session: Some(Arc::new(Session::new(Some(&http)))),
+            base: Base::default(),
+        };
+        for action in [Service::ReceivePackLs, Service::ReceivePack] {
+            let msg = refused(&with_client, action);
+            assert!(
+                msg.starts_with("http://127.0.0.1:9/r.git: stack only fetches"),
+                "{msg}"
+            );
+        }
+        assert!(
+            with_client
+                .action("http://127.0.0.1:9/r.git", Service::UploadPackLs)
+                .is_ok()
+        );
+        let without = SmartHttp {
+            session: None,
+            base: Base::default(),
+        };
+        assert!(refused(&without, Service::UploadPackLs).contains("no HTTP client"));
+    }
+
+    #[test]
+    fn sessions_nest_and_keep_the_first_error() {
+        let outer = enter(None);
+        {
+            let inner = enter(None);
+            let current = CURRENT.with(|c| c.borrow().clone()).unwrap();
+            assert!(Arc::ptr_eq(&current, &inner.session));
+            current.failed(FetchError::HttpStatus {
+                url: "u1".into(),
+                status: 404,
+            });
+            current.failed(FetchError::HttpStatus {
+                url: "u2".into(),
+                status: 500,
+            });
+            assert!(
+                matches!(inner.take_error(), Some(FetchError::HttpStatus { url, .. }) if url == "u1")
+            );
+            assert!(inner.take_error().is_none());
+        }
+        let current = CURRENT.with(|c| c.borrow().clone()).unwrap();
+        assert!(Arc::ptr_eq(&current, &outer.session));
+        drop(outer);
+        assert!(CURRENT.with(|c| c.borrow().is_none()));
+    }
+}
