@@ -66,8 +66,16 @@ pub(super) fn upload_pack_url(base: &str) -> String {
 }
 
 /// The repository URL of a ref advertisement that was answered from `answered` (the URL after
-/// redirects): it must still be an `info/refs` URL.
+/// redirects): it must still be an `info/refs` URL, and an https remote stays on https.
 pub(super) fn base_of(asked: &str, answered: &reqwest::Url) -> Result<String, FetchError> {
+    if asked.starts_with("https://") && answered.scheme() != "https" {
+        return Err(FetchError::Request {
+            url: asked.to_string(),
+            message: format!(
+                "redirected to {answered}: an https remote is not followed to plain http"
+            ),
+        });
+    }
     let mut url = answered.clone();
     url.set_query(None);
     url.set_fragment(None);

@@ -58,6 +58,15 @@ fn the_redirected_advertisement_sets_the_base() {
         base_of(asked, &answered).unwrap(),
         "https://other.test/new.git"
     );
+    // https is not given up for plain http.
+    let https = "https://h.test/r/info/refs?service=git-upload-pack";
+    let plain = reqwest::Url::parse("http://h.test/r/info/refs?service=git-upload-pack").unwrap();
+    let err = base_of(https, &plain).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("an https remote is not followed to plain http"),
+        "{err}"
+    );
     let login = reqwest::Url::parse("https://h.test/login?next=/old").unwrap();
     let err = base_of(asked, &login).unwrap_err();
     assert!(matches!(&err, FetchError::Request { url, .. } if url == asked));
