@@ -10,12 +10,12 @@
 #
 # Then, in a user+mount namespace (`unshare -rm`):
 # - `stack --version` in a chroot that holds nothing but the binary (no ld.so, no libc);
-# - `stack check` and `stack resolve` of the demo with the host's libssl, libcrypto and liblzma
-#   hidden (/dev/null bound over them);
+# - `stack check` and `stack resolve` of the demo with the host's liblzma hidden (and libssl and
+#   libcrypto, which no build of stack links; /dev/null bound over them);
 # - `stack build stacks/demo.yaml` with the static stack and stack-wrap, and `stack audit` of it
 #   (not with the libraries hidden: the host's cmake, a build tool of the demo, links libssl).
 #
-# Needs: perl, make, a C compiler, cmake (OpenSSL and libgit2 built from source), readelf,
+# Needs: make, a C compiler, cmake (libgit2 and liblzma built from source), readelf,
 # unshare (util-linux) and unprivileged user namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,8 +8,8 @@
 #   2. `stack fetch` of the demo from an http mirror on loopback by host NAME (`localhost` and
 #      `mirror.centre.test`, the latter only in the root's /etc/hosts), with the fixture tarballs
 #      absent, so every byte comes over http and getaddrinfo runs glibc's name service switch;
-#   3. a git source by host name (libgit2's own getaddrinfo, as for http(s)://), served by
-#      `git daemon` on loopback;
+#   3. a git source by host name (libgit2's own getaddrinfo for git://; http(s):// git remotes go
+#      through reqwest, as the mirror fetches of 2 do), served by `git daemon` on loopback;
 #   4. an unresolvable mirror host (`nosuch.invalid`) with `hosts: files dns myhostname` (RHEL 8's
 #      default): a clean fetch error, not an abort. With STACK_NSSWITCH=system (nsswitch.conf as
 #      it is) the static glibc loads bullseye's libnss_myhostname.so.2 and aborts (exit 134):
@@ -161,9 +161,8 @@ port=$(free_port)
 (cd "$root/srv/mirror" && exec python3 -m http.server --bind 127.0.0.1 "$port") >"$scratch/http.log" 2>&1 &
 server_pid=$!
 wait_port "$port"
-# git: libgit2 resolves the host itself (getaddrinfo in its socket stream, the same code for
-# http(s):// and git://). git daemon serves git://; python's CGI server is not one libgit2's
-# smart-http client can read (it stops at the first response, "could not read refs").
+# git: libgit2 resolves the host of a git:// remote itself (getaddrinfo in its socket stream;
+# http(s):// remotes go through reqwest like the mirror fetches above). git daemon serves git://.
 git_repo "$root/srv/git/hello.git"
 git_port=$(free_port)
 "$(git --exec-path)/git-daemon" --reuseaddr --export-all --base-path="$root/srv/git" --listen=127.0.0.1 --port="$git_port" \

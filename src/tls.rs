@@ -10,11 +10,11 @@
 //! An unreadable `SSL_CERT_FILE` or `--ca-file` is an error; a missing
 //! system bundle is not (the built-in roots remain).
 //!
-//! Git remotes go through libgit2, which trusts the system's store
-//! (OpenSSL's locations) itself; the extra files are added to it.
+//! Git remotes over https use the same client configuration: libgit2
+//! speaks git's protocol over stack's own HTTP transport
+//! (`fetch/git/transport.rs`), so OpenSSL is not involved.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// Where Linux distributions keep the system's PEM bundle (Debian and
 /// Ubuntu, Fedora and RHEL 6, openSUSE, OpenELEC, CentOS and RHEL 7+,
@@ -97,33 +97,6 @@ impl TrustRoots {
             builder = builder.add_root_certificate(c);
         }
         Ok(builder)
-    }
-
-    /// Make libgit2 (git remotes over https) trust the extra files too,
-    /// beside the system's store it uses. libgit2's setting is global: each
-    /// file is added once per process.
-    pub fn apply_to_git(&self) -> Result<(), TlsError> {
-        static ADDED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-        let mut added = ADDED.lock().unwrap_or_else(|e| e.into_inner());
-        for path in &self.ca_files {
-            if added.contains(path) {
-                continue;
-            }
-            if read_bundle(path)?.is_empty() {
-                return Err(TlsError {
-                    path: path.clone(),
-                    message: "no PEM certificate in it".into(),
-                });
-            }
-            // SAFETY: libgit2's options are process-global; they are set
-            // here, under a lock, before the fetch that uses them.
-            unsafe { git2::opts::set_ssl_cert_file(path) }.map_err(|e| TlsError {
-                path: path.clone(),
-                message: e.message().to_string(),
-            })?;
-            added.push(path.clone());
-        }
-        Ok(())
     }
 }
 

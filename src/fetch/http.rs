@@ -17,11 +17,35 @@ use super::options::FetchOptions;
 const PROGRESS_STEP: u64 = 256 * 1024;
 
 /// Shared HTTP machinery of one fetch run: a client (connection pool) and the runtime that
-/// drives it. Worker threads call [`Http::download`], which blocks the calling thread (never a
-/// runtime thread) until the file is complete.
+/// drives it. Worker threads call [`Http::download`], which blocks the calling thread until the
+/// file is complete; git remotes over http(s) use the same client ([`super::git`]'s transport).
+/// Clones share the client and the runtime.
+#[derive(Clone)]
 pub(crate) struct Http {
     client: reqwest::Client,
-    runtime: tokio::runtime::Runtime,
+    runtime: std::sync::Arc<Runtime>,
+    idle_timeout: std::time::Duration,
+}
+
+/// A runtime that may also be dropped inside another runtime (a plain drop panics there: it
+/// blocks until its threads have stopped; there they are left to stop in the background).
+struct Runtime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for Runtime {
+    type Target = tokio::runtime::Runtime;
+    fn deref(&self) -> &tokio::runtime::Runtime {
+        self.0.as_ref().expect("present until dropped")
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            rt.shutdown_background();
+        }
+    }
 }
 
 /// Callbacks of one download.
@@ -67,7 +91,39 @@ impl Http {
                     url: String::new(),
                     message: error_chain(&e),
                 })?;
-        Ok(Http { client, runtime })
+        Ok(Http {
+            client,
+            runtime: std::sync::Arc::new(Runtime(Some(runtime))),
+            idle_timeout: opts.idle_timeout,
+        })
+    }
+
+    /// The client: stack's user agent, connect timeout, trust roots and the proxy environment.
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// How long a transfer may deliver no data ([`FetchOptions::idle_timeout`]).
+    pub(crate) fn idle_timeout(&self) -> std::time::Duration {
+        self.idle_timeout
+    }
+
+    /// Run `future` on the runtime, blocking the calling thread. A thread that is itself inside
+    /// a tokio runtime cannot block on another one (tokio panics), so there the future is driven
+    /// from a helper thread while the caller waits.
+    pub(crate) fn block_on<F>(&self, future: F) -> F::Output
+    where
+        F: std::future::Future + Send,
+        F::Output: Send,
+    {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return self.runtime.block_on(future);
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| self.runtime.block_on(future))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     }
 
     /// Download `url` into `file` (which must be empty), returning its sha256 and size.
@@ -274,7 +330,7 @@ fn with_attempts(e: FetchError, n: u32) -> FetchError {
 
 /// Connection problems and broken bodies are worth retrying; the rest (bad URL, TLS
 /// verification, redirect loops) is not.
-fn classify(url: &str, e: &reqwest::Error) -> FetchError {
+pub(crate) fn classify(url: &str, e: &reqwest::Error) -> FetchError {
     let message = error_chain(e);
     // A host that does not resolve will not resolve on the next attempt
     // either (offline, no DNS): fail at once, saying what to do instead.

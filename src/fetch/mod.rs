@@ -18,8 +18,9 @@
 //! Progress goes to a [`FetchReporter`]; logs go to `tracing`. Nothing here prints.
 //!
 //! Files: `cache.rs` (layout), `cache.rs` (lock file names; the protocol is `lock::EntryLock`), `download.rs` (one file source:
-//! cache → mirrors → upstream), `http.rs` (streaming download, retries), `git/` (bare-repo cache,
-//! refs, submodules, tree export), `archive.rs` + `extract.rs` (formats, safe extraction),
+//! cache → mirrors → upstream), `http.rs` (streaming download, retries; its client also
+//! carries git's smart HTTP), `git/` (bare-repo cache, refs, submodules, tree export, the http(s)
+//! transport), `archive.rs` + `extract.rs` (formats, safe extraction),
 //! `stage.rs`, `mirror.rs` + `tarball.rs`, `digest.rs`.
 
 mod archive;
@@ -186,10 +187,15 @@ fn fetch_one(ctx: &Ctx<'_>, index: usize, req: &SourceRequest) -> Result<Fetched
     }
 }
 
+/// Whether a run needs the HTTP client: an http(s) mirror, archive or git remote (a
+/// submodule's URL may be one whatever its parent's is).
 fn needs_http(requests: &[SourceRequest], mirrors: &[String]) -> bool {
-    let http = |u: &str| u.starts_with("http://") || u.starts_with("https://");
+    let http = git::is_http;
     mirrors.iter().any(|m| http(m))
-        || requests
-            .iter()
-            .any(|r| matches!(&r.source, Source::Archive { url, .. } if http(url)))
+        || requests.iter().any(|r| match &r.source {
+            Source::Archive { url, .. } => http(url),
+            Source::Git {
+                url, submodules, ..
+            } => http(url) || *submodules,
+        })
 }

@@ -34,6 +34,7 @@ mod fetch_cli;
 mod fetch_concurrent;
 mod fetch_demo;
 mod fetch_git;
+mod fetch_git_http;
 mod fetch_git_pins;
 mod fetch_http;
 mod fetch_limits;

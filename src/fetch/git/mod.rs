@@ -1,14 +1,16 @@
-//! git sources: a cache of bare repositories (one per URL), fetched with git2; references
-//! resolved to commits; submodules fetched when asked; pinned commits also found in mirrors as
-//! tarballs.
+//! git sources: a cache of bare repositories (one per URL), fetched with git2 (over http(s)
+//! through stack's own HTTP client, `transport.rs` and `smart_http.rs`); references resolved to
+//! commits; submodules fetched when asked; pinned commits also found in mirrors as tarballs.
 
 mod cli;
 mod export;
 mod repo;
+mod smart_http;
 mod submodule;
+mod transport;
 
 pub(crate) use export::{Item, commit_time, walk};
-pub(crate) use repo::check_url;
+pub(crate) use repo::{check_url, is_http};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,8 +18,8 @@ use std::path::{Path, PathBuf};
 use git2::Repository;
 
 use self::repo::{
-    ALL_REFS, fetch, fetch_commit, has_commit, open_existing, open_or_init, resolve_local,
-    tag_object,
+    ALL_REFS, Upstream, fetch, fetch_commit, has_commit, open_existing, open_or_init,
+    resolve_local, tag_object,
 };
 use super::cache::temp_sibling;
 use super::digest::{Sha256Hex, hash_reader};
@@ -37,7 +39,15 @@ pub fn resolve_git_ref(
     options: &FetchOptions,
 ) -> Result<String, FetchError> {
     check_url(url)?;
-    options.trust_roots().apply_to_git()?;
+    let http = if is_http(url) {
+        Some(super::http::Http::new(options)?)
+    } else {
+        None
+    };
+    let from = Upstream {
+        url,
+        http: http.as_ref(),
+    };
     let cache = &options.cache;
     let _lock = EntryLock::acquire(
         &cache.git_lock(url),
@@ -54,7 +64,7 @@ pub fn resolve_git_ref(
     {
         return Ok(c.to_ascii_lowercase());
     }
-    let got = fetch(&repo, url, ALL_REFS, &|_| {}).and_then(|()| {
+    let got = fetch(&repo, from, ALL_REFS, &|_| {}).and_then(|()| {
         match resolve_local(&repo, url, reference)? {
             Some(oid) => Ok(oid.to_string()),
             None => Err(not_found(url, reference)),
@@ -72,12 +82,13 @@ pub fn resolve_git_ref(
 /// reference still agrees with it.
 fn fetch_pinned(
     repo: &Repository,
-    url: &str,
+    from: Upstream<'_>,
     reference: &GitRef,
     pin: &str,
     progress: &dyn Fn(u64),
 ) -> Result<String, FetchError> {
-    if !fetch_commit(repo, url, Some(reference), pin, progress)? {
+    let url = from.url;
+    if !fetch_commit(repo, from, Some(reference), pin, progress)? {
         if let Some((tag, commit)) = tag_object(repo, pin) {
             return Err(FetchError::GitPinIsTagObject {
                 url: url.to_string(),
@@ -131,7 +142,6 @@ fn checked_pin(ctx: &Ctx<'_>, req: &SourceRequest) -> Result<Option<String>, Fet
         unreachable!("fetch_git is called for git sources");
     };
     check_url(url)?;
-    ctx.opts.trust_roots().apply_to_git()?;
     if let Some(p) = pin_field
         && !is_full_commit(p)
     {
@@ -218,11 +228,15 @@ pub(crate) fn fetch_git(
 
     // 3. Upstream.
     ctx.reporter.transfer(index, url, None);
+    let from = Upstream {
+        url,
+        http: ctx.http,
+    };
     let from_upstream = |repo: &Repository| -> Result<String, FetchError> {
         match &pinned {
-            Some(pin) => fetch_pinned(repo, url, reference, pin, &progress),
+            Some(pin) => fetch_pinned(repo, from, reference, pin, &progress),
             None => {
-                fetch(repo, url, ALL_REFS, &progress)?;
+                fetch(repo, from, ALL_REFS, &progress)?;
                 Ok(resolve_local(repo, url, reference)?
                     .ok_or_else(|| not_found(url, reference))?
                     .to_string())

@@ -6,6 +6,7 @@ use git2::{Oid, Repository};
 
 use crate::fetch::cache::temp_sibling;
 use crate::fetch::error::FetchError;
+use crate::fetch::http::Http;
 use crate::fetch::source::{GitRef, is_full_commit};
 
 /// Refspecs that mirror every branch and tag of the remote into the bare repository.
@@ -85,18 +86,32 @@ fn clear_stale_locks(path: &Path) {
     }
 }
 
-/// Fetch `refspecs` from `url`; `progress` sees the bytes received.
+/// Whether `url` is fetched over HTTP (stack's transport, [`super::transport`]).
+pub(crate) fn is_http(url: &str) -> bool {
+    url.starts_with("http://") || url.starts_with("https://")
+}
+
+/// Where a fetch goes: the URL, and the HTTP client of the run for `http(s)://` URLs.
+#[derive(Clone, Copy)]
+pub(crate) struct Upstream<'a> {
+    pub(crate) url: &'a str,
+    pub(crate) http: Option<&'a Http>,
+}
+
+/// Fetch `refspecs` from `from`; `progress` sees the bytes received.
 pub(crate) fn fetch(
     repo: &Repository,
-    url: &str,
+    from: Upstream<'_>,
     refspecs: &[&str],
     progress: &dyn Fn(u64),
 ) -> Result<(), FetchError> {
+    let url = from.url;
     if super::cli::is_local(url)
         && let Some(git) = super::cli::git()
     {
         return super::cli::fetch(git, repo.path(), url, refspecs);
     }
+    super::transport::register().map_err(git_err(url, "fetch"))?;
     let mut remote = repo
         .remote_anonymous(url)
         .map_err(git_err(url, "set up remote"))?;
@@ -105,17 +120,20 @@ pub(crate) fn fetch(
         progress(p.received_bytes() as u64);
         true
     });
-    // Honour http(s)_proxy and git's proxy settings, as `git fetch` would.
-    let mut proxy = git2::ProxyOptions::new();
-    proxy.auto();
+    // http(s) goes through the run's client, which honours the proxy environment
+    // (http_proxy, https_proxy, all_proxy, no_proxy) as stack's other requests do.
     let mut options = git2::FetchOptions::new();
     options.remote_callbacks(callbacks);
-    options.proxy_options(proxy);
     options.download_tags(git2::AutotagOption::None);
     tracing::info!("git fetch {url}");
+    let session = super::transport::enter(from.http);
     remote
         .fetch(refspecs, Some(&mut options), None)
-        .map_err(git_err(url, "fetch"))
+        .map_err(|e| {
+            session
+                .take_error()
+                .unwrap_or_else(|| git_err(url, "fetch")(e))
+        })
 }
 
 /// Whether the repository has `commit` as a commit object.
@@ -173,30 +191,31 @@ pub(crate) fn resolve_local(
 /// Errors of the narrow fetches are logged; the last one's is returned.
 pub(crate) fn fetch_commit(
     repo: &Repository,
-    url: &str,
+    from: Upstream<'_>,
     reference: Option<&GitRef>,
     commit: &str,
     progress: &dyn Fn(u64),
 ) -> Result<bool, FetchError> {
+    let url = from.url;
     let targeted = match reference {
         Some(GitRef::Tag(t)) => Some(format!("+refs/tags/{t}:refs/tags/{t}")),
         Some(GitRef::Branch(b)) => Some(format!("+refs/heads/{b}:refs/heads/{b}")),
         _ => None,
     };
     if let Some(spec) = targeted {
-        match fetch(repo, url, &[spec.as_str()], progress) {
+        match fetch(repo, from, &[spec.as_str()], progress) {
             Ok(()) if has_commit(repo, commit) => return Ok(true),
             Ok(()) => {}
             Err(e) => tracing::debug!("fetching {spec} from {url} failed: {e}"),
         }
     }
     let spec = format!("+{commit}:refs/stack/pinned/{commit}");
-    match fetch(repo, url, &[spec.as_str()], progress) {
+    match fetch(repo, from, &[spec.as_str()], progress) {
         Ok(()) if has_commit(repo, commit) => return Ok(true),
         Ok(()) => {}
         Err(e) => tracing::debug!("fetching {commit} by id from {url} failed: {e}"),
     }
-    fetch(repo, url, ALL_REFS, progress)?;
+    fetch(repo, from, ALL_REFS, progress)?;
     Ok(has_commit(repo, commit))
 }
 

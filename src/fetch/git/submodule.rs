@@ -8,7 +8,7 @@ use std::path::Path;
 use git2::Repository;
 
 use super::export::{gitlinks, gitmodules};
-use super::repo::{fetch_commit, git_err, has_commit, open_or_init};
+use super::repo::{Upstream, fetch_commit, git_err, has_commit, open_or_init};
 use crate::fetch::download::Ctx;
 use crate::fetch::error::FetchError;
 use crate::fetch::fetched::FetchedSubmodule;
@@ -66,7 +66,11 @@ pub(crate) fn fetch_submodules(
             let repo = open_or_init(&sub_repo, &sub_url)?;
             if !has_commit(&repo, &sub_commit) {
                 let progress = |n| ctx.reporter.progress(index, n, None);
-                if !fetch_commit(&repo, &sub_url, None, &sub_commit, &progress)? {
+                let from = Upstream {
+                    url: &sub_url,
+                    http: ctx.http,
+                };
+                if !fetch_commit(&repo, from, None, &sub_commit, &progress)? {
                     return Err(FetchError::GitRefNotFound {
                         url: sub_url,
                         reference: format!("commit {sub_commit} (submodule `{path}`)"),

@@ -12,7 +12,8 @@
 //!   and the line matcher of the executed documentation).
 //! - Services on loopback: [`registry`] (Debian's `docker-registry` with TLS
 //!   and basic auth), [`slurm`] (slurmctld, slurmd and munged), [`http`]
-//!   (a misbehaving HTTP server).
+//!   (a misbehaving HTTP server), [`git_http`] (`git http-backend` over HTTP
+//!   or TLS, with redirects and non-git answers).
 //! - Stage helpers: [`audit`] (gcc-built linkage cases, `ldd`), [`build`]
 //!   (build jobs of the fixture projects, ELF checks), [`fetch`] (fetch
 //!   options, archives, git), [`resolve`] (loading and resolving fixture
@@ -30,6 +31,7 @@ pub mod build;
 mod command;
 pub mod docs;
 pub mod fetch;
+pub mod git_http;
 pub mod http;
 mod isolation;
 pub mod registry;
