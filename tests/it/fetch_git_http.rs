@@ -44,20 +44,6 @@ fn upstream() -> Upstream {
     }
 }
 
-fn git_req(url: &str, reference: GitRef, commit: Option<&str>) -> SourceRequest {
-    SourceRequest {
-        mirror_name: None,
-        package: "gitpkg".into(),
-        version: "1.0".into(),
-        source: Source::Git {
-            url: url.into(),
-            reference,
-            commit: commit.map(str::to_string),
-            submodules: false,
-        },
-    }
-}
-
 fn fetch_with(
     req: SourceRequest,
     opts: &FetchOptions,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use stack::fetch::{
-    FetchError, FetchOptions, FetchReporter, Fetched, Source, SourceCache, SourceRequest,
+    FetchError, FetchOptions, FetchReporter, Fetched, GitRef, Source, SourceCache, SourceRequest,
 };
 
 pub fn sha(bytes: &[u8]) -> String {
@@ -35,6 +35,21 @@ pub fn archive(package: &str, version: &str, url: &str, sha256: Option<&str>) ->
             sha256: sha256.map(str::to_string),
             expand: true,
             max_size: None,
+        },
+    }
+}
+
+/// A request for version 1.0 of package `gitpkg` from the git repository at `url`.
+pub fn git_req(url: &str, reference: GitRef, commit: Option<&str>) -> SourceRequest {
+    SourceRequest {
+        mirror_name: None,
+        package: "gitpkg".into(),
+        version: "1.0".into(),
+        source: Source::Git {
+            url: url.into(),
+            reference,
+            commit: commit.map(str::to_string),
+            submodules: false,
         },
     }
 }
