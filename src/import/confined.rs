@@ -154,18 +154,19 @@ fn joined(base: &str, rel: &str) -> String {
 pub struct Destination {
     root: PathBuf,
     fd: OwnedFd,
-    /// Made by [`Destination::create_new`]: nothing else writes or reads
-    /// below it until it is complete.
-    new: bool,
-    /// In a new destination, the directories made so far by their path
-    /// below the root, opened once: a translation writes 14,000 files
-    /// into a few thousand directories, and making and opening each
+    /// Made by [`Destination::create_new`] (nothing else writes or reads
+    /// below it until it is complete): the directories made so far, by
+    /// their path below the root, opened once. A translation writes 14,000
+    /// files into a few thousand directories, and making and opening each
     /// file's directories again (two directory operations per component,
     /// each taking a lock the other writers wait on) cost more system time
     /// on ext4 than the writes. Sound because nothing else writes below a
     /// new destination until it is complete.
-    made: Mutex<HashMap<String, Arc<OwnedFd>>>,
+    made: Option<MadeDirs>,
 }
+
+/// The directories a new destination made, by their path below its root.
+type MadeDirs = Mutex<HashMap<String, Arc<OwnedFd>>>;
 
 impl Destination {
     /// Create `root` if needed (the user names it; it is followed as it is).
@@ -175,8 +176,7 @@ impl Destination {
         Ok(Destination {
             root: root.to_path_buf(),
             fd,
-            new: false,
-            made: Mutex::default(),
+            made: None,
         })
     }
 
@@ -188,7 +188,7 @@ impl Destination {
     /// directory's lock that the other writers wait on).
     pub fn create_new(root: &Path) -> io::Result<Destination> {
         let mut dest = Destination::create(root)?;
-        dest.new = true;
+        dest.made = Some(Mutex::default());
         Ok(dest)
     }
 
@@ -205,12 +205,12 @@ impl Destination {
     pub fn write(&self, rel: &str, bytes: &[u8]) -> io::Result<PathBuf> {
         plain(rel).map_err(|r| refused(&self.root.join(rel), &r))?;
         let (dir_rel, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        let dir = match self.new {
-            true => self.made_dir(dir_rel)?,
-            false => Arc::new(self.create_dirs(dir_rel)?),
+        let dir = match &self.made {
+            Some(made) => self.made_dir(made, dir_rel)?,
+            None => Arc::new(self.create_dirs(dir_rel)?),
         };
         let path = self.root.join(rel);
-        if self.new && self.write_new(&dir, name, bytes, &path)? {
+        if self.made.is_some() && self.write_new(&dir, name, bytes, &path)? {
             return Ok(path);
         }
         static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -259,17 +259,17 @@ impl Destination {
     }
 
     /// The directory `rel` below a new destination's root, made and opened
-    /// once (its parent first), then taken from [`Destination::made`].
-    fn made_dir(&self, rel: &str) -> io::Result<Arc<OwnedFd>> {
-        if let Some(dir) = self.made.lock().unwrap().get(rel) {
+    /// once (its parent first), then taken from `made`.
+    fn made_dir(&self, made: &MadeDirs, rel: &str) -> io::Result<Arc<OwnedFd>> {
+        if let Some(dir) = made.lock().unwrap().get(rel) {
             return Ok(dir.clone());
         }
         let dir = match rel.rsplit_once('/') {
             None => self.made_below(&self.fd, rel, rel)?,
-            Some((parent, name)) => self.made_below(&*self.made_dir(parent)?, rel, name)?,
+            Some((parent, name)) => self.made_below(&*self.made_dir(made, parent)?, rel, name)?,
         };
         let dir = Arc::new(dir);
-        let mut made = self.made.lock().unwrap();
+        let mut made = made.lock().unwrap();
         Ok(made.entry(rel.to_string()).or_insert(dir).clone())
     }
 
@@ -292,18 +292,11 @@ impl Destination {
 
     /// The directory `rel` below the root, created one component at a time.
     fn create_dirs(&self, rel: &str) -> io::Result<OwnedFd> {
-        let mut dir = open_beneath(&self.fd, ".", OFlag::O_RDONLY | OFlag::O_DIRECTORY)
-            .map_err(|r| refused(&self.root, &r))?;
-        let mut so_far = self.root.clone();
+        let mut dir = self.made_below(&self.fd, "", "")?;
+        let mut so_far = String::new();
         for name in rel.split('/').filter(|c| !c.is_empty()) {
-            so_far.push(name);
-            let mode = Mode::from_bits_truncate(0o755);
-            match nix::sys::stat::mkdirat(Some(dir.as_raw_fd()), name, mode) {
-                Ok(()) | Err(Errno::EEXIST) => {}
-                Err(e) => return Err(refused(&so_far, &refusal(e))),
-            }
-            dir = open_beneath(&dir, name, OFlag::O_RDONLY | OFlag::O_DIRECTORY)
-                .map_err(|r| refused(&so_far, &link_or(&dir, name, r)))?;
+            so_far = joined(&so_far, name);
+            dir = self.made_below(&dir, &so_far, name)?;
         }
         Ok(dir)
     }
