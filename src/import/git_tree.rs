@@ -265,5 +265,19 @@ fn list_tree(
     Ok(())
 }
 
+/// `git -C dir ARGS…` as tests run it to make repositories (with a fixed
+/// author): its output, trimmed. Panics when git fails.
+#[cfg(test)]
+pub(crate) fn git_for_test(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 #[cfg(test)]
 mod tests;

@@ -166,16 +166,7 @@ fn plain_ref_name(spec: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
-            .arg(dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
+    use crate::import::git_tree::git_for_test as git;
 
     fn commit(dir: &Path, msg: &str) -> String {
         fs_err::write(dir.join("f"), msg).unwrap();

@@ -351,16 +351,7 @@ fn export(commit: &git2::Commit, out: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
-            .arg(dir)
-            .args(args)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
+    use crate::import::git_tree::git_for_test as git;
 
     fn package(dir: &Path, body: &str) {
         let p = dir.join("repos/spack_repo/builtin/packages/zlib");

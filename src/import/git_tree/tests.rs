@@ -1,16 +1,7 @@
 use super::*;
 use crate::import::confined::{self, Refusal};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-C"])
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
+use super::git_for_test as git;
 
 /// A checkout whose commit has `repos/builtin/packages/zlib/` (a
 /// package.py, a patch in a subdirectory, a link to a file outside the
